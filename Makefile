@@ -1,0 +1,142 @@
+# btrfs-kit top-level Makefile.
+#
+#   make                 build ./btrfs and its argv[0] links (runs configure first if needed)
+#   make D=asan          the same binary built with AddressSanitizer + UBSan (objects apart)
+#   make test            the whole test suite (unit, cli, golden, interop, robustness)
+#   make test-unit|test-cli|test-golden|test-interop|test-robust
+#   make test-asan       sanitizer build, then the robustness and unit tests with it
+#   make hash-speedtest  checksum benchmark
+#   make demo            mkfs/dump-super/check on sparse image files in a scratch folder
+#   make man             render Documentation/*.rst to man pages (needs rst2man)
+
+-include config.mk
+
+ifeq ($(wildcard config.mk),)
+# Fresh clone: generate and run configure with defaults, then start over.
+all $(filter-out clean distclean,$(MAKECMDGOALS)): bootstrap
+bootstrap:
+	@command -v autoreconf >/dev/null && pkg-config --exists uuid blkid zlib libkeyutils 2>/dev/null || \
+		tests/install-deps.sh
+	@test -x configure || ./autogen.sh
+	./configure
+	@$(MAKE) --no-print-directory $(MAKECMDGOALS)
+.PHONY: bootstrap
+else
+
+WARNINGS = -Wall -Wextra -Wshadow -Wvla -Wformat=2 -Wno-unused-parameter \
+	-Wno-missing-field-initializers -Wmissing-prototypes -Wstrict-prototypes
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+BASE_CFLAGS = -std=gnu11 -O2 -g -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. -include config.h $(WARNINGS)
+
+# D=asan (or ./configure --enable-asan) selects the sanitizer variant.
+ifneq ($(filter asan,$(subst $(comma), ,$(D))),)
+VARIANT = asan
+endif
+ifeq ($(ENABLE_ASAN),yes)
+VARIANT = asan
+endif
+comma := ,
+ifeq ($(VARIANT),asan)
+SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OBJDIR = .obj/asan
+BTRFS_BIN = btrfs-asan
+else
+VARIANT = default
+SAN_FLAGS =
+OBJDIR = .obj/default
+BTRFS_BIN = btrfs
+endif
+
+ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_FLAGS) $(CONFIG_CFLAGS) $(EXTRA_CFLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+LIBS = $(CONFIG_LIBS) -lm -lpthread
+
+# Every .c file of the library layers is built; adding a file needs no Makefile edit.
+LIB_SRCS = $(sort $(wildcard crypto/*.c kernel-shared/*.c common/*.c cmds/*.c))
+LIB_OBJS = $(patsubst %.c,$(OBJDIR)/%.o,$(LIB_SRCS))
+MAIN_OBJ = $(OBJDIR)/btrfs.o
+UNIT_SRCS = $(sort $(wildcard tests/unit/*-test.c))
+UNIT_BINS = $(patsubst tests/unit/%.c,$(OBJDIR)/tests/%,$(UNIT_SRCS))
+UNIT_HELPER_OBJS = $(patsubst %.c,$(OBJDIR)/%.o,$(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c)))
+TOOL_SRCS = $(sort $(wildcard tests/tools/*.c))
+TOOL_BINS = $(patsubst tests/tools/%.c,$(OBJDIR)/tests/tools/%,$(TOOL_SRCS))
+ALIASES = mkfs.btrfs btrfs-image fsck.btrfs
+
+all: $(BTRFS_BIN) $(if $(filter default,$(VARIANT)),$(ALIASES))
+
+$(OBJDIR)/%.o: %.c config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(OBJDIR)/libbtrfs.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BTRFS_BIN): $(MAIN_OBJ) $(OBJDIR)/libbtrfs.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(OBJDIR)/libbtrfs.a $(LIBS)
+
+$(ALIASES): $(BTRFS_BIN)
+	ln -sf btrfs $@
+
+$(OBJDIR)/tests/%: $(OBJDIR)/tests/unit/%.o $(UNIT_HELPER_OBJS) $(OBJDIR)/libbtrfs.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(OBJDIR)/tests/tools/%: $(OBJDIR)/tests/tools/%.o $(OBJDIR)/libbtrfs.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+unit-bins: $(UNIT_BINS) $(TOOL_BINS)
+
+hash-speedtest: $(OBJDIR)/bench/hash-speedtest.o $(OBJDIR)/libbtrfs.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(BENCH_LIBS) $(LIBS)
+
+$(OBJDIR)/bench/hash-speedtest.o: bench/hash-speedtest.c config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(BENCH_CFLAGS) -MMD -MP -c -o $@ $<
+
+# Test entry points. tests/run.sh prints one line per test and ends with
+# "N passed, N failed, N skipped".
+TEST_ENV = BTRFS=$(CURDIR)/$(BTRFS_BIN) UNIT_DIR=$(CURDIR)/$(OBJDIR)/tests TOOL_DIR=$(CURDIR)/$(OBJDIR)/tests/tools
+test: all unit-bins
+	$(TEST_ENV) tests/run.sh unit cli golden interop robust
+test-unit: all unit-bins
+	$(TEST_ENV) tests/run.sh unit
+test-cli: all unit-bins
+	$(TEST_ENV) tests/run.sh cli
+test-golden: all unit-bins
+	$(TEST_ENV) tests/run.sh golden
+test-interop: all unit-bins
+	$(TEST_ENV) tests/run.sh interop
+test-robust: all unit-bins
+	$(TEST_ENV) tests/run.sh robust
+test-asan:
+	$(MAKE) --no-print-directory D=asan all unit-bins
+	BTRFS=$(CURDIR)/btrfs-asan UNIT_DIR=$(CURDIR)/.obj/asan/tests TOOL_DIR=$(CURDIR)/.obj/asan/tests/tools \
+		ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/run.sh unit robust
+
+demo: all
+	@tests/install-deps.sh
+	tests/demo.sh
+
+man:
+	@command -v rst2man >/dev/null || { echo "rst2man not found: apt-get install python3-docutils"; exit 1; }
+	@mkdir -p Documentation/man
+	@for f in Documentation/btrfs*.rst Documentation/mkfs.btrfs.rst Documentation/fsck.btrfs.rst; do \
+		[ -f "$$f" ] || continue; n=$$(basename $$f .rst); \
+		rst2man $$f > Documentation/man/$$n.8 && echo "  MAN  Documentation/man/$$n.8"; done
+
+clean:
+	rm -rf .obj btrfs btrfs-asan $(ALIASES) hash-speedtest Documentation/man
+
+distclean: clean
+	rm -rf config.mk config.h config.log config.status configure aclocal.m4 autom4te.cache config.h.in
+
+.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan \
+	demo man unit-bins
+
+-include $(shell find .obj -name '*.d' 2>/dev/null)
+endif

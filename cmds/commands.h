@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Every command and group the btrfs binary knows; btrfs.c holds the top table. */
+#ifndef BTRFS_KIT_COMMANDS_H
+#define BTRFS_KIT_COMMANDS_H
+
+#include "common/command.h"
+#include "common/options.h"
+
+/* The root of the command tree (cmds/top.c) and its group. */
+extern const struct cmd_struct cmd_struct_btrfs;
+const struct cmd_group *btrfs_top_group(void);
+
+/* Top-level commands and groups, in the order of the top table. */
+extern const struct cmd_struct cmd_struct_version;
+
+/* Build feature line printed by --version and "btrfs version". */
+const char *btrfs_build_features(void);
+
+#endif

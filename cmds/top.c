@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The top-level command table: every group and command of the btrfs binary. */
+#include <stdio.h>
+#include <string.h>
+#include "cmds/commands.h"
+
+static const char *const btrfs_cmd_group_usage[] = {
+	"btrfs [--help] [--version] [--format <format>] [-v|--verbose] [-q|--quiet] [--auth-key <name>] <group> [<group>...] <command> [<args>]",
+	NULL
+};
+
+static const char btrfs_cmd_group_info[] =
+	"Use --help as an argument for information on a specific group or command.\n"
+	"\n"
+	"Global options:\n"
+	"    --format TYPE        output format: text (default) or json, where the command supports it\n"
+	"    -v|--verbose         more output (repeatable)\n"
+	"    -q|--quiet           errors only\n"
+	"    --auth-key NAME      key for authenticated checksums, looked up by NAME in the kernel keyring\n"
+	"    --version            print the version and build features";
+
+static const struct cmd_struct cmd_struct_help;
+
+/* Top level: keep alphabetically sorted (tests/unit/cmd-table-test.c checks). */
+static const struct cmd_group btrfs_cmd_group = {
+	btrfs_cmd_group_usage, btrfs_cmd_group_info, {
+		&cmd_struct_help,
+		&cmd_struct_version,
+		NULL
+	},
+};
+
+const struct cmd_struct cmd_struct_btrfs = {
+	.token = "btrfs", .fn = handle_command_group, .usagestr = btrfs_cmd_group_usage,
+	.next = &btrfs_cmd_group,
+};
+
+static const char *const cmd_help_usage[] = {
+	"btrfs help [--full]",
+	"Display help information",
+	"",
+	"--full     display detailed help on every command",
+	NULL
+};
+
+static int cmd_help(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)
+{
+	group_print_help(&cmd_struct_btrfs, stdout, argc > 1 && !strcmp(argv[1], "--full"));
+	return 0;
+}
+static const struct cmd_struct cmd_struct_help = {
+	.token = "help", .fn = cmd_help, .usagestr = cmd_help_usage,
+};
+
+const struct cmd_group *btrfs_top_group(void)
+{
+	return &btrfs_cmd_group;
+}
+

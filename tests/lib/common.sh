@@ -1,0 +1,127 @@
+# Helper library for shell tests: source it first thing.
+#   . "$TOP/tests/lib/common.sh"
+#
+# run_check CMD...          run, fail the test unless it exits 0
+# run_check_stdout CMD...   the same, passing stdout through (for pipes/redirects)
+# run_mayfail CMD...        any exit code is fine, but a crash or signal (>=128) fails
+# run_mustfail "why" CMD... must fail cleanly: exit 1..125; success, 126/127 or >=128 fail
+# expect_exit N CMD...      exit code must be exactly N
+# check_golden EXPECT ACTUAL    diff -u after normalising nothing; fails on difference
+# assert_grep PATTERN FILE  / assert_not_grep PATTERN FILE
+# _fail MSG / _skip REASON  end the test (skip exits 77 with a "SKIP:" line)
+# check_prereq root|loop|btrfs-kernel|progs|python3   skip when missing
+# setup_loopdev FILE        attach a loop device (echo its name); detached at exit
+# mount_tracked DEV DIR [OPTS]  mount; unmounted at exit
+# corpus_case NAME          decompress a ../shared/corpus case (cached), echo its folder
+# $BTRFS the binary, $TOP the tree, $SHARED ../shared, $T a fresh scratch folder
+set -u
+: "${TOP:?run tests through tests/run.sh or make test}"
+BTRFS=${BTRFS:-$TOP/btrfs}
+SHARED=${SHARED:-$TOP/../shared}
+SCRATCH_ROOT=${SCRATCH_ROOT:-$TOP/tests/.scratch}
+T=$SCRATCH_ROOT/work/${TEST_NAME:-$(basename "$0" .sh)}
+T=${T//\//_}; T=$SCRATCH_ROOT/work/$(basename "$T")
+rm -rf "$T"; mkdir -p "$T"
+_cleanup_mounts=()
+_cleanup_loops=()
+
+_cleanup() {
+	local i
+	for ((i = ${#_cleanup_mounts[@]} - 1; i >= 0; i--)); do
+		umount "${_cleanup_mounts[i]}" 2>/dev/null || umount -l "${_cleanup_mounts[i]}" 2>/dev/null
+	done
+	for i in "${_cleanup_loops[@]}"; do losetup -d "$i" 2>/dev/null; done
+	return 0
+}
+trap _cleanup EXIT
+
+_fail() { echo "FAIL: $*" >&2; exit 1; }
+_skip() { echo "SKIP: $*"; exit 77; }
+
+_show_cmd() { echo "#### $*" >&2; }
+
+run_check() {
+	_show_cmd "$@"
+	"$@" || _fail "command failed (exit $?): $*"
+}
+run_check_stdout() {
+	_show_cmd "$@"
+	"$@" || _fail "command failed (exit $?): $*"
+}
+run_mayfail() {
+	local rc
+	_show_cmd "$@"
+	"$@"; rc=$?
+	[ $rc -lt 128 ] || _fail "command crashed or was killed (exit $rc): $*"
+	return $rc
+}
+run_mustfail() {
+	local why=$1 rc; shift
+	_show_cmd "$@"
+	"$@"; rc=$?
+	[ $rc -ne 0 ] || _fail "command succeeded but should fail ($why): $*"
+	[ $rc -lt 126 ] || _fail "command crashed, was killed or not found (exit $rc; expected a clean failure: $why): $*"
+	return 0
+}
+expect_exit() {
+	local want=$1 rc; shift
+	_show_cmd "$@"
+	"$@"; rc=$?
+	[ $rc -eq "$want" ] || _fail "exit $rc, expected $want: $*"
+	return 0
+}
+check_golden() {
+	diff -u "$1" "$2" >&2 || _fail "output differs from $1"
+}
+assert_grep() {
+	grep -q -e "$1" "$2" || { sed 's/^/    /' "$2" >&2; _fail "'$1' not found in $2"; }
+}
+assert_not_grep() {
+	! grep -q -e "$1" "$2" || { grep -e "$1" "$2" >&2; _fail "'$1' unexpectedly found in $2"; }
+}
+
+check_prereq() {
+	local p
+	for p in "$@"; do
+		case $p in
+		root) [ "$(id -u)" -eq 0 ] || _skip "needs root" ;;
+		loop) [ "$(id -u)" -eq 0 ] && losetup -f >/dev/null 2>&1 || _skip "no loop devices" ;;
+		btrfs-kernel) grep -qw btrfs /proc/filesystems 2>/dev/null || modprobe btrfs 2>/dev/null
+			grep -qw btrfs /proc/filesystems 2>/dev/null || _skip "no btrfs in the kernel" ;;
+		progs) command -v /usr/bin/btrfs >/dev/null 2>&1 || _skip "btrfs-progs not installed (apt-get install btrfs-progs)" ;;
+		python3) command -v python3 >/dev/null 2>&1 || _skip "python3 not installed" ;;
+		corpus) [ -d "$SHARED/corpus" ] || _skip "no ../shared/corpus" ;;
+		*) _fail "unknown prerequisite $p" ;;
+		esac
+	done
+}
+
+setup_loopdev() {
+	local dev
+	dev=$(losetup -f --show "$1") || _fail "losetup failed for $1"
+	_cleanup_loops+=("$dev")
+	echo "$dev"
+}
+# Callers use: dev=$(setup_loopdev img) runs in a subshell, so register again here.
+track_loopdev() { _cleanup_loops+=("$1"); }
+mount_tracked() {
+	local dev=$1 dir=$2 opts=${3:-}
+	mkdir -p "$dir"
+	mount ${opts:+-o "$opts"} "$dev" "$dir" || _fail "mount $dev $dir failed"
+	_cleanup_mounts+=("$dir")
+}
+
+# Decompress a corpus case once into the scratch cache and print its folder.
+corpus_case() {
+	local name=$1 src=$SHARED/corpus/$1 dst=$SCRATCH_ROOT/corpus/$1 x
+	[ -d "$src" ] || _fail "no corpus case $name"
+	if [ ! -f "$dst/.done" ]; then
+		rm -rf "$dst"; mkdir -p "$dst"
+		for x in "$src"/dev*.img.xz; do
+			xz -dc "$x" | dd of="$dst/$(basename "$x" .xz)" bs=64k conv=sparse status=none ||
+				_fail "cannot decompress $x"
+		done
+		touch "$dst/.done"
+	fi
+	echo "$dst"
+}
