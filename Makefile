@@ -49,6 +49,15 @@ OBJDIR = .obj/default
 BTRFS_BIN = btrfs
 endif
 
+# V=1 shows whole command lines.
+ifeq ($(V),1)
+Q =
+msg = @true
+else
+Q = @
+msg = @printf '  %-6s %s\n'
+endif
+
 ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_FLAGS) $(CONFIG_CFLAGS) $(EXTRA_CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 LIBS = $(CONFIG_LIBS) -lm -lpthread
@@ -68,27 +77,34 @@ all: $(BTRFS_BIN) $(if $(filter default,$(VARIANT)),$(ALIASES))
 
 $(OBJDIR)/%.o: %.c config.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(msg) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(OBJDIR)/libbtrfs.a: $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(msg) AR $@
+	$(Q)ar rcs $@ $^
 
 $(BTRFS_BIN): $(MAIN_OBJ) $(OBJDIR)/libbtrfs.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(OBJDIR)/libbtrfs.a $(LIBS)
+	$(msg) LINK $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(OBJDIR)/libbtrfs.a $(LIBS)
 
 $(ALIASES): $(BTRFS_BIN)
 	ln -sf btrfs $@
 
 $(OBJDIR)/tests/%: $(OBJDIR)/tests/unit/%.o $(UNIT_HELPER_OBJS) $(OBJDIR)/libbtrfs.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	$(msg) LINK $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(OBJDIR)/tests/tools/%: $(OBJDIR)/tests/tools/%.o $(OBJDIR)/libbtrfs.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 unit-bins: $(UNIT_BINS) $(TOOL_BINS)
+
+# Keep the objects of unit tests and tools (make would delete them as intermediates).
+.SECONDARY:
 
 hash-speedtest: $(OBJDIR)/bench/hash-speedtest.o $(OBJDIR)/libbtrfs.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(BENCH_LIBS) $(LIBS)
