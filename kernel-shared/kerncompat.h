@@ -13,20 +13,21 @@
 #include <string.h>
 #include <errno.h>
 #include <endian.h>
+#include <linux/types.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int8_t s8;
-typedef int16_t s16;
-typedef int32_t s32;
-typedef int64_t s64;
-
-/* On-disk little-endian integers: only format.h declares fields of these types. */
-typedef uint16_t __le16;
-typedef uint32_t __le32;
-typedef uint64_t __le64;
+/*
+ * Kernel-style names over <linux/types.h>: u64 is unsigned long long, so
+ * "%llu" prints it everywhere.  __le16/__le32/__le64 (also from linux/types.h)
+ * mark on-disk little-endian fields: only format.h declares fields of them.
+ */
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s8 s8;
+typedef __s16 s16;
+typedef __s32 s32;
+typedef __s64 s64;
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
