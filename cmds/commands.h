@@ -11,6 +11,7 @@ extern const struct cmd_struct cmd_struct_btrfs;
 const struct cmd_group *btrfs_top_group(void);
 
 /* Top-level commands and groups, in the order of the top table. */
+extern const struct cmd_struct cmd_struct_mkfs;
 extern const struct cmd_struct cmd_struct_version;
 
 /* Build feature line printed by --version and "btrfs version". */

@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkfs.btrfs / btrfs mkfs: options, checks of the targets, the summary.
+ * The filesystem itself is made by btrfs_make_fs() (kernel-shared/mkfs-layout.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <unistd.h>
+#include <time.h>
+#include <uuid.h>
+#include "cmds/commands.h"
+#include "common/device-utils.h"
+#include "kernel-shared/mkfs-layout.h"
+#include "kernel-shared/chunk-alloc.h"
+#include "kernel-shared/csum.h"
+#include "kernel-shared/messages.h"
+
+enum {
+	OPT_CSUM = OPT_LONG_BASE, OPT_DEVICE_UUID, OPT_SHRINK, OPT_COMPRESS, OPT_INODE_FLAGS,
+	OPT_HELP_LONG,
+};
+
+static const char *const cmd_mkfs_usage[] = {
+	"mkfs.btrfs [options] <dev> [<dev...>]",
+	"Create a BTRFS filesystem on a device or multiple devices",
+	"",
+	"Allocation profiles: raid0, raid1, raid1c3, raid1c4, raid5, raid6, raid10, dup or single.",
+	"Default: DUP metadata on one device, RAID1 metadata on more; single data.",
+	"Features (-O, comma separated, ^ disables): mixed-bg, quota, extref, raid56,",
+	"skinny-metadata, no-holes, free-space-tree, raid1c34, block-group-tree, squota;",
+	"'-O list-all' lists them.  Exit status 0 on success, 1 on any error.",
+	NULL
+};
+
+static const struct cli_option mkfs_options[] = {
+	OPT_ARG('d', "data", "PROFILE", "data profile: raid0, raid1, raid1c3, raid1c4, raid5, raid6, raid10, dup or single"),
+	OPT_ARG('m', "metadata", "PROFILE", "metadata profile, values like for data profile"),
+	OPT_FLAG('M', "mixed", "mix metadata and data together"),
+	OPT_ARG(OPT_CSUM, "csum", "TYPE", "checksum algorithm: crc32c (default), xxhash, sha256, blake2"),
+	OPT_ARG(OPT_CSUM, "checksum", "TYPE", NULL),
+	OPT_ARG('n', "nodesize", "SIZE", "size of btree nodes (4K..64K, default 16K)"),
+	OPT_ARG('s', "sectorsize", "SIZE", "data block size (default 4K)"),
+	OPT_ARG('O', "features", "LIST", "comma separated list of filesystem features ('-O list-all' to list)"),
+	OPT_ARG('R', "runtime-features", "LIST", NULL),
+	OPT_ARG('L', "label", "LABEL", "set the filesystem label"),
+	OPT_ARG('U', "uuid", "UUID", "specify the filesystem UUID (must be unique)"),
+	OPT_ARG(OPT_DEVICE_UUID, "device-uuid", "UUID", "specify the device UUID of the first device"),
+	OPT_ARG('b', "byte-count", "SIZE", "set size of each device to SIZE (image files are created sparse)"),
+	OPT_ARG('r', "rootdir", "DIR", "copy files from DIR to the image root directory"),
+	OPT_FLAG(OPT_SHRINK, "shrink", "(with --rootdir) shrink the filled filesystem to minimal size"),
+	OPT_FLAG('K', "nodiscard", "do not perform whole device TRIM"),
+	OPT_FLAG('f', "force", "force overwrite of existing filesystem"),
+	OPT_FLAG('q', "quiet", "no messages except errors"),
+	OPT_FLAG('v', "verbose", "increase verbosity level"),
+	OPT_FLAG('V', "version", "print the mkfs.btrfs version and exit"),
+	OPT_END(),
+};
+
+/* ---- features ------------------------------------------------------------ */
+
+enum { FT_INCOMPAT, FT_COMPAT_RO, FT_MIXED, FT_QUOTA, FT_SQUOTA, FT_ZONED };
+
+struct mkfs_feature {
+	const char *name;
+	int kind;
+	u64 bits;
+	const char *desc;
+};
+
+static const struct mkfs_feature features[] = {
+	{ "mixed-bg", FT_MIXED, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS,
+	  "mixed data and metadata block groups (compat=2.6.37, safe=2.6.37)" },
+	{ "quota", FT_QUOTA, 0, "hierarchical quota group support (qgroups) (compat=3.4)" },
+	{ "extref", FT_INCOMPAT, BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF,
+	  "increased hardlink limit per file to 65536 (compat=3.7, safe=3.12, default=3.12)" },
+	{ "raid56", FT_INCOMPAT, BTRFS_FEATURE_INCOMPAT_RAID56, "raid56 extended format (compat=3.9)" },
+	{ "skinny-metadata", FT_INCOMPAT, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA,
+	  "reduced-size metadata extent refs (compat=3.10, safe=3.18, default=3.18)" },
+	{ "no-holes", FT_INCOMPAT, BTRFS_FEATURE_INCOMPAT_NO_HOLES,
+	  "no explicit hole extents for files (compat=3.14, safe=4.0, default=5.15)" },
+	{ "fst", FT_COMPAT_RO, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
+	  BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID, NULL },
+	{ "free-space-tree", FT_COMPAT_RO, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
+	  BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID,
+	  "free space tree, improved space tracking (space_cache=v2) (compat=4.5, safe=4.9, default=5.15)" },
+	{ "raid1c34", FT_INCOMPAT, BTRFS_FEATURE_INCOMPAT_RAID1C34, "RAID1 with 3 or 4 copies (compat=5.5)" },
+	{ "zoned", FT_ZONED, BTRFS_FEATURE_INCOMPAT_ZONED, "support zoned (SMR/ZBC/ZNS) devices (compat=5.12)" },
+	{ "bgt", FT_COMPAT_RO, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE, NULL },
+	{ "block-group-tree", FT_COMPAT_RO, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE,
+	  "block group tree, more efficient block group tracking to reduce mount time (compat=6.1, default=6.19)" },
+	{ "squota", FT_SQUOTA, BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA,
+	  "squota support (simple accounting qgroups) (compat=6.7)" },
+};
+
+static void list_features(void)
+{
+	fprintf(stderr, "Filesystem features available:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(features); i++) {
+		if (!features[i].desc) {
+			fprintf(stderr, "%-20s- %s alias\n", features[i].name,
+				features[i].kind == FT_COMPAT_RO &&
+				(features[i].bits & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE) ?
+				"block-group-tree" : "free-space-tree");
+			continue;
+		}
+		fprintf(stderr, "%-20s- %s\n", features[i].name, features[i].desc);
+	}
+}
+
+struct mkfs_opts {
+	u64 incompat;
+	u64 compat_ro;
+	bool mixed;
+	bool quota;
+	bool squota;
+	bool list_all;
+};
+
+/* Apply one -O list ("a,^b"); 0 or 1 (usage error printed). */
+static int parse_features(char *list, struct mkfs_opts *o)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool off = tok[0] == '^';
+		const char *name = off ? tok + 1 : tok;
+		const struct mkfs_feature *f = NULL;
+
+		if (!strcasecmp(name, "list-all")) {
+			o->list_all = true;
+			continue;
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(features); i++)
+			if (!strcasecmp(features[i].name, name))
+				f = &features[i];
+		if (!f) {
+			error("unrecognized filesystem feature '%s'", name);
+			return 1;
+		}
+		switch (f->kind) {
+		case FT_INCOMPAT:
+			if (off)
+				o->incompat &= ~f->bits;
+			else
+				o->incompat |= f->bits;
+			break;
+		case FT_COMPAT_RO:
+			if (off)
+				o->compat_ro &= ~f->bits;
+			else
+				o->compat_ro |= f->bits;
+			break;
+		case FT_MIXED:
+			o->mixed = !off;
+			break;
+		case FT_QUOTA:
+			o->quota = !off;
+			break;
+		case FT_SQUOTA:
+			o->squota = !off;
+			break;
+		case FT_ZONED:
+			if (!off) {
+				error("zoned mode is not supported by this mkfs");
+				return 1;
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static void pretty_size(u64 v, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double d = v;
+	int u = 0;
+
+	if (v < 1024) {
+		snprintf(buf, len, "%lluB", (unsigned long long)v);
+		return;
+	}
+	while (d >= 1024 && u < (int)ARRAY_SIZE(units) - 1) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.2f%s", d, units[u]);
+}
+
+static void print_profile_line(const char *what, const struct mkfs_summary *s, u64 type_mask, u64 want)
+{
+	u64 size = 0, profile = 0;
+	bool any = false;
+	char sz[32];
+
+	for (int i = 0; i < s->nr_chunks; i++) {
+		if ((s->chunks[i].type & type_mask) != want)
+			continue;
+		size += s->chunks[i].size;
+		profile = s->chunks[i].type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+		any = true;
+	}
+	if (!any)
+		return;
+	pretty_size(size, sz, sizeof(sz));
+	printf("  %-18s%-6s%19s\n", what, btrfs_raid_attr(profile)->upper, sz);
+}
+
+static void print_summary(const char *label, const u8 *fsid, u32 nodesize, u32 sectorsize,
+			  const struct mkfs_summary *s, const struct mkfs_config *cfg, bool mixed,
+			  struct target_device *t)
+{
+	char uuid[BTRFS_UUID_UNPARSED_SIZE], sz[32];
+	bool first = true;
+	const u64 tm = BTRFS_BLOCK_GROUP_TYPE_MASK;
+
+	uuid_unparse(fsid, uuid);
+	printf("Label:              %s\n", label && *label ? label : "(null)");
+	printf("UUID:               %s\n", uuid);
+	printf("Node size:          %u\n", nodesize);
+	printf("Sector size:        %u\t(CPU page size: %ld)\n", sectorsize, sysconf(_SC_PAGESIZE));
+	pretty_size(s->total_bytes, sz, sizeof(sz));
+	printf("Filesystem size:    %s\n", sz);
+	printf("Block group profiles:\n");
+	if (mixed) {
+		print_profile_line("Data+Metadata:", s, tm, BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA);
+	} else {
+		print_profile_line("Data:", s, tm, BTRFS_BLOCK_GROUP_DATA);
+		print_profile_line("Metadata:", s, tm, BTRFS_BLOCK_GROUP_METADATA);
+	}
+	print_profile_line("System:", s, tm, BTRFS_BLOCK_GROUP_SYSTEM);
+	printf("SSD detected:       no\n");
+	printf("Zoned device:       no\n");
+	printf("Features:           ");
+	for (size_t i = 0; i < ARRAY_SIZE(features); i++) {
+		const struct mkfs_feature *f = &features[i];
+		bool on = false;
+
+		if (!f->desc)
+			continue;
+		switch (f->kind) {
+		case FT_INCOMPAT:
+			on = (cfg->incompat & f->bits) == f->bits;
+			break;
+		case FT_COMPAT_RO:
+			on = (cfg->compat_ro & f->bits) == f->bits;
+			break;
+		case FT_MIXED:
+			on = mixed;
+			break;
+		case FT_QUOTA:
+			on = cfg->quota;
+			break;
+		case FT_SQUOTA:
+			on = cfg->squota;
+			break;
+		}
+		if (!on)
+			continue;
+		printf("%s%s", first ? "" : ", ", f->name);
+		first = false;
+	}
+	printf("\n");
+	printf("Checksum:           %s\n", cfg->csum_type == BTRFS_CSUM_TYPE_CRC32 ? "crc32c" :
+	       cfg->csum_type == BTRFS_CSUM_TYPE_XXHASH ? "xxhash64" :
+	       cfg->csum_type == BTRFS_CSUM_TYPE_SHA256 ? "sha256" : "blake2b");
+	printf("Number of devices:  %d\n", cfg->ndevs);
+	printf("Devices:\n");
+	printf("   ID        SIZE  PATH\n");
+	for (int i = 0; i < cfg->ndevs; i++) {
+		pretty_size(cfg->devs[i].size, sz, sizeof(sz));
+		printf("%5d%12s  %s\n", i + 1, sz, t[i].path);
+	}
+	printf("\n");
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+static int parse_profile(const char *arg, const char *what, u64 *out)
+{
+	const struct btrfs_raid_attr *a = btrfs_raid_attr_by_name(arg);
+
+	if (!a) {
+		error("unknown %s profile %s", what, arg);
+		return 1;
+	}
+	*out = a->bg_flag;
+	return 0;
+}
+
+static int check_profile_devices(u64 profile, const char *what, int ndevs)
+{
+	const struct btrfs_raid_attr *a = btrfs_raid_attr(profile);
+
+	if (ndevs < a->devs_min) {
+		error("unable to create FS with %s profile %s (have %d devices but %d devices are required)",
+		      what, a->upper, ndevs, a->devs_min);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_getopt_state st = { 0 };
+	struct mkfs_opts o = {
+		.incompat = BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF | BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF |
+			    BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA | BTRFS_FEATURE_INCOMPAT_NO_HOLES,
+		.compat_ro = BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
+			     BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID |
+			     BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE,
+	};
+	char **paths = calloc(argc + 1, sizeof(char *));
+	struct target_device *t = NULL;
+	struct mkfs_device *devs = NULL;
+	struct mkfs_config cfg = { 0 };
+	struct mkfs_summary summary;
+	u64 data_profile = 0, meta_profile = 0, byte_count = 0, nodesize = 0, sectorsize = SZ_4K;
+	bool data_set = false, meta_set = false, force = false, quiet = ctx->quiet, nodiscard = false;
+	bool nodesize_set = false, has_uuid = false, has_dev_uuid = false;
+	const char *label = NULL, *rootdir = NULL;
+	int verbose = ctx->verbose, npaths = 0, c, ret = 1, opened = 0;
+	int csum_type = BTRFS_CSUM_TYPE_CRC32;
+	uuid_t fsid, dev_uuid;
+
+	if (!paths)
+		return 1;
+	while (1) {
+		c = cli_getopt(cmd, argc, argv, &st);
+		if (c == -1) {
+			/* Positional arguments and options may be mixed, as getopt permutes. */
+			if (optind >= argc)
+				break;
+			if (!strcmp(argv[optind - 1], "--")) {
+				while (optind < argc)
+					paths[npaths++] = argv[optind++];
+				break;
+			}
+			paths[npaths++] = argv[optind++];
+			continue;
+		}
+		switch (c) {
+		case 'd':
+			if (parse_profile(st.optarg, "data", &data_profile))
+				goto out;
+			data_set = true;
+			break;
+		case 'm':
+			if (parse_profile(st.optarg, "metadata", &meta_profile))
+				goto out;
+			meta_set = true;
+			break;
+		case 'M':
+			o.mixed = true;
+			break;
+		case OPT_CSUM:
+			csum_type = btrfs_csum_type_by_name(st.optarg);
+			if (csum_type < 0) {
+				error("unknown csum type %s", st.optarg);
+				goto out;
+			}
+			break;
+		case 'n':
+			if (parse_size(st.optarg, &nodesize)) {
+				error("invalid nodesize: %s", st.optarg);
+				goto out;
+			}
+			nodesize_set = true;
+			break;
+		case 's':
+			if (parse_size(st.optarg, &sectorsize)) {
+				error("invalid sectorsize: %s", st.optarg);
+				goto out;
+			}
+			break;
+		case 'O':
+		case 'R': {
+			char *copy = strdup(st.optarg);
+
+			if (!copy)
+				goto out;
+			ret = parse_features(copy, &o);
+			free(copy);
+			if (ret)
+				goto out;
+			ret = 1;
+			break;
+		}
+		case 'L':
+			if (strlen(st.optarg) >= BTRFS_LABEL_SIZE) {
+				error("label %s is too long (max %d)", st.optarg, BTRFS_LABEL_SIZE - 1);
+				goto out;
+			}
+			label = st.optarg;
+			break;
+		case 'U':
+			if (uuid_parse(st.optarg, fsid)) {
+				error("could not parse UUID: %s", st.optarg);
+				goto out;
+			}
+			has_uuid = true;
+			break;
+		case OPT_DEVICE_UUID:
+			if (uuid_parse(st.optarg, dev_uuid)) {
+				error("could not parse UUID: %s", st.optarg);
+				goto out;
+			}
+			has_dev_uuid = true;
+			break;
+		case 'b':
+			if (parse_size(st.optarg, &byte_count)) {
+				error("invalid byte count: %s", st.optarg);
+				goto out;
+			}
+			break;
+		case 'r':
+			rootdir = st.optarg;
+			break;
+		case OPT_SHRINK:
+			break;
+		case 'K':
+			nodiscard = true;
+			break;
+		case 'f':
+			force = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'V':
+			printf("mkfs.btrfs, part of %s v%s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			ret = 0;
+			goto out;
+		case CLI_OPT_HELP:
+			usage_print(cmd, stdout, true);
+			ret = 0;
+			goto out;
+		default:
+			goto out;
+		}
+	}
+	if (o.list_all) {
+		list_features();
+		ret = 0;
+		goto out;
+	}
+	if (npaths < 1) {
+		ret = usage_error(cmd, "no device specified");
+		goto out;
+	}
+	if (rootdir) {
+		error("--rootdir is not implemented yet");
+		goto out;
+	}
+
+	/* Geometry. */
+	if (sectorsize < SZ_4K || sectorsize > SZ_64K || (sectorsize & (sectorsize - 1))) {
+		error("invalid sectorsize %llu, must be a power of 2 between 4K and 64K",
+		      (unsigned long long)sectorsize);
+		goto out;
+	}
+	if (sectorsize != (u64)sysconf(_SC_PAGESIZE) && sectorsize != SZ_4K)
+		warning("the filesystem may not be mountable, sectorsize %llu doesn't match page size %ld",
+			(unsigned long long)sectorsize, sysconf(_SC_PAGESIZE));
+	if (!nodesize_set)
+		nodesize = o.mixed ? sectorsize : max_t(u64, SZ_16K, sectorsize);
+	if (nodesize < sectorsize || nodesize > SZ_64K || (nodesize & (nodesize - 1))) {
+		error("invalid nodesize %llu: must be a power of 2, at least the sectorsize %llu and at most 64K",
+		      (unsigned long long)nodesize, (unsigned long long)sectorsize);
+		goto out;
+	}
+	if (o.mixed && nodesize != sectorsize) {
+		error("with mixed block groups nodesize (%llu) and sectorsize (%llu) must be equal",
+		      (unsigned long long)nodesize, (unsigned long long)sectorsize);
+		goto out;
+	}
+
+	/* Profiles. */
+	if (!meta_set)
+		meta_profile = o.mixed ? (data_set ? data_profile : 0) :
+			       (npaths > 1 ? BTRFS_BLOCK_GROUP_RAID1 : BTRFS_BLOCK_GROUP_DUP);
+	if (!data_set)
+		data_profile = o.mixed ? meta_profile : 0;
+	if (o.mixed && data_profile != meta_profile) {
+		error("with mixed block groups data and metadata profiles must be the same");
+		goto out;
+	}
+	if (check_profile_devices(meta_profile, "metadata", npaths) ||
+	    check_profile_devices(data_profile, "data", npaths))
+		goto out;
+	if (o.mixed)
+		o.incompat |= BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS;
+	if ((data_profile | meta_profile) & BTRFS_BLOCK_GROUP_RAID56_MASK)
+		o.incompat |= BTRFS_FEATURE_INCOMPAT_RAID56;
+	if ((data_profile | meta_profile) & (BTRFS_BLOCK_GROUP_RAID1C3 | BTRFS_BLOCK_GROUP_RAID1C4))
+		o.incompat |= BTRFS_FEATURE_INCOMPAT_RAID1C34;
+	if (o.squota)
+		o.incompat |= BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA;
+	if (o.quota && o.squota) {
+		error("quota and squota are exclusive");
+		goto out;
+	}
+	/* The kernel refuses to mount block-group-tree without these two. */
+	if ((o.compat_ro & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE) &&
+	    (!(o.compat_ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE) ||
+	     !(o.incompat & BTRFS_FEATURE_INCOMPAT_NO_HOLES))) {
+		error("block-group-tree feature requires free-space-tree and no-holes (disable it with -O ^block-group-tree)");
+		goto out;
+	}
+
+	/* Targets: duplicates, mounted, signatures, sizes. */
+	t = calloc(npaths, sizeof(*t));
+	devs = calloc(npaths, sizeof(*devs));
+	if (!t || !devs)
+		goto out;
+	for (int i = 0; i < npaths; i++) {
+		if (target_is_mounted(paths[i]) == 1) {
+			error("%s is mounted", paths[i]);
+			goto out;
+		}
+	}
+	for (int i = 0; i < npaths; i++) {
+		char type[128];
+
+		if (!force && access(paths[i], F_OK) == 0 &&
+		    target_probe_signature(paths[i], type, sizeof(type)) == 1) {
+			error("%s appears to contain an existing filesystem (%s)", paths[i], type);
+			error("use the -f option to force overwrite of %s", paths[i]);
+			goto out;
+		}
+	}
+	for (int i = 0; i < npaths; i++) {
+		if (target_open(&t[i], paths[i], byte_count) < 0)
+			goto out;
+		opened++;
+		for (int j = 0; j < i; j++) {
+			if (target_same(&t[i], &t[j])) {
+				error("%s and %s are the same device", paths[j], paths[i]);
+				goto out;
+			}
+		}
+	}
+	cfg.devs = devs;
+	cfg.ndevs = npaths;
+	cfg.nodesize = nodesize;
+	cfg.sectorsize = sectorsize;
+	cfg.csum_type = csum_type;
+	cfg.incompat = o.incompat;
+	cfg.compat_ro = o.compat_ro;
+	cfg.data_profile = data_profile;
+	cfg.meta_profile = meta_profile;
+	cfg.mixed = o.mixed;
+	cfg.quota = o.quota;
+	cfg.squota = o.squota;
+	cfg.label = label;
+	for (int i = 0; i < npaths; i++) {
+		u64 size = t[i].size;
+		u64 min = btrfs_mkfs_min_dev_size(&cfg);
+
+		if (byte_count) {
+			if (byte_count > size) {
+				error("%s is smaller than the requested size %llu (%llu bytes)", paths[i],
+				      (unsigned long long)byte_count, (unsigned long long)size);
+				goto out;
+			}
+			size = byte_count;
+		}
+		size = round_down(size, sectorsize);
+		if (size < min) {
+			error("%s is too small to make a usable filesystem (%llu bytes)", paths[i],
+			      (unsigned long long)size);
+			error("minimum size for each btrfs device is %llu", (unsigned long long)min);
+			goto out;
+		}
+		devs[i].path = paths[i];
+		devs[i].fd = t[i].fd;
+		devs[i].size = size;
+		if (i == 0 && has_dev_uuid)
+			memcpy(devs[i].uuid, dev_uuid, BTRFS_UUID_SIZE);
+		else
+			uuid_generate(devs[i].uuid);
+	}
+	if (!has_uuid)
+		uuid_generate(fsid);
+	memcpy(cfg.fsid, fsid, BTRFS_FSID_SIZE);
+	uuid_generate(cfg.chunk_uuid);
+	uuid_generate(cfg.fs_uuid);
+	cfg.now = time(NULL);
+	cfg.generation = 1;
+
+	if (!quiet) {
+		printf("%s v%s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		printf("See https://btrfs.readthedocs.io for more information.\n\n");
+	}
+	for (int i = 0; i < npaths; i++) {
+		if (!nodiscard && t[i].is_blockdev) {
+			char sz[32];
+
+			pretty_size(devs[i].size, sz, sizeof(sz));
+			if (!quiet)
+				printf("Performing full device TRIM %s (%s) ...\n", paths[i], sz);
+			target_discard(&t[i], devs[i].size);
+		}
+		if (target_wipe(&t[i], t[i].size) < 0)
+			goto out;
+	}
+	if (btrfs_make_fs(&cfg, &summary) < 0) {
+		error("failed to create the filesystem");
+		goto out;
+	}
+	if (!quiet) {
+		if (!meta_set && npaths == 1 && !o.mixed) {
+			printf("NOTE: several default settings have changed in version 5.15, please make sure\n");
+			printf("      this does not affect your deployments:\n");
+			printf("      - DUP for metadata (-m dup)\n");
+			printf("      - enabled no-holes (-O no-holes)\n");
+			printf("      - enabled free-space-tree (-R free-space-tree)\n\n");
+		}
+		print_summary(label, fsid, nodesize, sectorsize, &summary, &cfg, o.mixed, t);
+	}
+	if (verbose > 1)
+		printf("Bytes used: %llu\n", (unsigned long long)summary.bytes_used);
+	ret = 0;
+out:
+	for (int i = 0; i < opened; i++)
+		target_close(&t[i]);
+	free(t);
+	free(devs);
+	free(paths);
+	return ret;
+}
+DEFINE_COMMAND(mkfs, "mkfs", mkfs_options, 0);

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device preparation for mkfs; see device-utils.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/ioctl.h>
+#include <sys/sysmacros.h>
+#include <linux/fs.h>
+#include <blkid.h>
+#include "common/device-utils.h"
+#include "kernel-shared/format.h"
+#include "kernel-shared/volumes.h"
+#include "kernel-shared/messages.h"
+
+int target_open(struct target_device *t, const char *path, u64 create_size)
+{
+	struct stat st;
+	int flags = O_RDWR;
+
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	t->fd = -1;
+	if (stat(path, &st) < 0) {
+		if (errno != ENOENT || !create_size) {
+			error_errno(-errno, "cannot open %s", path);
+			return -errno;
+		}
+		t->fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
+		if (t->fd < 0) {
+			error_errno(-errno, "cannot create %s", path);
+			return -errno;
+		}
+		t->created = true;
+		if (ftruncate(t->fd, create_size) < 0) {
+			int ret = -errno;
+
+			error_errno(ret, "cannot size %s to %llu bytes", path, (unsigned long long)create_size);
+			close(t->fd);
+			unlink(path);
+			t->fd = -1;
+			return ret;
+		}
+		t->size = create_size;
+		return 0;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		t->is_blockdev = true;
+		flags |= O_EXCL;
+	} else if (!S_ISREG(st.st_mode)) {
+		error("%s is neither a block device nor a regular file", path);
+		return -EINVAL;
+	}
+	t->fd = open(path, flags);
+	if (t->fd < 0) {
+		int ret = -errno;
+
+		if (ret == -EBUSY)
+			error("%s is in use (mounted, or held by another program)", path);
+		else
+			error_errno(ret, "cannot open %s", path);
+		return ret;
+	}
+	t->size = btrfs_device_fd_size(t->fd);
+	return 0;
+}
+
+void target_close(struct target_device *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+}
+
+int target_probe_signature(const char *path, char *type, size_t typelen)
+{
+	blkid_probe pr;
+	const char *val = NULL;
+	int ret;
+
+	pr = blkid_new_probe_from_filename(path);
+	if (!pr)
+		return 0;   /* unreadable here: open() reports it */
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	ret = blkid_do_fullprobe(pr);
+	if (ret == 0) {
+		if (!blkid_probe_lookup_value(pr, "TYPE", &val, NULL) ||
+		    !blkid_probe_lookup_value(pr, "PTTYPE", &val, NULL)) {
+			snprintf(type, typelen, "%s", val);
+			ret = 1;
+		} else {
+			snprintf(type, typelen, "unknown");
+			ret = 1;
+		}
+	} else if (ret == -2) {
+		snprintf(type, typelen, "ambivalent result: several signatures");
+		ret = 1;
+	} else {
+		ret = 0;
+	}
+	blkid_free_probe(pr);
+	return ret;
+}
+
+/* Devices (major:minor) of the block devices that are mounted or in a mounted btrfs. */
+static bool devnum_in_use(dev_t rdev)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	bool found = false;
+	DIR *d;
+	struct dirent *de;
+
+	if (f) {
+		while (!found && fgets(line, sizeof(line), f)) {
+			unsigned int maj, min;
+
+			if (sscanf(line, "%*u %*u %u:%u", &maj, &min) == 2 &&
+			    makedev(maj, min) == rdev)
+				found = true;
+		}
+		fclose(f);
+	}
+	if (found)
+		return true;
+	/* Members of a mounted multi-device btrfs: /sys/fs/btrfs/FSID/devices/NAME. */
+	d = opendir("/sys/fs/btrfs");
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		char path[PATH_MAX];
+		DIR *dd;
+		struct dirent *e;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) != 36)
+			continue;
+		snprintf(path, sizeof(path), "/sys/fs/btrfs/%s/devices", de->d_name);
+		dd = opendir(path);
+		if (!dd)
+			continue;
+		while (!found && (e = readdir(dd))) {
+			char devpath[PATH_MAX + 300];
+			struct stat st;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(devpath, sizeof(devpath), "/dev/%s", e->d_name);
+			if (stat(devpath, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == rdev)
+				found = true;
+		}
+		closedir(dd);
+	}
+	closedir(d);
+	return found;
+}
+
+int target_is_mounted(const char *path)
+{
+	struct stat st;
+	char real[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (stat(path, &st) < 0)
+		return 0;
+	if (S_ISBLK(st.st_mode))
+		return devnum_in_use(st.st_rdev) ? 1 : 0;
+	if (!S_ISREG(st.st_mode) || !realpath(path, real))
+		return 0;
+	/* An image file: mounted through a loop device backed by it. */
+	d = opendir("/sys/block");
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		char bf[PATH_MAX + 300], backing[PATH_MAX], devpath[PATH_MAX + 300];
+		struct stat ls;
+		FILE *f;
+
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(bf, sizeof(bf), "/sys/block/%s/loop/backing_file", de->d_name);
+		f = fopen(bf, "r");
+		if (!f)
+			continue;
+		if (fgets(backing, sizeof(backing), f)) {
+			backing[strcspn(backing, "\n")] = 0;
+			snprintf(devpath, sizeof(devpath), "/dev/%s", de->d_name);
+			if (!strcmp(backing, real) && stat(devpath, &ls) == 0 && devnum_in_use(ls.st_rdev))
+				ret = 1;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return ret;
+}
+
+bool target_same(const struct target_device *a, const struct target_device *b)
+{
+	struct stat sa, sb;
+
+	if (fstat(a->fd, &sa) < 0 || fstat(b->fd, &sb) < 0)
+		return false;
+	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
+		return sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void target_discard(struct target_device *t, u64 len)
+{
+	u64 range[2] = { 0, len };
+
+	if (!t->is_blockdev)
+		return;
+	/* Best effort: many devices cannot discard. */
+	if (ioctl(t->fd, BLKDISCARD, range) < 0)
+		return;
+}
+
+static int zero_range(struct target_device *t, u64 off, u64 len)
+{
+	static const u8 zeros[SZ_64K];
+
+	if (!t->is_blockdev &&
+	    fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) == 0)
+		return 0;
+	while (len) {
+		size_t n = min_t(u64, len, sizeof(zeros));
+		ssize_t w = pwrite(t->fd, zeros, n, off);
+
+		if (w <= 0) {
+			if (w < 0 && errno == EINTR)
+				continue;
+			error_errno(w < 0 ? -errno : -EIO, "cannot clear %s at %llu", t->path,
+				    (unsigned long long)off);
+			return w < 0 ? -errno : -EIO;
+		}
+		off += w;
+		len -= w;
+	}
+	return 0;
+}
+
+int target_wipe(struct target_device *t, u64 len)
+{
+	u64 edge = min_t(u64, len, SZ_1M);
+	int ret;
+
+	ret = zero_range(t, 0, edge);
+	if (!ret && len > SZ_1M)
+		ret = zero_range(t, len - edge, edge);
+	for (int m = 1; !ret && m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		u64 off = btrfs_sb_offset(m);
+
+		if (off + BTRFS_SUPER_INFO_SIZE <= len)
+			ret = zero_range(t, off, BTRFS_SUPER_INFO_SIZE);
+	}
+	return ret;
+}

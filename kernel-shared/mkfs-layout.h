@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Build a new filesystem: the chunks mkfs makes, every tree of a fresh
+ * filesystem, the superblocks; written through the tree-block funnel.
+ *
+ * Chunks, as btrfs-progs 6.19 lays them out: first the temporary ones on
+ * device 1 at 1 MiB (system 4 MiB, metadata or mixed 8 MiB, data 8 MiB, all
+ * single); then, for each type whose profile is not single, a chunk of that
+ * profile (see chunk-alloc.h) replacing the temporary one, which is dropped.
+ *
+ * Trees: root (1), extent (2), chunk (3), dev (4), fs (5) with the root
+ * directory 256, csum (7), uuid (9) with the fs tree's uuid, free space
+ * tree (10) unless disabled, block group tree (11) when enabled, data
+ * reloc (-9), quota (8) with -O quota.  Every tree block is one generation;
+ * extent items are skinny (METADATA_ITEM) unless skinny-metadata is off.
+ *
+ * Write order: old superblocks wiped first, then every block, flush, then
+ * the superblocks of every device, flush.  An error before the last step
+ * leaves no valid btrfs superblock behind.
+ */
+#ifndef BTRFS_KIT_MKFS_LAYOUT_H
+#define BTRFS_KIT_MKFS_LAYOUT_H
+
+#include "kernel-shared/kerncompat.h"
+#include "kernel-shared/format.h"
+
+struct mkfs_device {
+	const char *path;
+	int fd;
+	u64 size;                        /* bytes the filesystem uses (dev_item.total_bytes) */
+	u8 uuid[BTRFS_UUID_SIZE];        /* device uuid */
+};
+
+struct mkfs_config {
+	struct mkfs_device *devs;
+	int ndevs;
+	u32 nodesize;
+	u32 sectorsize;
+	u16 csum_type;
+	u64 incompat;                    /* BTRFS_FEATURE_INCOMPAT_* */
+	u64 compat_ro;                   /* BTRFS_FEATURE_COMPAT_RO_* */
+	u64 data_profile;                /* BTRFS_BLOCK_GROUP_* profile bit, 0 = single */
+	u64 meta_profile;                /* also the system profile */
+	bool mixed;
+	bool quota;                      /* -O quota: quota tree, qgroup 0/5 */
+	bool squota;                     /* -O squota: simple quotas */
+	const char *label;
+	u8 fsid[BTRFS_FSID_SIZE];
+	u8 chunk_uuid[BTRFS_UUID_SIZE];
+	u8 fs_uuid[BTRFS_UUID_SIZE];     /* uuid of the top-level subvolume */
+	u64 now;                         /* seconds: inode and root times */
+	u64 generation;                  /* transid of everything mkfs writes */
+};
+
+/* What was made, for the summary. */
+struct mkfs_summary_chunk {
+	u64 type;                        /* type and profile bits */
+	u64 size;                        /* logical bytes */
+};
+
+struct mkfs_summary {
+	struct mkfs_summary_chunk chunks[16];
+	int nr_chunks;
+	u64 total_bytes;
+	u64 bytes_used;
+};
+
+/* The smallest device size the layout of cfg fits on. */
+u64 btrfs_mkfs_min_dev_size(const struct mkfs_config *cfg);
+
+/* Make the filesystem on cfg->devs (already open read-write).  0 or -errno (printed). */
+int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary);
+
+/* btrfs name hash: crc32c seeded with ~1, no final inversion (dir item keys). */
+u32 btrfs_mkfs_name_hash(const char *name, size_t len);
+
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The write funnel for tree blocks and data: every tree block goes through
+ * btrfs_write_tree_block(), which runs the tree-checker on it, puts the
+ * checksum in last and writes every copy the chunk's profile asks for
+ * (DUP/RAID1*: each stripe, RAID10: each sub stripe, RAID0/single: one).
+ *
+ * RAID5/6 chunks are written by full stripe rows: the bytes written into a
+ * row are collected in memory (the rest of the row is zero) and each row is
+ * written with its P (and Q) parity by btrfs_block_writer_flush().  That is
+ * right for a new filesystem, where nothing else lives in those rows.
+ *
+ * Ordering: btrfs_block_writer_flush() writes pending rows and fsyncs every
+ * device; only after it returns may a superblock that points at the blocks
+ * be written.
+ */
+#ifndef BTRFS_KIT_TREE_WRITE_H
+#define BTRFS_KIT_TREE_WRITE_H
+
+#include "kernel-shared/kerncompat.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/volumes.h"
+#include "crypto/hash.h"
+
+struct bw_device {
+	u64 devid;
+	int fd;
+	const char *path;
+};
+
+struct bw_row;
+
+struct btrfs_block_writer {
+	struct btrfs_fs_geometry geo;
+	struct hash_ctx csum;
+	struct btrfs_chunk_tree_map map;
+	struct bw_device *devs;
+	int ndevs;
+	struct bw_row *rows;          /* pending RAID5/6 rows */
+	size_t nr_rows;
+	size_t alloc_rows;
+	u64 blocks_written;
+	bool skip_checker;            /* only for tests of the checker itself */
+};
+
+/* devs is borrowed (must outlive the writer). */
+int btrfs_block_writer_init(struct btrfs_block_writer *w, const struct btrfs_fs_geometry *geo,
+			    struct bw_device *devs, int ndevs);
+void btrfs_block_writer_release(struct btrfs_block_writer *w);
+
+/* Make a chunk known to the writer (a CHUNK_ITEM as it goes on disk). */
+int btrfs_block_writer_add_chunk(struct btrfs_block_writer *w, u64 logical,
+				 const struct btrfs_chunk *chunk, u32 item_size);
+
+/*
+ * Check eb with the tree-checker, checksum it and write all its copies.
+ * eb->start is the logical address.  On a failed check nothing is written
+ * and -EUCLEAN is returned after the checker's message.
+ */
+int btrfs_write_tree_block(struct btrfs_block_writer *w, struct extent_buffer *eb);
+
+/* Write len bytes at logical to every copy (data, no checks). */
+int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *buf, u64 len);
+
+/* Write the pending RAID5/6 rows and fsync every device. */
+int btrfs_block_writer_flush(struct btrfs_block_writer *w);
+
+/* RAID6 syndrome helpers (exposed for unit tests): P and Q of n units of len bytes. */
+void btrfs_raid6_gen_pq(int n, size_t len, const u8 *const *data, u8 *p, u8 *q);
+
+#endif
