@@ -206,7 +206,7 @@ static void print_profile_line(const char *what, const struct mkfs_summary *s, u
 	if (!any)
 		return;
 	pretty_size(size, sz, sizeof(sz));
-	printf("  %-18s%-6s%19s\n", what, btrfs_raid_attr(profile)->upper, sz);
+	printf("  %-18s%-7s%18s\n", what, btrfs_raid_attr(profile)->upper, sz);
 }
 
 static void print_summary(const char *label, const u8 *fsid, u32 nodesize, u32 sectorsize,
@@ -266,7 +266,7 @@ static void print_summary(const char *label, const u8 *fsid, u32 nodesize, u32 s
 	printf("\n");
 	printf("Checksum:           %s\n", cfg->csum_type == BTRFS_CSUM_TYPE_CRC32 ? "crc32c" :
 	       cfg->csum_type == BTRFS_CSUM_TYPE_XXHASH ? "xxhash64" :
-	       cfg->csum_type == BTRFS_CSUM_TYPE_SHA256 ? "sha256" : "blake2b");
+	       cfg->csum_type == BTRFS_CSUM_TYPE_SHA256 ? "sha256" : "blake2");
 	printf("Number of devices:  %d\n", cfg->ndevs);
 	printf("Devices:\n");
 	printf("   ID        SIZE  PATH\n");

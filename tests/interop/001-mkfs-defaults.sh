@@ -1,0 +1,26 @@
+#!/bin/bash
+# mkfs.btrfs with the defaults on one device (DUP metadata, single data,
+# free-space-tree, block-group-tree): btrfs-progs' check is clean, the kernel
+# mounts it and takes data, the check is still clean afterwards.
+. "$TOP/tests/lib/common.sh"
+. "$TOP/tests/lib/mkfs-helpers.sh"
+check_prereq root loop btrfs-kernel progs
+
+mk_images 1 300M
+attach_images 1
+run_check "$TOP/mkfs.btrfs" -f -L defaults "${LOOPS[0]}" > "$T/mkfs.out"
+assert_grep '^Label:              defaults$' "$T/mkfs.out"
+assert_grep '^  Metadata:         DUP              32.00MiB$' "$T/mkfs.out"
+assert_grep '^  Data:             single            8.00MiB$' "$T/mkfs.out"
+assert_grep '^  System:           DUP               8.00MiB$' "$T/mkfs.out"
+assert_grep '^Features:           extref, skinny-metadata, no-holes, free-space-tree, block-group-tree$' "$T/mkfs.out"
+progs_check "${LOOPS[0]}"
+"$PROGS_BTRFS" inspect-internal dump-super "${LOOPS[0]}" > "$T/super"
+assert_grep '^label[[:space:]]*defaults$' "$T/super"
+assert_grep 'BLOCK_GROUP_TREE' "$T/super"
+assert_grep 'FREE_SPACE_TREE_VALID' "$T/super"
+assert_grep 'SKINNY_METADATA' "$T/super"
+mount_and_fill 40 "${LOOPS[0]}"
+progs_check "${LOOPS[0]}"
+assert_grep 'found [0-9]* bytes used, no error found' "$T/check.log"
+echo ok
