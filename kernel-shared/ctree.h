@@ -22,6 +22,8 @@ struct extent_buffer {
 
 struct extent_buffer *alloc_extent_buffer(u64 start, u32 len);
 void free_extent_buffer(struct extent_buffer *eb);
+/* A copy of src (same start, len, mirror and bytes), NULL on -ENOMEM. */
+struct extent_buffer *clone_extent_buffer(const struct extent_buffer *src);
 
 /*
  * What a verified read must find in the header; zero/negative fields mean
@@ -80,5 +82,144 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tre
  * after printing "corrupt <leaf|node>: root=%llu block=%llu slot=%d, <reason>".
  */
 int btrfs_check_tree_block(const struct btrfs_fs_geometry *geo, const struct extent_buffer *eb);
+
+/*
+ * The same without printing: on -EUCLEAN the message (same grammar, no
+ * "ERROR: " prefix) is written to msg (may be NULL).
+ */
+int btrfs_check_tree_block_msg(const struct btrfs_fs_geometry *geo, const struct extent_buffer *eb,
+			       char *msg, size_t msglen);
+
+/* ---- Reading with relaxations (rescue/printing tools) ------------------- */
+
+/*
+ * Relaxations of btrfs_read_tree_block(); each one used is the caller's
+ * explicit choice.  keep_bad: when no mirror verifies, still return (in *out)
+ * the first mirror that could be read in full, and -EUCLEAN; the error is
+ * printed as usual.  quiet: print nothing (the caller reports).
+ */
+struct read_policy {
+	bool skip_csum;
+	bool skip_tree_checker;
+	bool allow_transid_mismatch;
+	bool keep_bad;
+	bool quiet;
+};
+
+int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
+				 const struct read_policy *policy, struct extent_buffer **out);
+
+/* Number of mirrors a read of bytenr can try, 0 when it maps to no chunk. */
+int btrfs_num_mirrors(struct btrfs_fs_info *fs, u64 bytenr);
+
+/*
+ * Raw bytes of one mirror (1-based), no verification at all (range checks
+ * only): for dump-tree -b on damaged blocks and for tests.
+ */
+int btrfs_read_tree_block_mirror(struct btrfs_fs_info *fs, u64 bytenr, int mirror,
+				 struct extent_buffer **out);
+
+/* ---- Trees ---------------------------------------------------------------- */
+
+/* Where a tree starts: its root block and what that block must carry. */
+struct btrfs_tree_ref {
+	u64 objectid;     /* tree id (owner of the root block) */
+	u64 bytenr;       /* logical address of the root block */
+	u8 level;         /* level of the root block */
+	u64 generation;   /* generation of the root block, 0 = unknown */
+};
+
+/*
+ * The root of tree objectid: ROOT_TREE, CHUNK_TREE and TREE_LOG (the log root
+ * tree) come from the superblock, all others from the first ROOT_ITEM with
+ * that objectid in the root tree.  0, -ENOENT when there is no such tree
+ * (not printed), or another negative errno after an error.
+ */
+int btrfs_find_tree_root(struct btrfs_fs_info *fs, u64 objectid, struct btrfs_tree_ref *out);
+
+/* A tree from a ROOT_ITEM (root tree leaf item at slot). */
+void btrfs_tree_ref_from_root_item(struct btrfs_tree_ref *ref, u64 objectid,
+				   const struct btrfs_root_item *ri);
+
+/*
+ * A read-only position in a tree: nodes[0] is the leaf, nodes[level] the
+ * blocks above; slots[l] the slot in nodes[l].  Holds at most
+ * BTRFS_MAX_LEVEL blocks: memory does not grow with the tree.  Zero it (or
+ * btrfs_init_path) before first use; btrfs_release_path frees the blocks.
+ */
+struct btrfs_path {
+	struct extent_buffer *nodes[BTRFS_MAX_LEVEL];
+	int slots[BTRFS_MAX_LEVEL];
+	int lowest_level;          /* stop descending at this level (0 = leaves) */
+	struct btrfs_tree_ref tree;   /* the tree being walked (set by search) */
+	/* loop guard: per level, the last key of the last block entered */
+	struct btrfs_key last_key[BTRFS_MAX_LEVEL];
+	u8 have_last;                 /* bit l: last_key[l] is set */
+};
+
+void btrfs_init_path(struct btrfs_path *path);
+void btrfs_release_path(struct btrfs_path *path);
+
+/*
+ * Descend from the root to key.  Returns 0 when the item exists (path at its
+ * slot), 1 when not (path at the slot where it would be inserted: possibly
+ * nritems, past the leaf's last item), negative errno on a read error.
+ * With lowest_level > 0 the descent stops there and slots[lowest_level] is
+ * the last pointer whose key is <= key (1 is returned unless equal).
+ */
+int btrfs_search_slot_ro(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			 const struct btrfs_key *key, struct btrfs_path *path);
+
+enum btrfs_search_mode {
+	BTRFS_SEARCH_EXACT,   /* the item with this key */
+	BTRFS_SEARCH_NEXT,    /* the first item with key >= this key */
+	BTRFS_SEARCH_PREV,    /* the last item with key <= this key */
+};
+
+/*
+ * Position path on an item by mode.  0 with the path at the item (and *found
+ * filled when not NULL), 1 when there is no such item, negative errno.
+ */
+int btrfs_search_key(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		     const struct btrfs_key *key, enum btrfs_search_mode mode,
+		     struct btrfs_path *path, struct btrfs_key *found);
+
+/*
+ * Move to the next / previous item (crossing leaves, skipping empty ones).
+ * 0 when the path is at an item, 1 at the end of the tree, negative errno.
+ * next_leaf moves to the first item of the next leaf.  Keys must increase
+ * from leaf to leaf: a block seen twice or out of order is -EUCLEAN, so a
+ * cyclic tree cannot loop.
+ */
+int btrfs_next_item(struct btrfs_fs_info *fs, struct btrfs_path *path);
+int btrfs_next_leaf(struct btrfs_fs_info *fs, struct btrfs_path *path);
+int btrfs_prev_item(struct btrfs_fs_info *fs, struct btrfs_path *path);
+
+/* The key of the item at the path, and its leaf/slot. */
+void btrfs_path_item_key(const struct btrfs_path *path, struct btrfs_key *key);
+
+/*
+ * Visit every block of a tree.  DFS: a node, then each child's subtree in
+ * slot order (dump-tree --dfs).  BFS: the root, then all blocks of the next
+ * level down in key order, and so on (dump-tree --bfs, the default).
+ *
+ * fn is called once per block: with the verified block and err = 0, or on a
+ * block that cannot be read with eb = the unverified bytes when the policy
+ * keeps them (else NULL), bytenr and err < 0 (its subtree is skipped).  fn
+ * returns 0 to go on, > 0 to stop the walk (returned as is), < 0 to abort
+ * (returned).  The walk returns 0, or the first read error when fn never
+ * stopped it (it still visits everything it can).  Memory is a path.
+ */
+enum btrfs_walk_order {
+	BTRFS_WALK_BFS,
+	BTRFS_WALK_DFS,
+};
+
+typedef int (*btrfs_walk_fn)(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr,
+			     int err, void *ctx);
+
+int btrfs_walk_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		    enum btrfs_walk_order order, const struct read_policy *policy,
+		    btrfs_walk_fn fn, void *ctx);
 
 #endif
