@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Chunk mapping for every profile on hand-built chunks: device stripe and
+ * physical offset for many logical addresses, incl. RAID10 groups and the
+ * RAID5/6 parity rotation; chunk item validation and the sorted map.
+ */
+#include <stdlib.h>
+#include "tests/unit/unit.h"
+#include "kernel-shared/volumes.h"
+#include "kernel-shared/accessors.h"
+
+#define L0 (1ULL << 30)
+#define K64 0x10000ULL
+
+static struct btrfs_chunk_map *mk(u64 type, int n, int sub)
+{
+	struct btrfs_chunk_map *c = calloc(1, sizeof(*c) + n * sizeof(c->stripes[0]));
+	int i;
+
+	c->logical = L0;
+	c->length = 6 * 64 * K64;
+	c->type = type;
+	c->stripe_len = K64;
+	c->num_stripes = n;
+	c->sub_stripes = sub;
+	for (i = 0; i < n; i++) {
+		c->stripes[i].devid = i + 1;
+		c->stripes[i].physical = (u64)(i + 1) << 28;   /* device i+1 extent at (i+1) * 256M */
+	}
+	return c;
+}
+
+/* Expect logical L0+off, mirror m on stripe idx at that stripe's start + dev_off. */
+static void expect(const struct btrfs_chunk_map *c, u64 off, int m, int idx, u64 dev_off)
+{
+	struct btrfs_io_stripe io;
+
+	CHECK(btrfs_chunk_map_one(c, L0 + off, m, &io) == 0);
+	CHECK_EQ_U64(io.stripe_index, idx);
+	CHECK_EQ_U64(io.devid, (u64)idx + 1);
+	CHECK_EQ_U64(io.physical, ((u64)(idx + 1) << 28) + dev_off);
+}
+
+static void test_single_dup_raid1(void)
+{
+	struct btrfs_chunk_map *c = mk(BTRFS_BLOCK_GROUP_METADATA, 1, 1);
+	struct btrfs_io_stripe io;
+
+	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), 1);
+	expect(c, 0, 1, 0, 0);
+	expect(c, 3 * K64 + 4096, 1, 0, 3 * K64 + 4096);
+	CHECK(btrfs_chunk_map_one(c, L0 + 5, 2, &io) == -EINVAL);
+	CHECK(btrfs_chunk_map_one(c, L0 - 1, 1, &io) == -EINVAL);
+	CHECK(btrfs_chunk_map_one(c, L0 + c->length, 1, &io) == -EINVAL);
+	free(c);
+
+	c = mk(BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP, 2, 1);
+	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), 2);
+	expect(c, 7 * K64 + 16384, 1, 0, 7 * K64 + 16384);
+	expect(c, 7 * K64 + 16384, 2, 1, 7 * K64 + 16384);
+	free(c);
+
+	c = mk(BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID1C3, 3, 1);
+	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), 3);
+	expect(c, 12345 * 4096ULL % c->length, 3, 2, 12345 * 4096ULL % c->length);
+	free(c);
+
+	c = mk(BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID1C4, 4, 1);
+	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), 4);
+	expect(c, K64, 4, 3, K64);
+	expect(c, K64, 1, 0, K64);
+	free(c);
+}
+
+static void test_raid0(void)
+{
+	struct btrfs_chunk_map *c = mk(BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID0, 3, 1);
+	struct btrfs_io_stripe io;
+
+	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), 1);
+	expect(c, 0, 1, 0, 0);
+	expect(c, K64, 1, 1, 0);
+	expect(c, 2 * K64 + 5, 1, 2, 5);
+	expect(c, 3 * K64, 1, 0, K64);
+	expect(c, 10 * K64 + 100, 1, 1, 3 * K64 + 100);   /* unit 10: stripe 1, row 3 */
+	CHECK(btrfs_chunk_map_one(c, L0 + K64 + 4096, 1, &io) == 0);
+	CHECK_EQ_U64(io.len, K64 - 4096);                   /* to the end of the unit */
+	free(c);
+}
+
+static void test_raid10(void)
+{
+	struct btrfs_chunk_map *c = mk(BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID10, 4, 2);
+
+	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), 2);
+	CHECK_EQ_U64(btrfs_chunk_data_stripes(c), 2);
+	expect(c, 0, 1, 0, 0);
+	expect(c, 0, 2, 1, 0);
+	expect(c, K64 + 7, 1, 2, 7);
+	expect(c, K64 + 7, 2, 3, 7);
+	expect(c, 2 * K64, 1, 0, K64);
+	expect(c, 5 * K64 + 4096, 2, 3, 2 * K64 + 4096);  /* unit 5: group 1, row 2 */
+	free(c);
+
+	c = mk(BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID10, 6, 2);
+	expect(c, 2 * K64, 1, 4, 0);
+	expect(c, 4 * K64, 2, 3, K64);   /* unit 4: group 1, row 1 */
+	free(c);
+}
+
+static void test_raid5(void)
+{
+	struct btrfs_chunk_map *c = mk(BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID5, 3, 1);
+	struct btrfs_io_stripe row[4];
+
+	CHECK_EQ_U64(btrfs_chunk_data_stripes(c), 2);
+	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), 2);
+	/* row 0: D0 on 0, D1 on 1, P on 2 */
+	expect(c, 0, 1, 0, 0);
+	expect(c, K64 + 9, 1, 1, 9);
+	/* row 1: D0 on 1, D1 on 2, P on 0 */
+	expect(c, 2 * K64, 1, 1, K64);
+	expect(c, 3 * K64 + 4096, 1, 2, K64 + 4096);
+	/* row 2: D0 on 2, D1 on 0, P on 1 */
+	expect(c, 4 * K64, 1, 2, 2 * K64);
+	expect(c, 5 * K64, 1, 0, 2 * K64);
+	/* row 3 wraps to row 0's layout */
+	expect(c, 6 * K64, 1, 0, 3 * K64);
+	/* every mirror maps the data stripe (mirror 2 = rebuild from P by the reader) */
+	expect(c, 5 * K64, 2, 0, 2 * K64);
+
+	CHECK_EQ_U64(btrfs_chunk_map_parity(c, L0 + 2 * K64 + 4096, row, 4), 3);
+	CHECK_EQ_U64(row[0].stripe_index, 1);   /* D0 */
+	CHECK_EQ_U64(row[1].stripe_index, 2);   /* D1 */
+	CHECK_EQ_U64(row[2].stripe_index, 0);   /* P */
+	CHECK_EQ_U64(row[2].physical, (1ULL << 28) + K64 + 4096);
+	CHECK(btrfs_chunk_map_parity(c, L0, row, 2) == -EINVAL);
+	free(c);
+}
+
+static void test_raid6(void)
+{
+	struct btrfs_chunk_map *c = mk(BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID6, 4, 1);
+	struct btrfs_io_stripe row[4];
+
+	CHECK_EQ_U64(btrfs_chunk_data_stripes(c), 2);
+	expect(c, 0, 1, 0, 0);
+	expect(c, K64, 1, 1, 0);
+	/* row 1: D0 on 1, D1 on 2, P on 3, Q on 0 */
+	expect(c, 2 * K64 + 16384, 1, 1, K64 + 16384);
+	expect(c, 3 * K64, 1, 2, K64);
+	CHECK_EQ_U64(btrfs_chunk_map_parity(c, L0 + 3 * K64, row, 4), 4);
+	CHECK_EQ_U64(row[2].stripe_index, 3);
+	CHECK_EQ_U64(row[3].stripe_index, 0);
+	/* row 3: D0 on 3, D1 on 0, P on 1, Q on 2 */
+	expect(c, 6 * K64, 1, 3, 3 * K64);
+	expect(c, 7 * K64 + 1, 1, 0, 3 * K64 + 1);
+	CHECK_EQ_U64(btrfs_chunk_map_parity(c, L0 + 7 * K64, row, 4), 4);
+	CHECK_EQ_U64(row[2].stripe_index, 1);
+	CHECK_EQ_U64(row[3].stripe_index, 2);
+	free(c);
+}
+
+/* A chunk item in memory: 48 bytes + n stripes. */
+static struct btrfs_chunk *item(u8 *buf, u64 len, u64 type, int n, int sub)
+{
+	struct btrfs_chunk *ch = (void *)buf;
+	int i;
+
+	memset(buf, 0, btrfs_chunk_item_size(n));
+	btrfs_set_chunk_length(ch, len);
+	btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
+	btrfs_set_chunk_stripe_len(ch, K64);
+	btrfs_set_chunk_type(ch, type);
+	btrfs_set_chunk_sector_size(ch, 4096);
+	btrfs_set_chunk_num_stripes(ch, n);
+	btrfs_set_chunk_sub_stripes(ch, sub);
+	for (i = 0; i < n; i++) {
+		btrfs_set_stripe_devid(btrfs_chunk_stripe(ch, i), i + 1);
+		btrfs_set_stripe_offset(btrfs_chunk_stripe(ch, i), SZ_1M * (i + 1));
+	}
+	return ch;
+}
+
+static void test_chunk_items(void)
+{
+	struct btrfs_chunk_tree_map map = { 0 };
+	u8 buf[48 + 32 * 4];
+	struct btrfs_chunk *ch;
+	const struct btrfs_chunk_map *c;
+	char msg[200];
+
+	ch = item(buf, SZ_8M, BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID10, 4, 2);
+	CHECK(btrfs_add_chunk(&map, SZ_16M, ch, btrfs_chunk_item_size(4), 4096) == 0);
+	ch = item(buf, SZ_8M, BTRFS_BLOCK_GROUP_SYSTEM, 1, 1);
+	CHECK(btrfs_add_chunk(&map, SZ_1M, ch, btrfs_chunk_item_size(1), 4096) == 0);
+	CHECK(btrfs_add_chunk(&map, SZ_1M, ch, btrfs_chunk_item_size(1), 4096) == 0); /* same again */
+	CHECK(btrfs_add_chunk(&map, SZ_4K * 1000, ch, btrfs_chunk_item_size(1), 4096) == -EEXIST);
+	CHECK_EQ_U64(map.nr, 2);
+	c = btrfs_chunk_lookup(&map, SZ_16M + SZ_4K);
+	CHECK(c && c->logical == SZ_16M && c->num_stripes == 4 && c->stripes[3].physical == 4 * SZ_1M);
+	CHECK(btrfs_chunk_lookup(&map, SZ_16M + SZ_8M) == NULL);
+	CHECK(btrfs_chunk_lookup(&map, 0) == NULL);
+
+	ch = item(buf, SZ_8M, BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID10, 2, 0);
+	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(2), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
+	CHECK(strstr(msg, "num_stripes:sub_stripes 2:0") != NULL);
+	ch = item(buf, SZ_8M, BTRFS_BLOCK_GROUP_DATA, 1, 1);
+	btrfs_set_chunk_stripe_len(ch, 0);
+	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(1), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
+	CHECK(strstr(msg, "stripe length") != NULL);
+	ch = item(buf, SZ_8M, BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA, 1, 1);
+	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(1), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
+	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(1), 4096,
+				BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS, msg, sizeof(msg)) == 0);
+	ch = item(buf, SZ_8M, BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID1 | BTRFS_BLOCK_GROUP_DUP, 2, 1);
+	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(2), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
+	CHECK(strstr(msg, "profile") != NULL);
+	ch = item(buf, SZ_8M, BTRFS_BLOCK_GROUP_DATA, 1, 1);
+	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(2), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
+	CHECK(btrfs_check_chunk(SZ_64M + 1, ch, btrfs_chunk_item_size(1), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
+	btrfs_set_chunk_num_stripes(ch, 0);
+	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(0), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
+	btrfs_chunk_tree_map_free(&map);
+}
+
+int main(void)
+{
+	RUN(test_single_dup_raid1);
+	RUN(test_raid0);
+	RUN(test_raid10);
+	RUN(test_raid5);
+	RUN(test_raid6);
+	RUN(test_chunk_items);
+	return unit_done();
+}
