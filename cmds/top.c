@@ -24,7 +24,9 @@ static const struct cmd_struct cmd_struct_help;
 /* Top level: keep alphabetically sorted (tests/unit/cmd-table-test.c checks). */
 static const struct cmd_group btrfs_cmd_group = {
 	btrfs_cmd_group_usage, btrfs_cmd_group_info, {
+		&cmd_struct_balance,
 		&cmd_struct_help,
+		&cmd_struct_inspect,
 		&cmd_struct_mkfs,
 		&cmd_struct_version,
 		NULL
