@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/* btrfs balance resume: continue a paused (or interrupted) balance. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmds/balance.h"
+#include "common/balance-online.h"
+#include "kernel-shared/messages.h"
+
+static const char *const cmd_balance_resume_usage[] = {
+	"btrfs balance resume <path>",
+	"Resume interrupted balance",
+	"",
+	"Continues a paused balance with its filters and waits for it, as start",
+	"does.  Exit status 2 when there is no paused balance or it is already running.",
+	NULL
+};
+
+static int cmd_balance_resume(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct btrfs_ioctl_balance_args args;
+	struct cli_getopt_state st = { 0 };
+	const char *path;
+	int c, fd, ret;
+
+	while ((c = cli_getopt(cmd, argc, argv, &st)) != -1) {
+		if (c == CLI_OPT_HELP)
+			return usage_print(cmd, stdout, true);
+		return 1;
+	}
+	if (check_argc_exact(cmd, argc - st.optind, 1))
+		return 1;
+	path = argv[st.optind];
+	fd = btrfs_balance_open_mount(path);
+	if (fd < 0)
+		return 1;
+	memset(&args, 0, sizeof(args));
+	args.flags = BTRFS_BALANCE_RESUME;
+	ret = balance_run(fd, path, &args);
+	close(fd);
+	return ret;
+}
+DEFINE_COMMAND(balance_resume, "resume", NULL, 0);

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The balance group, the legacy "btrfs balance <path>" form (a full
+ * balance without the warning, as btrfs-progs keeps it) and the shared
+ * ioctl runner.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "cmds/balance.h"
+#include "common/balance-online.h"
+#include "kernel-shared/messages.h"
+
+static const char *const balance_cmd_group_usage[] = {
+	"btrfs balance <command> [options] <path>",
+	"btrfs balance <path>",
+	NULL
+};
+
+static const char balance_cmd_group_info[] =
+	"balance data across devices, or change block groups using filters";
+
+static const struct cmd_group balance_cmd_group = {
+	balance_cmd_group_usage, balance_cmd_group_info, {
+		&cmd_struct_balance_cancel,
+		&cmd_struct_balance_pause,
+		&cmd_struct_balance_resume,
+		&cmd_struct_balance_start,
+		&cmd_struct_balance_status,
+		NULL
+	},
+};
+
+/* Explain a failed BTRFS_IOC_BALANCE_V2 beyond the errno text. */
+static void explain_balance_errno(int err)
+{
+	switch (err) {
+	case ENOSPC:
+		fprintf(stderr,
+			"There is not enough unallocated space to relocate the chunks: free some space,\n"
+			"or first compact nearly empty chunks (e.g. 'btrfs balance start -dusage=10').\n");
+		break;
+	case EINPROGRESS:
+		fprintf(stderr, "A balance is already running or paused: see 'btrfs balance status'.\n");
+		break;
+	case EPERM:
+	case EACCES:
+		fprintf(stderr, "Balance needs root (CAP_SYS_ADMIN).\n");
+		break;
+	case EROFS:
+		fprintf(stderr, "The filesystem is mounted read-only.\n");
+		break;
+	default:
+		break;
+	}
+}
+
+/* Messages for the positive btrfs error codes of the device ioctls (uapi btrfs_err_code). */
+static const char *btrfs_err_str(int code)
+{
+	static const char *const msgs[] = {
+		[1] = "unable to go below two devices on raid1",
+		[2] = "unable to go below two devices on raid10",
+		[3] = "unable to go below two devices on raid5",
+		[4] = "unable to go below three devices on raid6",
+		[5] = "unable to remove the dev_replace target dev",
+		[6] = "no missing devices found to remove",
+		[7] = "unable to remove the only writeable device",
+		[8] = "add/delete/balance/replace/resize operation in progress",
+		[9] = "unable to go below three devices on raid1c3",
+		[10] = "unable to go below four devices on raid1c4",
+	};
+
+	if (code > 0 && code < (int)ARRAY_SIZE(msgs) && msgs[code])
+		return msgs[code];
+	return "unknown error";
+}
+
+int balance_run(int fd, const char *path, struct btrfs_ioctl_balance_args *args)
+{
+	int ret = ioctl(fd, BTRFS_IOC_BALANCE_V2, args);
+
+	if (ret < 0) {
+		int err = errno;
+
+		if (err == ECANCELED) {
+			if (args->state & BTRFS_BALANCE_STATE_PAUSE_REQ)
+				fprintf(stderr, "balance paused by user\n");
+			if (args->state & BTRFS_BALANCE_STATE_CANCEL_REQ)
+				fprintf(stderr, "balance canceled by user\n");
+			return 0;
+		}
+		if ((args->flags & BTRFS_BALANCE_RESUME) && (err == ENOTCONN || err == EINPROGRESS)) {
+			error("balance resume on '%s' failed: %s", path,
+			      err == ENOTCONN ? "Not in progress" : "Already running");
+			return 2;
+		}
+		error("error during balancing '%s': %s", path, strerror(err));
+		if (err != EINPROGRESS)
+			fprintf(stderr, "There may be more info in syslog - try dmesg | tail\n");
+		explain_balance_errno(err);
+		return 1;
+	}
+	if (ret > 0) {
+		error("balance: %s", btrfs_err_str(ret));
+		return 1;
+	}
+	printf("Done, had to relocate %llu out of %llu chunks\n", args->stat.completed,
+	       args->stat.considered);
+	return 0;
+}
+
+bool balance_exclusive_busy(int fd, char *what, size_t len)
+{
+	return btrfs_exclusive_operation(fd, what, len) && strcmp(what, "none");
+}
+
+/* "btrfs balance <path>": not a subcommand, but something that exists. */
+static bool is_legacy_form(const struct cmd_group *grp, int argc, char **argv)
+{
+	struct stat st;
+
+	if (argc != 2 || argv[1][0] == '-')
+		return false;
+	for (int i = 0; grp->commands[i]; i++)
+		if (!strcmp(grp->commands[i]->token, argv[1]))
+			return false;
+	return stat(argv[1], &st) == 0;
+}
+
+static int cmd_balance(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)
+{
+	if (is_legacy_form(cmd->next, argc, argv)) {
+		struct btrfs_ioctl_balance_args args;
+		int fd, ret;
+
+		memset(&args, 0, sizeof(args));
+		args.flags = BTRFS_BALANCE_TYPE_MASK;
+		fd = btrfs_balance_open_mount(argv[1]);
+		if (fd < 0)
+			return 1;
+		ret = balance_run(fd, argv[1], &args);
+		close(fd);
+		return ret;
+	}
+	return handle_command_group(cmd, ctx, argc, argv);
+}
+
+const struct cmd_struct cmd_struct_balance = {
+	.token = "balance", .fn = cmd_balance, .usagestr = balance_cmd_group_usage,
+	.next = &balance_cmd_group,
+};

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the balance commands share (cmds/balance*.c). */
+#ifndef BTRFS_KIT_CMDS_BALANCE_H
+#define BTRFS_KIT_CMDS_BALANCE_H
+
+#include "cmds/commands.h"
+#include "kernel-shared/ioctl.h"
+
+extern const struct cmd_struct cmd_struct_balance_start;
+extern const struct cmd_struct cmd_struct_balance_status;
+extern const struct cmd_struct cmd_struct_balance_pause;
+extern const struct cmd_struct cmd_struct_balance_resume;
+extern const struct cmd_struct cmd_struct_balance_cancel;
+
+/*
+ * Run BTRFS_IOC_BALANCE_V2 with args on the open mount fd and report the
+ * outcome as btrfs-progs does ("Done, had to relocate N out of M chunks",
+ * "balance paused by user", or the error explained).  Returns the exit
+ * code: 0 done, paused or cancelled; 1 on error; 2 when a resume finds
+ * no paused balance or one already running.
+ */
+int balance_run(int fd, const char *path, struct btrfs_ioctl_balance_args *args);
+
+/* Is some exclusive operation (other than none) running?  Prints what. */
+bool balance_exclusive_busy(int fd, char *what, size_t len);
+
+#endif
