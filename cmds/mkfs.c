@@ -454,10 +454,6 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		ret = usage_error(cmd, "no device specified");
 		goto out;
 	}
-	if (rootdir) {
-		error("--rootdir is not implemented yet");
-		goto out;
-	}
 
 	/* Geometry. */
 	if (sectorsize < SZ_4K || sectorsize > SZ_64K || (sectorsize & (sectorsize - 1))) {
@@ -559,6 +555,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 	cfg.quota = o.quota;
 	cfg.squota = o.squota;
 	cfg.label = label;
+	cfg.rootdir = rootdir;
 	for (int i = 0; i < npaths; i++) {
 		u64 size = t[i].size;
 		u64 min = btrfs_mkfs_min_dev_size(&cfg);

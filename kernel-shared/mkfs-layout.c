@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "kernel-shared/mkfs-layout.h"
+#include "kernel-shared/mkfs-internal.h"
 #include "kernel-shared/chunk-alloc.h"
 #include "kernel-shared/tree-builder.h"
 #include "kernel-shared/tree-write.h"
@@ -23,37 +24,16 @@
 #include "kernel-shared/messages.h"
 #include "crypto/hash.h"
 
-enum {
-	T_ROOT, T_EXTENT, T_CHUNK, T_DEV, T_FS, T_CSUM, T_UUID, T_QUOTA, T_FST, T_BGT, T_RELOC, T_NR
-};
-
-static const u64 tree_ids[T_NR] = {
+const u64 mkfs_tree_ids[T_NR] = {
 	BTRFS_ROOT_TREE_OBJECTID, BTRFS_EXTENT_TREE_OBJECTID, BTRFS_CHUNK_TREE_OBJECTID,
 	BTRFS_DEV_TREE_OBJECTID, BTRFS_FS_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID,
 	BTRFS_UUID_TREE_OBJECTID, BTRFS_QUOTA_TREE_OBJECTID, BTRFS_FREE_SPACE_TREE_OBJECTID,
 	BTRFS_BLOCK_GROUP_TREE_OBJECTID, BTRFS_DATA_RELOC_TREE_OBJECTID,
 };
+#define tree_ids mkfs_tree_ids
 
 /* Allocation order of the metadata trees (the chunk tree goes to SYSTEM). */
 static const int alloc_order[] = { T_FS, T_CSUM, T_RELOC, T_UUID, T_QUOTA, T_DEV, T_ROOT, T_BGT };
-
-struct tree_blocks {
-	u64 *bytenr;
-	u32 nr;
-	u32 alloc;
-};
-
-struct mkfs_ctx {
-	const struct mkfs_config *cfg;
-	struct chunk_alloc ca;
-	struct ca_chunk *chunks[64];      /* live chunks by logical address */
-	int nr_chunks;
-	struct tree_builder tb[T_NR];
-	struct tree_blocks blk[T_NR];
-	bool present[T_NR];
-	bool skinny;
-	u64 gen;
-};
 
 /* ---- name hash ----------------------------------------------------------- */
 
@@ -451,12 +431,15 @@ static struct range *used_ranges(const struct mkfs_ctx *ctx, size_t *nr)
 
 	for (int t = 0; t < T_NR; t++)
 		n += ctx->blk[t].nr;
+	n += ctx->nr_data;
 	r = malloc((n + 1) * sizeof(*r));
 	if (!r)
 		return NULL;
 	for (int t = 0; t < T_NR; t++)
 		for (u32 i = 0; i < ctx->blk[t].nr; i++)
 			r[k++] = (struct range){ ctx->blk[t].bytenr[i], ctx->cfg->nodesize };
+	for (size_t i = 0; i < ctx->nr_data; i++)
+		r[k++] = (struct range){ ctx->data[i].logical, ctx->data[i].disk_len };
 	qsort(r, k, sizeof(*r), cmp_range);
 	*nr = k;
 	return r;
@@ -567,6 +550,27 @@ static int fill_extent_tree(struct mkfs_ctx *ctx, const struct block_info *own)
 			btrfs_set_extent_inline_ref_offset(iref, tree_ids[t]);
 		}
 	}
+	for (size_t i = 0; i < ctx->nr_data; i++) {
+		const struct mkfs_data_extent *d = &ctx->data[i];
+		struct btrfs_extent_item *ei;
+		struct btrfs_extent_inline_ref *iref;
+		struct btrfs_extent_data_ref *dref;
+
+		ei = tb_add_key(tb, d->logical, BTRFS_EXTENT_ITEM_KEY, d->disk_len,
+				sizeof(*ei) + btrfs_extent_inline_ref_size(BTRFS_EXTENT_DATA_REF_KEY));
+		if (!ei)
+			return -ENOMEM;
+		btrfs_set_extent_refs(ei, 1);
+		btrfs_set_extent_generation(ei, ctx->gen);
+		btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_DATA);
+		iref = (struct btrfs_extent_inline_ref *)(ei + 1);
+		btrfs_set_extent_inline_ref_type(iref, BTRFS_EXTENT_DATA_REF_KEY);
+		dref = (struct btrfs_extent_data_ref *)((u8 *)iref + offsetof(struct btrfs_extent_inline_ref, offset));
+		btrfs_set_extent_data_ref_root(dref, BTRFS_FS_TREE_OBJECTID);
+		btrfs_set_extent_data_ref_objectid(dref, d->ino);
+		btrfs_set_extent_data_ref_offset(dref, d->file_offset);
+		btrfs_set_extent_data_ref_count(dref, 1);
+	}
 	if (!ctx->present[T_BGT]) {
 		ret = add_block_group_items(ctx, tb);
 		if (ret < 0)
@@ -636,7 +640,7 @@ static int fill_static_trees(struct mkfs_ctx *ctx)
 	ret = fill_chunk_tree(ctx);
 	if (!ret)
 		ret = fill_dev_tree(ctx);
-	if (!ret)
+	if (!ret && !ctx->cfg->rootdir)
 		ret = fill_subvol_tree(ctx, &ctx->tb[T_FS]);
 	if (!ret)
 		ret = fill_subvol_tree(ctx, &ctx->tb[T_RELOC]);
@@ -883,6 +887,9 @@ static int write_everything(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 		if (ret < 0)
 			goto out;
 	}
+	ret = mkfs_write_data(ctx, &w);
+	if (ret < 0)
+		goto out;
 	ret = btrfs_block_writer_flush(&w);
 	if (ret < 0)
 		goto out;
@@ -916,6 +923,17 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 	ret = plan_chunks(ctx);
 	if (ret < 0)
 		goto out;
+	if (cfg->rootdir) {
+		ret = mkfs_add_rootdir(ctx, cfg->rootdir);
+		if (ret < 0)
+			goto out;
+		if (ctx->ca.nr_chunks > (int)ARRAY_SIZE(ctx->chunks)) {
+			error("--rootdir needs more than %zu chunks", ARRAY_SIZE(ctx->chunks));
+			ret = -E2BIG;
+			goto out;
+		}
+		ctx->nr_chunks = ca_sorted_chunks(&ctx->ca, ctx->chunks);
+	}
 	ret = fill_static_trees(ctx);
 	if (ret < 0)
 		goto out;
@@ -1000,6 +1018,7 @@ out:
 		tb_release(&ctx->tb[t]);
 		free(ctx->blk[t].bytenr);
 	}
+	mkfs_release_rootdir(ctx);
 	ca_release(&ctx->ca);
 	free(ctx);
 	return ret;

@@ -50,6 +50,7 @@ struct mkfs_config {
 	u8 fs_uuid[BTRFS_UUID_SIZE];     /* uuid of the top-level subvolume */
 	u64 now;                         /* seconds: inode and root times */
 	u64 generation;                  /* transid of everything mkfs writes */
+	const char *rootdir;             /* copy this directory tree into the fs tree, or NULL */
 };
 
 /* What was made, for the summary. */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * State shared by mkfs-layout.c and rootdir.c while a filesystem is built.
+ */
+#ifndef BTRFS_KIT_MKFS_INTERNAL_H
+#define BTRFS_KIT_MKFS_INTERNAL_H
+
+#include "kernel-shared/mkfs-layout.h"
+#include "kernel-shared/chunk-alloc.h"
+#include "kernel-shared/tree-builder.h"
+#include "kernel-shared/tree-write.h"
+
+/* A data extent to copy from a file at write time. */
+struct mkfs_data_extent {
+	u64 logical;
+	u64 disk_len;                 /* sector aligned */
+	u64 file_offset;
+	u64 len;                      /* bytes of file data (rest zero) */
+	u32 file;                     /* index into mkfs_ctx.files */
+	u64 ino;                      /* owner inode in the fs tree */
+};
+
+enum {
+	T_ROOT, T_EXTENT, T_CHUNK, T_DEV, T_FS, T_CSUM, T_UUID, T_QUOTA, T_FST, T_BGT, T_RELOC, T_NR
+};
+
+/* Tree id of each T_* (mkfs-layout.c). */
+extern const u64 mkfs_tree_ids[T_NR];
+
+struct tree_blocks {
+	u64 *bytenr;
+	u32 nr;
+	u32 alloc;
+};
+
+struct mkfs_ctx {
+	const struct mkfs_config *cfg;
+	struct chunk_alloc ca;
+	struct ca_chunk *chunks[64];      /* live chunks by logical address */
+	int nr_chunks;
+	struct tree_builder tb[T_NR];
+	struct tree_blocks blk[T_NR];
+	bool present[T_NR];
+	bool skinny;
+	u64 gen;
+	/* --rootdir */
+	char **files;                     /* paths of regular files with data extents */
+	u32 nr_files;
+	u32 alloc_files;
+	struct mkfs_data_extent *data;    /* every data extent, in allocation order */
+	size_t nr_data;
+	size_t alloc_data;
+	u64 next_ino;
+};
+
+
+int mkfs_add_rootdir(struct mkfs_ctx *ctx, const char *dir);
+int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w);
+void mkfs_release_rootdir(struct mkfs_ctx *ctx);
+
+#endif

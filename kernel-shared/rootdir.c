@@ -1,0 +1,826 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkfs --rootdir: copy a directory tree into the top-level subvolume.
+ *
+ * Inodes are numbered from 257 in walk order (entries of a directory sorted
+ * by name), the root directory is 256 and takes the attributes of DIR.
+ * Regular files of at most 2048 bytes (and less than a sector) are inline;
+ * larger ones get regular extents of at most 128 MiB for each data region
+ * (SEEK_DATA/SEEK_HOLE: holes stay holes, with explicit hole extents when
+ * no-holes is off), data checksums in the csum tree and an extent item with
+ * one inline EXTENT_DATA_REF each.  Symlinks are inline extents of their
+ * target; fifos, sockets and device nodes keep their rdev.  Hard links found
+ * inside DIR share one inode (nlink counts the links inside DIR).  Extended
+ * attributes, modes, owners and timestamps are copied.
+ *
+ * File data is read twice: for the checksums now, for writing at the end
+ * (mkfs_write_data).  Memory is the items of the trees, not the data.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include "kernel-shared/mkfs-internal.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/csum.h"
+#include "kernel-shared/messages.h"
+#include "crypto/hash.h"
+
+#define RD_MAX_INLINE 2048
+#define RD_MAX_EXTENT (128 * SZ_1M)
+
+struct rd_inode {
+	u64 ino;
+	struct stat st;
+	u64 size;                  /* directories: sum of 2 * name lengths */
+	u64 nbytes;
+	u32 nlink;
+	dev_t src_dev;
+	ino_t src_ino;
+};
+
+struct rd_entry {
+	char *name;
+	u64 ino;
+	u8 type;
+	u32 hash;
+	u64 index;
+};
+
+struct rd {
+	struct mkfs_ctx *ctx;
+	struct hash_ctx csum;
+	u16 csum_size;
+	struct rd_inode *inodes;
+	size_t nr_inodes;
+	size_t alloc_inodes;
+	/* (dev, ino) of hard-linked files -> index into inodes, open addressing */
+	size_t *links;
+	size_t links_cap;
+	size_t nr_links;
+	u8 *buf;                   /* RD_MAX_EXTENT bytes */
+};
+
+static struct tree_builder *fs_tree(struct rd *rd)
+{
+	return &rd->ctx->tb[T_FS];
+}
+
+static int new_inode(struct rd *rd, const struct stat *st, u64 ino, size_t *index)
+{
+	struct rd_inode *in;
+
+	if (rd->nr_inodes == rd->alloc_inodes) {
+		size_t n = rd->alloc_inodes ? rd->alloc_inodes * 2 : 256;
+		struct rd_inode *ni = realloc(rd->inodes, n * sizeof(*ni));
+
+		if (!ni)
+			return -ENOMEM;
+		rd->inodes = ni;
+		rd->alloc_inodes = n;
+	}
+	in = &rd->inodes[rd->nr_inodes];
+	memset(in, 0, sizeof(*in));
+	in->ino = ino;
+	in->st = *st;
+	in->nlink = 1;
+	in->src_dev = st->st_dev;
+	in->src_ino = st->st_ino;
+	*index = rd->nr_inodes++;
+	return 0;
+}
+
+static size_t link_slot(const struct rd *rd, dev_t dev, ino_t ino)
+{
+	return (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) & (rd->links_cap - 1);
+}
+
+/* The inode index of an already seen hard link, or (size_t)-1. */
+static size_t find_link(struct rd *rd, const struct stat *st)
+{
+	if (!rd->links_cap)
+		return (size_t)-1;
+	for (size_t s = link_slot(rd, st->st_dev, st->st_ino);; s = (s + 1) & (rd->links_cap - 1)) {
+		size_t i = rd->links[s];
+
+		if (i == (size_t)-1)
+			return (size_t)-1;
+		if (rd->inodes[i].src_dev == st->st_dev && rd->inodes[i].src_ino == st->st_ino)
+			return i;
+	}
+}
+
+static int add_link(struct rd *rd, size_t index)
+{
+	if ((rd->nr_links + 1) * 2 > rd->links_cap) {
+		size_t cap = rd->links_cap ? rd->links_cap * 2 : 1024;
+		size_t *old = rd->links, oldcap = rd->links_cap;
+
+		rd->links = malloc(cap * sizeof(*rd->links));
+		if (!rd->links) {
+			rd->links = old;
+			return -ENOMEM;
+		}
+		memset(rd->links, 0xff, cap * sizeof(*rd->links));
+		rd->links_cap = cap;
+		for (size_t s = 0; s < oldcap; s++) {
+			if (old[s] == (size_t)-1)
+				continue;
+			for (size_t t = link_slot(rd, rd->inodes[old[s]].src_dev, rd->inodes[old[s]].src_ino);;
+			     t = (t + 1) & (cap - 1)) {
+				if (rd->links[t] == (size_t)-1) {
+					rd->links[t] = old[s];
+					break;
+				}
+			}
+		}
+		free(old);
+	}
+	for (size_t s = link_slot(rd, rd->inodes[index].src_dev, rd->inodes[index].src_ino);;
+	     s = (s + 1) & (rd->links_cap - 1)) {
+		if (rd->links[s] == (size_t)-1) {
+			rd->links[s] = index;
+			rd->nr_links++;
+			return 0;
+		}
+	}
+}
+
+static u8 file_type(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return BTRFS_FT_REG_FILE;
+	case S_IFDIR: return BTRFS_FT_DIR;
+	case S_IFCHR: return BTRFS_FT_CHRDEV;
+	case S_IFBLK: return BTRFS_FT_BLKDEV;
+	case S_IFIFO: return BTRFS_FT_FIFO;
+	case S_IFSOCK: return BTRFS_FT_SOCK;
+	case S_IFLNK: return BTRFS_FT_SYMLINK;
+	}
+	return BTRFS_FT_UNKNOWN;
+}
+
+static void set_ts(struct btrfs_timespec *ts, const struct timespec *t)
+{
+	btrfs_set_timespec_sec(ts, (u64)t->tv_sec);
+	btrfs_set_timespec_nsec(ts, (u32)t->tv_nsec);
+}
+
+static int emit_inode(struct rd *rd, const struct rd_inode *in)
+{
+	struct btrfs_inode_item *ii = tb_add_key(fs_tree(rd), in->ino, BTRFS_INODE_ITEM_KEY, 0, sizeof(*ii));
+	const struct stat *st = &in->st;
+	u64 gen = rd->ctx->gen;
+
+	if (!ii)
+		return -ENOMEM;
+	btrfs_set_inode_generation(ii, gen);
+	btrfs_set_inode_transid(ii, gen);
+	btrfs_set_inode_size(ii, in->size);
+	btrfs_set_inode_nbytes(ii, in->nbytes);
+	btrfs_set_inode_nlink(ii, in->nlink);
+	btrfs_set_inode_uid(ii, st->st_uid);
+	btrfs_set_inode_gid(ii, st->st_gid);
+	btrfs_set_inode_mode(ii, st->st_mode);
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		btrfs_set_inode_rdev(ii, ((u64)major(st->st_rdev) << 20) | minor(st->st_rdev));
+	set_ts(&ii->atime, &st->st_atim);
+	set_ts(&ii->ctime, &st->st_ctim);
+	set_ts(&ii->mtime, &st->st_mtim);
+	set_ts(&ii->otime, &st->st_ctim);
+	return 0;
+}
+
+static int cmp_entry_hash(const void *a, const void *b)
+{
+	const struct rd_entry *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+/* DIR_ITEMs (merged per name hash), DIR_INDEXes and INODE_REFs of one directory. */
+static int emit_dir_entries(struct rd *rd, u64 dir, struct rd_entry *ents, size_t n)
+{
+	struct tree_builder *tb = fs_tree(rd);
+	u64 gen = rd->ctx->gen;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(ents[i].name);
+		struct btrfs_dir_item *di = tb_add_key(tb, dir, BTRFS_DIR_INDEX_KEY, ents[i].index,
+						       sizeof(*di) + len);
+
+		if (!di)
+			return -ENOMEM;
+		btrfs_set_disk_key_objectid(&di->location, ents[i].ino);
+		btrfs_set_disk_key_type(&di->location, BTRFS_INODE_ITEM_KEY);
+		btrfs_set_dir_transid(di, gen);
+		btrfs_set_dir_name_len(di, len);
+		btrfs_set_dir_type(di, ents[i].type);
+		memcpy(btrfs_dir_name_ptr(di), ents[i].name, len);
+	}
+	qsort(ents, n, sizeof(*ents), cmp_entry_hash);
+	for (size_t i = 0; i < n;) {
+		size_t j = i, total = 0, off = 0;
+		u8 *p;
+
+		while (j < n && ents[j].hash == ents[i].hash)
+			total += sizeof(struct btrfs_dir_item) + strlen(ents[j++].name);
+		p = tb_add_key(tb, dir, BTRFS_DIR_ITEM_KEY, ents[i].hash, total);
+		if (!p)
+			return -ENOMEM;
+		for (; i < j; i++) {
+			struct btrfs_dir_item *di = (struct btrfs_dir_item *)(p + off);
+			size_t len = strlen(ents[i].name);
+
+			btrfs_set_disk_key_objectid(&di->location, ents[i].ino);
+			btrfs_set_disk_key_type(&di->location, BTRFS_INODE_ITEM_KEY);
+			btrfs_set_dir_transid(di, gen);
+			btrfs_set_dir_name_len(di, len);
+			btrfs_set_dir_type(di, ents[i].type);
+			memcpy(btrfs_dir_name_ptr(di), ents[i].name, len);
+			off += sizeof(*di) + len;
+		}
+	}
+	return 0;
+}
+
+struct rd_ref {
+	u64 ino;
+	u64 parent;
+	u64 index;
+	char *name;
+};
+
+struct rd_refs {
+	struct rd_ref *r;
+	size_t nr;
+	size_t alloc;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct rd_ref *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* INODE_REFs, one item per (inode, parent) with every name in that parent. */
+static int emit_refs(struct rd *rd, struct rd_refs *refs)
+{
+	qsort(refs->r, refs->nr, sizeof(*refs->r), cmp_ref);
+	for (size_t i = 0; i < refs->nr;) {
+		size_t j = i, total = 0, off = 0;
+		u8 *p;
+
+		while (j < refs->nr && refs->r[j].ino == refs->r[i].ino && refs->r[j].parent == refs->r[i].parent)
+			total += sizeof(struct btrfs_inode_ref) + strlen(refs->r[j++].name);
+		if (total > rd->ctx->cfg->nodesize / 2) {
+			error("too many hard links of one file in one directory (inode %llu)",
+			      (unsigned long long)refs->r[i].ino);
+			return -EMLINK;
+		}
+		p = tb_add_key(fs_tree(rd), refs->r[i].ino, BTRFS_INODE_REF_KEY, refs->r[i].parent, total);
+		if (!p)
+			return -ENOMEM;
+		for (; i < j; i++) {
+			struct btrfs_inode_ref *ref = (struct btrfs_inode_ref *)(p + off);
+			size_t len = strlen(refs->r[i].name);
+
+			btrfs_set_inode_ref_index(ref, refs->r[i].index);
+			btrfs_set_inode_ref_name_len(ref, len);
+			memcpy(btrfs_inode_ref_name_ptr(ref), refs->r[i].name, len);
+			off += sizeof(*ref) + len;
+		}
+	}
+	return 0;
+}
+
+static int add_ref(struct rd_refs *refs, u64 ino, u64 parent, u64 index, const char *name)
+{
+	if (refs->nr == refs->alloc) {
+		size_t n = refs->alloc ? refs->alloc * 2 : 256;
+		struct rd_ref *nr = realloc(refs->r, n * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		refs->r = nr;
+		refs->alloc = n;
+	}
+	refs->r[refs->nr].name = strdup(name);
+	if (!refs->r[refs->nr].name)
+		return -ENOMEM;
+	refs->r[refs->nr].ino = ino;
+	refs->r[refs->nr].parent = parent;
+	refs->r[refs->nr].index = index;
+	refs->nr++;
+	return 0;
+}
+
+static int copy_xattrs(struct rd *rd, const char *path, u64 ino)
+{
+	char names[65536], value[65536];
+	ssize_t len = llistxattr(path, names, sizeof(names));
+	u32 max = rd->ctx->cfg->nodesize - sizeof(struct btrfs_header) - sizeof(struct btrfs_item) -
+		  sizeof(struct btrfs_dir_item);
+
+	if (len <= 0)
+		return 0;
+	for (char *n = names; n < names + len; n += strlen(n) + 1) {
+		ssize_t vlen = lgetxattr(path, n, value, sizeof(value));
+		size_t nlen = strlen(n);
+		struct btrfs_dir_item *di;
+		struct btrfs_key key = { ino, BTRFS_XATTR_ITEM_KEY, btrfs_mkfs_name_hash(n, nlen) };
+
+		if (vlen < 0)
+			continue;
+		if (nlen + vlen > max) {
+			error("xattr %s of %s is too large (%zd bytes)", n, path, vlen);
+			return -E2BIG;
+		}
+		/* A name hash collision would need a merged item; rare enough to refuse. */
+		for (size_t i = fs_tree(rd)->nr; i-- > 0 && fs_tree(rd)->items[i].key.objectid == ino;) {
+			if (!btrfs_comp_cpu_keys(&fs_tree(rd)->items[i].key, &key)) {
+				error("xattr name hash collision on %s", path);
+				return -EEXIST;
+			}
+		}
+		di = tb_add(fs_tree(rd), &key, sizeof(*di) + nlen + vlen);
+		if (!di)
+			return -ENOMEM;
+		btrfs_set_dir_transid(di, rd->ctx->gen);
+		btrfs_set_dir_data_len(di, vlen);
+		btrfs_set_dir_name_len(di, nlen);
+		btrfs_set_dir_type(di, BTRFS_FT_XATTR);
+		memcpy(btrfs_dir_name_ptr(di), n, nlen);
+		memcpy(btrfs_dir_name_ptr(di) + nlen, value, vlen);
+	}
+	return 0;
+}
+
+static int alloc_data(struct rd *rd, u64 len, u64 *logical)
+{
+	struct mkfs_ctx *ctx = rd->ctx;
+	u64 type = ctx->cfg->mixed ? BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA :
+				     BTRFS_BLOCK_GROUP_DATA;
+	struct ca_chunk *c;
+
+	if (ca_alloc_bytes(&ctx->ca, BTRFS_BLOCK_GROUP_DATA, len, ctx->cfg->sectorsize, logical) == 0)
+		return 0;
+	c = ca_alloc_chunk(&ctx->ca, type | ctx->cfg->data_profile);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	return ca_alloc_bytes(&ctx->ca, BTRFS_BLOCK_GROUP_DATA, len, ctx->cfg->sectorsize, logical);
+}
+
+static int add_file_extent(struct rd *rd, u64 ino, u64 file_off, u64 disk_bytenr, u64 len)
+{
+	struct btrfs_file_extent_item *fi = tb_add_key(fs_tree(rd), ino, BTRFS_EXTENT_DATA_KEY, file_off,
+						       sizeof(*fi));
+
+	if (!fi)
+		return -ENOMEM;
+	btrfs_set_file_extent_generation(fi, rd->ctx->gen);
+	btrfs_set_file_extent_ram_bytes(fi, len);
+	btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_REG);
+	btrfs_set_file_extent_disk_bytenr(fi, disk_bytenr);
+	btrfs_set_file_extent_disk_num_bytes(fi, disk_bytenr ? len : 0);
+	btrfs_set_file_extent_num_bytes(fi, len);
+	return 0;
+}
+
+/*
+ * Checksums of len bytes at logical.  A run that continues the last csum
+ * item grows it (as the kernel merges them), up to the largest item
+ * btrfs-progs accepts: (leaf data - 2 item headers) / csum size - 1 entries.
+ */
+static int add_csums(struct rd *rd, u64 logical, const u8 *data, u64 len)
+{
+	struct tree_builder *tb = &rd->ctx->tb[T_CSUM];
+	const u32 ss = rd->ctx->cfg->sectorsize;
+	const u32 max = (rd->ctx->cfg->nodesize - sizeof(struct btrfs_header) -
+			 2 * sizeof(struct btrfs_item)) / rd->csum_size - 1;
+	u64 sectors = len / ss, done = 0;
+
+	while (done < sectors) {
+		struct tb_item *last = tb->nr ? &tb->items[tb->nr - 1] : NULL;
+		u32 have = last ? last->size / rd->csum_size : 0;
+		u64 n;
+		u8 *p;
+
+		if (last && last->key.offset + (u64)have * ss == logical + done * ss && have < max) {
+			n = min_t(u64, sectors - done, max - have);
+			p = tb_extend_last(tb, n * rd->csum_size);
+		} else {
+			n = min_t(u64, sectors - done, max);
+			p = tb_add_key(tb, BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY,
+				       logical + done * ss, n * rd->csum_size);
+		}
+		if (!p)
+			return -ENOMEM;
+		for (u64 i = 0; i < n; i++) {
+			u8 out[HASH_MAX_DIGEST];
+			int ret = hash_digest(&rd->csum, data + (done + i) * ss, ss, out);
+
+			if (ret < 0)
+				return ret;
+			memcpy(p + i * rd->csum_size, out, rd->csum_size);
+		}
+		done += n;
+	}
+	return 0;
+}
+
+static int add_data_extent(struct rd *rd, u32 file, u64 ino, u64 file_off, u64 len, u64 logical,
+			   u64 disk_len)
+{
+	struct mkfs_ctx *ctx = rd->ctx;
+	struct mkfs_data_extent *d;
+
+	if (ctx->nr_data == ctx->alloc_data) {
+		size_t n = ctx->alloc_data ? ctx->alloc_data * 2 : 256;
+		struct mkfs_data_extent *nd = realloc(ctx->data, n * sizeof(*nd));
+
+		if (!nd)
+			return -ENOMEM;
+		ctx->data = nd;
+		ctx->alloc_data = n;
+	}
+	d = &ctx->data[ctx->nr_data++];
+	d->logical = logical;
+	d->disk_len = disk_len;
+	d->file_offset = file_off;
+	d->len = len;
+	d->file = file;
+	d->ino = ino;
+	return 0;
+}
+
+static int add_file_name(struct mkfs_ctx *ctx, const char *path, u32 *index)
+{
+	if (ctx->nr_files == ctx->alloc_files) {
+		u32 n = ctx->alloc_files ? ctx->alloc_files * 2 : 256;
+		char **nf = realloc(ctx->files, n * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		ctx->files = nf;
+		ctx->alloc_files = n;
+	}
+	ctx->files[ctx->nr_files] = strdup(path);
+	if (!ctx->files[ctx->nr_files])
+		return -ENOMEM;
+	*index = ctx->nr_files++;
+	return 0;
+}
+
+static int read_full(int fd, u8 *buf, u64 len, u64 off)
+{
+	while (len) {
+		ssize_t n = pread(fd, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
+{
+	const u32 ss = rd->ctx->cfg->sectorsize;
+	const bool no_holes = rd->ctx->cfg->incompat & BTRFS_FEATURE_INCOMPAT_NO_HOLES;
+	u64 size = in->st.st_size, pos = 0, end_aligned = round_up(size, (u64)ss);
+	u32 findex = 0;
+	bool named = false;
+	int fd, ret = 0;
+
+	in->size = size;
+	if (!size)
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW);
+	if (fd < 0) {
+		error_errno(-errno, "cannot open %s", path);
+		return -errno;
+	}
+	if (size <= RD_MAX_INLINE && size < ss) {
+		struct btrfs_file_extent_item *fi;
+
+		ret = read_full(fd, rd->buf, size, 0);
+		if (ret < 0) {
+			error_errno(ret, "cannot read %s", path);
+			goto out;
+		}
+		fi = tb_add_key(fs_tree(rd), in->ino, BTRFS_EXTENT_DATA_KEY, 0,
+				BTRFS_FILE_EXTENT_INLINE_DATA_START + size);
+		if (!fi) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		btrfs_set_file_extent_generation(fi, rd->ctx->gen);
+		btrfs_set_file_extent_ram_bytes(fi, size);
+		btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_INLINE);
+		memcpy(btrfs_file_extent_inline_start(fi), rd->buf, size);
+		in->nbytes = size;
+		goto out;
+	}
+	while (pos < end_aligned) {
+		off_t data = lseek(fd, pos, SEEK_DATA), hole;
+		u64 start, stop;
+
+		if (data < 0) {
+			if (errno != ENXIO) {
+				/* No SEEK_DATA here: the whole rest is data. */
+				data = pos;
+			} else {
+				break;
+			}
+		}
+		hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0)
+			hole = size;
+		start = round_down((u64)data, (u64)ss);
+		stop = min_t(u64, round_up((u64)hole, (u64)ss), end_aligned);
+		if (start < pos)
+			start = pos;
+		if (start > pos && !no_holes) {
+			ret = add_file_extent(rd, in->ino, pos, 0, start - pos);
+			if (ret < 0)
+				goto out;
+		}
+		while (start < stop) {
+			u64 len = min_t(u64, stop - start, RD_MAX_EXTENT), logical;
+			u64 valid = min_t(u64, len, size - start);
+
+			if (!named) {
+				ret = add_file_name(rd->ctx, path, &findex);
+				if (ret < 0)
+					goto out;
+				named = true;
+			}
+			ret = alloc_data(rd, len, &logical);
+			if (ret < 0) {
+				error("not enough space in the filesystem for %s (%llu bytes)", path,
+				      (unsigned long long)size);
+				goto out;
+			}
+			memset(rd->buf + valid, 0, len - valid);
+			ret = read_full(fd, rd->buf, valid, start);
+			if (ret < 0) {
+				error_errno(ret, "cannot read %s", path);
+				goto out;
+			}
+			ret = add_file_extent(rd, in->ino, start, logical, len);
+			if (!ret)
+				ret = add_csums(rd, logical, rd->buf, len);
+			if (!ret)
+				ret = add_data_extent(rd, findex, in->ino, start, valid, logical, len);
+			if (ret < 0)
+				goto out;
+			in->nbytes += len;
+			start += len;
+		}
+		pos = stop;
+	}
+	if (pos < end_aligned && !no_holes)
+		ret = add_file_extent(rd, in->ino, pos, 0, end_aligned - pos);
+out:
+	close(fd);
+	return ret;
+}
+
+static int copy_symlink(struct rd *rd, const char *path, struct rd_inode *in)
+{
+	char target[PATH_MAX];
+	ssize_t len = readlink(path, target, sizeof(target));
+	struct btrfs_file_extent_item *fi;
+
+	if (len < 0) {
+		error_errno(-errno, "cannot read link %s", path);
+		return -errno;
+	}
+	fi = tb_add_key(fs_tree(rd), in->ino, BTRFS_EXTENT_DATA_KEY, 0,
+			BTRFS_FILE_EXTENT_INLINE_DATA_START + len);
+	if (!fi)
+		return -ENOMEM;
+	btrfs_set_file_extent_generation(fi, rd->ctx->gen);
+	btrfs_set_file_extent_ram_bytes(fi, len);
+	btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_INLINE);
+	memcpy(btrfs_file_extent_inline_start(fi), target, len);
+	in->size = len;
+	in->nbytes = len;
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk_dir(struct rd *rd, const char *path, size_t dir_index, struct rd_refs *refs)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char **names = NULL;
+	size_t nr = 0, alloc = 0;
+	struct rd_entry *ents = NULL;
+	u64 dir_ino = rd->inodes[dir_index].ino, next_index = 2;
+	int ret = 0;
+
+	if (!d) {
+		error_errno(-errno, "cannot open directory %s", path);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (nr == alloc) {
+			size_t n = alloc ? alloc * 2 : 64;
+			char **nn = realloc(names, n * sizeof(*nn));
+
+			if (!nn) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			names = nn;
+			alloc = n;
+		}
+		names[nr] = strdup(de->d_name);
+		if (!names[nr]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		nr++;
+	}
+	qsort(names, nr, sizeof(*names), cmp_name);
+	ents = calloc(nr + 1, sizeof(*ents));
+	if (!ents) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		char child[PATH_MAX];
+		struct stat st;
+		size_t idx, len = strlen(names[i]);
+
+		if (snprintf(child, sizeof(child), "%s/%s", path, names[i]) >= (int)sizeof(child)) {
+			error("path too long: %s/%s", path, names[i]);
+			ret = -ENAMETOOLONG;
+			goto out;
+		}
+		if (lstat(child, &st) < 0) {
+			ret = -errno;
+			error_errno(ret, "cannot stat %s", child);
+			goto out;
+		}
+		idx = (!S_ISDIR(st.st_mode) && st.st_nlink > 1) ? find_link(rd, &st) : (size_t)-1;
+		if (idx != (size_t)-1) {
+			rd->inodes[idx].nlink++;
+		} else {
+			ret = new_inode(rd, &st, rd->ctx->next_ino++, &idx);
+			if (ret < 0)
+				goto out;
+			if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+				ret = add_link(rd, idx);
+				if (ret < 0)
+					goto out;
+			}
+			ret = copy_xattrs(rd, child, rd->inodes[idx].ino);
+			if (ret < 0)
+				goto out;
+			if (S_ISREG(st.st_mode))
+				ret = copy_regular(rd, child, &rd->inodes[idx]);
+			else if (S_ISLNK(st.st_mode))
+				ret = copy_symlink(rd, child, &rd->inodes[idx]);
+			else if (S_ISDIR(st.st_mode))
+				ret = walk_dir(rd, child, idx, refs);
+			if (ret < 0)
+				goto out;
+		}
+		ents[i].name = names[i];
+		ents[i].ino = rd->inodes[idx].ino;
+		ents[i].type = file_type(st.st_mode);
+		ents[i].hash = btrfs_mkfs_name_hash(names[i], len);
+		ents[i].index = next_index++;
+		rd->inodes[dir_index].size += 2 * len;
+		ret = add_ref(refs, ents[i].ino, dir_ino, ents[i].index, names[i]);
+		if (ret < 0)
+			goto out;
+	}
+	ret = emit_dir_entries(rd, dir_ino, ents, nr);
+out:
+	closedir(d);
+	for (size_t i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	free(ents);
+	return ret;
+}
+
+int mkfs_add_rootdir(struct mkfs_ctx *ctx, const char *dir)
+{
+	struct rd rd = { .ctx = ctx };
+	struct rd_refs refs = { 0 };
+	struct stat st;
+	size_t root;
+	int ret;
+
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		error("--rootdir %s is not a directory", dir);
+		return -ENOTDIR;
+	}
+	ret = hash_ctx_init(&rd.csum, (enum hash_alg)ctx->cfg->csum_type, NULL, 0);
+	if (ret < 0)
+		return ret;
+	rd.csum_size = btrfs_csum_type_size(ctx->cfg->csum_type);
+	rd.buf = malloc(RD_MAX_EXTENT);
+	if (!rd.buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ctx->next_ino = BTRFS_FIRST_FREE_OBJECTID + 1;
+	ret = new_inode(&rd, &st, BTRFS_FIRST_FREE_OBJECTID, &root);
+	if (ret < 0)
+		goto out;
+	ret = copy_xattrs(&rd, dir, BTRFS_FIRST_FREE_OBJECTID);
+	if (!ret)
+		ret = walk_dir(&rd, dir, root, &refs);
+	if (!ret)
+		ret = add_ref(&refs, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
+	if (!ret)
+		ret = emit_refs(&rd, &refs);
+	for (size_t i = 0; !ret && i < rd.nr_inodes; i++)
+		ret = emit_inode(&rd, &rd.inodes[i]);
+out:
+	for (size_t i = 0; i < refs.nr; i++)
+		free(refs.r[i].name);
+	free(refs.r);
+	free(rd.inodes);
+	free(rd.links);
+	free(rd.buf);
+	hash_ctx_release(&rd.csum);
+	return ret;
+}
+
+int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
+{
+	u8 *buf;
+	int fd = -1, ret = 0;
+	u32 open_file = (u32)-1;
+
+	if (!ctx->nr_data)
+		return 0;
+	buf = malloc(RD_MAX_EXTENT);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < ctx->nr_data && !ret; i++) {
+		const struct mkfs_data_extent *d = &ctx->data[i];
+
+		if (d->file != open_file) {
+			if (fd >= 0)
+				close(fd);
+			fd = open(ctx->files[d->file], O_RDONLY | O_NOFOLLOW);
+			if (fd < 0) {
+				ret = -errno;
+				error_errno(ret, "cannot open %s", ctx->files[d->file]);
+				break;
+			}
+			open_file = d->file;
+		}
+		memset(buf + d->len, 0, d->disk_len - d->len);
+		ret = read_full(fd, buf, d->len, d->file_offset);
+		if (ret < 0) {
+			error_errno(ret, "cannot read %s", ctx->files[d->file]);
+			break;
+		}
+		ret = btrfs_write_logical(w, d->logical, buf, d->disk_len);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ret;
+}
+
+void mkfs_release_rootdir(struct mkfs_ctx *ctx)
+{
+	for (u32 i = 0; i < ctx->nr_files; i++)
+		free(ctx->files[i]);
+	free(ctx->files);
+	free(ctx->data);
+	ctx->files = NULL;
+	ctx->data = NULL;
+	ctx->nr_files = 0;
+	ctx->nr_data = 0;
+}
