@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared between the print-tree*.c files only: one leaf item being printed
+ * and the small formatting helpers every item family uses.
+ */
+#ifndef BTRFS_KIT_PRINT_TREE_INTERNAL_H
+#define BTRFS_KIT_PRINT_TREE_INTERNAL_H
+
+#include <stdio.h>
+#include "kernel-shared/print-tree.h"
+
+/* One item of a leaf: its key and its bytes, already checked to be inside the block. */
+struct print_item {
+	const struct btrfs_print_opts *opts;
+	const struct extent_buffer *eb;
+	int slot;
+	struct btrfs_key key;
+	const u8 *data;       /* item data */
+	u32 size;             /* item size */
+};
+
+/* A name/bit pair for flag sets. */
+struct flag_name {
+	u64 bit;
+	const char *name;
+};
+
+/* Names of the set bits joined by '|', "none" when flags is 0. */
+void print_flag_names(FILE *out, u64 flags, const struct flag_name *names, size_t nr);
+/* A name as dump-tree prints it: escaped, or HIDDEN with --hide-names. */
+void print_escaped(FILE *out, const u8 *s, size_t len);
+void print_name(const struct print_item *it, const u8 *s, size_t len);
+/* "%llu.%u (YYYY-MM-DD HH:MM:SS)" of a struct btrfs_timespec (local time). */
+void print_timespec(FILE *out, const char *label, const struct btrfs_timespec *ts);
+/* "0x" and the bytes in hex. */
+void print_hex_bytes(FILE *out, const u8 *p, size_t len);
+
+/* Item families: each returns true when it printed the item's type. */
+bool print_fs_item(const struct print_item *it);
+bool print_extent_family_item(const struct print_item *it);
+
+#endif
