@@ -100,8 +100,8 @@ int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr)
 		return -EUCLEAN;
 	}
 	if (bytenr != (u64)-1 && btrfs_super_bytenr(sb) != bytenr)
-		SB_BAD("superblock at %llu: bytenr is %llu, have %llu expect %llu", at,
-		       btrfs_super_bytenr(sb), btrfs_super_bytenr(sb), bytenr);
+		SB_BAD("superblock at %llu: bytenr mismatch, have %llu expect %llu", at,
+		       btrfs_super_bytenr(sb), bytenr);
 	if (!is_power_of_2(sectorsize) || sectorsize < SZ_4K || sectorsize > SZ_64K)
 		SB_BAD("superblock at %llu: invalid sectorsize %u", at, sectorsize);
 	if (!is_power_of_2(nodesize) || nodesize < sectorsize || nodesize < SZ_4K ||

@@ -1,6 +1,7 @@
 #!/bin/bash
-# dump-super (-f, -a, -F -f, every mirror) on every fuzz image: it may fail
-# cleanly but must never crash, hang or trip a sanitizer.
+# dump-super (-f, -a, -F -f, every mirror, JSON) on every fuzz image and
+# every restored fsck image: it may fail cleanly but must never crash, hang
+# or trip a sanitizer.
 . "$TOP/tests/lib/common.sh"
 
 n=0
@@ -24,5 +25,18 @@ for x in "$SHARED"/fuzz-images/*.xz; do
 	fi
 	rm -f "$T/img"; n=$((n + 1))
 done
-[ $n -gt 0 ] || _skip "no fuzz images in $SHARED/fuzz-images"
+for d in "$SHARED"/fsck-images/*/; do
+	[ -f "$d/restored.raw.tar.xz" ] || continue
+	rm -rf "$T/fsck"; mkdir -p "$T/fsck"
+	tar -xSJf "$d/restored.raw.tar.xz" -C "$T/fsck" || _fail "cannot extract $d"
+	run_mayfail timeout 30 "$BTRFS" inspect-internal dump-super -F -f -a "$T/fsck/restored.raw" \
+		> "$T/out" 2> "$T/err"
+	rc=$?
+	if [ $rc -ge 124 ] || grep -q -e 'AddressSanitizer' -e 'runtime error:' "$T/err"; then
+		tail -n 20 "$T/err" >&2
+		_fail "$(basename "$d"): exit $rc"
+	fi
+	rm -rf "$T/fsck"; n=$((n + 1))
+done
+[ $n -gt 0 ] || _skip "no images in $SHARED/fuzz-images or fsck-images"
 echo "$n images, no crash"

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Superblock layer: checksum set/verify for every csum type, write/read
+ * round trip through a file (mirrors, csum computed last), validation
+ * rejecting bad fields, the sys_chunk_array iterator on good and bad
+ * arrays, and the JSON writer's escaping and misuse detection.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include "tests/unit/unit.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/super.h"
+#include "kernel-shared/csum.h"
+#include "kernel-shared/flags-names.h"
+#include "common/json-writer.h"
+
+/* A plausible single-device superblock with one SYSTEM|DUP chunk in sys_chunk_array. */
+static void make_super(struct btrfs_super_block *sb, u16 csum_type)
+{
+	struct btrfs_disk_key *key;
+	struct btrfs_chunk *chunk;
+
+	memset(sb, 0, sizeof(*sb));
+	for (int i = 0; i < BTRFS_FSID_SIZE; i++)
+		sb->fsid[i] = (u8)(0x10 + i);
+	memcpy(sb->dev_item.fsid, sb->fsid, BTRFS_FSID_SIZE);
+	btrfs_set_super_magic(sb, BTRFS_MAGIC);
+	btrfs_set_super_bytenr(sb, BTRFS_SUPER_INFO_OFFSET);
+	btrfs_set_super_generation(sb, 7);
+	btrfs_set_super_root(sb, 30 * SZ_1M);
+	btrfs_set_super_chunk_root(sb, 22 * SZ_1M);
+	btrfs_set_super_total_bytes(sb, SZ_256M);
+	btrfs_set_super_bytes_used(sb, SZ_1M);
+	btrfs_set_super_num_devices(sb, 1);
+	btrfs_set_super_sectorsize(sb, 4096);
+	btrfs_set_super_nodesize(sb, 16384);
+	btrfs_set_super_leafsize(sb, 16384);
+	btrfs_set_super_stripesize(sb, 4096);
+	btrfs_set_super_csum_type(sb, csum_type);
+	btrfs_set_device_id(&sb->dev_item, 1);
+
+	key = (struct btrfs_disk_key *)sb->sys_chunk_array;
+	btrfs_set_disk_key_objectid(key, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	btrfs_set_disk_key_type(key, BTRFS_CHUNK_ITEM_KEY);
+	btrfs_set_disk_key_offset(key, 22 * SZ_1M);
+	chunk = (struct btrfs_chunk *)(sb->sys_chunk_array + sizeof(*key));
+	btrfs_set_chunk_length(chunk, SZ_8M);
+	btrfs_set_chunk_type(chunk, BTRFS_BLOCK_GROUP_SYSTEM | BTRFS_BLOCK_GROUP_DUP);
+	btrfs_set_chunk_num_stripes(chunk, 2);
+	btrfs_set_chunk_sub_stripes(chunk, 1);
+	btrfs_set_stripe_devid(btrfs_chunk_stripe(chunk, 1), 1);
+	btrfs_set_super_sys_array_size(sb, sizeof(*key) + btrfs_chunk_item_size(2));
+}
+
+static void test_csum_types(void)
+{
+	struct btrfs_super_block sb;
+
+	CHECK_STR(btrfs_csum_type_name(BTRFS_CSUM_TYPE_CRC32), "crc32c");
+	CHECK_STR(btrfs_csum_type_name(BTRFS_CSUM_TYPE_BLAKE2), "blake2b");
+	CHECK(btrfs_csum_type_name(4) == NULL);
+	CHECK_EQ_U64(btrfs_csum_type_size(BTRFS_CSUM_TYPE_XXHASH), 8);
+	CHECK_EQ_U64(btrfs_csum_type_size(99), 0);
+	CHECK_EQ_U64(btrfs_csum_type_by_name("xxhash"), BTRFS_CSUM_TYPE_XXHASH);
+	CHECK(btrfs_csum_type_by_name("md5") < 0);
+	for (u16 t = 0; t < 4; t++) {
+		make_super(&sb, t);
+		CHECK(btrfs_super_csum_set(&sb) == 0);
+		CHECK(btrfs_super_csum_verify(&sb) == 0);
+		/* Bytes past the digest stay zero. */
+		for (int i = btrfs_csum_type_size(t); i < BTRFS_CSUM_SIZE; i++)
+			CHECK(sb.csum[i] == 0);
+		CHECK(btrfs_super_validate(&sb, BTRFS_SUPER_INFO_OFFSET) == 0);
+		sb.label[0] = 'x';
+		CHECK(btrfs_super_csum_verify(&sb) == -EUCLEAN);
+	}
+	make_super(&sb, 9);
+	CHECK(btrfs_super_csum_set(&sb) == -EOPNOTSUPP);
+	CHECK(btrfs_super_csum_verify(&sb) == -EOPNOTSUPP);
+	/* Known answer: crc32c of 4064 zero bytes after a zeroed csum field. */
+	memset(&sb, 0, sizeof(sb));
+	CHECK(btrfs_super_csum_set(&sb) == 0);
+	CHECK(btrfs_super_csum_verify(&sb) == 0);
+}
+
+static void test_validate(void)
+{
+	struct btrfs_super_block sb;
+
+	make_super(&sb, 0);
+	btrfs_set_super_nodesize(&sb, 12345);
+	btrfs_super_csum_set(&sb);
+	CHECK(btrfs_super_validate(&sb, BTRFS_SUPER_INFO_OFFSET) == -EUCLEAN);
+	make_super(&sb, 0);
+	btrfs_set_super_root_level(&sb, 8);
+	btrfs_super_csum_set(&sb);
+	CHECK(btrfs_super_validate(&sb, BTRFS_SUPER_INFO_OFFSET) == -EUCLEAN);
+	make_super(&sb, 0);
+	btrfs_super_csum_set(&sb);
+	CHECK(btrfs_super_validate(&sb, btrfs_sb_offset(1)) == -EUCLEAN);  /* bytenr */
+	make_super(&sb, 0);
+	btrfs_set_super_incompat_flags(&sb, BTRFS_FEATURE_INCOMPAT_METADATA_UUID);
+	memset(sb.metadata_uuid, 0xab, BTRFS_FSID_SIZE);
+	btrfs_super_csum_set(&sb);
+	CHECK(btrfs_super_metadata_fsid(&sb) == sb.metadata_uuid);
+	CHECK(btrfs_super_validate(&sb, (u64)-1) == -EUCLEAN);  /* dev_item.fsid */
+	memcpy(sb.dev_item.fsid, sb.metadata_uuid, BTRFS_FSID_SIZE);
+	btrfs_super_csum_set(&sb);
+	CHECK(btrfs_super_validate(&sb, (u64)-1) == 0);
+	make_super(&sb, 0);
+	btrfs_set_super_magic(&sb, 0);
+	CHECK(btrfs_super_validate(&sb, (u64)-1) == -EUCLEAN);
+}
+
+static void test_write_read(void)
+{
+	char path[] = "/tmp/format-super-test.XXXXXX";
+	struct btrfs_super_block sb, got;
+	u64 at;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	unlink(path);
+	CHECK(ftruncate(fd, SZ_256M) == 0);
+	make_super(&sb, BTRFS_CSUM_TYPE_SHA256);
+	CHECK(btrfs_write_super_all(fd, &sb, SZ_256M) == 0);
+	CHECK(btrfs_read_super(fd, 0, 0, &got, &at) == 0);
+	CHECK_EQ_U64(at, BTRFS_SUPER_INFO_OFFSET);
+	CHECK_EQ_U64(btrfs_super_generation(&got), 7);
+	CHECK(btrfs_read_super(fd, btrfs_sb_offset(1), 0, &got, NULL) == 0);
+	CHECK_EQ_U64(btrfs_super_bytenr(&got), btrfs_sb_offset(1));
+	/* The 256GiB copy does not fit a 256MiB device. */
+	CHECK(btrfs_read_super(fd, btrfs_sb_offset(2), BTRFS_SUPER_READ_QUIET, &got, NULL) == -ERANGE);
+	/* Damage the primary: RECOVER falls back to mirror 1. */
+	CHECK(pwrite(fd, "garbage", 7, BTRFS_SUPER_INFO_OFFSET + 300) == 7);
+	CHECK(btrfs_read_super(fd, 0, BTRFS_SUPER_READ_QUIET, &got, NULL) == -EUCLEAN);
+	CHECK(btrfs_read_super(fd, 0, BTRFS_SUPER_READ_QUIET | BTRFS_SUPER_READ_RECOVER, &got, &at) == 0);
+	CHECK_EQ_U64(at, btrfs_sb_offset(1));
+	/* A short device: the copy is cut. */
+	CHECK(ftruncate(fd, BTRFS_SUPER_INFO_OFFSET + 100) == 0);
+	CHECK(btrfs_super_read_raw(fd, BTRFS_SUPER_INFO_OFFSET, &got, NULL) == -EIO);
+	close(fd);
+}
+
+static int walk(const struct btrfs_super_block *sb, int *items)
+{
+	struct btrfs_sys_array_iter it;
+	const struct btrfs_disk_key *key;
+	const struct btrfs_chunk *chunk;
+	u32 len;
+	int ret;
+
+	*items = 0;
+	ret = btrfs_sys_array_init(&it, sb);
+	while (ret == 0 && (ret = btrfs_sys_array_next_key(&it, &key)) > 0) {
+		ret = btrfs_sys_array_next_chunk(&it, key, &chunk, &len);
+		if (!ret)
+			(*items)++;
+	}
+	return ret;
+}
+
+static void test_sys_array(void)
+{
+	struct btrfs_super_block sb;
+	int items;
+
+	make_super(&sb, 0);
+	CHECK(walk(&sb, &items) == 0);
+	CHECK_EQ_U64(items, 1);
+	btrfs_set_super_sys_array_size(&sb, 5000);
+	CHECK(walk(&sb, &items) == -EUCLEAN);
+	btrfs_set_super_sys_array_size(&sb, 10);
+	CHECK(walk(&sb, &items) == -EUCLEAN);
+	btrfs_set_super_sys_array_size(&sb, 17 + 80 + 10);  /* second stripe cut */
+	CHECK(walk(&sb, &items) == -EUCLEAN);
+	make_super(&sb, 0);
+	btrfs_set_chunk_num_stripes((struct btrfs_chunk *)(sb.sys_chunk_array + 17), 0);
+	CHECK(walk(&sb, &items) == -EUCLEAN);
+	btrfs_set_chunk_num_stripes((struct btrfs_chunk *)(sb.sys_chunk_array + 17), 65535);
+	CHECK(walk(&sb, &items) == -EUCLEAN);
+	make_super(&sb, 0);
+	btrfs_set_disk_key_type((struct btrfs_disk_key *)sb.sys_chunk_array, BTRFS_DEV_ITEM_KEY);
+	CHECK(walk(&sb, &items) == -EUCLEAN);
+	btrfs_set_super_sys_array_size(&sb, 0);
+	CHECK(walk(&sb, &items) == 0);
+	CHECK_EQ_U64(items, 0);
+}
+
+static void test_flag_tables(void)
+{
+	CHECK_EQ_U64(btrfs_flag_table_mask(&btrfs_compat_ro_flags_table), 0xb);
+	CHECK_STR(btrfs_flag_name(&btrfs_incompat_flags_table, BTRFS_FEATURE_INCOMPAT_NO_HOLES), "NO_HOLES");
+	CHECK(btrfs_flag_name(&btrfs_incompat_flags_table, 1ULL << 40) == NULL);
+	CHECK_STR(btrfs_super_flags_table.names[0].name, "WRITTEN");
+}
+
+static void test_json(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct json_writer w;
+
+	json_init(&w, f);
+	json_begin_object(&w, NULL);
+	json_string_len(&w, "s", "a\"b\\\n\x01\xff\xc3\xa9", 9);
+	json_u64(&w, "n", 18446744073709551615ULL);
+	json_flags(&w, "f", 0x3 | (1ULL << 40), &btrfs_header_flags_table);
+	json_begin_array(&w, "e");
+	json_end_array(&w);
+	json_end_object(&w);
+	CHECK(json_finish(&w) == 0);
+	fclose(f);
+	CHECK_STR(buf, "{\n  \"s\": \"a\\\"b\\\\\\n\\u0001\\u00ff\xc3\xa9\",\n"
+		       "  \"n\": 18446744073709551615,\n"
+		       "  \"f\": [\n    \"WRITTEN\",\n    \"RELOC\",\n    \"0x10000000000\"\n  ],\n"
+		       "  \"e\": []\n}\n");
+	free(buf);
+
+	/* Misuse is reported, not fatal. */
+	f = open_memstream(&buf, &len);
+	json_init(&w, f);
+	json_begin_object(&w, NULL);
+	json_u64(&w, NULL, 1);            /* value without key in an object */
+	CHECK(json_finish(&w) == -EINVAL);
+	fclose(f);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	json_init(&w, f);
+	json_begin_array(&w, NULL);
+	CHECK(json_finish(&w) == -EINVAL);  /* unbalanced */
+	fclose(f);
+	free(buf);
+}
+
+int main(void)
+{
+	RUN(test_csum_types);
+	RUN(test_validate);
+	RUN(test_write_read);
+	RUN(test_sys_array);
+	RUN(test_flag_tables);
+	RUN(test_json);
+	return unit_done();
+}
