@@ -33,6 +33,7 @@
 
 #define RD_MAX_INLINE 2048
 #define RD_MAX_EXTENT (128 * SZ_1M)
+#define RD_IO_SIZE SZ_1M            /* read, checksum and write in pieces of this size */
 
 struct rd_inode {
 	u64 ino;
@@ -63,7 +64,7 @@ struct rd {
 	size_t *links;
 	size_t links_cap;
 	size_t nr_links;
-	u8 *buf;                   /* RD_MAX_EXTENT bytes */
+	u8 *buf;                   /* RD_IO_SIZE bytes */
 };
 
 static struct tree_builder *fs_tree(struct rd *rd)
@@ -518,7 +519,7 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 	if (size <= RD_MAX_INLINE && size < ss) {
 		struct btrfs_file_extent_item *fi;
 
-		ret = read_full(fd, rd->buf, size, 0);
+		ret = read_full(fd, rd->buf, size, 0);  /* size <= RD_MAX_INLINE */
 		if (ret < 0) {
 			error_errno(ret, "cannot read %s", path);
 			goto out;
@@ -576,15 +577,19 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 				      (unsigned long long)size);
 				goto out;
 			}
-			memset(rd->buf + valid, 0, len - valid);
-			ret = read_full(fd, rd->buf, valid, start);
-			if (ret < 0) {
-				error_errno(ret, "cannot read %s", path);
-				goto out;
-			}
 			ret = add_file_extent(rd, in->ino, start, logical, len);
-			if (!ret)
-				ret = add_csums(rd, logical, rd->buf, len);
+			for (u64 done = 0; !ret && done < len; done += RD_IO_SIZE) {
+				u64 piece = min_t(u64, len - done, RD_IO_SIZE);
+				u64 have = done < valid ? min_t(u64, piece, valid - done) : 0;
+
+				memset(rd->buf + have, 0, piece - have);
+				ret = read_full(fd, rd->buf, have, start + done);
+				if (ret < 0) {
+					error_errno(ret, "cannot read %s", path);
+					goto out;
+				}
+				ret = add_csums(rd, logical + done, rd->buf, piece);
+			}
 			if (!ret)
 				ret = add_data_extent(rd, findex, in->ino, start, valid, logical, len);
 			if (ret < 0)
@@ -745,7 +750,7 @@ int mkfs_add_rootdir(struct mkfs_ctx *ctx, const char *dir)
 	if (ret < 0)
 		return ret;
 	rd.csum_size = btrfs_csum_type_size(ctx->cfg->csum_type);
-	rd.buf = malloc(RD_MAX_EXTENT);
+	rd.buf = malloc(RD_IO_SIZE);
 	if (!rd.buf) {
 		ret = -ENOMEM;
 		goto out;
@@ -782,7 +787,7 @@ int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
 
 	if (!ctx->nr_data)
 		return 0;
-	buf = malloc(RD_MAX_EXTENT);
+	buf = malloc(RD_IO_SIZE);
 	if (!buf)
 		return -ENOMEM;
 	for (size_t i = 0; i < ctx->nr_data && !ret; i++) {
@@ -799,13 +804,18 @@ int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
 			}
 			open_file = d->file;
 		}
-		memset(buf + d->len, 0, d->disk_len - d->len);
-		ret = read_full(fd, buf, d->len, d->file_offset);
-		if (ret < 0) {
-			error_errno(ret, "cannot read %s", ctx->files[d->file]);
-			break;
+		for (u64 done = 0; !ret && done < d->disk_len; done += RD_IO_SIZE) {
+			u64 piece = min_t(u64, d->disk_len - done, RD_IO_SIZE);
+			u64 have = done < d->len ? min_t(u64, piece, d->len - done) : 0;
+
+			memset(buf + have, 0, piece - have);
+			ret = read_full(fd, buf, have, d->file_offset + done);
+			if (ret < 0) {
+				error_errno(ret, "cannot read %s", ctx->files[d->file]);
+				break;
+			}
+			ret = btrfs_write_logical(w, d->logical + done, buf, piece);
 		}
-		ret = btrfs_write_logical(w, d->logical, buf, d->disk_len);
 	}
 	if (fd >= 0)
 		close(fd);
