@@ -200,6 +200,22 @@ static int fill_subvol_tree(struct mkfs_ctx *ctx, struct tree_builder *tb)
 	return add_inode_ref(tb, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
 }
 
+/* A device item as the chunk tree and each device's superblock carry it. */
+static void fill_dev_item(const struct mkfs_ctx *ctx, struct btrfs_dev_item *di, int i)
+{
+	const struct mkfs_config *cfg = ctx->cfg;
+	const struct ca_device *d = &ctx->ca.devs[i];
+
+	btrfs_set_device_id(di, i + 1);
+	btrfs_set_device_total_bytes(di, d->total_bytes);
+	btrfs_set_device_bytes_used(di, d->bytes_used);
+	btrfs_set_device_io_align(di, cfg->sectorsize);
+	btrfs_set_device_io_width(di, cfg->sectorsize);
+	btrfs_set_device_sector_size(di, cfg->sectorsize);
+	memcpy(di->uuid, cfg->devs[i].uuid, BTRFS_UUID_SIZE);
+	memcpy(di->fsid, cfg->fsid, BTRFS_FSID_SIZE);
+}
+
 static int fill_chunk_tree(struct mkfs_ctx *ctx)
 {
 	const struct mkfs_config *cfg = ctx->cfg;
@@ -208,18 +224,10 @@ static int fill_chunk_tree(struct mkfs_ctx *ctx)
 	for (int i = 0; i < cfg->ndevs; i++) {
 		struct btrfs_dev_item *di = tb_add_key(tb, BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY,
 						       i + 1, sizeof(*di));
-		struct ca_device *d = ca_device(&ctx->ca, i + 1);
 
 		if (!di)
 			return -ENOMEM;
-		btrfs_set_device_id(di, i + 1);
-		btrfs_set_device_total_bytes(di, d->total_bytes);
-		btrfs_set_device_bytes_used(di, d->bytes_used);
-		btrfs_set_device_io_align(di, cfg->sectorsize);
-		btrfs_set_device_io_width(di, cfg->sectorsize);
-		btrfs_set_device_sector_size(di, cfg->sectorsize);
-		memcpy(di->uuid, cfg->devs[i].uuid, BTRFS_UUID_SIZE);
-		memcpy(di->fsid, cfg->fsid, BTRFS_FSID_SIZE);
+		fill_dev_item(ctx, di, i);
 	}
 	for (int i = 0; i < ctx->nr_chunks; i++) {
 		const struct ca_chunk *c = ctx->chunks[i];
@@ -793,17 +801,7 @@ static int write_supers(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 	int ret;
 
 	for (int i = 0; i < cfg->ndevs; i++) {
-		struct btrfs_dev_item *di = &sb->dev_item;
-		struct ca_device *d = ca_device(&ctx->ca, i + 1);
-
-		btrfs_set_device_id(di, i + 1);
-		btrfs_set_device_total_bytes(di, d->total_bytes);
-		btrfs_set_device_bytes_used(di, d->bytes_used);
-		btrfs_set_device_io_align(di, cfg->sectorsize);
-		btrfs_set_device_io_width(di, cfg->sectorsize);
-		btrfs_set_device_sector_size(di, cfg->sectorsize);
-		memcpy(di->uuid, cfg->devs[i].uuid, BTRFS_UUID_SIZE);
-		memcpy(di->fsid, cfg->fsid, BTRFS_FSID_SIZE);
+		fill_dev_item(ctx, &sb->dev_item, i);
 		ret = btrfs_write_super_all(cfg->devs[i].fd, sb, cfg->devs[i].size);
 		if (ret < 0) {
 			error_errno(ret, "cannot write the superblocks of %s", cfg->devs[i].path);
