@@ -164,14 +164,6 @@ static void print_csum_item(const struct print_item *it)
 	}
 }
 
-static void print_uuid_line(const char *label, const u8 *uuid)
-{
-	char buf[BTRFS_UUID_UNPARSED_SIZE];
-
-	btrfs_uuid_to_str(uuid, buf);
-	printf("%s %s\n", label, buf);
-}
-
 static void print_dev_item(const struct print_item *it)
 {
 	const struct btrfs_dev_item *d = (const void *)it->data;

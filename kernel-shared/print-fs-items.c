@@ -207,14 +207,6 @@ static void print_file_extent(const struct print_item *it)
 	printf("\t\textent compression %u (%s)\n", comp, compress_str(comp));
 }
 
-static void print_uuid_line(const char *label, const u8 *uuid)
-{
-	char buf[BTRFS_UUID_UNPARSED_SIZE];
-
-	btrfs_uuid_to_str(uuid, buf);
-	printf("\t\t%s %s\n", label, buf);
-}
-
 static void print_root_item(const struct print_item *it)
 {
 	struct btrfs_root_item ri;
@@ -242,9 +234,9 @@ static void print_root_item(const struct print_item *it)
 	       (unsigned long long)btrfs_root_generation_v2(&ri));
 	if (it->size < sizeof(ri))
 		return;
-	print_uuid_line("uuid", ri.uuid);
-	print_uuid_line("parent_uuid", ri.parent_uuid);
-	print_uuid_line("received_uuid", ri.received_uuid);
+	print_uuid_line("\t\tuuid", ri.uuid);
+	print_uuid_line("\t\tparent_uuid", ri.parent_uuid);
+	print_uuid_line("\t\treceived_uuid", ri.received_uuid);
 	printf("\t\tctransid %llu otransid %llu stransid %llu rtransid %llu\n",
 	       (unsigned long long)btrfs_root_ctransid(&ri),
 	       (unsigned long long)btrfs_root_otransid(&ri),

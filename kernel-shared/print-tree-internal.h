@@ -32,6 +32,8 @@ void print_escaped(FILE *out, const u8 *s, size_t len);
 void print_name(const struct print_item *it, const u8 *s, size_t len);
 /* "%llu.%u (YYYY-MM-DD HH:MM:SS)" of a struct btrfs_timespec (local time). */
 void print_timespec(FILE *out, const char *label, const struct btrfs_timespec *ts);
+/* "<label> <uuid>\n" (label carries its indentation). */
+void print_uuid_line(const char *label, const u8 *uuid);
 /* "0x" and the bytes in hex. */
 void print_hex_bytes(FILE *out, const u8 *p, size_t len);
 

@@ -72,6 +72,14 @@ void btrfs_uuid_to_str(const u8 *uuid, char *buf)
 	buf[n] = 0;
 }
 
+void print_uuid_line(const char *label, const u8 *uuid)
+{
+	char buf[BTRFS_UUID_UNPARSED_SIZE];
+
+	btrfs_uuid_to_str(uuid, buf);
+	printf("%s %s\n", label, buf);
+}
+
 /*
  * Names are printed with whitespace, backslash and non-printable bytes
  * escaped: "\ " for a space, "\\" for a backslash, C escapes for the usual
@@ -512,27 +520,33 @@ static u32 node_nritems(const struct extent_buffer *eb)
 	return nr > max ? max : nr;
 }
 
-static int print_dfs(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
-		     const struct extent_buffer *eb, bool leaves_only)
+struct visit {
+	struct btrfs_fs_info *fs;
+	btrfs_block_fn fn;
+	void *priv;
+	bool leaves_only;
+};
+
+static int visit_dfs(const struct visit *v, const struct extent_buffer *eb)
 {
 	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
 	u32 i, nr;
 	int ret = 0;
 
-	if (!leaves_only || btrfs_header_level(h) == 0)
-		btrfs_print_block(opts, eb);
+	if (!v->leaves_only || btrfs_header_level(h) == 0)
+		v->fn(eb, v->priv);
 	if (btrfs_header_level(h) == 0)
 		return 0;
 	nr = node_nritems(eb);
 	for (i = 0; i < nr; i++) {
 		struct extent_buffer *child;
-		int err = read_child(fs, eb, i, &child);
+		int err = read_child(v->fs, eb, i, &child);
 
 		if (err) {
 			ret = -EIO;
 			continue;
 		}
-		err = print_dfs(fs, opts, child, leaves_only);
+		err = visit_dfs(v, child);
 		free_extent_buffer(child);
 		if (err)
 			ret = err;
@@ -540,9 +554,8 @@ static int print_dfs(struct btrfs_fs_info *fs, const struct btrfs_print_opts *op
 	return ret;
 }
 
-/* Print every block of level target below eb (eb's level > target). */
-static int print_level(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
-		       const struct extent_buffer *eb, int target)
+/* Visit every block of level target below eb (eb's level > target). */
+static int visit_level(const struct visit *v, const struct extent_buffer *eb, int target)
 {
 	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
 	int level = btrfs_header_level(h);
@@ -551,18 +564,18 @@ static int print_level(struct btrfs_fs_info *fs, const struct btrfs_print_opts *
 
 	for (i = 0; i < nr; i++) {
 		struct extent_buffer *child;
-		int err = read_child(fs, eb, i, &child);
+		int err = read_child(v->fs, eb, i, &child);
 
 		if (err) {
-			/* Reported once, when the level above was printed. */
+			/* Reported once, when the level above was visited. */
 			if (level - 1 == target)
 				ret = -EIO;
 			continue;
 		}
 		if (level - 1 == target)
-			btrfs_print_block(opts, child);
+			v->fn(child, v->priv);
 		else
-			err = print_level(fs, opts, child, target);
+			err = visit_level(v, child, target);
 		free_extent_buffer(child);
 		if (err)
 			ret = err;
@@ -570,26 +583,23 @@ static int print_level(struct btrfs_fs_info *fs, const struct btrfs_print_opts *
 	return ret;
 }
 
-int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
-		     const struct extent_buffer *eb, bool follow)
+int btrfs_visit_tree(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool dfs,
+		     btrfs_block_fn fn, void *priv)
 {
 	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	struct visit v = { .fs = fs, .fn = fn, .priv = priv };
 	int level = btrfs_header_level(h);
 	int target, ret = 0;
 
-	if (!follow || level == 0) {
-		btrfs_print_block(opts, eb);
-		return 0;
+	if (level == 0 || level >= BTRFS_MAX_LEVEL) {
+		fn(eb, priv);
+		return level ? -EUCLEAN : 0;
 	}
-	if (level >= BTRFS_MAX_LEVEL) {
-		btrfs_print_block(opts, eb);
-		return -EUCLEAN;
-	}
-	if (opts->dfs)
-		return print_dfs(fs, opts, eb, false);
-	btrfs_print_block(opts, eb);
+	if (dfs)
+		return visit_dfs(&v, eb);
+	fn(eb, priv);
 	for (target = level - 1; target >= 0; target--) {
-		int err = print_level(fs, opts, eb, target);
+		int err = visit_level(&v, eb, target);
 
 		if (err)
 			ret = err;
@@ -597,10 +607,27 @@ int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *op
 	return ret;
 }
 
+static void print_block_cb(const struct extent_buffer *eb, void *priv)
+{
+	btrfs_print_block(priv, eb);
+}
+
+int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
+		     const struct extent_buffer *eb, bool follow)
+{
+	if (!follow) {
+		btrfs_print_block(opts, eb);
+		return 0;
+	}
+	return btrfs_visit_tree(fs, eb, opts->dfs, print_block_cb, (void *)opts);
+}
+
 int btrfs_print_tree_leaves(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
 			    const struct extent_buffer *eb)
 {
-	return print_dfs(fs, opts, eb, true);
+	struct visit v = { .fs = fs, .fn = print_block_cb, .priv = (void *)opts, .leaves_only = true };
+
+	return visit_dfs(&v, eb);
 }
 
 int btrfs_walk_leaves(struct btrfs_fs_info *fs, const struct extent_buffer *eb,

@@ -58,6 +58,15 @@ void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_
 int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
 		     const struct extent_buffer *eb, bool follow);
 
+/*
+ * Call fn on eb and every block below it, breadth-first or depth-first,
+ * holding one block per level.  Unreadable children are reported and
+ * skipped (-EIO returned at the end).
+ */
+typedef void (*btrfs_block_fn)(const struct extent_buffer *eb, void *priv);
+int btrfs_visit_tree(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool dfs,
+		     btrfs_block_fn fn, void *priv);
+
 /* Print only the leaves below eb (dump-tree -e). */
 int btrfs_print_tree_leaves(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
 			    const struct extent_buffer *eb);
