@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to crypto/: one struct hash_impl per implementation of one
+ * algorithm.  Each algorithm file exports a static const table of them, best
+ * first; hash.c picks one per context.  The per-block path makes at most one
+ * indirect call (the primitive), no key setup.
+ */
+#ifndef BTRFS_KIT_CRYPTO_HASH_IMPL_H
+#define BTRFS_KIT_CRYPTO_HASH_IMPL_H
+
+#include <string.h>
+#include <endian.h>
+#include "crypto/hash.h"
+
+struct hash_impl {
+	const char *name;		/* "ref", "simd-sse42", "lib-openssl" */
+	const char *short_name;		/* what BTRFS_KIT_HASH_IMPL takes: "ref", "sse42" */
+	enum hash_alg alg;
+	int (*cpu_ok)(void);		/* NULL: runs everywhere */
+	/* Primitives, one set by algorithm.  crc32c: raw register update, no inversion. */
+	uint32_t (*crc32c)(uint32_t crc, const uint8_t *p, size_t len);
+	/* sha256: compress @nblocks 64-byte blocks into @h. */
+	void (*sha256_blocks)(uint32_t h[8], const uint8_t *p, size_t nblocks);
+	/*
+	 * blake2b: compress @nblocks 128-byte blocks, adding 128 to the counter
+	 * @t before each; when @final, the last block adds @final_inc instead
+	 * and is compressed with the last-block flag.
+	 */
+	void (*b2_blocks)(uint64_t h[8], const uint8_t *p, size_t nblocks, uint64_t t[2],
+			  int final, size_t final_inc);
+	/* Optional: whole one-shot digest (library providers); NULL: generic. */
+	int (*digest)(const struct hash_ctx *ctx, const void *data, size_t len, uint8_t *out);
+	/* Optional: batch of same-size blocks; NULL: loop over the single path. */
+	int (*batch)(const struct hash_ctx *ctx, const void *const *blocks, size_t nblocks,
+		     size_t len, uint8_t *out);
+	/* Optional: can this impl serve @ctx (library present, keyed form known)? */
+	int (*usable)(const struct hash_ctx *ctx);
+};
+
+/* NULL-terminated tables, best first. */
+extern const struct hash_impl *const crc32c_impls[];
+extern const struct hash_impl *const xxhash64_impls[];
+extern const struct hash_impl *const sha256_impls[];
+extern const struct hash_impl *const blake2b_impls[];
+
+/* Reference primitives, also used by streaming under library providers. */
+uint32_t crc32c_ref(uint32_t crc, const uint8_t *p, size_t len);
+void sha256_blocks_ref(uint32_t h[8], const uint8_t *p, size_t nblocks);
+void blake2b_blocks_ref(uint64_t h[8], const uint8_t *p, size_t nblocks, uint64_t t[2],
+			int final, size_t final_inc);
+
+/* xxhash64 has no per-block primitive beyond these. */
+uint64_t xxh64_digest(const void *data, size_t len, uint64_t seed);
+void xxh64_stream_init(uint64_t v[4], uint64_t seed);
+void xxh64_stream_blocks(uint64_t v[4], const uint8_t *p, size_t nstripes);
+uint64_t xxh64_stream_final(const uint64_t v[4], uint64_t total, const uint8_t *tail,
+			    size_t taillen, uint64_t seed);
+
+/* The generic one-shot digests hash.c builds from the primitives. */
+int hash_generic_digest(const struct hash_ctx *ctx, const void *data, size_t len, uint8_t *out);
+
+extern const uint32_t sha256_iv[8];
+extern const uint64_t blake2b_iv[8];
+
+/* Unaligned loads and stores in a fixed byte order, correct on any host. */
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+static inline uint32_t get_be32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return be32toh(v);
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, 4);
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, 8);
+}
+
+static inline void put_be32(uint8_t *p, uint32_t v)
+{
+	v = htobe32(v);
+	memcpy(p, &v, 4);
+}
+
+static inline void put_be64(uint8_t *p, uint64_t v)
+{
+	v = htobe64(v);
+	memcpy(p, &v, 8);
+}
+
+/* Clear memory the compiler may not elide. */
+static inline void hash_wipe(void *p, size_t n)
+{
+	memset(p, 0, n);
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HASH_X86 1
+#else
+#define HASH_X86 0
+#endif
+
+#endif

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * crypto/hash.h: published known-answer vectors for every algorithm and
+ * keyed form, run through every implementation this CPU supports (one-shot,
+ * batch and streaming), then each implementation cross-checked against the
+ * reference on pseudo-random data of many lengths and alignments, and the
+ * error paths (bad keys, forced implementations).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "tests/unit/unit.h"
+#include "crypto/hash.h"
+
+static void unhex(const char *hex, uint8_t *out, size_t *len)
+{
+	size_t n = 0;
+
+	for (; hex[0] && hex[1]; hex += 2) {
+		unsigned int b;
+
+		sscanf(hex, "%2x", &b);
+		out[n++] = b;
+	}
+	*len = n;
+}
+
+struct kat {
+	enum hash_alg alg;
+	const char *key;	/* hex, NULL: unkeyed */
+	const char *msg;	/* text, or NULL: see gen */
+	int gen;		/* msg NULL: gen < 0: -gen bytes of 'a', gen >= 0: bytes 0..gen-1 */
+	const char *digest;	/* hex, as stored */
+};
+
+#define HMAC_AA131 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define B2KEY "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" \
+	      "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+
+static const struct kat kats[] = {
+	/* CRC-32C: the check value and RFC 3720 B.4 (stored little-endian) */
+	{ HASH_CRC32C, NULL, "123456789", 0, "839206e3" },
+	{ HASH_CRC32C, NULL, "", 0, "00000000" },
+	{ HASH_CRC32C, NULL, NULL, 32, "4e79dd46" },		/* 00..1f -> 0x46dd794e */
+	{ HASH_CRC32C, NULL, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 0, NULL },
+	/* XXH64 seed 0 (values from the xxHash reference library) */
+	{ HASH_XXHASH64, NULL, "", 0, "99e9d85137db46ef" },
+	{ HASH_XXHASH64, NULL, "a", 0, "5b6e8ca9f1c44ed2" },
+	{ HASH_XXHASH64, NULL, "abc", 0, "990977adf52cbc44" },
+	{ HASH_XXHASH64, NULL, "123456789", 0, "83aee640db41b88c" },
+	{ HASH_XXHASH64, NULL, "The quick brown fox jumps over the lazy dog", 0, "bc71da1f362d240b" },
+	{ HASH_XXHASH64, NULL, NULL, 101, "1e38855f493890e9" },
+	{ HASH_XXHASH64, NULL, NULL, 256, "4b90cd0684beac1f" },
+	/* SHA-256: FIPS 180-4 examples */
+	{ HASH_SHA256, NULL, "", 0, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+	{ HASH_SHA256, NULL, "abc", 0, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+	{ HASH_SHA256, NULL, "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 0,
+	  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+	{ HASH_SHA256, NULL, NULL, -1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0" },
+	/* HMAC-SHA256: RFC 4231 test cases 1, 2, 3, 4, 6, 7 */
+	{ HASH_SHA256, "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "Hi There", 0,
+	  "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7" },
+	{ HASH_SHA256, "4a656665", "what do ya want for nothing?", 0,
+	  "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843" },
+	{ HASH_SHA256, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	  "\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd"
+	  "\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd\xdd", 0,
+	  "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe" },
+	{ HASH_SHA256, "0102030405060708090a0b0c0d0e0f10111213141516171819",
+	  "\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd"
+	  "\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd\xcd", 0,
+	  "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b" },
+	{ HASH_SHA256, HMAC_AA131, "Test Using Larger Than Block-Size Key - Hash Key First", 0,
+	  "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54" },
+	{ HASH_SHA256, HMAC_AA131, "This is a test using a larger than block-size key and a larger than "
+	  "block-size data. The key needs to be hashed before being used by the HMAC algorithm.", 0,
+	  "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2" },
+	/* BLAKE2b with digest length 32 (RFC 7693 parameter block, reference code) */
+	{ HASH_BLAKE2B_256, NULL, "", 0, "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8" },
+	{ HASH_BLAKE2B_256, NULL, "abc", 0, "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319" },
+	/* keyed BLAKE2b-256, key 00..3f, message 00..n-1 (the BLAKE2 KAT layout) */
+	{ HASH_BLAKE2B_256, B2KEY, NULL, 0, "2fa9fbd9be36437de204e139e97d402bce68c828f43391608c891b5faed8a98a" },
+	{ HASH_BLAKE2B_256, B2KEY, NULL, 1, "34758b647135628297fb09c7930cd04e9528e5669112f5b1318493e14de77e55" },
+	{ HASH_BLAKE2B_256, B2KEY, NULL, 2, "2a18c32a9441f937ae772cd14327013e99ce2fea438c3d5b45e25a5d80739a5b" },
+	{ HASH_BLAKE2B_256, B2KEY, NULL, 63, "6fb66ed039b6f5a082c3b40bce75df2f68be1cdb63cac4b532942c3b703045ac" },
+	{ HASH_BLAKE2B_256, B2KEY, NULL, 64, "28c89a7c58f807ae33bc5aae78340e9c565290597436632f4613dbe33192c5db" },
+	{ HASH_BLAKE2B_256, B2KEY, NULL, 127, "7c0bfe069b3ba04e2c88bac200999e2b1c9ef2f96f9ffa69b665efca9230c9ab" },
+	{ HASH_BLAKE2B_256, B2KEY, NULL, 128, "6a591b356f19ca93ae2bcc7406653ff34aea53cea58bec62803e571d94944165" },
+	{ HASH_BLAKE2B_256, B2KEY, NULL, 129, "20f607da31ed9652deecf4ef78905d4916ba6f5df37bfc4b610d50ba5447623a" },
+	{ HASH_BLAKE2B_256, B2KEY, NULL, 255, "fe7b76a61787c089141f9e10fca1e5092488d89c62ea793fb2c5b1f849b4f2cb" },
+};
+
+static uint8_t *kat_message(const struct kat *k, size_t *len)
+{
+	uint8_t *m;
+
+	if (k->msg) {
+		*len = strlen(k->msg);
+		if (k->alg == HASH_CRC32C && !k->digest)
+			*len = 32;	/* the 32 zero bytes case */
+		m = malloc(*len + 1);
+		memcpy(m, k->msg, *len);
+		return m;
+	}
+	*len = k->gen < 0 ? (size_t)-k->gen : (size_t)k->gen;
+	m = malloc(*len + 1);
+	for (size_t i = 0; i < *len; i++)
+		m[i] = k->gen < 0 ? 'a' : (uint8_t)i;
+	return m;
+}
+
+/* Run every vector through implementation @impl; returns vectors checked. */
+static int run_kats(const char *impl)
+{
+	int done = 0;
+
+	for (size_t i = 0; i < sizeof(kats) / sizeof(kats[0]); i++) {
+		const struct kat *k = &kats[i];
+		uint8_t key[256], want[64], got[64], got2[64];
+		size_t keylen = 0, wantlen, len;
+		struct hash_ctx ctx;
+		struct hash_state st;
+		uint8_t *msg;
+		const void *blocks[3];
+		uint8_t batch[3 * HASH_MAX_DIGEST];
+		int ret;
+
+		if (k->key)
+			unhex(k->key, key, &keylen);
+		ret = hash_ctx_init_impl(&ctx, k->alg, k->key ? key : NULL, keylen, impl);
+		if (ret == -EOPNOTSUPP)
+			continue;	/* this impl does not serve this alg/form */
+		CHECK_EQ_U64(ret, 0);
+		if (ret)
+			continue;
+		msg = kat_message(k, &len);
+		if (k->digest)
+			unhex(k->digest, want, &wantlen);
+		else
+			unhex("aa36918a", want, &wantlen);	/* 32 zero bytes: 0x8a9136aa */
+		CHECK_EQ_U64(wantlen, hash_digest_size(k->alg));
+		memset(got, 0xee, sizeof(got));
+		CHECK_EQ_U64(hash_digest(&ctx, msg, len, got), 0);
+		if (memcmp(got, want, wantlen))
+			fprintf(stderr, "KAT %zu (%s, %s, len %zu) mismatch\n", i,
+				hash_alg_name(k->alg), hash_impl_name(&ctx), len);
+		CHECK_MEM(got, want, wantlen);
+
+		/* streaming in uneven pieces */
+		CHECK_EQ_U64(hash_init(&st, &ctx), 0);
+		for (size_t off = 0, step = 1; off < len; off += step, step = step * 3 + 1) {
+			size_t n = len - off < step ? len - off : step;
+
+			CHECK_EQ_U64(hash_update(&st, msg + off, n), 0);
+		}
+		CHECK_EQ_U64(hash_final(&st, got2), 0);
+		CHECK_MEM(got2, want, wantlen);
+
+		/* batch of three copies */
+		blocks[0] = blocks[1] = blocks[2] = msg;
+		CHECK_EQ_U64(hash_digest_batch(&ctx, blocks, 3, len, batch), 0);
+		for (int b = 0; b < 3; b++)
+			CHECK_MEM(batch + b * wantlen, want, wantlen);
+		hash_ctx_release(&ctx);
+		free(msg);
+		done++;
+	}
+	return done;
+}
+
+static void test_names(void)
+{
+	CHECK_EQ_U64(hash_digest_size(HASH_CRC32C), 4);
+	CHECK_EQ_U64(hash_digest_size(HASH_XXHASH64), 8);
+	CHECK_EQ_U64(hash_digest_size(HASH_SHA256), 32);
+	CHECK_EQ_U64(hash_digest_size(HASH_BLAKE2B_256), 32);
+	CHECK_EQ_U64(hash_digest_size((enum hash_alg)7), 0);
+	CHECK_STR(hash_alg_name(HASH_CRC32C), "crc32c");
+	CHECK_STR(hash_alg_name(HASH_XXHASH64), "xxhash64");
+	CHECK_STR(hash_alg_name(HASH_SHA256), "sha256");
+	CHECK_STR(hash_alg_name(HASH_BLAKE2B_256), "blake2b");
+	CHECK(hash_alg_name((enum hash_alg)9) == NULL);
+	CHECK_STR(hash_provider_name(), CRYPTOPROVIDER);
+}
+
+static void test_kats_all_impls(void)
+{
+	int total = 0;
+
+	for (int alg = 0; alg < 4; alg++) {
+		const char *name;
+		int sup;
+
+		for (unsigned int i = 0; (name = hash_impl_enum(alg, i, &sup)); i++) {
+			int n;
+
+			if (!sup) {
+				printf("  %s %s: not supported by this CPU, skipped\n",
+				       hash_alg_name(alg), name);
+				continue;
+			}
+			n = run_kats(name);
+			printf("  %s %s: vectors ok\n", hash_alg_name(alg), name);
+			total += n;
+		}
+	}
+	/* the default choice too */
+	total += run_kats(NULL);
+	CHECK(total >= (int)(sizeof(kats) / sizeof(kats[0])) * 2);
+}
+
+static uint64_t rnd_state = 0x243f6a8885a308d3ULL;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* Every implementation against "ref" on random data, lengths 0..70000, odd offsets. */
+static void cross_check(enum hash_alg alg, const uint8_t *key, size_t keylen)
+{
+	enum { MAXLEN = 70000 };
+	uint8_t *buf = malloc(MAXLEN + 64);
+	const char *name;
+	struct hash_ctx ref;
+	int sup;
+
+	for (size_t i = 0; i < MAXLEN + 64; i++)
+		buf[i] = rnd();
+	CHECK_EQ_U64(hash_ctx_init_impl(&ref, alg, key, keylen, "ref"), 0);
+	for (unsigned int i = 0; (name = hash_impl_enum(alg, i, &sup)); i++) {
+		struct hash_ctx ctx;
+		size_t len = 0, checked = 0;
+		int bad = 0;
+
+		if (!sup || !strcmp(name, "ref"))
+			continue;
+		if (hash_ctx_init_impl(&ctx, alg, key, keylen, name))
+			continue;
+		while (len <= MAXLEN && bad < 5) {
+			size_t off = (len * 7 + checked) % 61;
+			uint8_t want[32], got[32];
+			struct hash_state st;
+			size_t cut = len ? rnd() % (len + 1) : 0;
+
+			hash_digest(&ref, buf + off, len, want);
+			hash_digest(&ctx, buf + off, len, got);
+			if (memcmp(want, got, hash_digest_size(alg))) {
+				fprintf(stderr, "%s %s%s differs from ref at len %zu offset %zu\n",
+					hash_alg_name(alg), name, keylen ? " keyed" : "", len, off);
+				bad++;
+			}
+			hash_init(&st, &ctx);
+			hash_update(&st, buf + off, cut);
+			hash_update(&st, buf + off + cut, len - cut);
+			hash_final(&st, got);
+			if (memcmp(want, got, hash_digest_size(alg))) {
+				fprintf(stderr, "%s %s%s streaming differs at len %zu cut %zu\n",
+					hash_alg_name(alg), name, keylen ? " keyed" : "", len, cut);
+				bad++;
+			}
+			checked++;
+			/* every length up to 1100, then coarser with odd steps, and the block sizes */
+			if (len < 1100)
+				len++;
+			else if (len == 4095 || len == 4096 || len == 16383 || len == 16384 ||
+				 len == 65535)
+				len++;
+			else if (len < 4095 && len + 97 > 4095)
+				len = 4095;
+			else if (len < 16383 && len + 397 > 16383)
+				len = 16383;
+			else if (len < 65535 && len + 1499 > 65535)
+				len = 65535;
+			else
+				len += len < 20000 ? 97 + (checked & 7) * 50 : 1499;
+		}
+		/* batch of many different blocks against single digests */
+		{
+			const void *blocks[37];
+			uint8_t out[37 * 32], one[32];
+			size_t ds = hash_digest_size(alg);
+			size_t sizes[] = { 0, 1, 64, 128, 1000, 4096, 16384 };
+
+			for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+				for (int b = 0; b < 37; b++)
+					blocks[b] = buf + (b * 1021) % (MAXLEN - 16384);
+				CHECK_EQ_U64(hash_digest_batch(&ctx, blocks, 37, sizes[s], out), 0);
+				for (int b = 0; b < 37; b++) {
+					hash_digest(&ref, blocks[b], sizes[s], one);
+					if (memcmp(one, out + b * ds, ds)) {
+						fprintf(stderr, "%s %s batch block %d len %zu differs\n",
+							hash_alg_name(alg), name, b, sizes[s]);
+						bad++;
+					}
+				}
+			}
+		}
+		printf("  %s %s%s: %zu lengths agree with ref\n", hash_alg_name(alg), name,
+		       keylen ? " keyed" : "", checked);
+		CHECK(bad == 0);
+		hash_ctx_release(&ctx);
+	}
+	/* ref streaming and batch against ref one-shot too */
+	for (size_t len = 0; len < 3000; len += 37) {
+		uint8_t want[32], got[32];
+		struct hash_state st;
+
+		hash_digest(&ref, buf + 3, len, want);
+		hash_init(&st, &ref);
+		for (size_t off = 0; off < len; off += 61)
+			hash_update(&st, buf + 3 + off, len - off < 61 ? len - off : 61);
+		hash_final(&st, got);
+		CHECK_MEM(want, got, hash_digest_size(alg));
+	}
+	hash_ctx_release(&ref);
+	free(buf);
+}
+
+static void test_cross_check(void)
+{
+	uint8_t key[100];
+
+	for (int i = 0; i < 100; i++)
+		key[i] = 0xa0 + i;
+	cross_check(HASH_CRC32C, NULL, 0);
+	cross_check(HASH_XXHASH64, NULL, 0);
+	cross_check(HASH_SHA256, NULL, 0);
+	cross_check(HASH_SHA256, key, 32);
+	cross_check(HASH_SHA256, key, 100);
+	cross_check(HASH_BLAKE2B_256, NULL, 0);
+	cross_check(HASH_BLAKE2B_256, key, 64);
+	cross_check(HASH_BLAKE2B_256, key, 5);
+}
+
+static void test_errors(void)
+{
+	struct hash_ctx ctx;
+	uint8_t key[65] = { 1 }, out[32];
+	const char *name;
+	int sup;
+
+	CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_CRC32C, key, 4), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_XXHASH64, key, 4), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_BLAKE2B_256, key, 65), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_SHA256, NULL, 4), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(hash_ctx_init(&ctx, (enum hash_alg)4, NULL, 0), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_CRC32C, NULL, 0), 0);
+	CHECK_EQ_U64(hash_digest(&ctx, NULL, 5, out), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(hash_digest(&ctx, NULL, 0, out), 0);
+	CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_BLAKE2B_256, key, 64), 0);
+	hash_ctx_release(&ctx);
+	CHECK(ctx.keylen == 0 && ctx.key[0] == 0);
+	CHECK_EQ_U64(hash_digest(&ctx, "x", 1, out), (uint64_t)-EINVAL);
+
+	/* forcing */
+	CHECK_EQ_U64(hash_ctx_init_impl(&ctx, HASH_CRC32C, NULL, 0, "no-such-impl"), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(hash_ctx_init_impl(&ctx, HASH_SHA256, NULL, 0, "ref"), 0);
+	CHECK_STR(hash_impl_name(&ctx), "ref");
+	for (int alg = 0; alg < 4; alg++)
+		for (unsigned int i = 0; (name = hash_impl_enum(alg, i, &sup)); i++)
+			if (!sup) {
+				CHECK_EQ_U64(hash_ctx_init_impl(&ctx, alg, NULL, 0, name),
+					     (uint64_t)-EOPNOTSUPP);
+				printf("  %s %s refused on this CPU\n", hash_alg_name(alg), name);
+			}
+	setenv("BTRFS_KIT_HASH_IMPL", "ref", 1);
+	for (int alg = 0; alg < 4; alg++) {
+		CHECK_EQ_U64(hash_ctx_init(&ctx, alg, NULL, 0), 0);
+		CHECK_STR(hash_impl_name(&ctx), "ref");
+	}
+	setenv("BTRFS_KIT_HASH_IMPL", "bogus", 1);
+	CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_CRC32C, NULL, 0), (uint64_t)-EINVAL);
+	unsetenv("BTRFS_KIT_HASH_IMPL");
+	CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_CRC32C, NULL, 0), 0);
+	printf("  default impls:");
+	for (int alg = 0; alg < 4; alg++) {
+		hash_ctx_init(&ctx, alg, NULL, 0);
+		printf(" %s=%s", hash_alg_name(alg), hash_impl_name(&ctx));
+	}
+	hash_ctx_init(&ctx, HASH_SHA256, key, 16);
+	printf(" hmac-sha256=%s", hash_impl_name(&ctx));
+	hash_ctx_init(&ctx, HASH_BLAKE2B_256, key, 16);
+	printf(" blake2b-keyed=%s provider=%s\n", hash_impl_name(&ctx), hash_provider_name());
+}
+
+int main(void)
+{
+	/* a forced impl in the caller's environment would skew the default checks */
+	unsetenv("BTRFS_KIT_HASH_IMPL");
+	RUN(test_names);
+	RUN(test_kats_all_impls);
+	RUN(test_errors);
+	RUN(test_cross_check);
+	return unit_done();
+}
