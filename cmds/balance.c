@@ -111,6 +111,35 @@ int balance_run(int fd, const char *path, struct btrfs_ioctl_balance_args *args)
 	return 0;
 }
 
+int balance_ctl_command(const struct cmd_struct *cmd, int argc, char **argv, int ctl,
+			const char *name, const char *not_running)
+{
+	struct cli_getopt_state st = { 0 };
+	const char *path;
+	int c, fd;
+
+	while ((c = cli_getopt(cmd, argc, argv, &st)) != -1) {
+		if (c == CLI_OPT_HELP)
+			return usage_print(cmd, stdout, true);
+		return 1;
+	}
+	if (check_argc_exact(cmd, argc - st.optind, 1))
+		return 1;
+	path = argv[st.optind];
+	fd = btrfs_balance_open_mount(path);
+	if (fd < 0)
+		return 1;
+	if (ioctl(fd, BTRFS_IOC_BALANCE_CTL, ctl) < 0) {
+		int err = errno;
+
+		close(fd);
+		error("balance %s on '%s' failed: %s", name, path, err == ENOTCONN ? not_running : strerror(err));
+		return err == ENOTCONN ? 2 : 1;
+	}
+	close(fd);
+	return 0;
+}
+
 bool balance_exclusive_busy(int fd, char *what, size_t len)
 {
 	return btrfs_exclusive_operation(fd, what, len) && strcmp(what, "none");

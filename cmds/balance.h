@@ -21,6 +21,14 @@ extern const struct cmd_struct cmd_struct_balance_cancel;
  */
 int balance_run(int fd, const char *path, struct btrfs_ioctl_balance_args *args);
 
+/*
+ * pause and cancel: BTRFS_IOC_BALANCE_CTL(ctl) on the one path argument;
+ * exit 2 with "balance <name> on '<path>' failed: <not_running>" when no
+ * balance is there.
+ */
+int balance_ctl_command(const struct cmd_struct *cmd, int argc, char **argv, int ctl,
+			const char *name, const char *not_running);
+
 /* Is some exclusive operation (other than none) running?  Prints what. */
 bool balance_exclusive_busy(int fd, char *what, size_t len);
 
