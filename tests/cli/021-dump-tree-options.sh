@@ -2,6 +2,7 @@
 # dump-tree options: -t by name and number (repeatable, in order), -b, -r,
 # -u, -d, --hide-names, usage errors.
 . "$TOP/tests/lib/common.sh"
+check_prereq corpus
 dir=$(corpus_case csum-xxhash)
 cd "$dir" || _fail "no case"
 dt() { "$BTRFS" inspect-internal dump-tree --noscan "$@"; }
