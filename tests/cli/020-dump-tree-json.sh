@@ -2,7 +2,7 @@
 # dump-tree --format json is one valid document whose blocks, items and
 # inode sizes agree with the text output.
 . "$TOP/tests/lib/common.sh"
-check_prereq python3
+check_prereq python3 corpus
 dir=$(corpus_case default-rich)
 (cd "$dir" && run_check "$BTRFS" inspect-internal dump-tree --noscan dev1.img) > "$T/text"
 (cd "$dir" && run_check "$BTRFS" --format json inspect-internal dump-tree --noscan dev1.img) > "$T/json"
