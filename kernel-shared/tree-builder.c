@@ -113,7 +113,8 @@ int tb_plan(struct tree_builder *tb, u32 nodesize)
 	size_t nleaves = 0, i;
 	u32 used = 0, n;
 
-	qsort(tb->items, tb->nr, sizeof(*tb->items), cmp_item);
+	if (tb->nr)     /* an empty tree has no item array to sort */
+		qsort(tb->items, tb->nr, sizeof(*tb->items), cmp_item);
 	for (i = 1; i < tb->nr; i++) {
 		if (!btrfs_comp_cpu_keys(&tb->items[i - 1].key, &tb->items[i].key)) {
 			error("tree %lld: two items with key (%llu %u %llu)", (long long)tb->owner,
