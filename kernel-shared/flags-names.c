@@ -87,6 +87,7 @@ static const struct btrfs_flag_name inode_flags[] = {
 	{ BTRFS_INODE_DIRSYNC, "DIRSYNC" },
 	{ BTRFS_INODE_COMPRESS, "COMPRESS" },
 	{ BTRFS_INODE_ROOT_ITEM_INIT, "ROOT_ITEM_INIT" },
+	{ (u64)BTRFS_INODE_RO_VERITY << 32, "VERITY" },  /* ro flags live in the upper half */
 };
 TABLE(btrfs_inode_flags_table, inode_flags);
 

@@ -40,12 +40,6 @@ static u64 extent_data_ref_hash(u64 root, u64 objectid, u64 offset)
 	return ((u64)high << 31) ^ (u64)low;
 }
 
-static const struct flag_name extent_flag_names[] = {
-	{ BTRFS_EXTENT_FLAG_DATA, "DATA" },
-	{ BTRFS_EXTENT_FLAG_TREE_BLOCK, "TREE_BLOCK" },
-	{ BTRFS_BLOCK_FLAG_FULL_BACKREF, "FULL_BACKREF" },
-};
-
 static void print_data_ref_body(const struct btrfs_extent_data_ref *dref)
 {
 	printf("extent data backref root ");
@@ -71,7 +65,7 @@ static void print_extent_item(const struct print_item *it)
 	flags = btrfs_extent_flags(ei);
 	printf("\t\trefs %llu gen %llu flags ", (unsigned long long)btrfs_extent_refs(ei),
 	       (unsigned long long)btrfs_extent_generation(ei));
-	print_flag_names(stdout, flags, extent_flag_names, ARRAY_SIZE(extent_flag_names));
+	print_flag_names(stdout, flags, &btrfs_extent_flags_table);
 	putchar('\n');
 	ptr = it->data + sizeof(*ei);
 	if ((flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) && it->key.type == BTRFS_EXTENT_ITEM_KEY) {
@@ -226,13 +220,6 @@ static void print_dev_extent(const struct print_item *it)
 	print_uuid_line("\t\tchunk_tree_uuid", de->chunk_tree_uuid);
 }
 
-static const struct flag_name qgroup_status_flag_names[] = {
-	{ 1ULL << 0, "ON" },
-	{ 1ULL << 1, "RESCAN" },
-	{ 1ULL << 2, "INCONSISTENT" },
-	{ 1ULL << 3, "SIMPLE_MODE" },
-};
-
 static void print_qgroup_status(const struct print_item *it)
 {
 	struct btrfs_qgroup_status_item st;
@@ -246,7 +233,7 @@ static void print_qgroup_status(const struct print_item *it)
 	printf("\t\tversion %llu generation %llu flags ",
 	       (unsigned long long)btrfs_qgroup_status_version(&st),
 	       (unsigned long long)btrfs_qgroup_status_generation(&st));
-	print_flag_names(stdout, flags, qgroup_status_flag_names, ARRAY_SIZE(qgroup_status_flag_names));
+	print_flag_names(stdout, flags, &btrfs_qgroup_status_flags_table);
 	printf(" scan %llu", (unsigned long long)btrfs_qgroup_status_rescan(&st));
 	if ((flags & (1ULL << 3)) && it->size >= sizeof(st))
 		printf(" enable_gen %llu", (unsigned long long)btrfs_qgroup_status_enable_gen(&st));

@@ -9,28 +9,6 @@
 #include "kernel-shared/print-tree-internal.h"
 #include "kernel-shared/accessors.h"
 
-static const struct flag_name inode_flag_names[] = {
-	{ BTRFS_INODE_NODATASUM, "NODATASUM" },
-	{ BTRFS_INODE_NODATACOW, "NODATACOW" },
-	{ BTRFS_INODE_READONLY, "READONLY" },
-	{ BTRFS_INODE_NOCOMPRESS, "NOCOMPRESS" },
-	{ BTRFS_INODE_PREALLOC, "PREALLOC" },
-	{ BTRFS_INODE_SYNC, "SYNC" },
-	{ BTRFS_INODE_IMMUTABLE, "IMMUTABLE" },
-	{ BTRFS_INODE_APPEND, "APPEND" },
-	{ BTRFS_INODE_NODUMP, "NODUMP" },
-	{ BTRFS_INODE_NOATIME, "NOATIME" },
-	{ BTRFS_INODE_DIRSYNC, "DIRSYNC" },
-	{ BTRFS_INODE_COMPRESS, "COMPRESS" },
-	{ BTRFS_INODE_ROOT_ITEM_INIT, "ROOT_ITEM_INIT" },
-	{ (u64)BTRFS_INODE_RO_VERITY << 32, "VERITY" },
-};
-
-static const struct flag_name root_flag_names[] = {
-	{ BTRFS_ROOT_SUBVOL_RDONLY, "RDONLY" },
-	{ BTRFS_ROOT_SUBVOL_DEAD, "DEAD" },
-};
-
 static void print_inode_item(const struct btrfs_inode_item *ii)
 {
 	u64 flags = btrfs_inode_flags(ii);
@@ -46,7 +24,7 @@ static void print_inode_item(const struct btrfs_inode_item *ii)
 	       (unsigned long long)btrfs_inode_rdev(ii));
 	printf("\t\tsequence %llu flags 0x%llx(", (unsigned long long)btrfs_inode_sequence(ii),
 	       (unsigned long long)flags);
-	print_flag_names(stdout, flags, inode_flag_names, ARRAY_SIZE(inode_flag_names));
+	print_flag_names(stdout, flags, &btrfs_inode_flags_table);
 	printf(")\n");
 	print_timespec(stdout, "atime", &ii->atime);
 	print_timespec(stdout, "ctime", &ii->ctime);
@@ -225,7 +203,7 @@ static void print_root_item(const struct print_item *it)
 	       (unsigned long long)btrfs_root_used(&ri));
 	printf("\t\tlast_snapshot %llu flags 0x%llx(", (unsigned long long)btrfs_root_last_snapshot(&ri),
 	       (unsigned long long)flags);
-	print_flag_names(stdout, flags, root_flag_names, ARRAY_SIZE(root_flag_names));
+	print_flag_names(stdout, flags, &btrfs_root_flags_table);
 	printf(") refs %u\n", btrfs_root_refs(&ri));
 	printf("\t\tdrop_progress ");
 	btrfs_print_disk_key(stdout, &ri.drop_progress);

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include "kernel-shared/print-tree.h"
+#include "kernel-shared/flags-names.h"
 
 /* One item of a leaf: its key and its bytes, already checked to be inside the block. */
 struct print_item {
@@ -19,14 +20,8 @@ struct print_item {
 	u32 size;             /* item size */
 };
 
-/* A name/bit pair for flag sets. */
-struct flag_name {
-	u64 bit;
-	const char *name;
-};
-
-/* Names of the set bits joined by '|', "none" when flags is 0. */
-void print_flag_names(FILE *out, u64 flags, const struct flag_name *names, size_t nr);
+/* Names of the set bits joined by '|', "none" when flags is 0 (tables in flags-names.h). */
+void print_flag_names(FILE *out, u64 flags, const struct btrfs_flag_table *table);
 /* A name as dump-tree prints it: escaped, or HIDDEN with --hide-names. */
 void print_escaped(FILE *out, const u8 *s, size_t len);
 void print_name(const struct print_item *it, const u8 *s, size_t len);

@@ -25,8 +25,10 @@ void btrfs_print_opts_init(struct btrfs_print_opts *opts, const struct btrfs_fs_
 
 /* ---- Small formatting helpers ------------------------------------------ */
 
-void print_flag_names(FILE *out, u64 flags, const struct flag_name *names, size_t nr)
+void print_flag_names(FILE *out, u64 flags, const struct btrfs_flag_table *table)
 {
+	const struct btrfs_flag_name *names = table->names;
+	size_t nr = table->nr;
 	bool first = true;
 	size_t i;
 
@@ -334,11 +336,6 @@ void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len)
 
 /* ---- Block headers -------------------------------------------------------- */
 
-static const struct flag_name header_flag_names[] = {
-	{ BTRFS_HEADER_FLAG_WRITTEN, "WRITTEN" },
-	{ BTRFS_HEADER_FLAG_RELOC, "RELOC" },
-};
-
 static void print_header(const struct btrfs_print_opts *opts, const struct extent_buffer *eb,
 			 bool leaf, long long free_space)
 {
@@ -358,7 +355,7 @@ static void print_header(const struct btrfs_print_opts *opts, const struct exten
 		       free_space, (unsigned long long)btrfs_header_generation(h));
 	btrfs_print_objectid(stdout, btrfs_header_owner(h), 0);
 	printf("\n%s %llu flags 0x%llx(", what, (unsigned long long)bytenr, (unsigned long long)flags);
-	print_flag_names(stdout, flags, header_flag_names, ARRAY_SIZE(header_flag_names));
+	print_flag_names(stdout, flags, &btrfs_header_flags_table);
 	printf(") backref revision %u", btrfs_header_backref_rev(h));
 	if (opts->csum_headers) {
 		fputs(" csum ", stdout);
