@@ -83,6 +83,12 @@ int hash_init(struct hash_state *st, const struct hash_ctx *ctx);
 int hash_update(struct hash_state *st, const void *data, size_t len);
 int hash_final(struct hash_state *st, uint8_t *out);
 const char *hash_provider_name(void);
+/*
+ * The bare CRC-32C register update: no initial or final inversion, so the
+ * caller picks the seed.  For hashes built on crc32c (btrfs name hashes and
+ * data-ref hashes), not for checksums: use hash_digest() for those.
+ */
+uint32_t crc32c_raw(uint32_t seed, const void *data, size_t len);
 const char *hash_impl_name(const struct hash_ctx *ctx);
 
 /*

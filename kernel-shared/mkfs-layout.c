@@ -19,6 +19,7 @@
 #include "kernel-shared/tree-builder.h"
 #include "kernel-shared/tree-write.h"
 #include "kernel-shared/accessors.h"
+#include "kernel-shared/tree-checker.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/super.h"
 #include "kernel-shared/messages.h"
@@ -34,22 +35,6 @@ const u64 mkfs_tree_ids[T_NR] = {
 
 /* Allocation order of the metadata trees (the chunk tree goes to SYSTEM). */
 static const int alloc_order[] = { T_FS, T_CSUM, T_RELOC, T_UUID, T_QUOTA, T_DEV, T_ROOT, T_BGT };
-
-/* ---- name hash ----------------------------------------------------------- */
-
-
-u32 btrfs_mkfs_name_hash(const char *name, size_t len)
-{
-	u32 crc = ~1U;
-
-	/* Bitwise CRC-32C (reflected polynomial 0x82f63b78), no final xor. */
-	for (size_t i = 0; i < len; i++) {
-		crc ^= (u8)name[i];
-		for (int b = 0; b < 8; b++)
-			crc = (crc >> 1) ^ (0x82f63b78U & (0U - (crc & 1)));
-	}
-	return crc;
-}
 
 /* ---- chunks -------------------------------------------------------------- */
 
@@ -383,7 +368,7 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 	if (ret < 0)
 		return ret;
 	di = tb_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
-			btrfs_mkfs_name_hash(def, deflen), sizeof(*di) + deflen);
+			btrfs_name_hash(def, (int)deflen), sizeof(*di) + deflen);
 	if (!di)
 		return -ENOMEM;
 	btrfs_set_disk_key_objectid(&di->location, BTRFS_FS_TREE_OBJECTID);

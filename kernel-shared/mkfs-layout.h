@@ -72,7 +72,4 @@ u64 btrfs_mkfs_min_dev_size(const struct mkfs_config *cfg);
 /* Make the filesystem on cfg->devs (already open read-write).  0 or -errno (printed). */
 int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary);
 
-/* btrfs name hash: crc32c seeded with ~1, no final inversion (dir item keys). */
-u32 btrfs_mkfs_name_hash(const char *name, size_t len);
-
 #endif

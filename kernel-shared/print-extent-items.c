@@ -10,20 +10,7 @@
 #include <string.h>
 #include "kernel-shared/print-tree-internal.h"
 #include "kernel-shared/accessors.h"
-
-/* crc32c (Castagnoli, reflected) with the seed given, no final inversion. */
-static u32 crc32c_le(u32 crc, const u8 *p, size_t len)
-{
-	size_t i;
-	int k;
-
-	for (i = 0; i < len; i++) {
-		crc ^= p[i];
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0x82F63B78U & (0U - (crc & 1)));
-	}
-	return crc;
-}
+#include "crypto/hash.h"
 
 /* The key offset of a keyed EXTENT_DATA_REF: a hash of root, inode and offset. */
 static u64 extent_data_ref_hash(u64 root, u64 objectid, u64 offset)
@@ -32,11 +19,11 @@ static u64 extent_data_ref_hash(u64 root, u64 objectid, u64 offset)
 	u32 high, low;
 
 	put_unaligned_le64(root, le);
-	high = crc32c_le(~0U, le, 8);
+	high = crc32c_raw(~0U, le, 8);
 	put_unaligned_le64(objectid, le);
-	low = crc32c_le(~0U, le, 8);
+	low = crc32c_raw(~0U, le, 8);
 	put_unaligned_le64(offset, le);
-	low = crc32c_le(low, le, 8);
+	low = crc32c_raw(low, le, 8);
 	return ((u64)high << 31) ^ (u64)low;
 }
 

@@ -26,6 +26,7 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include "kernel-shared/mkfs-internal.h"
+#include "kernel-shared/tree-checker.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/messages.h"
@@ -339,7 +340,7 @@ static int copy_xattrs(struct rd *rd, const char *path, u64 ino)
 		ssize_t vlen = lgetxattr(path, n, value, sizeof(value));
 		size_t nlen = strlen(n);
 		struct btrfs_dir_item *di;
-		struct btrfs_key key = { ino, BTRFS_XATTR_ITEM_KEY, btrfs_mkfs_name_hash(n, nlen) };
+		struct btrfs_key key = { ino, BTRFS_XATTR_ITEM_KEY, btrfs_name_hash(n, (int)nlen) };
 
 		if (vlen < 0)
 			continue;
@@ -717,7 +718,7 @@ static int walk_dir(struct rd *rd, const char *path, size_t dir_index, struct rd
 		ents[i].name = names[i];
 		ents[i].ino = rd->inodes[idx].ino;
 		ents[i].type = file_type(st.st_mode);
-		ents[i].hash = btrfs_mkfs_name_hash(names[i], len);
+		ents[i].hash = btrfs_name_hash(names[i], (int)len);
 		ents[i].index = next_index++;
 		rd->inodes[dir_index].size += 2 * len;
 		ret = add_ref(refs, ents[i].ino, dir_ino, ents[i].index, names[i]);

@@ -18,21 +18,8 @@
 
 u32 btrfs_name_hash(const char *name, int len)
 {
-	struct hash_ctx ctx;
-	struct hash_state st;
-	u8 out[HASH_MAX_DIGEST];
-
-	/*
-	 * The name hash is the raw crc32c register started at ~1 and not
-	 * inverted at the end; the hash API inverts on both ends, so start the
-	 * stream at ~1 and undo the final inversion.
-	 */
-	hash_ctx_init(&ctx, HASH_CRC32C, NULL, 0);
-	hash_init(&st, &ctx);
-	st.h.crc = ~1U;
-	hash_update(&st, name, len);
-	hash_final(&st, out);
-	return ~get_unaligned_le32(out);
+	/* The raw crc32c register started at ~1, not inverted at the end. */
+	return crc32c_raw(~1U, name, len);
 }
 
 struct tc {
