@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The offline consistency checker (btrfs check): the contract between its
+ * passes.  The checker sits beside kernel-shared/: it reads through the
+ * verified read path and knows no CLI (cmds/check.c parses options and fills
+ * struct check_options).
+ *
+ * Passes, in the order btrfs-progs announces them ("[N/8] checking ..."):
+ *   1 log                 check_log()          check/log.c
+ *   2 root items          check_root_items()   check/roots.c
+ *   3 extents             check_extents()      check/extents.c (+ block groups, dev extents)
+ *   4 free space tree     check_free_space()   check/free-space.c
+ *   5 fs roots            check_fs_roots()     check/fs-roots.c
+ *   6 csums               check_csums()        check/csums.c
+ *   7 root refs           check_root_refs()    check/root-refs.c
+ *   8 quota groups        check_qgroups()      check/qgroups.c
+ * check_run() (check/check.c) runs them, prints the pass lines and the
+ * summary.
+ *
+ * Every pass returns 0 when it could run (problems found are counted with
+ * check_error(), never returned), or a negative errno when it could not go on
+ * at all.  Problems are reported with check_error(), which prints one
+ * "ERROR: ..." line naming tree, key / inode / extent, expected and found.
+ */
+#ifndef BTRFS_KIT_CHECK_H
+#define BTRFS_KIT_CHECK_H
+
+#include "kernel-shared/kerncompat.h"
+#include "kernel-shared/ctree.h"
+
+struct check_options {
+	bool check_data_csum;     /* --check-data-csum: read and verify every data block */
+	bool qgroup_report;       /* -Q: print the recomputed qgroup numbers */
+	u64 subvol_extents;       /* -E ID: report extents shared with subvolume ID, 0 = off */
+	bool progress;            /* -p: progress lines on stderr */
+	bool repair;              /* --repair (needs the transaction engine) */
+};
+
+/* The summary figures btrfs-progs prints at the end. */
+struct check_stats {
+	u64 bytes_used;                 /* "found N bytes used" */
+	u64 total_csum_bytes;
+	u64 total_tree_bytes;
+	u64 total_fs_tree_bytes;
+	u64 total_extent_tree_bytes;
+	u64 btree_space_waste;
+	u64 data_bytes_allocated;       /* "file data blocks allocated" */
+	u64 data_bytes_referenced;      /* " referenced" */
+};
+
+struct check_ctx {
+	struct btrfs_fs_info *fs;
+	const struct check_options *opts;
+	struct check_stats stats;
+	u64 errors;                     /* problems reported by check_error() */
+	/* per-pass private state, owned by the pass that allocates it */
+	void *extents_state;
+	void *fs_roots_state;
+};
+
+/* Report one problem (counted in ctx->errors); message without newline. */
+void check_error(struct check_ctx *ctx, const char *fmt, ...) __printf(2, 3);
+
+int check_log(struct check_ctx *ctx);
+int check_root_items(struct check_ctx *ctx);
+int check_extents(struct check_ctx *ctx);
+int check_free_space(struct check_ctx *ctx);
+int check_fs_roots(struct check_ctx *ctx);
+int check_csums(struct check_ctx *ctx);
+int check_root_refs(struct check_ctx *ctx);
+int check_qgroups(struct check_ctx *ctx);
+
+/* All passes and the summary; 0 clean, 1 errors found, negative errno. */
+int check_run(struct check_ctx *ctx);
+
+#endif
