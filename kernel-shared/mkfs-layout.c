@@ -356,10 +356,12 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 	}
 	/*
 	 * The root tree directory with "default" pointing at the top-level
-	 * subvolume.  btrfs-progs also writes an inode ref (5 INODE_REF 6)
-	 * "default"; the kernel ignores it and our tree-checker rejects an
-	 * inode ref with objectid 5, so it is left out.
+	 * subvolume, and the backref btrfs-progs writes for that name:
+	 * (FS_TREE INODE_REF ROOT_TREE_DIR) "default", index 0.
 	 */
+	ret = add_inode_ref(tb, BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, def);
+	if (ret < 0)
+		return ret;
 	ii = tb_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_INODE_ITEM_KEY, 0, sizeof(*ii));
 	if (!ii)
 		return -ENOMEM;
