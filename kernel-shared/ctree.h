@@ -104,6 +104,13 @@ struct read_policy {
 	bool allow_transid_mismatch;
 	bool keep_bad;
 	bool quiet;
+	/*
+	 * checker_soft (btrfs-progs' read for printing): a mirror that passes
+	 * checksum and header but fails the tree-checker is remembered; when no
+	 * mirror passes everything, the first such block is returned with 0
+	 * after the tree-checker's message was printed (unless quiet).
+	 */
+	bool checker_soft;
 };
 
 int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,

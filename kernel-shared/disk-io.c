@@ -349,8 +349,8 @@ int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const str
 	bool quiet = policy && policy->quiet;
 	const struct btrfs_chunk_map *c;
 	struct btrfs_block_cache_slot *slot;
-	struct extent_buffer *eb, *bad = NULL;
-	char reasons[1024], msg[512];
+	struct extent_buffer *eb, *bad = NULL, *soft = NULL;
+	char reasons[1024], msg[512], soft_msg[512];
 	size_t used = 0;
 	int mirror, nmirrors, ret = -EIO;
 
@@ -384,7 +384,21 @@ int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const str
 		ret = read_logical_mirror(fs, c, bytenr, mirror, eb->data, eb->len, msg, sizeof(msg));
 		if (ret == 0) {
 			eb->mirror = mirror;
-			ret = btrfs_verify_tree_block(fs, eb, expect, policy, msg, sizeof(msg));
+			if (policy && policy->checker_soft && !policy->skip_tree_checker) {
+				struct read_policy hdr = *policy;
+
+				hdr.skip_tree_checker = true;
+				ret = btrfs_verify_tree_block(fs, eb, expect, &hdr, msg, sizeof(msg));
+				if (ret == 0) {
+					ret = btrfs_check_tree_block_msg(&fs->geo, eb, msg, sizeof(msg));
+					if (ret && !soft) {
+						soft = clone_extent_buffer(eb);
+						snprintf(soft_msg, sizeof(soft_msg), "%s", msg);
+					}
+				}
+			} else {
+				ret = btrfs_verify_tree_block(fs, eb, expect, policy, msg, sizeof(msg));
+			}
 			if (ret == 0) {
 				bool relaxed = policy && (policy->skip_csum || policy->skip_tree_checker ||
 							   policy->allow_transid_mismatch);
@@ -392,6 +406,7 @@ int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const str
 				if (!relaxed)
 					cache_put(fs, eb);
 				free_extent_buffer(bad);
+				free_extent_buffer(soft);
 				*out = eb;
 				return 0;
 			}
@@ -401,6 +416,15 @@ int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const str
 		if (used < sizeof(reasons))
 			used += snprintf(reasons + used, sizeof(reasons) - used, "%smirror %d: %s",
 					 mirror > 1 ? "; " : "", mirror, msg);
+	}
+	if (soft) {
+		/* As btrfs-progs: the block is printed, the checker's verdict reported. */
+		if (!quiet)
+			error("%s", soft_msg);
+		free_extent_buffer(eb);
+		free_extent_buffer(bad);
+		*out = soft;
+		return 0;
 	}
 	if (!quiet)
 		error("failed to read tree block %llu (%d mirror%s tried): %s",
@@ -619,6 +643,7 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	struct btrfs_super_block *sb = NULL;
 	struct extent_buffer *eb;
 	struct tree_check expect;
+	struct read_policy soft = { 0 };
 	u64 super_bytenr = args->super_bytenr ? args->super_bytenr : BTRFS_SUPER_INFO_OFFSET;
 	int i, ret;
 
@@ -694,11 +719,16 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	fs->tree_root.level = btrfs_super_root_level(fs->super);
 	fs->tree_root.generation = btrfs_super_generation(fs->super);
 
+	/*
+	 * A partial open (printing tools) takes a root block that fails only the
+	 * tree-checker, after its message, as btrfs-progs does.
+	 */
+	soft.checker_soft = fs->partial;
 	/* The chunk tree's root header gives the chunk tree uuid the tree-checker may use. */
 	expect = (struct tree_check){ .owner = BTRFS_CHUNK_TREE_OBJECTID,
 				      .level = fs->chunk_root.level,
 				      .transid = fs->chunk_root.generation };
-	ret = btrfs_read_tree_block(fs, fs->chunk_root.bytenr, &expect, &eb);
+	ret = btrfs_read_tree_block_policy(fs, fs->chunk_root.bytenr, &expect, &soft, &eb);
 	if (ret < 0) {
 		error("cannot read chunk root");
 		goto fail;
@@ -721,7 +751,7 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	expect = (struct tree_check){ .owner = BTRFS_ROOT_TREE_OBJECTID,
 				      .level = fs->tree_root.level,
 				      .transid = fs->tree_root.generation };
-	ret = btrfs_read_tree_block(fs, fs->tree_root.bytenr, &expect, &eb);
+	ret = btrfs_read_tree_block_policy(fs, fs->tree_root.bytenr, &expect, &soft, &eb);
 	if (ret < 0) {
 		error("cannot read root tree");
 		if (!fs->partial)

@@ -479,13 +479,14 @@ void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_
 }
 
 /*
- * Reads for printing: checksum and header are verified, the tree-checker
- * is not applied, so a block with a bad item still prints what it holds.
+ * Reads for printing, as btrfs-progs: checksum, header and tree-checker on
+ * every mirror; a block that fails only the tree-checker everywhere is still
+ * returned (the checker's message printed), so it prints what it holds.
  */
 int btrfs_print_read_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
 			   struct extent_buffer **out)
 {
-	static const struct read_policy policy = { .skip_tree_checker = true };
+	static const struct read_policy policy = { .checker_soft = true };
 
 	return btrfs_read_tree_block_policy(fs, bytenr, expect, &policy, out);
 }
