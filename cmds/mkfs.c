@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <strings.h>
 #include <unistd.h>
+#include <limits.h>
 #include <time.h>
 #include <uuid.h>
 #include "cmds/commands.h"
@@ -14,6 +15,7 @@
 #include "kernel-shared/mkfs-layout.h"
 #include "kernel-shared/chunk-alloc.h"
 #include "kernel-shared/csum.h"
+#include "kernel-shared/compress.h"
 #include "kernel-shared/messages.h"
 
 enum {
@@ -48,6 +50,9 @@ static const struct cli_option mkfs_options[] = {
 	OPT_ARG(OPT_DEVICE_UUID, "device-uuid", "UUID", "specify the device UUID of the first device"),
 	OPT_ARG('b', "byte-count", "SIZE", "set size of each device to SIZE (image files are created sparse)"),
 	OPT_ARG('r', "rootdir", "DIR", "copy files from DIR to the image root directory"),
+	OPT_ARG('u', "subvol", "TYPE:SUBDIR", "(with --rootdir) create SUBDIR as a subvolume; TYPE: rw (default), ro, default, default-ro"),
+	OPT_ARG(OPT_COMPRESS, "compress", "ALGO[:LEVEL]", "(with --rootdir) compress files: no, zlib, lzo, zstd; level 1..9 zlib, 1..15 zstd"),
+	OPT_ARG(OPT_INODE_FLAGS, "inode-flags", "FLAGS:PATH", "(with --rootdir) set nodatacow and/or nodatasum (comma separated) on PATH"),
 	OPT_FLAG(OPT_SHRINK, "shrink", "(with --rootdir) shrink the filled filesystem to minimal size"),
 	OPT_FLAG('K', "nodiscard", "do not perform whole device TRIM"),
 	OPT_FLAG('f', "force", "force overwrite of existing filesystem"),
@@ -277,6 +282,96 @@ static void print_summary(const char *label, const u8 *fsid, u32 nodesize, u32 s
 	printf("\n");
 }
 
+/* ---- --rootdir options ----------------------------------------------------------- */
+
+/*
+ * A path given relative to rootdir (or absolute), resolved; it must lie
+ * strictly inside rootdir.  Returns a malloc'd path or NULL (printed).
+ */
+static char *resolve_inside(const char *rootdir, const char *path, const char *opt)
+{
+	char joined[PATH_MAX], root[PATH_MAX], *res;
+	size_t rl;
+
+	if (!realpath(rootdir, root)) {
+		error("cannot resolve --rootdir %s: %m", rootdir);
+		return NULL;
+	}
+	if (path[0] == '/')
+		snprintf(joined, sizeof(joined), "%s", path);
+	else if (snprintf(joined, sizeof(joined), "%s/%s", root, path) >= (int)sizeof(joined)) {
+		error("%s path too long: %s", opt, path);
+		return NULL;
+	}
+	res = realpath(joined, NULL);
+	if (!res) {
+		error("%s: cannot find %s inside %s: %m", opt, path, rootdir);
+		return NULL;
+	}
+	rl = strlen(root);
+	if (strncmp(res, root, rl) || res[rl] != '/') {
+		error("%s: %s is not inside --rootdir %s", opt, path, rootdir);
+		free(res);
+		return NULL;
+	}
+	return res;
+}
+
+/* "[TYPE:]DIR"; "./" in front means no TYPE.  0 or 1 (printed). */
+static int parse_subvol_arg(const char *arg, struct mkfs_subvol_arg *sv, const char **dir)
+{
+	static const struct { const char *name; int type; } types[] = {
+		{ "rw", MKFS_SUBVOL_RW }, { "ro", MKFS_SUBVOL_RO },
+		{ "default", MKFS_SUBVOL_DEFAULT }, { "default-ro", MKFS_SUBVOL_DEFAULT_RO },
+	};
+	const char *colon = strchr(arg, ':');
+
+	sv->type = MKFS_SUBVOL_RW;
+	*dir = arg;
+	if (colon && strncmp(arg, "./", 2)) {
+		for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+			if (strlen(types[i].name) == (size_t)(colon - arg) &&
+			    !strncmp(arg, types[i].name, colon - arg)) {
+				sv->type = types[i].type;
+				*dir = colon + 1;
+				return 0;
+			}
+		}
+	}
+	if (!**dir) {
+		error("invalid --subvol argument: %s", arg);
+		return 1;
+	}
+	return 0;
+}
+
+/* "FLAG[,FLAG...]:PATH".  0 or 1 (printed). */
+static int parse_inode_flags_arg(const char *arg, struct mkfs_inode_flags_arg *f, const char **path)
+{
+	const char *colon = strchr(arg, ':');
+	char flags[128];
+
+	if (!colon || colon == arg || !colon[1] || (size_t)(colon - arg) >= sizeof(flags)) {
+		error("invalid --inode-flags argument, expected FLAGS:PATH: %s", arg);
+		return 1;
+	}
+	memcpy(flags, arg, colon - arg);
+	flags[colon - arg] = 0;
+	f->flags = 0;
+	for (char *save = NULL, *tok = strtok_r(flags, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "nodatacow")) {
+			f->flags |= BTRFS_INODE_NODATACOW | BTRFS_INODE_NODATASUM;
+		} else if (!strcmp(tok, "nodatasum")) {
+			f->flags |= BTRFS_INODE_NODATASUM;
+		} else {
+			error("unknown inode flag '%s' (supported: nodatacow, nodatasum)", tok);
+			return 1;
+		}
+	}
+	*path = colon + 1;
+	return 0;
+}
+
 /* ---- the command ------------------------------------------------------------- */
 
 static int parse_profile(const char *arg, const char *what, u64 *out)
@@ -325,9 +420,17 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 	int verbose = ctx->verbose, npaths = 0, c, ret = 1, opened = 0;
 	int csum_type = BTRFS_CSUM_TYPE_CRC32;
 	uuid_t fsid, dev_uuid;
+	bool shrink = false;
+	int compress = 0, compress_level = 0, nr_subvols = 0, nr_iflags = 0;
+	const char **subvol_dirs = calloc(argc + 1, sizeof(char *));
+	const char **iflag_paths = calloc(argc + 1, sizeof(char *));
+	struct mkfs_subvol_arg *subvols = calloc(argc + 1, sizeof(*subvols));
+	struct mkfs_inode_flags_arg *iflags = calloc(argc + 1, sizeof(*iflags));
+	char **resolved = calloc(2 * argc + 2, sizeof(char *));
+	int nr_resolved = 0;
 
-	if (!paths)
-		return 1;
+	if (!paths || !subvol_dirs || !iflag_paths || !subvols || !iflags || !resolved)
+		goto out;
 	while (1) {
 		c = cli_getopt(cmd, argc, argv, &st);
 		if (c == -1) {
@@ -420,7 +523,57 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 			rootdir = st.optarg;
 			break;
 		case OPT_SHRINK:
+			shrink = true;
 			break;
+		case 'u':
+			if (parse_subvol_arg(st.optarg, &subvols[nr_subvols], &subvol_dirs[nr_subvols]))
+				goto out;
+			nr_subvols++;
+			break;
+		case OPT_INODE_FLAGS:
+			if (parse_inode_flags_arg(st.optarg, &iflags[nr_iflags], &iflag_paths[nr_iflags]))
+				goto out;
+			nr_iflags++;
+			break;
+		case OPT_COMPRESS: {
+			char algo[32];
+			const char *colon = strchr(st.optarg, ':');
+			size_t alen = colon ? (size_t)(colon - st.optarg) : strlen(st.optarg);
+			int min, max;
+
+			if (alen >= sizeof(algo)) {
+				error("unrecognized compression algorithm: %s", st.optarg);
+				goto out;
+			}
+			memcpy(algo, st.optarg, alen);
+			algo[alen] = 0;
+			compress = btrfs_compress_type_by_name(algo);
+			if (compress < 0) {
+				error("unrecognized compression algorithm: %s", algo);
+				goto out;
+			}
+			if (compress && !btrfs_compress_supported(compress)) {
+				error("%s compression is not supported by this build", algo);
+				goto out;
+			}
+			btrfs_compress_level_range(compress, &min, &max);
+			compress_level = 0;
+			if (colon) {
+				char *end;
+				long lv = strtol(colon + 1, &end, 10);
+
+				if (!colon[1] || *end || !max || lv < min || lv > max) {
+					if (!max)
+						error("compression level is not supported for %s", algo);
+					else
+						error("invalid compression level %s for %s (%d..%d)", colon + 1, algo,
+						      min, max);
+					goto out;
+				}
+				compress_level = (int)lv;
+			}
+			break;
+		}
 		case 'K':
 			nodiscard = true;
 			break;
@@ -510,6 +663,48 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		goto out;
 	}
 
+	/* --rootdir and the options that need it. */
+	if (!rootdir && (nr_subvols || nr_iflags || shrink || compress)) {
+		error("options --subvol, --inode-flags, --compress and --shrink need --rootdir");
+		goto out;
+	}
+	if (shrink && npaths > 1) {
+		error("--shrink works with one device only");
+		goto out;
+	}
+	for (int i = 0, defaults = 0; i < nr_subvols; i++) {
+		char *r = resolve_inside(rootdir, subvol_dirs[i], "--subvol");
+
+		if (!r)
+			goto out;
+		resolved[nr_resolved++] = r;
+		subvols[i].path = r;
+		for (int j = 0; j < i; j++) {
+			if (!strcmp(subvols[j].path, r)) {
+				error("subvolume %s specified more than once", subvol_dirs[i]);
+				goto out;
+			}
+		}
+		if (subvols[i].type == MKFS_SUBVOL_DEFAULT || subvols[i].type == MKFS_SUBVOL_DEFAULT_RO) {
+			if (defaults++) {
+				error("only one subvolume can be the default");
+				goto out;
+			}
+		}
+	}
+	for (int i = 0; i < nr_iflags; i++) {
+		char *r = resolve_inside(rootdir, iflag_paths[i], "--inode-flags");
+
+		if (!r)
+			goto out;
+		resolved[nr_resolved++] = r;
+		iflags[i].path = r;
+	}
+	if (compress == BTRFS_COMPRESS_LZO)
+		o.incompat |= BTRFS_FEATURE_INCOMPAT_COMPRESS_LZO;
+	if (compress == BTRFS_COMPRESS_ZSTD)
+		o.incompat |= BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD;
+
 	/* Targets: duplicates, mounted, signatures, sizes. */
 	t = calloc(npaths, sizeof(*t));
 	devs = calloc(npaths, sizeof(*devs));
@@ -556,6 +751,13 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 	cfg.squota = o.squota;
 	cfg.label = label;
 	cfg.rootdir = rootdir;
+	cfg.subvols = subvols;
+	cfg.nr_subvols = nr_subvols;
+	cfg.inode_flags = iflags;
+	cfg.nr_inode_flags = nr_iflags;
+	cfg.compress = compress;
+	cfg.compress_level = compress_level;
+	cfg.shrink = shrink;
 	for (int i = 0; i < npaths; i++) {
 		u64 size = t[i].size;
 		u64 min = btrfs_mkfs_min_dev_size(&cfg);
@@ -611,6 +813,13 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		error("failed to create the filesystem");
 		goto out;
 	}
+	if (shrink) {
+		devs[0].size = summary.dev_size[0];
+		if (!t[0].is_blockdev && ftruncate(t[0].fd, (off_t)devs[0].size) < 0) {
+			error("cannot truncate %s to %llu bytes: %m", paths[0], (unsigned long long)devs[0].size);
+			goto out;
+		}
+	}
 	if (!quiet) {
 		if (!meta_set && npaths == 1 && !o.mixed) {
 			printf("NOTE: several default settings have changed in version 5.15, please make sure\n");
@@ -630,6 +839,13 @@ out:
 	free(t);
 	free(devs);
 	free(paths);
+	for (int i = 0; i < nr_resolved; i++)
+		free(resolved[i]);
+	free(resolved);
+	free(subvol_dirs);
+	free(iflag_paths);
+	free(subvols);
+	free(iflags);
 	return ret;
 }
 DEFINE_COMMAND(mkfs, "mkfs", mkfs_options, 0);

@@ -17,15 +17,33 @@ struct mkfs_data_extent {
 	u64 file_offset;
 	u64 len;                      /* bytes of file data (rest zero) */
 	u32 file;                     /* index into mkfs_ctx.files */
-	u64 ino;                      /* owner inode in the fs tree */
+	u64 ino;                      /* owner inode */
+	u64 root;                     /* owner tree (5 or a subvolume) */
+	u32 ram_len;                  /* compressed: bytes compressed (len, zero padded) */
+	u8 compress;                  /* BTRFS_COMPRESS_*: disk_len bytes are compressed */
 };
 
+#define MKFS_MAX_SUBVOLS 64
+
+/* Fixed trees, then the subvolumes made by --subvol: T_SUBVOL + i. */
 enum {
-	T_ROOT, T_EXTENT, T_CHUNK, T_DEV, T_FS, T_CSUM, T_UUID, T_QUOTA, T_FST, T_BGT, T_RELOC, T_NR
+	T_ROOT, T_EXTENT, T_CHUNK, T_DEV, T_FS, T_CSUM, T_UUID, T_QUOTA, T_FST, T_BGT, T_RELOC, T_NR,
+	T_SUBVOL = T_NR, T_MAX = T_NR + MKFS_MAX_SUBVOLS
 };
 
-/* Tree id of each T_* (mkfs-layout.c). */
+/* Tree id of each fixed T_* (mkfs-layout.c). */
 extern const u64 mkfs_tree_ids[T_NR];
+
+/* A subvolume --rootdir made (tree T_SUBVOL + i). */
+struct mkfs_subvol {
+	u64 id;
+	u64 parent;                   /* parent tree id */
+	u64 dirid;                    /* directory in the parent holding it */
+	u64 index;                    /* its DIR_INDEX there */
+	char *name;
+	bool readonly;
+	u8 uuid[BTRFS_UUID_SIZE];
+};
 
 struct tree_blocks {
 	u64 *bytenr;
@@ -38,9 +56,15 @@ struct mkfs_ctx {
 	struct chunk_alloc ca;
 	struct ca_chunk *chunks[64];      /* live chunks by logical address */
 	int nr_chunks;
-	struct tree_builder tb[T_NR];
-	struct tree_blocks blk[T_NR];
-	bool present[T_NR];
+	struct tree_builder tb[T_MAX];
+	struct tree_blocks blk[T_MAX];
+	bool present[T_MAX];
+	u64 tree_id[T_MAX];
+	int ntrees;                       /* T_NR + subvolumes */
+	struct mkfs_subvol subvol[MKFS_MAX_SUBVOLS];
+	int nr_subvols;
+	u64 default_subvol;               /* tree the "default" dir item points to */
+	u64 incompat_extra;               /* feature bits --rootdir needed (DEFAULT_SUBVOL) */
 	bool skinny;
 	u64 gen;
 	/* --rootdir */

@@ -31,7 +31,6 @@ const u64 mkfs_tree_ids[T_NR] = {
 	BTRFS_UUID_TREE_OBJECTID, BTRFS_QUOTA_TREE_OBJECTID, BTRFS_FREE_SPACE_TREE_OBJECTID,
 	BTRFS_BLOCK_GROUP_TREE_OBJECTID, BTRFS_DATA_RELOC_TREE_OBJECTID,
 };
-#define tree_ids mkfs_tree_ids
 
 /* Allocation order of the metadata trees (the chunk tree goes to SYSTEM). */
 static const int alloc_order[] = { T_FS, T_CSUM, T_RELOC, T_UUID, T_QUOTA, T_DEV, T_ROOT, T_BGT };
@@ -106,6 +105,21 @@ static int plan_chunks(struct mkfs_ctx *ctx)
 	return 0;
 }
 
+/*
+ * --shrink: device 1 ends where its last dev extent ends (tree blocks and
+ * data are already placed, no more chunks are made).
+ */
+static void shrink_device(struct mkfs_ctx *ctx)
+{
+	struct ca_device *d = &ctx->ca.devs[0];
+	u64 end = BTRFS_DEVICE_RANGE_RESERVED;
+
+	for (int i = 0; i < d->nr_ext; i++)
+		end = max_t(u64, end, d->ext[i].start + d->ext[i].len);
+	ctx->ca.total_bytes -= d->total_bytes - end;
+	d->total_bytes = end;
+}
+
 /* ---- block allocation ------------------------------------------------------ */
 
 static int alloc_blocks(struct mkfs_ctx *ctx, int t, u32 count)
@@ -127,7 +141,7 @@ static int alloc_blocks(struct mkfs_ctx *ctx, int t, u32 count)
 		int ret = ca_alloc_bytes(&ctx->ca, type, ns, ns, &b->bytenr[b->nr]);
 
 		if (ret < 0) {
-			error("no room for tree blocks of tree %lld in the %s chunks", (long long)tree_ids[t],
+			error("no room for tree blocks of tree %lld in the %s chunks", (long long)ctx->tree_id[t],
 			      t == T_CHUNK ? "system" : "metadata");
 			return ret;
 		}
@@ -273,6 +287,14 @@ static int fill_uuid_tree(struct mkfs_ctx *ctx)
 	if (!id)
 		return -ENOMEM;
 	put_unaligned_le64(BTRFS_FS_TREE_OBJECTID, id);
+	for (int i = 0; i < ctx->nr_subvols; i++) {
+		u = ctx->subvol[i].uuid;
+		id = tb_add_key(&ctx->tb[T_UUID], get_unaligned_le64(u), BTRFS_UUID_KEY_SUBVOL,
+				get_unaligned_le64(u + 8), sizeof(*id));
+		if (!id)
+			return -ENOMEM;
+		put_unaligned_le64(ctx->subvol[i].id, id);
+	}
 	return 0;
 }
 
@@ -317,6 +339,54 @@ static u64 tree_root_bytenr(const struct mkfs_ctx *ctx, int t)
 	return ctx->blk[t].nr ? ctx->blk[t].bytenr[ctx->blk[t].nr - 1] : 0;
 }
 
+static int add_root_ref(struct tree_builder *tb, u64 objectid, u8 type, u64 offset, const struct mkfs_subvol *sv)
+{
+	size_t len = strlen(sv->name);
+	struct btrfs_root_ref *ref = tb_add_key(tb, objectid, type, offset, sizeof(*ref) + len);
+
+	if (!ref)
+		return -ENOMEM;
+	btrfs_set_root_ref_dirid(ref, sv->dirid);
+	btrfs_set_root_ref_sequence(ref, sv->index);
+	btrfs_set_root_ref_name_len(ref, len);
+	memcpy(ref + 1, sv->name, len);
+	return 0;
+}
+
+/* Root item, ROOT_REF in the parent and ROOT_BACKREF of subvolume i. */
+static int add_subvol_items(struct mkfs_ctx *ctx, struct tree_builder *tb, int i)
+{
+	const struct mkfs_subvol *sv = &ctx->subvol[i];
+	int t = T_SUBVOL + i;
+	struct btrfs_root_item *ri = tb_add_key(tb, sv->id, BTRFS_ROOT_ITEM_KEY, 0, sizeof(*ri));
+	int ret;
+
+	if (!ri)
+		return -ENOMEM;
+	btrfs_set_inode_generation(&ri->inode, 1);
+	btrfs_set_inode_size(&ri->inode, 3);
+	btrfs_set_inode_nlink(&ri->inode, 1);
+	btrfs_set_inode_nbytes(&ri->inode, ctx->cfg->nodesize);
+	btrfs_set_inode_mode(&ri->inode, 040755);
+	btrfs_set_root_generation(ri, ctx->gen);
+	btrfs_set_root_dirid(ri, BTRFS_FIRST_FREE_OBJECTID);
+	btrfs_set_root_bytenr(ri, tree_root_bytenr(ctx, t));
+	btrfs_set_root_used(ri, (u64)ctx->blk[t].nr * ctx->cfg->nodesize);
+	btrfs_set_root_refs(ri, 1);
+	btrfs_set_root_level(ri, tb_root_level(&ctx->tb[t]));
+	btrfs_set_root_generation_v2(ri, ctx->gen);
+	btrfs_set_root_flags(ri, sv->readonly ? BTRFS_ROOT_SUBVOL_RDONLY : 0);
+	memcpy(ri->uuid, sv->uuid, BTRFS_UUID_SIZE);
+	btrfs_set_root_ctransid(ri, ctx->gen);
+	btrfs_set_root_otransid(ri, ctx->gen);
+	set_time(&ri->ctime, ctx->cfg->now);
+	set_time(&ri->otime, ctx->cfg->now);
+	ret = add_root_ref(tb, sv->id, BTRFS_ROOT_BACKREF_KEY, sv->parent, sv);
+	if (!ret)
+		ret = add_root_ref(tb, sv->parent, BTRFS_ROOT_REF_KEY, sv->id, sv);
+	return ret;
+}
+
 static int fill_root_tree(struct mkfs_ctx *ctx)
 {
 	struct tree_builder *tb = &ctx->tb[T_ROOT];
@@ -333,7 +403,7 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 
 		if (!ctx->present[t] || t == T_ROOT || t == T_CHUNK)
 			continue;
-		ri = tb_add_key(tb, tree_ids[t], BTRFS_ROOT_ITEM_KEY, 0, sizeof(*ri));
+		ri = tb_add_key(tb, ctx->tree_id[t], BTRFS_ROOT_ITEM_KEY, 0, sizeof(*ri));
 		if (!ri)
 			return -ENOMEM;
 		btrfs_set_inode_generation(&ri->inode, 1);
@@ -354,6 +424,11 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 			set_time(&ri->otime, ctx->cfg->now);
 		}
 	}
+	for (int i = 0; i < ctx->nr_subvols; i++) {
+		ret = add_subvol_items(ctx, tb, i);
+		if (ret < 0)
+			return ret;
+	}
 	/*
 	 * The root tree directory with "default" pointing at the top-level
 	 * subvolume, and the backref btrfs-progs writes for that name:
@@ -373,7 +448,8 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 			btrfs_name_hash(def, (int)deflen), sizeof(*di) + deflen);
 	if (!di)
 		return -ENOMEM;
-	btrfs_set_disk_key_objectid(&di->location, BTRFS_FS_TREE_OBJECTID);
+	btrfs_set_disk_key_objectid(&di->location,
+				    ctx->default_subvol ? ctx->default_subvol : BTRFS_FS_TREE_OBJECTID);
 	btrfs_set_disk_key_type(&di->location, BTRFS_ROOT_ITEM_KEY);
 	btrfs_set_disk_key_offset(&di->location, (u64)-1);
 	btrfs_set_dir_transid(di, 0);
@@ -424,13 +500,13 @@ static struct range *used_ranges(const struct mkfs_ctx *ctx, size_t *nr)
 	size_t n = 0, k = 0;
 	struct range *r;
 
-	for (int t = 0; t < T_NR; t++)
+	for (int t = 0; t < ctx->ntrees; t++)
 		n += ctx->blk[t].nr;
 	n += ctx->nr_data;
 	r = malloc((n + 1) * sizeof(*r));
 	if (!r)
 		return NULL;
-	for (int t = 0; t < T_NR; t++)
+	for (int t = 0; t < ctx->ntrees; t++)
 		for (u32 i = 0; i < ctx->blk[t].nr; i++)
 			r[k++] = (struct range){ ctx->blk[t].bytenr[i], ctx->cfg->nodesize };
 	for (size_t i = 0; i < ctx->nr_data; i++)
@@ -505,7 +581,7 @@ static int fill_extent_tree(struct mkfs_ctx *ctx, const struct block_info *own)
 	int ret;
 
 	tb_reset(tb);
-	for (int t = 0; t < T_NR; t++) {
+	for (int t = 0; t < ctx->ntrees; t++) {
 		for (u32 i = 0; i < ctx->blk[t].nr; i++) {
 			struct btrfs_extent_item *ei;
 			struct btrfs_extent_inline_ref *iref;
@@ -542,7 +618,7 @@ static int fill_extent_tree(struct mkfs_ctx *ctx, const struct block_info *own)
 				iref = (struct btrfs_extent_inline_ref *)(bi + 1);
 			}
 			btrfs_set_extent_inline_ref_type(iref, BTRFS_TREE_BLOCK_REF_KEY);
-			btrfs_set_extent_inline_ref_offset(iref, tree_ids[t]);
+			btrfs_set_extent_inline_ref_offset(iref, ctx->tree_id[t]);
 		}
 	}
 	for (size_t i = 0; i < ctx->nr_data; i++) {
@@ -561,7 +637,7 @@ static int fill_extent_tree(struct mkfs_ctx *ctx, const struct block_info *own)
 		iref = (struct btrfs_extent_inline_ref *)(ei + 1);
 		btrfs_set_extent_inline_ref_type(iref, BTRFS_EXTENT_DATA_REF_KEY);
 		dref = (struct btrfs_extent_data_ref *)((u8 *)iref + offsetof(struct btrfs_extent_inline_ref, offset));
-		btrfs_set_extent_data_ref_root(dref, BTRFS_FS_TREE_OBJECTID);
+		btrfs_set_extent_data_ref_root(dref, d->root);
 		btrfs_set_extent_data_ref_objectid(dref, d->ino);
 		btrfs_set_extent_data_ref_offset(dref, d->file_offset);
 		btrfs_set_extent_data_ref_count(dref, 1);
@@ -743,7 +819,7 @@ static int fill_super(struct mkfs_ctx *ctx, struct btrfs_super_block *sb, u64 by
 	btrfs_set_super_stripesize(sb, cfg->sectorsize);
 	btrfs_set_super_compat_flags(sb, 0);
 	btrfs_set_super_compat_ro_flags(sb, cfg->compat_ro);
-	btrfs_set_super_incompat_flags(sb, cfg->incompat);
+	btrfs_set_super_incompat_flags(sb, cfg->incompat | ctx->incompat_extra);
 	btrfs_set_super_csum_type(sb, cfg->csum_type);
 	btrfs_set_super_cache_generation(sb, ctx->present[T_FST] ? 0 : (u64)-1);
 	btrfs_set_super_uuid_tree_generation(sb, ctx->gen);
@@ -789,7 +865,7 @@ static int write_supers(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 
 	for (int i = 0; i < cfg->ndevs; i++) {
 		fill_dev_item(ctx, &sb->dev_item, i);
-		ret = btrfs_write_super_all(cfg->devs[i].fd, sb, cfg->devs[i].size);
+		ret = btrfs_write_super_all(cfg->devs[i].fd, sb, ctx->ca.devs[i].total_bytes);
 		if (ret < 0) {
 			error_errno(ret, "cannot write the superblocks of %s", cfg->devs[i].path);
 			return ret;
@@ -841,7 +917,7 @@ static int write_everything(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 	geo.sectorsize = cfg->sectorsize;
 	geo.csum_type = cfg->csum_type;
 	geo.csum_size = btrfs_csum_type_size(cfg->csum_type);
-	geo.incompat_flags = cfg->incompat;
+	geo.incompat_flags = cfg->incompat | ctx->incompat_extra;
 	geo.compat_ro_flags = cfg->compat_ro;
 	geo.super_generation = ctx->gen;
 	memcpy(geo.fsid, cfg->fsid, BTRFS_FSID_SIZE);
@@ -865,7 +941,7 @@ static int write_everything(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 	ret = wipe_supers(cfg);
 	if (ret < 0)
 		goto out;
-	for (int t = 0; t < T_NR; t++) {
+	for (int t = 0; t < ctx->ntrees; t++) {
 		if (!ctx->present[t])
 			continue;
 		ret = tb_build(&ctx->tb[t], &p, ctx->blk[t].bytenr, emit_block, &e);
@@ -897,8 +973,10 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 	ctx->cfg = cfg;
 	ctx->gen = cfg->generation ? cfg->generation : 1;
 	ctx->skinny = cfg->incompat & BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA;
+	ctx->ntrees = T_NR;
 	for (int t = 0; t < T_NR; t++) {
-		tb_init(&ctx->tb[t], tree_ids[t]);
+		ctx->tree_id[t] = mkfs_tree_ids[t];
+		tb_init(&ctx->tb[t], mkfs_tree_ids[t]);
 		ctx->present[t] = true;
 	}
 	ctx->present[T_FST] = cfg->compat_ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE;
@@ -919,6 +997,8 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 		}
 		ctx->nr_chunks = ca_sorted_chunks(&ctx->ca, ctx->chunks);
 	}
+	if (cfg->shrink)
+		shrink_device(ctx);
 	ret = fill_static_trees(ctx);
 	if (ret < 0)
 		goto out;
@@ -928,7 +1008,7 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 		ret = add_block_group_items(ctx, &ctx->tb[T_BGT]);
 	if (ret < 0)
 		goto out;
-	for (int t = 0; t < T_NR; t++) {
+	for (int t = 0; t < ctx->ntrees; t++) {
 		int n;
 
 		if (!ctx->present[t] || t == T_EXTENT || t == T_FST)
@@ -945,6 +1025,8 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 
 		if (ctx->present[t])
 			ret = alloc_blocks(ctx, t, ctx->tb[t].nr_blocks);
+		for (int j = T_SUBVOL; t == T_FS && j < ctx->ntrees && ret >= 0; j++)
+			ret = alloc_blocks(ctx, j, ctx->tb[j].nr_blocks);
 	}
 	if (ret < 0)
 		goto out;
@@ -996,13 +1078,16 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 		}
 		summary->total_bytes = ctx->ca.total_bytes;
 		summary->bytes_used = bytes_used;
+		summary->dev_size[0] = ctx->ca.devs[0].total_bytes;
 	}
 out:
 	free(sb);
-	for (int t = 0; t < T_NR; t++) {
+	for (int t = 0; t < ctx->ntrees; t++) {
 		tb_release(&ctx->tb[t]);
 		free(ctx->blk[t].bytenr);
 	}
+	for (int i = 0; i < ctx->nr_subvols; i++)
+		free(ctx->subvol[i].name);
 	mkfs_release_rootdir(ctx);
 	ca_release(&ctx->ca);
 	free(ctx);

@@ -31,6 +31,20 @@ struct mkfs_device {
 	u8 uuid[BTRFS_UUID_SIZE];        /* device uuid */
 };
 
+/* -u/--subvol TYPE:DIR */
+enum { MKFS_SUBVOL_RW, MKFS_SUBVOL_RO, MKFS_SUBVOL_DEFAULT, MKFS_SUBVOL_DEFAULT_RO };
+
+struct mkfs_subvol_arg {
+	const char *path;                /* a directory inside rootdir */
+	int type;                        /* MKFS_SUBVOL_* */
+};
+
+/* --inode-flags FLAGS:PATH */
+struct mkfs_inode_flags_arg {
+	const char *path;                /* a file or directory inside rootdir */
+	u32 flags;                       /* BTRFS_INODE_NODATACOW, BTRFS_INODE_NODATASUM */
+};
+
 struct mkfs_config {
 	struct mkfs_device *devs;
 	int ndevs;
@@ -51,6 +65,13 @@ struct mkfs_config {
 	u64 now;                         /* seconds: inode and root times */
 	u64 generation;                  /* transid of everything mkfs writes */
 	const char *rootdir;             /* copy this directory tree into the fs tree, or NULL */
+	const struct mkfs_subvol_arg *subvols;   /* with rootdir: directories made subvolumes */
+	int nr_subvols;
+	const struct mkfs_inode_flags_arg *inode_flags;
+	int nr_inode_flags;
+	int compress;                    /* BTRFS_COMPRESS_*: compress --rootdir file data */
+	int compress_level;              /* 0: the default (3) */
+	bool shrink;                     /* devs[0].size cut to the end of the last dev extent */
 };
 
 /* What was made, for the summary. */
@@ -64,6 +85,7 @@ struct mkfs_summary {
 	int nr_chunks;
 	u64 total_bytes;
 	u64 bytes_used;
+	u64 dev_size[1];                 /* device 1's size as made (after --shrink) */
 };
 
 /* The smallest device size the layout of cfg fits on. */

@@ -13,8 +13,20 @@
  * inside DIR share one inode (nlink counts the links inside DIR).  Extended
  * attributes, modes, owners and timestamps are copied.
  *
+ * Directories named by --subvol become subvolumes (trees 256, 257, ... in
+ * walk order) with their own inode numbers from 257; a hard link whose
+ * other names are in another subvolume becomes a separate inode there.
+ * --inode-flags sets NODATACOW (with NODATASUM for files) or NODATASUM on
+ * a path; a directory passes its flags on to what is below it, except into
+ * a subvolume.  --compress: regular extents of at most 128 KiB of file data
+ * are compressed when that saves at least one sector, small files become
+ * compressed inline extents when that fits; a file whose first piece does
+ * not compress gets NOCOMPRESS and the rest is stored as is.  Files
+ * without checksums (NODATASUM) are never compressed, as in the kernel.
+ *
  * File data is read twice: for the checksums now, for writing at the end
- * (mkfs_write_data).  Memory is the items of the trees, not the data.
+ * (mkfs_write_data; compressed extents are compressed again there).
+ * Memory is the items of the trees, not the data.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +41,8 @@
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/csum.h"
+#include "kernel-shared/compress.h"
+#include <uuid/uuid.h>
 #include "kernel-shared/messages.h"
 #include "crypto/hash.h"
 
@@ -38,6 +52,7 @@
 
 struct rd_inode {
 	u64 ino;
+	u32 flags;                 /* BTRFS_INODE_* */
 	struct stat st;
 	u64 size;                  /* directories: sum of 2 * name lengths */
 	u64 nbytes;
@@ -48,16 +63,31 @@ struct rd_inode {
 
 struct rd_entry {
 	char *name;
-	u64 ino;
+	u64 ino;                   /* or the subvolume id (location ROOT_ITEM -1) */
+	bool subvol;
 	u8 type;
 	u32 hash;
 	u64 index;
 };
 
-struct rd {
-	struct mkfs_ctx *ctx;
-	struct hash_ctx csum;
-	u16 csum_size;
+struct rd_ref {
+	u64 ino;
+	u64 parent;
+	u64 index;
+	char *name;
+};
+
+struct rd_refs {
+	struct rd_ref *r;
+	size_t nr;
+	size_t alloc;
+};
+
+/* One tree being filled: the top-level subvolume or one made by --subvol. */
+struct rd_tree {
+	int t;                     /* index into mkfs_ctx.tb */
+	u64 root;                  /* tree id */
+	u64 next_ino;
 	struct rd_inode *inodes;
 	size_t nr_inodes;
 	size_t alloc_inodes;
@@ -65,15 +95,38 @@ struct rd {
 	size_t *links;
 	size_t links_cap;
 	size_t nr_links;
+	struct rd_refs refs;
+};
+
+/* A path named by an option, by (dev, ino). */
+struct rd_mark {
+	dev_t dev;
+	ino_t ino;
+	int type;                  /* --subvol: MKFS_SUBVOL_* */
+	u32 flags;                 /* --inode-flags */
+};
+
+struct rd {
+	struct mkfs_ctx *ctx;
+	struct hash_ctx csum;
+	u16 csum_size;
+	struct rd_tree *cur;
+	struct rd_mark *subvols;
+	int nr_subvols;
+	struct rd_mark *iflags;
+	int nr_iflags;
+	bool compress;
+	struct btrfs_compressor comp;
 	u8 *buf;                   /* RD_IO_SIZE bytes */
+	u8 *cbuf;                  /* compressed output, BTRFS_MAX_UNCOMPRESSED bytes */
 };
 
 static struct tree_builder *fs_tree(struct rd *rd)
 {
-	return &rd->ctx->tb[T_FS];
+	return &rd->ctx->tb[rd->cur->t];
 }
 
-static int new_inode(struct rd *rd, const struct stat *st, u64 ino, size_t *index)
+static int new_inode(struct rd_tree *rd, const struct stat *st, u64 ino, size_t *index)
 {
 	struct rd_inode *in;
 
@@ -97,13 +150,13 @@ static int new_inode(struct rd *rd, const struct stat *st, u64 ino, size_t *inde
 	return 0;
 }
 
-static size_t link_slot(const struct rd *rd, dev_t dev, ino_t ino)
+static size_t link_slot(const struct rd_tree *rd, dev_t dev, ino_t ino)
 {
 	return (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) & (rd->links_cap - 1);
 }
 
 /* The inode index of an already seen hard link, or (size_t)-1. */
-static size_t find_link(struct rd *rd, const struct stat *st)
+static size_t find_link(struct rd_tree *rd, const struct stat *st)
 {
 	if (!rd->links_cap)
 		return (size_t)-1;
@@ -117,7 +170,7 @@ static size_t find_link(struct rd *rd, const struct stat *st)
 	}
 }
 
-static int add_link(struct rd *rd, size_t index)
+static int add_link(struct rd_tree *rd, size_t index)
 {
 	if ((rd->nr_links + 1) * 2 > rd->links_cap) {
 		size_t cap = rd->links_cap ? rd->links_cap * 2 : 1024;
@@ -189,6 +242,7 @@ static int emit_inode(struct rd *rd, const struct rd_inode *in)
 	btrfs_set_inode_uid(ii, st->st_uid);
 	btrfs_set_inode_gid(ii, st->st_gid);
 	btrfs_set_inode_mode(ii, st->st_mode);
+	btrfs_set_inode_flags(ii, in->flags);
 	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
 		btrfs_set_inode_rdev(ii, ((u64)major(st->st_rdev) << 20) | minor(st->st_rdev));
 	set_ts(&ii->atime, &st->st_atim);
@@ -205,7 +259,14 @@ static int cmp_entry_hash(const void *a, const void *b)
 	return x->hash < y->hash ? -1 : x->hash > y->hash;
 }
 
-/* DIR_ITEMs (merged per name hash), DIR_INDEXes and INODE_REFs of one directory. */
+static void set_location(struct btrfs_dir_item *di, const struct rd_entry *e)
+{
+	btrfs_set_disk_key_objectid(&di->location, e->ino);
+	btrfs_set_disk_key_type(&di->location, e->subvol ? BTRFS_ROOT_ITEM_KEY : BTRFS_INODE_ITEM_KEY);
+	btrfs_set_disk_key_offset(&di->location, e->subvol ? (u64)-1 : 0);
+}
+
+/* DIR_ITEMs (merged per name hash) and DIR_INDEXes of one directory. */
 static int emit_dir_entries(struct rd *rd, u64 dir, struct rd_entry *ents, size_t n)
 {
 	struct tree_builder *tb = fs_tree(rd);
@@ -218,8 +279,7 @@ static int emit_dir_entries(struct rd *rd, u64 dir, struct rd_entry *ents, size_
 
 		if (!di)
 			return -ENOMEM;
-		btrfs_set_disk_key_objectid(&di->location, ents[i].ino);
-		btrfs_set_disk_key_type(&di->location, BTRFS_INODE_ITEM_KEY);
+		set_location(di, &ents[i]);
 		btrfs_set_dir_transid(di, gen);
 		btrfs_set_dir_name_len(di, len);
 		btrfs_set_dir_type(di, ents[i].type);
@@ -239,8 +299,7 @@ static int emit_dir_entries(struct rd *rd, u64 dir, struct rd_entry *ents, size_
 			struct btrfs_dir_item *di = (struct btrfs_dir_item *)(p + off);
 			size_t len = strlen(ents[i].name);
 
-			btrfs_set_disk_key_objectid(&di->location, ents[i].ino);
-			btrfs_set_disk_key_type(&di->location, BTRFS_INODE_ITEM_KEY);
+			set_location(di, &ents[i]);
 			btrfs_set_dir_transid(di, gen);
 			btrfs_set_dir_name_len(di, len);
 			btrfs_set_dir_type(di, ents[i].type);
@@ -250,19 +309,6 @@ static int emit_dir_entries(struct rd *rd, u64 dir, struct rd_entry *ents, size_
 	}
 	return 0;
 }
-
-struct rd_ref {
-	u64 ino;
-	u64 parent;
-	u64 index;
-	char *name;
-};
-
-struct rd_refs {
-	struct rd_ref *r;
-	size_t nr;
-	size_t alloc;
-};
 
 static int cmp_ref(const void *a, const void *b)
 {
@@ -383,7 +429,8 @@ static int alloc_data(struct rd *rd, u64 len, u64 *logical)
 	return ca_alloc_bytes(&ctx->ca, BTRFS_BLOCK_GROUP_DATA, len, ctx->cfg->sectorsize, logical);
 }
 
-static int add_file_extent(struct rd *rd, u64 ino, u64 file_off, u64 disk_bytenr, u64 len)
+static int add_file_extent(struct rd *rd, u64 ino, u64 file_off, u64 disk_bytenr, u64 disk_len, u64 len,
+			   int compress)
 {
 	struct btrfs_file_extent_item *fi = tb_add_key(fs_tree(rd), ino, BTRFS_EXTENT_DATA_KEY, file_off,
 						       sizeof(*fi));
@@ -393,8 +440,9 @@ static int add_file_extent(struct rd *rd, u64 ino, u64 file_off, u64 disk_bytenr
 	btrfs_set_file_extent_generation(fi, rd->ctx->gen);
 	btrfs_set_file_extent_ram_bytes(fi, len);
 	btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_REG);
+	btrfs_set_file_extent_compression(fi, compress);
 	btrfs_set_file_extent_disk_bytenr(fi, disk_bytenr);
-	btrfs_set_file_extent_disk_num_bytes(fi, disk_bytenr ? len : 0);
+	btrfs_set_file_extent_disk_num_bytes(fi, disk_bytenr ? disk_len : 0);
 	btrfs_set_file_extent_num_bytes(fi, len);
 	return 0;
 }
@@ -442,7 +490,7 @@ static int add_csums(struct rd *rd, u64 logical, const u8 *data, u64 len)
 }
 
 static int add_data_extent(struct rd *rd, u32 file, u64 ino, u64 file_off, u64 len, u64 logical,
-			   u64 disk_len)
+			   u64 disk_len, int compress, u32 ram_len)
 {
 	struct mkfs_ctx *ctx = rd->ctx;
 	struct mkfs_data_extent *d;
@@ -463,6 +511,9 @@ static int add_data_extent(struct rd *rd, u32 file, u64 ino, u64 file_off, u64 l
 	d->len = len;
 	d->file = file;
 	d->ino = ino;
+	d->root = rd->cur->root;
+	d->compress = compress;
+	d->ram_len = ram_len;
 	return 0;
 }
 
@@ -500,10 +551,46 @@ static int read_full(int fd, u8 *buf, u64 len, u64 off)
 	return 0;
 }
 
+static int add_inline(struct rd *rd, struct rd_inode *in, const u8 *data, u32 len, u64 ram, int compress)
+{
+	struct btrfs_file_extent_item *fi = tb_add_key(fs_tree(rd), in->ino, BTRFS_EXTENT_DATA_KEY, 0,
+						       BTRFS_FILE_EXTENT_INLINE_DATA_START + len);
+
+	if (!fi)
+		return -ENOMEM;
+	btrfs_set_file_extent_generation(fi, rd->ctx->gen);
+	btrfs_set_file_extent_ram_bytes(fi, ram);
+	btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_INLINE);
+	btrfs_set_file_extent_compression(fi, compress);
+	memcpy(btrfs_file_extent_inline_start(fi), data, len);
+	in->nbytes = ram;
+	return 0;
+}
+
+/*
+ * Compress len bytes (zero padded to a sector) of rd->buf into rd->cbuf:
+ * the compressed length when it saves at least one sector, else 0.
+ */
+static int try_compress(struct rd *rd, u64 len)
+{
+	const u32 ss = rd->ctx->cfg->sectorsize;
+	u64 aligned = round_up(len, (u64)ss);
+	int ret;
+
+	if (aligned <= ss)
+		return 0;
+	ret = btrfs_compress_buf(&rd->comp, rd->buf, aligned, rd->cbuf, aligned - ss);
+	if (ret == -E2BIG)
+		return 0;
+	return ret;
+}
+
 static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 {
 	const u32 ss = rd->ctx->cfg->sectorsize;
 	const bool no_holes = rd->ctx->cfg->incompat & BTRFS_FEATURE_INCOMPAT_NO_HOLES;
+	const bool csums = !(in->flags & BTRFS_INODE_NODATASUM);
+	bool compress = rd->compress && csums && !(in->flags & BTRFS_INODE_NODATACOW);
 	u64 size = in->st.st_size, pos = 0, end_aligned = round_up(size, (u64)ss);
 	u32 findex = 0;
 	bool named = false;
@@ -517,26 +604,31 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 		error_errno(-errno, "cannot open %s", path);
 		return -errno;
 	}
-	if (size <= RD_MAX_INLINE && size < ss) {
-		struct btrfs_file_extent_item *fi;
-
-		ret = read_full(fd, rd->buf, size, 0);  /* size <= RD_MAX_INLINE */
+	if (size < ss && (size <= RD_MAX_INLINE || compress)) {
+		ret = read_full(fd, rd->buf, size, 0);  /* size < sectorsize <= RD_IO_SIZE */
 		if (ret < 0) {
 			error_errno(ret, "cannot read %s", path);
 			goto out;
 		}
-		fi = tb_add_key(fs_tree(rd), in->ino, BTRFS_EXTENT_DATA_KEY, 0,
-				BTRFS_FILE_EXTENT_INLINE_DATA_START + size);
-		if (!fi) {
-			ret = -ENOMEM;
+		if (compress) {
+			int clen = btrfs_compress_buf(&rd->comp, rd->buf, size, rd->cbuf,
+						      min_t(u64, size - 1, RD_MAX_INLINE));
+
+			if (clen > 0) {
+				ret = add_inline(rd, in, rd->cbuf, clen, size, rd->comp.type);
+				goto out;
+			}
+			if (clen != -E2BIG) {
+				ret = clen;
+				goto out;
+			}
+			in->flags |= BTRFS_INODE_NOCOMPRESS;
+			compress = false;
+		}
+		if (size <= RD_MAX_INLINE) {
+			ret = add_inline(rd, in, rd->buf, size, size, 0);
 			goto out;
 		}
-		btrfs_set_file_extent_generation(fi, rd->ctx->gen);
-		btrfs_set_file_extent_ram_bytes(fi, size);
-		btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_INLINE);
-		memcpy(btrfs_file_extent_inline_start(fi), rd->buf, size);
-		in->nbytes = size;
-		goto out;
 	}
 	while (pos < end_aligned) {
 		off_t data = lseek(fd, pos, SEEK_DATA), hole;
@@ -558,13 +650,14 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 		if (start < pos)
 			start = pos;
 		if (start > pos && !no_holes) {
-			ret = add_file_extent(rd, in->ino, pos, 0, start - pos);
+			ret = add_file_extent(rd, in->ino, pos, 0, 0, start - pos, 0);
 			if (ret < 0)
 				goto out;
 		}
 		while (start < stop) {
-			u64 len = min_t(u64, stop - start, RD_MAX_EXTENT), logical;
-			u64 valid = min_t(u64, len, size - start);
+			u64 len = min_t(u64, stop - start, compress ? BTRFS_MAX_UNCOMPRESSED : RD_MAX_EXTENT);
+			u64 valid = min_t(u64, len, size - start), logical, disk_len = len;
+			int clen = 0;
 
 			if (!named) {
 				ret = add_file_name(rd->ctx, path, &findex);
@@ -572,27 +665,60 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 					goto out;
 				named = true;
 			}
-			ret = alloc_data(rd, len, &logical);
+			if (compress) {
+				/* len <= 128 KiB <= RD_IO_SIZE */
+				memset(rd->buf + valid, 0, len - valid);
+				ret = read_full(fd, rd->buf, valid, start);
+				if (ret < 0) {
+					error_errno(ret, "cannot read %s", path);
+					goto out;
+				}
+				clen = try_compress(rd, len);
+				if (clen < 0) {
+					ret = clen;
+					goto out;
+				}
+				if (!clen && start == 0) {
+					in->flags |= BTRFS_INODE_NOCOMPRESS;
+					compress = false;
+				}
+				if (clen) {
+					disk_len = round_up((u64)clen, (u64)ss);
+					memset(rd->cbuf + clen, 0, disk_len - clen);
+				}
+			}
+			ret = alloc_data(rd, disk_len, &logical);
 			if (ret < 0) {
 				error("not enough space in the filesystem for %s (%llu bytes)", path,
 				      (unsigned long long)size);
 				goto out;
 			}
-			ret = add_file_extent(rd, in->ino, start, logical, len);
-			for (u64 done = 0; !ret && done < len; done += RD_IO_SIZE) {
-				u64 piece = min_t(u64, len - done, RD_IO_SIZE);
-				u64 have = done < valid ? min_t(u64, piece, valid - done) : 0;
+			ret = add_file_extent(rd, in->ino, start, logical, disk_len, len,
+					      clen ? rd->comp.type : 0);
+			if (!ret && clen) {
+				ret = add_csums(rd, logical, rd->cbuf, disk_len);
+			} else if (!ret && compress) {
+				/* This piece did not compress: its data is in rd->buf already. */
+				ret = add_csums(rd, logical, rd->buf, len);
+			} else {
+				for (u64 done = 0; !ret && done < len; done += RD_IO_SIZE) {
+					u64 piece = min_t(u64, len - done, RD_IO_SIZE);
+					u64 have = done < valid ? min_t(u64, piece, valid - done) : 0;
 
-				memset(rd->buf + have, 0, piece - have);
-				ret = read_full(fd, rd->buf, have, start + done);
-				if (ret < 0) {
-					error_errno(ret, "cannot read %s", path);
-					goto out;
+					if (!csums)
+						break;
+					memset(rd->buf + have, 0, piece - have);
+					ret = read_full(fd, rd->buf, have, start + done);
+					if (ret < 0) {
+						error_errno(ret, "cannot read %s", path);
+						goto out;
+					}
+					ret = add_csums(rd, logical + done, rd->buf, piece);
 				}
-				ret = add_csums(rd, logical + done, rd->buf, piece);
 			}
 			if (!ret)
-				ret = add_data_extent(rd, findex, in->ino, start, valid, logical, len);
+				ret = add_data_extent(rd, findex, in->ino, start, valid, logical, disk_len,
+						      clen ? rd->comp.type : 0, len);
 			if (ret < 0)
 				goto out;
 			in->nbytes += len;
@@ -601,7 +727,7 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 		pos = stop;
 	}
 	if (pos < end_aligned && !no_holes)
-		ret = add_file_extent(rd, in->ino, pos, 0, end_aligned - pos);
+		ret = add_file_extent(rd, in->ino, pos, 0, 0, end_aligned - pos, 0);
 out:
 	close(fd);
 	return ret;
@@ -635,14 +761,120 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int walk_dir(struct rd *rd, const char *path, size_t dir_index, struct rd_refs *refs)
+static const struct rd_mark *find_mark(const struct rd_mark *m, int n, const struct stat *st)
+{
+	for (int i = 0; i < n; i++)
+		if (m[i].dev == st->st_dev && m[i].ino == st->st_ino)
+			return &m[i];
+	return NULL;
+}
+
+/* The flags a new inode gets: inherited from its directory, plus --inode-flags. */
+static u32 inode_flags_for(const struct rd *rd, const struct stat *st, u32 inherit)
+{
+	const struct rd_mark *m = find_mark(rd->iflags, rd->nr_iflags, st);
+	u32 flags = inherit | (m ? m->flags : 0);
+
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+		return 0;
+	if (S_ISREG(st->st_mode) && (flags & BTRFS_INODE_NODATACOW))
+		flags |= BTRFS_INODE_NODATASUM;
+	return flags;
+}
+
+static int walk_dir(struct rd *rd, const char *path, size_t dir_index);
+
+static void release_tree(struct rd_tree *t)
+{
+	for (size_t i = 0; i < t->refs.nr; i++)
+		free(t->refs.r[i].name);
+	free(t->refs.r);
+	free(t->inodes);
+	free(t->links);
+}
+
+/*
+ * Fill the tree of the top-level subvolume (t == T_FS) or of a new
+ * subvolume from directory path; st is its stat, flags its inode flags.
+ */
+static int fill_tree(struct rd *rd, struct rd_tree *tree, const char *path, const struct stat *st, u32 flags)
+{
+	struct rd_tree *saved = rd->cur;
+	size_t root;
+	int ret;
+
+	rd->cur = tree;
+	tree->next_ino = BTRFS_FIRST_FREE_OBJECTID + 1;
+	ret = new_inode(tree, st, BTRFS_FIRST_FREE_OBJECTID, &root);
+	if (ret < 0)
+		goto out;
+	tree->inodes[root].flags = flags;
+	ret = copy_xattrs(rd, path, BTRFS_FIRST_FREE_OBJECTID);
+	if (!ret)
+		ret = walk_dir(rd, path, root);
+	if (!ret)
+		ret = add_ref(&tree->refs, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
+	if (!ret)
+		ret = emit_refs(rd, &tree->refs);
+	for (size_t i = 0; !ret && i < tree->nr_inodes; i++)
+		ret = emit_inode(rd, &tree->inodes[i]);
+out:
+	rd->cur = saved;
+	return ret;
+}
+
+/* Directory path (name in directory dir of the current tree) becomes a subvolume. */
+static int make_subvol(struct rd *rd, const char *path, const struct stat *st, const struct rd_mark *m,
+		       u64 dir, u64 index, const char *name, u64 *id)
+{
+	struct mkfs_ctx *ctx = rd->ctx;
+	struct rd_tree tree = { 0 };
+	struct mkfs_subvol *sv;
+	int n = ctx->nr_subvols, ret;
+
+	if (n >= MKFS_MAX_SUBVOLS) {
+		error("too many subvolumes (at most %d)", MKFS_MAX_SUBVOLS);
+		return -E2BIG;
+	}
+	sv = &ctx->subvol[n];
+	memset(sv, 0, sizeof(*sv));
+	sv->id = BTRFS_FIRST_FREE_OBJECTID + n;
+	sv->parent = rd->cur->root;
+	sv->dirid = dir;
+	sv->index = index;
+	sv->readonly = m->type == MKFS_SUBVOL_RO || m->type == MKFS_SUBVOL_DEFAULT_RO;
+	sv->name = strdup(name);
+	if (!sv->name)
+		return -ENOMEM;
+	uuid_generate(sv->uuid);
+	ctx->nr_subvols++;
+	tree.t = T_SUBVOL + n;
+	tree.root = sv->id;
+	ctx->tree_id[tree.t] = sv->id;
+	tb_init(&ctx->tb[tree.t], sv->id);
+	ctx->present[tree.t] = true;
+	ctx->ntrees = tree.t + 1;
+	if (m->type == MKFS_SUBVOL_DEFAULT || m->type == MKFS_SUBVOL_DEFAULT_RO) {
+		ctx->default_subvol = sv->id;
+		ctx->incompat_extra |= BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL;
+	}
+	/* A subvolume does not inherit inode flags from the directory above it. */
+	ret = fill_tree(rd, &tree, path, st, inode_flags_for(rd, st, 0));
+	release_tree(&tree);
+	*id = sv->id;
+	return ret;
+}
+
+static int walk_dir(struct rd *rd, const char *path, size_t dir_index)
 {
 	DIR *d = opendir(path);
 	struct dirent *de;
 	char **names = NULL;
 	size_t nr = 0, alloc = 0;
 	struct rd_entry *ents = NULL;
-	u64 dir_ino = rd->inodes[dir_index].ino, next_index = 2;
+	struct rd_tree *tree = rd->cur;
+	u64 dir_ino = tree->inodes[dir_index].ino, next_index = 2;
+	u32 inherit = tree->inodes[dir_index].flags;
 	int ret = 0;
 
 	if (!d) {
@@ -680,6 +912,7 @@ static int walk_dir(struct rd *rd, const char *path, size_t dir_index, struct rd
 		char child[PATH_MAX];
 		struct stat st;
 		size_t idx, len = strlen(names[i]);
+		const struct rd_mark *sv;
 
 		if (snprintf(child, sizeof(child), "%s/%s", path, names[i]) >= (int)sizeof(child)) {
 			error("path too long: %s/%s", path, names[i]);
@@ -691,37 +924,46 @@ static int walk_dir(struct rd *rd, const char *path, size_t dir_index, struct rd
 			error_errno(ret, "cannot stat %s", child);
 			goto out;
 		}
-		idx = (!S_ISDIR(st.st_mode) && st.st_nlink > 1) ? find_link(rd, &st) : (size_t)-1;
-		if (idx != (size_t)-1) {
-			rd->inodes[idx].nlink++;
-		} else {
-			ret = new_inode(rd, &st, rd->ctx->next_ino++, &idx);
-			if (ret < 0)
-				goto out;
-			if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-				ret = add_link(rd, idx);
-				if (ret < 0)
-					goto out;
-			}
-			ret = copy_xattrs(rd, child, rd->inodes[idx].ino);
-			if (ret < 0)
-				goto out;
-			if (S_ISREG(st.st_mode))
-				ret = copy_regular(rd, child, &rd->inodes[idx]);
-			else if (S_ISLNK(st.st_mode))
-				ret = copy_symlink(rd, child, &rd->inodes[idx]);
-			else if (S_ISDIR(st.st_mode))
-				ret = walk_dir(rd, child, idx, refs);
-			if (ret < 0)
-				goto out;
-		}
 		ents[i].name = names[i];
-		ents[i].ino = rd->inodes[idx].ino;
 		ents[i].type = file_type(st.st_mode);
 		ents[i].hash = btrfs_name_hash(names[i], (int)len);
 		ents[i].index = next_index++;
-		rd->inodes[dir_index].size += 2 * len;
-		ret = add_ref(refs, ents[i].ino, dir_ino, ents[i].index, names[i]);
+		tree->inodes[dir_index].size += 2 * len;
+		sv = S_ISDIR(st.st_mode) ? find_mark(rd->subvols, rd->nr_subvols, &st) : NULL;
+		if (sv) {
+			ents[i].subvol = true;
+			ret = make_subvol(rd, child, &st, sv, dir_ino, ents[i].index, names[i], &ents[i].ino);
+			if (ret < 0)
+				goto out;
+			continue;
+		}
+		idx = (!S_ISDIR(st.st_mode) && st.st_nlink > 1) ? find_link(tree, &st) : (size_t)-1;
+		if (idx != (size_t)-1) {
+			tree->inodes[idx].nlink++;
+		} else {
+			ret = new_inode(tree, &st, tree->next_ino++, &idx);
+			if (ret < 0)
+				goto out;
+			tree->inodes[idx].flags = inode_flags_for(rd, &st, inherit);
+			if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+				ret = add_link(tree, idx);
+				if (ret < 0)
+					goto out;
+			}
+			ret = copy_xattrs(rd, child, tree->inodes[idx].ino);
+			if (ret < 0)
+				goto out;
+			if (S_ISREG(st.st_mode))
+				ret = copy_regular(rd, child, &tree->inodes[idx]);
+			else if (S_ISLNK(st.st_mode))
+				ret = copy_symlink(rd, child, &tree->inodes[idx]);
+			else if (S_ISDIR(st.st_mode))
+				ret = walk_dir(rd, child, idx);
+			if (ret < 0)
+				goto out;
+		}
+		ents[i].ino = tree->inodes[idx].ino;
+		ret = add_ref(&tree->refs, ents[i].ino, dir_ino, ents[i].index, names[i]);
 		if (ret < 0)
 			goto out;
 	}
@@ -735,54 +977,89 @@ out:
 	return ret;
 }
 
+/* (dev, ino) of each --subvol and --inode-flags path. */
+static int mark_paths(struct rd *rd, const struct mkfs_config *cfg)
+{
+	rd->subvols = calloc(cfg->nr_subvols + 1, sizeof(*rd->subvols));
+	rd->iflags = calloc(cfg->nr_inode_flags + 1, sizeof(*rd->iflags));
+	if (!rd->subvols || !rd->iflags)
+		return -ENOMEM;
+	for (int i = 0; i < cfg->nr_subvols; i++) {
+		struct stat st;
+
+		if (lstat(cfg->subvols[i].path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			error("subvolume %s is not a directory", cfg->subvols[i].path);
+			return -ENOTDIR;
+		}
+		rd->subvols[i] = (struct rd_mark){ st.st_dev, st.st_ino, cfg->subvols[i].type, 0 };
+	}
+	rd->nr_subvols = cfg->nr_subvols;
+	for (int i = 0; i < cfg->nr_inode_flags; i++) {
+		struct stat st;
+
+		if (lstat(cfg->inode_flags[i].path, &st) < 0) {
+			error_errno(-errno, "cannot stat %s", cfg->inode_flags[i].path);
+			return -ENOENT;
+		}
+		rd->iflags[i] = (struct rd_mark){ st.st_dev, st.st_ino, 0, cfg->inode_flags[i].flags };
+	}
+	rd->nr_iflags = cfg->nr_inode_flags;
+	return 0;
+}
+
 int mkfs_add_rootdir(struct mkfs_ctx *ctx, const char *dir)
 {
+	const struct mkfs_config *cfg = ctx->cfg;
 	struct rd rd = { .ctx = ctx };
-	struct rd_refs refs = { 0 };
+	struct rd_tree top = { .t = T_FS, .root = BTRFS_FS_TREE_OBJECTID };
 	struct stat st;
-	size_t root;
 	int ret;
 
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		error("--rootdir %s is not a directory", dir);
 		return -ENOTDIR;
 	}
-	ret = hash_ctx_init(&rd.csum, (enum hash_alg)ctx->cfg->csum_type, NULL, 0);
+	ret = hash_ctx_init(&rd.csum, (enum hash_alg)cfg->csum_type, NULL, 0);
 	if (ret < 0)
 		return ret;
-	rd.csum_size = btrfs_csum_type_size(ctx->cfg->csum_type);
+	rd.csum_size = btrfs_csum_type_size(cfg->csum_type);
 	rd.buf = malloc(RD_IO_SIZE);
-	if (!rd.buf) {
+	rd.cbuf = malloc(BTRFS_MAX_UNCOMPRESSED);
+	if (!rd.buf || !rd.cbuf) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ctx->next_ino = BTRFS_FIRST_FREE_OBJECTID + 1;
-	ret = new_inode(&rd, &st, BTRFS_FIRST_FREE_OBJECTID, &root);
-	if (ret < 0)
-		goto out;
-	ret = copy_xattrs(&rd, dir, BTRFS_FIRST_FREE_OBJECTID);
-	if (!ret)
-		ret = walk_dir(&rd, dir, root, &refs);
-	if (!ret)
-		ret = add_ref(&refs, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
-	if (!ret)
-		ret = emit_refs(&rd, &refs);
-	for (size_t i = 0; !ret && i < rd.nr_inodes; i++)
-		ret = emit_inode(&rd, &rd.inodes[i]);
+	if (cfg->compress) {
+		ret = btrfs_compressor_init(&rd.comp, cfg->compress, cfg->compress_level, cfg->sectorsize);
+		if (ret < 0) {
+			error("cannot use compression %s level %d", btrfs_compress_name(cfg->compress),
+			      cfg->compress_level);
+			goto out;
+		}
+		rd.compress = true;
+	}
+	ret = mark_paths(&rd, cfg);
+	if (!ret) {
+		const struct rd_mark *top_flags = find_mark(rd.iflags, rd.nr_iflags, &st);
+
+		ret = fill_tree(&rd, &top, dir, &st, top_flags ? top_flags->flags : 0);
+	}
 out:
-	for (size_t i = 0; i < refs.nr; i++)
-		free(refs.r[i].name);
-	free(refs.r);
-	free(rd.inodes);
-	free(rd.links);
+	release_tree(&top);
+	free(rd.subvols);
+	free(rd.iflags);
 	free(rd.buf);
+	free(rd.cbuf);
+	if (rd.compress)
+		btrfs_compressor_release(&rd.comp);
 	hash_ctx_release(&rd.csum);
 	return ret;
 }
 
 int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
 {
-	u8 *buf;
+	struct btrfs_compressor comp = { 0 };
+	u8 *buf, *cbuf = NULL;
 	int fd = -1, ret = 0;
 	u32 open_file = (u32)-1;
 
@@ -791,6 +1068,11 @@ int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
 	buf = malloc(RD_IO_SIZE);
 	if (!buf)
 		return -ENOMEM;
+	if (ctx->cfg->compress) {
+		cbuf = malloc(BTRFS_MAX_UNCOMPRESSED);
+		ret = cbuf ? btrfs_compressor_init(&comp, ctx->cfg->compress, ctx->cfg->compress_level,
+						   ctx->cfg->sectorsize) : -ENOMEM;
+	}
 	for (size_t i = 0; i < ctx->nr_data && !ret; i++) {
 		const struct mkfs_data_extent *d = &ctx->data[i];
 
@@ -804,6 +1086,26 @@ int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
 				break;
 			}
 			open_file = d->file;
+		}
+		if (d->compress) {
+			/* The same input compresses to the same bytes as when it was planned. */
+			int clen;
+
+			memset(buf + d->len, 0, d->ram_len - d->len);
+			ret = read_full(fd, buf, d->len, d->file_offset);
+			if (ret < 0) {
+				error_errno(ret, "cannot read %s", ctx->files[d->file]);
+				break;
+			}
+			clen = btrfs_compress_buf(&comp, buf, d->ram_len, cbuf, d->disk_len);
+			if (clen < 0 || round_up((u64)clen, (u64)ctx->cfg->sectorsize) != d->disk_len) {
+				error("%s changed while mkfs was reading it", ctx->files[d->file]);
+				ret = -EIO;
+				break;
+			}
+			memset(cbuf + clen, 0, d->disk_len - clen);
+			ret = btrfs_write_logical(w, d->logical, cbuf, d->disk_len);
+			continue;
 		}
 		for (u64 done = 0; !ret && done < d->disk_len; done += RD_IO_SIZE) {
 			u64 piece = min_t(u64, d->disk_len - done, RD_IO_SIZE);
@@ -821,6 +1123,9 @@ int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
 	if (fd >= 0)
 		close(fd);
 	free(buf);
+	free(cbuf);
+	if (comp.type)
+		btrfs_compressor_release(&comp);
 	return ret;
 }
 
