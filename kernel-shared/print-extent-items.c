@@ -6,6 +6,7 @@
  * extents, device stats and replace, qgroups, uuid items, balance and raid
  * stripe extents.
  */
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include "kernel-shared/print-tree-internal.h"
@@ -318,24 +319,67 @@ static void print_persistent_item(const struct print_item *it)
 	printf("\t\tunknown persistent item\n");
 }
 
+static const char *dev_replace_mode_name(u64 mode, char *buf, size_t len)
+{
+	if (mode == BTRFS_DEV_REPLACE_ITEM_CONT_READING_FROM_SRCDEV_MODE_ALWAYS)
+		return "ALWAYS";
+	if (mode == BTRFS_DEV_REPLACE_ITEM_CONT_READING_FROM_SRCDEV_MODE_AVOID)
+		return "AVOID";
+	snprintf(buf, len, "unknown value(%llu)", (unsigned long long)mode);
+	return buf;
+}
+
+static const char *dev_replace_state_name(u64 state, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"NEVER_STARTED", "STARTED", "FINISHED", "CANCELED", "SUSPENDED",
+	};
+
+	if (state < ARRAY_SIZE(names))
+		return names[state];
+	snprintf(buf, len, "unknown value(%llu)", (unsigned long long)state);
+	return buf;
+}
+
+/* "<prefix><seconds> (YYYY-MM-DD HH:MM:SS)" in local time, as btrfs-progs. */
+static void print_seconds_local(const char *prefix, u64 secs)
+{
+	time_t t = (time_t)secs;
+	struct tm tm;
+	char when[64] = "";
+
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	printf("%s%llu (%s)\n", prefix, (unsigned long long)secs, when);
+}
+
+/*
+ * btrfs-progs 6.19 (print-tree since 6.10):
+ *   src devid -1 cursor left N cursor right N mode ALWAYS|AVOID
+ *   state NEVER_STARTED|STARTED|FINISHED|CANCELED|SUSPENDED write errors N uncorrectable read errors N
+ *   start time N (local time)
+ *   stop time N (local time)
+ * The source devid is printed signed (-1 once the replace finished).
+ */
 static void print_dev_replace(const struct print_item *it)
 {
 	const struct btrfs_dev_replace_item *r = (const void *)it->data;
+	char mode[48], state[48];
 
 	if (it->size < sizeof(*r))
 		return;
-	printf("\t\tsrc devid %llu cursor left %llu cursor right %llu replace mode %llu\n",
-	       (unsigned long long)btrfs_dev_replace_src_devid(r),
+	printf("\t\tsrc devid %lld cursor left %llu cursor right %llu mode %s\n",
+	       (long long)btrfs_dev_replace_src_devid(r),
 	       (unsigned long long)btrfs_dev_replace_cursor_left(r),
 	       (unsigned long long)btrfs_dev_replace_cursor_right(r),
-	       (unsigned long long)btrfs_dev_replace_cont_reading_from_srcdev_mode(r));
-	printf("\t\treplace state %llu time started %llu time stopped %llu\n",
-	       (unsigned long long)btrfs_dev_replace_replace_state(r),
-	       (unsigned long long)btrfs_dev_replace_time_started(r),
-	       (unsigned long long)btrfs_dev_replace_time_stopped(r));
-	printf("\t\tnum write errs %llu num uncorrectable read errs %llu\n",
+	       dev_replace_mode_name(btrfs_dev_replace_cont_reading_from_srcdev_mode(r),
+				     mode, sizeof(mode)));
+	printf("\t\tstate %s write errors %llu uncorrectable read errors %llu\n",
+	       dev_replace_state_name(btrfs_dev_replace_replace_state(r), state, sizeof(state)),
 	       (unsigned long long)btrfs_dev_replace_num_write_errors(r),
 	       (unsigned long long)btrfs_dev_replace_num_uncorrectable_read_errors(r));
+	print_seconds_local("\t\tstart time ", btrfs_dev_replace_time_started(r));
+	print_seconds_local("\t\tstop time ", btrfs_dev_replace_time_stopped(r));
 }
 
 static void print_raid_stripe(const struct print_item *it)

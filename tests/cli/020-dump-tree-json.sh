@@ -15,9 +15,8 @@ tblocks = [(int(m[1]), int(m[2]), int(m[3])) for m in
 jblocks = [(b['bytenr'], b['nritems'], b['generation']) for t in doc['trees'] for b in t['blocks']]
 assert tblocks == jblocks, (len(tblocks), len(jblocks))
 tsizes = [int(m[1]) for m in (re.match(r'\t\tgeneration \d+ transid \d+ size (\d+) nbytes', l) for l in text) if m]
-jsizes = [i['size'] for t in doc['trees'] for b in t['blocks'] for i in b.get('items', [])
-          if i['key']['type'] == 1 and 'nbytes' in i]
-# root items embed an inode too in text only via their own lines: compare INODE_ITEM items only
+jsizes = [i['data']['inode_item']['size'] for t in doc['trees'] for b in t['blocks']
+          for i in b.get('items', []) if i['key']['type'] == 1 and 'data' in i]
 assert tsizes == jsizes, (len(tsizes), len(jsizes))
 assert doc['total_bytes'] == int(text[-3].split()[-1])
 print("ok", len(jblocks), "blocks", len(jsizes), "inodes")

@@ -1,0 +1,87 @@
+# dump-tree against Debian's btrfs-progs, for interop tests (source after common.sh).
+#
+# compare_with_progs IMAGE NAME
+#   runs our dump-tree and $PROGS' (Debian 6.2) on IMAGE with --noscan, keeps
+#   $T/NAME.ours, $T/NAME.progs, fails when our stderr is not empty (every
+#   block must read verified) or when the outputs differ after normalise_62.
+# check_json_against_text IMAGE NAME
+#   --format json must be one document; every item's key and every leaf
+#   header field must match $T/NAME.ours.
+
+# Differences between btrfs-progs 6.2 (Debian) and 6.19 (what we print), seen
+# on the kernel-written images of interop/040:
+#   1. 6.19 prints every inline extent ref with its (type offset) first:
+#      "(176 0x5) tree block backref root FS_TREE"; 6.2 prints no prefix.
+#      Normalised by dropping "(N 0xH) " at the start of our inline ref lines;
+#      the prefix itself is checked by check_inline_ref_prefix.
+#   2. 6.19 decodes the DEV_REPLACE item (four lines: src devid / state /
+#      start time / stop time, since progs 6.10); 6.2 prints only the item
+#      line.  Normalised by dropping those four lines from ours; their shape is
+#      asserted by the test.
+#   3. the first line (program name and version).
+# Everything else (balance item, qgroups, orphan, log tree and dir-log items,
+# shared and keyed refs, dev stats, ...) must be identical.
+normalise_62() {
+	sed -e '1{/^btrfs-progs v/d}' "$@"
+}
+normalise_ours() {
+	sed -E -e '1{/ v[0-9]/d}' \
+		-e 's/^(\t\t)\([0-9]+ 0x[0-9a-f]+\) ((tree block|shared block|extent data|shared data|extent owner) )/\1\2/' \
+		-e '/ key \(0 DEV_REPLACE 0\) /{n;/^\t\tsrc devid /d}' "$@" |
+		sed -E -e '/^\t\tstate [A-Z_]+ write errors [0-9]+ uncorrectable/d' \
+			-e '/^\t\t(start|stop) time [0-9]+ \([0-9-]+ [0-9:]+\)$/d'
+}
+
+# 6.19's inline ref prefix: type matches the ref kind, the offset is the root
+# (tree block), the parent (shared refs) or, for extent data refs, a hash.
+check_inline_ref_prefix() {
+	python3 - "$1" <<'PY'
+import re, sys
+want = {'tree block backref root': 176, 'shared block backref parent': 182,
+        'extent data backref root': 178, 'shared data backref parent': 184,
+        'extent owner root': 172}
+n = bad = 0
+for line in open(sys.argv[1], errors='replace'):
+    m = re.match(r'\t\t\((\d+) 0x([0-9a-f]+)\) (.*)', line)
+    if not m:
+        continue
+    n += 1
+    t, off, rest = int(m[1]), int(m[2], 16), m[3]
+    kind = next((k for k in want if rest.startswith(k)), None)
+    val = rest[len(kind):].split()[0] if kind else ''
+    ok = kind is not None and want[kind] == t
+    if ok and t in (176, 182, 184, 172) and val.isdigit():
+        ok = int(val) == off
+    if not ok:
+        bad += 1
+        print('bad inline ref prefix:', line.rstrip())
+print(n, 'inline ref prefixes,', bad, 'bad')
+sys.exit(1 if bad or not n else 0)
+PY
+}
+
+compare_with_progs() {
+	local img=$1 name=$2
+	"$BTRFS" inspect-internal dump-tree --noscan "$img" > "$T/$name.ours" 2> "$T/$name.ours.err"
+	local rc=$?
+	[ $rc -eq 0 ] || { cat "$T/$name.ours.err" >&2; _fail "$name: our dump-tree exit $rc"; }
+	[ ! -s "$T/$name.ours.err" ] || { cat "$T/$name.ours.err" >&2; _fail "$name: messages on stderr"; }
+	"$PROGS" inspect-internal dump-tree --noscan "$img" > "$T/$name.progs" 2> "$T/$name.progs.err" ||
+		_fail "$name: Debian's dump-tree failed"
+	normalise_62 "$T/$name.progs" > "$T/$name.progs.norm"
+	normalise_ours "$T/$name.ours" > "$T/$name.ours.norm"
+	check_inline_ref_prefix "$T/$name.ours" || _fail "$name: inline ref prefixes"
+	if ! diff "$T/$name.progs.norm" "$T/$name.ours.norm" > "$T/$name.diff"; then
+		head -n 40 "$T/$name.diff" >&2
+		_fail "$name: $(grep -c '^[<>]' "$T/$name.diff") lines differ from Debian's dump-tree"
+	fi
+	echo "ok $name: $(wc -l < "$T/$name.ours") lines as Debian's dump-tree"
+}
+
+check_json_against_text() {
+	local img=$1 name=$2
+	"$BTRFS" --format json inspect-internal dump-tree --noscan "$img" > "$T/$name.json" ||
+		_fail "$name: dump-tree --format json failed"
+	python3 "$TOP/tests/lib/json-vs-text.py" "$T/$name.json" "$T/$name.ours" ||
+		_fail "$name: json does not match the text output"
+}
