@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <uuid.h>
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/raid6.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/messages.h"
 #include "kernel-shared/super.h"
@@ -153,6 +154,72 @@ static int rebuild_from_p(struct btrfs_fs_info *fs, const struct btrfs_chunk_map
 	return 0;
 }
 
+/*
+ * RAID6 mirror >= 3: rebuild the data unit holding logical with P and Q,
+ * taking one more unit of the row as lost: P for mirror 3, else the
+ * (mirror - 3)-th other data unit.  Every other unit must be readable.
+ */
+static int rebuild_raid6(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c, u64 logical,
+			 int mirror, u8 *buf, u64 len, char *msg, size_t msglen)
+{
+	struct btrfs_io_stripe row[BTRFS_MAX_MIRRORS * 64];
+	struct btrfs_io_stripe target;
+	u8 *units[BTRFS_MAX_MIRRORS * 64];
+	int n, nr_data, i, t = -1, lost = -1, ret = 0;
+
+	if (c->num_stripes > ARRAY_SIZE(row)) {
+		msgf(msg, msglen, "too many stripes to rebuild");
+		return -EIO;
+	}
+	n = btrfs_chunk_map_parity(c, logical, row, ARRAY_SIZE(row));
+	if (n < 0 || btrfs_chunk_map_one(c, logical, 1, &target) < 0) {
+		msgf(msg, msglen, "cannot map parity");
+		return -EIO;
+	}
+	nr_data = btrfs_chunk_data_stripes(c);
+	for (i = 0; i < nr_data; i++)
+		if (row[i].stripe_index == target.stripe_index)
+			t = i;
+	if (t < 0) {
+		msgf(msg, msglen, "cannot map parity");
+		return -EIO;
+	}
+	if (mirror == 3) {
+		lost = nr_data;
+	} else {
+		int k = mirror - 3;
+
+		for (i = 0; i < nr_data && lost < 0; i++)
+			if (i != t && --k == 0)
+				lost = i;
+	}
+	if (lost < 0) {
+		msgf(msg, msglen, "no RAID6 mirror %d", mirror);
+		return -EIO;
+	}
+	memset(units, 0, sizeof(units));
+	for (i = 0; i < n; i++) {
+		units[i] = i == t ? buf : malloc(len);
+		if (!units[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (i == t || i == lost)
+			continue;
+		ret = pread_dev(fs, c, &row[i], units[i], len, msg, msglen);
+		if (ret < 0)
+			goto out;
+	}
+	ret = raid6_recover(nr_data, len, units, t, lost);
+	if (ret < 0)
+		msgf(msg, msglen, "RAID6 rebuild failed");
+out:
+	for (i = 0; i < n; i++)
+		if (i != t)
+			free(units[i]);
+	return ret;
+}
+
 /* Read len bytes at logical from one mirror, unit by unit. */
 static int read_logical_mirror(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c,
 			       u64 logical, int mirror, u8 *buf, u32 len, char *msg, size_t msglen)
@@ -172,7 +239,9 @@ static int read_logical_mirror(struct btrfs_fs_info *fs, const struct btrfs_chun
 			return -EIO;
 		}
 		n = min_t(u64, io.len, len - done);
-		if (raid56 && mirror > 1)
+		if (raid56 && mirror > 2)
+			ret = rebuild_raid6(fs, c, logical + done, mirror, buf + done, n, msg, msglen);
+		else if (raid56 && mirror > 1)
 			ret = rebuild_from_p(fs, c, logical + done, buf + done, n, msg, msglen);
 		else
 			ret = pread_dev(fs, c, &io, buf + done, n, msg, msglen);

@@ -223,8 +223,11 @@ int btrfs_chunk_num_mirrors(const struct btrfs_chunk_map *c)
 		return c->num_stripes;
 	if (p & BTRFS_BLOCK_GROUP_RAID10)
 		return c->sub_stripes;
-	if (p & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6))
+	if (p & BTRFS_BLOCK_GROUP_RAID5)
 		return 2;
+	/* RAID6: direct, from P, from Q, then from P+Q with each other data unit lost */
+	if (p & BTRFS_BLOCK_GROUP_RAID6)
+		return 2 + c->num_stripes - 2;
 	return 1;
 }
 

@@ -21,7 +21,10 @@
  *
  * Mirrors are numbered from 1.  For RAID5/6 mirror 1 reads the data stripe;
  * mirror 2 rebuilds it from the other data units and P (RAID5 and RAID6).
- * RAID6 Q-based rebuild is not implemented (num mirrors is 2 for both).
+ * RAID6 has nr_data more: mirror 3 rebuilds from Q and the other data units
+ * (P taken as lost too), mirror 3 + k (k = 1 .. nr_data - 1) from P and Q
+ * with the k-th other data unit of the row taken as lost too (raid6.h), so
+ * any two bad or missing units of a row can be got around.
  *
  * Memory is proportional to the number of chunks, not to the size of the
  * filesystem's trees.

@@ -144,6 +144,8 @@ static void test_raid6(void)
 	struct btrfs_io_stripe row[4];
 
 	CHECK_EQ_U64(btrfs_chunk_data_stripes(c), 2);
+	/* direct, from P, from Q (P lost), from P+Q (the other data unit lost) */
+	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), 4);
 	expect(c, 0, 1, 0, 0);
 	expect(c, K64, 1, 1, 0);
 	/* row 1: D0 on 1, D1 on 2, P on 3, Q on 0 */
