@@ -368,6 +368,8 @@ static int add_subvol_items(struct mkfs_ctx *ctx, struct tree_builder *tb, int i
 	btrfs_set_inode_nlink(&ri->inode, 1);
 	btrfs_set_inode_nbytes(&ri->inode, ctx->cfg->nodesize);
 	btrfs_set_inode_mode(&ri->inode, 040755);
+	/* Without ROOT_ITEM_INIT the kernel takes the item as pre-3.x and clears the flags (RDONLY). */
+	btrfs_set_inode_flags(&ri->inode, BTRFS_INODE_ROOT_ITEM_INIT);
 	btrfs_set_root_generation(ri, ctx->gen);
 	btrfs_set_root_dirid(ri, BTRFS_FIRST_FREE_OBJECTID);
 	btrfs_set_root_bytenr(ri, tree_root_bytenr(ctx, t));

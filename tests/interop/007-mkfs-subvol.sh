@@ -3,7 +3,8 @@
 # mounts it, Debian's `btrfs subvolume list` shows every subvolume at its
 # path, the default subvolume is what a plain mount shows, the copied tree
 # compares equal (content, modes, owners, times, link counts inside each
-# subvolume) and hard links across a subvolume boundary became separate files.
+# subvolume), hard links across a subvolume boundary became separate files,
+# and the kernel refuses writes into the read-only one.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
@@ -61,7 +62,11 @@ cmp "$src/home/user/docs/blob" "$T/mnt/home/user/docs/blob" || _fail "blob diffe
 [ "$(cat "$T/mnt/home/user/split-link")" = top ] || _fail "split-link content"
 umount "$T/mnt"
 
-# Writable afterwards, and still clean.
+# The kernel enforces the read-only flag; the rest is writable and stays clean.
+mount_tracked "${LOOPS[0]}" "$T/mnt" subvolid=5
+"$PROGS_BTRFS" property get -ts "$T/mnt/snapro" ro | grep -q "ro=true" || _fail "kernel: snapro not read-only"
+if touch "$T/mnt/snapro/x" 2> /dev/null; then _fail "could write into read-only snapro"; fi
+umount "$T/mnt"
 mount_tracked "${LOOPS[0]}" "$T/mnt" subvol=home
 echo new > "$T/mnt/new-file" || _fail "cannot write into subvolume home"
 "$PROGS_BTRFS" subvolume create "$T/mnt/made-later" > /dev/null || _fail "subvolume create failed"
