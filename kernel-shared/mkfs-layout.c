@@ -69,6 +69,13 @@ static int plan_chunks(struct mkfs_ctx *ctx)
 	ret = ca_init(&ctx->ca, cfg->ndevs, sizes, cfg->sectorsize);
 	if (ret < 0)
 		return ret;
+	/*
+	 * --shrink: size the chunks as for a device of at most 1 GiB (chunk
+	 * sizes follow the filesystem size); shrink_device() puts the real
+	 * total back.
+	 */
+	if (cfg->shrink)
+		ctx->ca.total_bytes = min_t(u64, ctx->ca.total_bytes, SZ_1G);
 	tmp_sys = ca_alloc_chunk_on(&ctx->ca, BTRFS_BLOCK_GROUP_SYSTEM, 1, 4 * SZ_1M);
 	if (IS_ERR(tmp_sys))
 		return PTR_ERR(tmp_sys);
@@ -116,8 +123,60 @@ static void shrink_device(struct mkfs_ctx *ctx)
 
 	for (int i = 0; i < d->nr_ext; i++)
 		end = max_t(u64, end, d->ext[i].start + d->ext[i].len);
-	ctx->ca.total_bytes -= d->total_bytes - end;
 	d->total_bytes = end;
+	ctx->ca.total_bytes = 0;
+	for (int i = 0; i < ctx->ca.ndevs; i++)
+		ctx->ca.total_bytes += ctx->ca.devs[i].total_bytes;
+}
+
+/*
+ * After --rootdir: make metadata chunks until the tree blocks fit, by an
+ * estimate from the bytes of the items (the builder packs leaves full),
+ * with the extent tree's items for every block and data extent on top.
+ */
+static int ensure_metadata_room(struct mkfs_ctx *ctx)
+{
+	const struct mkfs_config *cfg = ctx->cfg;
+	const u64 leaf = cfg->nodesize - sizeof(struct btrfs_header);
+	u64 meta_type = cfg->mixed ? BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DATA :
+				     BTRFS_BLOCK_GROUP_METADATA;
+	u64 blocks = 0, ext_bytes, need, room;
+
+	for (int t = 0; t < ctx->ntrees; t++) {
+		u64 bytes = 0;
+
+		if (!ctx->present[t] || t == T_CHUNK || t == T_EXTENT)
+			continue;
+		for (size_t i = 0; i < ctx->tb[t].nr; i++)
+			bytes += sizeof(struct btrfs_item) + ctx->tb[t].items[i].size;
+		blocks += bytes / leaf + bytes / leaf / 64 + 2;
+	}
+	ext_bytes = blocks * 80 + ctx->nr_data * 80;
+	blocks += ext_bytes / leaf + ext_bytes / leaf / 64 + 2;
+	blocks += 2 * (u64)ctx->ca.nr_chunks + 16;      /* free space tree, block groups, root, dev */
+	need = blocks * cfg->nodesize;
+	for (int round = 0; round < 1024; round++) {
+		struct ca_chunk *c;
+
+		room = 0;
+		for (int i = 0; i < ctx->ca.nr_chunks; i++) {
+			const struct ca_chunk *ch = ctx->ca.chunks[i];
+
+			if (ch->removed || !(ch->type & BTRFS_BLOCK_GROUP_METADATA) ||
+			    ch->cursor >= ch->logical + ch->length)
+				continue;
+			room += ch->logical + ch->length - ch->cursor;
+		}
+		if (room >= need)
+			return 0;
+		c = ca_alloc_chunk(&ctx->ca, meta_type | cfg->meta_profile);
+		if (IS_ERR(c)) {
+			error("not enough space for the metadata of --rootdir (%llu bytes needed)",
+			      (unsigned long long)need);
+			return PTR_ERR(c);
+		}
+	}
+	return -ENOSPC;
 }
 
 /* ---- block allocation ------------------------------------------------------ */
@@ -990,6 +1049,8 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 		goto out;
 	if (cfg->rootdir) {
 		ret = mkfs_add_rootdir(ctx, cfg->rootdir);
+		if (ret >= 0)
+			ret = ensure_metadata_room(ctx);
 		if (ret < 0)
 			goto out;
 		if (ctx->ca.nr_chunks > (int)ARRAY_SIZE(ctx->chunks)) {

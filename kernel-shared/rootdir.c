@@ -414,19 +414,53 @@ static int copy_xattrs(struct rd *rd, const char *path, u64 ino)
 	return 0;
 }
 
-static int alloc_data(struct rd *rd, u64 len, u64 *logical)
+/* The largest free tail of a data chunk (what the next allocation can get there). */
+static u64 data_room(const struct mkfs_ctx *ctx)
+{
+	u64 room = 0;
+
+	for (int i = 0; i < ctx->ca.nr_chunks; i++) {
+		const struct ca_chunk *c = ctx->ca.chunks[i];
+		u64 pos = round_up(c->cursor, (u64)ctx->cfg->sectorsize);
+
+		if (c->removed || !(c->type & BTRFS_BLOCK_GROUP_DATA) || pos >= c->logical + c->length)
+			continue;
+		room = max_t(u64, room, c->logical + c->length - pos);
+	}
+	return room;
+}
+
+/*
+ * Room for *len bytes of data; new data chunks as needed.  Unless fixed,
+ * *len may come back smaller (what fits at the end of a chunk, so chunks
+ * fill up; or halves when no chunk of *len can be made).
+ */
+static int alloc_data(struct rd *rd, u64 *len, bool fixed, u64 *logical)
 {
 	struct mkfs_ctx *ctx = rd->ctx;
+	const u32 ss = ctx->cfg->sectorsize;
 	u64 type = ctx->cfg->mixed ? BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA :
 				     BTRFS_BLOCK_GROUP_DATA;
-	struct ca_chunk *c;
+	u64 want = *len;
 
-	if (ca_alloc_bytes(&ctx->ca, BTRFS_BLOCK_GROUP_DATA, len, ctx->cfg->sectorsize, logical) == 0)
-		return 0;
-	c = ca_alloc_chunk(&ctx->ca, type | ctx->cfg->data_profile);
-	if (IS_ERR(c))
-		return PTR_ERR(c);
-	return ca_alloc_bytes(&ctx->ca, BTRFS_BLOCK_GROUP_DATA, len, ctx->cfg->sectorsize, logical);
+	for (int round = 0; round < 256; round++) {
+		u64 room = data_room(ctx), n = want;
+		struct ca_chunk *c;
+
+		if (!fixed && room >= ss && room < n)
+			n = round_down(room, (u64)ss);
+		if (ca_alloc_bytes(&ctx->ca, BTRFS_BLOCK_GROUP_DATA, n, ss, logical) == 0) {
+			*len = n;
+			return 0;
+		}
+		c = ca_alloc_chunk(&ctx->ca, type | ctx->cfg->data_profile);
+		if (!IS_ERR(c))
+			continue;
+		if (fixed || want <= ss)
+			return PTR_ERR(c);
+		want = max_t(u64, round_down(want / 2, (u64)ss), ss);
+	}
+	return -ENOSPC;
 }
 
 static int add_file_extent(struct rd *rd, u64 ino, u64 file_off, u64 disk_bytenr, u64 disk_len, u64 len,
@@ -687,7 +721,13 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 					memset(rd->cbuf + clen, 0, disk_len - clen);
 				}
 			}
-			ret = alloc_data(rd, disk_len, &logical);
+			if (clen) {
+				ret = alloc_data(rd, &disk_len, true, &logical);
+			} else {
+				ret = alloc_data(rd, &len, false, &logical);
+				disk_len = len;
+				valid = min_t(u64, len, size - start);
+			}
 			if (ret < 0) {
 				error("not enough space in the filesystem for %s (%llu bytes)", path,
 				      (unsigned long long)size);
