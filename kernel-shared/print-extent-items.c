@@ -12,21 +12,7 @@
 #include "kernel-shared/print-tree-internal.h"
 #include "kernel-shared/accessors.h"
 #include "crypto/hash.h"
-
-/* The key offset of a keyed EXTENT_DATA_REF: a hash of root, inode and offset. */
-static u64 extent_data_ref_hash(u64 root, u64 objectid, u64 offset)
-{
-	u8 le[8];
-	u32 high, low;
-
-	put_unaligned_le64(root, le);
-	high = crc32c_raw(~0U, le, 8);
-	put_unaligned_le64(objectid, le);
-	low = crc32c_raw(~0U, le, 8);
-	put_unaligned_le64(offset, le);
-	low = crc32c_raw(low, le, 8);
-	return ((u64)high << 31) ^ (u64)low;
-}
+#include "kernel-shared/tree-checker.h"
 
 static void print_data_ref_body(const struct btrfs_extent_data_ref *dref)
 {
@@ -95,7 +81,7 @@ static void print_extent_item(const struct print_item *it)
 		case BTRFS_EXTENT_DATA_REF_KEY: {
 			const struct btrfs_extent_data_ref *dref = (const void *)&iref->offset;
 
-			printf("\t\t(%u 0x%llx) ", type, (unsigned long long)extent_data_ref_hash(
+			printf("\t\t(%u 0x%llx) ", type, (unsigned long long)btrfs_extent_data_ref_hash(
 				       btrfs_extent_data_ref_root(dref),
 				       btrfs_extent_data_ref_objectid(dref),
 				       btrfs_extent_data_ref_offset(dref)));

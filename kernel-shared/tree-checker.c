@@ -303,6 +303,10 @@ static int check_file_extent(struct tc *t, const void *p, u32 size, const void *
 		return item_err(t, "invalid encryption for file extent, have %u expect 0",
 				btrfs_file_extent_encryption(fi));
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
+		/* The kernel writes an inline extent only at file offset 0. */
+		if (t->key.offset)
+			return item_err(t, "invalid file_offset for inline file extent, have %llu expect 0",
+					t->key.offset);
 		if (btrfs_file_extent_other_encoding(fi))
 			return item_err(t, "invalid other_encoding for inline file extent, have %u expect 0",
 					btrfs_file_extent_other_encoding(fi));
@@ -380,12 +384,40 @@ static int check_csum_item(struct tc *t, u32 size, u32 prev_size)
 
 /* ---- extent tree ---- */
 
+u64 btrfs_extent_data_ref_hash(u64 root, u64 objectid, u64 offset)
+{
+	u8 le[8];
+	u32 high, low;
+
+	put_unaligned_le64(root, le);
+	high = crc32c_raw(~0U, le, 8);
+	put_unaligned_le64(objectid, le);
+	low = crc32c_raw(~0U, le, 8);
+	put_unaligned_le64(offset, le);
+	low = crc32c_raw(low, le, 8);
+	return ((u64)high << 31) ^ (u64)low;
+}
+
+/* The value inline refs of one type are ordered by (descending). */
+static u64 inline_ref_seq(const struct btrfs_extent_inline_ref *iref, u8 type)
+{
+	if (type == BTRFS_EXTENT_DATA_REF_KEY) {
+		const struct btrfs_extent_data_ref *dref = (const void *)&iref->offset;
+
+		return btrfs_extent_data_ref_hash(btrfs_extent_data_ref_root(dref),
+						  btrfs_extent_data_ref_objectid(dref),
+						  btrfs_extent_data_ref_offset(dref));
+	}
+	return btrfs_extent_inline_ref_offset(iref);
+}
+
 static int check_extent_item(struct tc *t, const u8 *p, u32 size)
 {
 	const struct btrfs_extent_item *ei = (const void *)p;
 	u32 sectorsize = t->geo->sectorsize, nodesize = t->geo->nodesize;
 	bool skinny = t->geo->incompat_flags & BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA;
 	u64 flags, refs, inline_refs = 0;
+	u64 seq, prev_seq = 0;
 	u32 cur;
 	int prev_type = 0;
 
@@ -459,7 +491,12 @@ static int check_extent_item(struct tc *t, const u8 *p, u32 size)
 		if (type < prev_type)
 			return item_err(t, "inline ref out-of-order: type %u after type %u", type,
 					prev_type);
+		seq = inline_ref_seq(iref, type);
+		if (type == prev_type && seq > prev_seq)
+			return item_err(t, "inline ref out-of-order: type %u offset 0x%llx after offset 0x%llx, expect descending within a type",
+					type, seq, prev_seq);
 		prev_type = type;
+		prev_seq = seq;
 		switch (type) {
 		case BTRFS_TREE_BLOCK_REF_KEY:
 			if (flags & BTRFS_EXTENT_FLAG_DATA)

@@ -20,6 +20,10 @@
  *   leaf:   nritems fits; the root, chunk, dev, fs and data reloc trees are
  *           never empty; keys strictly increasing; items packed back to
  *           back from the end of the block, none overlapping the item array;
+ *   inline extent refs: types in ascending order (owner ref first), within
+ *           one type offsets in descending order (the kernel inserts so):
+ *           the root for tree block refs, the parent for shared refs, the
+ *           data ref hash for extent data refs;
  *   items:  inode item, inode ref/extref, dir item/index/xattr (name length,
  *           type, name hash), root item, root ref/backref, file extent,
  *           csum, extent/metadata item with inline refs, keyed back refs,
@@ -33,5 +37,12 @@
 
 /* The btrfs directory name hash: crc32c register seeded with ~1, no final inversion. */
 u32 btrfs_name_hash(const char *name, int len);
+
+/*
+ * The key offset of a keyed EXTENT_DATA_REF and the sort order of inline
+ * ones: crc32c (seed ~0, no final inversion) of the little-endian root gives
+ * the high part, of objectid then offset the low part; high << 31 ^ low.
+ */
+u64 btrfs_extent_data_ref_hash(u64 root, u64 objectid, u64 offset);
 
 #endif

@@ -226,6 +226,88 @@ static void test_items_by_type(void)
 	free_extent_buffer(eb);
 }
 
+/* Inline refs: types ascending, offsets (data refs: their hash) descending within a type. */
+static void test_inline_ref_order(void)
+{
+	struct extent_buffer *eb = new_block(0, 2);
+	struct btrfs_extent_item *ei;
+	struct btrfs_extent_inline_ref *r0, *r1;
+	struct btrfs_extent_data_ref *d0, *d1;
+	u32 dsize = btrfs_extent_inline_ref_size(BTRFS_EXTENT_DATA_REF_KEY);
+	u64 h0, h1;
+
+	ei = add_item(eb, SZ_16M, BTRFS_METADATA_ITEM_KEY, 0, sizeof(*ei) + 2 * 9);
+	btrfs_set_extent_refs(ei, 2);
+	btrfs_set_extent_generation(ei, 5);
+	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_TREE_BLOCK);
+	r0 = (void *)(ei + 1);
+	r1 = (void *)((u8 *)r0 + 9);
+	btrfs_set_extent_inline_ref_type(r0, BTRFS_TREE_BLOCK_REF_KEY);
+	btrfs_set_extent_inline_ref_offset(r0, 257);
+	btrfs_set_extent_inline_ref_type(r1, BTRFS_TREE_BLOCK_REF_KEY);
+	btrfs_set_extent_inline_ref_offset(r1, 256);
+	CHECK(run(eb) == 0);                       /* as the kernel writes them */
+	btrfs_set_extent_inline_ref_offset(r0, 255);
+	EXPECT_BAD(eb, "corrupt leaf: root=2 block=16777216 slot=0, key (16777216 169 0) inline ref out-of-order: type 176 offset 0x100 after offset 0xff");
+	btrfs_set_extent_inline_ref_type(r0, BTRFS_SHARED_BLOCK_REF_KEY);
+	btrfs_set_extent_inline_ref_offset(r0, SZ_32M);
+	EXPECT_BAD(eb, "inline ref out-of-order: type 176 after type 182");
+	free_extent_buffer(eb);
+
+	/* a data extent with two inline extent data refs, ordered by hash */
+	eb = new_block(0, 2);
+	ei = add_item(eb, SZ_16M, BTRFS_EXTENT_ITEM_KEY, 4096, sizeof(*ei) + 2 * dsize);
+	btrfs_set_extent_refs(ei, 2);
+	btrfs_set_extent_generation(ei, 5);
+	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_DATA);
+	r0 = (void *)(ei + 1);
+	r1 = (void *)((u8 *)r0 + dsize);
+	d0 = (void *)&r0->offset;
+	d1 = (void *)&r1->offset;
+	h0 = btrfs_extent_data_ref_hash(5, 257, 0);
+	h1 = btrfs_extent_data_ref_hash(5, 258, 0);
+	CHECK(h0 != h1);
+	btrfs_set_extent_inline_ref_type(r0, BTRFS_EXTENT_DATA_REF_KEY);
+	btrfs_set_extent_inline_ref_type(r1, BTRFS_EXTENT_DATA_REF_KEY);
+	btrfs_set_extent_data_ref_root(d0, 5);
+	btrfs_set_extent_data_ref_root(d1, 5);
+	btrfs_set_extent_data_ref_objectid(d0, h0 > h1 ? 257 : 258);
+	btrfs_set_extent_data_ref_objectid(d1, h0 > h1 ? 258 : 257);
+	btrfs_set_extent_data_ref_count(d0, 1);
+	btrfs_set_extent_data_ref_count(d1, 1);
+	CHECK(run(eb) == 0);
+	btrfs_set_extent_data_ref_objectid(d0, h0 > h1 ? 258 : 257);
+	btrfs_set_extent_data_ref_objectid(d1, h0 > h1 ? 257 : 258);
+	EXPECT_BAD(eb, "slot=0, key (16777216 168 4096) inline ref out-of-order: type 178 offset");
+	free_extent_buffer(eb);
+
+	/* data ref hashes btrfs-progs 6.19 prints in the corpus (default-rich) */
+	CHECK_EQ_U64(btrfs_extent_data_ref_hash(5, 303, 0), 0xdfb591f2a542a55ULL);
+	CHECK_EQ_U64(btrfs_extent_data_ref_hash(5, 303, 2097152), 0xdfb591fafa03cd8ULL);
+}
+
+/* An inline file extent only at file offset 0. */
+static void test_inline_extent_offset(void)
+{
+	struct extent_buffer *eb = new_block(0, 5);
+	u32 isize = BTRFS_FILE_EXTENT_INLINE_DATA_START + 10;
+	struct btrfs_file_extent_item *fi = add_item(eb, 257, BTRFS_EXTENT_DATA_KEY, 0, isize);
+
+	btrfs_set_file_extent_generation(fi, 5);
+	btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_INLINE);
+	btrfs_set_file_extent_ram_bytes(fi, 10);
+	CHECK(run(eb) == 0);
+	free_extent_buffer(eb);
+
+	eb = new_block(0, 5);
+	fi = add_item(eb, 257, BTRFS_EXTENT_DATA_KEY, 4096, isize);
+	btrfs_set_file_extent_generation(fi, 5);
+	btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_INLINE);
+	btrfs_set_file_extent_ram_bytes(fi, 10);
+	EXPECT_BAD(eb, "slot=0, key (257 108 4096) invalid file_offset for inline file extent, have 4096 expect 0");
+	free_extent_buffer(eb);
+}
+
 static void test_node(void)
 {
 	struct extent_buffer *eb = new_block(1, 5);
@@ -266,6 +348,8 @@ int main(void)
 	RUN(test_inode_item);
 	RUN(test_dir_item);
 	RUN(test_items_by_type);
+	RUN(test_inline_ref_order);
+	RUN(test_inline_extent_offset);
 	RUN(test_node);
 	return unit_done();
 }
