@@ -14,7 +14,9 @@ PROGS=/usr/bin/btrfs
 . "$TOP/tests/lib/dump-tree-compare.sh"
 
 truncate -s 1G "$T/a.img" "$T/b.img"
-run_check "$BTRFS" mkfs -f -q "$T/a.img" > /dev/null
+# 4 KiB nodes: the subvolume's tree gets level 2 with a few thousand files,
+# so COWing its shared nodes after the snapshot gives shared block refs.
+run_check "$BTRFS" mkfs -f -q -n 4096 "$T/a.img" > /dev/null
 da=$(setup_loopdev "$T/a.img"); track_loopdev "$da"
 db=$(setup_loopdev "$T/b.img"); track_loopdev "$db"
 mnt=$T/mnt
@@ -27,7 +29,9 @@ run_check "$PROGS" subvolume create "$mnt/sv" > /dev/null
 run_check "$PROGS" qgroup create 1/100 "$mnt"
 run_check "$PROGS" qgroup assign 0/256 1/100 "$mnt" > /dev/null 2>&1 || true
 run_check "$PROGS" qgroup limit 100M 0/256 "$mnt"
-for i in $(seq 1 300); do echo "small $i" > "$mnt/sv/f$i"; done
+python3 -c "
+for i in range(1, 4001):
+    open('$mnt/sv/f%d' % i, 'w').write('small %d\\n' % i)"
 dd if=/dev/urandom of="$mnt/sv/big" bs=1M count=8 status=none
 fallocate -l 1M "$mnt/sv/prealloc"
 cp --reflink=always "$mnt/sv/big" "$mnt/sv/big.clone"
@@ -39,7 +43,9 @@ mkfifo "$mnt/sv/fifo"
 python3 -c "import os; os.setxattr('$mnt/sv/f3', 'user.test', b'value')"
 sync
 run_check "$PROGS" subvolume snapshot "$mnt/sv" "$mnt/snap" > /dev/null
-for i in $(seq 1 300 7); do echo "changed $i" >> "$mnt/snap/f$i"; done
+for i in $(seq 1 7 300); do echo "changed $i" >> "$mnt/snap/f$i"; done
+# COWing the original's shared blocks turns their refs into full (shared) backrefs.
+for i in $(seq 2 37 4000); do echo "changed $i" >> "$mnt/sv/f$i"; done
 sync
 
 # A finished dev-replace leaves its item in the dev tree; the fs moves to b.
@@ -87,7 +93,8 @@ compare_with_progs "$T/unclean.img" unclean
 compare_with_progs "$T/b.img" clean
 # The unclean image must really hold what the test is about.
 for what in "log tree" DIR_LOG_INDEX ORPHAN_ITEM "DEV_REPLACE" QGROUP_RELATION QGROUP_LIMIT \
-	    "EXTENT_DATA_REF" "shared data backref" "INODE_REF" "state FINISHED write errors 0"; do
+	    "EXTENT_DATA_REF" "shared data backref" "shared block backref" "FULL_BACKREF" \
+	    "INODE_REF" "state FINISHED write errors 0"; do
 	assert_grep "$what" "$T/unclean.ours"
 done
 [ $balance -eq 0 ] || assert_grep "balance status flags" "$T/unclean.ours"
