@@ -376,20 +376,30 @@ static int fill_quota_tree(struct mkfs_ctx *ctx)
 	btrfs_set_qgroup_status_rescan(st, 0);
 	if (ctx->cfg->squota)
 		btrfs_set_qgroup_status_enable_gen(st, ctx->gen);
-	info = tb_add_key(tb, 0, BTRFS_QGROUP_INFO_KEY, BTRFS_FS_TREE_OBJECTID, sizeof(*info));
-	if (!info)
-		return -ENOMEM;
-	btrfs_set_qgroup_info_generation(info, ctx->gen);
-	/* The top-level subvolume's one leaf is referenced and exclusive. */
-	if (!ctx->cfg->squota) {
-		btrfs_set_qgroup_info_rfer(info, ctx->cfg->nodesize);
-		btrfs_set_qgroup_info_rfer_cmpr(info, ctx->cfg->nodesize);
-		btrfs_set_qgroup_info_excl(info, ctx->cfg->nodesize);
-		btrfs_set_qgroup_info_excl_cmpr(info, ctx->cfg->nodesize);
+	for (int t = T_FS; t < ctx->ntrees; t = t == T_FS ? T_SUBVOL : t + 1) {
+		u64 id = ctx->tree_id[t];
+		/* Every block and data extent of a tree is its own: referenced = exclusive. */
+		u64 bytes = (u64)ctx->blk[t].nr * ctx->cfg->nodesize;
+
+		if (!ctx->blk[t].nr)
+			bytes = ctx->cfg->nodesize;     /* planning round: one leaf at least */
+		for (size_t i = 0; i < ctx->nr_data; i++)
+			if (ctx->data[i].root == id)
+				bytes += ctx->data[i].disk_len;
+		info = tb_add_key(tb, 0, BTRFS_QGROUP_INFO_KEY, id, sizeof(*info));
+		if (!info)
+			return -ENOMEM;
+		btrfs_set_qgroup_info_generation(info, ctx->gen);
+		if (!ctx->cfg->squota) {
+			btrfs_set_qgroup_info_rfer(info, bytes);
+			btrfs_set_qgroup_info_rfer_cmpr(info, bytes);
+			btrfs_set_qgroup_info_excl(info, bytes);
+			btrfs_set_qgroup_info_excl_cmpr(info, bytes);
+		}
+		lim = tb_add_key(tb, 0, BTRFS_QGROUP_LIMIT_KEY, id, sizeof(*lim));
+		if (!lim)
+			return -ENOMEM;
 	}
-	lim = tb_add_key(tb, 0, BTRFS_QGROUP_LIMIT_KEY, BTRFS_FS_TREE_OBJECTID, sizeof(*lim));
-	if (!lim)
-		return -ENOMEM;
 	return 0;
 }
 
@@ -1108,6 +1118,13 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 		ret = fill_root_tree(ctx);
 	if (ret >= 0 && tb_plan(&ctx->tb[T_ROOT], cfg->nodesize) != (int)ctx->blk[T_ROOT].nr)
 		ret = -EAGAIN;
+	if (ret >= 0 && ctx->present[T_QUOTA]) {
+		/* The qgroup counts, now that every tree's blocks are known. */
+		tb_reset(&ctx->tb[T_QUOTA]);
+		ret = fill_quota_tree(ctx);
+		if (ret >= 0 && tb_plan(&ctx->tb[T_QUOTA], cfg->nodesize) != (int)ctx->blk[T_QUOTA].nr)
+			ret = -EAGAIN;
+	}
 	if (ret >= 0 && ctx->present[T_BGT]) {
 		tb_reset(&ctx->tb[T_BGT]);
 		ret = add_block_group_items(ctx, &ctx->tb[T_BGT]);
