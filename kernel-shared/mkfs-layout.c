@@ -422,30 +422,39 @@ static int add_root_ref(struct tree_builder *tb, u64 objectid, u8 type, u64 offs
 	return 0;
 }
 
-/* Root item, ROOT_REF in the parent and ROOT_BACKREF of subvolume i. */
-static int add_subvol_items(struct mkfs_ctx *ctx, struct tree_builder *tb, int i)
+/* The root item of tree t, as every tree's: its root block, size, level, generation. */
+static struct btrfs_root_item *add_root_item(struct mkfs_ctx *ctx, struct tree_builder *tb, int t, u64 dirid)
 {
-	const struct mkfs_subvol *sv = &ctx->subvol[i];
-	int t = T_SUBVOL + i;
-	struct btrfs_root_item *ri = tb_add_key(tb, sv->id, BTRFS_ROOT_ITEM_KEY, 0, sizeof(*ri));
-	int ret;
+	struct btrfs_root_item *ri = tb_add_key(tb, ctx->tree_id[t], BTRFS_ROOT_ITEM_KEY, 0, sizeof(*ri));
 
 	if (!ri)
-		return -ENOMEM;
+		return NULL;
 	btrfs_set_inode_generation(&ri->inode, 1);
 	btrfs_set_inode_size(&ri->inode, 3);
 	btrfs_set_inode_nlink(&ri->inode, 1);
 	btrfs_set_inode_nbytes(&ri->inode, ctx->cfg->nodesize);
 	btrfs_set_inode_mode(&ri->inode, 040755);
-	/* Without ROOT_ITEM_INIT the kernel takes the item as pre-3.x and clears the flags (RDONLY). */
-	btrfs_set_inode_flags(&ri->inode, BTRFS_INODE_ROOT_ITEM_INIT);
 	btrfs_set_root_generation(ri, ctx->gen);
-	btrfs_set_root_dirid(ri, BTRFS_FIRST_FREE_OBJECTID);
+	btrfs_set_root_dirid(ri, dirid);
 	btrfs_set_root_bytenr(ri, tree_root_bytenr(ctx, t));
 	btrfs_set_root_used(ri, (u64)ctx->blk[t].nr * ctx->cfg->nodesize);
 	btrfs_set_root_refs(ri, 1);
 	btrfs_set_root_level(ri, tb_root_level(&ctx->tb[t]));
 	btrfs_set_root_generation_v2(ri, ctx->gen);
+	return ri;
+}
+
+/* Root item, ROOT_REF in the parent and ROOT_BACKREF of subvolume i. */
+static int add_subvol_items(struct mkfs_ctx *ctx, struct tree_builder *tb, int i)
+{
+	const struct mkfs_subvol *sv = &ctx->subvol[i];
+	struct btrfs_root_item *ri = add_root_item(ctx, tb, T_SUBVOL + i, BTRFS_FIRST_FREE_OBJECTID);
+	int ret;
+
+	if (!ri)
+		return -ENOMEM;
+	/* Without ROOT_ITEM_INIT the kernel takes the item as pre-3.x and clears the flags (RDONLY). */
+	btrfs_set_inode_flags(&ri->inode, BTRFS_INODE_ROOT_ITEM_INIT);
 	btrfs_set_root_flags(ri, sv->readonly ? BTRFS_ROOT_SUBVOL_RDONLY : 0);
 	memcpy(ri->uuid, sv->uuid, BTRFS_UUID_SIZE);
 	btrfs_set_root_ctransid(ri, ctx->gen);
@@ -474,21 +483,9 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 
 		if (!ctx->present[t] || t == T_ROOT || t == T_CHUNK)
 			continue;
-		ri = tb_add_key(tb, ctx->tree_id[t], BTRFS_ROOT_ITEM_KEY, 0, sizeof(*ri));
+		ri = add_root_item(ctx, tb, t, subvol ? BTRFS_FIRST_FREE_OBJECTID : 0);
 		if (!ri)
 			return -ENOMEM;
-		btrfs_set_inode_generation(&ri->inode, 1);
-		btrfs_set_inode_size(&ri->inode, 3);
-		btrfs_set_inode_nlink(&ri->inode, 1);
-		btrfs_set_inode_nbytes(&ri->inode, ctx->cfg->nodesize);
-		btrfs_set_inode_mode(&ri->inode, 040755);
-		btrfs_set_root_generation(ri, ctx->gen);
-		btrfs_set_root_dirid(ri, subvol ? BTRFS_FIRST_FREE_OBJECTID : 0);
-		btrfs_set_root_bytenr(ri, tree_root_bytenr(ctx, t));
-		btrfs_set_root_used(ri, (u64)ctx->blk[t].nr * ctx->cfg->nodesize);
-		btrfs_set_root_refs(ri, 1);
-		btrfs_set_root_level(ri, tb_root_level(&ctx->tb[t]));
-		btrfs_set_root_generation_v2(ri, ctx->gen);
 		if (t == T_FS) {
 			memcpy(ri->uuid, ctx->cfg->fs_uuid, BTRFS_UUID_SIZE);
 			set_time(&ri->ctime, ctx->cfg->now);

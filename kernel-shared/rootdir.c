@@ -585,6 +585,18 @@ static int read_full(int fd, u8 *buf, u64 len, u64 off)
 	return 0;
 }
 
+/* have bytes of path at off into buf, zeros after them up to len; errors printed. */
+static int read_piece(int fd, const char *path, u8 *buf, u64 have, u64 len, u64 off)
+{
+	int ret;
+
+	memset(buf + have, 0, len - have);
+	ret = read_full(fd, buf, have, off);
+	if (ret < 0)
+		error_errno(ret, "cannot read %s", path);
+	return ret;
+}
+
 static int add_inline(struct rd *rd, struct rd_inode *in, const u8 *data, u32 len, u64 ram, int compress)
 {
 	struct btrfs_file_extent_item *fi = tb_add_key(fs_tree(rd), in->ino, BTRFS_EXTENT_DATA_KEY, 0,
@@ -701,12 +713,9 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 			}
 			if (compress) {
 				/* len <= 128 KiB <= RD_IO_SIZE */
-				memset(rd->buf + valid, 0, len - valid);
-				ret = read_full(fd, rd->buf, valid, start);
-				if (ret < 0) {
-					error_errno(ret, "cannot read %s", path);
+				ret = read_piece(fd, path, rd->buf, valid, len, start);
+				if (ret < 0)
 					goto out;
-				}
 				clen = try_compress(rd, len);
 				if (clen < 0) {
 					ret = clen;
@@ -747,12 +756,9 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 
 					if (!csums)
 						break;
-					memset(rd->buf + have, 0, piece - have);
-					ret = read_full(fd, rd->buf, have, start + done);
-					if (ret < 0) {
-						error_errno(ret, "cannot read %s", path);
+					ret = read_piece(fd, path, rd->buf, have, piece, start + done);
+					if (ret < 0)
 						goto out;
-					}
 					ret = add_csums(rd, logical + done, rd->buf, piece);
 				}
 			}
@@ -777,23 +783,13 @@ static int copy_symlink(struct rd *rd, const char *path, struct rd_inode *in)
 {
 	char target[PATH_MAX];
 	ssize_t len = readlink(path, target, sizeof(target));
-	struct btrfs_file_extent_item *fi;
 
 	if (len < 0) {
 		error_errno(-errno, "cannot read link %s", path);
 		return -errno;
 	}
-	fi = tb_add_key(fs_tree(rd), in->ino, BTRFS_EXTENT_DATA_KEY, 0,
-			BTRFS_FILE_EXTENT_INLINE_DATA_START + len);
-	if (!fi)
-		return -ENOMEM;
-	btrfs_set_file_extent_generation(fi, rd->ctx->gen);
-	btrfs_set_file_extent_ram_bytes(fi, len);
-	btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_INLINE);
-	memcpy(btrfs_file_extent_inline_start(fi), target, len);
 	in->size = len;
-	in->nbytes = len;
-	return 0;
+	return add_inline(rd, in, (const u8 *)target, len, len, 0);
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -1131,12 +1127,9 @@ int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
 			/* The same input compresses to the same bytes as when it was planned. */
 			int clen;
 
-			memset(buf + d->len, 0, d->ram_len - d->len);
-			ret = read_full(fd, buf, d->len, d->file_offset);
-			if (ret < 0) {
-				error_errno(ret, "cannot read %s", ctx->files[d->file]);
+			ret = read_piece(fd, ctx->files[d->file], buf, d->len, d->ram_len, d->file_offset);
+			if (ret < 0)
 				break;
-			}
 			clen = btrfs_compress_buf(&comp, buf, d->ram_len, cbuf, d->disk_len);
 			if (clen < 0 || round_up((u64)clen, (u64)ctx->cfg->sectorsize) != d->disk_len) {
 				error("%s changed while mkfs was reading it", ctx->files[d->file]);
@@ -1151,12 +1144,9 @@ int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
 			u64 piece = min_t(u64, d->disk_len - done, RD_IO_SIZE);
 			u64 have = done < d->len ? min_t(u64, piece, d->len - done) : 0;
 
-			memset(buf + have, 0, piece - have);
-			ret = read_full(fd, buf, have, d->file_offset + done);
-			if (ret < 0) {
-				error_errno(ret, "cannot read %s", ctx->files[d->file]);
+			ret = read_piece(fd, ctx->files[d->file], buf, have, piece, d->file_offset + done);
+			if (ret < 0)
 				break;
-			}
 			ret = btrfs_write_logical(w, d->logical + done, buf, piece);
 		}
 	}
