@@ -587,7 +587,8 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 			verbose++;
 			break;
 		case 'V':
-			printf("mkfs.btrfs, part of %s v%s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			printf("mkfs.btrfs, part of %s v%s\n%s\n", PACKAGE_NAME, PACKAGE_VERSION,
+			       btrfs_build_features());
 			ret = 0;
 			goto out;
 		case CLI_OPT_HELP:

@@ -19,6 +19,12 @@ bad() { # WHAT ARGS...: refused with exit 1 and a message matching WHAT
 	expect_exit 1 "$TOP/mkfs.btrfs" -q -f "$@" "$img" > /dev/null 2> "$T/err"
 	assert_grep "$what" "$T/err"
 }
+# -V names the compression libraries built in.
+"$TOP/mkfs.btrfs" -V > "$T/version"
+for lib in LZO ZSTD; do
+	if grep -q "HAVE_$lib 1" "$TOP/config.h"; then assert_grep "+$lib" "$T/version"
+	else assert_grep -- "-$lib" "$T/version"; fi
+done
 bad "need --rootdir" -u sv
 bad "need --rootdir" --compress zlib
 bad "need --rootdir" --shrink
