@@ -21,3 +21,16 @@ assert tsizes == jsizes, (len(tsizes), len(jsizes))
 assert doc['total_bytes'] == int(text[-3].split()[-1])
 print("ok", len(jblocks), "blocks", len(jsizes), "inodes")
 PY
+
+# Every corpus case: one document, no duplicate keys, same blocks and items,
+# decoded values and flag arrays agreeing with the text (tests/lib/json-vs-text.py).
+for c in $(cd "$SHARED/corpus" && ls); do
+	dir=$(corpus_case "$c")
+	devs=$(cd "$dir" && ls dev*.img | sort -V)
+	(cd "$dir" && "$BTRFS" inspect-internal dump-tree --noscan $devs) > "$T/$c.text" 2>/dev/null ||
+		_fail "$c: dump-tree failed"
+	(cd "$dir" && "$BTRFS" --format json inspect-internal dump-tree --noscan $devs) > "$T/$c.json" 2>/dev/null ||
+		_fail "$c: dump-tree --format json failed"
+	python3 "$TOP/tests/lib/json-vs-text.py" "$T/$c.json" "$T/$c.text" ||
+		_fail "$c: json does not match the text output"
+done

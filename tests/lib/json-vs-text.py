@@ -75,6 +75,8 @@ def check_item(ti, ji, errors, where):
             want(int(m[1]) == d['refs'] and int(m[2]) == d['generation'], 'extent refs/gen')
             if isinstance(d.get('flags'), list):
                 want('|'.join(d['flags']) == m[3], 'extent flags')
+            tref = [int(x) for ln in L for x in re.findall(r'^\((\d+) 0x', ln)]
+            want(tref == [r['type'] for r in d.get('inline_refs', [])], 'inline ref types')
     elif typ == 'ROOT_ITEM' and 'bytenr' in d:
         for ln in L:
             m = re.match(r'generation (\d+) root_dirid (\d+) bytenr (\d+) byte_limit \d+ bytes_used (\d+)', ln)
@@ -89,6 +91,32 @@ def check_item(ti, ji, errors, where):
             want(tn[0] == sum(bits.get(f, 0) for f in d['flags']), 'qgroup limit flags')
             tn = tn[1:]
         want(tn == vals, 'qgroup values')
+    elif typ in ('EXTENT_ITEM', 'METADATA_ITEM') and 'inline_refs' in d:
+        pass
+    elif typ == 'BLOCK_GROUP_ITEM' and L:
+        m = re.match(r'block group used (\d+) chunk_objectid (\d+) flags (\S+)', L[0])
+        if m:
+            want(int(m[1]) == d['used'] and int(m[2]) == d['chunk_objectid'], 'block group')
+            # the text says "single" where no profile bit is set; json lists bits only
+            want(set(m[3].split('|')) - {'single'} == set(d['flags']), 'block group flags')
+    elif typ == 'CHUNK_ITEM' and L:
+        m = re.match(r'length (\d+) owner (\d+) stripe_len (\d+) type (\S+)', L[0])
+        if m:
+            want([int(m[1]), int(m[2]), int(m[3])] == [d['length'], d['owner'], d['stripe_len']],
+                 'chunk length/owner/stripe_len')
+            want(set(m[4].split('|')) - {'single'} == set(d['type']), 'chunk type')
+            want(len(d['stripe']) == d['num_stripes'], 'chunk stripes')
+    elif typ in ('INODE_REF',) and L:
+        got = [(r['index'], r['name_len'], r.get('name')) for r in d.get('refs', [])]
+        txt = []
+        for ln in L:
+            m = re.match(r'index (\d+) namelen (\d+) name: (.*)$', ln)
+            if m:
+                txt.append((int(m[1]), int(m[2]), m[3]))
+        want([(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in txt], 'inode refs')
+    elif typ in ('DIR_ITEM', 'DIR_INDEX', 'XATTR_ITEM') and L:
+        tl = [int(x) for ln in L for x in re.findall(r'^transid (\d+) data_len', ln)]
+        want(tl == [e['transid'] for e in d.get('entries', [])], 'dir entries transid')
     elif typ == 'DEV_EXTENT' and 'chunk_offset' in d and len(L) >= 2:
         m = re.search(r'chunk_offset (\d+) length (\d+)', L[1])
         if m:
