@@ -20,8 +20,9 @@
  * a path; a directory passes its flags on to what is below it, except into
  * a subvolume.  --compress: regular extents of at most 128 KiB of file data
  * are compressed when that saves at least one sector, small files become
- * compressed inline extents when that fits; a file whose first piece does
- * not compress gets NOCOMPRESS and the rest is stored as is.  Files
+ * compressed inline extents when that fits; a file with compressed
+ * extents gets the COMPRESS inode flag, one whose first piece does not
+ * compress gets NOCOMPRESS and the rest is stored as is (as btrfs-progs).  Files
  * without checksums (NODATASUM) are never compressed, as in the kernel.
  *
  * File data is read twice: for the checksums now, for writing at the end
@@ -668,7 +669,6 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 				ret = clen;
 				goto out;
 			}
-			in->flags |= BTRFS_INODE_NOCOMPRESS;
 			compress = false;
 		}
 		if (size <= RD_MAX_INLINE) {
@@ -726,6 +726,8 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 					compress = false;
 				}
 				if (clen) {
+					/* As btrfs-progs: COMPRESS marks a file with compressed extents. */
+					in->flags |= BTRFS_INODE_COMPRESS;
 					disk_len = round_up((u64)clen, (u64)ss);
 					memset(rd->cbuf + clen, 0, disk_len - clen);
 				}

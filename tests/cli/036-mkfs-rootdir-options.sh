@@ -75,8 +75,10 @@ for alg in zlib:9 lzo zstd; do
 	dt -t fs > "$T/fs"
 	assert_grep "extent compression $num ($name)" "$T/fs"
 	assert_grep "compression $num ($name)" "$T/fs"
-	# random data does not shrink: stored as is, file flagged NOCOMPRESS
+	# random data does not shrink: stored as is, file flagged NOCOMPRESS;
+	# a file with compressed extents is flagged COMPRESS (as btrfs-progs)
 	assert_grep "flags 0x8(NOCOMPRESS)" "$T/fs"
+	assert_grep "flags 0x800(COMPRESS)" "$T/fs"
 	case $name in
 	lzo) assert_grep "COMPRESS_LZO" <("$TOP/btrfs" inspect-internal dump-super "$img") ;;
 	zstd) assert_grep "COMPRESS_ZSTD" <("$TOP/btrfs" inspect-internal dump-super "$img") ;;
