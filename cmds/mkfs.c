@@ -372,6 +372,29 @@ static int parse_inode_flags_arg(const char *arg, struct mkfs_inode_flags_arg *f
 	return 0;
 }
 
+/*
+ * The image size --rootdir DIR needs on one device: the smallest layout plus
+ * the data and metadata estimates times their copies, plus room for the
+ * last chunks to be partly empty.  0 or 1 (printed).
+ */
+static int rootdir_image_size(const char *dir, u64 sectorsize, u64 meta_profile, u64 data_profile,
+			      bool mixed, u64 *size)
+{
+	struct mkfs_config tmp = { .meta_profile = meta_profile, .data_profile = data_profile,
+				   .mixed = mixed };
+	const struct btrfs_raid_attr *m = btrfs_raid_attr(meta_profile);
+	const struct btrfs_raid_attr *d = btrfs_raid_attr(data_profile);
+	u64 data, meta;
+
+	if (mkfs_rootdir_estimate(dir, sectorsize, &data, &meta) < 0)
+		return 1;
+	data *= d ? d->ncopies : 1;
+	meta *= m ? m->ncopies : 1;
+	*size = btrfs_mkfs_min_dev_size(&tmp) + data + meta + (data + meta) / 8 + SZ_256M;
+	*size = round_up(*size, (u64)SZ_1M);
+	return 0;
+}
+
 /* ---- the command ------------------------------------------------------------- */
 
 static int parse_profile(const char *arg, const char *what, u64 *out)
@@ -421,6 +444,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 	int csum_type = BTRFS_CSUM_TYPE_CRC32;
 	uuid_t fsid, dev_uuid;
 	bool shrink = false;
+	u64 need_size = 0;
 	int compress = 0, compress_level = 0, nr_subvols = 0, nr_iflags = 0;
 	const char **subvol_dirs = calloc(argc + 1, sizeof(char *));
 	const char **iflag_paths = calloc(argc + 1, sizeof(char *));
@@ -670,7 +694,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		goto out;
 	}
 	if (shrink && npaths > 1) {
-		error("--shrink works with one device only");
+		error("cannot shrink fs with more than 1 device");
 		goto out;
 	}
 	for (int i = 0, defaults = 0; i < nr_subvols; i++) {
@@ -727,10 +751,21 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 			goto out;
 		}
 	}
+	if (rootdir && !byte_count && npaths == 1 &&
+	    rootdir_image_size(rootdir, sectorsize, meta_profile, data_profile, o.mixed, &need_size))
+		goto out;
 	for (int i = 0; i < npaths; i++) {
-		if (target_open(&t[i], paths[i], byte_count) < 0)
+		if (target_open(&t[i], paths[i], byte_count ? byte_count : need_size) < 0)
 			goto out;
 		opened++;
+		/* --rootdir enlarges an image file too small for the tree (as btrfs-progs). */
+		if (need_size && !t[i].is_blockdev && t[i].size < need_size) {
+			if (ftruncate(t[i].fd, (off_t)need_size) < 0) {
+				error("cannot enlarge %s to %llu bytes: %m", paths[i], (unsigned long long)need_size);
+				goto out;
+			}
+			t[i].size = need_size;
+		}
 		for (int j = 0; j < i; j++) {
 			if (target_same(&t[i], &t[j])) {
 				error("%s and %s are the same device", paths[j], paths[i]);

@@ -91,6 +91,12 @@ struct mkfs_summary {
 /* The smallest device size the layout of cfg fits on. */
 u64 btrfs_mkfs_min_dev_size(const struct mkfs_config *cfg);
 
+/*
+ * What copying directory dir will take, over-estimated: bytes of file data
+ * (sector aligned) and of metadata items.  0 or -errno (printed).
+ */
+int mkfs_rootdir_estimate(const char *dir, u32 sectorsize, u64 *data_bytes, u64 *meta_bytes);
+
 /* Make the filesystem on cfg->devs (already open read-write).  0 or -errno (printed). */
 int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary);
 

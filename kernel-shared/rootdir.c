@@ -1161,6 +1161,67 @@ int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
 	return ret;
 }
 
+struct size_walk {
+	u32 sectorsize;
+	u64 data;
+	u64 meta;
+};
+
+/* Add up dir's contents (not following symlinks). */
+static int size_tree(const char *dir, struct size_walk *w, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (depth > 4096)
+		return -ELOOP;
+	d = opendir(dir);
+	if (!d) {
+		error_errno(-errno, "cannot open directory %s", dir);
+		return -errno;
+	}
+	while (!ret && (de = readdir(d))) {
+		char child[PATH_MAX];
+		struct stat st;
+		size_t name = strlen(de->d_name);
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(child, sizeof(child), "%s/%s", dir, de->d_name) >= (int)sizeof(child)) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		if (lstat(child, &st) < 0) {
+			ret = -errno;
+			error_errno(ret, "cannot stat %s", child);
+			break;
+		}
+		if (S_ISREG(st.st_mode))
+			w->data += round_up((u64)st.st_size, (u64)w->sectorsize);
+		/* inode item, inode ref, dir item and index, inline data or extent items */
+		w->meta += 4 * (name + 64) + 200 + (S_ISREG(st.st_mode) ? min_t(u64, st.st_size, 2048) : 0);
+		if (S_ISDIR(st.st_mode))
+			ret = size_tree(child, w, depth + 1);
+	}
+	closedir(d);
+	return ret;
+}
+
+int mkfs_rootdir_estimate(const char *dir, u32 sectorsize, u64 *data_bytes, u64 *meta_bytes)
+{
+	struct size_walk w = { .sectorsize = sectorsize };
+	int ret = size_tree(dir, &w, 1);
+
+	if (ret < 0)
+		return ret;
+	/* Checksums: at most 32 bytes per sector. */
+	w.meta += w.data / sectorsize * 32;
+	*data_bytes = w.data;
+	*meta_bytes = w.meta;
+	return 0;
+}
+
 void mkfs_release_rootdir(struct mkfs_ctx *ctx)
 {
 	for (u32 i = 0; i < ctx->nr_files; i++)

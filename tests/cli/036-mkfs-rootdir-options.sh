@@ -40,7 +40,7 @@ bad "invalid compression level" -r "$src" --compress zstd:0
 bad "level is not supported for lzo" -r "$src" --compress lzo:3
 bad "unknown inode flag 'nocompress'" -r "$src" --inode-flags nocompress:dir
 bad "expected FLAGS:PATH" -r "$src" --inode-flags nodatacow
-bad "works with one device only" -r "$src" --shrink "$T/d1.img"
+bad "cannot shrink fs with more than 1 device" -r "$src" --shrink "$T/d1.img"
 [ -s "$T/err" ] || _fail "no message"
 
 # Subvolumes: root items, refs, the default dir item, the uuid tree.
@@ -98,4 +98,11 @@ size=$(stat -c %s "$img")
 [ "$size" -lt $((1024 * 1024 * 1024)) ] || _fail "--shrink left the image at $size bytes"
 "$TOP/btrfs" inspect-internal dump-super "$img" > "$T/super"
 assert_grep "total_bytes		$size" "$T/super"
+# An image file that is missing or too small is made big enough for the tree.
+rm -f "$T/new.img"; truncate -s 1M "$T/tiny.img"
+run_check "$TOP/mkfs.btrfs" -q -r "$src" "$T/new.img"
+run_check "$TOP/mkfs.btrfs" -q -f -r "$src" "$T/tiny.img"
+[ "$(stat -c %s "$T/tiny.img")" -gt $((100 * 1024 * 1024)) ] || _fail "tiny.img was not enlarged"
+"$TOP/btrfs" inspect-internal dump-tree -t fs "$T/new.img" | grep -q "name: random" ||
+	_fail "the tree is not in the new image"
 echo ok
