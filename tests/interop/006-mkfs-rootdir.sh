@@ -64,10 +64,10 @@ umount "$T/mnt"
 # Writable afterwards: new files next to the copied ones.
 mount_and_fill 20 "${LOOPS[0]}"
 progs_check "${LOOPS[0]}"
-# A tree that does not fit is refused with a clear message.
+# A tree that does not fit in the size given (-b: no enlarging) is refused with a clear message.
 mk_images 1 120M
 head -c 150000000 /dev/zero > "$T/huge.bin" 2>/dev/null
 mkdir -p "$T/hugesrc" && mv "$T/huge.bin" "$T/hugesrc/"
-expect_exit 1 "$TOP/mkfs.btrfs" -f -r "$T/hugesrc" "$T/d1.img" > /dev/null 2> "$T/err"
+expect_exit 1 "$TOP/mkfs.btrfs" -f -b 120M -r "$T/hugesrc" "$T/d1.img" > /dev/null 2> "$T/err"
 assert_grep "not enough space in the filesystem for" "$T/err"
 echo ok
