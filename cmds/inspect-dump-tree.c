@@ -131,7 +131,7 @@ static const char *tree_label(u64 objectid)
 	case BTRFS_ORPHAN_OBJECTID: return "orphan";
 	case BTRFS_TREE_LOG_OBJECTID: return "log";
 	case BTRFS_TREE_LOG_FIXUP_OBJECTID: return "log fixup";
-	case BTRFS_TREE_RELOC_OBJECTID: return "tree reloc";
+	case BTRFS_TREE_RELOC_OBJECTID: return "reloc";
 	case BTRFS_DATA_RELOC_TREE_OBJECTID: return "data reloc";
 	case BTRFS_EXTENT_CSUM_OBJECTID: return "extent checksum";
 	case BTRFS_QUOTA_TREE_OBJECTID: return "quota";

@@ -487,9 +487,12 @@ int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const str
 					 mirror > 1 ? "; " : "", mirror, msg);
 	}
 	if (soft) {
-		/* As btrfs-progs: the block is printed, the checker's verdict reported. */
+		/*
+		 * As btrfs-progs: the block is returned, the tree-checker's
+		 * verdict reported on stderr in its own grammar, no prefix.
+		 */
 		if (!quiet)
-			error("%s", soft_msg);
+			fprintf(stderr, "%s\n", soft_msg);
 		free_extent_buffer(eb);
 		free_extent_buffer(bad);
 		*out = soft;

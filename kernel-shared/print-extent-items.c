@@ -207,9 +207,22 @@ static void print_qgroup_status(const struct print_item *it)
 	printf("\t\tversion %llu generation %llu flags ",
 	       (unsigned long long)btrfs_qgroup_status_version(&st),
 	       (unsigned long long)btrfs_qgroup_status_generation(&st));
-	print_flag_names(stdout, flags, &btrfs_qgroup_status_flags_table);
+	/*
+	 * btrfs-progs' own spelling, not the flag table's: ON or OFF first,
+	 * then SIMPLE_MODE, SCANNING (the RESCAN bit), INCONSISTENT, then
+	 * UNKNOWN(0x..) for the other bits.
+	 */
+	fputs(flags & BTRFS_QGROUP_STATUS_FLAG_ON ? "ON" : "OFF", stdout);
+	if (flags & BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE)
+		fputs("|SIMPLE_MODE", stdout);
+	if (flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN)
+		fputs("|SCANNING", stdout);
+	if (flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT)
+		fputs("|INCONSISTENT", stdout);
+	if (flags & ~BTRFS_QGROUP_STATUS_FLAGS_MASK)
+		printf("|UNKNOWN(0x%llx)", (unsigned long long)(flags & ~BTRFS_QGROUP_STATUS_FLAGS_MASK));
 	printf(" scan %llu", (unsigned long long)btrfs_qgroup_status_rescan(&st));
-	if ((flags & (1ULL << 3)) && it->size >= sizeof(st))
+	if ((flags & BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE) && it->size >= sizeof(st))
 		printf(" enable_gen %llu", (unsigned long long)btrfs_qgroup_status_enable_gen(&st));
 	putchar('\n');
 }

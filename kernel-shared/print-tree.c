@@ -266,7 +266,11 @@ void btrfs_print_key(FILE *out, const struct btrfs_key *key)
 	fputs("key (", out);
 	btrfs_print_objectid(out, key->objectid, key->type);
 	fputc(' ', out);
-	btrfs_print_key_type(out, key->type);
+	/* the free space cache (v1) headers: btrfs-progs names their type 0 so */
+	if (key->type == 0 && key->objectid == BTRFS_FREE_SPACE_OBJECTID)
+		fputs("UNTYPED", out);
+	else
+		btrfs_print_key_type(out, key->type);
 	switch (key->type) {
 	case BTRFS_QGROUP_RELATION_KEY:
 	case BTRFS_QGROUP_INFO_KEY:
