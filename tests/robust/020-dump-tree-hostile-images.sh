@@ -5,14 +5,24 @@
 
 check_one() { # name image
 	local name=$1 img=$2 rc args
-	for args in "" "--dfs --csum-headers --csum-items" "-R" "-e"; do
-		# shellcheck disable=SC2086
-		timeout 60 "$BTRFS" inspect-internal dump-tree --noscan $args "$img" \
-			> "$T/out" 2> "$T/err"
+	for args in "" "--dfs --csum-headers --csum-items" "-R" "-e" "json"; do
+		if [ "$args" = json ]; then
+			timeout 60 "$BTRFS" --format json inspect-internal dump-tree --noscan "$img" \
+				> "$T/out" 2> "$T/err"
+		else
+			# shellcheck disable=SC2086
+			timeout 60 "$BTRFS" inspect-internal dump-tree --noscan $args "$img" \
+				> "$T/out" 2> "$T/err"
+		fi
 		rc=$?
 		if [ $rc -ge 124 ] || grep -q -e 'AddressSanitizer' -e 'runtime error:' "$T/err"; then
 			tail -n 20 "$T/err" >&2
 			_fail "$name (dump-tree $args): exit $rc"
+		fi
+		# The JSON document stays valid whatever the image.
+		if [ "$args" = json ] && [ -s "$T/out" ] && command -v python3 > /dev/null; then
+			python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/out" ||
+				_fail "$name (dump-tree --format json): invalid JSON"
 		fi
 		# A failure must say why.
 		[ $rc -eq 0 ] || [ -s "$T/err" ] || _fail "$name (dump-tree $args): exit $rc without a message"
