@@ -70,7 +70,27 @@ int check_csums(struct check_ctx *ctx);
 int check_root_refs(struct check_ctx *ctx);
 int check_qgroups(struct check_ctx *ctx);
 
+/*
+ * Call fn for every item of tree from key from (NULL: the first) on; fn
+ * returns 0 to go on, > 0 to stop, < 0 to abort.  0 at the end or when
+ * stopped, negative errno when a block could not be read or fn aborted.
+ */
+typedef int (*check_item_fn)(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
+			     const struct btrfs_key *key, void *arg);
+int check_for_each_item(struct check_ctx *ctx, const struct btrfs_tree_ref *tree,
+			const struct btrfs_key *from, check_item_fn fn, void *arg);
+
 /* All passes and the summary; 0 clean, 1 errors found, negative errno. */
 int check_run(struct check_ctx *ctx);
+
+/*
+ * After check_run found errors: repair what the passes recorded, through the
+ * transaction engine.  0 when repaired, 1 when errors remain, negative errno.
+ */
+int check_repair(struct check_ctx *ctx);
+
+/* Free the passes' state (check_fs_roots_free: check/fs-roots.c's part). */
+void check_fs_roots_free(struct check_ctx *ctx);
+void check_ctx_free(struct check_ctx *ctx);
 
 #endif

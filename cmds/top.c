@@ -25,6 +25,7 @@ static const struct cmd_struct cmd_struct_help;
 static const struct cmd_group btrfs_cmd_group = {
 	btrfs_cmd_group_usage, btrfs_cmd_group_info, {
 		&cmd_struct_balance,
+		&cmd_struct_check,
 		&cmd_struct_help,
 		&cmd_struct_inspect,
 		&cmd_struct_mkfs,

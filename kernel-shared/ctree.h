@@ -59,6 +59,9 @@ struct btrfs_open_args {
 	u64 super_bytenr;       /* 0 = primary (64 KiB) */
 	bool writable;          /* open devices read-write */
 	bool partial;           /* keep going when trees are damaged (dump-tree, check) */
+	bool use_backup_root;   /* roots from the newest backup root slot (check -b) */
+	u64 tree_root_bytenr;   /* root tree root block, 0 = the superblock's (check --tree-root) */
+	u64 chunk_root_bytenr;  /* chunk tree root block, 0 = the superblock's (check --chunk-root) */
 };
 
 int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out);

@@ -66,7 +66,7 @@ static struct btrfs_block_cache_slot *cache_slot(struct btrfs_fs_info *fs, u64 b
 	return &fs->cache[h % BTRFS_BLOCK_CACHE_SLOTS];
 }
 
-static void cache_put(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
+static void cache_put(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool checker_failed)
 {
 	struct btrfs_block_cache_slot *slot = cache_slot(fs, eb->start);
 	struct extent_buffer *copy = clone_extent_buffer(eb);
@@ -76,6 +76,7 @@ static void cache_put(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
 	free_extent_buffer(slot->eb);
 	slot->eb = copy;
 	slot->bytenr = eb->start;
+	slot->checker_failed = checker_failed;
 }
 
 static void cache_free(struct btrfs_fs_info *fs)
@@ -429,7 +430,9 @@ int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const str
 		return -EIO;
 
 	slot = cache_slot(fs, bytenr);
-	if (slot->eb && slot->bytenr == bytenr) {
+	/* a block that failed the tree-checker is served only to soft readers */
+	if (slot->eb && slot->bytenr == bytenr &&
+	    (!slot->checker_failed || (policy && policy->checker_soft))) {
 		static const struct read_policy header_only = {
 			.skip_csum = true, .skip_tree_checker = true,
 		};
@@ -473,7 +476,7 @@ int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const str
 							   policy->allow_transid_mismatch);
 
 				if (!relaxed)
-					cache_put(fs, eb);
+					cache_put(fs, eb, false);
 				free_extent_buffer(bad);
 				free_extent_buffer(soft);
 				*out = eb;
@@ -493,6 +496,8 @@ int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const str
 		 */
 		if (!quiet)
 			fprintf(stderr, "%s\n", soft_msg);
+		if (!policy->skip_csum && !policy->allow_transid_mismatch)
+			cache_put(fs, soft, true);
 		free_extent_buffer(eb);
 		free_extent_buffer(bad);
 		*out = soft;
@@ -709,6 +714,54 @@ static int note_stripe_devices(struct btrfs_fs_info *fs)
 	return 0;
 }
 
+/*
+ * The newest backup root slot whose generation is not beyond the super's:
+ * the tree and chunk roots it names replace the superblock's.
+ */
+static void use_backup_root(struct btrfs_fs_info *fs)
+{
+	const struct btrfs_root_backup *best = NULL;
+	int i;
+
+	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &fs->super->super_roots[i];
+
+		if (!btrfs_backup_tree_root(b) ||
+		    btrfs_backup_tree_root_gen(b) > btrfs_super_generation(fs->super))
+			continue;
+		if (!best || btrfs_backup_tree_root_gen(b) > btrfs_backup_tree_root_gen(best))
+			best = b;
+	}
+	if (!best) {
+		warning("no usable backup root, using the superblock's roots");
+		return;
+	}
+	fs->tree_root.bytenr = btrfs_backup_tree_root(best);
+	fs->tree_root.level = btrfs_backup_tree_root_level(best);
+	fs->tree_root.generation = btrfs_backup_tree_root_gen(best);
+	if (btrfs_backup_chunk_root(best)) {
+		fs->chunk_root.bytenr = btrfs_backup_chunk_root(best);
+		fs->chunk_root.level = btrfs_backup_chunk_root_level(best);
+		fs->chunk_root.generation = btrfs_backup_chunk_root_gen(best);
+	}
+}
+
+/* The level a block's header states (checksum and header verified), 0 if unreadable. */
+static u8 root_level_from_header(struct btrfs_fs_info *fs, u64 bytenr)
+{
+	static const struct read_policy any = { .allow_transid_mismatch = true, .quiet = true,
+						.checker_soft = true };
+	struct tree_check expect = { .level = -1 };
+	struct extent_buffer *eb;
+	u8 level;
+
+	if (btrfs_read_tree_block_policy(fs, bytenr, &expect, &any, &eb) < 0)
+		return 0;
+	level = btrfs_eb_level(eb);
+	free_extent_buffer(eb);
+	return level;
+}
+
 int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out)
 {
 	struct btrfs_fs_info *fs;
@@ -791,6 +844,15 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	fs->tree_root.level = btrfs_super_root_level(fs->super);
 	fs->tree_root.generation = btrfs_super_generation(fs->super);
 
+	if (args->use_backup_root)
+		use_backup_root(fs);
+	/* A root block named by the user: level and generation from its header. */
+	if (args->chunk_root_bytenr) {
+		fs->chunk_root.bytenr = args->chunk_root_bytenr;
+		fs->chunk_root.generation = 0;
+		fs->chunk_root.level = root_level_from_header(fs, args->chunk_root_bytenr);
+	}
+
 	/*
 	 * A partial open (printing tools) takes a root block that fails only the
 	 * tree-checker, after its message, as btrfs-progs does.
@@ -820,6 +882,11 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	}
 	report_missing(fs);
 
+	if (args->tree_root_bytenr) {
+		fs->tree_root.bytenr = args->tree_root_bytenr;
+		fs->tree_root.generation = 0;
+		fs->tree_root.level = root_level_from_header(fs, args->tree_root_bytenr);
+	}
 	expect = (struct tree_check){ .owner = BTRFS_ROOT_TREE_OBJECTID,
 				      .level = fs->tree_root.level,
 				      .transid = fs->tree_root.generation };

@@ -28,6 +28,7 @@
 struct btrfs_block_cache_slot {
 	u64 bytenr;                /* 0 = empty */
 	struct extent_buffer *eb;  /* a verified block */
+	bool checker_failed;       /* passed checksum and header only (read_policy.checker_soft) */
 };
 
 struct btrfs_fs_info {

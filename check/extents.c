@@ -1,0 +1,1018 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pass 3, extents: walk every tree once (root tree, chunk tree, the tree of
+ * every ROOT_ITEM incl. relocation trees), verifying every block through the
+ * verified read path, and collect
+ *   - the references the trees make: every pointer to a tree block, every
+ *     file extent item pointing to a data extent ("expected" refs),
+ *   - what the extent tree says: extent and metadata items, inline and keyed
+ *     back references ("found" refs), block group items,
+ *   - chunk tree device items, device tree dev extents,
+ *   - the summary figures (struct check_stats).
+ * Then compare: refs and counts per extent, extents without refs, refs
+ * without extents, overlaps, block group used bytes, super bytes_used,
+ * device bytes_used, dev extents against chunks and device sizes.
+ *
+ * A block reached a second time (shared by snapshots) is not entered again:
+ * its contents were accounted the first time, and the new parent adds only
+ * its own pointer.  Whether a parent's pointers are shared refs (by parent
+ * bytenr) or tree refs (by owner) depends on the FULL_BACKREF flag of the
+ * parent's extent item, so refs are resolved after the extent tree is read.
+ *
+ * Memory: flat arrays sorted with qsort and searched by bisection, an
+ * open-addressing set of visited block addresses.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "check/check.h"
+#include "check/extents.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/messages.h"
+
+#define HEADER_SIZE ((u32)sizeof(struct btrfs_header))
+#define ITEM_SIZE ((u32)sizeof(struct btrfs_item))
+#define PTR_SIZE ((u32)sizeof(struct btrfs_key_ptr))
+
+/* ---- growable arrays ------------------------------------------------------ */
+
+static int grow(void **arr, size_t *alloc, size_t nr, size_t elem)
+{
+	size_t n;
+	void *p;
+
+	if (nr < *alloc)
+		return 0;
+	n = *alloc ? *alloc * 2 : 1024;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*alloc = n;
+	return 0;
+}
+#define PUSH(st, name) \
+	(grow((void **)&(st)->name, &(st)->name##_alloc, (st)->name##_nr, sizeof(*(st)->name)) ? NULL : \
+	 &(st)->name[(st)->name##_nr++])
+
+/* ---- visited set ------------------------------------------------------------ */
+
+static int seen_insert(struct ext_state *st, u64 bytenr)
+{
+	size_t mask, i;
+
+	if ((st->seen_nr + 1) * 2 > st->seen_cap) {
+		size_t ncap = st->seen_cap ? st->seen_cap * 2 : 4096, j;
+		u64 *n = calloc(ncap, sizeof(u64));
+
+		if (!n)
+			return -ENOMEM;
+		for (j = 0; j < st->seen_cap; j++) {
+			u64 b = st->seen[j];
+
+			if (!b)
+				continue;
+			i = (size_t)((b / 4096) * 0x9E3779B97F4A7C15ULL) & (ncap - 1);
+			while (n[i])
+				i = (i + 1) & (ncap - 1);
+			n[i] = b;
+		}
+		free(st->seen);
+		st->seen = n;
+		st->seen_cap = ncap;
+	}
+	mask = st->seen_cap - 1;
+	i = (size_t)((bytenr / 4096) * 0x9E3779B97F4A7C15ULL) & mask;
+	while (st->seen[i]) {
+		if (st->seen[i] == bytenr)
+			return 1;
+		i = (i + 1) & mask;
+	}
+	st->seen[i] = bytenr;
+	st->seen_nr++;
+	return 0;
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static bool is_fs_tree(u64 id)
+{
+	return id == BTRFS_FS_TREE_OBJECTID || id == BTRFS_DATA_RELOC_TREE_OBJECTID ||
+	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
+}
+
+const char *check_tree_name(u64 id, char *buf, size_t len)
+{
+	switch (id) {
+	case BTRFS_ROOT_TREE_OBJECTID: return "root tree";
+	case BTRFS_EXTENT_TREE_OBJECTID: return "extent tree";
+	case BTRFS_CHUNK_TREE_OBJECTID: return "chunk tree";
+	case BTRFS_DEV_TREE_OBJECTID: return "device tree";
+	case BTRFS_FS_TREE_OBJECTID: return "fs tree";
+	case BTRFS_CSUM_TREE_OBJECTID: return "csum tree";
+	case BTRFS_QUOTA_TREE_OBJECTID: return "quota tree";
+	case BTRFS_UUID_TREE_OBJECTID: return "uuid tree";
+	case BTRFS_FREE_SPACE_TREE_OBJECTID: return "free space tree";
+	case BTRFS_BLOCK_GROUP_TREE_OBJECTID: return "block group tree";
+	case BTRFS_RAID_STRIPE_TREE_OBJECTID: return "raid stripe tree";
+	case BTRFS_TREE_LOG_OBJECTID: return "log tree";
+	case BTRFS_TREE_RELOC_OBJECTID: return "reloc tree";
+	case BTRFS_DATA_RELOC_TREE_OBJECTID: return "data reloc tree";
+	default:
+		snprintf(buf, len, "tree %lld", (long long)id);
+		return buf;
+	}
+}
+
+/* Bytes one device stripe of a chunk occupies. */
+u64 check_chunk_dev_len(const struct btrfs_chunk_map *c)
+{
+	u64 n = c->num_stripes ? c->num_stripes : 1;
+
+	if (c->type & BTRFS_BLOCK_GROUP_RAID0)
+		return c->length / n;
+	if (c->type & BTRFS_BLOCK_GROUP_RAID10)
+		return c->length / (n / (c->sub_stripes ? c->sub_stripes : 2) ?: 1);
+	if (c->type & BTRFS_BLOCK_GROUP_RAID5)
+		return n > 1 ? c->length / (n - 1) : c->length;
+	if (c->type & BTRFS_BLOCK_GROUP_RAID6)
+		return n > 2 ? c->length / (n - 2) : c->length;
+	return c->length;
+}
+
+/* ---- collecting from leaves ---------------------------------------------------- */
+
+static int push_ref(struct check_ref **arr, size_t *nr, size_t *alloc, const struct check_ref *r)
+{
+	if (grow((void **)arr, alloc, *nr, sizeof(**arr)))
+		return -ENOMEM;
+	(*arr)[(*nr)++] = *r;
+	return 0;
+}
+
+/* A reference a tree makes (pointer or file extent item). */
+static int add_expected(struct ext_state *st, u64 bytenr, u64 len, u64 parent, u64 root,
+			u64 objectid, u64 offset, u8 type)
+{
+	struct check_ref r = { .bytenr = bytenr, .len = len, .parent = parent, .root = root,
+			       .objectid = objectid, .offset = offset, .count = 1, .type = type };
+
+	return push_ref(&st->exp, &st->exp_nr, &st->exp_alloc, &r);
+}
+
+/* A back reference the extent tree holds. */
+static int add_found(struct ext_state *st, u64 bytenr, u8 type, u64 parent, u64 root,
+		     u64 objectid, u64 offset, u32 count)
+{
+	struct check_ref r = { .bytenr = bytenr, .parent = parent, .root = root,
+			       .objectid = objectid, .offset = offset, .count = count, .type = type };
+
+	return push_ref(&st->got, &st->got_nr, &st->got_alloc, &r);
+}
+
+/* One EXTENT_ITEM or METADATA_ITEM with its inline refs. */
+static int collect_extent_item(struct check_ctx *ctx, struct ext_state *st, const struct extent_buffer *eb,
+			       int slot, const struct btrfs_key *key)
+{
+	u32 size = btrfs_leaf_item_size(eb, slot);
+	u8 *p = btrfs_leaf_item_ptr(eb, slot), *end = p + size;
+	struct btrfs_extent_item *ei = (struct btrfs_extent_item *)p;
+	struct check_extent *x;
+	u64 flags;
+	int ret;
+
+	if (size < sizeof(*ei)) {
+		check_error(ctx, "extent tree: item (%llu %u %llu) in leaf %llu has size %u, expected at least %zu (old format extent items are not supported)",
+			    key->objectid, key->type, key->offset, eb->start, size, sizeof(*ei));
+		return 0;
+	}
+	x = PUSH(st, ext);
+	if (!x)
+		return -ENOMEM;
+	memset(x, 0, sizeof(*x));
+	flags = btrfs_extent_flags(ei);
+	x->start = key->objectid;
+	x->refs = btrfs_extent_refs(ei);
+	x->flags = flags;
+	x->generation = btrfs_extent_generation(ei);
+	x->leaf = eb->start;
+	if (key->type == BTRFS_METADATA_ITEM_KEY) {
+		x->len = st->nodesize;
+		x->level = (u8)key->offset;
+		x->metadata_item = 1;
+	} else {
+		x->len = key->offset;
+	}
+	p += sizeof(*ei);
+	if ((flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) && key->type == BTRFS_EXTENT_ITEM_KEY) {
+		if (p + sizeof(struct btrfs_tree_block_info) > end) {
+			check_error(ctx, "extent tree: extent item (%llu %u %llu) too short for tree block info: size %u",
+				    key->objectid, key->type, key->offset, size);
+			return 0;
+		}
+		x->level = btrfs_tree_block_level((struct btrfs_tree_block_info *)p);
+		p += sizeof(struct btrfs_tree_block_info);
+	}
+	while (p < end) {
+		struct btrfs_extent_inline_ref *iref = (struct btrfs_extent_inline_ref *)p;
+		u8 type = btrfs_extent_inline_ref_type(iref);
+		u32 rsize = btrfs_extent_inline_ref_size(type);
+		u64 off;
+
+		if (!rsize || p + rsize > end) {
+			check_error(ctx, "extent tree: extent item (%llu %u %llu): bad inline ref type %u at offset %u, item size %u",
+				    key->objectid, key->type, key->offset, type,
+				    (u32)(p - (u8 *)ei), size);
+			return 0;
+		}
+		off = btrfs_extent_inline_ref_offset(iref);
+		ret = 0;
+		switch (type) {
+		case BTRFS_TREE_BLOCK_REF_KEY:
+			ret = add_found(st, x->start, type, 0, off, 0, 0, 1);
+			break;
+		case BTRFS_SHARED_BLOCK_REF_KEY:
+			ret = add_found(st, x->start, type, off, 0, 0, 0, 1);
+			break;
+		case BTRFS_SHARED_DATA_REF_KEY: {
+			struct btrfs_shared_data_ref *sr = (void *)(p + sizeof(*iref));
+
+			ret = add_found(st, x->start, type, off, 0, 0, 0, btrfs_shared_data_ref_count(sr));
+			break;
+		}
+		case BTRFS_EXTENT_DATA_REF_KEY: {
+			struct btrfs_extent_data_ref *dr = (void *)(p + offsetof(struct btrfs_extent_inline_ref, offset));
+
+			ret = add_found(st, x->start, type, 0, btrfs_extent_data_ref_root(dr),
+					btrfs_extent_data_ref_objectid(dr), btrfs_extent_data_ref_offset(dr),
+					btrfs_extent_data_ref_count(dr));
+			break;
+		}
+		case BTRFS_EXTENT_OWNER_REF_KEY:
+			break;   /* simple quota owner: not a reference */
+		}
+		if (ret)
+			return ret;
+		p += rsize;
+	}
+	return 0;
+}
+
+static int collect_extent_leaf(struct check_ctx *ctx, struct ext_state *st, const struct extent_buffer *eb)
+{
+	u32 i, nr = btrfs_eb_nritems(eb);
+	int ret = 0;
+
+	for (i = 0; i < nr && !ret; i++) {
+		struct btrfs_key key;
+		u32 size = btrfs_leaf_item_size(eb, (int)i);
+		void *ptr = btrfs_leaf_item_ptr(eb, (int)i);
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		switch (key.type) {
+		case BTRFS_EXTENT_ITEM_KEY:
+		case BTRFS_METADATA_ITEM_KEY:
+			ret = collect_extent_item(ctx, st, eb, (int)i, &key);
+			break;
+		case BTRFS_TREE_BLOCK_REF_KEY:
+			ret = add_found(st, key.objectid, key.type, 0, key.offset, 0, 0, 1);
+			break;
+		case BTRFS_SHARED_BLOCK_REF_KEY:
+			ret = add_found(st, key.objectid, key.type, key.offset, 0, 0, 0, 1);
+			break;
+		case BTRFS_EXTENT_DATA_REF_KEY:
+			if (size < sizeof(struct btrfs_extent_data_ref)) {
+				check_error(ctx, "extent tree: data ref (%llu %u %llu) has size %u, expected %zu",
+					    key.objectid, key.type, key.offset, size, sizeof(struct btrfs_extent_data_ref));
+				break;
+			}
+			ret = add_found(st, key.objectid, key.type, 0, btrfs_extent_data_ref_root(ptr),
+					btrfs_extent_data_ref_objectid(ptr), btrfs_extent_data_ref_offset(ptr),
+					btrfs_extent_data_ref_count(ptr));
+			break;
+		case BTRFS_SHARED_DATA_REF_KEY:
+			if (size < sizeof(struct btrfs_shared_data_ref)) {
+				check_error(ctx, "extent tree: shared data ref (%llu %u %llu) has size %u, expected %zu",
+					    key.objectid, key.type, key.offset, size, sizeof(struct btrfs_shared_data_ref));
+				break;
+			}
+			ret = add_found(st, key.objectid, key.type, key.offset, 0, 0, 0,
+					btrfs_shared_data_ref_count(ptr));
+			break;
+		case BTRFS_BLOCK_GROUP_ITEM_KEY:
+			if (!st->bg_tree) {
+				struct check_bg *bg;
+
+				if (size < sizeof(struct btrfs_block_group_item))
+					break;
+				bg = PUSH(st, bg);
+				if (!bg)
+					return -ENOMEM;
+				memset(bg, 0, sizeof(*bg));
+				bg->start = key.objectid;
+				bg->len = key.offset;
+				bg->used = btrfs_block_group_used(ptr);
+				bg->flags = btrfs_block_group_flags(ptr);
+			}
+			break;
+		}
+	}
+	return ret;
+}
+
+static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id, const struct extent_buffer *eb)
+{
+	u32 i, nr = btrfs_eb_nritems(eb);
+	bool data_tree = is_fs_tree(tree_id) || tree_id == BTRFS_ROOT_TREE_OBJECTID ||
+			 tree_id == BTRFS_TREE_RELOC_OBJECTID;
+	u64 owner = btrfs_header_owner(btrfs_header(eb));
+
+	if (tree_id == BTRFS_EXTENT_TREE_OBJECTID)
+		return collect_extent_leaf(ctx, st, eb);
+	for (i = 0; i < nr; i++) {
+		struct btrfs_key key;
+		u32 size = btrfs_leaf_item_size(eb, (int)i);
+		void *ptr = btrfs_leaf_item_ptr(eb, (int)i);
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (key.type == BTRFS_EXTENT_DATA_KEY && data_tree) {
+			struct btrfs_file_extent_item *fi = ptr;
+			u8 type;
+			u64 disk, dlen, off;
+
+			if (size < BTRFS_FILE_EXTENT_INLINE_DATA_START)
+				continue;
+			type = btrfs_file_extent_type(fi);
+			if (type == BTRFS_FILE_EXTENT_INLINE)
+				continue;
+			if (size < sizeof(*fi))
+				continue;
+			disk = btrfs_file_extent_disk_bytenr(fi);
+			if (!disk)
+				continue;
+			dlen = btrfs_file_extent_disk_num_bytes(fi);
+			off = btrfs_file_extent_offset(fi);
+			st->stats_alloc += dlen;
+			st->stats_ref += btrfs_file_extent_num_bytes(fi);
+			if (add_expected(st, disk, dlen, eb->start, owner, key.objectid,
+					 key.offset - off, BTRFS_EXTENT_DATA_REF_KEY))
+				return -ENOMEM;
+		} else if (key.type == BTRFS_EXTENT_CSUM_KEY && tree_id == BTRFS_CSUM_TREE_OBJECTID) {
+			ctx->stats.total_csum_bytes += size;
+		} else if (key.type == BTRFS_BLOCK_GROUP_ITEM_KEY && tree_id == BTRFS_BLOCK_GROUP_TREE_OBJECTID) {
+			struct check_bg *bg;
+
+			if (size < sizeof(struct btrfs_block_group_item))
+				continue;
+			bg = PUSH(st, bg);
+			if (!bg)
+				return -ENOMEM;
+			memset(bg, 0, sizeof(*bg));
+			bg->start = key.objectid;
+			bg->len = key.offset;
+			bg->used = btrfs_block_group_used(ptr);
+			bg->flags = btrfs_block_group_flags(ptr);
+		} else if (key.type == BTRFS_DEV_EXTENT_KEY && tree_id == BTRFS_DEV_TREE_OBJECTID) {
+			struct check_devext *d;
+
+			if (size < sizeof(struct btrfs_dev_extent))
+				continue;
+			d = PUSH(st, dext);
+			if (!d)
+				return -ENOMEM;
+			d->devid = key.objectid;
+			d->physical = key.offset;
+			d->len = btrfs_dev_extent_length(ptr);
+			d->chunk_offset = btrfs_dev_extent_chunk_offset(ptr);
+		} else if (key.type == BTRFS_DEV_ITEM_KEY && tree_id == BTRFS_CHUNK_TREE_OBJECTID) {
+			struct check_dev *d;
+
+			if (size < sizeof(struct btrfs_dev_item))
+				continue;
+			d = PUSH(st, dev);
+			if (!d)
+				return -ENOMEM;
+			d->devid = btrfs_device_id(ptr);
+			d->total_bytes = btrfs_device_total_bytes(ptr);
+			d->bytes_used = btrfs_device_bytes_used(ptr);
+		} else if (key.type == BTRFS_ROOT_ITEM_KEY && tree_id == BTRFS_ROOT_TREE_OBJECTID) {
+			struct check_root *r;
+
+			if (size < offsetof(struct btrfs_root_item, generation_v2))
+				continue;
+			r = PUSH(st, root);
+			if (!r)
+				return -ENOMEM;
+			memset(r, 0, sizeof(*r));
+			r->key = key;
+			btrfs_tree_ref_from_root_item(&r->tree, key.objectid, ptr);
+			btrfs_disk_key_to_cpu(&r->drop_key, &((struct btrfs_root_item *)ptr)->drop_progress);
+			r->drop_level = btrfs_root_drop_level(ptr);
+		}
+	}
+	return 0;
+}
+
+/* ---- walking one tree ------------------------------------------------------------ */
+
+static void account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_id, const struct extent_buffer *eb)
+{
+	u32 nr = btrfs_eb_nritems(eb), i, used = 0;
+	u64 owner = btrfs_header_owner(btrfs_header(eb));
+	struct check_stats *s = &ctx->stats;
+
+	s->total_tree_bytes += eb->len;
+	if (is_fs_tree(tree_id) || is_fs_tree(owner))
+		s->total_fs_tree_bytes += eb->len;
+	if (owner == BTRFS_EXTENT_TREE_OBJECTID)
+		s->total_extent_tree_bytes += eb->len;
+	if (btrfs_eb_level(eb) == 0) {
+		for (i = 0; i < nr; i++)
+			used += ITEM_SIZE + btrfs_leaf_item_size(eb, (int)i);
+		if (HEADER_SIZE + used <= eb->len)
+			s->btree_space_waste += eb->len - HEADER_SIZE - used;
+	} else {
+		u32 maxptr = (eb->len - HEADER_SIZE) / PTR_SIZE;
+
+		if (nr <= maxptr)
+			s->btree_space_waste += (u64)(maxptr - nr) * PTR_SIZE;
+	}
+	(void)st;
+}
+
+struct walk_level {
+	struct extent_buffer *eb;
+	u32 slot;
+};
+
+/* Are the pointers of slot (and on) in a node already dropped (half-dropped root)? */
+static bool dropped(const struct check_root *r, const struct extent_buffer *eb, u32 slot)
+{
+	struct btrfs_key next;
+
+	if (!r || !r->drop_key.objectid)
+		return false;
+	if (btrfs_eb_level(eb) > r->drop_level)
+		return false;
+	/* the child's range ends where the next pointer starts */
+	if (slot + 1 >= btrfs_eb_nritems(eb))
+		return false;
+	btrfs_node_key_to_cpu(eb, &next, (int)slot + 1);
+	return btrfs_comp_cpu_keys(&next, &r->drop_key) <= 0;
+}
+
+static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const struct btrfs_tree_ref *tree,
+			 const struct check_root *r)
+{
+	struct walk_level lv[BTRFS_MAX_LEVEL];
+	struct tree_check tc = { .owner = 0, .level = tree->level,
+				 .transid = tree->generation, .first_key = NULL };
+	struct extent_buffer *eb;
+	char nbuf[32];
+	const char *tname = check_tree_name(tree->objectid, nbuf, sizeof(nbuf));
+	int top, ret;
+
+	if (add_expected(st, tree->bytenr, st->nodesize, 0, tree->objectid, tree->level, 0,
+			 BTRFS_TREE_BLOCK_REF_KEY))
+		return -ENOMEM;
+	ret = seen_insert(st, tree->bytenr);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return 0;
+	if (tree->level >= BTRFS_MAX_LEVEL) {
+		check_error(ctx, "%s: root block %llu has level %u, expected below %d",
+			    tname, tree->bytenr, tree->level, BTRFS_MAX_LEVEL);
+		return 0;
+	}
+	ret = btrfs_read_tree_block(ctx->fs, tree->bytenr, &tc, &eb);
+	if (ret) {
+		check_error(ctx, "%s: root block %llu (level %u) cannot be read", tname, tree->bytenr, tree->level);
+		return 0;
+	}
+	top = 0;
+	lv[0].eb = eb;
+	lv[0].slot = 0;
+	account_block(ctx, st, tree->objectid, eb);
+	if (btrfs_eb_level(eb) == 0) {
+		ret = collect_leaf(ctx, st, tree->objectid, eb);
+		free_extent_buffer(eb);
+		return ret;
+	}
+	while (top >= 0) {
+		struct extent_buffer *node = lv[top].eb;
+		u32 slot = lv[top].slot;
+		struct btrfs_disk_key dk;
+		struct extent_buffer *child;
+		u64 bytenr, owner;
+		u8 level;
+
+		if (slot >= btrfs_eb_nritems(node)) {
+			free_extent_buffer(node);
+			top--;
+			continue;
+		}
+		lv[top].slot++;
+		if (dropped(r, node, slot))
+			continue;
+		bytenr = btrfs_node_blockptr(node, (int)slot);
+		level = btrfs_eb_level(node) - 1;
+		owner = btrfs_header_owner(btrfs_header(node));
+		if (add_expected(st, bytenr, st->nodesize, node->start, owner, level, 0,
+				 BTRFS_TREE_BLOCK_REF_KEY)) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = seen_insert(st, bytenr);
+		if (ret < 0)
+			break;
+		if (ret) {
+			ret = 0;
+			continue;
+		}
+		dk = btrfs_node_key_ptr(node, (int)slot)->key;
+		tc.level = level;
+		tc.transid = btrfs_node_ptr_generation(node, (int)slot);
+		tc.first_key = &dk;
+		ret = btrfs_read_tree_block(ctx->fs, bytenr, &tc, &child);
+		if (ret) {
+			struct btrfs_key k;
+
+			btrfs_disk_key_to_cpu(&k, &dk);
+			check_error(ctx, "%s: block %llu (level %u, key (%llu %u %llu)) pointed to by node %llu slot %u cannot be read",
+				    tname, bytenr, level, k.objectid, k.type, k.offset, node->start, slot);
+			ret = 0;
+			continue;
+		}
+		account_block(ctx, st, tree->objectid, child);
+		if (level == 0) {
+			ret = collect_leaf(ctx, st, tree->objectid, child);
+			free_extent_buffer(child);
+			if (ret)
+				break;
+			continue;
+		}
+		if (top + 1 >= BTRFS_MAX_LEVEL) {
+			free_extent_buffer(child);
+			continue;
+		}
+		top++;
+		lv[top].eb = child;
+		lv[top].slot = 0;
+	}
+	while (top >= 0)
+		free_extent_buffer(lv[top--].eb);
+	return ret;
+}
+
+/* ---- comparing ------------------------------------------------------------------------ */
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct check_ref *x = a, *y = b;
+
+#define C(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+	C(bytenr);
+	C(type);
+	C(parent);
+	C(root);
+	C(objectid);
+	C(offset);
+#undef C
+	return 0;
+}
+
+static int cmp_ext(const void *a, const void *b)
+{
+	const struct check_extent *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static int cmp_bg(const void *a, const void *b)
+{
+	const struct check_bg *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_devext(const void *a, const void *b)
+{
+	const struct check_devext *x = a, *y = b;
+
+	if (x->devid != y->devid)
+		return x->devid < y->devid ? -1 : 1;
+	return x->physical < y->physical ? -1 : x->physical > y->physical;
+}
+
+/* The extent item starting at bytenr, NULL if none. */
+struct check_extent *check_find_extent(struct ext_state *st, u64 bytenr)
+{
+	size_t lo = 0, hi = st->ext_nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->ext[mid].start < bytenr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < st->ext_nr && st->ext[lo].start == bytenr)
+		return &st->ext[lo];
+	return NULL;
+}
+
+/* The block group containing bytenr, NULL if none. */
+struct check_bg *check_find_bg(struct ext_state *st, u64 bytenr)
+{
+	size_t lo = 0, hi = st->bg_nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->bg[mid].start + st->bg[mid].len <= bytenr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < st->bg_nr && st->bg[lo].start <= bytenr && bytenr < st->bg[lo].start + st->bg[lo].len)
+		return &st->bg[lo];
+	return NULL;
+}
+
+/* Turn a parent-relative expected ref into the kind the extent tree must hold. */
+static void resolve_expected(struct ext_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->exp_nr; i++) {
+		struct check_ref *r = &st->exp[i];
+		struct check_extent *p = r->parent ? check_find_extent(st, r->parent) : NULL;
+		bool shared = p && (p->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF);
+		bool data = r->type == BTRFS_EXTENT_DATA_REF_KEY;
+
+		r->is_data = data;
+		r->level = data ? 0 : (u8)r->objectid;
+		if (shared) {
+			r->type = data ? BTRFS_SHARED_DATA_REF_KEY : BTRFS_SHARED_BLOCK_REF_KEY;
+			r->root = r->objectid = r->offset = 0;
+		} else {
+			r->parent = 0;
+			if (!data)
+				r->objectid = 0;
+		}
+	}
+}
+
+/* Sort and merge equal refs, summing their counts. */
+static void sort_merge(struct check_ref *arr, size_t *nr)
+{
+	size_t i, o = 0;
+
+	if (!*nr)
+		return;
+	qsort(arr, *nr, sizeof(*arr), cmp_ref);
+	for (i = 1; i < *nr; i++) {
+		if (!cmp_ref(&arr[o], &arr[i]))
+			arr[o].count += arr[i].count;
+		else
+			arr[++o] = arr[i];
+	}
+	*nr = o + 1;
+}
+
+static void describe_ref(const struct check_ref *r, char *buf, size_t len)
+{
+	switch (r->type) {
+	case BTRFS_TREE_BLOCK_REF_KEY:
+		snprintf(buf, len, "tree block ref root %lld", (long long)r->root);
+		break;
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+		snprintf(buf, len, "shared block ref parent %llu", r->parent);
+		break;
+	case BTRFS_EXTENT_DATA_REF_KEY:
+		snprintf(buf, len, "data ref root %lld inode %llu offset %llu", (long long)r->root,
+			 r->objectid, r->offset);
+		break;
+	default:
+		snprintf(buf, len, "shared data ref parent %llu", r->parent);
+		break;
+	}
+}
+
+static void compare_refs(struct check_ctx *ctx, struct ext_state *st)
+{
+	size_t i = 0, j = 0, e;
+	char desc[128];
+
+	/* per extent: sums of found and expected counts */
+	for (e = 0; e < st->ext_nr; e++)
+		st->ext[e].found_refs = st->ext[e].expected_refs = 0;
+	while (i < st->exp_nr || j < st->got_nr) {
+		int c;
+		const struct check_ref *x = i < st->exp_nr ? &st->exp[i] : NULL;
+		const struct check_ref *y = j < st->got_nr ? &st->got[j] : NULL;
+
+		if (x && y)
+			c = cmp_ref(x, y);
+		else
+			c = x ? -1 : 1;
+		if (c <= 0) {
+			struct check_extent *xe = check_find_extent(st, x->bytenr);
+
+			if (!xe) {
+				describe_ref(x, desc, sizeof(desc));
+				check_error(ctx, "extent tree: no extent item for %s extent %llu len %llu (%s), expected one",
+					    x->is_data ? "data" : "tree block", x->bytenr, x->len, desc);
+			} else {
+				xe->expected_refs += x->count;
+				xe->referenced = 1;
+				if (x->is_data && xe->len != x->len)
+					check_error(ctx, "data extent %llu: file extent item (%s) has disk_num_bytes %llu, extent item length %llu",
+						    x->bytenr, (describe_ref(x, desc, sizeof(desc)), desc), x->len, xe->len);
+				if (!x->is_data && (xe->flags & BTRFS_EXTENT_FLAG_DATA))
+					check_error(ctx, "extent %llu: referenced as a tree block (level %u) but the extent item has flags 0x%llx (data)",
+						    x->bytenr, x->level, xe->flags);
+				if (!x->is_data && (xe->flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) && xe->level != x->level)
+					check_error(ctx, "extent %llu: tree block level %u, extent item says level %u",
+						    x->bytenr, x->level, xe->level);
+			}
+		}
+		if (c >= 0) {
+			struct check_extent *ye = check_find_extent(st, y->bytenr);
+
+			if (ye)
+				ye->found_refs += y->count;
+			else {
+				describe_ref(y, desc, sizeof(desc));
+				check_error(ctx, "extent tree: back reference for %llu (%s) has no extent item",
+					    y->bytenr, desc);
+			}
+		}
+		if (c == 0 && x->count != y->count) {
+			describe_ref(x, desc, sizeof(desc));
+			check_error(ctx, "extent %llu: %s: count %u in the extent tree, %u references found",
+				    x->bytenr, desc, y->count, x->count);
+		} else if (c < 0 && check_find_extent(st, x->bytenr)) {
+			describe_ref(x, desc, sizeof(desc));
+			check_error(ctx, "extent %llu: %s (count %u) has no back reference in the extent tree",
+				    x->bytenr, desc, x->count);
+		} else if (c > 0 && check_find_extent(st, y->bytenr)) {
+			describe_ref(y, desc, sizeof(desc));
+			check_error(ctx, "extent %llu: back reference %s (count %u) in the extent tree, no such reference found",
+				    y->bytenr, desc, y->count);
+		}
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+	for (e = 0; e < st->ext_nr; e++) {
+		struct check_extent *x = &st->ext[e];
+
+		if (x->refs != x->found_refs)
+			check_error(ctx, "extent item [%llu %llu]: refs %llu, the back references in the extent tree sum to %llu",
+				    x->start, x->len, x->refs, x->found_refs);
+		if (x->refs != x->expected_refs)
+			check_error(ctx, "ref mismatch on [%llu %llu] extent item %llu, found %llu",
+				    x->start, x->len, x->refs, x->expected_refs);
+	}
+}
+
+static void check_extent_items(struct check_ctx *ctx, struct ext_state *st)
+{
+	u64 gen = btrfs_super_generation(btrfs_fs_super(ctx->fs));
+	u64 prev_end = 0, prev_start = 0, total = 0;
+	size_t i;
+
+	for (i = 0; i < st->ext_nr; i++) {
+		struct check_extent *x = &st->ext[i];
+		struct check_bg *bg;
+		bool tree = x->flags & BTRFS_EXTENT_FLAG_TREE_BLOCK;
+
+		total += x->len;
+		if (i && x->start < prev_end)
+			check_error(ctx, "extent tree: extent [%llu %llu] overlaps extent [%llu %llu)",
+				    x->start, x->len, prev_start, prev_end);
+		if (x->start + x->len > prev_end) {
+			prev_start = x->start;
+			prev_end = x->start + x->len;
+		}
+		if (!x->generation || x->generation > gen)
+			check_error(ctx, "invalid generation for extent %llu, have %llu expect (0, %llu]",
+				    x->start, x->generation, gen);
+		if (!(x->flags & (BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK)) ||
+		    ((x->flags & BTRFS_EXTENT_FLAG_DATA) && tree))
+			check_error(ctx, "extent tree: extent [%llu %llu] has flags 0x%llx, expected exactly one of DATA and TREE_BLOCK",
+				    x->start, x->len, x->flags);
+		if (tree && x->len != st->nodesize)
+			check_error(ctx, "extent tree: tree block extent [%llu %llu] length differs from nodesize %u",
+				    x->start, x->len, st->nodesize);
+		bg = check_find_bg(st, x->start);
+		if (!bg || x->start + x->len > bg->start + bg->len) {
+			check_error(ctx, "extent tree: extent [%llu %llu] is not inside a block group",
+				    x->start, x->len);
+			continue;
+		}
+		bg->sum += x->len;
+		if (tree ? !(bg->flags & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)) :
+			   !(bg->flags & BTRFS_BLOCK_GROUP_DATA))
+			check_error(ctx, "bad extent [%llu, %llu), type mismatch with chunk: %s extent in block group %llu flags 0x%llx",
+				    x->start, x->start + x->len, tree ? "tree block" : "data", bg->start, bg->flags);
+		if (tree && st->nodesize <= SZ_64K &&
+		    x->start / SZ_64K != (x->start + x->len - 1) / SZ_64K)
+			check_error(ctx, "bad metadata [%llu, %llu) crossing stripe boundary",
+				    x->start, x->start + x->len);
+	}
+	st->bytes_used = total;
+	ctx->stats.bytes_used = total;
+}
+
+static void check_block_groups(struct check_ctx *ctx, struct ext_state *st)
+{
+	const struct btrfs_chunk_tree_map *map = &ctx->fs->chunks;
+	size_t i, c = 0;
+
+	for (i = 0; i < st->bg_nr; i++) {
+		struct check_bg *bg = &st->bg[i];
+
+		if (i && bg->start < st->bg[i - 1].start + st->bg[i - 1].len)
+			check_error(ctx, "block group [%llu %llu] overlaps block group [%llu %llu]",
+				    bg->start, bg->len, st->bg[i - 1].start, st->bg[i - 1].len);
+		if (bg->used != bg->sum)
+			check_error(ctx, "block group [%llu %llu]: used %llu, extents in it sum to %llu",
+				    bg->start, bg->len, bg->used, bg->sum);
+		while (c < map->nr && map->chunks[c]->logical < bg->start)
+			c++;
+		if (c >= map->nr || map->chunks[c]->logical != bg->start) {
+			check_error(ctx, "block group [%llu %llu] has no chunk", bg->start, bg->len);
+			continue;
+		}
+		if (map->chunks[c]->length != bg->len ||
+		    (map->chunks[c]->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV) != bg->flags)
+			check_error(ctx, "block group [%llu %llu] flags 0x%llx: chunk has length %llu flags 0x%llx",
+				    bg->start, bg->len, bg->flags, map->chunks[c]->length, map->chunks[c]->type);
+	}
+	for (c = 0; c < map->nr; c++) {
+		const struct btrfs_chunk_map *ch = map->chunks[c];
+		struct check_bg *bg = check_find_bg(st, ch->logical);
+
+		if (!bg || bg->start != ch->logical)
+			check_error(ctx, "chunk [%llu %llu] type 0x%llx has no block group item",
+				    ch->logical, ch->length, ch->type);
+	}
+}
+
+static struct check_dev *find_dev(struct ext_state *st, u64 devid)
+{
+	size_t i;
+
+	for (i = 0; i < st->dev_nr; i++)
+		if (st->dev[i].devid == devid)
+			return &st->dev[i];
+	return NULL;
+}
+
+static bool have_dev_extent(struct ext_state *st, u64 devid, u64 physical)
+{
+	struct check_devext key = { .devid = devid, .physical = physical };
+
+	return bsearch(&key, st->dext, st->dext_nr, sizeof(key), cmp_devext) != NULL;
+}
+
+static void check_devices(struct check_ctx *ctx, struct ext_state *st)
+{
+	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
+	const struct btrfs_chunk_tree_map *map = &ctx->fs->chunks;
+	u64 total = 0;
+	size_t i;
+	int s;
+
+	for (i = 0; i < st->dev_nr; i++)
+		st->dev[i].sum = 0;
+	for (i = 0; i < st->dext_nr; i++) {
+		struct check_devext *d = &st->dext[i];
+		const struct btrfs_chunk_map *ch = btrfs_chunk_lookup(map, d->chunk_offset);
+		struct check_dev *dev = find_dev(st, d->devid);
+		bool found = false;
+
+		if (i && d->devid == st->dext[i - 1].devid &&
+		    d->physical < st->dext[i - 1].physical + st->dext[i - 1].len)
+			check_error(ctx, "dev extent devid %llu physical offset %llu len %llu overlaps the previous one ending at %llu",
+				    d->devid, d->physical, d->len, st->dext[i - 1].physical + st->dext[i - 1].len);
+		if (!dev) {
+			check_error(ctx, "dev extent devid %llu physical offset %llu len %llu: no device item with devid %llu",
+				    d->devid, d->physical, d->len, d->devid);
+		} else {
+			dev->sum += d->len;
+			if (d->physical + d->len > dev->total_bytes)
+				check_error(ctx, "dev extent devid %llu physical offset %llu len %llu is beyond device boundary %llu",
+					    d->devid, d->physical, d->len, dev->total_bytes);
+		}
+		if (ch && ch->logical == d->chunk_offset) {
+			for (s = 0; s < ch->num_stripes; s++)
+				if (ch->stripes[s].devid == d->devid && ch->stripes[s].physical == d->physical)
+					found = true;
+		}
+		if (!found) {
+			check_error(ctx, "Device extent[%llu, %llu, %llu] didn't find the relative chunk (chunk offset %llu)",
+				    d->devid, d->physical, d->len, d->chunk_offset);
+			continue;
+		}
+		if (d->len != check_chunk_dev_len(ch))
+			check_error(ctx, "dev extent devid %llu physical %llu: length %llu, chunk %llu needs %llu",
+				    d->devid, d->physical, d->len, ch->logical, check_chunk_dev_len(ch));
+	}
+	for (i = 0; i < map->nr; i++) {
+		const struct btrfs_chunk_map *ch = map->chunks[i];
+
+		for (s = 0; s < ch->num_stripes; s++)
+			if (!have_dev_extent(st, ch->stripes[s].devid, ch->stripes[s].physical))
+				check_error(ctx, "chunk [%llu %llu] stripe %d (devid %llu physical %llu) has no dev extent",
+					    ch->logical, ch->length, s, ch->stripes[s].devid, ch->stripes[s].physical);
+	}
+	for (i = 0; i < st->dev_nr; i++) {
+		struct check_dev *d = &st->dev[i];
+
+		total += d->total_bytes;
+		if (d->bytes_used != d->sum)
+			check_error(ctx, "device item devid %llu: bytes_used %llu, dev extents sum to %llu",
+				    d->devid, d->bytes_used, d->sum);
+		if (!IS_ALIGNED(d->total_bytes, (u64)st->sectorsize))
+			warning("unaligned total_bytes detected for devid %llu, have %llu should be aligned to %u",
+				d->devid, d->total_bytes, st->sectorsize);
+	}
+	if (btrfs_super_num_devices(sb) != st->dev_nr)
+		check_error(ctx, "super num devices mismatch, have %llu expect %zu",
+			    btrfs_super_num_devices(sb), st->dev_nr);
+	if (btrfs_super_total_bytes(sb) < total)
+		check_error(ctx, "super total bytes %llu smaller than real device(s) size %llu",
+			    btrfs_super_total_bytes(sb), total);
+	if (btrfs_super_bytes_used(sb) != st->bytes_used)
+		check_error(ctx, "super bytes used %llu mismatches actual used %llu",
+			    btrfs_super_bytes_used(sb), st->bytes_used);
+}
+
+void check_extents_free(struct ext_state *st)
+{
+	if (!st)
+		return;
+	free(st->seen);
+	free(st->exp);
+	free(st->got);
+	free(st->ext);
+	free(st->bg);
+	free(st->dext);
+	free(st->dev);
+	free(st->root);
+	free(st);
+}
+
+int check_extents(struct check_ctx *ctx)
+{
+	struct btrfs_fs_info *fs = ctx->fs;
+	const struct btrfs_super_block *sb = btrfs_fs_super(fs);
+	struct ext_state *st;
+	size_t i;
+	int ret;
+
+	check_extents_free(ctx->extents_state);
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	ctx->extents_state = st;
+	st->nodesize = btrfs_super_nodesize(sb);
+	st->sectorsize = btrfs_super_sectorsize(sb);
+	st->bg_tree = btrfs_super_compat_ro_flags(sb) & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE;
+
+	ret = walk_one_tree(ctx, st, &fs->tree_root, NULL);
+	if (!ret)
+		ret = walk_one_tree(ctx, st, &fs->chunk_root, NULL);
+	for (i = 0; !ret && i < st->root_nr; i++) {
+		struct check_root r = st->root[i];
+
+		/* a tree id with several root items: only relocation trees may */
+		ret = walk_one_tree(ctx, st, &r.tree, &r);
+	}
+	if (ret < 0) {
+		error("extent check stopped: %s", strerror(-ret));
+		return ret;
+	}
+	ctx->stats.data_bytes_allocated = st->stats_alloc;
+	ctx->stats.data_bytes_referenced = st->stats_ref;
+
+	qsort(st->ext, st->ext_nr, sizeof(*st->ext), cmp_ext);
+	qsort(st->bg, st->bg_nr, sizeof(*st->bg), cmp_bg);
+	qsort(st->dext, st->dext_nr, sizeof(*st->dext), cmp_devext);
+	resolve_expected(st);
+	sort_merge(st->exp, &st->exp_nr);
+	sort_merge(st->got, &st->got_nr);
+	check_extent_items(ctx, st);
+	compare_refs(ctx, st);
+	check_block_groups(ctx, st);
+	check_devices(ctx, st);
+	return 0;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pass 3's state (check/extents.c), kept in check_ctx.extents_state for the
+ * passes after it: the sorted extent items and block groups are what the
+ * free space and csum passes compare against.
+ */
+#ifndef BTRFS_KIT_CHECK_EXTENTS_H
+#define BTRFS_KIT_CHECK_EXTENTS_H
+
+#include "kernel-shared/kerncompat.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/volumes.h"
+
+/*
+ * One back reference: expected (made by a tree pointer or a file extent
+ * item) or found (inline or keyed in the extent tree).  The identity is
+ * (bytenr, type, parent, root, objectid, offset); count sums equal ones.
+ */
+struct check_ref {
+	u64 bytenr;
+	u64 len;        /* expected refs: nodesize or disk_num_bytes */
+	u64 parent;     /* shared refs: parent block; expected refs: the referencing block */
+	u64 root;       /* tree refs and data refs: the root id */
+	u64 objectid;   /* data refs: inode; expected tree refs before resolving: level */
+	u64 offset;     /* data refs: file offset minus extent offset */
+	u32 count;
+	u8 type;        /* BTRFS_*_REF_KEY */
+	u8 level;       /* expected tree refs: level of the block */
+	u8 is_data;
+};
+
+/* One EXTENT_ITEM or METADATA_ITEM. */
+struct check_extent {
+	u64 start;
+	u64 len;
+	u64 refs;             /* the item's refs field */
+	u64 flags;
+	u64 generation;
+	u64 leaf;             /* extent tree leaf holding the item */
+	u64 found_refs;       /* sum of back reference counts in the extent tree */
+	u64 expected_refs;    /* sum of references made by the trees */
+	u8 level;
+	unsigned int metadata_item:1;
+	unsigned int referenced:1;
+};
+
+struct check_bg {
+	u64 start;
+	u64 len;
+	u64 used;        /* block group item */
+	u64 flags;
+	u64 sum;         /* extents inside it */
+	u8 fst_seen;     /* the free space tree has items for it */
+};
+
+struct check_devext {
+	u64 devid;
+	u64 physical;
+	u64 len;
+	u64 chunk_offset;
+};
+
+struct check_dev {
+	u64 devid;
+	u64 total_bytes;
+	u64 bytes_used;
+	u64 sum;         /* dev extents on it */
+};
+
+/* A ROOT_ITEM of the root tree. */
+struct check_root {
+	struct btrfs_key key;
+	struct btrfs_tree_ref tree;
+	struct btrfs_key drop_key;     /* drop_progress: objectid 0 = not being dropped */
+	u8 drop_level;
+};
+
+#define CHECK_ARRAY(type, name) type *name; size_t name##_nr, name##_alloc
+
+struct ext_state {
+	u32 nodesize;
+	u32 sectorsize;
+	bool bg_tree;            /* block group items in the block group tree */
+	u64 *seen;               /* open-addressing set of visited block addresses */
+	size_t seen_nr, seen_cap;
+	CHECK_ARRAY(struct check_ref, exp);
+	CHECK_ARRAY(struct check_ref, got);
+	CHECK_ARRAY(struct check_extent, ext);     /* sorted by start after the walk */
+	CHECK_ARRAY(struct check_bg, bg);          /* sorted by start */
+	CHECK_ARRAY(struct check_devext, dext);    /* sorted by (devid, physical) */
+	CHECK_ARRAY(struct check_dev, dev);
+	CHECK_ARRAY(struct check_root, root);      /* in root tree order */
+	u64 stats_alloc;         /* disk_num_bytes of every file extent item */
+	u64 stats_ref;           /* num_bytes of every file extent item */
+	u64 bytes_used;          /* sum of extent item lengths */
+};
+
+const char *check_tree_name(u64 id, char *buf, size_t len);
+u64 check_chunk_dev_len(const struct btrfs_chunk_map *c);
+struct check_extent *check_find_extent(struct ext_state *st, u64 bytenr);
+struct check_bg *check_find_bg(struct ext_state *st, u64 bytenr);
+void check_extents_free(struct ext_state *st);
+
+#endif

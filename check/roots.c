@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pass 2, root items: every ROOT_ITEM of the root tree is well formed and
+ * its root block reads at the level and generation the item states; the
+ * trees every filesystem has are present.
+ */
+#include <stdio.h>
+#include "check/check.h"
+#include "check/extents.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/messages.h"
+
+struct roots_seen {
+	bool extent, dev, fs, csum;
+};
+
+static bool fs_tree_id(u64 id)
+{
+	return id == BTRFS_FS_TREE_OBJECTID ||
+	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
+}
+
+static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
+		     const struct btrfs_key *key, void *arg)
+{
+	struct roots_seen *seen = arg;
+	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
+	u32 size = btrfs_leaf_item_size(eb, slot);
+	struct btrfs_root_item *ri;
+	struct btrfs_tree_ref ref;
+	struct tree_check tc;
+	struct extent_buffer *rb;
+	char nbuf[32];
+	const char *name = check_tree_name(key->objectid, nbuf, sizeof(nbuf));
+
+	if (key->type != BTRFS_ROOT_ITEM_KEY)
+		return 0;
+	if (size < offsetof(struct btrfs_root_item, generation_v2)) {
+		check_error(ctx, "root tree: root item (%llu ROOT_ITEM %llu) in leaf %llu has size %u, expected at least %zu",
+			    key->objectid, key->offset, eb->start, size,
+			    offsetof(struct btrfs_root_item, generation_v2));
+		return 0;
+	}
+	ri = btrfs_leaf_item_ptr(eb, slot);
+	switch (key->objectid) {
+	case BTRFS_EXTENT_TREE_OBJECTID: seen->extent = true; break;
+	case BTRFS_DEV_TREE_OBJECTID: seen->dev = true; break;
+	case BTRFS_FS_TREE_OBJECTID: seen->fs = true; break;
+	case BTRFS_CSUM_TREE_OBJECTID: seen->csum = true; break;
+	}
+	btrfs_tree_ref_from_root_item(&ref, key->objectid, ri);
+	if (btrfs_root_generation(ri) > btrfs_super_generation(sb))
+		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) generation %llu is beyond the superblock's %llu",
+			    name, key->objectid, key->offset, btrfs_root_generation(ri),
+			    btrfs_super_generation(sb));
+	if (fs_tree_id(key->objectid) && btrfs_root_dirid(ri) != BTRFS_FIRST_FREE_OBJECTID)
+		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) root_dirid %llu, expected %llu",
+			    name, key->objectid, key->offset, btrfs_root_dirid(ri),
+			    BTRFS_FIRST_FREE_OBJECTID);
+	if (ref.level >= BTRFS_MAX_LEVEL) {
+		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) level %u, expected below %d",
+			    name, key->objectid, key->offset, ref.level, BTRFS_MAX_LEVEL);
+		return 0;
+	}
+	if (btrfs_root_drop_level(ri) > ref.level)
+		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) drop_level %u above the root's level %u",
+			    name, key->objectid, key->offset, btrfs_root_drop_level(ri), ref.level);
+	tc = (struct tree_check){ .level = ref.level, .transid = ref.generation };
+	if (btrfs_read_tree_block(ctx->fs, ref.bytenr, &tc, &rb) < 0) {
+		check_error(ctx, "%s: root block %llu of root item (%llu ROOT_ITEM %llu) cannot be read at level %u generation %llu",
+			    name, ref.bytenr, key->objectid, key->offset, ref.level, ref.generation);
+		return 0;
+	}
+	free_extent_buffer(rb);
+	return 0;
+}
+
+int check_root_items(struct check_ctx *ctx)
+{
+	struct roots_seen seen = { 0 };
+	int ret;
+
+	ret = check_for_each_item(ctx, &ctx->fs->tree_root, NULL, root_item, &seen);
+	if (ret < 0) {
+		check_error(ctx, "root tree cannot be read to the end: %s", strerror(-ret));
+		return 0;
+	}
+	if (!seen.extent)
+		check_error(ctx, "root tree: no root item for the extent tree");
+	if (!seen.dev)
+		check_error(ctx, "root tree: no root item for the device tree");
+	if (!seen.fs)
+		check_error(ctx, "root tree: no root item for the fs tree (5)");
+	if (!seen.csum)
+		check_error(ctx, "root tree: no root item for the csum tree");
+	return 0;
+}

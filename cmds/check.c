@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * btrfs check: offline consistency check of an unmounted filesystem.  This
+ * file parses the options and opens the devices; the passes live in check/.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+#include "cmds/commands.h"
+#include "check/check.h"
+#include "common/device-utils.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/super.h"
+#include "kernel-shared/messages.h"
+
+static const char *const cmd_check_usage[] = {
+	"btrfs check [options] <device> [<device>...]",
+	"Check structural integrity of a filesystem (unmounted).",
+	"",
+	"Check structural integrity of an unmounted filesystem. Verify internal",
+	"trees' consistency and item connectivity. In the repair mode try to",
+	"fix the problems found.",
+	"WARNING: the repair mode is considered dangerous and should not be used",
+	"         without prior analysis of problems found on the filesystem.",
+	"",
+	"Devices of a multi-device filesystem not named are found by scanning.",
+	"Exit status: 0 no error found, 1 errors found or the check could not run.",
+	NULL
+};
+
+enum {
+	OPT_REPAIR = OPT_LONG_BASE,
+	OPT_READONLY,
+	OPT_FORCE,
+	OPT_CHECK_DATA_CSUM,
+	OPT_TREE_ROOT,
+	OPT_CHUNK_ROOT,
+	OPT_CLEAR_SPACE_CACHE,
+	OPT_INIT_CSUM_TREE,
+	OPT_INIT_EXTENT_TREE,
+	OPT_MODE,
+	OPT_NOSCAN,
+};
+
+static const struct cli_option check_options[] = {
+	OPT_ARG('s', "super", "SUPERBLOCK", "use this superblock copy (0, 1 or 2)"),
+	OPT_FLAG('b', "backup", "use the first valid set of backup roots stored in the superblock"),
+	OPT_FLAG(OPT_REPAIR, "repair", "try to repair the filesystem"),
+	OPT_FLAG(OPT_READONLY, "readonly", "run in read-only mode (default)"),
+	OPT_FLAG(OPT_FORCE, "force", "skip the mount check and the repair confirmation"),
+	OPT_ARG(OPT_MODE, "mode", "MODE", "original or lowmem (accepted; one engine serves both)"),
+	OPT_FLAG(OPT_CHECK_DATA_CSUM, "check-data-csum", "verify checksums of data blocks"),
+	OPT_ARG(OPT_TREE_ROOT, "tree-root", "BYTENR", "use the given bytenr for the tree root"),
+	OPT_ARG(OPT_CHUNK_ROOT, "chunk-root", "BYTENR", "use the given bytenr for the chunk tree root"),
+	OPT_ARG(OPT_CLEAR_SPACE_CACHE, "clear-space-cache", "v1|v2", "clear space cache for v1 or v2"),
+	OPT_FLAG(OPT_INIT_CSUM_TREE, "init-csum-tree", "create a new CRC tree (repair)"),
+	OPT_FLAG(OPT_INIT_EXTENT_TREE, "init-extent-tree", "create a new extent tree (repair)"),
+	OPT_FLAG('p', "progress", "indicate progress"),
+	OPT_FLAG('Q', "qgroup-report", "print a report on qgroup consistency"),
+	OPT_ARG('E', "subvol-extents", "SUBVOLID", "print subvolume extents and sharing state"),
+	OPT_FLAG(OPT_NOSCAN, "noscan", "do not scan for other devices of the filesystem"),
+	OPT_END(),
+};
+
+struct check_args {
+	struct check_options opts;
+	struct btrfs_open_args open;
+	bool readonly;
+	bool force;
+	const char *clear_space_cache;
+	bool init_csum_tree;
+	bool init_extent_tree;
+};
+
+static int parse_bytenr(const struct cmd_struct *cmd, const char *what, const char *s, u64 *out)
+{
+	if (s[0] == '-' || parse_u64(s, out))
+		return usage_error(cmd, "invalid %s: %s", what, s);
+	return 0;
+}
+
+static int parse_check_args(const struct cmd_struct *cmd, int argc, char **argv,
+			    struct check_args *a, int *first_dev)
+{
+	struct cli_getopt_state st = { 0 };
+	u64 v;
+	int c;
+
+	while ((c = cli_getopt(cmd, argc, argv, &st)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_bytenr(cmd, "superblock copy", st.optarg, &v))
+				return 1;
+			if (v >= BTRFS_SUPER_MIRROR_MAX)
+				return usage_error(cmd, "super mirror should be less than %d",
+						   BTRFS_SUPER_MIRROR_MAX);
+			a->open.super_bytenr = btrfs_sb_offset((int)v);
+			printf("using SB copy %llu, bytenr %llu\n", v, a->open.super_bytenr);
+			break;
+		case 'b':
+			a->open.use_backup_root = true;
+			break;
+		case OPT_REPAIR:
+			a->opts.repair = true;
+			break;
+		case OPT_READONLY:
+			a->readonly = true;
+			break;
+		case OPT_FORCE:
+			a->force = true;
+			break;
+		case OPT_MODE:
+			if (strcmp(st.optarg, "original") && strcmp(st.optarg, "lowmem"))
+				return usage_error(cmd, "unknown mode: %s", st.optarg);
+			break;
+		case OPT_CHECK_DATA_CSUM:
+			a->opts.check_data_csum = true;
+			break;
+		case OPT_TREE_ROOT:
+			if (parse_bytenr(cmd, "tree root", st.optarg, &a->open.tree_root_bytenr))
+				return 1;
+			break;
+		case OPT_CHUNK_ROOT:
+			if (parse_bytenr(cmd, "chunk root", st.optarg, &a->open.chunk_root_bytenr))
+				return 1;
+			break;
+		case OPT_CLEAR_SPACE_CACHE:
+			if (strcmp(st.optarg, "v1") && strcmp(st.optarg, "v2"))
+				return usage_error(cmd, "invalid argument to --clear-space-cache, must be v1 or v2");
+			a->clear_space_cache = st.optarg;
+			break;
+		case OPT_INIT_CSUM_TREE:
+			a->init_csum_tree = true;
+			break;
+		case OPT_INIT_EXTENT_TREE:
+			a->init_extent_tree = true;
+			break;
+		case 'p':
+			a->opts.progress = true;
+			break;
+		case 'Q':
+			a->opts.qgroup_report = true;
+			break;
+		case 'E':
+			if (parse_bytenr(cmd, "subvolume id", st.optarg, &a->opts.subvol_extents))
+				return 1;
+			break;
+		case OPT_NOSCAN:
+			a->open.noscan = true;
+			break;
+		case CLI_OPT_HELP:
+			usage_print(cmd, stdout, true);
+			return -1;
+		default:
+			return 1;
+		}
+	}
+	if (check_argc_min(cmd, argc - st.optind, 1))
+		return 1;
+	if (a->readonly && (a->opts.repair || a->init_csum_tree || a->init_extent_tree ||
+			    a->clear_space_cache))
+		return usage_error(cmd, "repair options are not compatible with --readonly");
+	*first_dev = st.optind;
+	return 0;
+}
+
+/* --repair without --force: the confirmation btrfs-progs asks for. */
+static bool confirm_repair(void)
+{
+	char answer[16] = "";
+
+	printf("WARNING:\n\n"
+	       "\tDo not use --repair unless you are advised to do so by a developer\n"
+	       "\tor an experienced user, and then only after having accepted that no\n"
+	       "\tfsck successfully repair all types of filesystem corruption. E.g.\n"
+	       "\tsome software or hardware bugs can fatally damage a volume.\n"
+	       "\tThe operation will start in 10 seconds.\n"
+	       "\tUse Ctrl-C to stop it.\n\n"
+	       "Are you sure you want to continue? [y/N]: ");
+	fflush(stdout);
+	if (!fgets(answer, sizeof(answer), stdin))
+		return false;
+	return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused, int argc, char **argv)
+{
+	struct check_args a = { 0 };
+	struct check_ctx ctx = { 0 };
+	struct btrfs_fs_info *fs;
+	bool writing;
+	char uuid[BTRFS_UUID_UNPARSED_SIZE];
+	int first = 0, i, ret;
+
+	ret = parse_check_args(cmd, argc, argv, &a, &first);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	writing = a.opts.repair || a.init_csum_tree || a.init_extent_tree || a.clear_space_cache;
+	for (i = first; i < argc; i++) {
+		if (!target_is_mounted(argv[i]))
+			continue;
+		if (writing) {
+			error("%s is currently mounted, repair is not possible", argv[i]);
+			return 1;
+		}
+		if (!a.force) {
+			error("%s is currently mounted, use --force if you really intend to check the filesystem",
+			      argv[i]);
+			return 1;
+		}
+		warning("%s is mounted: the check may report false errors", argv[i]);
+	}
+	if (writing && !a.force && !confirm_repair())
+		return 1;
+	if (a.init_extent_tree) {
+		error("--init-extent-tree is not supported: rebuilding the extent tree from scratch is not implemented");
+		return 1;
+	}
+
+	a.open.devices = argv + first;
+	a.open.ndevices = argc - first;
+	a.open.partial = true;
+	a.open.writable = writing;
+	printf("Opening filesystem to check...\n");
+	fflush(stdout);
+	ret = btrfs_open_fs(&a.open, &fs);
+	if (ret < 0) {
+		error("cannot open file system");
+		return 1;
+	}
+	uuid_unparse(btrfs_fs_super(fs)->fsid, uuid);
+	printf("Checking filesystem on %s\nUUID: %s\n", argv[first], uuid);
+	fflush(stdout);
+
+	ctx.fs = fs;
+	ctx.opts = &a.opts;
+	if (a.clear_space_cache || a.init_csum_tree) {
+		error("%s is not supported yet: it needs the transaction engine",
+		      a.clear_space_cache ? "--clear-space-cache" : "--init-csum-tree");
+		ret = 1;
+	} else {
+		ret = check_run(&ctx);
+		if (ret == 1 && a.opts.repair)
+			ret = check_repair(&ctx);
+	}
+	check_ctx_free(&ctx);
+	btrfs_close_fs(fs);
+	return ret < 0 ? 1 : ret;
+}
+DEFINE_COMMAND(check, "check", check_options, 0);
