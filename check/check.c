@@ -27,10 +27,6 @@ void check_error(struct check_ctx *ctx, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-__attribute__((weak)) int check_fs_roots(struct check_ctx *ctx __unused)
-{
-	return 0;
-}
 __attribute__((weak)) int check_csums(struct check_ctx *ctx __unused)
 {
 	return 0;
@@ -48,10 +44,6 @@ __attribute__((weak)) int check_repair(struct check_ctx *ctx __unused)
 {
 	error("repair is not implemented yet (it needs the transaction engine); nothing was written");
 	return 1;
-}
-
-__attribute__((weak)) void check_fs_roots_free(struct check_ctx *ctx __unused)
-{
 }
 
 void check_ctx_free(struct check_ctx *ctx)

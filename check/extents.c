@@ -472,8 +472,14 @@ static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const stru
 	const char *tname = check_tree_name(tree->objectid, nbuf, sizeof(nbuf));
 	int top, ret;
 
-	if (add_expected(st, tree->bytenr, st->nodesize, 0, tree->objectid, tree->level, 0,
-			 BTRFS_TREE_BLOCK_REF_KEY))
+	/*
+	 * A relocation tree's root block is referenced by itself: with
+	 * FULL_BACKREF set, the extent tree holds a shared ref whose parent is
+	 * the block's own address.
+	 */
+	if (add_expected(st, tree->bytenr, st->nodesize,
+			 tree->objectid == BTRFS_TREE_RELOC_OBJECTID ? tree->bytenr : 0,
+			 tree->objectid, tree->level, 0, BTRFS_TREE_BLOCK_REF_KEY))
 		return -ENOMEM;
 	ret = seen_insert(st, tree->bytenr);
 	if (ret < 0)
