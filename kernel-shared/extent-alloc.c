@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Block groups, in-memory free space and extent items of tree blocks
+ * (see extent-alloc.h).
+ */
+#include <stdlib.h>
+#include "kernel-shared/extent-alloc.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/messages.h"
+
+/* ---- range lists ---- */
+
+static int ranges_insert(struct fs_range **arr, int *nr, int *alloc, int at, u64 start, u64 len)
+{
+	if (*nr == *alloc) {
+		int n = *alloc ? *alloc * 2 : 16;
+		struct fs_range *na = realloc(*arr, (size_t)n * sizeof(*na));
+
+		if (!na)
+			return -ENOMEM;
+		*arr = na;
+		*alloc = n;
+	}
+	memmove(&(*arr)[at + 1], &(*arr)[at], (size_t)(*nr - at) * sizeof(**arr));
+	(*arr)[at].start = start;
+	(*arr)[at].len = len;
+	(*nr)++;
+	return 0;
+}
+
+/* Give [start, start + len) back to the free list, merging neighbours. */
+static int free_add(struct wblock_group *bg, u64 start, u64 len)
+{
+	int i = 0;
+
+	while (i < bg->nr_free && bg->free[i].start < start)
+		i++;
+	if (i > 0 && bg->free[i - 1].start + bg->free[i - 1].len > start)
+		return -EEXIST;
+	if (i < bg->nr_free && start + len > bg->free[i].start)
+		return -EEXIST;
+	if (i > 0 && bg->free[i - 1].start + bg->free[i - 1].len == start) {
+		bg->free[i - 1].len += len;
+		if (i < bg->nr_free && bg->free[i].start == start + len) {
+			bg->free[i - 1].len += bg->free[i].len;
+			memmove(&bg->free[i], &bg->free[i + 1],
+				(size_t)(bg->nr_free - i - 1) * sizeof(bg->free[0]));
+			bg->nr_free--;
+		}
+		return 0;
+	}
+	if (i < bg->nr_free && bg->free[i].start == start + len) {
+		bg->free[i].start = start;
+		bg->free[i].len += len;
+		return 0;
+	}
+	return ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, i, start, len);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct fs_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* ---- block groups ---- */
+
+struct wblock_group *ea_find_bg(struct btrfs_trans *t, u64 bytenr)
+{
+	int lo = 0, hi = t->nr_bgs;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		struct wblock_group *bg = &t->bgs[mid];
+
+		if (bytenr < bg->start)
+			hi = mid;
+		else if (bytenr >= bg->start + bg->length)
+			lo = mid + 1;
+		else
+			return bg;
+	}
+	return NULL;
+}
+
+static int bg_tree(struct btrfs_trans *t, struct btrfs_wroot **root)
+{
+	return btrfs_trans_get_root(t, t->bgt ? BTRFS_BLOCK_GROUP_TREE_OBJECTID :
+					       BTRFS_EXTENT_TREE_OBJECTID, root);
+}
+
+int ea_load_block_groups(struct btrfs_trans *t)
+{
+	struct btrfs_fs_info *fs = t->fs;
+	struct btrfs_wroot *root;
+	int ret;
+
+	ret = bg_tree(t, &root);
+	if (ret < 0) {
+		error("cannot find the %s tree", t->bgt ? "block group" : "extent");
+		return ret;
+	}
+	t->bgs = calloc(fs->chunks.nr ? fs->chunks.nr : 1, sizeof(*t->bgs));
+	if (!t->bgs)
+		return -ENOMEM;
+	for (size_t i = 0; i < fs->chunks.nr; i++) {
+		const struct btrfs_chunk_map *c = fs->chunks.chunks[i];
+		struct wblock_group *bg;
+		struct btrfs_wpath path;
+		struct btrfs_key key;
+
+		if (!(c->type & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)))
+			continue;
+		key.objectid = c->logical;
+		key.type = BTRFS_BLOCK_GROUP_ITEM_KEY;
+		key.offset = c->length;
+		btrfs_wpath_init(&path);
+		ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
+		if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(struct btrfs_block_group_item))
+			ret = -EUCLEAN;
+		if (ret) {
+			btrfs_wpath_release(&path);
+			error("no block group item (%llu BLOCK_GROUP_ITEM %llu) for chunk %llu",
+			      c->logical, c->length, c->logical);
+			return ret < 0 ? ret : -EUCLEAN;
+		}
+		bg = &t->bgs[t->nr_bgs++];
+		bg->start = c->logical;
+		bg->length = c->length;
+		bg->flags = btrfs_block_group_flags(btrfs_wpath_item_ptr(&path));
+		bg->used = btrfs_block_group_used(btrfs_wpath_item_ptr(&path));
+		btrfs_wpath_release(&path);
+	}
+	return 0;
+}
+
+void ea_release(struct btrfs_trans *t)
+{
+	for (int i = 0; i < t->nr_bgs; i++)
+		free(t->bgs[i].free);
+	free(t->bgs);
+	t->bgs = NULL;
+	t->nr_bgs = 0;
+}
+
+int ea_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *out, int max)
+{
+	u64 per_stripe, groups = 1;
+	int n = 0;
+
+	if (c->type & BTRFS_BLOCK_GROUP_RAID0) {
+		groups = c->num_stripes;
+	} else if (c->type & BTRFS_BLOCK_GROUP_RAID10) {
+		groups = c->sub_stripes ? c->num_stripes / c->sub_stripes : c->num_stripes;
+	} else if (c->type & BTRFS_BLOCK_GROUP_RAID56_MASK) {
+		groups = c->num_stripes - ((c->type & BTRFS_BLOCK_GROUP_RAID6) ? 2 : 1);
+	}
+	if (!groups)
+		groups = 1;
+	per_stripe = c->length / groups;
+	for (int s = 0; s < c->num_stripes; s++) {
+		u64 phys = c->stripes[s].physical;
+
+		for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+			u64 sb = btrfs_sb_offset(m), off, unit, logical;
+			u64 col = (u64)s;
+
+			if (sb + BTRFS_SUPER_INFO_SIZE <= phys || sb >= phys + per_stripe)
+				continue;
+			off = sb > phys ? sb - phys : 0;
+			unit = off / BTRFS_STRIPE_LEN;
+			if (c->type & BTRFS_BLOCK_GROUP_RAID10)
+				col = s / (c->sub_stripes ? c->sub_stripes : 1);
+			if (groups == 1)
+				logical = c->logical + round_down(off, BTRFS_STRIPE_LEN);
+			else
+				logical = c->logical + (unit * groups + (col % groups)) * BTRFS_STRIPE_LEN;
+			if (n < max && logical < c->logical + c->length) {
+				out[n].start = logical;
+				out[n].len = min_t(u64, BTRFS_STRIPE_LEN, c->logical + c->length - logical);
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+/* Learn a block group's free space from the extent tree. */
+static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
+{
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&t->fs->chunks, bg->start);
+	struct fs_range *used = NULL;
+	int nr_used = 0, alloc_used = 0, ret;
+	struct fs_range sup[BTRFS_SUPER_MIRROR_MAX * 16];
+	struct btrfs_wroot *extent;
+	struct btrfs_wpath path;
+	struct btrfs_key key, found;
+	u64 end = bg->start + bg->length, cur;
+	int nsup;
+
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	if (ret < 0)
+		return ret;
+	key.objectid = bg->start;
+	key.type = 0;
+	key.offset = 0;
+	btrfs_wpath_init(&path);
+	ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	while (ret == 0 && found.objectid < end) {
+		u64 len = 0;
+
+		if (found.type == BTRFS_EXTENT_ITEM_KEY)
+			len = found.offset;
+		else if (found.type == BTRFS_METADATA_ITEM_KEY)
+			len = t->nodesize;
+		if (len) {
+			ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, found.objectid, len);
+			if (ret < 0)
+				break;
+		}
+		ret = btrfs_wnext_item(t, extent, &path);
+		if (ret == 0)
+			btrfs_wpath_item_key(&path, &found);
+	}
+	btrfs_wpath_release(&path);
+	if (ret < 0)
+		goto out;
+	ret = 0;
+	nsup = c ? ea_super_ranges(c, sup, (int)ARRAY_SIZE(sup)) : 0;
+	for (int i = 0; i < nsup && ret == 0; i++)
+		ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, sup[i].start, sup[i].len);
+	for (size_t i = 0; i < t->nr_pinned && ret == 0; i++)
+		if (t->pinned[i].bytenr >= bg->start && t->pinned[i].bytenr < end)
+			ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, t->pinned[i].bytenr,
+					    t->nodesize);
+	if (ret < 0)
+		goto out;
+	qsort(used, (size_t)nr_used, sizeof(*used), cmp_range);
+	cur = bg->start;
+	for (int i = 0; i <= nr_used && ret == 0; i++) {
+		u64 s = i < nr_used ? used[i].start : end;
+
+		if (s > end)
+			s = end;
+		if (s > cur)
+			ret = ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, bg->nr_free, cur,
+					    s - cur);
+		if (i < nr_used && used[i].start + used[i].len > cur)
+			cur = used[i].start + used[i].len;
+	}
+	if (ret == 0)
+		bg->loaded = true;
+out:
+	free(used);
+	return ret;
+}
+
+int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr)
+{
+	u64 want = owner == BTRFS_CHUNK_TREE_OBJECTID ? BTRFS_BLOCK_GROUP_SYSTEM :
+							BTRFS_BLOCK_GROUP_METADATA;
+	u64 ns = t->nodesize;
+	int ret;
+
+	for (int i = 0; i < t->nr_bgs; i++) {
+		struct wblock_group *bg = &t->bgs[i];
+
+		if (!(bg->flags & want))
+			continue;
+		if (!bg->loaded) {
+			ret = load_free(t, bg);
+			if (ret < 0)
+				return ret;
+		}
+		for (int j = 0; j < bg->nr_free; j++) {
+			struct fs_range *r = &bg->free[j];
+			u64 s = round_up(r->start, ns);
+			u64 rend = r->start + r->len;
+
+			if (s + ns > rend)
+				continue;
+			*bytenr = s;
+			if (s == r->start) {
+				r->start += ns;
+				r->len -= ns;
+				if (!r->len) {
+					memmove(r, r + 1, (size_t)(bg->nr_free - j - 1) * sizeof(*r));
+					bg->nr_free--;
+				}
+			} else {
+				u64 tail = rend - (s + ns);
+
+				r->len = s - r->start;
+				if (tail)
+					return ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, j + 1,
+							     s + ns, tail);
+			}
+			return 0;
+		}
+	}
+	error("no free space for a tree block of tree %llu in %s block groups (allocating new chunks is not supported)",
+	      owner, want == BTRFS_BLOCK_GROUP_SYSTEM ? "SYSTEM" : "METADATA");
+	return -ENOSPC;
+}
+
+int ea_return_range(struct btrfs_trans *t, u64 bytenr)
+{
+	struct wblock_group *bg = ea_find_bg(t, bytenr);
+	int ret;
+
+	if (!bg || !bg->loaded)
+		return -EINVAL;
+	ret = free_add(bg, bytenr, t->nodesize);
+	if (ret == -EEXIST)
+		error("block %llu freed twice (internal error)", bytenr);
+	return ret;
+}
+
+/* ---- extent items ---- */
+
+int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb)
+{
+	u8 buf[sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_tree_block_info) +
+	       sizeof(struct btrfs_extent_inline_ref)];
+	struct btrfs_extent_item *ei = (struct btrfs_extent_item *)buf;
+	struct btrfs_extent_inline_ref *iref;
+	struct btrfs_wroot *extent;
+	struct btrfs_key key;
+	const struct extent_buffer *eb = tb->eb;
+	u8 level = btrfs_eb_level(eb);
+	u32 size;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	if (ret < 0)
+		return ret;
+	memset(buf, 0, sizeof(buf));
+	btrfs_set_extent_refs(ei, 1);
+	btrfs_set_extent_generation(ei, t->transid);
+	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_TREE_BLOCK);
+	key.objectid = eb->start;
+	if (t->skinny) {
+		key.type = BTRFS_METADATA_ITEM_KEY;
+		key.offset = level;
+		iref = (struct btrfs_extent_inline_ref *)(ei + 1);
+		size = sizeof(*ei) + sizeof(*iref);
+	} else {
+		struct btrfs_tree_block_info *info = (struct btrfs_tree_block_info *)(ei + 1);
+
+		key.type = BTRFS_EXTENT_ITEM_KEY;
+		key.offset = t->nodesize;
+		if (btrfs_eb_nritems(eb)) {
+			if (level)
+				info->key = btrfs_node_key_ptr(eb, 0)->key;
+			else
+				info->key = btrfs_leaf_item(eb, 0)->key;
+		}
+		btrfs_set_tree_block_level(info, level);
+		iref = (struct btrfs_extent_inline_ref *)(info + 1);
+		size = sizeof(*ei) + sizeof(*info) + sizeof(*iref);
+	}
+	btrfs_set_extent_inline_ref_type(iref, BTRFS_TREE_BLOCK_REF_KEY);
+	btrfs_set_extent_inline_ref_offset(iref, tb->owner);
+	ret = btrfs_insert_item(t, extent, &key, buf, size);
+	if (ret == -EEXIST)
+		error("extent item for new tree block %llu (tree %llu) already exists", eb->start,
+		      tb->owner);
+	else if (ret < 0)
+		error("cannot insert the extent item of tree block %llu", eb->start);
+	return ret;
+}
+
+int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
+{
+	struct btrfs_wroot *extent;
+	struct btrfs_wpath path;
+	struct btrfs_key key;
+	const struct btrfs_extent_item *ei;
+	u32 size, iref_at;
+	bool keyed = false;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	key.objectid = pb->bytenr;
+	key.type = BTRFS_METADATA_ITEM_KEY;
+	key.offset = pb->level;
+	ret = btrfs_search_slot(t, extent, &key, &path, -1, 1);
+	iref_at = sizeof(*ei);
+	if (ret == 1) {
+		key.type = BTRFS_EXTENT_ITEM_KEY;
+		key.offset = t->nodesize;
+		ret = btrfs_search_slot(t, extent, &key, &path, -1, 1);
+		iref_at += sizeof(struct btrfs_tree_block_info);
+	}
+	if (ret) {
+		btrfs_wpath_release(&path);
+		if (ret > 0) {
+			error("freed tree block %llu (tree %llu, level %u) has no extent item",
+			      pb->bytenr, pb->owner, pb->level);
+			return -EUCLEAN;
+		}
+		return ret;
+	}
+	ei = btrfs_wpath_item_ptr(&path);
+	size = btrfs_wpath_item_size(&path);
+	if (size < iref_at || btrfs_extent_refs(ei) != 1 ||
+	    !(btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK) ||
+	    (btrfs_extent_flags(ei) & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
+		ret = -EOPNOTSUPP;
+	} else if (size == iref_at) {
+		keyed = true;
+	} else if (size == iref_at + sizeof(struct btrfs_extent_inline_ref)) {
+		const struct btrfs_extent_inline_ref *r = (const void *)((const u8 *)ei + iref_at);
+
+		if (btrfs_extent_inline_ref_type(r) != BTRFS_TREE_BLOCK_REF_KEY ||
+		    btrfs_extent_inline_ref_offset(r) != pb->owner)
+			ret = -EOPNOTSUPP;
+	} else {
+		ret = -EOPNOTSUPP;
+	}
+	if (ret < 0) {
+		btrfs_wpath_release(&path);
+		error("freed tree block %llu (tree %llu): extent item (%llu %u %llu) is not a single reference of that tree (shared blocks are not supported)",
+		      pb->bytenr, pb->owner, key.objectid, key.type, key.offset);
+		return ret;
+	}
+	ret = btrfs_del_items(t, extent, &path, path.slots[0], 1);
+	if (ret < 0)
+		return ret;
+	if (keyed) {
+		key.objectid = pb->bytenr;
+		key.type = BTRFS_TREE_BLOCK_REF_KEY;
+		key.offset = pb->owner;
+		ret = btrfs_delete_item(t, extent, &key);
+		if (ret == -ENOENT) {
+			error("freed tree block %llu: no back reference (%llu TREE_BLOCK_REF %llu)",
+			      pb->bytenr, pb->bytenr, pb->owner);
+			ret = -EUCLEAN;
+		}
+	}
+	return ret;
+}
+
+int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
+{
+	struct btrfs_wroot *root;
+	struct btrfs_wpath path;
+	struct btrfs_key key;
+	s64 used;
+	int ret;
+
+	ret = bg_tree(t, &root);
+	if (ret < 0)
+		return ret;
+	used = (s64)bg->used + bg->delta;
+	if (used < 0 || (u64)used > bg->length) {
+		error("block group %llu: used bytes would be %lld of %llu", bg->start, (long long)used,
+		      bg->length);
+		return -EUCLEAN;
+	}
+	key.objectid = bg->start;
+	key.type = BTRFS_BLOCK_GROUP_ITEM_KEY;
+	key.offset = bg->length;
+	btrfs_wpath_init(&path);
+	/* delta may move while this search copies blocks: written_delta is what was stored */
+	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
+	if (ret == 0) {
+		bg->written_delta = bg->delta;
+		btrfs_set_block_group_used(btrfs_wpath_item_ptr(&path), bg->used + (u64)bg->delta);
+	} else if (ret > 0) {
+		error("block group item (%llu BLOCK_GROUP_ITEM %llu) vanished", bg->start, bg->length);
+		ret = -EUCLEAN;
+	}
+	btrfs_wpath_release(&path);
+	return ret;
+}

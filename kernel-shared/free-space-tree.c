@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Free space tree updates (see free-space-tree.h).
+ */
+#include <stdlib.h>
+#include "kernel-shared/free-space-tree.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/messages.h"
+
+struct fst_ctx {
+	struct btrfs_trans *t;
+	struct btrfs_wroot *root;
+	struct wblock_group *bg;
+	u64 end;                       /* bg end */
+};
+
+static int ctx_init(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len)
+{
+	int ret;
+
+	c->t = t;
+	c->bg = ea_find_bg(t, start);
+	if (!c->bg || start + len > c->bg->start + c->bg->length) {
+		error("free space tree: range %llu+%llu is not inside one block group", start, len);
+		return -EINVAL;
+	}
+	c->end = c->bg->start + c->bg->length;
+	ret = btrfs_trans_get_root(t, BTRFS_FREE_SPACE_TREE_OBJECTID, &c->root);
+	if (ret < 0)
+		error("cannot find the free space tree");
+	return ret;
+}
+
+/* Read (and with delta != 0 update) the block group's FREE_SPACE_INFO. */
+static int info_update(struct fst_ctx *c, s64 delta, u32 *flags)
+{
+	struct btrfs_wpath path;
+	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
+	struct btrfs_free_space_info *fi;
+	int ret;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, delta != 0);
+	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(*fi))
+		ret = 1;
+	if (ret) {
+		btrfs_wpath_release(&path);
+		if (ret > 0) {
+			error("free space tree: no FREE_SPACE_INFO for block group %llu", c->bg->start);
+			return -EUCLEAN;
+		}
+		return ret;
+	}
+	fi = btrfs_wpath_item_ptr(&path);
+	if (flags)
+		*flags = btrfs_free_space_flags(fi);
+	if (delta) {
+		s64 n = (s64)btrfs_free_space_extent_count(fi) + delta;
+
+		if (n < 0)
+			ret = -EUCLEAN;
+		else
+			btrfs_set_free_space_extent_count(fi, (u32)n);
+	}
+	btrfs_wpath_release(&path);
+	if (ret < 0)
+		error("free space tree: extent count of block group %llu would go negative",
+		      c->bg->start);
+	return ret;
+}
+
+static int insert_extent(struct fst_ctx *c, u64 start, u64 len)
+{
+	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, len };
+
+	return btrfs_insert_item(c->t, c->root, &key, NULL, 0);
+}
+
+/* ---- bitmaps ---- */
+
+/* The bitmap item holding addr: its key (0, 1 none, < 0). */
+static int find_bitmap(struct fst_ctx *c, u64 addr, struct btrfs_key *found)
+{
+	struct btrfs_wpath path;
+	struct btrfs_key key = { addr, BTRFS_FREE_SPACE_BITMAP_KEY, (u64)-1 };
+	int ret;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_wsearch_key(c->t, c->root, &key, BTRFS_SEARCH_PREV, &path, found);
+	btrfs_wpath_release(&path);
+	if (ret)
+		return ret;
+	if (found->type != BTRFS_FREE_SPACE_BITMAP_KEY || found->objectid > addr ||
+	    found->objectid + found->offset <= addr)
+		return 1;
+	return 0;
+}
+
+static int bit_free(struct fst_ctx *c, u64 addr, bool *is_free)
+{
+	struct btrfs_wpath path;
+	struct btrfs_key key;
+	u32 sectorsize = c->t->fs->geo.sectorsize;
+	int ret = find_bitmap(c, addr, &key);
+	u64 bit;
+
+	if (ret) {
+		if (ret > 0)
+			error("free space tree: no bitmap covers %llu in block group %llu", addr,
+			      c->bg->start);
+		return ret < 0 ? ret : -EUCLEAN;
+	}
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 0);
+	if (ret == 0) {
+		const u8 *bits = btrfs_wpath_item_ptr(&path);
+
+		bit = (addr - key.objectid) / sectorsize;
+		if (bit / 8 >= btrfs_wpath_item_size(&path))
+			ret = -EUCLEAN;
+		else
+			*is_free = bits[bit / 8] & (1U << (bit % 8));
+	}
+	btrfs_wpath_release(&path);
+	return ret > 0 ? -EUCLEAN : ret;
+}
+
+static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
+{
+	u32 sectorsize = c->t->fs->geo.sectorsize;
+	bool lf = false, rf = false;
+	u64 cur = start, end = start + len;
+	int ret;
+
+	if (start > c->bg->start) {
+		ret = bit_free(c, start - sectorsize, &lf);
+		if (ret < 0)
+			return ret;
+	}
+	if (end < c->end) {
+		ret = bit_free(c, end, &rf);
+		if (ret < 0)
+			return ret;
+	}
+	while (cur < end) {
+		struct btrfs_wpath path;
+		struct btrfs_key key;
+		u64 stop;
+		u8 *bits;
+
+		ret = find_bitmap(c, cur, &key);
+		if (ret) {
+			if (ret > 0)
+				error("free space tree: no bitmap covers %llu in block group %llu", cur,
+				      c->bg->start);
+			return ret < 0 ? ret : -EUCLEAN;
+		}
+		stop = min_t(u64, end, key.objectid + key.offset);
+		btrfs_wpath_init(&path);
+		ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 1);
+		if (ret) {
+			btrfs_wpath_release(&path);
+			return ret < 0 ? ret : -EUCLEAN;
+		}
+		bits = btrfs_wpath_item_ptr(&path);
+		for (; cur < stop; cur += sectorsize) {
+			u64 bit = (cur - key.objectid) / sectorsize;
+			u8 mask = (u8)(1U << (bit % 8));
+			bool was = bit / 8 < btrfs_wpath_item_size(&path) && (bits[bit / 8] & mask);
+
+			if (bit / 8 >= btrfs_wpath_item_size(&path) || was == make_free) {
+				btrfs_wpath_release(&path);
+				error("free space tree: sector %llu of block group %llu is already %s",
+				      cur, c->bg->start, make_free ? "free" : "used");
+				return -EUCLEAN;
+			}
+			if (make_free)
+				bits[bit / 8] |= mask;
+			else
+				bits[bit / 8] &= (u8)~mask;
+		}
+		btrfs_wpath_release(&path);
+	}
+	if (make_free)
+		return info_update(c, 1 - (s64)lf - (s64)rf, NULL);
+	return info_update(c, (s64)lf + (s64)rf - 1, NULL);
+}
+
+/* ---- public ---- */
+
+/* Set up; bitmap block groups are done here (0 or < 0); 1: extent format, go on. */
+static int begin(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len, bool make_free)
+{
+	u32 flags;
+	int ret;
+
+	ret = ctx_init(c, t, start, len);
+	if (ret == 0)
+		ret = info_update(c, 0, &flags);
+	if (ret < 0)
+		return ret;
+	if (flags & BTRFS_FREE_SPACE_USING_BITMAPS)
+		return bitmap_modify(c, start, len, make_free);
+	return 1;
+}
+
+int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len)
+{
+	struct fst_ctx c;
+	struct btrfs_wpath path;
+	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, (u64)-1 }, found;
+	u64 fend;
+	int parts = 0, ret;
+
+	ret = begin(&c, t, start, len, false);
+	if (ret != 1)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = btrfs_wsearch_key(t, c.root, &key, BTRFS_SEARCH_PREV, &path, &found);
+	btrfs_wpath_release(&path);
+	if (ret < 0)
+		return ret;
+	if (ret || found.type != BTRFS_FREE_SPACE_EXTENT_KEY || found.objectid < c.bg->start ||
+	    found.objectid > start || found.objectid + found.offset < start + len) {
+		error("free space tree: allocated range %llu+%llu is not free in block group %llu",
+		      start, len, c.bg->start);
+		return -EUCLEAN;
+	}
+	fend = found.objectid + found.offset;
+	ret = btrfs_delete_item(t, c.root, &found);
+	if (ret == 0 && found.objectid < start) {
+		ret = insert_extent(&c, found.objectid, start - found.objectid);
+		parts++;
+	}
+	if (ret == 0 && fend > start + len) {
+		ret = insert_extent(&c, start + len, fend - start - len);
+		parts++;
+	}
+	if (ret == 0 && parts != 1)
+		ret = info_update(&c, parts - 1, NULL);
+	return ret;
+}
+
+int fst_add_range(struct btrfs_trans *t, u64 start, u64 len)
+{
+	struct fst_ctx c;
+	struct btrfs_wpath path;
+	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, 0 }, found;
+	struct btrfs_key left = { 0 }, right = { 0 };
+	bool has_left = false, has_right = false;
+	u64 nstart = start, nend = start + len;
+	int ret;
+
+	ret = begin(&c, t, start, len, true);
+	if (ret != 1)
+		return ret;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_wsearch_key(t, c.root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	if (ret == 0 && found.type == BTRFS_FREE_SPACE_EXTENT_KEY && found.objectid < nend) {
+		ret = -EUCLEAN;
+	} else if (ret == 0 && found.type == BTRFS_FREE_SPACE_EXTENT_KEY && found.objectid == nend) {
+		right = found;
+		has_right = true;
+	}
+	if (ret >= 0) {
+		ret = btrfs_wsearch_key(t, c.root, &key, BTRFS_SEARCH_PREV, &path, &found);
+		if (ret == 0 && found.type == BTRFS_FREE_SPACE_EXTENT_KEY &&
+		    found.objectid >= c.bg->start) {
+			if (found.objectid + found.offset > start) {
+				ret = -EUCLEAN;
+			} else if (found.objectid + found.offset == start) {
+				left = found;
+				has_left = true;
+			}
+		}
+		if (ret > 0)
+			ret = 0;
+	} else if (ret > 0) {
+		ret = 0;
+	}
+	btrfs_wpath_release(&path);
+	if (ret == -EUCLEAN) {
+		error("free space tree: freed range %llu+%llu is already free in block group %llu",
+		      start, len, c.bg->start);
+		return ret;
+	}
+	if (ret < 0)
+		return ret;
+	if (has_left) {
+		nstart = left.objectid;
+		ret = btrfs_delete_item(t, c.root, &left);
+	}
+	if (ret == 0 && has_right) {
+		nend = right.objectid + right.offset;
+		ret = btrfs_delete_item(t, c.root, &right);
+	}
+	if (ret == 0)
+		ret = insert_extent(&c, nstart, nend - nstart);
+	if (ret == 0 && 1 - (int)has_left - (int)has_right != 0)
+		ret = info_update(&c, 1 - (s64)has_left - (s64)has_right, NULL);
+	return ret;
+}

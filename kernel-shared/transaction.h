@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The write engine: copy-on-write b-tree transactions.
+ *
+ *   struct btrfs_trans *t;
+ *   ret = btrfs_start_transaction(fs, &t);          fs opened with writable = true
+ *   ret = btrfs_trans_get_root(t, BTRFS_FS_TREE_OBJECTID, &root);
+ *   ret = btrfs_insert_item(t, root, &key, data, size);
+ *   ...
+ *   ret = btrfs_commit_transaction(t);              frees t, success or not
+ *   (or btrfs_abort_transaction(t): nothing written, t freed)
+ *
+ * Model.  A transaction has id super generation + 1.  Every tree block
+ * modified is first copied (CoW) to a newly allocated block owned by the
+ * transaction ("dirty", kept in memory until commit, header generation =
+ * transid); the parent pointer (or the root) is moved to the copy and the
+ * old block is "pinned": its space is not reused before the commit, so the
+ * committed generation stays intact on disk whatever happens before the
+ * superblock is written.  A block allocated and freed inside one
+ * transaction is simply forgotten and its space reused.
+ *
+ * Commit: (1) root items of the trees whose root moved are updated in the
+ * root tree; (2) the extent tree gets a METADATA_ITEM (skinny) or
+ * EXTENT_ITEM + tree_block_info with one inline TREE_BLOCK_REF (owner) for
+ * every new block and loses the items of the pinned ones; (3) block group
+ * items' used bytes and (4) the free space tree (extent or bitmap form)
+ * follow; these steps repeat until they dirty nothing new.  Then every
+ * dirty block goes through btrfs_write_tree_block() (tree-checker, checksum,
+ * every mirror), the devices are fsync'ed, and the superblock (generation,
+ * roots, bytes_used, backup roots rotated as the kernel does) is written to
+ * every copy of every device, then fsync'ed again.  Any error before the
+ * superblock write leaves the previous generation as the valid one.
+ *
+ * Shared blocks (snapshots): a block with FULL_BACKREF, with a generation
+ * not newer than its subvolume's last_snapshot, or whose extent item has
+ * refs != 1 is refused with -EOPNOTSUPP, naming the block.
+ *
+ * Paths.  struct btrfs_wpath is the write-side path: nodes[] are either
+ * dirty blocks owned by the transaction (borrowed) or clean copies owned by
+ * the path (read-only searches).  Release it with btrfs_wpath_release().
+ * After btrfs_del_items() the path is released (search again to go on).
+ */
+#ifndef BTRFS_KIT_TRANSACTION_H
+#define BTRFS_KIT_TRANSACTION_H
+
+#include "kernel-shared/kerncompat.h"
+#include "kernel-shared/format.h"
+#include "kernel-shared/ctree.h"
+
+struct btrfs_fs_info;
+struct btrfs_trans;
+
+/* One tree as a transaction sees it. */
+struct btrfs_wroot {
+	u64 objectid;
+	u64 bytenr;            /* current root block */
+	u8 level;
+	u64 last_snapshot;     /* from the root item: blocks not newer may be shared */
+	bool dirty;            /* root moved in this transaction */
+	bool is_new;           /* created in this transaction (no ROOT_ITEM yet) */
+	bool has_item;         /* item below is the tree's ROOT_ITEM */
+	struct btrfs_root_item item;
+	u64 item_key_offset;   /* key offset of the ROOT_ITEM */
+	u32 item_size;         /* its size on disk */
+	u64 item_bytenr;       /* bytenr, level, generation the ROOT_ITEM holds now */
+	u8 item_level;
+	u64 item_gen;
+};
+
+struct btrfs_wpath {
+	struct extent_buffer *nodes[BTRFS_MAX_LEVEL];
+	int slots[BTRFS_MAX_LEVEL];
+	bool owned[BTRFS_MAX_LEVEL];   /* clean copy to free on release */
+	int lowest_level;              /* search stops at this level */
+};
+
+void btrfs_wpath_init(struct btrfs_wpath *p);
+void btrfs_wpath_release(struct btrfs_wpath *p);
+
+/*
+ * Start a transaction.  Refuses (-EOPNOTSUPP, printed) a filesystem with a
+ * log tree to replay, RAID5/6 metadata or system chunks, or a device missing
+ * or not opened read-write.
+ */
+int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out);
+
+/* Write everything and the superblocks; t is freed whatever the result. */
+int btrfs_commit_transaction(struct btrfs_trans *t);
+
+/* Drop every change: nothing is written, t is freed. */
+void btrfs_abort_transaction(struct btrfs_trans *t);
+
+u64 btrfs_trans_transid(const struct btrfs_trans *t);
+
+/*
+ * Fault injection for crash-safety tests: the commit writes all tree blocks
+ * and flushes, then fails with -EIO before any superblock is written.
+ */
+void btrfs_trans_fail_before_super(struct btrfs_trans *t, bool fail);
+
+/*
+ * The tree objectid (ROOT_TREE, CHUNK_TREE, or any tree with a ROOT_ITEM
+ * (objectid, ROOT_ITEM, 0)): 0 with *root (owned by t), -ENOENT.
+ */
+int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot **root);
+
+/*
+ * A new empty tree (one empty leaf); its ROOT_ITEM (objectid, ROOT_ITEM, 0)
+ * is inserted into the root tree at commit.  -EEXIST if it exists.
+ */
+int btrfs_create_tree(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot **root);
+
+/*
+ * Search key in root, as the kernel's btrfs_search_slot: 0 found (path at
+ * the item), 1 not found (path at the slot where it would go, possibly
+ * nritems), < 0 error.  cow: every block on the way down is copied so that
+ * the leaf may be modified.  ins_len > 0 (needs cow): the leaf ends with at
+ * least ins_len free bytes (an insert needs item size + sizeof(struct
+ * btrfs_item), an extension the extra bytes) and nodes on the way are split
+ * when nearly full.  ins_len < 0 (a delete will follow): accepted, the
+ * rebalancing happens in btrfs_del_items().
+ */
+int btrfs_search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		      struct btrfs_wpath *path, int ins_len, int cow);
+
+/* Next / previous item from the path (read-only path): 0, 1 at the end, < 0. */
+int btrfs_wnext_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path);
+int btrfs_wprev_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path);
+
+/*
+ * Read-only positioning as btrfs_search_key(): the item with key (EXACT),
+ * the first item >= key (NEXT) or the last item <= key (PREV).  0 with the
+ * path at it and *found set (may be NULL), 1 when there is none, < 0.
+ */
+int btrfs_wsearch_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		      enum btrfs_search_mode mode, struct btrfs_wpath *path, struct btrfs_key *found);
+
+/*
+ * Insert nr items with keys (sorted, none existing, all sorting between the
+ * same two neighbours) and sizes into one leaf: the path is left at the
+ * first new item, data zeroed for the caller to fill.  -EEXIST if a key
+ * exists, -E2BIG if they cannot share one leaf.
+ */
+int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
+			     struct btrfs_wpath *path, const struct btrfs_key *keys,
+			     const u32 *sizes, int nr);
+/* One item with its data; path released. */
+int btrfs_insert_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		      const void *data, u32 size);
+
+/*
+ * Delete nr items from slot of the leaf at path (which came from a cow
+ * search); leaves and nodes left small are merged into neighbours, empty
+ * ones freed, the root shrunk.  The path is released.
+ */
+int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+		    int slot, int nr);
+/* Search key and delete that item: 0, -ENOENT. */
+int btrfs_delete_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key);
+
+/*
+ * Grow the item at the path by extra bytes (zeroed, at its end).  The path
+ * must come from btrfs_search_slot(..., ins_len = extra, cow = 1).
+ */
+int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 extra);
+/*
+ * Shrink the item at the path (cow search) to new_size bytes, cutting its
+ * end (from_end) or its start.
+ */
+int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new_size,
+			bool from_end);
+
+/* Item data and size at a path's leaf slot. */
+void *btrfs_wpath_item_ptr(const struct btrfs_wpath *path);
+u32 btrfs_wpath_item_size(const struct btrfs_wpath *path);
+void btrfs_wpath_item_key(const struct btrfs_wpath *path, struct btrfs_key *key);
+
+/* What a commit did (for tests and tools). */
+struct btrfs_commit_stats {
+	u64 transid;
+	u64 blocks_written;     /* dirty tree blocks written */
+	u64 blocks_pinned;      /* blocks of the old generation freed */
+	u64 rounds;             /* passes of the extent/free space/root item updates */
+};
+/* btrfs_commit_transaction() that also reports what it did (st may be NULL). */
+int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_stats *st);
+
+/* ---- Engine internals (transaction.c, ctree-write.c, extent-alloc.c, free-space-tree.c) ---- */
+
+/* A block owned by the transaction (allocated in it, in memory until commit). */
+struct trans_block {
+	struct extent_buffer *eb;
+	u64 owner;
+	bool ref_added;                /* its extent item is in the extent tree */
+	bool fst_applied;              /* its range is out of the free space tree */
+	struct trans_block *next;      /* hash chain */
+};
+
+/* A block freed in the transaction whose space is not reused before the commit. */
+struct pinned_block {
+	u64 bytenr;
+	u64 owner;
+	u8 level;
+	bool need_ref_drop;            /* extent item to delete */
+	bool need_fst;                 /* range to give back to the free space tree */
+};
+
+struct fs_range {
+	u64 start;
+	u64 len;
+};
+
+/* A metadata or system block group the transaction may allocate from. */
+struct wblock_group {
+	u64 start;
+	u64 length;
+	u64 flags;
+	u64 used;                      /* on disk when the transaction started */
+	s64 delta;                     /* bytes allocated minus freed since */
+	s64 written_delta;             /* delta already in the block group item */
+	bool loaded;                   /* free[] known */
+	struct fs_range *free;         /* allocatable ranges, sorted */
+	int nr_free;
+	int alloc_free;
+};
+
+struct btrfs_trans {
+	struct btrfs_fs_info *fs;
+	u64 transid;
+	u32 nodesize;
+	struct btrfs_wroot **roots;
+	int nr_roots;
+	int alloc_roots;
+	struct trans_block **hash;
+	u32 hash_size;
+	u64 nr_dirty;
+	struct pinned_block *pinned;
+	size_t nr_pinned;
+	size_t alloc_pinned;
+	struct wblock_group *bgs;
+	int nr_bgs;
+	s64 bytes_used_delta;
+	bool skinny;                   /* SKINNY_METADATA */
+	bool fst;                      /* free space tree in use */
+	bool bgt;                      /* block group items in the block group tree */
+	bool fail_before_super;
+	struct btrfs_commit_stats stats;
+};
+
+int trans_read_block(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, u64 gen,
+		     const struct btrfs_disk_key *first, struct extent_buffer **out, bool *owned);
+struct trans_block *trans_lookup(struct btrfs_trans *t, u64 bytenr);
+/* A new dirty block: header filled (bytenr, fsid, uuid, generation, owner, level), no items. */
+int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent_buffer **out);
+/* Free a block of tree owner: forgotten if allocated in t, else pinned. */
+int trans_free_block(struct btrfs_trans *t, u64 bytenr, u64 owner, int level);
+/* 0 when eb (of root) may be copied on write, -EOPNOTSUPP (printed) when it may be shared. */
+int trans_cow_allowed(struct btrfs_trans *t, const struct btrfs_wroot *root,
+		      const struct extent_buffer *eb);
+
+/* extent-alloc.c */
+int ea_load_block_groups(struct btrfs_trans *t);
+void ea_release(struct btrfs_trans *t);
+struct wblock_group *ea_find_bg(struct btrfs_trans *t, u64 bytenr);
+/* A nodesize block for a tree (SYSTEM block groups for the chunk tree). */
+int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr);
+/* Space of a block allocated and freed inside t: reusable again. */
+int ea_return_range(struct btrfs_trans *t, u64 bytenr);
+int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb);
+int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb);
+int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg);
+
+/* free-space-tree.c: ranges inside one block group */
+int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len);
+int fst_add_range(struct btrfs_trans *t, u64 start, u64 len);
+
+#endif

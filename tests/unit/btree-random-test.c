@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The copy-on-write b-tree engine against an in-memory model.
+ *
+ * On images made by our mkfs (4 KiB nodes for deep trees, 16 KiB default;
+ * with and without free-space-tree/block-group-tree): random inserts,
+ * batch inserts, deletes, extends and truncates in a new tree, the tree
+ * compared with the model every few hundred operations (every dirty block
+ * through the tree-checker), several commits, the filesystem reopened and
+ * compared again through the read path (every block verified: checksum,
+ * tree-checker, parent generation and first key).  After each commit the
+ * extent tree must hold one METADATA_ITEM/EXTENT_ITEM per tree block with
+ * its owner, block group used bytes and super bytes_used must add up, and
+ * the free space tree must be exactly the block group minus the extents.
+ * Abort and a commit failing before the superblock leave the old state.
+ *
+ * Needs $BTRFS (our binary, for mkfs); SEED=n picks the random sequence.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+#include "tests/unit/unit.h"
+#include "kernel-shared/transaction.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/messages.h"
+
+#define TREE_ID 400ULL
+#define ITYPE BTRFS_STRING_ITEM_KEY
+
+static u64 rng_state = 0x9e3779b97f4a7c15ULL;
+
+static u64 rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static u64 rnd_below(u64 n)
+{
+	return n ? rnd() % n : 0;
+}
+
+/* ---- the model ---- */
+
+struct mitem {
+	struct btrfs_key key;
+	u32 size;
+	u8 *data;
+};
+
+struct model {
+	struct mitem *items;
+	size_t nr, alloc;
+};
+
+static size_t model_find(const struct model *m, const struct btrfs_key *key, bool *found)
+{
+	size_t lo = 0, hi = m->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = btrfs_comp_cpu_keys(&m->items[mid].key, key);
+
+		if (c < 0) {
+			lo = mid + 1;
+		} else if (c > 0) {
+			hi = mid;
+		} else {
+			*found = true;
+			return mid;
+		}
+	}
+	*found = false;
+	return lo;
+}
+
+static void model_insert(struct model *m, const struct btrfs_key *key, const u8 *data, u32 size)
+{
+	bool found;
+	size_t at = model_find(m, key, &found);
+
+	if (m->nr == m->alloc) {
+		m->alloc = m->alloc ? m->alloc * 2 : 256;
+		m->items = realloc(m->items, m->alloc * sizeof(*m->items));
+	}
+	memmove(&m->items[at + 1], &m->items[at], (m->nr - at) * sizeof(*m->items));
+	m->items[at].key = *key;
+	m->items[at].size = size;
+	m->items[at].data = malloc(size ? size : 1);
+	memcpy(m->items[at].data, data, size);
+	m->nr++;
+}
+
+static void model_delete(struct model *m, size_t at)
+{
+	free(m->items[at].data);
+	memmove(&m->items[at], &m->items[at + 1], (m->nr - at - 1) * sizeof(*m->items));
+	m->nr--;
+}
+
+static void model_free(struct model *m)
+{
+	for (size_t i = 0; i < m->nr; i++)
+		free(m->items[i].data);
+	free(m->items);
+	memset(m, 0, sizeof(*m));
+}
+
+static void fill(u8 *buf, u32 size)
+{
+	for (u32 i = 0; i < size; i++)
+		buf[i] = (u8)rnd();
+}
+
+/* ---- setup ---- */
+
+static char img[1024];
+
+static int make_image(const char *opts)
+{
+	const char *btrfs = getenv("BTRFS");
+	const char *tmp = getenv("TMPDIR");
+	char cmd[8192];
+
+	if (strlen(btrfs ? btrfs : "") > 2048 || strlen(opts) > 1024)
+		return -1;
+
+	if (!btrfs)
+		btrfs = "./btrfs";
+	snprintf(img, sizeof(img), "%s/btree-random-%d.img", tmp ? tmp : "/tmp", (int)getpid());
+	unlink(img);
+	snprintf(cmd, sizeof(cmd), "truncate -s 512M %s && %s mkfs -f -q %s %s", img, btrfs, opts, img);
+	return system(cmd);
+}
+
+static struct btrfs_fs_info *open_fs(bool writable)
+{
+	char *devs[1] = { img };
+	struct btrfs_open_args args = { .devices = devs, .ndevices = 1, .noscan = true,
+					.writable = writable };
+	struct btrfs_fs_info *fs = NULL;
+
+	if (btrfs_open_fs(&args, &fs) < 0)
+		return NULL;
+	return fs;
+}
+
+/* ---- checks ---- */
+
+/* Every dirty block passes the tree-checker. */
+static int check_dirty_blocks(struct btrfs_trans *t)
+{
+	struct btrfs_fs_geometry geo = t->fs->geo;
+	int bad = 0;
+
+	geo.super_generation = t->transid;
+	for (u32 i = 0; i < t->hash_size; i++)
+		for (struct trans_block *tb = t->hash[i]; tb; tb = tb->next)
+			if (btrfs_check_tree_block(&geo, tb->eb) < 0)
+				bad++;
+	return bad;
+}
+
+/* The tree through the transaction equals the model. */
+static int compare_trans(struct btrfs_trans *t, struct btrfs_wroot *root, const struct model *m)
+{
+	struct btrfs_wpath path;
+	struct btrfs_key key = { 0, 0, 0 }, found;
+	size_t i = 0;
+	int ret, bad = 0;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_wsearch_key(t, root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	while (ret == 0) {
+		btrfs_wpath_item_key(&path, &found);
+		if (i >= m->nr || btrfs_comp_cpu_keys(&found, &m->items[i].key) ||
+		    btrfs_wpath_item_size(&path) != m->items[i].size ||
+		    memcmp(btrfs_wpath_item_ptr(&path), m->items[i].data, m->items[i].size)) {
+			if (bad++ < 5)
+				fprintf(stderr, "mismatch at item %zu key (%llu %u %llu)\n", i,
+					found.objectid, found.type, found.offset);
+		}
+		i++;
+		ret = btrfs_wnext_item(t, root, &path);
+	}
+	btrfs_wpath_release(&path);
+	if (ret < 0)
+		return -1;
+	if (i != m->nr) {
+		fprintf(stderr, "tree has %zu items, model %zu\n", i, m->nr);
+		bad++;
+	}
+	return bad;
+}
+
+/* The committed tree (read path) equals the model. */
+static int compare_disk(struct btrfs_fs_info *fs, const struct model *m)
+{
+	struct btrfs_tree_ref ref;
+	struct btrfs_path path;
+	struct btrfs_key key = { 0, 0, 0 }, found;
+	size_t i = 0;
+	int ret, bad = 0;
+
+	if (btrfs_find_tree_root(fs, TREE_ID, &ref) < 0)
+		return m->nr ? 1 : 0;
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(fs, &ref, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	while (ret == 0) {
+		const struct extent_buffer *l = path.nodes[0];
+		int slot = path.slots[0];
+
+		btrfs_item_key_to_cpu(l, &found, slot);
+		if (i >= m->nr || btrfs_comp_cpu_keys(&found, &m->items[i].key) ||
+		    btrfs_leaf_item_size(l, slot) != m->items[i].size ||
+		    memcmp(btrfs_leaf_item_ptr(l, slot), m->items[i].data, m->items[i].size))
+			bad++;
+		i++;
+		ret = btrfs_next_item(fs, &path);
+	}
+	btrfs_release_path(&path);
+	if (ret < 0 || i != m->nr)
+		bad++;
+	return bad;
+}
+
+struct walk_acc {
+	u64 blocks;
+	int errors;
+	u64 *addrs;
+	u64 *owners;
+	size_t nr, alloc;
+	u64 owner;
+};
+
+static int walk_fn(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr, int err,
+		   void *ctx)
+{
+	struct walk_acc *a = ctx;
+
+	if (err < 0) {
+		a->errors++;
+		return 0;
+	}
+	if (a->nr == a->alloc) {
+		a->alloc = a->alloc ? a->alloc * 2 : 1024;
+		a->addrs = realloc(a->addrs, a->alloc * sizeof(u64));
+		a->owners = realloc(a->owners, a->alloc * sizeof(u64));
+	}
+	a->addrs[a->nr] = bytenr;
+	a->owners[a->nr++] = a->owner;
+	a->blocks++;
+	(void)eb;
+	return 0;
+}
+
+static int walk_one(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *ref, struct walk_acc *a)
+{
+	a->owner = ref->objectid;
+	return btrfs_walk_tree(fs, ref, BTRFS_WALK_DFS, NULL, walk_fn, a);
+}
+
+/*
+ * Every tree's blocks verify; the extent tree has one single-ref tree block
+ * item per block (owner right), and nothing else in metadata; bytes_used
+ * and block group used add up; the free space tree is the complement.
+ */
+static int check_fs_consistency(struct btrfs_fs_info *fs)
+{
+	struct walk_acc a = { 0 };
+	struct btrfs_tree_ref ref, ext, fst;
+	struct btrfs_path path;
+	struct btrfs_key key = { 0, 0, 0 }, found;
+	u64 meta_items = 0, meta_bytes = 0, data_bytes = 0;
+	int bad = 0, ret;
+	bool have_fst;
+
+	walk_one(fs, &fs->tree_root, &a);
+	walk_one(fs, &fs->chunk_root, &a);
+	/* every tree in the root tree */
+	btrfs_init_path(&path);
+	key.type = BTRFS_ROOT_ITEM_KEY;
+	ret = btrfs_search_key(fs, &fs->tree_root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	while (ret == 0) {
+		btrfs_path_item_key(&path, &found);
+		if (found.type == BTRFS_ROOT_ITEM_KEY) {
+			btrfs_tree_ref_from_root_item(&ref, found.objectid,
+						      btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]));
+			walk_one(fs, &ref, &a);
+		}
+		ret = btrfs_next_item(fs, &path);
+	}
+	btrfs_release_path(&path);
+	if (a.errors) {
+		fprintf(stderr, "%d blocks failed to verify\n", a.errors);
+		bad++;
+	}
+	/* extent tree: each metadata extent is one of the blocks, with its owner */
+	if (btrfs_find_tree_root(fs, BTRFS_EXTENT_TREE_OBJECTID, &ext) < 0)
+		return bad + 1;
+	memset(&key, 0, sizeof(key));
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(fs, &ext, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	while (ret == 0) {
+		btrfs_path_item_key(&path, &found);
+		if (found.type == BTRFS_METADATA_ITEM_KEY ||
+		    (found.type == BTRFS_EXTENT_ITEM_KEY && found.offset == fs->geo.nodesize &&
+		     btrfs_extent_flags(btrfs_leaf_item_ptr(path.nodes[0], path.slots[0])) &
+			     BTRFS_EXTENT_FLAG_TREE_BLOCK)) {
+			const struct btrfs_extent_item *ei = btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]);
+			u32 size = btrfs_leaf_item_size(path.nodes[0], path.slots[0]);
+			const struct btrfs_extent_inline_ref *ir =
+				(const void *)((const u8 *)ei + size - sizeof(*ir));
+			size_t i;
+
+			for (i = 0; i < a.nr; i++)
+				if (a.addrs[i] == found.objectid)
+					break;
+			if (i == a.nr || btrfs_extent_refs(ei) != 1 ||
+			    btrfs_extent_inline_ref_offset(ir) != a.owners[i]) {
+				if (bad < 5)
+					fprintf(stderr, "extent item (%llu %u %llu) matches no block of its tree\n",
+						found.objectid, found.type, found.offset);
+				bad++;
+			}
+			meta_items++;
+			meta_bytes += fs->geo.nodesize;
+		} else if (found.type == BTRFS_EXTENT_ITEM_KEY) {
+			data_bytes += found.offset;
+		}
+		ret = btrfs_next_item(fs, &path);
+	}
+	btrfs_release_path(&path);
+	if (meta_items != a.nr) {
+		fprintf(stderr, "%llu metadata extent items for %zu tree blocks\n", meta_items, a.nr);
+		bad++;
+	}
+	if (btrfs_super_bytes_used(fs->super) != meta_bytes + data_bytes) {
+		fprintf(stderr, "super bytes_used %llu, extents %llu\n",
+			btrfs_super_bytes_used(fs->super), meta_bytes + data_bytes);
+		bad++;
+	}
+	/* block groups and free space */
+	have_fst = btrfs_find_tree_root(fs, BTRFS_FREE_SPACE_TREE_OBJECTID, &fst) == 0;
+	for (size_t c = 0; c < fs->chunks.nr; c++) {
+		const struct btrfs_chunk_map *cm = fs->chunks.chunks[c];
+		struct btrfs_tree_ref bgt;
+		u64 used = 0, fr = 0, bgused;
+		bool ok;
+
+		if (!(cm->type & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)))
+			continue;
+		for (size_t i = 0; i < a.nr; i++)
+			if (a.addrs[i] >= cm->logical && a.addrs[i] < cm->logical + cm->length)
+				used += fs->geo.nodesize;
+		ok = btrfs_find_tree_root(fs, BTRFS_BLOCK_GROUP_TREE_OBJECTID, &bgt) == 0;
+		if (!ok)
+			bgt = ext;
+		key.objectid = cm->logical;
+		key.type = BTRFS_BLOCK_GROUP_ITEM_KEY;
+		key.offset = cm->length;
+		btrfs_init_path(&path);
+		ret = btrfs_search_key(fs, &bgt, &key, BTRFS_SEARCH_EXACT, &path, &found);
+		bgused = ret == 0 ? btrfs_block_group_used(btrfs_leaf_item_ptr(path.nodes[0], path.slots[0])) : ~0ULL;
+		btrfs_release_path(&path);
+		if (bgused != used) {
+			fprintf(stderr, "block group %llu used %llu, blocks %llu\n", cm->logical, bgused,
+				used);
+			bad++;
+		}
+		if (!have_fst)
+			continue;
+		key.objectid = cm->logical;
+		key.type = BTRFS_FREE_SPACE_INFO_KEY;
+		key.offset = cm->length;
+		btrfs_init_path(&path);
+		ret = btrfs_search_key(fs, &fst, &key, BTRFS_SEARCH_EXACT, &path, &found);
+		{
+			u32 count = ret == 0 ? btrfs_free_space_extent_count(
+				btrfs_leaf_item_ptr(path.nodes[0], path.slots[0])) : 0, seen = 0;
+
+			while (ret == 0) {
+				ret = btrfs_next_item(fs, &path);
+				if (ret)
+					break;
+				btrfs_path_item_key(&path, &found);
+				if (found.type != BTRFS_FREE_SPACE_EXTENT_KEY ||
+				    found.objectid >= cm->logical + cm->length)
+					break;
+				fr += found.offset;
+				seen++;
+				for (size_t i = 0; i < a.nr; i++)
+					if (a.addrs[i] + fs->geo.nodesize > found.objectid &&
+					    a.addrs[i] < found.objectid + found.offset) {
+						fprintf(stderr, "free extent %llu+%llu overlaps block %llu\n",
+							found.objectid, found.offset, a.addrs[i]);
+						bad++;
+						break;
+					}
+			}
+			if (seen != count || fr + used != cm->length) {
+				fprintf(stderr, "bg %llu: %u free extents (info %u), free %llu + used %llu != %llu\n",
+					cm->logical, seen, count, fr, used, cm->length);
+				bad++;
+			}
+		}
+		btrfs_release_path(&path);
+	}
+	free(a.addrs);
+	free(a.owners);
+	return bad;
+}
+
+/* ---- random operations ---- */
+
+struct stats {
+	u64 inserts, batches, deletes, extends, truncates;
+};
+
+static int random_op(struct btrfs_trans *t, struct btrfs_wroot *root, struct model *m, u32 maxitem,
+		     struct stats *st)
+{
+	u8 buf[65536];
+	u64 r = rnd_below(100);
+	int ret;
+
+	if (m->nr == 0 || r < 45) {
+		struct btrfs_key key = { 1000 + rnd_below(5000), ITYPE, rnd_below(64) };
+		u32 size = rnd_below(10) == 0 ? (u32)rnd_below(maxitem) : (u32)rnd_below(120);
+		bool found;
+
+		model_find(m, &key, &found);
+		fill(buf, size);
+		ret = btrfs_insert_item(t, root, &key, buf, size);
+		if (found)
+			return ret == -EEXIST ? 0 : -1;
+		if (ret)
+			return -1;
+		model_insert(m, &key, buf, size);
+		st->inserts++;
+	} else if (r < 50) {
+		/* a batch into an unused objectid */
+		struct btrfs_key keys[16];
+		u32 sizes[16];
+		struct btrfs_wpath path;
+		u64 obj = 100000 + rnd_below(1000000);
+		int n = 1 + (int)rnd_below(16);
+		bool found;
+		struct btrfs_key probe = { obj, 0, 0 };
+		size_t at = model_find(m, &probe, &found);
+
+		if (at < m->nr && m->items[at].key.objectid == obj)
+			return 0;
+		for (int i = 0; i < n; i++) {
+			keys[i] = (struct btrfs_key){ obj, ITYPE, (u64)i };
+			sizes[i] = (u32)rnd_below(100);
+		}
+		btrfs_wpath_init(&path);
+		ret = btrfs_insert_empty_items(t, root, &path, keys, sizes, n);
+		if (ret) {
+			btrfs_wpath_release(&path);
+			return -1;
+		}
+		for (int i = 0; i < n; i++) {
+			struct extent_buffer *l = path.nodes[0];
+
+			fill(buf, sizes[i]);
+			memcpy(btrfs_leaf_item_ptr(l, path.slots[0] + i), buf, sizes[i]);
+			model_insert(m, &keys[i], buf, sizes[i]);
+		}
+		btrfs_wpath_release(&path);
+		st->batches++;
+	} else if (r < 80) {
+		size_t at = rnd_below(m->nr);
+
+		ret = btrfs_delete_item(t, root, &m->items[at].key);
+		if (ret)
+			return -1;
+		model_delete(m, at);
+		st->deletes++;
+	} else if (r < 90) {
+		size_t at = rnd_below(m->nr);
+		struct mitem *it = &m->items[at];
+		u32 extra = 1 + (u32)rnd_below(rnd_below(8) ? 60 : maxitem / 2);
+		struct btrfs_wpath path;
+
+		if (it->size + extra > maxitem)
+			return 0;
+		btrfs_wpath_init(&path);
+		ret = btrfs_search_slot(t, root, &it->key, &path, (int)extra, 1);
+		if (ret == 0)
+			ret = btrfs_extend_item(t, &path, extra);
+		if (ret == 0) {
+			u8 *p = btrfs_wpath_item_ptr(&path);
+
+			it->data = realloc(it->data, it->size + extra);
+			memset(it->data + it->size, 0, extra);
+			if (btrfs_wpath_item_size(&path) != it->size + extra ||
+			    memcmp(p, it->data, it->size + extra))
+				ret = -1;
+			/* write something into the new tail */
+			fill(buf, extra);
+			memcpy(p + it->size, buf, extra);
+			memcpy(it->data + it->size, buf, extra);
+			it->size += extra;
+		}
+		btrfs_wpath_release(&path);
+		if (ret)
+			return -1;
+		st->extends++;
+	} else {
+		size_t at = rnd_below(m->nr);
+		struct mitem *it = &m->items[at];
+		u32 nsize = (u32)rnd_below(it->size + 1);
+		bool from_end = rnd() & 1;
+		struct btrfs_wpath path;
+
+		btrfs_wpath_init(&path);
+		ret = btrfs_search_slot(t, root, &it->key, &path, 0, 1);
+		if (ret == 0)
+			ret = btrfs_truncate_item(t, &path, nsize, from_end);
+		btrfs_wpath_release(&path);
+		if (ret)
+			return -1;
+		if (!from_end)
+			memmove(it->data, it->data + (it->size - nsize), nsize);
+		it->size = nsize;
+		st->truncates++;
+	}
+	return 0;
+}
+
+static void run_random(const char *mkfs_opts, int commits, int ops_per_commit)
+{
+	struct model m = { 0 };
+	struct stats st = { 0 };
+	struct btrfs_fs_info *fs;
+	struct btrfs_trans *t;
+	struct btrfs_wroot *root;
+	int ret, c, i;
+	u32 maxitem;
+
+	if (make_image(mkfs_opts)) {
+		CHECK(!"mkfs failed");
+		return;
+	}
+	fs = open_fs(true);
+	CHECK(fs != NULL);
+	if (!fs)
+		return;
+	maxitem = fs->geo.nodesize - sizeof(struct btrfs_header) - sizeof(struct btrfs_item);
+	CHECK(check_fs_consistency(fs) == 0);
+	for (c = 0; c < commits; c++) {
+		struct btrfs_commit_stats cs;
+		u8 maxlevel = 0;
+
+		ret = btrfs_start_transaction(fs, &t);
+		CHECK(ret == 0);
+		if (ret)
+			break;
+		if (c == 0)
+			ret = btrfs_create_tree(t, TREE_ID, &root);
+		else
+			ret = btrfs_trans_get_root(t, TREE_ID, &root);
+		CHECK(ret == 0);
+		if (ret) {
+			btrfs_abort_transaction(t);
+			break;
+		}
+		for (i = 0; i < ops_per_commit; i++) {
+			ret = random_op(t, root, &m, maxitem, &st);
+			if (ret) {
+				fprintf(stderr, "commit %d op %d failed\n", c, i);
+				break;
+			}
+			if (root->level > maxlevel)
+				maxlevel = root->level;
+			if (i % 500 == 499) {
+				CHECK(check_dirty_blocks(t) == 0);
+				CHECK(compare_trans(t, root, &m) == 0);
+			}
+		}
+		CHECK(ret == 0);
+		CHECK(compare_trans(t, root, &m) == 0);
+		CHECK(check_dirty_blocks(t) == 0);
+		ret = btrfs_commit_transaction_stats(t, &cs);
+		CHECK(ret == 0);
+		printf("  commit %d: generation %llu, %zu items, tree level max %u, %llu blocks written, %llu freed, %llu rounds\n",
+		       c, cs.transid, m.nr, maxlevel, cs.blocks_written, cs.blocks_pinned, cs.rounds);
+		if (ret)
+			break;
+		CHECK(compare_disk(fs, &m) == 0);
+		CHECK(check_fs_consistency(fs) == 0);
+		if (c % 2 == 1) {
+			btrfs_close_fs(fs);
+			fs = open_fs(true);
+			CHECK(fs != NULL);
+			if (!fs)
+				break;
+			CHECK(compare_disk(fs, &m) == 0);
+		}
+	}
+	printf("  %llu inserts, %llu batches, %llu deletes, %llu extends, %llu truncates\n",
+	       st.inserts, st.batches, st.deletes, st.extends, st.truncates);
+
+	/* Abort: nothing changes. */
+	if (fs && btrfs_start_transaction(fs, &t) == 0) {
+		u64 gen = btrfs_super_generation(fs->super);
+		struct model scratch = { 0 };
+
+		for (i = 0; (size_t)i < m.nr && i < 64; i++)
+			model_insert(&scratch, &m.items[i].key, m.items[i].data, m.items[i].size);
+		ret = btrfs_trans_get_root(t, TREE_ID, &root);
+		CHECK(ret == 0);
+		for (i = 0; i < 300 && ret == 0; i++)
+			random_op(t, root, &scratch, maxitem, &st);
+		btrfs_abort_transaction(t);
+		model_free(&scratch);
+		btrfs_close_fs(fs);
+		fs = open_fs(true);
+		CHECK(fs && btrfs_super_generation(fs->super) == gen);
+		CHECK(fs && compare_disk(fs, &m) == 0);
+	}
+	/* A commit failing before the superblock: the old generation stays valid. */
+	if (fs && btrfs_start_transaction(fs, &t) == 0) {
+		u64 gen = btrfs_super_generation(fs->super);
+		struct model scratch = { 0 };
+
+		for (i = 0; (size_t)i < m.nr; i++)
+			model_insert(&scratch, &m.items[i].key, m.items[i].data, m.items[i].size);
+		ret = btrfs_trans_get_root(t, TREE_ID, &root);
+		CHECK(ret == 0);
+		for (i = 0; i < 2000 && ret == 0; i++)
+			random_op(t, root, &scratch, maxitem, &st);
+		btrfs_trans_fail_before_super(t, true);
+		CHECK(btrfs_commit_transaction(t) == -EIO);
+		model_free(&scratch);
+		btrfs_close_fs(fs);
+		fs = open_fs(false);
+		CHECK(fs && btrfs_super_generation(fs->super) == gen);
+		CHECK(fs && compare_disk(fs, &m) == 0);
+		CHECK(fs && check_fs_consistency(fs) == 0);
+	}
+	btrfs_close_fs(fs);
+	model_free(&m);
+	unlink(img);
+}
+
+static void test_nodesize_4k(void)
+{
+	run_random("-n 4096", 6, 4000);
+}
+
+static void test_defaults_16k(void)
+{
+	run_random("", 4, 6000);
+}
+
+static void test_no_fst_no_bgt_nonskinny(void)
+{
+	run_random("-n 4096 -O ^free-space-tree,^block-group-tree,^skinny-metadata", 3, 3000);
+}
+
+int main(void)
+{
+	const char *seed = getenv("SEED");
+
+	if (seed)
+		rng_state = strtoull(seed, NULL, 0) | 1;
+	printf("seed 0x%llx\n", (unsigned long long)rng_state);
+	RUN(test_nodesize_4k);
+	RUN(test_defaults_16k);
+	RUN(test_no_fst_no_bgt_nonskinny);
+	return unit_done();
+}
