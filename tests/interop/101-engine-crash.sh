@@ -1,0 +1,37 @@
+#!/bin/bash
+# Crash safety of the write engine: a commit that writes every new tree
+# block, flushes, and then fails before the superblock (engine-fill -F)
+# leaves the previous generation intact: same superblock generation, btrfs
+# check clean, the kernel mounts it and sees exactly the committed files.
+# The same filesystem then takes a normal commit.
+. "$TOP/tests/lib/common.sh"
+. "$TOP/tests/lib/mkfs-helpers.sh"
+check_prereq root loop btrfs-kernel progs
+FILL=$TOOL_DIR/engine-fill
+[ -x "$FILL" ] || _skip "engine-fill not built (make unit-bins)"
+
+mk_images 1 512M
+attach_images 1
+run_check "$TOP/mkfs.btrfs" -f -q -n 4096 "${LOOPS[0]}"
+run_check "$FILL" -n 3000 -c 2 "${LOOPS[0]}"
+gen=$("$BTRFS" inspect-internal dump-super "${LOOPS[0]}" | awk '$1 == "generation" {print $2}')
+sum_before=$(dd if="${LOOPS[0]}" bs=4096 skip=16 count=1 status=none | sha256sum)
+expect_exit 3 "$FILL" -n 5000 -c 1 -x -p g -F "${LOOPS[0]}"
+sum_after=$(dd if="${LOOPS[0]}" bs=4096 skip=16 count=1 status=none | sha256sum)
+[ "$sum_before" = "$sum_after" ] || _fail "the primary superblock changed"
+gen2=$("$BTRFS" inspect-internal dump-super "${LOOPS[0]}" | awk '$1 == "generation" {print $2}')
+[ "$gen2" = "$gen" ] || _fail "generation moved from $gen to $gen2"
+progs_check "${LOOPS[0]}"
+mount_tracked "${LOOPS[0]}" "$T/mnt"
+n=$(ls "$T/mnt" | wc -l)
+[ "$n" -eq 3000 ] || _fail "kernel sees $n files after the failed commit, expected 3000"
+umount "$T/mnt" || _fail "umount failed"
+progs_check "${LOOPS[0]}"
+# and a commit that goes through
+run_check "$FILL" -n 500 -c 1 -p h "${LOOPS[0]}"
+progs_check "${LOOPS[0]}"
+mount_tracked "${LOOPS[0]}" "$T/mnt2"
+n=$(ls "$T/mnt2" | wc -l)
+[ "$n" -eq 3500 ] || _fail "kernel sees $n files, expected 3500"
+umount "$T/mnt2" || _fail "umount failed"
+echo ok
