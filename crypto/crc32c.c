@@ -8,6 +8,7 @@
  */
 #include "crypto/hash-impl.h"
 #include "crypto/crc32c-table.h"
+#include "crypto/hash-x86.h"
 
 uint32_t crc32c_ref(uint32_t crc, const uint8_t *p, size_t len)
 {
@@ -31,58 +32,6 @@ uint32_t crc32c_ref(uint32_t crc, const uint8_t *p, size_t len)
 	return crc;
 }
 
-#if HASH_X86
-/*
- * SSE4.2: the crc32 instruction updates the same raw register, 8 bytes per
- * step.  One stream; the 3-stream pclmul-combined variant is still to come.
- */
-__attribute__((target("sse4.2")))
-static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t len)
-{
-	uint64_t c = crc;
-
-	while (len && ((uintptr_t)p & 7)) {
-		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
-		len--;
-	}
-	while (len >= 32) {
-		uint64_t a, b, d, e;
-
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, 8);
-		memcpy(&d, p + 16, 8);
-		memcpy(&e, p + 24, 8);
-		c = __builtin_ia32_crc32di(c, a);
-		c = __builtin_ia32_crc32di(c, b);
-		c = __builtin_ia32_crc32di(c, d);
-		c = __builtin_ia32_crc32di(c, e);
-		p += 32;
-		len -= 32;
-	}
-	while (len >= 8) {
-		uint64_t a;
-
-		memcpy(&a, p, 8);
-		c = __builtin_ia32_crc32di(c, a);
-		p += 8;
-		len -= 8;
-	}
-	while (len--)
-		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
-	return (uint32_t)c;
-}
-
-static int cpu_sse42(void)
-{
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("sse4.2");
-}
-
-static const struct hash_impl crc32c_impl_sse42 = {
-	.name = "simd-sse42", .short_name = "sse42", .alg = HASH_CRC32C,
-	.cpu_ok = cpu_sse42, .crc32c = crc32c_sse42,
-};
-#endif
 
 static const struct hash_impl crc32c_impl_ref = {
 	.name = "ref", .short_name = "ref", .alg = HASH_CRC32C, .crc32c = crc32c_ref,
@@ -90,6 +39,9 @@ static const struct hash_impl crc32c_impl_ref = {
 
 const struct hash_impl *const crc32c_impls[] = {
 #if HASH_X86
+	&crc32c_impl_vpclmul512,
+	&crc32c_impl_vpclmul256,
+	&crc32c_impl_sse42x3,
 	&crc32c_impl_sse42,
 #endif
 	&crc32c_impl_ref,
