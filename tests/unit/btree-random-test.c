@@ -532,8 +532,9 @@ static int random_op(struct btrfs_trans *t, struct btrfs_wroot *root, struct mod
 	return 0;
 }
 
-static void run_random(const char *mkfs_opts, int commits, int ops_per_commit)
+static void run_random(const char *mkfs_opts, int commits, int ops_per_commit, u8 min_top_level)
 {
+	u8 top_level = 0;
 	struct model m = { 0 };
 	struct stats st = { 0 };
 	struct btrfs_fs_info *fs;
@@ -577,6 +578,8 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit)
 			}
 			if (root->level > maxlevel)
 				maxlevel = root->level;
+			if (root->level > top_level)
+				top_level = root->level;
 			if (i % 500 == 499) {
 				CHECK(check_dirty_blocks(t) == 0);
 				CHECK(compare_trans(t, root, &m) == 0);
@@ -604,6 +607,43 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit)
 	}
 	printf("  %llu inserts, %llu batches, %llu deletes, %llu extends, %llu truncates\n",
 	       st.inserts, st.batches, st.deletes, st.extends, st.truncates);
+	CHECK(top_level >= min_top_level);
+
+	/* Drain: delete in random order down to a few items, then all; the root shrinks. */
+	for (int phase = 0; phase < 2 && fs; phase++) {
+		size_t keep = phase ? 0 : 5;
+
+		ret = btrfs_start_transaction(fs, &t);
+		CHECK(ret == 0);
+		if (ret)
+			break;
+		ret = btrfs_trans_get_root(t, TREE_ID, &root);
+		while (ret == 0 && m.nr > keep) {
+			size_t at = rnd_below(m.nr);
+
+			ret = btrfs_delete_item(t, root, &m.items[at].key);
+			if (ret == 0)
+				model_delete(&m, at);
+		}
+		CHECK(ret == 0);
+		CHECK(compare_trans(t, root, &m) == 0);
+		CHECK(check_dirty_blocks(t) == 0);
+		printf("  drained to %zu items: root level %u\n", m.nr, ret == 0 ? root->level : 99);
+		CHECK(ret == 0 && root->level <= (keep ? 1 : 0));
+		CHECK(btrfs_commit_transaction(t) == 0);
+		CHECK(compare_disk(fs, &m) == 0);
+		CHECK(check_fs_consistency(fs) == 0);
+	}
+	/* And fill again from empty, one commit. */
+	if (fs && btrfs_start_transaction(fs, &t) == 0) {
+		ret = btrfs_trans_get_root(t, TREE_ID, &root);
+		for (i = 0; i < ops_per_commit && ret == 0; i++)
+			ret = random_op(t, root, &m, maxitem, &st);
+		CHECK(ret == 0);
+		CHECK(btrfs_commit_transaction(t) == 0);
+		CHECK(compare_disk(fs, &m) == 0);
+		CHECK(check_fs_consistency(fs) == 0);
+	}
 
 	/* Abort: nothing changes. */
 	if (fs && btrfs_start_transaction(fs, &t) == 0) {
@@ -650,17 +690,17 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit)
 
 static void test_nodesize_4k(void)
 {
-	run_random("-n 4096", 6, 4000);
+	run_random("-n 4096", 6, 5000, 2);
 }
 
 static void test_defaults_16k(void)
 {
-	run_random("", 4, 6000);
+	run_random("", 4, 6000, 2);
 }
 
 static void test_no_fst_no_bgt_nonskinny(void)
 {
-	run_random("-n 4096 -O ^free-space-tree,^block-group-tree,^skinny-metadata", 3, 3000);
+	run_random("-n 4096 -O ^free-space-tree,^block-group-tree,^skinny-metadata", 3, 4000, 2);
 }
 
 int main(void)
