@@ -35,6 +35,16 @@ struct hash_impl {
 		     size_t len, uint8_t *out);
 	/* Optional: can this impl serve @ctx (library present, keyed form known)? */
 	int (*usable)(const struct hash_ctx *ctx);
+	/*
+	 * Optional multi-buffer primitives: compress @nblocks blocks of each of
+	 * @lanes independent messages at once (h[i] with p[i]).  blake2b lanes
+	 * share the counter and flags: the batch path hashes equal lengths.
+	 * hash_digest_batch() uses them when @lanes > 1.
+	 */
+	unsigned int lanes;
+	void (*sha256_multi)(uint32_t (*h)[8], const uint8_t *const *p, size_t nblocks);
+	void (*b2_multi)(uint64_t (*h)[8], const uint8_t *const *p, size_t nblocks, uint64_t t[2],
+			 int final, size_t final_inc);
 };
 
 /* NULL-terminated tables, best first. */
@@ -60,6 +70,7 @@ uint64_t xxh64_stream_final(const uint64_t v[4], uint64_t total, const uint8_t *
 int hash_generic_digest(const struct hash_ctx *ctx, const void *data, size_t len, uint8_t *out);
 
 extern const uint32_t sha256_iv[8];
+extern const uint32_t sha256_k[64];
 extern const uint64_t blake2b_iv[8];
 
 /* Unaligned loads and stores in a fixed byte order, correct on any host. */

@@ -155,18 +155,26 @@ static void b2_blocks_of(const struct hash_ctx *ctx, uint64_t h[8], const uint8_
 		blake2b_blocks_ref(h, p, nblocks, t, final, final_inc);
 }
 
-/* Pad and compress the last (< 64) bytes; @total counts every byte hashed. */
-static void sha256_tail(const struct hash_ctx *ctx, uint32_t h[8], const uint8_t *tail,
-			size_t taillen, uint64_t total)
+/* The padded last block(s) of the last (< 64) bytes; returns 1 or 2 blocks. */
+static size_t sha256_pad(uint8_t blk[128], const uint8_t *tail, size_t taillen, uint64_t total)
 {
-	uint8_t blk[128];
 	size_t n = taillen < 56 ? 64 : 128;
 
 	memcpy(blk, tail, taillen);
 	blk[taillen] = 0x80;
 	memset(blk + taillen + 1, 0, n - taillen - 1 - 8);
 	put_be64(blk + n - 8, total * 8);
-	sha256_blocks_of(ctx, h, blk, n / 64);
+	return n / 64;
+}
+
+/* Pad and compress the last (< 64) bytes; @total counts every byte hashed. */
+static void sha256_tail(const struct hash_ctx *ctx, uint32_t h[8], const uint8_t *tail,
+			size_t taillen, uint64_t total)
+{
+	uint8_t blk[128];
+	size_t n = sha256_pad(blk, tail, taillen, total);
+
+	sha256_blocks_of(ctx, h, blk, n);
 }
 
 static void sha256_out(const uint32_t h[8], uint8_t *out)
@@ -276,6 +284,90 @@ int hash_digest(const struct hash_ctx *ctx, const void *data, size_t len, uint8_
 	return hash_generic_digest(ctx, data, len, out);
 }
 
+#define BATCH_MAX_LANES 16
+
+/* @n (the impl's lane count) sha256 or HMAC-SHA256 digests of @len bytes each, side by side. */
+static void sha256_multi_digest(const struct hash_ctx *ctx, const uint8_t *const *p,
+				unsigned int n, size_t len, uint8_t *out)
+{
+	uint32_t h[BATCH_MAX_LANES][8];
+	uint8_t tail[BATCH_MAX_LANES][128];
+	const uint8_t *tp[BATCH_MAX_LANES] = { NULL };
+	size_t full = len / 64, tn = 1;
+	uint64_t total = len + (ctx->keyed ? 64 : 0);
+
+	for (unsigned int i = 0; i < n; i++)
+		memcpy(h[i], ctx->keyed ? ctx->pre.hmac.inner : sha256_iv, 32);
+	if (full)
+		ctx->impl->sha256_multi(h, p, full);
+	for (unsigned int i = 0; i < n; i++) {
+		tn = sha256_pad(tail[i], p[i] + full * 64, len - full * 64, total);
+		tp[i] = tail[i];
+	}
+	ctx->impl->sha256_multi(h, tp, tn);
+	if (ctx->keyed) {
+		for (unsigned int i = 0; i < n; i++) {
+			uint8_t d[32];
+
+			sha256_out(h[i], d);
+			sha256_pad(tail[i], d, 32, 64 + 32);
+			memcpy(h[i], ctx->pre.hmac.outer, 32);
+		}
+		ctx->impl->sha256_multi(h, tp, 1);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		sha256_out(h[i], out + 32 * i);
+}
+
+/* @n blake2b-256 (keyed or not) digests of @len > 0 bytes each, side by side. */
+static void b2_multi_digest(const struct hash_ctx *ctx, const uint8_t *const *p,
+			    unsigned int n, size_t len, uint8_t *out)
+{
+	uint64_t h[BATCH_MAX_LANES][8], t[2] = { ctx->keyed ? 128 : 0, 0 };
+	uint8_t tail[BATCH_MAX_LANES][128];
+	const uint8_t *tp[BATCH_MAX_LANES] = { NULL };
+	size_t nonfinal = (len - 1) / 128, rest = len - nonfinal * 128;
+
+	for (unsigned int i = 0; i < n; i++)
+		memcpy(h[i], ctx->keyed ? ctx->pre.b2.keyed : ctx->pre.b2.param, 64);
+	if (nonfinal)
+		ctx->impl->b2_multi(h, p, nonfinal, t, 0, 0);
+	for (unsigned int i = 0; i < n; i++) {
+		if (rest == 128) {
+			tp[i] = p[i] + nonfinal * 128;
+			continue;
+		}
+		memcpy(tail[i], p[i] + nonfinal * 128, rest);
+		memset(tail[i] + rest, 0, 128 - rest);
+		tp[i] = tail[i];
+	}
+	ctx->impl->b2_multi(h, tp, 1, t, 1, rest);
+	for (unsigned int i = 0; i < n; i++)
+		b2_out(h[i], out + 32 * i);
+}
+
+/* Whole groups of lanes through the multi-buffer primitive; returns blocks done. */
+static size_t multi_batch(const struct hash_ctx *ctx, const void *const *blocks, size_t nblocks,
+			  size_t len, uint8_t *out)
+{
+	const struct hash_impl *impl = ctx->impl;
+	unsigned int n = impl->lanes;
+	size_t done = 0;
+
+	if (n < 2 || n > BATCH_MAX_LANES)
+		return 0;
+	if (ctx->alg == HASH_SHA256 && impl->sha256_multi) {
+		for (; done + n <= nblocks; done += n)
+			sha256_multi_digest(ctx, (const uint8_t *const *)blocks + done, n, len,
+					    out + done * 32);
+	} else if (ctx->alg == HASH_BLAKE2B_256 && impl->b2_multi && len) {
+		for (; done + n <= nblocks; done += n)
+			b2_multi_digest(ctx, (const uint8_t *const *)blocks + done, n, len,
+					out + done * 32);
+	}
+	return done;
+}
+
 int hash_digest_batch(const struct hash_ctx *ctx, const void *const *blocks, size_t nblocks,
 		      size_t len, uint8_t *out)
 {
@@ -286,7 +378,7 @@ int hash_digest_batch(const struct hash_ctx *ctx, const void *const *blocks, siz
 	if (ctx->impl->batch)
 		return ctx->impl->batch(ctx, blocks, nblocks, len, out);
 	ds = digest_sizes[ctx->alg];
-	for (size_t i = 0; i < nblocks; i++) {
+	for (size_t i = multi_batch(ctx, blocks, nblocks, len, out); i < nblocks; i++) {
 		int ret = hash_digest(ctx, blocks[i], len, out + i * ds);
 
 		if (ret < 0)

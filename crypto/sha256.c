@@ -4,13 +4,14 @@
  * padding, HMAC and streaming live in hash.c.
  */
 #include "crypto/hash-impl.h"
+#include "crypto/hash-x86.h"
 
 const uint32_t sha256_iv[8] = {
 	0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
 	0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 };
 
-static const uint32_t sha256_k[64] __attribute__((aligned(64))) = {
+const uint32_t sha256_k[64] __attribute__((aligned(64))) = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
 	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
 	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -64,6 +65,9 @@ static const struct hash_impl sha256_impl_ref = {
 };
 
 const struct hash_impl *const sha256_impls[] = {
+#if HASH_X86
+	&sha256_impl_shani,
+#endif
 	&sha256_impl_ref,
 	NULL,
 };
