@@ -111,8 +111,6 @@ int ea_load_block_groups(struct btrfs_trans *t)
 		struct btrfs_wpath path;
 		struct btrfs_key key;
 
-		if (!(c->type & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)))
-			continue;
 		key.objectid = c->logical;
 		key.type = BTRFS_BLOCK_GROUP_ITEM_KEY;
 		key.offset = c->length;
@@ -187,23 +185,20 @@ int ea_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *out, int m
 	return n;
 }
 
-/* Learn a block group's free space from the extent tree. */
-static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
+int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr)
 {
-	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&t->fs->chunks, bg->start);
 	struct fs_range *used = NULL;
 	int nr_used = 0, alloc_used = 0, ret;
-	struct fs_range sup[BTRFS_SUPER_MIRROR_MAX * 16];
 	struct btrfs_wroot *extent;
 	struct btrfs_wpath path;
 	struct btrfs_key key, found;
-	u64 end = bg->start + bg->length, cur;
-	int nsup;
 
+	*out = NULL;
+	*nr = 0;
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
 	if (ret < 0)
 		return ret;
-	key.objectid = bg->start;
+	key.objectid = start;
 	key.type = 0;
 	key.offset = 0;
 	btrfs_wpath_init(&path);
@@ -225,9 +220,29 @@ static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
 			btrfs_wpath_item_key(&path, &found);
 	}
 	btrfs_wpath_release(&path);
+	if (ret < 0) {
+		free(used);
+		return ret;
+	}
+	*out = used;
+	*nr = nr_used;
+	return 0;
+}
+
+/* Learn a block group's free space from the extent tree. */
+static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
+{
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&t->fs->chunks, bg->start);
+	struct fs_range *used = NULL;
+	int nr_used = 0, alloc_used, ret;
+	struct fs_range sup[BTRFS_SUPER_MIRROR_MAX * 16];
+	u64 end = bg->start + bg->length, cur;
+	int nsup;
+
+	ret = ea_used_ranges(t, bg->start, end, &used, &nr_used);
 	if (ret < 0)
-		goto out;
-	ret = 0;
+		return ret;
+	alloc_used = nr_used;
 	nsup = c ? ea_super_ranges(c, sup, (int)ARRAY_SIZE(sup)) : 0;
 	for (int i = 0; i < nsup && ret == 0; i++)
 		ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, sup[i].start, sup[i].len);
@@ -235,6 +250,10 @@ static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
 		if (t->pinned[i].bytenr >= bg->start && t->pinned[i].bytenr < end)
 			ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, t->pinned[i].bytenr,
 					    t->nodesize);
+	for (size_t i = 0; i < t->nr_acct && ret == 0; i++)
+		if (t->acct[i].start >= bg->start && t->acct[i].start < end)
+			ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, t->acct[i].start,
+					    t->acct[i].len);
 	if (ret < 0)
 		goto out;
 	qsort(used, (size_t)nr_used, sizeof(*used), cmp_range);
@@ -255,6 +274,74 @@ static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
 out:
 	free(used);
 	return ret;
+}
+
+/* Take [start, start + len) out of a loaded block group's free list. */
+static int free_carve(struct wblock_group *bg, u64 start, u64 len)
+{
+	u64 end = start + len;
+
+	for (int i = 0; i < bg->nr_free; i++) {
+		struct fs_range *r = &bg->free[i];
+		u64 rend = r->start + r->len;
+
+		if (rend <= start || r->start >= end)
+			continue;
+		if (r->start >= start && rend <= end) {
+			memmove(r, r + 1, (size_t)(bg->nr_free - i - 1) * sizeof(*r));
+			bg->nr_free--;
+			i--;
+		} else if (r->start < start && rend > end) {
+			r->len = start - r->start;
+			return ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, i + 1, end,
+					     rend - end);
+		} else if (r->start < start) {
+			r->len = start - r->start;
+		} else {
+			r->len = rend - end;
+			r->start = end;
+		}
+	}
+	return 0;
+}
+
+int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
+{
+	struct wblock_group *bg = ea_find_bg(t, bytenr);
+	struct acct_range *a;
+	int ret;
+
+	if (!bg || !len || bytenr + len > bg->start + bg->length) {
+		error("extent %llu+%llu is not inside one block group", bytenr, len);
+		return -EINVAL;
+	}
+	if (t->nr_acct == t->alloc_acct) {
+		size_t n = t->alloc_acct ? t->alloc_acct * 2 : 32;
+		struct acct_range *na = realloc(t->acct, n * sizeof(*na));
+
+		if (!na)
+			return -ENOMEM;
+		t->acct = na;
+		t->alloc_acct = n;
+	}
+	if (bg->loaded) {
+		ret = free_carve(bg, bytenr, len);
+		if (ret < 0)
+			return ret;
+	}
+	a = &t->acct[t->nr_acct++];
+	a->start = bytenr;
+	a->len = len;
+	a->alloc = alloc;
+	a->fst_done = !t->fst;
+	bg->delta += alloc ? (s64)len : -(s64)len;
+	t->bytes_used_delta += alloc ? (s64)len : -(s64)len;
+	return 0;
+}
+
+void btrfs_trans_set_lenient(struct btrfs_trans *t, bool lenient)
+{
+	t->lenient = lenient;
 }
 
 int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr)
@@ -400,6 +487,11 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 	if (ret) {
 		btrfs_wpath_release(&path);
 		if (ret > 0) {
+			if (t->lenient) {
+				warning("freed tree block %llu (tree %llu, level %u) had no extent item",
+					pb->bytenr, pb->owner, pb->level);
+				return 0;
+			}
 			error("freed tree block %llu (tree %llu, level %u) has no extent item",
 			      pb->bytenr, pb->owner, pb->level);
 			return -EUCLEAN;

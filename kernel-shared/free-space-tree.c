@@ -302,3 +302,59 @@ int fst_add_range(struct btrfs_trans *t, u64 start, u64 len)
 		ret = info_update(&c, 1 - (s64)has_left - (s64)has_right, NULL);
 	return ret;
 }
+
+int fst_rebuild(struct btrfs_trans *t)
+{
+	struct btrfs_wroot *root;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_FREE_SPACE_TREE_OBJECTID, &root);
+	if (ret == -ENOENT) {
+		ret = btrfs_create_tree(t, BTRFS_FREE_SPACE_TREE_OBJECTID, &root);
+		if (ret == 0)
+			t->fst_created = true;
+	} else if (ret == 0) {
+		ret = trans_reset_tree(t, root);
+	}
+	if (ret < 0)
+		return ret;
+	/* The extent tree must hold exactly what is in use before it is read. */
+	ret = trans_settle_refs(t);
+	if (ret < 0)
+		return ret;
+	trans_fst_all_done(t);
+	t->fst = true;
+	for (int i = 0; i < t->nr_bgs && ret == 0; i++) {
+		struct wblock_group *bg = &t->bgs[i];
+		u64 end = bg->start + bg->length, cur = bg->start;
+		struct fs_range *used;
+		struct btrfs_free_space_info fi;
+		struct btrfs_key key;
+		int nr, count = 0;
+
+		ret = ea_used_ranges(t, bg->start, end, &used, &nr);
+		if (ret < 0)
+			break;
+		for (int j = 0; j <= nr && ret == 0; j++) {
+			u64 s = j < nr ? min_t(u64, used[j].start, end) : end;
+
+			if (s > cur) {
+				key = (struct btrfs_key){ cur, BTRFS_FREE_SPACE_EXTENT_KEY, s - cur };
+				ret = btrfs_insert_item(t, root, &key, NULL, 0);
+				count++;
+			}
+			if (j < nr && used[j].start + used[j].len > cur)
+				cur = used[j].start + used[j].len;
+		}
+		free(used);
+		if (ret < 0)
+			break;
+		memset(&fi, 0, sizeof(fi));
+		btrfs_set_free_space_extent_count(&fi, (u32)count);
+		key = (struct btrfs_key){ bg->start, BTRFS_FREE_SPACE_INFO_KEY, bg->length };
+		ret = btrfs_insert_item(t, root, &key, &fi, sizeof(fi));
+	}
+	if (ret < 0)
+		error("rebuilding the free space tree failed");
+	return ret;
+}

@@ -463,6 +463,7 @@ static void trans_free(struct btrfs_trans *t)
 		free(t->roots[i]);
 	free(t->roots);
 	free(t->pinned);
+	free(t->acct);
 	ea_release(t);
 	free(t);
 }
@@ -669,6 +670,10 @@ static int fst_apply(struct btrfs_trans *t, u64 *list, size_t nr, bool add)
 			i++;
 		}
 		ret = add ? fst_add_range(t, start, len) : fst_remove_range(t, start, len);
+		if (ret == -EUCLEAN && t->lenient) {
+			warning("free space tree: range %llu+%llu left as it was", start, len);
+			ret = 0;
+		}
 		if (ret < 0)
 			return ret;
 	}
@@ -698,6 +703,22 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 		return ret;
 	if (nr)
 		*progress = true;
+	for (size_t i = 0; i < t->nr_acct; i++) {
+		struct acct_range *a = &t->acct[i];
+
+		if (a->fst_done)
+			continue;
+		a->fst_done = true;
+		ret = a->alloc ? fst_remove_range(t, a->start, a->len) :
+				 fst_add_range(t, a->start, a->len);
+		if (ret == -EUCLEAN && t->lenient) {
+			warning("free space tree: range %llu+%llu left as it was", a->start, a->len);
+			ret = 0;
+		}
+		if (ret < 0)
+			return ret;
+		*progress = true;
+	}
 
 	ret = dirty_list(t, &list, &n);
 	if (ret < 0)
@@ -716,6 +737,105 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 	if (nr)
 		*progress = true;
 	return ret;
+}
+
+/* Extent items added and dropped until nothing is pending (for fst_rebuild). */
+int trans_settle_refs(struct btrfs_trans *t)
+{
+	for (int round = 0; round < MAX_COMMIT_ROUNDS; round++) {
+		bool progress = false;
+		int ret = add_extent_refs(t, &progress);
+
+		if (ret == 0)
+			ret = drop_extent_refs(t, &progress);
+		if (ret < 0)
+			return ret;
+		if (!progress)
+			return 0;
+	}
+	return -ELOOP;
+}
+
+/* Mark every pending free space change as done (the tree was recomputed). */
+void trans_fst_all_done(struct btrfs_trans *t)
+{
+	for (u32 i = 0; i < t->hash_size; i++)
+		for (struct trans_block *tb = t->hash[i]; tb; tb = tb->next)
+			tb->fst_applied = true;
+	for (size_t i = 0; i < t->nr_pinned; i++)
+		t->pinned[i].need_fst = false;
+	for (size_t i = 0; i < t->nr_acct; i++)
+		t->acct[i].fst_done = true;
+}
+
+void btrfs_trans_rebuild_free_space_tree(struct btrfs_trans *t)
+{
+	t->rebuild_fst = true;
+}
+
+static int free_subtree(struct btrfs_trans *t, struct btrfs_wroot *root, u64 bytenr, int level,
+			u64 gen, const struct btrfs_disk_key *first)
+{
+	struct extent_buffer *eb;
+	bool owned;
+	int ret;
+
+	ret = trans_read_block(t, root->objectid, bytenr, level, gen, first, &eb, &owned);
+	if (ret < 0) {
+		if (!t->lenient)
+			return ret;
+		warning("tree %llu: unreadable block %llu and its children left allocated",
+			root->objectid, bytenr);
+		return 0;
+	}
+	for (u32 i = 0; level > 0 && i < btrfs_eb_nritems(eb); i++) {
+		const struct btrfs_key_ptr *p = btrfs_node_key_ptr(eb, (int)i);
+
+		ret = free_subtree(t, root, btrfs_key_blockptr(p), level - 1, btrfs_key_generation(p),
+				   &p->key);
+		if (ret < 0)
+			break;
+	}
+	if (owned)
+		free_extent_buffer(eb);
+	if (ret < 0)
+		return ret;
+	return trans_free_block(t, bytenr, root->objectid, level);
+}
+
+int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root)
+{
+	struct extent_buffer *eb;
+	int ret;
+
+	ret = free_subtree(t, root, root->bytenr, root->level, 0, NULL);
+	if (ret < 0)
+		return ret;
+	ret = trans_alloc_block(t, root->objectid, 0, &eb);
+	if (ret < 0)
+		return ret;
+	root->bytenr = eb->start;
+	root->level = 0;
+	root->dirty = true;
+	return 0;
+}
+
+int btrfs_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root)
+{
+	switch (root->objectid) {
+	case BTRFS_ROOT_TREE_OBJECTID:
+	case BTRFS_CHUNK_TREE_OBJECTID:
+	case BTRFS_EXTENT_TREE_OBJECTID:
+	case BTRFS_FREE_SPACE_TREE_OBJECTID:
+	case BTRFS_BLOCK_GROUP_TREE_OBJECTID:
+		error("tree %llu cannot be reset", root->objectid);
+		return -EOPNOTSUPP;
+	}
+	if (root->last_snapshot) {
+		error("tree %llu may share blocks with a snapshot; not reset", root->objectid);
+		return -EOPNOTSUPP;
+	}
+	return trans_reset_tree(t, root);
 }
 
 /* Backup root slot for this commit, as the kernel rotates them. */
@@ -916,6 +1036,11 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 			ret = update_block_groups(t, &progress);
 		if (ret == 0)
 			ret = update_free_space(t, &progress);
+		if (ret == 0 && !progress && t->rebuild_fst) {
+			t->rebuild_fst = false;
+			ret = fst_rebuild(t);
+			progress = true;
+		}
 		if (!progress)
 			break;
 	}
@@ -947,6 +1072,10 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 		btrfs_set_super_chunk_root_generation(sb, t->transid);
 	}
 	btrfs_set_super_bytes_used(sb, btrfs_super_bytes_used(sb) + (u64)t->bytes_used_delta);
+	if (t->fst_created)
+		btrfs_set_super_compat_ro_flags(sb, btrfs_super_compat_ro_flags(sb) |
+					       BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
+					       BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID);
 	if (!t->fst && btrfs_super_cache_generation(sb))
 		btrfs_set_super_cache_generation(sb, (u64)-1);   /* space cache v1 now stale */
 	{

@@ -170,6 +170,43 @@ int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 extra
 int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new_size,
 			bool from_end);
 
+/* ---- For repair tools ---------------------------------------------------- */
+
+/*
+ * Account an extent the caller added to (alloc) or removed from the extent
+ * tree itself (data extents; tree blocks are the engine's business):
+ * block group used and super bytes_used follow at once, the free space
+ * tree at commit.  The range must lie in one block group; while the
+ * transaction lasts it is never handed out for tree blocks.  -EINVAL.
+ */
+int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc);
+
+/*
+ * Lenient mode (repair of a damaged extent or free space tree): a freed
+ * tree block without its extent item, or a free space tree range not in
+ * the state expected, is a warning instead of an error.  Shared blocks are
+ * still refused.
+ */
+void btrfs_trans_set_lenient(struct btrfs_trans *t, bool lenient);
+
+/*
+ * At commit, replace the whole free space tree by one computed from the
+ * extent tree (every block group: FREE_SPACE_INFO and extent items, the
+ * gaps between EXTENT_ITEM/METADATA_ITEM keys).  On a filesystem without
+ * one the tree is created and the FREE_SPACE_TREE(_VALID) compat_ro bits
+ * are set.
+ */
+void btrfs_trans_rebuild_free_space_tree(struct btrfs_trans *t);
+
+/*
+ * Free every block of a tree (blocks that cannot be read are skipped with
+ * a warning in lenient mode, else an error) and give it one empty leaf as
+ * root: for rebuilding a tree such as the csum tree.  Refused
+ * (-EOPNOTSUPP) for a tree that may share blocks (last_snapshot set), the
+ * root, chunk, extent and free space trees.
+ */
+int btrfs_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
+
 /* Item data and size at a path's leaf slot. */
 void *btrfs_wpath_item_ptr(const struct btrfs_wpath *path);
 u32 btrfs_wpath_item_size(const struct btrfs_wpath *path);
@@ -224,8 +261,22 @@ struct wblock_group {
 	int alloc_free;
 };
 
+/* An extent accounted by the caller (btrfs_account_extent). */
+struct acct_range {
+	u64 start;
+	u64 len;
+	bool alloc;
+	bool fst_done;
+};
+
 struct btrfs_trans {
 	struct btrfs_fs_info *fs;
+	struct acct_range *acct;
+	size_t nr_acct;
+	size_t alloc_acct;
+	bool lenient;
+	bool rebuild_fst;              /* pending btrfs_trans_rebuild_free_space_tree() */
+	bool fst_created;              /* the free space tree was made by this transaction */
 	u64 transid;
 	u32 nodesize;
 	struct btrfs_wroot **roots;
@@ -270,8 +321,18 @@ int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb);
 int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb);
 int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg);
 
+/* The used ranges [start, end) of the extent tree (EXTENT_ITEM/METADATA_ITEM), sorted. */
+int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr);
+
+/* transaction.c, for fst_rebuild() */
+int trans_settle_refs(struct btrfs_trans *t);
+void trans_fst_all_done(struct btrfs_trans *t);
+int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
+
 /* free-space-tree.c: ranges inside one block group */
 int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len);
 int fst_add_range(struct btrfs_trans *t, u64 start, u64 len);
+/* Rewrite the free space tree from the extent tree (creating it if needed). */
+int fst_rebuild(struct btrfs_trans *t);
 
 #endif

@@ -6,7 +6,7 @@
  * user.engine xattr that is then grown or shrunk in place, over several
  * commits; optionally delete some of them again.
  *
- *   engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] DEVICE...
+ *   engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] DEVICE...
  *
  *   -n  files to create (default 1000), spread over -c commits (default 4)
  *   -x  each file gets xattr user.engine = "v<ino>"; every 3rd one is then
@@ -14,6 +14,7 @@
  *   -d  then delete the last DELETE files created, in one more commit
  *   -p  name prefix (default "f"): files are PREFIX<number>
  *   -F  the last commit fails before the superblock is written (crash test)
+ *   -R  the first commit rebuilds the free space tree (creates it if absent)
  *
  * Prints "generation G files N" after each commit.  Exit 0, 1 on error,
  * 3 when -F made the last commit fail as asked.
@@ -285,7 +286,7 @@ static int delete_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] DEVICE...\n");
+	fprintf(stderr, "usage: engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] DEVICE...\n");
 }
 
 int main(int argc, char **argv)
@@ -297,11 +298,11 @@ int main(int argc, char **argv)
 	struct created *files;
 	const char *prefix = "f";
 	long nfiles = 1000, commits = 4, ndelete = 0;
-	bool xattr = false, fail = false;
+	bool xattr = false, fail = false, rebuild = false;
 	long done = 0;
 	int opt, ret = 0, c;
 
-	while ((opt = getopt(argc, argv, "n:c:xd:p:F")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:xd:p:FR")) != -1) {
 		switch (opt) {
 		case 'n': nfiles = atol(optarg); break;
 		case 'c': commits = atol(optarg); break;
@@ -309,6 +310,7 @@ int main(int argc, char **argv)
 		case 'd': ndelete = atol(optarg); break;
 		case 'p': prefix = optarg; break;
 		case 'F': fail = true; break;
+		case 'R': rebuild = true; break;
 		default: usage(); return 1;
 		}
 	}
@@ -361,6 +363,8 @@ int main(int argc, char **argv)
 		}
 		if (last && fail)
 			btrfs_trans_fail_before_super(t, true);
+		if (c == 0 && rebuild)
+			btrfs_trans_rebuild_free_space_tree(t);
 		ret = btrfs_commit_transaction(t);
 		if (ret) {
 			if (last && fail && ret == -EIO) {

@@ -147,6 +147,22 @@ static struct btrfs_fs_info *open_fs(bool writable)
 	return fs;
 }
 
+/* A new image by our mkfs, opened read-write; *maxitem = the largest item. */
+static struct btrfs_fs_info *fresh_fs(const char *mkfs_opts, u32 *maxitem)
+{
+	struct btrfs_fs_info *fs;
+
+	if (make_image(mkfs_opts)) {
+		CHECK(!"mkfs failed");
+		return NULL;
+	}
+	fs = open_fs(true);
+	CHECK(fs != NULL);
+	if (fs)
+		*maxitem = fs->geo.nodesize - sizeof(struct btrfs_header) - sizeof(struct btrfs_item);
+	return fs;
+}
+
 /* ---- checks ---- */
 
 /* Every dirty block passes the tree-checker. */
@@ -274,7 +290,8 @@ static int check_fs_consistency(struct btrfs_fs_info *fs)
 	struct btrfs_path path;
 	struct btrfs_key key = { 0, 0, 0 }, found;
 	u64 meta_items = 0, meta_bytes = 0, data_bytes = 0;
-	int bad = 0, ret;
+	u64 data_start[64], data_len[64];
+	int bad = 0, ret, nr_data = 0;
 	bool have_fst;
 
 	walk_one(fs, &fs->tree_root, &a);
@@ -329,6 +346,10 @@ static int check_fs_consistency(struct btrfs_fs_info *fs)
 			meta_bytes += fs->geo.nodesize;
 		} else if (found.type == BTRFS_EXTENT_ITEM_KEY) {
 			data_bytes += found.offset;
+			if (nr_data < 64) {
+				data_start[nr_data] = found.objectid;
+				data_len[nr_data++] = found.offset;
+			}
 		}
 		ret = btrfs_next_item(fs, &path);
 	}
@@ -350,11 +371,12 @@ static int check_fs_consistency(struct btrfs_fs_info *fs)
 		u64 used = 0, fr = 0, bgused;
 		bool ok;
 
-		if (!(cm->type & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)))
-			continue;
 		for (size_t i = 0; i < a.nr; i++)
 			if (a.addrs[i] >= cm->logical && a.addrs[i] < cm->logical + cm->length)
 				used += fs->geo.nodesize;
+		for (int i = 0; i < nr_data; i++)
+			if (data_start[i] >= cm->logical && data_start[i] < cm->logical + cm->length)
+				used += data_len[i];
 		ok = btrfs_find_tree_root(fs, BTRFS_BLOCK_GROUP_TREE_OBJECTID, &bgt) == 0;
 		if (!ok)
 			bgt = ext;
@@ -391,6 +413,14 @@ static int check_fs_consistency(struct btrfs_fs_info *fs)
 					break;
 				fr += found.offset;
 				seen++;
+				for (int i = 0; i < nr_data; i++)
+					if (data_start[i] + data_len[i] > found.objectid &&
+					    data_start[i] < found.objectid + found.offset) {
+						fprintf(stderr, "free extent %llu+%llu overlaps data %llu\n",
+							found.objectid, found.offset, data_start[i]);
+						bad++;
+						break;
+					}
 				for (size_t i = 0; i < a.nr; i++)
 					if (a.addrs[i] + fs->geo.nodesize > found.objectid &&
 					    a.addrs[i] < found.objectid + found.offset) {
@@ -543,15 +573,9 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit, u
 	int ret, c, i;
 	u32 maxitem;
 
-	if (make_image(mkfs_opts)) {
-		CHECK(!"mkfs failed");
-		return;
-	}
-	fs = open_fs(true);
-	CHECK(fs != NULL);
+	fs = fresh_fs(mkfs_opts, &maxitem);
 	if (!fs)
 		return;
-	maxitem = fs->geo.nodesize - sizeof(struct btrfs_header) - sizeof(struct btrfs_item);
 	CHECK(check_fs_consistency(fs) == 0);
 	for (c = 0; c < commits; c++) {
 		struct btrfs_commit_stats cs;
@@ -688,6 +712,129 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit, u
 	unlink(img);
 }
 
+/* A data extent item added and removed by the caller, accounted through the engine. */
+static int data_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool add)
+{
+	u8 buf[sizeof(struct btrfs_extent_item) + 1 + sizeof(struct btrfs_extent_data_ref)];
+	struct btrfs_extent_item *ei = (struct btrfs_extent_item *)buf;
+	struct btrfs_extent_data_ref *dr = (struct btrfs_extent_data_ref *)(buf + sizeof(*ei) + 1);
+	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };
+	struct btrfs_wroot *extent;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	if (ret)
+		return ret;
+	if (!add) {
+		ret = btrfs_delete_item(t, extent, &key);
+		return ret ? ret : btrfs_account_extent(t, bytenr, len, false);
+	}
+	memset(buf, 0, sizeof(buf));
+	btrfs_set_extent_refs(ei, 1);
+	btrfs_set_extent_generation(ei, t->transid);
+	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_DATA);
+	buf[sizeof(*ei)] = BTRFS_EXTENT_DATA_REF_KEY;
+	btrfs_set_extent_data_ref_root(dr, BTRFS_FS_TREE_OBJECTID);
+	btrfs_set_extent_data_ref_objectid(dr, 257);
+	btrfs_set_extent_data_ref_offset(dr, bytenr);
+	btrfs_set_extent_data_ref_count(dr, 1);
+	ret = btrfs_insert_item(t, extent, &key, buf, sizeof(buf));
+	return ret ? ret : btrfs_account_extent(t, bytenr, len, true);
+}
+
+static const struct btrfs_chunk_map *data_chunk(struct btrfs_fs_info *fs)
+{
+	for (size_t c = 0; c < fs->chunks.nr; c++)
+		if (fs->chunks.chunks[c]->type & BTRFS_BLOCK_GROUP_DATA)
+			return fs->chunks.chunks[c];
+	return NULL;
+}
+
+/* Data accounting, free space tree rebuild (and creation), tree reset. */
+static void run_repair_apis(const char *mkfs_opts)
+{
+	struct btrfs_fs_info *fs;
+	struct btrfs_trans *t;
+	struct btrfs_wroot *root;
+	struct model m = { 0 };
+	struct stats st = { 0 };
+	const struct btrfs_chunk_map *dc;
+	u64 ro;
+	u32 maxitem;
+	int i;
+
+	fs = fresh_fs(mkfs_opts, &maxitem);
+	if (!fs)
+		return;
+	dc = data_chunk(fs);
+	CHECK(dc != NULL);
+	/* three data extents and some tree work */
+	CHECK(btrfs_start_transaction(fs, &t) == 0);
+	CHECK(btrfs_create_tree(t, TREE_ID, &root) == 0);
+	for (i = 0; i < 3000; i++)
+		CHECK(random_op(t, root, &m, maxitem, &st) == 0);
+	CHECK(data_extent(t, dc->logical, SZ_1M, true) == 0);
+	CHECK(data_extent(t, dc->logical + 2 * SZ_1M, SZ_64K, true) == 0);
+	CHECK(data_extent(t, dc->logical + 3 * SZ_1M, SZ_4K, true) == 0);
+	CHECK(btrfs_account_extent(t, dc->logical + dc->length - 4096, 8192, true) == -EINVAL);
+	CHECK(btrfs_commit_transaction(t) == 0);
+	CHECK(check_fs_consistency(fs) == 0);
+	/* one removed, the free space tree rebuilt in the same commit */
+	CHECK(btrfs_start_transaction(fs, &t) == 0);
+	CHECK(data_extent(t, dc->logical + 2 * SZ_1M, SZ_64K, false) == 0);
+	CHECK(btrfs_trans_get_root(t, TREE_ID, &root) == 0);
+	for (i = 0; i < 2000; i++)
+		CHECK(random_op(t, root, &m, maxitem, &st) == 0);
+	btrfs_trans_rebuild_free_space_tree(t);
+	CHECK(btrfs_commit_transaction(t) == 0);
+	ro = btrfs_super_compat_ro_flags(fs->super);
+	CHECK((ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE) &&
+	      (ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID));
+	CHECK(compare_disk(fs, &m) == 0);
+	CHECK(check_fs_consistency(fs) == 0);
+	/* the free space tree now in use by later commits */
+	btrfs_close_fs(fs);
+	fs = open_fs(true);
+	CHECK(fs && btrfs_start_transaction(fs, &t) == 0);
+	if (fs) {
+		dc = data_chunk(fs);
+		CHECK(btrfs_trans_get_root(t, TREE_ID, &root) == 0);
+		for (i = 0; i < 2000; i++)
+			CHECK(random_op(t, root, &m, maxitem, &st) == 0);
+		CHECK(data_extent(t, dc->logical + 2 * SZ_1M, SZ_64K, true) == 0);
+		CHECK(btrfs_commit_transaction(t) == 0);
+		CHECK(compare_disk(fs, &m) == 0);
+		CHECK(check_fs_consistency(fs) == 0);
+	}
+	/* reset: every block freed, one empty leaf */
+	if (fs && btrfs_start_transaction(fs, &t) == 0) {
+		CHECK(btrfs_trans_get_root(t, TREE_ID, &root) == 0);
+		CHECK(btrfs_reset_tree(t, root) == 0);
+		CHECK(root->level == 0);
+		CHECK(btrfs_commit_transaction(t) == 0);
+		model_free(&m);
+		CHECK(compare_disk(fs, &m) == 0);
+		CHECK(check_fs_consistency(fs) == 0);
+		CHECK(btrfs_start_transaction(fs, &t) == 0);
+		CHECK(btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &root) == 0);
+		CHECK(btrfs_reset_tree(t, root) == -EOPNOTSUPP);
+		btrfs_abort_transaction(t);
+	}
+	btrfs_close_fs(fs);
+	model_free(&m);
+	unlink(img);
+}
+
+static void test_repair_apis(void)
+{
+	run_repair_apis("-n 4096");
+}
+
+static void test_repair_apis_create_fst(void)
+{
+	run_repair_apis("-n 4096 -O ^free-space-tree,^block-group-tree");
+}
+
 static void test_nodesize_4k(void)
 {
 	run_random("-n 4096", 6, 5000, 2);
@@ -713,5 +860,7 @@ int main(void)
 	RUN(test_nodesize_4k);
 	RUN(test_defaults_16k);
 	RUN(test_no_fst_no_bgt_nonskinny);
+	RUN(test_repair_apis);
+	RUN(test_repair_apis_create_fst);
 	return unit_done();
 }
