@@ -430,6 +430,43 @@ static void setup_keyed(struct hash_ctx *ctx, const uint8_t *key, size_t keylen)
 	hash_wipe(blk, sizeof(blk));
 }
 
+/*
+ * A CPU-specific implementation must agree with the reference before the
+ * automatic choice takes it: the build machine cannot run every variant
+ * (the AVX-512 ones), so this catches a broken one at run time.  A few
+ * microseconds, once per context; forced implementations are not checked
+ * here (the unit test compares them all).
+ */
+static int impl_selftest(enum hash_alg alg, const struct hash_impl *impl)
+{
+	static const size_t lens[] = { 1, 200, 1100 };
+	uint8_t buf[BATCH_MAX_LANES * 160 + 1100], want[32], got[BATCH_MAX_LANES * 32];
+	const void *blocks[BATCH_MAX_LANES];
+	struct hash_ctx ref, ctx;
+	int bad = 0;
+
+	if (hash_ctx_init_impl(&ref, alg, NULL, 0, "ref") < 0 ||
+	    hash_ctx_init_impl(&ctx, alg, NULL, 0, impl->name) < 0)
+		return -EOPNOTSUPP;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 167 + (i >> 8) * 13 + 1);
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		hash_generic_digest(&ref, buf + 3, lens[i], want);
+		hash_digest(&ctx, buf + 3, lens[i], got);
+		bad |= memcmp(want, got, digest_sizes[alg]);
+	}
+	if (impl->lanes > 1 && impl->lanes <= BATCH_MAX_LANES) {
+		for (unsigned int l = 0; l < impl->lanes; l++)
+			blocks[l] = buf + 160 * l + l;
+		hash_digest_batch(&ctx, blocks, impl->lanes, 150, got);
+		for (unsigned int l = 0; l < impl->lanes; l++) {
+			hash_generic_digest(&ref, blocks[l], 150, want);
+			bad |= memcmp(want, got + l * digest_sizes[alg], digest_sizes[alg]);
+		}
+	}
+	return bad ? -EIO : 0;
+}
+
 int hash_ctx_init_impl(struct hash_ctx *ctx, enum hash_alg alg, const uint8_t *key,
 		       size_t keylen, const char *impl_name)
 {
@@ -476,6 +513,8 @@ int hash_ctx_init_impl(struct hash_ctx *ctx, enum hash_alg alg, const uint8_t *k
 				continue;
 			ctx->impl = tab[i];
 			if (tab[i]->usable && !tab[i]->usable(ctx))
+				continue;
+			if (tab[i]->cpu_ok && impl_selftest(alg, tab[i]) < 0)
 				continue;
 			impl = tab[i];
 			break;
