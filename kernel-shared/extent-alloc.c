@@ -256,7 +256,8 @@ static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
 					    t->acct[i].len);
 	if (ret < 0)
 		goto out;
-	qsort(used, (size_t)nr_used, sizeof(*used), cmp_range);
+	if (nr_used)
+		qsort(used, (size_t)nr_used, sizeof(*used), cmp_range);
 	cur = bg->start;
 	for (int i = 0; i <= nr_used && ret == 0; i++) {
 		u64 s = i < nr_used ? used[i].start : end;

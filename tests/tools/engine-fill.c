@@ -325,8 +325,10 @@ int main(int argc, char **argv)
 	args.devices = argv + optind;
 	args.ndevices = argc - optind;
 	args.writable = true;
-	if (btrfs_open_fs(&args, &fs) < 0)
+	if (btrfs_open_fs(&args, &fs) < 0) {
+		free(files);
 		return 1;
+	}
 	for (c = 0; c < commits + (ndelete ? 1 : 0) && ret == 0; c++) {
 		bool last = c == commits + (ndelete ? 1 : 0) - 1;
 		u64 ino, index;
