@@ -312,9 +312,10 @@ static int cow_copy(struct btrfs_trans *t, struct btrfs_wroot *root, const struc
 {
 	struct extent_buffer *neb;
 	int level = btrfs_eb_level(eb);
+	bool free_old;
 	int ret;
 
-	ret = trans_cow_allowed(t, root, eb);
+	ret = trans_cow_prepare(t, root, eb, &free_old);
 	if (ret < 0)
 		return ret;
 	ret = trans_alloc_block(t, root->objectid, level, &neb);
@@ -322,9 +323,11 @@ static int cow_copy(struct btrfs_trans *t, struct btrfs_wroot *root, const struc
 		return ret;
 	memcpy(neb->data + HDR, eb->data + HDR, eb->len - HDR);
 	set_nritems(neb, nritems(eb));
-	ret = trans_free_block(t, eb->start, root->objectid, level);
-	if (ret < 0)
-		return ret;
+	if (free_old) {
+		ret = trans_free_block(t, eb->start, root->objectid, level);
+		if (ret < 0)
+			return ret;
+	}
 	*out = neb;
 	return 0;
 }

@@ -501,9 +501,9 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 	}
 	ei = btrfs_wpath_item_ptr(&path);
 	size = btrfs_wpath_item_size(&path);
+	/* FULL_BACKREF is fine here: its children's shared refs were moved at CoW time */
 	if (size < iref_at || btrfs_extent_refs(ei) != 1 ||
-	    !(btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK) ||
-	    (btrfs_extent_flags(ei) & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
+	    !(btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK)) {
 		ret = -EOPNOTSUPP;
 	} else if (size == iref_at) {
 		keyed = true;
@@ -570,5 +570,193 @@ int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
 		ret = -EUCLEAN;
 	}
 	btrfs_wpath_release(&path);
+	return ret;
+}
+
+/* ---- tree block back references (shared blocks) ---- */
+
+/*
+ * The extent item of tree block bytenr at level: a cow path at it (ins_len
+ * as btrfs_search_slot), *iref_at where its inline refs start.  1 if none.
+ */
+static int find_tree_extent(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr, int level,
+			    struct btrfs_wpath *path, int ins_len, int cow, u32 *iref_at)
+{
+	struct btrfs_key key = { bytenr, BTRFS_METADATA_ITEM_KEY, (u64)level };
+	int ret;
+
+	*iref_at = sizeof(struct btrfs_extent_item);
+	ret = btrfs_search_slot(t, extent, &key, path, ins_len, cow);
+	if (ret == 1) {
+		key.type = BTRFS_EXTENT_ITEM_KEY;
+		key.offset = t->nodesize;
+		*iref_at += sizeof(struct btrfs_tree_block_info);
+		ret = btrfs_search_slot(t, extent, &key, path, ins_len, cow);
+	}
+	if (ret == 0 && btrfs_wpath_item_size(path) < *iref_at)
+		ret = -EUCLEAN;
+	if (ret)
+		btrfs_wpath_release(path);
+	if (ret > 0)
+		error("tree block %llu (level %d) has no extent item", bytenr, level);
+	else if (ret == -EUCLEAN)
+		error("extent item of tree block %llu is too small", bytenr);
+	return ret > 0 ? -EUCLEAN : ret;
+}
+
+int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags)
+{
+	struct btrfs_wroot *extent;
+	struct btrfs_wpath path;
+	u32 iref_at;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = find_tree_extent(t, extent, bytenr, level, &path, 0, 0, &iref_at);
+	if (ret < 0)
+		return ret;
+	*refs = btrfs_extent_refs(btrfs_wpath_item_ptr(&path));
+	*flags = btrfs_extent_flags(btrfs_wpath_item_ptr(&path));
+	btrfs_wpath_release(&path);
+	return 0;
+}
+
+int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags)
+{
+	struct btrfs_wroot *extent;
+	struct btrfs_wpath path;
+	struct btrfs_extent_item *ei;
+	u32 iref_at;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = find_tree_extent(t, extent, bytenr, level, &path, 0, 1, &iref_at);
+	if (ret < 0)
+		return ret;
+	ei = btrfs_wpath_item_ptr(&path);
+	btrfs_set_extent_flags(ei, btrfs_extent_flags(ei) | flags);
+	btrfs_wpath_release(&path);
+	return 0;
+}
+
+/* Offset of the inline ref (type, offset) or where it goes (sorted: type up, offset down). */
+static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, u8 type, u64 offset, bool *exists)
+{
+	u32 cur = iref_at;
+
+	*exists = false;
+	while (cur < size) {
+		const struct btrfs_extent_inline_ref *r = (const void *)(p + cur);
+		u8 rt = btrfs_extent_inline_ref_type(r);
+		u32 rsize = btrfs_extent_inline_ref_size(rt);
+
+		if (!rsize || cur + rsize > size)
+			return size;
+		if (rt > type)
+			return cur;
+		if (rt == type) {
+			u64 ro = btrfs_extent_inline_ref_offset(r);
+
+			if (ro == offset) {
+				*exists = true;
+				return cur;
+			}
+			if (ro < offset)
+				return cur;
+		}
+		cur += rsize;
+	}
+	return size;
+}
+
+int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
+{
+	struct btrfs_wroot *extent;
+	struct btrfs_wpath path;
+	struct btrfs_extent_inline_ref *r;
+	u32 iref_at, size, pos, rsize = sizeof(*r);
+	bool exists;
+	u8 *p;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = find_tree_extent(t, extent, bytenr, level, &path, (int)rsize, 1, &iref_at);
+	if (ret < 0)
+		return ret;
+	p = btrfs_wpath_item_ptr(&path);
+	size = btrfs_wpath_item_size(&path);
+	pos = inline_ref_pos(p, iref_at, size, type, offset, &exists);
+	if (exists) {
+		btrfs_wpath_release(&path);
+		error("tree block %llu already has back reference (%u %llu)", bytenr, type, offset);
+		return -EUCLEAN;
+	}
+	ret = btrfs_extend_item(t, &path, rsize);
+	if (ret == 0) {
+		p = btrfs_wpath_item_ptr(&path);
+		memmove(p + pos + rsize, p + pos, size - pos);
+		r = (struct btrfs_extent_inline_ref *)(p + pos);
+		btrfs_set_extent_inline_ref_type(r, type);
+		btrfs_set_extent_inline_ref_offset(r, offset);
+		btrfs_set_extent_refs((struct btrfs_extent_item *)p,
+				      btrfs_extent_refs((struct btrfs_extent_item *)p) + 1);
+	}
+	btrfs_wpath_release(&path);
+	return ret;
+}
+
+int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
+{
+	struct btrfs_wroot *extent;
+	struct btrfs_wpath path;
+	struct btrfs_extent_item *ei;
+	u32 iref_at, size, pos, rsize = sizeof(struct btrfs_extent_inline_ref);
+	bool exists;
+	u8 *p;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = find_tree_extent(t, extent, bytenr, level, &path, -1, 1, &iref_at);
+	if (ret < 0)
+		return ret;
+	p = btrfs_wpath_item_ptr(&path);
+	ei = (struct btrfs_extent_item *)p;
+	size = btrfs_wpath_item_size(&path);
+	if (btrfs_extent_refs(ei) < 2) {
+		btrfs_wpath_release(&path);
+		error("tree block %llu: dropping back reference (%u %llu) of its last reference",
+		      bytenr, type, offset);
+		return -EUCLEAN;
+	}
+	btrfs_set_extent_refs(ei, btrfs_extent_refs(ei) - 1);
+	pos = inline_ref_pos(p, iref_at, size, type, offset, &exists);
+	if (exists) {
+		memmove(p + pos, p + pos + rsize, size - pos - rsize);
+		ret = btrfs_truncate_item(t, &path, size - rsize, true);
+		btrfs_wpath_release(&path);
+		return ret;
+	}
+	btrfs_wpath_release(&path);
+	{
+		struct btrfs_key key = { bytenr, type, offset };
+
+		ret = btrfs_delete_item(t, extent, &key);
+	}
+	if (ret == -ENOENT) {
+		error("tree block %llu has no back reference (%u %llu) to drop", bytenr, type, offset);
+		ret = -EUCLEAN;
+	}
 	return ret;
 }

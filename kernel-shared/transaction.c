@@ -374,61 +374,103 @@ int btrfs_create_tree(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot **
 
 /* ---- sharing ---- */
 
-int trans_cow_allowed(struct btrfs_trans *t, const struct btrfs_wroot *root,
-		      const struct extent_buffer *eb)
+/* A leaf with file extents that reference data (their refs would have to move too). */
+static bool leaf_has_data_refs(const struct extent_buffer *eb)
+{
+	for (u32 i = 0; i < btrfs_eb_nritems(eb); i++) {
+		struct btrfs_key key;
+		const struct btrfs_file_extent_item *fi;
+		u8 type;
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (key.type != BTRFS_EXTENT_DATA_KEY ||
+		    btrfs_leaf_item_size(eb, (int)i) < sizeof(*fi))
+			continue;
+		fi = btrfs_leaf_item_ptr(eb, (int)i);
+		type = btrfs_file_extent_type(fi);
+		if ((type == BTRFS_FILE_EXTENT_REG || type == BTRFS_FILE_EXTENT_PREALLOC) &&
+		    btrfs_file_extent_disk_bytenr(fi))
+			return true;
+	}
+	return false;
+}
+
+/* Add (or drop) one back reference of every child of node eb. */
+static int children_refs(struct btrfs_trans *t, const struct extent_buffer *eb, bool inc, u8 type,
+			 u64 offset)
+{
+	int level = btrfs_eb_level(eb) - 1, ret = 0;
+
+	for (u32 i = 0; level >= 0 && i < btrfs_eb_nritems(eb) && ret == 0; i++) {
+		u64 child = btrfs_node_blockptr(eb, (int)i);
+
+		ret = inc ? ea_tree_ref_inc(t, child, level, type, offset) :
+			    ea_tree_ref_dec(t, child, level, type, offset);
+	}
+	return ret;
+}
+
+/*
+ * The kernel's rules for copying a block that may be shared:
+ *  - refs > 1, root owns it with normal back references: every child gets
+ *    a SHARED_BLOCK_REF from eb (the other trees keep reaching them through
+ *    eb), eb becomes FULL_BACKREF; the copy uses the children's existing
+ *    TREE_BLOCK_REF of root;
+ *  - refs > 1 otherwise: every child gets a TREE_BLOCK_REF of root for the
+ *    copy;
+ *  - refs == 1 with FULL_BACKREF: the children's shared refs from eb become
+ *    TREE_BLOCK_REFs of root;
+ * then root's own reference to eb goes (eb freed when it was the last one).
+ * Leaves whose file extents reference data would need the data back
+ * references moved the same way: refused.
+ */
+int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
+		      const struct extent_buffer *eb, bool *free_old)
 {
 	const struct btrfs_header *h = btrfs_header(eb);
-	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
-	struct btrfs_key key, found;
-	bool shared = false;
+	u64 owner = btrfs_header_owner(h), refs = 1, flags = 0;
+	int level = btrfs_header_level(h);
 	int ret;
 
+	*free_old = true;
 	if (btrfs_header_backref_rev(h) != BTRFS_MIXED_BACKREF_REV) {
 		error("tree %llu: block %llu has old-style back references (rev %u), not supported",
 		      root->objectid, eb->start, btrfs_header_backref_rev(h));
 		return -EOPNOTSUPP;
 	}
-	if (btrfs_header_owner(h) == root->objectid && btrfs_header_generation(h) > root->last_snapshot)
+	if (owner == root->objectid && btrfs_header_generation(h) > root->last_snapshot)
 		return 0;
 	/* May be shared with a snapshot: its extent item decides. */
-	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	ret = ea_tree_block_refs(t, eb->start, level, &refs, &flags);
 	if (ret < 0)
 		return ret;
-	key.objectid = eb->start;
-	key.type = t->skinny ? BTRFS_METADATA_ITEM_KEY : BTRFS_EXTENT_ITEM_KEY;
-	key.offset = t->skinny ? btrfs_header_level(h) : t->nodesize;
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_EXACT, &path, &found);
-	if (ret == 0) {
-		const struct btrfs_extent_item *ei = btrfs_wpath_item_ptr(&path);
-		u32 size = btrfs_wpath_item_size(&path);
-		u32 iref = sizeof(*ei) + (t->skinny ? 0 : sizeof(struct btrfs_tree_block_info));
-
-		if (size < iref + sizeof(struct btrfs_extent_inline_ref) ||
-		    btrfs_extent_refs(ei) != 1 ||
-		    (btrfs_extent_flags(ei) & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
-			shared = true;
-		} else {
-			const struct btrfs_extent_inline_ref *r = (const void *)((const u8 *)ei + iref);
-
-			shared = btrfs_extent_inline_ref_type(r) != BTRFS_TREE_BLOCK_REF_KEY ||
-				 btrfs_extent_inline_ref_offset(r) != root->objectid;
-		}
-	}
-	btrfs_wpath_release(&path);
-	if (ret < 0)
-		return ret;
-	if (ret > 0) {
-		error("tree %llu: block %llu has no extent item", root->objectid, eb->start);
-		return -EUCLEAN;
-	}
-	if (shared) {
-		error("tree %llu: block %llu is shared (snapshot or FULL_BACKREF); writing shared blocks is not supported",
-		      root->objectid, eb->start);
+	if (refs == 1 && !(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
+		return 0;
+	if (level == 0 && leaf_has_data_refs(eb)) {
+		error("tree %llu: leaf %llu is shared (refs %llu%s) and references file data; moving data back references is not supported",
+		      root->objectid, eb->start, refs,
+		      (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) ? ", FULL_BACKREF" : "");
 		return -EOPNOTSUPP;
 	}
-	return 0;
+	if (refs > 1) {
+		if (owner == root->objectid && !(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
+			ret = children_refs(t, eb, true, BTRFS_SHARED_BLOCK_REF_KEY, eb->start);
+			if (ret == 0)
+				ret = ea_tree_block_set_flags(t, eb->start, level,
+							      BTRFS_BLOCK_FLAG_FULL_BACKREF);
+		} else {
+			ret = children_refs(t, eb, true, BTRFS_TREE_BLOCK_REF_KEY, root->objectid);
+		}
+		if (ret == 0)
+			ret = ea_tree_ref_dec(t, eb->start, level, BTRFS_TREE_BLOCK_REF_KEY,
+					      root->objectid);
+		*free_old = false;
+		return ret;
+	}
+	ret = children_refs(t, eb, true, BTRFS_TREE_BLOCK_REF_KEY, root->objectid);
+	if (ret == 0)
+		ret = children_refs(t, eb, false, BTRFS_SHARED_BLOCK_REF_KEY, eb->start);
+	return ret;
 }
 
 /* ---- start / abort ---- */

@@ -31,9 +31,13 @@
  * every copy of every device, then fsync'ed again.  Any error before the
  * superblock write leaves the previous generation as the valid one.
  *
- * Shared blocks (snapshots): a block with FULL_BACKREF, with a generation
- * not newer than its subvolume's last_snapshot, or whose extent item has
- * refs != 1 is refused with -EOPNOTSUPP, naming the block.
+ * Shared blocks (snapshots): a block that may be shared (another owner, or
+ * a generation not newer than its subvolume's last_snapshot) is looked up
+ * in the extent tree.  With refs > 1 or FULL_BACKREF its back references
+ * and its children's are moved as the kernel does (trans_cow_prepare()):
+ * nodes and leaves without file data; a shared leaf whose file extents
+ * reference data (their data back references would have to move) is
+ * refused with -EOPNOTSUPP naming the leaf, before anything is written.
  *
  * Paths.  struct btrfs_wpath is the write-side path: nodes[] are either
  * dirty blocks owned by the transaction (borrowed) or clean copies owned by
@@ -305,9 +309,14 @@ struct trans_block *trans_lookup(struct btrfs_trans *t, u64 bytenr);
 int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent_buffer **out);
 /* Free a block of tree owner: forgotten if allocated in t, else pinned. */
 int trans_free_block(struct btrfs_trans *t, u64 bytenr, u64 owner, int level);
-/* 0 when eb (of root) may be copied on write, -EOPNOTSUPP (printed) when it may be shared. */
-int trans_cow_allowed(struct btrfs_trans *t, const struct btrfs_wroot *root,
-		      const struct extent_buffer *eb);
+/*
+ * Before eb (a committed block of root) is copied on write: the back
+ * references of a shared block and of its children are moved as the copy
+ * needs them; *free_old says whether eb is root's alone (to free) or stays
+ * for the other trees.  -EOPNOTSUPP (printed) for what is not supported.
+ */
+int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
+		      const struct extent_buffer *eb, bool *free_old);
 
 /* extent-alloc.c */
 int ea_load_block_groups(struct btrfs_trans *t);
@@ -320,6 +329,12 @@ int ea_return_range(struct btrfs_trans *t, u64 bytenr);
 int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb);
 int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb);
 int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg);
+
+/* Shared tree blocks: refs/flags of a block's extent item, set flags, add/drop one inline ref. */
+int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags);
+int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags);
+int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
+int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
 
 /* The used ranges [start, end) of the extent tree (EXTENT_ITEM/METADATA_ITEM), sorted. */
 int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr);

@@ -6,7 +6,7 @@
  * user.engine xattr that is then grown or shrunk in place, over several
  * commits; optionally delete some of them again.
  *
- *   engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] DEVICE...
+ *   engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL] DEVICE...
  *
  *   -n  files to create (default 1000), spread over -c commits (default 4)
  *   -x  each file gets xattr user.engine = "v<ino>"; every 3rd one is then
@@ -15,6 +15,7 @@
  *   -p  name prefix (default "f"): files are PREFIX<number>
  *   -F  the last commit fails before the superblock is written (crash test)
  *   -R  the first commit rebuilds the free space tree (creates it if absent)
+ *   -s  the subvolume (tree id) to fill, default 5 (top level)
  *
  * Prints "generation G files N" after each commit.  Exit 0, 1 on error,
  * 3 when -F made the last commit fail as asked.
@@ -286,7 +287,7 @@ static int delete_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] DEVICE...\n");
+	fprintf(stderr, "usage: engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL] DEVICE...\n");
 }
 
 int main(int argc, char **argv)
@@ -300,9 +301,10 @@ int main(int argc, char **argv)
 	long nfiles = 1000, commits = 4, ndelete = 0;
 	bool xattr = false, fail = false, rebuild = false;
 	long done = 0;
+	u64 subvol = BTRFS_FS_TREE_OBJECTID;
 	int opt, ret = 0, c;
 
-	while ((opt = getopt(argc, argv, "n:c:xd:p:FR")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:xd:p:FRs:")) != -1) {
 		switch (opt) {
 		case 'n': nfiles = atol(optarg); break;
 		case 'c': commits = atol(optarg); break;
@@ -311,6 +313,7 @@ int main(int argc, char **argv)
 		case 'p': prefix = optarg; break;
 		case 'F': fail = true; break;
 		case 'R': rebuild = true; break;
+		case 's': subvol = strtoull(optarg, NULL, 0); break;
 		default: usage(); return 1;
 		}
 	}
@@ -336,7 +339,7 @@ int main(int argc, char **argv)
 		ret = btrfs_start_transaction(fs, &t);
 		if (ret)
 			break;
-		ret = btrfs_trans_get_root(t, BTRFS_FS_TREE_OBJECTID, &root);
+		ret = btrfs_trans_get_root(t, subvol, &root);
 		if (ret == 0)
 			ret = find_next(t, root, &ino, &index);
 		if (c < commits) {
