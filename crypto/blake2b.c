@@ -73,6 +73,9 @@ static const struct hash_impl blake2b_impl_ref = {
 };
 
 const struct hash_impl *const blake2b_impls[] = {
+#if HASH_HAVE_LIB
+	&blake2b_impl_lib,
+#endif
 #if HASH_X86
 	&blake2b_impl_avx512vl,
 	&blake2b_impl_avx2,

@@ -36,6 +36,14 @@ struct hash_impl {
 	/* Optional: can this impl serve @ctx (library present, keyed form known)? */
 	int (*usable)(const struct hash_ctx *ctx);
 	/*
+	 * Optional, library providers: once per context after the key is in
+	 * ctx->key (HMAC keys longer than a block already hashed), build
+	 * ctx->lib (the library's state after the key, copied per block);
+	 * release frees it.  setup returns 0 or a negative errno.
+	 */
+	int (*setup)(struct hash_ctx *ctx);
+	void (*release)(struct hash_ctx *ctx);
+	/*
 	 * Optional multi-buffer primitives: compress @nblocks blocks of each of
 	 * @lanes independent messages at once (h[i] with p[i]).  blake2b lanes
 	 * share the counter and flags: the batch path hashes equal lengths.
@@ -68,6 +76,15 @@ uint64_t xxh64_stream_final(const uint64_t v[4], uint64_t total, const uint8_t *
 
 /* The generic one-shot digests hash.c builds from the primitives. */
 int hash_generic_digest(const struct hash_ctx *ctx, const void *data, size_t len, uint8_t *out);
+
+/* The configured library provider's impls (crypto/lib-*.c), first in their tables. */
+#if !defined(CRYPTOPROVIDER_BUILTIN)
+extern const struct hash_impl sha256_impl_lib;
+extern const struct hash_impl blake2b_impl_lib;
+#define HASH_HAVE_LIB 1
+#else
+#define HASH_HAVE_LIB 0
+#endif
 
 extern const uint32_t sha256_iv[8];
 extern const uint32_t sha256_k[64];

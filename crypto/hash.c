@@ -527,6 +527,14 @@ int hash_ctx_init_impl(struct hash_ctx *ctx, enum hash_alg alg, const uint8_t *k
 	}
 	if (ctx->keyed)
 		setup_keyed(ctx, key, keylen);
+	if (impl->setup) {
+		int ret = impl->setup(ctx);
+
+		if (ret < 0) {
+			hash_wipe(ctx, sizeof(*ctx));
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -537,8 +545,11 @@ int hash_ctx_init(struct hash_ctx *ctx, enum hash_alg alg, const uint8_t *key, s
 
 void hash_ctx_release(struct hash_ctx *ctx)
 {
-	if (ctx)
-		hash_wipe(ctx, sizeof(*ctx));
+	if (!ctx)
+		return;
+	if (ctx->impl && ctx->impl->release && ctx->lib)
+		ctx->impl->release(ctx);
+	hash_wipe(ctx, sizeof(*ctx));
 }
 
 /* Streaming.  Library providers serve one-shot digests; streaming always

@@ -56,6 +56,7 @@ struct hash_ctx {
 			uint64_t keyed[8];	/* after compressing the key block */
 		} b2;
 	} pre;
+	void *lib;			/* library provider's keyed template, or NULL */
 };
 
 /* Streaming state; treat the members as private. */

@@ -65,6 +65,9 @@ static const struct hash_impl sha256_impl_ref = {
 };
 
 const struct hash_impl *const sha256_impls[] = {
+#if HASH_HAVE_LIB
+	&sha256_impl_lib,
+#endif
 #if HASH_X86
 	&sha256_impl_shani,
 #endif

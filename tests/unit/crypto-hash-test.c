@@ -371,6 +371,22 @@ static void test_errors(void)
 		CHECK_EQ_U64(hash_ctx_init(&ctx, alg, NULL, 0), 0);
 		CHECK_STR(hash_impl_name(&ctx), "ref");
 	}
+	/* every implementation this CPU runs, forced through the variable by its short name */
+	for (int alg = 0; alg < 4; alg++)
+		for (unsigned int i = 0; (name = hash_impl_enum(alg, i, &sup)); i++) {
+			const char *dash = strchr(name, '-');
+
+			if (!sup)
+				continue;
+			setenv("BTRFS_KIT_HASH_IMPL", dash ? dash + 1 : name, 1);
+			CHECK_EQ_U64(hash_ctx_init(&ctx, alg, NULL, 0), 0);
+			CHECK_STR(hash_impl_name(&ctx), name);
+			hash_ctx_release(&ctx);
+		}
+	/* a list: each algorithm takes the first name it has */
+	setenv("BTRFS_KIT_HASH_IMPL", "ref,sse42", 1);
+	CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_CRC32C, NULL, 0), 0);
+	CHECK_STR(hash_impl_name(&ctx), "ref");
 	setenv("BTRFS_KIT_HASH_IMPL", "bogus", 1);
 	CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_CRC32C, NULL, 0), (uint64_t)-EINVAL);
 	unsetenv("BTRFS_KIT_HASH_IMPL");
