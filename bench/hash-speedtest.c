@@ -5,6 +5,18 @@
  * time, measured side by side in one run.
  *
  *   hash-speedtest [-b SIZE] [-n ITERATIONS] [--tsv]
+ *
+ * Each row hashes one block of SIZE bytes (default 4096, up to 65536)
+ * ITERATIONS times (default 100000), in 5 rounds after a warm-up; the best
+ * round is reported (the least disturbed by other load), cycles from rdtsc.
+ * Batch rows hash 8 different blocks per call and report the cost of one.
+ * Keyed peers are timed the way our providers use them: the library's state
+ * after the key is copied per block (no key setup per block).
+ *
+ * --tsv prints algorithm<TAB>implementation<TAB>cycles_per_block<TAB>mib_per_s
+ * with algorithm in null-nop, null-memcpy, crc32c, xxhash, sha256, blake2b,
+ * hmac-sha256, blake2b-keyed and implementation ref, simd-<isa>,
+ * batch-<isa> or lib-<name>.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,17 +41,20 @@
 #endif
 #ifdef HAVE_PEER_PCRYPTO
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
 #endif
+
+#define BATCH_BLOCKS	8
+#define ROUNDS		5
+#define MAX_BLOCK	65536
 
 struct bench {
 	size_t size;
 	unsigned long iters;
 	int tsv;
-	unsigned char *buf;
+	unsigned char *buf;	/* BATCH_BLOCKS blocks of MAX_BLOCK */
 	unsigned char *dst;
 };
-
-#define BATCH_BLOCKS 8
 
 typedef void (*block_fn)(const struct bench *b, void *arg, unsigned char *out);
 
@@ -51,29 +66,39 @@ static double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void report(const struct bench *b, const char *alg, const char *impl, block_fn fn, void *arg)
+/* @per_call blocks are hashed by one call of @fn. */
+static void report(const struct bench *b, const char *alg, const char *impl, block_fn fn,
+		   void *arg, int per_call)
 {
-	unsigned char out[64];
-	unsigned long long c0, c1;
-	double t0, t1;
+	unsigned char out[BATCH_BLOCKS * 64];
+	unsigned long n = b->iters / ROUNDS ? b->iters / ROUNDS : 1;
+	double best_cycles = 0, best_sec = 0;
 
-	for (unsigned long i = 0; i < b->iters / 16 + 1; i++)  /* warm up */
+	for (unsigned long i = 0; i < n / 8 + 1; i++)	/* warm up */
 		fn(b, arg, out);
-	t0 = now_sec();
-	c0 = __rdtsc();
-	for (unsigned long i = 0; i < b->iters; i++)
-		fn(b, arg, out);
-	c1 = __rdtsc();
-	t1 = now_sec();
-	/* A batch call hashes BATCH_BLOCKS blocks: report the cost of one block. */
-	int per_call = !strncmp(impl, "batch-", 6) ? BATCH_BLOCKS : 1;
-	double cycles = (double)(c1 - c0) / b->iters / per_call;
-	double mibs = (double)b->size * b->iters * per_call / (t1 - t0) / (1024.0 * 1024.0);
+	for (int r = 0; r < ROUNDS; r++) {
+		unsigned long long c0, c1;
+		double t0, t1;
+
+		t0 = now_sec();
+		c0 = __rdtsc();
+		for (unsigned long i = 0; i < n; i++)
+			fn(b, arg, out);
+		c1 = __rdtsc();
+		t1 = now_sec();
+		if (!r || (double)(c1 - c0) < best_cycles) {
+			best_cycles = (double)(c1 - c0);
+			best_sec = t1 - t0;
+		}
+	}
+	double cycles = best_cycles / n / per_call;
+	double mibs = (double)b->size * n * per_call / best_sec / (1024.0 * 1024.0);
 
 	if (b->tsv)
 		printf("%s\t%s\t%.0f\t%.1f\n", alg, impl, cycles, mibs);
 	else
 		printf("%-14s %-20s %12.0f %12.1f\n", alg, impl, cycles, mibs);
+	fflush(stdout);
 }
 
 static void null_nop(const struct bench *b, void *arg, unsigned char *out)
@@ -94,16 +119,14 @@ static void ours(const struct bench *b, void *arg, unsigned char *out)
 
 struct batch_arg {
 	struct hash_ctx *ctx;
-	const void *blocks[8];
-	unsigned char outs[8 * HASH_MAX_DIGEST];
+	const void *blocks[BATCH_BLOCKS];
 };
 
-/* The batch path, 8 independent blocks per call. */
 static void ours_batch(const struct bench *b, void *arg, unsigned char *out)
 {
 	struct batch_arg *ba = arg;
 
-	hash_digest_batch(ba->ctx, ba->blocks, 8, b->size, ba->outs);
+	hash_digest_batch(ba->ctx, ba->blocks, BATCH_BLOCKS, b->size, out);
 }
 
 #ifdef HAVE_PEER_ISAL
@@ -123,45 +146,162 @@ static void lib_xxh64(const struct bench *b, void *arg, unsigned char *out)
 }
 #endif
 #ifdef HAVE_PEER_B2
-static void libb2_blake2b(const struct bench *b, void *arg, unsigned char *out)
+static void b2_plain(const struct bench *b, void *arg, unsigned char *out)
 {
-	blake2b(out, b->buf, arg, 32, b->size, arg ? 32 : 0);
+	blake2b(out, b->buf, NULL, 32, b->size, 0);
+}
+
+static void b2_keyed(const struct bench *b, void *arg, unsigned char *out)
+{
+	blake2b_state st;
+
+	memcpy(&st, arg, sizeof(st));
+	blake2b_update(&st, b->buf, b->size);
+	blake2b_final(&st, out, 32);
 }
 #endif
 #ifdef HAVE_PEER_PGCRYPT
-static void gcry_sha256(const struct bench *b, void *arg, unsigned char *out)
+static void gc_sha256(const struct bench *b, void *arg, unsigned char *out)
 {
 	gcry_md_hash_buffer(GCRY_MD_SHA256, out, b->buf, b->size);
 }
-static void gcry_blake2b(const struct bench *b, void *arg, unsigned char *out)
+
+static void gc_blake2b(const struct bench *b, void *arg, unsigned char *out)
 {
 	gcry_md_hash_buffer(GCRY_MD_BLAKE2B_256, out, b->buf, b->size);
 }
+
+static void gc_keyed(const struct bench *b, void *arg, unsigned char *out)
+{
+	gcry_md_hd_t h;
+
+	if (gcry_md_copy(&h, arg))
+		return;
+	gcry_md_write(h, b->buf, b->size);
+	memcpy(out, gcry_md_read(h, 0), 32);
+	gcry_md_close(h);
+}
+
+static gcry_md_hd_t gc_keyed_handle(int algo, unsigned int flags, const unsigned char *key)
+{
+	gcry_md_hd_t h;
+
+	if (gcry_md_open(&h, algo, flags))
+		return NULL;
+	if (gcry_md_setkey(h, key, 32)) {
+		gcry_md_close(h);
+		return NULL;
+	}
+	return h;
+}
 #endif
 #ifdef HAVE_PEER_PSODIUM
-static void sodium_sha256(const struct bench *b, void *arg, unsigned char *out)
+static void so_sha256(const struct bench *b, void *arg, unsigned char *out)
 {
 	crypto_hash_sha256(out, b->buf, b->size);
 }
-static void sodium_blake2b(const struct bench *b, void *arg, unsigned char *out)
+
+static void so_blake2b(const struct bench *b, void *arg, unsigned char *out)
 {
-	crypto_generichash(out, 32, b->buf, b->size, arg, arg ? 32 : 0);
+	crypto_generichash_blake2b(out, 32, b->buf, b->size, NULL, 0);
 }
-static void sodium_hmac(const struct bench *b, void *arg, unsigned char *out)
+
+static void so_hmac(const struct bench *b, void *arg, unsigned char *out)
 {
-	crypto_auth_hmacsha256(out, b->buf, b->size, arg);
+	crypto_auth_hmacsha256_state st;
+
+	memcpy(&st, arg, sizeof(st));
+	crypto_auth_hmacsha256_update(&st, b->buf, b->size);
+	crypto_auth_hmacsha256_final(&st, out);
+}
+
+static void so_b2keyed(const struct bench *b, void *arg, unsigned char *out)
+{
+	crypto_generichash_blake2b_state st;
+
+	memcpy(&st, arg, sizeof(st));
+	crypto_generichash_blake2b_update(&st, b->buf, b->size);
+	crypto_generichash_blake2b_final(&st, out, 32);
 }
 #endif
 #ifdef HAVE_PEER_PCRYPTO
-static void ossl_sha256(const struct bench *b, void *arg, unsigned char *out)
+static void os_sha256(const struct bench *b, void *arg, unsigned char *out)
 {
-	unsigned int len = 32;
+	EVP_Digest(b->buf, b->size, out, NULL, arg, NULL);
+}
 
-	EVP_Digest(b->buf, b->size, out, &len, EVP_sha256(), NULL);
+static void os_mac(const struct bench *b, void *arg, unsigned char *out)
+{
+	EVP_MAC_CTX *c = EVP_MAC_CTX_dup(arg);
+	size_t n;
+
+	if (!c)
+		return;
+	EVP_MAC_update(c, b->buf, b->size);
+	EVP_MAC_final(c, out, &n, 32);
+	EVP_MAC_CTX_free(c);
+}
+
+static EVP_MAC_CTX *os_mac_ctx(const char *name, const unsigned char *key)
+{
+	EVP_MAC *mac = EVP_MAC_fetch(NULL, name, NULL);
+	OSSL_PARAM params[2];
+	size_t size = 32;
+	EVP_MAC_CTX *c;
+
+	if (!mac)
+		return NULL;
+	c = EVP_MAC_CTX_new(mac);
+	EVP_MAC_free(mac);
+	if (!c)
+		return NULL;
+	if (!strcmp(name, "HMAC"))
+		params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA256", 0);
+	else
+		params[0] = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &size);
+	params[1] = OSSL_PARAM_construct_end();
+	if (!EVP_MAC_init(c, key, 32, params)) {
+		EVP_MAC_CTX_free(c);
+		return NULL;
+	}
+	return c;
 }
 #endif
 
-static const char *const alg_names[] = { "crc32c", "xxhash", "sha256", "blake2b" };
+/* Our implementations of @alg (keyed with @key when given): one row each, and a batch row. */
+static void our_rows(const struct bench *b, enum hash_alg alg, const char *label,
+		     const unsigned char *key, size_t keylen)
+{
+	const char *impl;
+	int supported;
+
+	for (unsigned int idx = 0; (impl = hash_impl_enum(alg, idx, &supported)); idx++) {
+		struct hash_ctx ctx;
+		const char *shortname = strchr(impl, '-') ? strchr(impl, '-') + 1 : impl;
+		char batch[64];
+
+		/* a configured library provider is timed with the peers */
+		if (!supported || !strncmp(impl, "lib-", 4) ||
+		    hash_ctx_init_impl(&ctx, alg, key, keylen, impl))
+			continue;
+		report(b, label, impl, ours, &ctx, 1);
+		if (hash_impl_lanes(&ctx) > 1) {
+			struct batch_arg ba = { .ctx = &ctx };
+
+			for (int k = 0; k < BATCH_BLOCKS; k++)
+				ba.blocks[k] = b->buf + (size_t)k * MAX_BLOCK;
+			snprintf(batch, sizeof(batch), "batch-%s", shortname);
+			report(b, label, batch, ours_batch, &ba, BATCH_BLOCKS);
+		}
+		hash_ctx_release(&ctx);
+	}
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: hash-speedtest [-b SIZE] [-n ITERATIONS] [--tsv]\n");
+	return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -169,111 +309,145 @@ int main(int argc, char **argv)
 	static const unsigned char key[32] = "btrfs-kit hash-speedtest key 32";
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--tsv"))
+		char *end;
+
+		if (!strcmp(argv[i], "--tsv")) {
 			b.tsv = 1;
-		else if (!strcmp(argv[i], "-b") && i + 1 < argc)
-			b.size = strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
-			b.iters = strtoul(argv[++i], NULL, 0);
-		else {
-			fprintf(stderr, "usage: hash-speedtest [-b SIZE] [-n ITERATIONS] [--tsv]\n");
-			return 1;
+		} else if (!strcmp(argv[i], "-b") && i + 1 < argc) {
+			b.size = strtoul(argv[++i], &end, 0);
+			if (*end)
+				return usage();
+		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+			b.iters = strtoul(argv[++i], &end, 0);
+			if (*end)
+				return usage();
+		} else {
+			return usage();
 		}
 	}
-	if (b.size == 0 || b.size > 65536 || b.iters == 0) {
-		fprintf(stderr, "ERROR: block size must be 1..65536 and iterations > 0\n");
+	if (b.size == 0 || b.size > MAX_BLOCK || b.iters == 0) {
+		fprintf(stderr, "ERROR: block size must be 1..%d and iterations > 0\n", MAX_BLOCK);
 		return 1;
 	}
-	b.buf = aligned_alloc(64, 65536 * 8);
-	b.dst = aligned_alloc(64, 65536);
+	b.buf = aligned_alloc(64, (size_t)MAX_BLOCK * BATCH_BLOCKS);
+	b.dst = aligned_alloc(64, MAX_BLOCK);
 	if (!b.buf || !b.dst)
 		return 1;
-	for (size_t i = 0; i < 65536 * 8; i++)
+	for (size_t i = 0; i < (size_t)MAX_BLOCK * BATCH_BLOCKS; i++)
 		b.buf[i] = (unsigned char)(i * 131 + 7);
 #ifdef HAVE_PEER_PSODIUM
 	if (sodium_init() < 0)
 		return 1;
 #endif
-	if (!b.tsv)
-		printf("block size %zu, %lu iterations\n%-14s %-20s %12s %12s\n", b.size, b.iters,
-		       "algorithm", "implementation", "cycles/block", "MiB/s");
-	report(&b, "null-nop", "ref", null_nop, NULL);
-	report(&b, "null-memcpy", "ref", null_memcpy, NULL);
-
-	for (int alg = 0; alg < HASH_NR_ALGS; alg++) {
-		const char *impl;
-		int supported;
-
-		for (unsigned int idx = 0; (impl = hash_impl_enum(alg, idx, &supported)); idx++) {
-			struct hash_ctx ctx;
-			const char *shortname = strchr(impl, '-') ? strchr(impl, '-') + 1 : impl;
-			char label[64];
-
-			if (!supported || hash_ctx_init_impl(&ctx, alg, NULL, 0, shortname))
-				continue;
-			report(&b, alg_names[alg], impl, ours, &ctx);
-			struct batch_arg ba = { .ctx = &ctx };
-			for (int k = 0; k < 8; k++)
-				ba.blocks[k] = b.buf + (size_t)k * 65536;
-			snprintf(label, sizeof(label), "batch-%s", shortname);
-			report(&b, alg_names[alg], label, ours_batch, &ba);
-			hash_ctx_release(&ctx);
-		}
-		switch (alg) {
-#ifdef HAVE_PEER_ISAL
-		case HASH_CRC32C: report(&b, "crc32c", "lib-isal", isal_crc32c, NULL); break;
-#endif
-#ifdef HAVE_PEER_XXHASH
-		case HASH_XXHASH64: report(&b, "xxhash", "lib-xxhash", lib_xxh64, NULL); break;
-#endif
-		case HASH_SHA256:
 #ifdef HAVE_PEER_PGCRYPT
-			report(&b, "sha256", "lib-gcrypt", gcry_sha256, NULL);
+	gcry_check_version(NULL);
+	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+#endif
+	if (!b.tsv)
+		printf("block size %zu, %lu iterations, best of %d rounds, %s\n%-14s %-20s %12s %12s\n",
+		       b.size, b.iters, ROUNDS, "cycles from rdtsc", "algorithm", "implementation",
+		       "cycles/block", "MiB/s");
+	report(&b, "null-nop", "ref", null_nop, NULL, 1);
+	report(&b, "null-memcpy", "ref", null_memcpy, NULL, 1);
+
+	our_rows(&b, HASH_CRC32C, "crc32c", NULL, 0);
+#ifdef HAVE_PEER_ISAL
+	report(&b, "crc32c", "lib-isal", isal_crc32c, NULL, 1);
+#endif
+	our_rows(&b, HASH_XXHASH64, "xxhash", NULL, 0);
+#ifdef HAVE_PEER_XXHASH
+	report(&b, "xxhash", "lib-xxhash", lib_xxh64, NULL, 1);
+#endif
+	our_rows(&b, HASH_SHA256, "sha256", NULL, 0);
+#ifdef HAVE_PEER_PGCRYPT
+	report(&b, "sha256", "lib-gcrypt", gc_sha256, NULL, 1);
 #endif
 #ifdef HAVE_PEER_PSODIUM
-			report(&b, "sha256", "lib-sodium", sodium_sha256, NULL);
+	report(&b, "sha256", "lib-sodium", so_sha256, NULL, 1);
 #endif
 #ifdef HAVE_PEER_PCRYPTO
-			report(&b, "sha256", "lib-openssl", ossl_sha256, NULL);
+	{
+		EVP_MD *md = EVP_MD_fetch(NULL, "SHA256", NULL);
+
+		if (md)
+			report(&b, "sha256", "lib-openssl", os_sha256, md, 1);
+		EVP_MD_free(md);
+	}
 #endif
-			break;
-		case HASH_BLAKE2B_256:
+	our_rows(&b, HASH_BLAKE2B_256, "blake2b", NULL, 0);
 #ifdef HAVE_PEER_B2
-			report(&b, "blake2b", "lib-b2", libb2_blake2b, NULL);
+	report(&b, "blake2b", "lib-b2", b2_plain, NULL, 1);
 #endif
 #ifdef HAVE_PEER_PGCRYPT
-			report(&b, "blake2b", "lib-gcrypt", gcry_blake2b, NULL);
+	report(&b, "blake2b", "lib-gcrypt", gc_blake2b, NULL, 1);
 #endif
 #ifdef HAVE_PEER_PSODIUM
-			report(&b, "blake2b", "lib-sodium", sodium_blake2b, NULL);
+	report(&b, "blake2b", "lib-sodium", so_blake2b, NULL, 1);
 #endif
-			break;
-		default:
-			break;
-		}
-	}
-	/* Keyed forms. */
-	{
-		struct hash_ctx ctx;
+	/* OpenSSL 3.0 has no unkeyed BLAKE2b-256: no row. */
 
-		if (!hash_ctx_init(&ctx, HASH_SHA256, key, sizeof(key))) {
-			report(&b, "hmac-sha256", hash_impl_name(&ctx), ours, &ctx);
-			hash_ctx_release(&ctx);
-		}
-#ifdef HAVE_PEER_PSODIUM
-		report(&b, "hmac-sha256", "lib-sodium", sodium_hmac, (void *)key);
-#endif
-		if (!hash_ctx_init(&ctx, HASH_BLAKE2B_256, key, sizeof(key))) {
-			report(&b, "blake2b-keyed", hash_impl_name(&ctx), ours, &ctx);
-			hash_ctx_release(&ctx);
-		}
-#ifdef HAVE_PEER_PSODIUM
-		report(&b, "blake2b-keyed", "lib-sodium", sodium_blake2b, (void *)key);
-#endif
-#ifdef HAVE_PEER_B2
-		report(&b, "blake2b-keyed", "lib-b2", libb2_blake2b, (void *)key);
-#endif
+	our_rows(&b, HASH_SHA256, "hmac-sha256", key, sizeof(key));
+#ifdef HAVE_PEER_PGCRYPT
+	{
+		gcry_md_hd_t h = gc_keyed_handle(GCRY_MD_SHA256, GCRY_MD_FLAG_HMAC, key);
+
+		if (h)
+			report(&b, "hmac-sha256", "lib-gcrypt", gc_keyed, h, 1);
+		gcry_md_close(h);
 	}
+#endif
+#ifdef HAVE_PEER_PSODIUM
+	{
+		crypto_auth_hmacsha256_state st;
+
+		crypto_auth_hmacsha256_init(&st, key, sizeof(key));
+		report(&b, "hmac-sha256", "lib-sodium", so_hmac, &st, 1);
+	}
+#endif
+#ifdef HAVE_PEER_PCRYPTO
+	{
+		EVP_MAC_CTX *c = os_mac_ctx("HMAC", key);
+
+		if (c)
+			report(&b, "hmac-sha256", "lib-openssl", os_mac, c, 1);
+		EVP_MAC_CTX_free(c);
+	}
+#endif
+	our_rows(&b, HASH_BLAKE2B_256, "blake2b-keyed", key, sizeof(key));
+#ifdef HAVE_PEER_B2
+	{
+		blake2b_state st;
+
+		if (!blake2b_init_key(&st, 32, key, sizeof(key)))
+			report(&b, "blake2b-keyed", "lib-b2", b2_keyed, &st, 1);
+	}
+#endif
+#ifdef HAVE_PEER_PGCRYPT
+	{
+		gcry_md_hd_t h = gc_keyed_handle(GCRY_MD_BLAKE2B_256, 0, key);
+
+		if (h)
+			report(&b, "blake2b-keyed", "lib-gcrypt", gc_keyed, h, 1);
+		gcry_md_close(h);
+	}
+#endif
+#ifdef HAVE_PEER_PSODIUM
+	{
+		crypto_generichash_blake2b_state st;
+
+		if (!crypto_generichash_blake2b_init(&st, key, sizeof(key), 32))
+			report(&b, "blake2b-keyed", "lib-sodium", so_b2keyed, &st, 1);
+	}
+#endif
+#ifdef HAVE_PEER_PCRYPTO
+	{
+		EVP_MAC_CTX *c = os_mac_ctx("BLAKE2BMAC", key);
+
+		if (c)
+			report(&b, "blake2b-keyed", "lib-openssl", os_mac, c, 1);
+		EVP_MAC_CTX_free(c);
+	}
+#endif
 	free(b.buf);
 	free(b.dst);
 	return 0;

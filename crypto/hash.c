@@ -64,6 +64,11 @@ const char *hash_impl_name(const struct hash_ctx *ctx)
 	return ctx && ctx->impl ? ctx->impl->name : NULL;
 }
 
+unsigned int hash_impl_lanes(const struct hash_ctx *ctx)
+{
+	return ctx && ctx->impl && ctx->impl->lanes > 1 ? ctx->impl->lanes : 1;
+}
+
 static int impl_cpu_ok(const struct hash_impl *impl)
 {
 	return !impl->cpu_ok || impl->cpu_ok();

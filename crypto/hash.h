@@ -91,6 +91,8 @@ const char *hash_provider_name(void);
  */
 uint32_t crc32c_raw(uint32_t seed, const void *data, size_t len);
 const char *hash_impl_name(const struct hash_ctx *ctx);
+/* Blocks the context's implementation hashes side by side in hash_digest_batch() (1: none). */
+unsigned int hash_impl_lanes(const struct hash_ctx *ctx);
 
 /*
  * Extras for tests and benchmarks: the names of the implementations this
