@@ -4,7 +4,8 @@
  * Castagnoli polynomial) in the reflected 32-bit form (bit i is the
  * coefficient of x^(31-i)), as crc32c-x86.c uses them:
  *   fold[m] = { x^(F+31), x^(F-33) } for a fold distance F = 128*(m+1) bits;
- *   shift[j] = { x^(8L-33), x^(16L-33) } for 3 streams of L = 64*(j+1) bytes.
+ *   shift[j] = { x^(8L-33), x^(16L-33) } for 3 streams of L = 64*(j+1) bytes;
+ *   hyb[n-1] = x^(8L-33) for L = 40*n (the folding + 3 streams variant).
  * Derived in crc32c-x86.c's comments; tests/unit/crypto-crc32c-fold-test.c
  * recomputes every entry by carry-less arithmetic.
  */
@@ -66,6 +67,23 @@ static const uint32_t crc32c_shift_k[CRC32C_SHIFT_MAX][2] = {
 	{ 0xf48642e9, 0x23d5e7e5 },	/* L = 1920 */
 	{ 0x9a5ede41, 0xc776b648 },	/* L = 1984 */
 	{ 0xa51b6135, 0x82f89c77 },	/* L = 2048 */
+};
+
+/* hybrid[n-1] = x^(8L-33) for the three crc32 streams of L = 40*n bytes. */
+#define CRC32C_HYB_MAX	64
+
+static const uint32_t crc32c_hyb_k[CRC32C_HYB_MAX] = {
+	0x3da6d0cb, 0x39d3b296, 0x2ad91c30, 0x878a92a7, 0xa87ab8a8, 0x299847d5,
+	0xf37c5aee, 0xbac2fd7b, 0xa00457f7, 0xc619809d, 0xe0e9f351, 0xb3e32c28,
+	0xbd6f81f8, 0xc7a68855, 0xa3c6f37a, 0x6b749fb2, 0xe417f38a, 0x8227bb8a,
+	0x61ff0e01, 0x0167d312, 0xd8d26619, 0x49c3cc9c, 0xdde8f5b9, 0x3771e98f,
+	0xdf99fc11, 0x444dd413, 0x29f268b4, 0xf872e54c, 0x63ae91e6, 0xa90fd27a,
+	0xccc4a1b9, 0xdd66cbbb, 0xa1962329, 0x3f70cc6f, 0x88eb3c07, 0x2342001e,
+	0x6ef22b23, 0x995a5724, 0x8ec52396, 0x2664fd8b, 0x79afdf1c, 0x135c83fd,
+	0xe0a22e29, 0x17f27698, 0xde8a97f8, 0x59f229bc, 0x72cbfcdb, 0xf48642e9,
+	0x72675ce8, 0xa563905d, 0xae1175c2, 0x80f2886b, 0xd2fd8e3c, 0x8e1450f7,
+	0x650ef6c5, 0xdefba41c, 0x9fd51b88, 0xeca08ffe, 0xe9bbf648, 0xd6c3a807,
+	0xea1cb6e7, 0x13184649, 0x8b9be230, 0x22c3799f,
 };
 
 #endif

@@ -192,6 +192,69 @@ T_VPCL256 static uint32_t crc32c_vpclmul256(uint32_t crc, const uint8_t *p, size
 	return crc_serial(reduce128(lo), p, len);
 }
 
+/*
+ * Folding and the crc32 instruction at once: they use different execution
+ * units, so each chunk is split into a folded part (128 + 128n bytes, 4
+ * ymm accumulators) and three crc32 streams of 40n bytes, advanced in the
+ * same loop (one 128-byte fold step and 5 words of each stream per
+ * iteration).  The four CRCs join by Horner's rule with x^(8*40n) (crc32c-fold.h).
+ */
+T_VPCL256 static uint32_t crc32c_vpclmul256x3(uint32_t crc, const uint8_t *p, size_t len)
+{
+	const __m256i k = fold_k256(7);
+
+	while (len >= 128 + 248) {
+		size_t n = (len - 128) / 248, vlen, L;
+		const uint8_t *q, *s1, *s2, *s3;
+		uint64_t c1 = 0, c2 = 0, c3 = 0;
+		__m256i x0, x1, x2, x3;
+		__m128i lo, hi;
+		uint32_t r, kl;
+
+		if (n > CRC32C_HYB_MAX)
+			n = CRC32C_HYB_MAX;
+		vlen = 128 + 128 * n;
+		L = 40 * n;
+		s1 = p + vlen;
+		s2 = s1 + L;
+		s3 = s2 + L;
+		x0 = _mm256_loadu_si256((const void *)p);
+		x1 = _mm256_loadu_si256((const void *)(p + 32));
+		x2 = _mm256_loadu_si256((const void *)(p + 64));
+		x3 = _mm256_loadu_si256((const void *)(p + 96));
+		x0 = _mm256_xor_si256(x0, _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, (int)crc));
+		q = p + 128;
+		for (size_t i = 0; i < n; i++) {
+			x0 = _mm256_xor_si256(fold256(x0, k), _mm256_loadu_si256((const void *)q));
+			x1 = _mm256_xor_si256(fold256(x1, k), _mm256_loadu_si256((const void *)(q + 32)));
+			x2 = _mm256_xor_si256(fold256(x2, k), _mm256_loadu_si256((const void *)(q + 64)));
+			x3 = _mm256_xor_si256(fold256(x3, k), _mm256_loadu_si256((const void *)(q + 96)));
+			for (int w = 0; w < 40; w += 8) {
+				c1 = _mm_crc32_u64(c1, ld64(s1 + w));
+				c2 = _mm_crc32_u64(c2, ld64(s2 + w));
+				c3 = _mm_crc32_u64(c3, ld64(s3 + w));
+			}
+			q += 128;
+			s1 += 40;
+			s2 += 40;
+			s3 += 40;
+		}
+		x3 = _mm256_xor_si256(x3, fold256(x0, fold_k256(5)));
+		x3 = _mm256_xor_si256(x3, fold256(x1, fold_k256(3)));
+		x3 = _mm256_xor_si256(x3, fold256(x2, fold_k256(1)));
+		lo = _mm256_castsi256_si128(x3);
+		hi = _mm256_extracti128_si256(x3, 1);
+		r = reduce128(_mm_xor_si128(hi, fold128(lo, fold_k128(0))));
+		kl = crc32c_hyb_k[n - 1];
+		r = crc_shift(r, kl) ^ (uint32_t)c1;
+		r = crc_shift(r, kl) ^ (uint32_t)c2;
+		crc = crc_shift(r, kl) ^ (uint32_t)c3;
+		p += vlen + 3 * L;
+		len -= vlen + 3 * L;
+	}
+	return crc32c_sse42x3(crc, p, len);
+}
+
 T_VPCL512 static inline __m512i fold512(__m512i x, __m512i k, __m512i data)
 {
 	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
@@ -279,6 +342,11 @@ const struct hash_impl crc32c_impl_sse42x3 = {
 const struct hash_impl crc32c_impl_vpclmul256 = {
 	.name = "simd-vpclmul256", .short_name = "vpclmul256", .alg = HASH_CRC32C,
 	.cpu_ok = cpu_vpclmul256, .crc32c = crc32c_vpclmul256,
+};
+
+const struct hash_impl crc32c_impl_vpclmul256x3 = {
+	.name = "simd-vpclmul256x3", .short_name = "vpclmul256x3", .alg = HASH_CRC32C,
+	.cpu_ok = cpu_vpclmul256, .crc32c = crc32c_vpclmul256x3,
 };
 
 const struct hash_impl crc32c_impl_vpclmul512 = {

@@ -40,6 +40,7 @@ static const struct hash_impl crc32c_impl_ref = {
 const struct hash_impl *const crc32c_impls[] = {
 #if HASH_X86
 	&crc32c_impl_vpclmul512,
+	&crc32c_impl_vpclmul256x3,
 	&crc32c_impl_vpclmul256,
 	&crc32c_impl_sse42x3,
 	&crc32c_impl_sse42,

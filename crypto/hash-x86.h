@@ -84,6 +84,7 @@ static inline int hash_x86_has(unsigned int want)
 extern const struct hash_impl crc32c_impl_sse42;
 extern const struct hash_impl crc32c_impl_sse42x3;
 extern const struct hash_impl crc32c_impl_vpclmul256;
+extern const struct hash_impl crc32c_impl_vpclmul256x3;
 extern const struct hash_impl crc32c_impl_vpclmul512;
 extern const struct hash_impl sha256_impl_shani;
 extern const struct hash_impl blake2b_impl_avx2;

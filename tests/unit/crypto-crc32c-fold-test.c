@@ -64,6 +64,8 @@ static void test_fold_constants(void)
 		CHECK_EQ_U64(crc32c_shift_k[j][0], reflect32(xpow_mod(8 * l - 33)));
 		CHECK_EQ_U64(crc32c_shift_k[j][1], reflect32(xpow_mod(16 * l - 33)));
 	}
+	for (int n = 1; n <= CRC32C_HYB_MAX; n++)
+		CHECK_EQ_U64(crc32c_hyb_k[n - 1], reflect32(xpow_mod(8 * 40 * n - 33)));
 }
 
 /* Reflected c * x^n mod P by multiplying in the normal domain. */
