@@ -579,12 +579,18 @@ int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
  * The extent item of tree block bytenr at level: a cow path at it (ins_len
  * as btrfs_search_slot), *iref_at where its inline refs start.  1 if none.
  */
-static int find_tree_extent(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr, int level,
+static int find_tree_extent(struct btrfs_trans *t, struct btrfs_wroot **extentp, u64 bytenr, int level,
 			    struct btrfs_wpath *path, int ins_len, int cow, u32 *iref_at)
 {
 	struct btrfs_key key = { bytenr, BTRFS_METADATA_ITEM_KEY, (u64)level };
+	struct btrfs_wroot *extent;
 	int ret;
 
+	btrfs_wpath_init(path);
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, extentp);
+	if (ret < 0)
+		return ret;
+	extent = *extentp;
 	*iref_at = sizeof(struct btrfs_extent_item);
 	ret = btrfs_search_slot(t, extent, &key, path, ins_len, cow);
 	if (ret == 1) {
@@ -611,11 +617,7 @@ int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, 
 	u32 iref_at;
 	int ret;
 
-	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
-	if (ret < 0)
-		return ret;
-	btrfs_wpath_init(&path);
-	ret = find_tree_extent(t, extent, bytenr, level, &path, 0, 0, &iref_at);
+	ret = find_tree_extent(t, &extent, bytenr, level, &path, 0, 0, &iref_at);
 	if (ret < 0)
 		return ret;
 	*refs = btrfs_extent_refs(btrfs_wpath_item_ptr(&path));
@@ -632,11 +634,7 @@ int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 fl
 	u32 iref_at;
 	int ret;
 
-	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
-	if (ret < 0)
-		return ret;
-	btrfs_wpath_init(&path);
-	ret = find_tree_extent(t, extent, bytenr, level, &path, 0, 1, &iref_at);
+	ret = find_tree_extent(t, &extent, bytenr, level, &path, 0, 1, &iref_at);
 	if (ret < 0)
 		return ret;
 	ei = btrfs_wpath_item_ptr(&path);
@@ -685,11 +683,7 @@ int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 	u8 *p;
 	int ret;
 
-	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
-	if (ret < 0)
-		return ret;
-	btrfs_wpath_init(&path);
-	ret = find_tree_extent(t, extent, bytenr, level, &path, (int)rsize, 1, &iref_at);
+	ret = find_tree_extent(t, &extent, bytenr, level, &path, (int)rsize, 1, &iref_at);
 	if (ret < 0)
 		return ret;
 	p = btrfs_wpath_item_ptr(&path);
@@ -724,11 +718,7 @@ int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 	u8 *p;
 	int ret;
 
-	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
-	if (ret < 0)
-		return ret;
-	btrfs_wpath_init(&path);
-	ret = find_tree_extent(t, extent, bytenr, level, &path, -1, 1, &iref_at);
+	ret = find_tree_extent(t, &extent, bytenr, level, &path, -1, 1, &iref_at);
 	if (ret < 0)
 		return ret;
 	p = btrfs_wpath_item_ptr(&path);
