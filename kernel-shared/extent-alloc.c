@@ -8,6 +8,7 @@
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/messages.h"
+#include "kernel-shared/tree-checker.h"
 
 /* ---- range lists ---- */
 
@@ -748,5 +749,229 @@ int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 		error("tree block %llu has no back reference (%u %llu) to drop", bytenr, type, offset);
 		ret = -EUCLEAN;
 	}
+	return ret;
+}
+
+/* ---- data back references (leaves shared with snapshots) ---- */
+
+/* The value inline refs of a type are sorted by (descending), as the tree-checker wants. */
+static u64 inline_seq(const struct btrfs_extent_inline_ref *r, u8 type)
+{
+	if (type == BTRFS_EXTENT_DATA_REF_KEY) {
+		const struct btrfs_extent_data_ref *d = (const void *)&r->offset;
+
+		return btrfs_extent_data_ref_hash(btrfs_extent_data_ref_root(d),
+						  btrfs_extent_data_ref_objectid(d),
+						  btrfs_extent_data_ref_offset(d));
+	}
+	return btrfs_extent_inline_ref_offset(r);
+}
+
+static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct ea_data_ref *want)
+{
+	const struct btrfs_extent_data_ref *d = (const void *)&r->offset;
+
+	if (want->type == BTRFS_SHARED_DATA_REF_KEY)
+		return btrfs_extent_inline_ref_offset(r) == want->parent;
+	return btrfs_extent_data_ref_root(d) == want->root &&
+	       btrfs_extent_data_ref_objectid(d) == want->ino &&
+	       btrfs_extent_data_ref_offset(d) == want->offset;
+}
+
+/* Offset of the matching inline data ref, or where a new one goes. */
+static u32 data_ref_pos(const u8 *p, u32 size, const struct ea_data_ref *want, u64 seq, bool *exists)
+{
+	u32 cur = sizeof(struct btrfs_extent_item);
+
+	*exists = false;
+	while (cur < size) {
+		const struct btrfs_extent_inline_ref *r = (const void *)(p + cur);
+		u8 rt = btrfs_extent_inline_ref_type(r);
+		u32 rsize = btrfs_extent_inline_ref_size(rt);
+
+		if (!rsize || cur + rsize > size)
+			return size;
+		if (rt > want->type)
+			return cur;
+		if (rt == want->type) {
+			if (data_ref_match(r, want)) {
+				*exists = true;
+				return cur;
+			}
+			if (inline_seq(r, rt) < seq)
+				return cur;
+		}
+		cur += rsize;
+	}
+	return size;
+}
+
+static u32 *data_ref_count_ptr(u8 *ref, u8 type)
+{
+	if (type == BTRFS_SHARED_DATA_REF_KEY)
+		return (u32 *)(ref + sizeof(struct btrfs_extent_inline_ref));
+	return (u32 *)(ref + 1 + offsetof(struct btrfs_extent_data_ref, count));
+}
+
+/* Change the refs of the data extent item (bytenr, EXTENT_ITEM, len) by delta. */
+static int data_extent_refs_add(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr,
+				u64 len, s64 delta)
+{
+	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };
+	struct btrfs_wpath path;
+	struct btrfs_extent_item *ei;
+	int ret;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(t, extent, &key, &path, 0, 1);
+	if (ret == 0) {
+		ei = btrfs_wpath_item_ptr(&path);
+		if ((s64)btrfs_extent_refs(ei) + delta < 1)
+			ret = -EUCLEAN;
+		else
+			btrfs_set_extent_refs(ei, (u64)((s64)btrfs_extent_refs(ei) + delta));
+	}
+	btrfs_wpath_release(&path);
+	return ret > 0 ? -EUCLEAN : ret;
+}
+
+/* A keyed data back reference: count changed by delta (created, deleted). */
+static int keyed_data_ref_mod(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr,
+			      const struct ea_data_ref *want, u64 seq, int delta)
+{
+	struct btrfs_key key = { bytenr, want->type, seq };
+	u32 size = want->type == BTRFS_SHARED_DATA_REF_KEY ? sizeof(struct btrfs_shared_data_ref) :
+							     sizeof(struct btrfs_extent_data_ref);
+	struct btrfs_wpath path;
+	u8 *p;
+	u32 *count;
+	int ret;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(t, extent, &key, &path, delta > 0 ? (int)(size + 25) : -1, 1);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		p = btrfs_wpath_item_ptr(&path);
+		if (btrfs_wpath_item_size(&path) < size ||
+		    (want->type == BTRFS_EXTENT_DATA_REF_KEY &&
+		     (btrfs_extent_data_ref_root((void *)p) != want->root ||
+		      btrfs_extent_data_ref_objectid((void *)p) != want->ino ||
+		      btrfs_extent_data_ref_offset((void *)p) != want->offset))) {
+			btrfs_wpath_release(&path);
+			error("data extent %llu: back reference item (%llu %u %llu) is not the one wanted (hash collision or damage)",
+			      bytenr, key.objectid, key.type, key.offset);
+			return -EOPNOTSUPP;
+		}
+		count = (u32 *)(p + (want->type == BTRFS_SHARED_DATA_REF_KEY ? 0 :
+				     offsetof(struct btrfs_extent_data_ref, count)));
+		if ((s64)get_unaligned_le32(count) + delta <= 0)
+			return btrfs_del_items(t, extent, &path, path.slots[0], 1);
+		put_unaligned_le32((u32)((s64)get_unaligned_le32(count) + delta), count);
+		btrfs_wpath_release(&path);
+		return 0;
+	}
+	btrfs_wpath_release(&path);
+	if (delta < 0) {
+		error("data extent %llu has no back reference (%u %llu) to drop", bytenr, want->type,
+		      seq);
+		return -EUCLEAN;
+	}
+	{
+		u8 buf[sizeof(struct btrfs_extent_data_ref)];
+
+		memset(buf, 0, sizeof(buf));
+		if (want->type == BTRFS_SHARED_DATA_REF_KEY) {
+			btrfs_set_shared_data_ref_count((void *)buf, 1);
+		} else {
+			btrfs_set_extent_data_ref_root((void *)buf, want->root);
+			btrfs_set_extent_data_ref_objectid((void *)buf, want->ino);
+			btrfs_set_extent_data_ref_offset((void *)buf, want->offset);
+			btrfs_set_extent_data_ref_count((void *)buf, 1);
+		}
+		return btrfs_insert_item(t, extent, &key, buf, size);
+	}
+}
+
+int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_data_ref *want,
+		    int delta)
+{
+	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };
+	struct btrfs_wroot *extent;
+	struct btrfs_wpath path;
+	u32 rsize = btrfs_extent_inline_ref_size(want->type), size, pos;
+	u64 seq = want->type == BTRFS_SHARED_DATA_REF_KEY ? want->parent :
+		  btrfs_extent_data_ref_hash(want->root, want->ino, want->offset);
+	bool exists;
+	u8 *p;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(t, extent, &key, &path, delta > 0 ? (int)rsize : -1, 1);
+	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(struct btrfs_extent_item))
+		ret = -EUCLEAN;
+	if (ret) {
+		btrfs_wpath_release(&path);
+		error("data extent (%llu EXTENT_ITEM %llu) referenced by a shared leaf is missing or damaged",
+		      bytenr, len);
+		return ret > 0 ? -EUCLEAN : ret;
+	}
+	p = btrfs_wpath_item_ptr(&path);
+	size = btrfs_wpath_item_size(&path);
+	pos = data_ref_pos(p, size, want, seq, &exists);
+	if (exists) {
+		u32 *count = data_ref_count_ptr(p + pos, want->type);
+		s64 n = (s64)get_unaligned_le32(count) + delta;
+		struct btrfs_extent_item *ei = (struct btrfs_extent_item *)p;
+
+		if ((s64)btrfs_extent_refs(ei) + delta < 1) {
+			btrfs_wpath_release(&path);
+			error("data extent %llu: dropping its last reference", bytenr);
+			return -EUCLEAN;
+		}
+		btrfs_set_extent_refs(ei, (u64)((s64)btrfs_extent_refs(ei) + delta));
+		if (n > 0) {
+			put_unaligned_le32((u32)n, count);
+			btrfs_wpath_release(&path);
+			return 0;
+		}
+		memmove(p + pos, p + pos + rsize, size - pos - rsize);
+		ret = btrfs_truncate_item(t, &path, size - rsize, true);
+		btrfs_wpath_release(&path);
+		return ret;
+	}
+	if (delta > 0 && size + rsize <= t->nodesize / 8) {
+		struct btrfs_extent_inline_ref *r;
+
+		ret = btrfs_extend_item(t, &path, rsize);
+		if (ret == 0) {
+			p = btrfs_wpath_item_ptr(&path);
+			memmove(p + pos + rsize, p + pos, size - pos);
+			memset(p + pos, 0, rsize);
+			r = (struct btrfs_extent_inline_ref *)(p + pos);
+			btrfs_set_extent_inline_ref_type(r, want->type);
+			if (want->type == BTRFS_SHARED_DATA_REF_KEY) {
+				btrfs_set_extent_inline_ref_offset(r, want->parent);
+			} else {
+				struct btrfs_extent_data_ref *d = (void *)&r->offset;
+
+				btrfs_set_extent_data_ref_root(d, want->root);
+				btrfs_set_extent_data_ref_objectid(d, want->ino);
+				btrfs_set_extent_data_ref_offset(d, want->offset);
+			}
+			put_unaligned_le32(1, data_ref_count_ptr(p + pos, want->type));
+			btrfs_set_extent_refs((struct btrfs_extent_item *)p,
+					      btrfs_extent_refs((struct btrfs_extent_item *)p) + 1);
+		}
+		btrfs_wpath_release(&path);
+		return ret;
+	}
+	btrfs_wpath_release(&path);
+	ret = keyed_data_ref_mod(t, extent, bytenr, want, seq, delta);
+	if (ret == 0)
+		ret = data_extent_refs_add(t, extent, bytenr, len, delta);
 	return ret;
 }

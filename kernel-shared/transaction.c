@@ -374,34 +374,51 @@ int btrfs_create_tree(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot **
 
 /* ---- sharing ---- */
 
-/* A leaf with file extents that reference data (their refs would have to move too). */
-static bool leaf_has_data_refs(const struct extent_buffer *eb)
+/*
+ * Add (inc) or drop one data back reference for every file extent of leaf
+ * eb that references data: SHARED_DATA_REF from eb, or EXTENT_DATA_REF of
+ * root (inode, file offset - extent offset).
+ */
+static int leaf_data_refs(struct btrfs_trans *t, const struct extent_buffer *eb, bool inc, u8 type,
+			  u64 root)
 {
-	for (u32 i = 0; i < btrfs_eb_nritems(eb); i++) {
+	int ret = 0;
+
+	for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0; i++) {
 		struct btrfs_key key;
 		const struct btrfs_file_extent_item *fi;
-		u8 type;
+		struct ea_data_ref ref = { .type = type, .parent = eb->start, .root = root };
+		u8 ft;
 
 		btrfs_item_key_to_cpu(eb, &key, (int)i);
 		if (key.type != BTRFS_EXTENT_DATA_KEY ||
 		    btrfs_leaf_item_size(eb, (int)i) < sizeof(*fi))
 			continue;
 		fi = btrfs_leaf_item_ptr(eb, (int)i);
-		type = btrfs_file_extent_type(fi);
-		if ((type == BTRFS_FILE_EXTENT_REG || type == BTRFS_FILE_EXTENT_PREALLOC) &&
-		    btrfs_file_extent_disk_bytenr(fi))
-			return true;
+		ft = btrfs_file_extent_type(fi);
+		if ((ft != BTRFS_FILE_EXTENT_REG && ft != BTRFS_FILE_EXTENT_PREALLOC) ||
+		    !btrfs_file_extent_disk_bytenr(fi))
+			continue;
+		ref.ino = key.objectid;
+		ref.offset = key.offset - btrfs_file_extent_offset(fi);
+		ret = ea_data_ref_mod(t, btrfs_file_extent_disk_bytenr(fi),
+				      btrfs_file_extent_disk_num_bytes(fi), &ref, inc ? 1 : -1);
 	}
-	return false;
+	return ret;
 }
 
-/* Add (or drop) one back reference of every child of node eb. */
+/* Add (or drop) one back reference of every child of eb (data extents for a leaf). */
 static int children_refs(struct btrfs_trans *t, const struct extent_buffer *eb, bool inc, u8 type,
 			 u64 offset)
 {
 	int level = btrfs_eb_level(eb) - 1, ret = 0;
 
-	for (u32 i = 0; level >= 0 && i < btrfs_eb_nritems(eb) && ret == 0; i++) {
+	if (level < 0)
+		return leaf_data_refs(t, eb, inc,
+				      type == BTRFS_SHARED_BLOCK_REF_KEY ? BTRFS_SHARED_DATA_REF_KEY :
+									   BTRFS_EXTENT_DATA_REF_KEY,
+				      offset);
+	for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0; i++) {
 		u64 child = btrfs_node_blockptr(eb, (int)i);
 
 		ret = inc ? ea_tree_ref_inc(t, child, level, type, offset) :
@@ -421,8 +438,8 @@ static int children_refs(struct btrfs_trans *t, const struct extent_buffer *eb, 
  *  - refs == 1 with FULL_BACKREF: the children's shared refs from eb become
  *    TREE_BLOCK_REFs of root;
  * then root's own reference to eb goes (eb freed when it was the last one).
- * Leaves whose file extents reference data would need the data back
- * references moved the same way: refused.
+ * For a leaf the "children" are the data extents its file extents
+ * reference: SHARED_DATA_REF from the leaf / EXTENT_DATA_REF of the root.
  */
 int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
 		      const struct extent_buffer *eb, bool *free_old)
@@ -446,12 +463,6 @@ int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
 		return ret;
 	if (refs == 1 && !(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
 		return 0;
-	if (level == 0 && leaf_has_data_refs(eb)) {
-		error("tree %llu: leaf %llu is shared (refs %llu%s) and references file data; moving data back references is not supported",
-		      root->objectid, eb->start, refs,
-		      (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) ? ", FULL_BACKREF" : "");
-		return -EOPNOTSUPP;
-	}
 	if (refs > 1) {
 		if (owner == root->objectid && !(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
 			ret = children_refs(t, eb, true, BTRFS_SHARED_BLOCK_REF_KEY, eb->start);

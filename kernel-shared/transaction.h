@@ -34,10 +34,9 @@
  * Shared blocks (snapshots): a block that may be shared (another owner, or
  * a generation not newer than its subvolume's last_snapshot) is looked up
  * in the extent tree.  With refs > 1 or FULL_BACKREF its back references
- * and its children's are moved as the kernel does (trans_cow_prepare()):
- * nodes and leaves without file data; a shared leaf whose file extents
- * reference data (their data back references would have to move) is
- * refused with -EOPNOTSUPP naming the leaf, before anything is written.
+ * and its children's (child blocks of a node; data extents referenced by
+ * the file extents of a leaf) are moved as the kernel does
+ * (trans_cow_prepare()).  Old-style (rev 0) back references are refused.
  *
  * Paths.  struct btrfs_wpath is the write-side path: nodes[] are either
  * dirty blocks owned by the transaction (borrowed) or clean copies owned by
@@ -335,6 +334,18 @@ int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, 
 int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags);
 int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
 int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
+
+/* One data back reference: SHARED_DATA_REF (parent) or EXTENT_DATA_REF (root, ino, offset). */
+struct ea_data_ref {
+	u8 type;
+	u64 parent;
+	u64 root;
+	u64 ino;
+	u64 offset;
+};
+/* Add (delta 1) or drop (delta -1) one count of a data back reference of extent bytenr+len. */
+int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_data_ref *ref,
+		    int delta);
 
 /* The used ranges [start, end) of the extent tree (EXTENT_ITEM/METADATA_ITEM), sorted. */
 int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr);
