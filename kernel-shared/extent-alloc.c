@@ -574,6 +574,65 @@ int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
 	return ret;
 }
 
+/* ---- inline back references ---- */
+
+/* The value inline refs of a type are sorted by (descending), as the tree-checker wants. */
+static u64 inline_seq(const struct btrfs_extent_inline_ref *r, u8 type)
+{
+	if (type == BTRFS_EXTENT_DATA_REF_KEY) {
+		const struct btrfs_extent_data_ref *d = (const void *)&r->offset;
+
+		return btrfs_extent_data_ref_hash(btrfs_extent_data_ref_root(d),
+						  btrfs_extent_data_ref_objectid(d),
+						  btrfs_extent_data_ref_offset(d));
+	}
+	return btrfs_extent_inline_ref_offset(r);
+}
+
+static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct ea_data_ref *want)
+{
+	const struct btrfs_extent_data_ref *d = (const void *)&r->offset;
+
+	if (want->type != BTRFS_EXTENT_DATA_REF_KEY)
+		return btrfs_extent_inline_ref_offset(r) == want->parent;
+	return btrfs_extent_data_ref_root(d) == want->root &&
+	       btrfs_extent_data_ref_objectid(d) == want->ino &&
+	       btrfs_extent_data_ref_offset(d) == want->offset;
+}
+
+/*
+ * Offset of the matching inline ref (want->parent is the offset of tree
+ * block and shared data refs), or where a new one goes: sorted by type,
+ * then descending by seq.
+ */
+static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, const struct ea_data_ref *want,
+			  u64 seq, bool *exists)
+{
+	u32 cur = iref_at;
+
+	*exists = false;
+	while (cur < size) {
+		const struct btrfs_extent_inline_ref *r = (const void *)(p + cur);
+		u8 rt = btrfs_extent_inline_ref_type(r);
+		u32 rsize = btrfs_extent_inline_ref_size(rt);
+
+		if (!rsize || cur + rsize > size)
+			return size;
+		if (rt > want->type)
+			return cur;
+		if (rt == want->type) {
+			if (data_ref_match(r, want)) {
+				*exists = true;
+				return cur;
+			}
+			if (inline_seq(r, rt) < seq)
+				return cur;
+		}
+		cur += rsize;
+	}
+	return size;
+}
+
 /* ---- tree block back references (shared blocks) ---- */
 
 /*
@@ -644,38 +703,9 @@ int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 fl
 	return 0;
 }
 
-/* Offset of the inline ref (type, offset) or where it goes (sorted: type up, offset down). */
-static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, u8 type, u64 offset, bool *exists)
-{
-	u32 cur = iref_at;
-
-	*exists = false;
-	while (cur < size) {
-		const struct btrfs_extent_inline_ref *r = (const void *)(p + cur);
-		u8 rt = btrfs_extent_inline_ref_type(r);
-		u32 rsize = btrfs_extent_inline_ref_size(rt);
-
-		if (!rsize || cur + rsize > size)
-			return size;
-		if (rt > type)
-			return cur;
-		if (rt == type) {
-			u64 ro = btrfs_extent_inline_ref_offset(r);
-
-			if (ro == offset) {
-				*exists = true;
-				return cur;
-			}
-			if (ro < offset)
-				return cur;
-		}
-		cur += rsize;
-	}
-	return size;
-}
-
 int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
 {
+	struct ea_data_ref want = { .type = type, .parent = offset };
 	struct btrfs_wroot *extent;
 	struct btrfs_wpath path;
 	struct btrfs_extent_inline_ref *r;
@@ -689,7 +719,7 @@ int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 		return ret;
 	p = btrfs_wpath_item_ptr(&path);
 	size = btrfs_wpath_item_size(&path);
-	pos = inline_ref_pos(p, iref_at, size, type, offset, &exists);
+	pos = inline_ref_pos(p, iref_at, size, &want, offset, &exists);
 	if (exists) {
 		btrfs_wpath_release(&path);
 		error("tree block %llu already has back reference (%u %llu)", bytenr, type, offset);
@@ -711,6 +741,7 @@ int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 
 int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
 {
+	struct ea_data_ref want = { .type = type, .parent = offset };
 	struct btrfs_wroot *extent;
 	struct btrfs_wpath path;
 	struct btrfs_extent_item *ei;
@@ -732,7 +763,7 @@ int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 		return -EUCLEAN;
 	}
 	btrfs_set_extent_refs(ei, btrfs_extent_refs(ei) - 1);
-	pos = inline_ref_pos(p, iref_at, size, type, offset, &exists);
+	pos = inline_ref_pos(p, iref_at, size, &want, offset, &exists);
 	if (exists) {
 		memmove(p + pos, p + pos + rsize, size - pos - rsize);
 		ret = btrfs_truncate_item(t, &path, size - rsize, true);
@@ -753,58 +784,6 @@ int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 }
 
 /* ---- data back references (leaves shared with snapshots) ---- */
-
-/* The value inline refs of a type are sorted by (descending), as the tree-checker wants. */
-static u64 inline_seq(const struct btrfs_extent_inline_ref *r, u8 type)
-{
-	if (type == BTRFS_EXTENT_DATA_REF_KEY) {
-		const struct btrfs_extent_data_ref *d = (const void *)&r->offset;
-
-		return btrfs_extent_data_ref_hash(btrfs_extent_data_ref_root(d),
-						  btrfs_extent_data_ref_objectid(d),
-						  btrfs_extent_data_ref_offset(d));
-	}
-	return btrfs_extent_inline_ref_offset(r);
-}
-
-static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct ea_data_ref *want)
-{
-	const struct btrfs_extent_data_ref *d = (const void *)&r->offset;
-
-	if (want->type == BTRFS_SHARED_DATA_REF_KEY)
-		return btrfs_extent_inline_ref_offset(r) == want->parent;
-	return btrfs_extent_data_ref_root(d) == want->root &&
-	       btrfs_extent_data_ref_objectid(d) == want->ino &&
-	       btrfs_extent_data_ref_offset(d) == want->offset;
-}
-
-/* Offset of the matching inline data ref, or where a new one goes. */
-static u32 data_ref_pos(const u8 *p, u32 size, const struct ea_data_ref *want, u64 seq, bool *exists)
-{
-	u32 cur = sizeof(struct btrfs_extent_item);
-
-	*exists = false;
-	while (cur < size) {
-		const struct btrfs_extent_inline_ref *r = (const void *)(p + cur);
-		u8 rt = btrfs_extent_inline_ref_type(r);
-		u32 rsize = btrfs_extent_inline_ref_size(rt);
-
-		if (!rsize || cur + rsize > size)
-			return size;
-		if (rt > want->type)
-			return cur;
-		if (rt == want->type) {
-			if (data_ref_match(r, want)) {
-				*exists = true;
-				return cur;
-			}
-			if (inline_seq(r, rt) < seq)
-				return cur;
-		}
-		cur += rsize;
-	}
-	return size;
-}
 
 static u32 *data_ref_count_ptr(u8 *ref, u8 type)
 {
@@ -921,7 +900,7 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 	}
 	p = btrfs_wpath_item_ptr(&path);
 	size = btrfs_wpath_item_size(&path);
-	pos = data_ref_pos(p, size, want, seq, &exists);
+	pos = inline_ref_pos(p, sizeof(struct btrfs_extent_item), size, want, seq, &exists);
 	if (exists) {
 		u32 *count = data_ref_count_ptr(p + pos, want->type);
 		s64 n = (s64)get_unaligned_le32(count) + delta;
