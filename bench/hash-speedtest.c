@@ -7,7 +7,7 @@
  *   hash-speedtest [-b SIZE] [-n ITERATIONS] [--tsv]
  *
  * Each row hashes one block of SIZE bytes (default 4096, up to 65536)
- * ITERATIONS times (default 100000), in 5 rounds after a warm-up; the best
+ * ITERATIONS times (default 100000), in 20 rounds after a warm-up; the best
  * round is reported (the least disturbed by other load), cycles from rdtsc.
  * Batch rows hash 8 different blocks per call and report the cost of one.
  * Keyed peers are timed the way our providers use them: the library's state
@@ -45,7 +45,7 @@
 #endif
 
 #define BATCH_BLOCKS	8
-#define ROUNDS		5
+#define ROUNDS		20
 #define MAX_BLOCK	65536
 
 struct bench {

@@ -63,6 +63,21 @@ static inline uint64_t b2_count(uint64_t t[2], size_t nleft, int final, size_t f
 }
 
 #define M(r, i)		m[blake2b_sigma[r][i]]
+
+/*
+ * Four message words into one register from broadcasts and blends: loads
+ * and blends leave the shuffle units to the rotations and permutes of the
+ * critical path (inserts would compete with them).
+ */
+T_AVX2 static inline __m256i mk4(uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3)
+{
+	__m256i lo = _mm256_blend_epi32(_mm256_set1_epi64x((long long)w0),
+					_mm256_set1_epi64x((long long)w1), 0x0c);
+	__m256i hi = _mm256_blend_epi32(_mm256_set1_epi64x((long long)w2),
+					_mm256_set1_epi64x((long long)w3), 0xc0);
+
+	return _mm256_blend_epi32(lo, hi, 0xf0);
+}
 #define VADD		_mm256_add_epi64
 #define VXOR		_mm256_xor_si256
 
@@ -81,13 +96,13 @@ static inline uint64_t b2_count(uint64_t t[2], size_t nleft, int final, size_t f
  * early, so the permute latency hides behind the adds.
  */
 #define ROUND_ROWS(r) do {							\
-	G4(a, b, c, d, _mm256_set_epi64x(M(r, 6), M(r, 4), M(r, 2), M(r, 0)),	\
-	   _mm256_set_epi64x(M(r, 7), M(r, 5), M(r, 3), M(r, 1)));		\
+	G4(a, b, c, d, mk4(M(r, 0), M(r, 2), M(r, 4), M(r, 6)),			\
+	   mk4(M(r, 1), M(r, 3), M(r, 5), M(r, 7)));				\
 	a = _mm256_permute4x64_epi64(a, _MM_SHUFFLE(2, 1, 0, 3));		\
 	c = _mm256_permute4x64_epi64(c, _MM_SHUFFLE(0, 3, 2, 1));		\
 	d = _mm256_permute4x64_epi64(d, _MM_SHUFFLE(1, 0, 3, 2));		\
-	G4(a, b, c, d, _mm256_set_epi64x(M(r, 12), M(r, 10), M(r, 8), M(r, 14)), \
-	   _mm256_set_epi64x(M(r, 13), M(r, 11), M(r, 9), M(r, 15)));	\
+	G4(a, b, c, d, mk4(M(r, 14), M(r, 8), M(r, 10), M(r, 12)),		\
+	   mk4(M(r, 15), M(r, 9), M(r, 11), M(r, 13)));			\
 	a = _mm256_permute4x64_epi64(a, _MM_SHUFFLE(0, 3, 2, 1));		\
 	c = _mm256_permute4x64_epi64(c, _MM_SHUFFLE(2, 1, 0, 3));		\
 	d = _mm256_permute4x64_epi64(d, _MM_SHUFFLE(1, 0, 3, 2));		\
