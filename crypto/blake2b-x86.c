@@ -279,14 +279,14 @@ T_AVX512 static void blake2b_multi_avx512(uint64_t (*h)[8], const uint8_t *const
 	}
 }
 
-static int cpu_avx2(void)
+static int cpu_avx2(unsigned int feat)
 {
-	return hash_x86_has(HX86_AVX2);
+	return hash_x86_has(feat, HX86_AVX2);
 }
 
-static int cpu_avx512vl(void)
+static int cpu_avx512vl(unsigned int feat)
 {
-	return hash_x86_has(HX86_AVX2 | HX86_AVX512F | HX86_AVX512VL);
+	return hash_x86_has(feat, HX86_AVX2 | HX86_AVX512F | HX86_AVX512VL);
 }
 
 const struct hash_impl blake2b_impl_avx2 = {

@@ -309,24 +309,24 @@ T_VPCL512 static uint32_t crc32c_vpclmul512(uint32_t crc, const uint8_t *p, size
 	return crc_serial(reduce128(l3), p, len);
 }
 
-static int cpu_sse42(void)
+static int cpu_sse42(unsigned int feat)
 {
-	return hash_x86_has(HX86_SSE42);
+	return hash_x86_has(feat, HX86_SSE42);
 }
 
-static int cpu_sse42x3(void)
+static int cpu_sse42x3(unsigned int feat)
 {
-	return hash_x86_has(HX86_SSE42 | HX86_PCLMUL);
+	return hash_x86_has(feat, HX86_SSE42 | HX86_PCLMUL);
 }
 
-static int cpu_vpclmul256(void)
+static int cpu_vpclmul256(unsigned int feat)
 {
-	return hash_x86_has(HX86_SSE42 | HX86_PCLMUL | HX86_AVX2 | HX86_VPCLMUL);
+	return hash_x86_has(feat, HX86_SSE42 | HX86_PCLMUL | HX86_AVX2 | HX86_VPCLMUL);
 }
 
-static int cpu_vpclmul512(void)
+static int cpu_vpclmul512(unsigned int feat)
 {
-	return hash_x86_has(HX86_SSE42 | HX86_PCLMUL | HX86_AVX2 | HX86_VPCLMUL | HX86_AVX512F);
+	return hash_x86_has(feat, HX86_SSE42 | HX86_PCLMUL | HX86_AVX2 | HX86_VPCLMUL | HX86_AVX512F);
 }
 
 const struct hash_impl crc32c_impl_sse42 = {

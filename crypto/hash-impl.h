@@ -16,7 +16,8 @@ struct hash_impl {
 	const char *name;		/* "ref", "simd-sse42", "lib-openssl" */
 	const char *short_name;		/* what BTRFS_KIT_HASH_IMPL takes: "ref", "sse42" */
 	enum hash_alg alg;
-	int (*cpu_ok)(void);		/* NULL: runs everywhere */
+	/* Can this CPU run it, given hash_cpu_features()?  NULL: runs everywhere. */
+	int (*cpu_ok)(unsigned int cpu_features);
 	/* Primitives, one set by algorithm.  crc32c: raw register update, no inversion. */
 	uint32_t (*crc32c)(uint32_t crc, const uint8_t *p, size_t len);
 	/* sha256: compress @nblocks 64-byte blocks into @h. */
@@ -73,6 +74,12 @@ void xxh64_stream_init(uint64_t v[4], uint64_t seed);
 void xxh64_stream_blocks(uint64_t v[4], const uint8_t *p, size_t nstripes);
 uint64_t xxh64_stream_final(const uint64_t v[4], uint64_t total, const uint8_t *tail,
 			    size_t taillen, uint64_t seed);
+
+/*
+ * The CPU feature bits the cpu_ok hooks take (crypto/hash-x86.h; 0 off x86),
+ * queried once per context set-up and passed on.
+ */
+unsigned int hash_cpu_features(void);
 
 /* The generic one-shot digests hash.c builds from the primitives. */
 int hash_generic_digest(const struct hash_ctx *ctx, const void *data, size_t len, uint8_t *out);

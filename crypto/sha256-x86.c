@@ -156,9 +156,9 @@ T_SHA static void sha256_multi_shani4(uint32_t (*h)[8], const uint8_t *const *pp
 	sha_store_state(h[3], abd, cdd);
 }
 
-static int cpu_shani(void)
+static int cpu_shani(unsigned int feat)
 {
-	return hash_x86_has(HX86_SHA | HX86_SSE41 | HX86_SSSE3);
+	return hash_x86_has(feat, HX86_SHA | HX86_SSE41 | HX86_SSSE3);
 }
 
 const struct hash_impl sha256_impl_shani = {
