@@ -49,7 +49,16 @@ const struct hash_impl *const crc32c_impls[] = {
 	NULL,
 };
 
+/*
+ * Name and data-ref hashes: short inputs with no context, so the SSE4.2
+ * instruction (whose presence libgcc's CPU model answers without a CPUID)
+ * or the tables.
+ */
 uint32_t crc32c_raw(uint32_t seed, const void *data, size_t len)
 {
+#if HASH_X86
+	if (hash_x86_has(hash_x86_features(), HX86_SSE42))
+		return crc32c_impl_sse42.crc32c(seed, data, len);
+#endif
 	return crc32c_ref(seed, data, len);
 }

@@ -155,8 +155,8 @@ static int forced_impl(enum hash_alg alg, const char *spec, const struct hash_im
 static void sha256_blocks_of(const struct hash_ctx *ctx, uint32_t h[8], const uint8_t *p,
 			     size_t nblocks)
 {
-	if (ctx->impl->sha256_blocks)
-		ctx->impl->sha256_blocks(h, p, nblocks);
+	if (ctx->prim && ctx->prim->sha256_blocks)
+		ctx->prim->sha256_blocks(h, p, nblocks);
 	else
 		sha256_blocks_ref(h, p, nblocks);
 }
@@ -164,8 +164,8 @@ static void sha256_blocks_of(const struct hash_ctx *ctx, uint32_t h[8], const ui
 static void b2_blocks_of(const struct hash_ctx *ctx, uint64_t h[8], const uint8_t *p,
 			 size_t nblocks, uint64_t t[2], int final, size_t final_inc)
 {
-	if (ctx->impl->b2_blocks)
-		ctx->impl->b2_blocks(h, p, nblocks, t, final, final_inc);
+	if (ctx->prim && ctx->prim->b2_blocks)
+		ctx->prim->b2_blocks(h, p, nblocks, t, final, final_inc);
 	else
 		blake2b_blocks_ref(h, p, nblocks, t, final, final_inc);
 }
@@ -451,6 +451,7 @@ static void plain_ctx(struct hash_ctx *ctx, enum hash_alg alg, const struct hash
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->alg = alg;
 	ctx->impl = impl;
+	ctx->prim = impl;
 	if (alg == HASH_BLAKE2B_256) {
 		memcpy(ctx->pre.b2.param, blake2b_iv, 64);
 		ctx->pre.b2.param[0] ^= 0x01010000ULL | 32;
@@ -474,11 +475,10 @@ static int impl_selftest(enum hash_alg alg, const struct hash_impl *impl)
 	struct hash_ctx ref, ctx;
 	int bad = 0;
 
-	plain_ctx(&ref, alg, impl_tables[alg][0]);
-	for (unsigned int i = 0; impl_tables[alg][i]; i++)
-		if (!strcmp(impl_tables[alg][i]->name, "ref"))
-			ref.impl = impl_tables[alg][i];
+	plain_ctx(&ref, alg, find_impl(alg, "ref", 3));
 	plain_ctx(&ctx, alg, impl);
+	if (!ref.impl)
+		return -EOPNOTSUPP;
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)(i * 167 + (i >> 8) * 13 + 1);
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
@@ -496,6 +496,28 @@ static int impl_selftest(enum hash_alg alg, const struct hash_impl *impl)
 		}
 	}
 	return bad ? -EIO : 0;
+}
+
+/*
+ * Streaming, key set-up and the HMAC outer hash run builtin primitives:
+ * @impl's own, or for a library provider (one-shot digests only) the best
+ * builtin one this CPU runs.
+ */
+static const struct hash_impl *builtin_prim(enum hash_alg alg, const struct hash_impl *impl,
+					    unsigned int feat)
+{
+	const struct hash_impl *const *tab = impl_tables[alg];
+
+	if (impl->sha256_blocks || impl->b2_blocks || impl->crc32c)
+		return impl;
+	for (unsigned int i = 0; tab[i]; i++) {
+		if (!tab[i]->sha256_blocks && !tab[i]->b2_blocks)
+			continue;
+		if (!impl_cpu_ok(tab[i], feat) || (tab[i]->cpu_ok && impl_selftest(alg, tab[i]) < 0))
+			continue;
+		return tab[i];
+	}
+	return impl;
 }
 
 int hash_ctx_init_impl(struct hash_ctx *ctx, enum hash_alg alg, const uint8_t *key,
@@ -558,6 +580,7 @@ int hash_ctx_init_impl(struct hash_ctx *ctx, enum hash_alg alg, const uint8_t *k
 		}
 		ctx->impl = impl;
 	}
+	ctx->prim = builtin_prim(alg, impl, feat);
 	if (ctx->keyed)
 		setup_keyed(ctx, key, keylen);
 	if (impl->setup) {

@@ -57,6 +57,7 @@ struct hash_ctx {
 		} b2;
 	} pre;
 	void *lib;			/* library provider's keyed template, or NULL */
+	const struct hash_impl *prim;	/* builtin primitives for streaming and key set-up */
 };
 
 /* Streaming state; treat the members as private. */
