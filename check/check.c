@@ -8,6 +8,7 @@
  * links before those files exist; their real definitions override them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include "check/check.h"
 #include "check/extents.h"
@@ -27,10 +28,6 @@ void check_error(struct check_ctx *ctx, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-__attribute__((weak)) int check_csums(struct check_ctx *ctx __unused)
-{
-	return 0;
-}
 __attribute__((weak)) int check_root_refs(struct check_ctx *ctx __unused)
 {
 	return 0;
@@ -51,6 +48,9 @@ void check_ctx_free(struct check_ctx *ctx)
 	check_extents_free(ctx->extents_state);
 	ctx->extents_state = NULL;
 	check_fs_roots_free(ctx);
+	free(ctx->log_extents);
+	ctx->log_extents = NULL;
+	ctx->log_extents_nr = 0;
 }
 
 /* The quota tree exists: its ROOT_ITEM is in the root tree. */

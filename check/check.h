@@ -48,6 +48,12 @@ struct check_stats {
 	u64 data_bytes_referenced;      /* " referenced" */
 };
 
+/* A byte range [start, end). */
+struct check_range {
+	u64 start;
+	u64 end;
+};
+
 struct check_ctx {
 	struct btrfs_fs_info *fs;
 	const struct check_options *opts;
@@ -56,6 +62,9 @@ struct check_ctx {
 	/* per-pass private state, owned by the pass that allocates it */
 	void *extents_state;
 	void *fs_roots_state;
+	/* pass 1: data extents the log trees reference (sorted by start) */
+	struct check_range *log_extents;
+	size_t log_extents_nr;
 };
 
 /* Report one problem (counted in ctx->errors); message without newline. */
@@ -79,6 +88,9 @@ typedef int (*check_item_fn)(struct check_ctx *ctx, const struct extent_buffer *
 			     const struct btrfs_key *key, void *arg);
 int check_for_each_item(struct check_ctx *ctx, const struct btrfs_tree_ref *tree,
 			const struct btrfs_key *from, check_item_fn fn, void *arg);
+
+/* Do the csum tree's items cover every sector of [start, end)? */
+bool check_csum_tree_covers(struct check_ctx *ctx, u64 start, u64 end);
 
 /* All passes and the summary; 0 clean, 1 errors found, negative errno. */
 int check_run(struct check_ctx *ctx);

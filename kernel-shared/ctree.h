@@ -129,6 +129,14 @@ int btrfs_num_mirrors(struct btrfs_fs_info *fs, u64 bytenr);
 int btrfs_read_tree_block_mirror(struct btrfs_fs_info *fs, u64 bytenr, int mirror,
 				 struct extent_buffer **out);
 
+/*
+ * Data bytes [logical, logical + len) from one mirror (1-based; RAID5/6: 1
+ * the data stripe, 2 and 3 rebuilt from parity), inside one chunk.  0, or
+ * -EIO / -EINVAL with the reason in msg.
+ */
+int btrfs_read_data_mirror(struct btrfs_fs_info *fs, u64 logical, int mirror, void *buf, u32 len,
+			   char *msg, size_t msglen);
+
 /* ---- Trees ---------------------------------------------------------------- */
 
 /* Where a tree starts: its root block and what that block must carry. */

@@ -317,6 +317,31 @@ int btrfs_read_tree_block_mirror(struct btrfs_fs_info *fs, u64 bytenr, int mirro
 	return 0;
 }
 
+int btrfs_read_data_mirror(struct btrfs_fs_info *fs, u64 logical, int mirror, void *buf, u32 len,
+			   char *msg, size_t msglen)
+{
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&fs->chunks, logical);
+
+	if (!c || logical + len < logical || logical + len > c->logical + c->length) {
+		snprintf(msg, msglen, "range [%llu %llu) is not inside one chunk", logical,
+			 logical + len);
+		return -EINVAL;
+	}
+	if (mirror < 1 || mirror > btrfs_chunk_num_mirrors(c)) {
+		snprintf(msg, msglen, "chunk %llu has no mirror %d", c->logical, mirror);
+		return -EINVAL;
+	}
+	/* parity rebuilds work in fs->scratch: at most nodesize bytes at a time */
+	for (u32 done = 0; done < len; done += fs->geo.nodesize) {
+		u32 n = min_t(u32, fs->geo.nodesize, len - done);
+
+		if (read_logical_mirror(fs, c, logical + done, mirror, (u8 *)buf + done, n, msg,
+					msglen) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
 /* ---- verification ---- */
 
 static void key_str(char *buf, size_t len, const struct btrfs_key *k)
