@@ -28,10 +28,6 @@ void check_error(struct check_ctx *ctx, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-__attribute__((weak)) int check_root_refs(struct check_ctx *ctx __unused)
-{
-	return 0;
-}
 __attribute__((weak)) int check_qgroups(struct check_ctx *ctx __unused)
 {
 	return 0;

@@ -408,6 +408,7 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 			btrfs_tree_ref_from_root_item(&r->tree, key.objectid, ptr);
 			btrfs_disk_key_to_cpu(&r->drop_key, &((struct btrfs_root_item *)ptr)->drop_progress);
 			r->drop_level = btrfs_root_drop_level(ptr);
+			r->refs = btrfs_root_refs(ptr);
 		}
 	}
 	return 0;

@@ -73,6 +73,7 @@ struct check_root {
 	struct btrfs_tree_ref tree;
 	struct btrfs_key drop_key;     /* drop_progress: objectid 0 = not being dropped */
 	u8 drop_level;
+	u32 refs;                      /* the root item's refs */
 };
 
 #define CHECK_ARRAY(type, name) type *name; size_t name##_nr, name##_alloc

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pass 7, root refs: every ROOT_REF (parent, child) of the root tree has the
+ * ROOT_BACKREF (child, parent) with the same directory, sequence and name;
+ * the parent subvolume's DIR_INDEX at that sequence names the child; every
+ * live subvolume (refs > 0) other than the top one has a backref.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "check/check.h"
+#include "check/extents.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/messages.h"
+
+struct rref {
+	u64 parent, child, dirid, seq;
+	u16 name_len;
+	char name[256];
+	bool back;     /* ROOT_BACKREF */
+	bool matched;
+};
+
+struct rref_walk {
+	struct rref *r;
+	size_t nr, alloc;
+};
+
+static int rref_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
+		     const struct btrfs_key *key, void *arg)
+{
+	struct rref_walk *w = arg;
+	struct btrfs_root_ref *ref;
+	struct rref *r;
+	u32 size = btrfs_leaf_item_size(eb, slot);
+
+	if (key->type != BTRFS_ROOT_REF_KEY && key->type != BTRFS_ROOT_BACKREF_KEY)
+		return 0;
+	ref = btrfs_leaf_item_ptr(eb, slot);
+	if (size < sizeof(*ref) || size < sizeof(*ref) + btrfs_root_ref_name_len(ref)) {
+		check_error(ctx, "root tree: item (%llu %u %llu) in leaf %llu has size %u, too small for its name",
+			    key->objectid, key->type, key->offset, eb->start, size);
+		return 0;
+	}
+	if (w->nr == w->alloc) {
+		size_t n = w->alloc ? w->alloc * 2 : 64;
+		struct rref *p = realloc(w->r, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		w->r = p;
+		w->alloc = n;
+	}
+	r = &w->r[w->nr++];
+	memset(r, 0, sizeof(*r));
+	r->back = key->type == BTRFS_ROOT_BACKREF_KEY;
+	r->parent = r->back ? key->offset : key->objectid;
+	r->child = r->back ? key->objectid : key->offset;
+	r->dirid = btrfs_root_ref_dirid(ref);
+	r->seq = btrfs_root_ref_sequence(ref);
+	r->name_len = btrfs_root_ref_name_len(ref) < 255 ? btrfs_root_ref_name_len(ref) : 255;
+	memcpy(r->name, (u8 *)(ref + 1), r->name_len);
+	return 0;
+}
+
+/* The parent subvolume's directory entry for the reference. */
+static void check_dir_entry(struct check_ctx *ctx, const struct rref *r)
+{
+	struct btrfs_tree_ref tree;
+	struct btrfs_key key = { r->dirid, BTRFS_DIR_INDEX_KEY, r->seq }, loc;
+	struct btrfs_path path;
+	struct btrfs_dir_item *di;
+	int ret;
+
+	if (btrfs_find_tree_root(ctx->fs, r->parent, &tree))
+		return;   /* the parent is being deleted, or pass 2 reported it */
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(ctx->fs, &tree, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+	if (ret) {
+		btrfs_release_path(&path);
+		check_error(ctx, "root %llu: ROOT_REF from root %llu names '%s' in dir %llu index %llu, but that dir index does not exist",
+			    r->child, r->parent, r->name, r->dirid, r->seq);
+		return;
+	}
+	di = btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]);
+	btrfs_disk_key_to_cpu(&loc, &di->location);
+	if (loc.objectid != r->child || loc.type != BTRFS_ROOT_ITEM_KEY ||
+	    btrfs_dir_name_len(di) != r->name_len || memcmp(di + 1, r->name, r->name_len))
+		check_error(ctx, "root %llu: dir %llu index %llu in root %llu does not name the subvolume '%s' (location (%llu %u %llu))",
+			    r->child, r->dirid, r->seq, r->parent, r->name, loc.objectid, loc.type, loc.offset);
+	btrfs_release_path(&path);
+}
+
+static int cmp_rref(const void *a, const void *b)
+{
+	const struct rref *x = a, *y = b;
+
+	if (x->child != y->child)
+		return x->child < y->child ? -1 : 1;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return (int)x->back - (int)y->back;
+}
+
+int check_root_refs(struct check_ctx *ctx)
+{
+	struct ext_state *st = ctx->extents_state;
+	struct rref_walk w = { 0 };
+	size_t i;
+	int ret;
+
+	ret = check_for_each_item(ctx, &ctx->fs->tree_root, NULL, rref_item, &w);
+	if (ret < 0) {
+		free(w.r);
+		return ret == -ENOMEM ? ret : 0;
+	}
+	qsort(w.r, w.nr, sizeof(*w.r), cmp_rref);
+	for (i = 0; i < w.nr; i++) {
+		struct rref *r = &w.r[i], *n = i + 1 < w.nr ? &w.r[i + 1] : NULL;
+
+		if (!r->back && n && n->back && n->child == r->child && n->parent == r->parent) {
+			if (n->dirid != r->dirid || n->seq != r->seq || n->name_len != r->name_len ||
+			    memcmp(n->name, r->name, r->name_len))
+				check_error(ctx, "root %llu: ROOT_REF and ROOT_BACKREF with root %llu differ (dir %llu/%llu index %llu/%llu name '%s'/'%s')",
+					    r->child, r->parent, r->dirid, n->dirid, r->seq, n->seq, r->name, n->name);
+			r->matched = n->matched = true;
+			check_dir_entry(ctx, r);
+			i++;
+			continue;
+		}
+		check_error(ctx, "root %llu: %s with root %llu (name '%s') has no %s",
+			    r->child, r->back ? "ROOT_BACKREF" : "ROOT_REF", r->parent, r->name,
+			    r->back ? "ROOT_REF" : "ROOT_BACKREF");
+	}
+	/* every live subvolume is linked somewhere */
+	for (i = 0; st && i < st->root_nr; i++) {
+		const struct check_root *cr = &st->root[i];
+		u64 id = cr->key.objectid;
+		struct rref k = { .child = id };
+		size_t lo = 0, hi = w.nr;
+
+		if (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID)
+			continue;
+		if (cr->drop_key.objectid || cr->drop_level)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (w.r[mid].child < k.child)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo >= w.nr || w.r[lo].child != id) {
+			/* a deleted subvolume waiting for cleanup has refs 0 and an orphan item */
+			if (cr->refs)
+				check_error(ctx, "root %llu: subvolume with refs %u is not referenced by any ROOT_BACKREF",
+					    id, cr->refs);
+		}
+	}
+	free(w.r);
+	return 0;
+}
