@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pass 8, quota groups: recompute what every qgroup accounts and compare it
+ * with its QGROUP_INFO item.  Each subvolume tree is walked whole (blocks
+ * shared with snapshots included) and every tree block (nodesize) and data
+ * extent (disk_num_bytes) it reaches is noted with the subvolume.  Then, per
+ * extent, with R the set of subvolumes reaching it and for every qgroup G
+ * (level 0: the subvolume itself; higher levels through QGROUP_RELATION):
+ *   referenced(G) += len   when some member of R is in G
+ *   exclusive(G)  += len   when every member of R is in G
+ * The compressed figures equal these (btrfs accounts on-disk bytes).
+ *
+ * Not checked: simple quotas (accounted by owner refs), a status that says
+ * the numbers are inconsistent or a rescan is running, and filesystems with
+ * a subvolume being deleted (its extents are half accounted).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "check/check.h"
+#include "check/extents.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/messages.h"
+
+struct qg_use {
+	u64 bytenr, len, root;
+};
+
+struct qgroup {
+	u64 id;
+	bool have_info;
+	u64 rfer, excl;             /* on disk */
+	u64 our_rfer, our_excl;     /* recomputed */
+	u64 *members;               /* level-0 ids (subvolumes) in this group */
+	size_t members_nr;
+};
+
+struct qg_state {
+	struct check_ctx *ctx;
+	u64 status_flags;
+	bool have_status;
+	struct qgroup *g;
+	size_t g_nr, g_alloc;
+	u64 (*rel)[2];              /* (child, parent) */
+	size_t rel_nr, rel_alloc;
+	struct qg_use *use;
+	size_t use_nr, use_alloc;
+	u64 cur_root;
+	u32 nodesize;
+};
+
+static void *grow_arr(void *arr, size_t *alloc, size_t nr, size_t elem)
+{
+	size_t n;
+	void *p;
+
+	if (nr < *alloc)
+		return arr;
+	n = *alloc ? *alloc * 2 : 64;
+	p = realloc(arr, n * elem);
+	if (p)
+		*alloc = n;
+	return p;
+}
+
+static struct qgroup *find_group(struct qg_state *q, u64 id)
+{
+	for (size_t i = 0; i < q->g_nr; i++)
+		if (q->g[i].id == id)
+			return &q->g[i];
+	return NULL;
+}
+
+static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer *eb, int slot,
+		      const struct btrfs_key *key, void *arg)
+{
+	struct qg_state *q = arg;
+	void *p = btrfs_leaf_item_ptr(eb, slot);
+	u32 size = btrfs_leaf_item_size(eb, slot);
+
+	switch (key->type) {
+	case BTRFS_QGROUP_STATUS_KEY:
+		if (size >= 32) {
+			q->have_status = true;
+			q->status_flags = btrfs_qgroup_status_flags(p);
+		}
+		break;
+	case BTRFS_QGROUP_INFO_KEY: {
+		struct qgroup *g;
+		void *n;
+
+		if (size < 40)
+			break;
+		n = grow_arr(q->g, &q->g_alloc, q->g_nr, sizeof(*q->g));
+		if (!n)
+			return -ENOMEM;
+		q->g = n;
+		g = &q->g[q->g_nr++];
+		memset(g, 0, sizeof(*g));
+		g->id = key->offset;
+		g->have_info = true;
+		g->rfer = btrfs_qgroup_info_rfer(p);
+		g->excl = btrfs_qgroup_info_excl(p);
+		break;
+	}
+	case BTRFS_QGROUP_RELATION_KEY:
+		if (key->objectid < key->offset) {
+			void *n = grow_arr(q->rel, &q->rel_alloc, q->rel_nr, sizeof(*q->rel));
+
+			if (!n)
+				return -ENOMEM;
+			q->rel = n;
+			q->rel[q->rel_nr][0] = key->objectid;
+			q->rel[q->rel_nr][1] = key->offset;
+			q->rel_nr++;
+		}
+		break;
+	}
+	return 0;
+}
+
+static int add_use(struct qg_state *q, u64 bytenr, u64 len)
+{
+	void *n = grow_arr(q->use, &q->use_alloc, q->use_nr, sizeof(*q->use));
+
+	if (!n)
+		return -ENOMEM;
+	q->use = n;
+	q->use[q->use_nr++] = (struct qg_use){ bytenr, len, q->cur_root };
+	return 0;
+}
+
+static int qg_block(struct btrfs_fs_info *fs __unused, const struct extent_buffer *eb, u64 bytenr,
+		    int err, void *arg)
+{
+	struct qg_state *q = arg;
+	u32 i, nr;
+
+	if (err || !eb)
+		return 0;   /* pass 3 reported it */
+	if (add_use(q, bytenr, q->nodesize))
+		return -ENOMEM;
+	if (btrfs_eb_level(eb) != 0)
+		return 0;
+	nr = btrfs_eb_nritems(eb);
+	for (i = 0; i < nr; i++) {
+		struct btrfs_key key;
+		struct btrfs_file_extent_item *fi;
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (key.type != BTRFS_EXTENT_DATA_KEY ||
+		    btrfs_leaf_item_size(eb, (int)i) != sizeof(*fi))
+			continue;
+		fi = btrfs_leaf_item_ptr(eb, (int)i);
+		if (btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE ||
+		    !btrfs_file_extent_disk_bytenr(fi))
+			continue;
+		if (add_use(q, btrfs_file_extent_disk_bytenr(fi), btrfs_file_extent_disk_num_bytes(fi)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cmp_use(const void *a, const void *b)
+{
+	const struct qg_use *x = a, *y = b;
+
+	if (x->bytenr != y->bytenr)
+		return x->bytenr < y->bytenr ? -1 : 1;
+	return x->root < y->root ? -1 : x->root > y->root;
+}
+
+/* Level-0 members of every group, following relations up to 8 levels. */
+static int resolve_members(struct qg_state *q)
+{
+	for (size_t i = 0; i < q->g_nr; i++) {
+		struct qgroup *g = &q->g[i];
+
+		if (!(g->id >> BTRFS_QGROUP_LEVEL_SHIFT)) {
+			g->members = malloc(sizeof(u64));
+			if (!g->members)
+				return -ENOMEM;
+			g->members[0] = g->id;
+			g->members_nr = 1;
+		}
+	}
+	for (int pass = 0; pass < 8; pass++) {
+		for (size_t r = 0; r < q->rel_nr; r++) {
+			struct qgroup *c = find_group(q, q->rel[r][0]), *p = find_group(q, q->rel[r][1]);
+
+			if (!c || !p || c == p)
+				continue;
+			for (size_t m = 0; m < c->members_nr; m++) {
+				size_t k;
+				u64 *n;
+
+				for (k = 0; k < p->members_nr; k++)
+					if (p->members[k] == c->members[m])
+						break;
+				if (k < p->members_nr)
+					continue;
+				n = realloc(p->members, (p->members_nr + 1) * sizeof(u64));
+				if (!n)
+					return -ENOMEM;
+				p->members = n;
+				p->members[p->members_nr++] = c->members[m];
+			}
+		}
+	}
+	return 0;
+}
+
+static bool is_member(const struct qgroup *g, u64 root)
+{
+	for (size_t i = 0; i < g->members_nr; i++)
+		if (g->members[i] == root)
+			return true;
+	return false;
+}
+
+static void account(struct qg_state *q)
+{
+	size_t i = 0;
+
+	qsort(q->use, q->use_nr, sizeof(*q->use), cmp_use);
+	while (i < q->use_nr) {
+		size_t j = i;
+
+		while (j < q->use_nr && q->use[j].bytenr == q->use[i].bytenr)
+			j++;
+		for (size_t k = 0; k < q->g_nr; k++) {
+			struct qgroup *g = &q->g[k];
+			bool any = false, all = true;
+
+			for (size_t u = i; u < j; u++) {
+				bool m = is_member(g, q->use[u].root);
+
+				any |= m;
+				all &= m;
+			}
+			if (any)
+				g->our_rfer += q->use[i].len;
+			if (any && all)
+				g->our_excl += q->use[i].len;
+		}
+		i = j;
+	}
+}
+
+static void report(struct qg_state *q)
+{
+	const struct check_options *o = q->ctx->opts;
+
+	if (o && o->qgroup_report) {
+		printf("Qgroupid    Referenced    Exclusive\n");
+		for (size_t i = 0; i < q->g_nr; i++)
+			printf("%llu/%-10llu %13llu %12llu\n", q->g[i].id >> BTRFS_QGROUP_LEVEL_SHIFT,
+			       q->g[i].id & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1),
+			       q->g[i].our_rfer, q->g[i].our_excl);
+	}
+	for (size_t i = 0; i < q->g_nr; i++) {
+		struct qgroup *g = &q->g[i];
+
+		if (g->our_rfer == g->rfer && g->our_excl == g->excl)
+			continue;
+		q->ctx->errors++;
+		fflush(stdout);
+		fprintf(stderr, "Counts for qgroup id: %llu/%llu are different\n",
+			g->id >> BTRFS_QGROUP_LEVEL_SHIFT, g->id & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1));
+		if (g->our_rfer != g->rfer)
+			fprintf(stderr, "our:\t\treferenced %llu referenced compressed %llu\n"
+				"disk:\t\treferenced %llu referenced compressed %llu\n"
+				"diff:\t\treferenced %lld referenced compressed %lld\n",
+				g->our_rfer, g->our_rfer, g->rfer, g->rfer,
+				(long long)(g->our_rfer - g->rfer), (long long)(g->our_rfer - g->rfer));
+		if (g->our_excl != g->excl)
+			fprintf(stderr, "our:\t\texclusive %llu exclusive compressed %llu\n"
+				"disk:\t\texclusive %llu exclusive compressed %llu\n"
+				"diff:\t\texclusive %lld exclusive compressed %lld\n",
+				g->our_excl, g->our_excl, g->excl, g->excl,
+				(long long)(g->our_excl - g->excl), (long long)(g->our_excl - g->excl));
+	}
+}
+
+int check_qgroups(struct check_ctx *ctx)
+{
+	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
+	struct ext_state *st = ctx->extents_state;
+	struct qg_state q = { .ctx = ctx, .nodesize = btrfs_super_nodesize(sb) };
+	struct btrfs_tree_ref quota;
+	size_t i;
+	int ret = 0;
+
+	if (!st || btrfs_find_tree_root(ctx->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota))
+		return 0;
+	if (btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)
+		return 0;
+	ret = check_for_each_item(ctx, &quota, NULL, quota_item, &q);
+	if (ret < 0)
+		goto out;
+	if (!q.have_status || (q.status_flags & (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
+						  BTRFS_QGROUP_STATUS_FLAG_RESCAN)) ||
+	    !(q.status_flags & BTRFS_QGROUP_STATUS_FLAG_ON))
+		goto out;
+	for (i = 0; i < st->root_nr; i++)
+		if (st->root[i].drop_key.objectid || st->root[i].drop_level)
+			goto out;
+	for (i = 0; i < st->root_nr; i++) {
+		const struct check_root *r = &st->root[i];
+		u64 id = r->key.objectid;
+
+		if (id != BTRFS_FS_TREE_OBJECTID &&
+		    (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID))
+			continue;
+		q.cur_root = id;
+		ret = btrfs_walk_tree(ctx->fs, &r->tree, BTRFS_WALK_DFS, NULL, qg_block, &q);
+		if (ret == -ENOMEM)
+			goto out;
+		ret = 0;
+	}
+	ret = resolve_members(&q);
+	if (ret)
+		goto out;
+	account(&q);
+	report(&q);
+out:
+	for (i = 0; i < q.g_nr; i++)
+		free(q.g[i].members);
+	free(q.g);
+	free(q.rel);
+	free(q.use);
+	return ret == -ENOMEM ? ret : 0;
+}
