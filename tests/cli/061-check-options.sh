@@ -1,0 +1,45 @@
+#!/bin/bash
+# btrfs check options: usage errors, -s/-b/--tree-root/--chunk-root on a
+# clean image, -Q, --mode, --repair refusing to write (not implemented),
+# and the fsck.btrfs alias.
+. "$TOP/tests/lib/common.sh"
+img=$T/img
+run_check "$TOP/mkfs.btrfs" -q -f -b 256M "$img" > /dev/null
+expect_exit 1 "$BTRFS" check > /dev/null 2> "$T/err"
+assert_grep "not enough arguments" "$T/err"
+expect_exit 1 "$BTRFS" check --mode fast "$img" > /dev/null 2> "$T/err"
+assert_grep "unknown mode" "$T/err"
+expect_exit 1 "$BTRFS" check --readonly --repair "$img" > /dev/null 2> "$T/err"
+assert_grep "not compatible with --readonly" "$T/err"
+expect_exit 1 "$BTRFS" check -s 3 "$img" > /dev/null 2> "$T/err"
+assert_grep "super mirror should be less than 3" "$T/err"
+expect_exit 1 "$BTRFS" check --clear-space-cache v3 "$img" > /dev/null 2> "$T/err"
+assert_grep "must be v1 or v2" "$T/err"
+run_check "$BTRFS" check --help > "$T/help"
+assert_grep "check-data-csum" "$T/help"
+for args in "" "--mode lowmem" "--mode original" "-b" "-p" "-Q"; do
+	# shellcheck disable=SC2086
+	run_check "$BTRFS" check $args "$img" > "$T/out" 2> "$T/err"
+	assert_grep "no error found" "$T/out"
+done
+# the tree and chunk roots named explicitly
+sb=$("$BTRFS" inspect-internal dump-super "$img")
+root=$(echo "$sb" | sed -n "s/^root[[:space:]]\+\([0-9]\+\)$/\1/p")
+chunk=$(echo "$sb" | sed -n "s/^chunk_root[[:space:]]\+\([0-9]\+\)$/\1/p")
+run_check "$BTRFS" check --tree-root "$root" --chunk-root "$chunk" "$img" > "$T/out" 2> "$T/err"
+assert_grep "no error found" "$T/out"
+# the mirror copy at 64MiB
+run_check "$BTRFS" check -s 1 "$img" > "$T/out" 2> "$T/err"
+assert_grep "using SB copy 1, bytenr 67108864" "$T/out"
+assert_grep "no error found" "$T/out"
+# repair is not implemented: it must say so and leave the image as it was
+cp "$img" "$T/before"
+"$BTRFS" check --repair --force "$img" > "$T/out" 2> "$T/err"
+expect_exit 0 cmp -s "$img" "$T/before"
+"$BTRFS" check --init-csum-tree --force "$img" > "$T/out" 2> "$T/err"
+assert_grep "not supported yet" "$T/err"
+expect_exit 0 cmp -s "$img" "$T/before"
+# fsck.btrfs is check
+run_check "$TOP/fsck.btrfs" "$img" > "$T/out" 2> "$T/err"
+assert_grep "no error found" "$T/out"
+echo ok
