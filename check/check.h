@@ -59,6 +59,7 @@ struct check_ctx {
 	const struct check_options *opts;
 	struct check_stats stats;
 	u64 errors;                     /* problems reported by check_error() */
+	u64 pass_errors[8];             /* of those, found by pass 1..8 */
 	/* per-pass private state, owned by the pass that allocates it */
 	void *extents_state;
 	void *fs_roots_state;
@@ -97,8 +98,11 @@ int check_run(struct check_ctx *ctx);
 
 /*
  * After check_run found errors: repair what the passes recorded, through the
- * transaction engine.  0 when repaired, 1 when errors remain, negative errno.
+ * transaction engine (check/repair.c).  CHECK_REPAIRED when something was
+ * written (the caller reopens the filesystem and checks again), 0 when
+ * nothing needed it, 1 when errors remain that cannot be repaired.
  */
+#define CHECK_REPAIRED 2
 int check_repair(struct check_ctx *ctx);
 
 /* Free the passes' state (check_fs_roots_free: check/fs-roots.c's part). */

@@ -248,6 +248,22 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 	}
 	check_ctx_free(&ctx);
 	btrfs_close_fs(fs);
+	if (ret == CHECK_REPAIRED) {
+		/* what the repair wrote, read back from the new generation */
+		printf("Checking the repaired filesystem\n");
+		fflush(stdout);
+		a.open.writable = false;
+		if (btrfs_open_fs(&a.open, &fs) < 0) {
+			error("cannot open the repaired file system");
+			return 1;
+		}
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.fs = fs;
+		ctx.opts = &a.opts;
+		ret = check_run(&ctx);
+		check_ctx_free(&ctx);
+		btrfs_close_fs(fs);
+	}
 	return ret < 0 ? 1 : ret;
 }
 DEFINE_COMMAND(check, "check", check_options, 0);
