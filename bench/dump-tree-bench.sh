@@ -17,24 +17,8 @@ ours=${BTRFS:-$top/btrfs}; ref=${REF_BTRFS:-/usr/bin/btrfs}
 [ -x "$ref" ] || { echo "no reference binary $ref" >&2; exit 1; }
 work=$(mktemp -d /tmp/dtbench.XXXXXX)
 loop=""; mnt=$work/mnt
-cleanup() {
-	mountpoint -q "$mnt" 2>/dev/null && umount "$mnt"
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. "$top/bench/bench-lib.sh"
 
-best() { # command... -> best wall time of $runs runs, in seconds
-	local b="" t i
-	for ((i = 0; i < runs; i++)); do
-		/usr/bin/time -o "$work/t" -f %e "$@" > /dev/null 2>&1; t=$(tail -n1 "$work/t")
-		if [ -z "$b" ] || awk "BEGIN{exit !($t < $b)}"; then b=$t; fi
-	done
-	echo "$b"
-}
-rss() { # command... -> peak RSS in KiB
-	/usr/bin/time -o "$work/m" -f %M "$@" > /dev/null 2>&1; tail -n1 "$work/m"
-}
 bench() { # name devices...
 	local name=$1; shift
 	local t_ours t_ref m_ours m_ref lines
@@ -70,16 +54,7 @@ if [ "$nfiles" -gt 0 ]; then
 	mkdir -p "$mnt"
 	mount -o noatime "$loop" "$mnt" || exit 1
 	# NFILES small files in 100 directories, every 10th one a 8 KiB regular extent.
-	python3 - "$mnt" "$nfiles" <<'PY'
-import os, sys
-root, n = sys.argv[1], int(sys.argv[2])
-for d in range(100):
-    os.mkdir(os.path.join(root, 'd%02d' % d))
-small, big = b'x' * 100, b'y' * 8192
-for i in range(n):
-    with open(os.path.join(root, 'd%02d' % (i % 100), 'f%06d' % i), 'wb') as f:
-        f.write(big if i % 10 == 0 else small)
-PY
+	fill_files "$mnt" "$nfiles"
 	umount "$mnt"; losetup -d "$loop"; loop=""
 	bench "kernel-filled, $nfiles files" "$work/big.img"
 fi

@@ -1,0 +1,40 @@
+# Helpers for the benchmark scripts (source it after setting $work, $runs,
+# $mnt and loop=""; it installs the EXIT trap that cleans them up).
+#
+# best CMD...            best wall time of $runs runs, in seconds
+# rss CMD...             peak RSS of one run, in KiB
+# fill_files DIR N       N small files in 100 directories, every 10th one an
+#                        8 KiB regular extent (the others inline)
+
+best() {
+	local b="" t i
+	for ((i = 0; i < runs; i++)); do
+		/usr/bin/time -o "$work/t" -f %e "$@" > /dev/null 2>&1; t=$(tail -n1 "$work/t")
+		if [ -z "$b" ] || awk "BEGIN{exit !($t < $b)}"; then b=$t; fi
+	done
+	echo "$b"
+}
+
+rss() {
+	/usr/bin/time -o "$work/m" -f %M "$@" > /dev/null 2>&1; tail -n1 "$work/m"
+}
+
+fill_files() {
+	python3 - "$1" "$2" <<'PY'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for d in range(100):
+    os.mkdir(os.path.join(root, 'd%02d' % d))
+small, big = b'x' * 100, b'y' * 8192
+for i in range(n):
+    with open(os.path.join(root, 'd%02d' % (i % 100), 'f%06d' % i), 'wb') as f:
+        f.write(big if i % 10 == 0 else small)
+PY
+}
+
+bench_cleanup() {
+	mountpoint -q "$mnt" 2>/dev/null && umount "$mnt"
+	[ -n "$loop" ] && losetup -d "$loop"
+	rm -rf "$work"
+}
+trap bench_cleanup EXIT
