@@ -25,6 +25,7 @@
 #ifndef BTRFS_KIT_CHECK_H
 #define BTRFS_KIT_CHECK_H
 
+#include <stdlib.h>
 #include "kernel-shared/kerncompat.h"
 #include "kernel-shared/ctree.h"
 
@@ -67,6 +68,20 @@ struct check_ctx {
 	struct check_range *log_extents;
 	size_t log_extents_nr;
 };
+
+/* qsort and bsearch that accept an empty (NULL) array: the C library's may not. */
+static inline void check_sort(void *base, size_t nr, size_t size,
+			      int (*cmp)(const void *, const void *))
+{
+	if (nr)
+		qsort(base, nr, size, cmp);
+}
+
+static inline void *check_bsearch(const void *key, const void *base, size_t nr, size_t size,
+				  int (*cmp)(const void *, const void *))
+{
+	return nr ? bsearch(key, base, nr, size, cmp) : NULL;
+}
 
 /* Report one problem (counted in ctx->errors); message without newline. */
 void check_error(struct check_ctx *ctx, const char *fmt, ...) __printf(2, 3);

@@ -681,7 +681,7 @@ static void sort_merge(struct check_ref *arr, size_t *nr)
 
 	if (!*nr)
 		return;
-	qsort(arr, *nr, sizeof(*arr), cmp_ref);
+	check_sort(arr, *nr, sizeof(*arr), cmp_ref);
 	for (i = 1; i < *nr; i++) {
 		if (!cmp_ref(&arr[o], &arr[i]))
 			arr[o].count += arr[i].count;
@@ -887,7 +887,7 @@ static bool have_dev_extent(struct ext_state *st, u64 devid, u64 physical)
 {
 	struct check_devext key = { .devid = devid, .physical = physical };
 
-	return bsearch(&key, st->dext, st->dext_nr, sizeof(key), cmp_devext) != NULL;
+	return check_bsearch(&key, st->dext, st->dext_nr, sizeof(key), cmp_devext) != NULL;
 }
 
 static void check_devices(struct check_ctx *ctx, struct ext_state *st)
@@ -1011,9 +1011,9 @@ int check_extents(struct check_ctx *ctx)
 	ctx->stats.data_bytes_allocated = st->stats_alloc;
 	ctx->stats.data_bytes_referenced = st->stats_ref;
 
-	qsort(st->ext, st->ext_nr, sizeof(*st->ext), cmp_ext);
-	qsort(st->bg, st->bg_nr, sizeof(*st->bg), cmp_bg);
-	qsort(st->dext, st->dext_nr, sizeof(*st->dext), cmp_devext);
+	check_sort(st->ext, st->ext_nr, sizeof(*st->ext), cmp_ext);
+	check_sort(st->bg, st->bg_nr, sizeof(*st->bg), cmp_bg);
+	check_sort(st->dext, st->dext_nr, sizeof(*st->dext), cmp_devext);
 	resolve_expected(st);
 	sort_merge(st->exp, &st->exp_nr);
 	sort_merge(st->got, &st->got_nr);

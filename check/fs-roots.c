@@ -136,7 +136,7 @@ static int cmp_u64(const void *a, const void *b)
 /* Has ino an orphan item (deletion or truncation in progress)? */
 static bool is_orphan(const struct fr_tree *t, u64 ino)
 {
-	return bsearch(&ino, t->orphans, t->orphans_nr, sizeof(u64), cmp_u64) != NULL;
+	return check_bsearch(&ino, t->orphans, t->orphans_nr, sizeof(u64), cmp_u64) != NULL;
 }
 
 static u8 mode_to_ft(u32 mode)
@@ -454,7 +454,7 @@ static int collect_orphans(struct fr_tree *t, const struct btrfs_tree_ref *tree)
 	struct btrfs_key from = { .objectid = BTRFS_ORPHAN_OBJECTID, .type = BTRFS_ORPHAN_ITEM_KEY };
 	int ret = check_for_each_item(t->ctx, tree, &from, orphan_item, t);
 
-	qsort(t->orphans, t->orphans_nr, sizeof(u64), cmp_u64);
+	check_sort(t->orphans, t->orphans_nr, sizeof(u64), cmp_u64);
 	return ret;
 }
 
@@ -487,7 +487,7 @@ static const struct fr_inode *find_inode(struct fr_tree *t, u64 ino)
 {
 	struct fr_inode k = { .ino = ino };
 
-	return bsearch(&k, t->inodes, t->inodes_nr, sizeof(k), cmp_inode);
+	return check_bsearch(&k, t->inodes, t->inodes_nr, sizeof(k), cmp_inode);
 }
 
 /* Each ref against the entries of one kind (sorted by cmp), then the unmatched entries. */
@@ -496,11 +496,11 @@ static void match_kind(struct fr_tree *t, struct fr_name *ents, size_t nr, bool 
 {
 	size_t i;
 
-	qsort(ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
-	qsort(t->refs, t->refs_nr, sizeof(*t->refs), by_index ? cmp_by_index : cmp_by_hash);
+	check_sort(ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
+	check_sort(t->refs, t->refs_nr, sizeof(*t->refs), by_index ? cmp_by_index : cmp_by_hash);
 	for (i = 0; i < t->refs_nr; i++) {
 		struct fr_name *r = &t->refs[i];
-		struct fr_name *e = bsearch(r, ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
+		struct fr_name *e = check_bsearch(r, ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
 		const struct fr_inode *in;
 
 		if (is_orphan(t, r->dir) || is_orphan(t, r->ino)) {
@@ -533,7 +533,7 @@ static void check_tree_names(struct fr_tree *t)
 {
 	size_t i, o = 0;
 
-	qsort(t->inodes, t->inodes_nr, sizeof(*t->inodes), cmp_inode);
+	check_sort(t->inodes, t->inodes_nr, sizeof(*t->inodes), cmp_inode);
 	match_kind(t, t->items, t->items_nr, false, "dir item");
 	match_kind(t, t->index, t->index_nr, true, "dir index");
 	for (i = 0; i < t->unlinked_nr; i++) {

@@ -196,6 +196,6 @@ int check_log(struct check_ctx *ctx)
 		btrfs_walk_tree(ctx->fs, &w.trees[i], BTRFS_WALK_DFS, NULL, log_block, &sub);
 		check_logged_csums(ctx, &w.trees[i], &logx_alloc);
 	}
-	qsort(ctx->log_extents, ctx->log_extents_nr, sizeof(*ctx->log_extents), cmp_range);
+	check_sort(ctx->log_extents, ctx->log_extents_nr, sizeof(*ctx->log_extents), cmp_range);
 	return 0;
 }

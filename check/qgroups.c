@@ -222,7 +222,7 @@ static void account(struct qg_state *q)
 {
 	size_t i = 0;
 
-	qsort(q->use, q->use_nr, sizeof(*q->use), cmp_use);
+	check_sort(q->use, q->use_nr, sizeof(*q->use), cmp_use);
 	while (i < q->use_nr) {
 		size_t j = i;
 

@@ -114,7 +114,7 @@ int check_root_refs(struct check_ctx *ctx)
 		free(w.r);
 		return ret == -ENOMEM ? ret : 0;
 	}
-	qsort(w.r, w.nr, sizeof(*w.r), cmp_rref);
+	check_sort(w.r, w.nr, sizeof(*w.r), cmp_rref);
 	for (i = 0; i < w.nr; i++) {
 		struct rref *r = &w.r[i], *n = i + 1 < w.nr ? &w.r[i + 1] : NULL;
 
