@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdarg.h>
+#include <time.h>
+#include <unistd.h>
 #include "check/check.h"
 #include "check/extents.h"
 #include "kernel-shared/accessors.h"
@@ -67,6 +69,10 @@ int check_run(struct check_ctx *ctx)
 	};
 	bool fst = btrfs_super_compat_ro_flags(sb) & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE;
 	int i, ret, fatal = 0;
+	/* a line per pass with its time, with -p or when stderr is a terminal */
+	bool progress = (ctx->opts && ctx->opts->progress) || isatty(STDERR_FILENO);
+	struct timespec t0, t1;
+	u64 items0, secs;
 
 	for (i = 0; i < 8; i++) {
 		u64 before = ctx->errors;
@@ -99,8 +105,16 @@ int check_run(struct check_ctx *ctx)
 			fprintf(stderr, "[8/8] checking quota groups\n");
 			break;
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		items0 = ctx->items;
 		ret = passes[i].fn(ctx);
 		fflush(stdout);
+		if (progress) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			secs = (u64)(t1.tv_sec - t0.tv_sec);
+			fprintf(stderr, "      done (%llu:%02llu:%02llu elapsed, %llu items checked)\n",
+				secs / 3600, secs / 60 % 60, secs % 60, ctx->items - items0);
+		}
 		if (ret < 0) {
 			/* The pass could not go on: that is an error of the filesystem too. */
 			if (ctx->errors == before)

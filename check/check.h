@@ -61,6 +61,7 @@ struct check_ctx {
 	struct check_stats stats;
 	u64 errors;                     /* problems reported by check_error() */
 	u64 pass_errors[8];             /* of those, found by pass 1..8 */
+	u64 items;                      /* items and blocks looked at (progress lines) */
 	/* per-pass private state, owned by the pass that allocates it */
 	void *extents_state;
 	void *fs_roots_state;

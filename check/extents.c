@@ -422,6 +422,7 @@ static void account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_
 	u64 owner = btrfs_header_owner(btrfs_header(eb));
 	struct check_stats *s = &ctx->stats;
 
+	ctx->items += 1 + nr;
 	s->total_tree_bytes += eb->len;
 	if (is_fs_tree(tree_id) || is_fs_tree(owner))
 		s->total_fs_tree_bytes += eb->len;

@@ -21,6 +21,7 @@ int check_for_each_item(struct check_ctx *ctx, const struct btrfs_tree_ref *tree
 		int slot = path.slots[0];
 
 		btrfs_item_key_to_cpu(eb, &key, slot);
+		ctx->items++;
 		ret = fn(ctx, eb, slot, &key, arg);
 		if (ret)
 			break;

@@ -22,6 +22,11 @@ for args in "" "--mode lowmem" "--mode original" "-b" "-p" "-Q"; do
 	run_check "$BTRFS" check $args "$img" > "$T/out" 2> "$T/err"
 	assert_grep "no error found" "$T/out"
 done
+# -p: a line per pass with elapsed time and items
+run_check "$BTRFS" check -p "$img" > "$T/out" 2> "$T/err"
+assert_grep "done (0:00:[0-9][0-9] elapsed, [0-9]* items checked)" "$T/err"
+"$BTRFS" check "$img" > "$T/out" 2> "$T/err"
+assert_not_grep "elapsed" "$T/err"
 # the tree and chunk roots named explicitly
 sb=$("$BTRFS" inspect-internal dump-super "$img")
 root=$(echo "$sb" | sed -n "s/^root[[:space:]]\+\([0-9]\+\)$/\1/p")
