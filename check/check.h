@@ -26,6 +26,7 @@
 #define BTRFS_KIT_CHECK_H
 
 #include <stdlib.h>
+#include <string.h>
 #include "kernel-shared/kerncompat.h"
 #include "kernel-shared/ctree.h"
 
@@ -69,6 +70,17 @@ struct check_ctx {
 	struct check_range *log_extents;
 	size_t log_extents_nr;
 };
+
+/*
+ * Make room for one more element in a growable array (*arr holding nr of
+ * *alloc elements of elem bytes): doubles it when full.  0 or -ENOMEM.
+ */
+int check_grow(void **arr, size_t *alloc, size_t nr, size_t elem);
+
+/* Append one zeroed element to (t)->name, with (t)->name##_nr and _alloc; NULL if out of memory. */
+#define CHECK_PUSH(t, name) \
+	(check_grow((void **)&(t)->name, &(t)->name##_alloc, (t)->name##_nr, sizeof(*(t)->name)) ? NULL : \
+	 memset(&(t)->name[(t)->name##_nr++], 0, sizeof(*(t)->name)))
 
 /* qsort and bsearch that accept an empty (NULL) array: the C library's may not. */
 static inline void check_sort(void *base, size_t nr, size_t size,

@@ -80,17 +80,9 @@ static u64 log_extent_end(const struct check_ctx *ctx, u64 pos)
 /* Is every byte of [start, end) inside data extents?  Reports the first gap. */
 static void check_covered(struct check_ctx *ctx, struct ext_state *st, u64 start, u64 end)
 {
-	size_t lo = 0, hi = st->ext_nr;
+	size_t lo = check_first_extent_ending_after(st, start);
 	u64 pos = start;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->ext[mid].start + st->ext[mid].len <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (; lo < st->ext_nr && pos < end; lo++) {
 		const struct check_extent *x = &st->ext[lo];
 		u64 l;

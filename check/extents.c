@@ -34,27 +34,6 @@
 #define ITEM_SIZE ((u32)sizeof(struct btrfs_item))
 #define PTR_SIZE ((u32)sizeof(struct btrfs_key_ptr))
 
-/* ---- growable arrays ------------------------------------------------------ */
-
-static int grow(void **arr, size_t *alloc, size_t nr, size_t elem)
-{
-	size_t n;
-	void *p;
-
-	if (nr < *alloc)
-		return 0;
-	n = *alloc ? *alloc * 2 : 1024;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*alloc = n;
-	return 0;
-}
-#define PUSH(st, name) \
-	(grow((void **)&(st)->name, &(st)->name##_alloc, (st)->name##_nr, sizeof(*(st)->name)) ? NULL : \
-	 &(st)->name[(st)->name##_nr++])
-
 /* ---- visited set ------------------------------------------------------------ */
 
 static int seen_insert(struct ext_state *st, u64 bytenr)
@@ -144,7 +123,7 @@ u64 check_chunk_dev_len(const struct btrfs_chunk_map *c)
 
 static int push_ref(struct check_ref **arr, size_t *nr, size_t *alloc, const struct check_ref *r)
 {
-	if (grow((void **)arr, alloc, *nr, sizeof(**arr)))
+	if (check_grow((void **)arr, alloc, *nr, sizeof(**arr)))
 		return -ENOMEM;
 	(*arr)[(*nr)++] = *r;
 	return 0;
@@ -186,10 +165,9 @@ static int collect_extent_item(struct check_ctx *ctx, struct ext_state *st, cons
 			    key->objectid, key->type, key->offset, eb->start, size, sizeof(*ei));
 		return 0;
 	}
-	x = PUSH(st, ext);
+	x = CHECK_PUSH(st, ext);
 	if (!x)
 		return -ENOMEM;
-	memset(x, 0, sizeof(*x));
 	flags = btrfs_extent_flags(ei);
 	x->start = key->objectid;
 	x->refs = btrfs_extent_refs(ei);
@@ -258,6 +236,23 @@ static int collect_extent_item(struct check_ctx *ctx, struct ext_state *st, cons
 	return 0;
 }
 
+/* A BLOCK_GROUP_ITEM, from the extent tree or the block group tree (short ones skipped). */
+static int add_bg(struct ext_state *st, const struct btrfs_key *key, const void *ptr, u32 size)
+{
+	struct check_bg *bg;
+
+	if (size < sizeof(struct btrfs_block_group_item))
+		return 0;
+	bg = CHECK_PUSH(st, bg);
+	if (!bg)
+		return -ENOMEM;
+	bg->start = key->objectid;
+	bg->len = key->offset;
+	bg->used = btrfs_block_group_used(ptr);
+	bg->flags = btrfs_block_group_flags(ptr);
+	return 0;
+}
+
 static int collect_extent_leaf(struct check_ctx *ctx, struct ext_state *st, const struct extent_buffer *eb)
 {
 	u32 i, nr = btrfs_eb_nritems(eb);
@@ -300,20 +295,8 @@ static int collect_extent_leaf(struct check_ctx *ctx, struct ext_state *st, cons
 					btrfs_shared_data_ref_count(ptr));
 			break;
 		case BTRFS_BLOCK_GROUP_ITEM_KEY:
-			if (!st->bg_tree) {
-				struct check_bg *bg;
-
-				if (size < sizeof(struct btrfs_block_group_item))
-					break;
-				bg = PUSH(st, bg);
-				if (!bg)
-					return -ENOMEM;
-				memset(bg, 0, sizeof(*bg));
-				bg->start = key.objectid;
-				bg->len = key.offset;
-				bg->used = btrfs_block_group_used(ptr);
-				bg->flags = btrfs_block_group_flags(ptr);
-			}
+			if (!st->bg_tree)
+				ret = add_bg(st, &key, ptr, size);
 			break;
 		}
 	}
@@ -360,24 +343,14 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 		} else if (key.type == BTRFS_EXTENT_CSUM_KEY && tree_id == BTRFS_CSUM_TREE_OBJECTID) {
 			ctx->stats.total_csum_bytes += size;
 		} else if (key.type == BTRFS_BLOCK_GROUP_ITEM_KEY && tree_id == BTRFS_BLOCK_GROUP_TREE_OBJECTID) {
-			struct check_bg *bg;
-
-			if (size < sizeof(struct btrfs_block_group_item))
-				continue;
-			bg = PUSH(st, bg);
-			if (!bg)
+			if (add_bg(st, &key, ptr, size))
 				return -ENOMEM;
-			memset(bg, 0, sizeof(*bg));
-			bg->start = key.objectid;
-			bg->len = key.offset;
-			bg->used = btrfs_block_group_used(ptr);
-			bg->flags = btrfs_block_group_flags(ptr);
 		} else if (key.type == BTRFS_DEV_EXTENT_KEY && tree_id == BTRFS_DEV_TREE_OBJECTID) {
 			struct check_devext *d;
 
 			if (size < sizeof(struct btrfs_dev_extent))
 				continue;
-			d = PUSH(st, dext);
+			d = CHECK_PUSH(st, dext);
 			if (!d)
 				return -ENOMEM;
 			d->devid = key.objectid;
@@ -389,7 +362,7 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 
 			if (size < sizeof(struct btrfs_dev_item))
 				continue;
-			d = PUSH(st, dev);
+			d = CHECK_PUSH(st, dev);
 			if (!d)
 				return -ENOMEM;
 			d->devid = btrfs_device_id(ptr);
@@ -400,10 +373,9 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 
 			if (size < offsetof(struct btrfs_root_item, generation_v2))
 				continue;
-			r = PUSH(st, root);
+			r = CHECK_PUSH(st, root);
 			if (!r)
 				return -ENOMEM;
-			memset(r, 0, sizeof(*r));
 			r->key = key;
 			btrfs_tree_ref_from_root_item(&r->tree, key.objectid, ptr);
 			btrfs_disk_key_to_cpu(&r->drop_key, &((struct btrfs_root_item *)ptr)->drop_progress);
@@ -631,6 +603,21 @@ struct check_extent *check_find_extent(struct ext_state *st, u64 bytenr)
 	if (lo < st->ext_nr && st->ext[lo].start == bytenr)
 		return &st->ext[lo];
 	return NULL;
+}
+
+size_t check_first_extent_ending_after(const struct ext_state *st, u64 bytenr)
+{
+	size_t lo = 0, hi = st->ext_nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->ext[mid].start + st->ext[mid].len <= bytenr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* The block group containing bytenr, NULL if none. */

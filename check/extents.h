@@ -99,6 +99,8 @@ struct ext_state {
 const char *check_tree_name(u64 id, char *buf, size_t len);
 u64 check_chunk_dev_len(const struct btrfs_chunk_map *c);
 struct check_extent *check_find_extent(struct ext_state *st, u64 bytenr);
+/* Index of the first extent item (sorted) that ends after bytenr; ext_nr if none. */
+size_t check_first_extent_ending_after(const struct ext_state *st, u64 bytenr);
 struct check_bg *check_find_bg(struct ext_state *st, u64 bytenr);
 void check_extents_free(struct ext_state *st);
 

@@ -127,7 +127,7 @@ static void finish_bg(struct check_ctx *ctx, struct fst_walk *w)
 	u8 *alloc = NULL, *sup = NULL;
 	size_t bytes;
 	struct check_extent *x;
-	size_t i, lo, hi;
+	size_t i;
 	u64 bit, run_start = 0;
 	int state = 0, prev = 0;   /* 0 fine, 1 free+used, 2 lost */
 	int reported = 0;
@@ -145,18 +145,7 @@ static void finish_bg(struct check_ctx *ctx, struct fst_walk *w)
 		check_error(ctx, "free space tree: out of memory checking block group %llu", b->bg->start);
 		goto out;
 	}
-	/* extents inside the block group: bisect to the first one */
-	lo = 0;
-	hi = st->ext_nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->ext[mid].start + st->ext[mid].len <= b->bg->start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i < st->ext_nr; i++) {
+	for (i = check_first_extent_ending_after(st, b->bg->start); i < st->ext_nr; i++) {
 		u64 s, e;
 
 		x = &st->ext[i];

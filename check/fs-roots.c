@@ -72,25 +72,6 @@ struct fr_tree {
 	CHECK_ARRAY(u64, orphans);
 };
 
-static int fr_grow(void **arr, size_t *alloc, size_t nr, size_t elem)
-{
-	size_t n;
-	void *p;
-
-	if (nr < *alloc)
-		return 0;
-	n = *alloc ? *alloc * 2 : 256;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*alloc = n;
-	return 0;
-}
-#define FR_PUSH(t, name) \
-	(fr_grow((void **)&(t)->name, &(t)->name##_alloc, (t)->name##_nr, sizeof(*(t)->name)) ? NULL : \
-	 &(t)->name[(t)->name##_nr++])
-
 static u64 name_hash64(const u8 *p, u32 len)
 {
 	u64 h = 0xcbf29ce484222325ULL ^ len;
@@ -103,8 +84,8 @@ static u64 name_hash64(const u8 *p, u32 len)
 static int add_name(struct fr_tree *t, int kind, u64 dir, u64 ino, u64 index, const u8 *name,
 		    u32 len, u8 type)
 {
-	struct fr_name *n = kind == 'R' ? FR_PUSH(t, refs) : kind == 'D' ? FR_PUSH(t, items) :
-			    FR_PUSH(t, index);
+	struct fr_name *n = kind == 'R' ? CHECK_PUSH(t, refs) : kind == 'D' ? CHECK_PUSH(t, items) :
+			    CHECK_PUSH(t, index);
 	u32 c = len < sizeof(n->name) - 1 ? len : (u32)sizeof(n->name) - 1;
 
 	if (!n)
@@ -139,20 +120,6 @@ static bool is_orphan(const struct fr_tree *t, u64 ino)
 	return check_bsearch(&ino, t->orphans, t->orphans_nr, sizeof(u64), cmp_u64) != NULL;
 }
 
-static u8 mode_to_ft(u32 mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG: return BTRFS_FT_REG_FILE;
-	case S_IFDIR: return BTRFS_FT_DIR;
-	case S_IFCHR: return BTRFS_FT_CHRDEV;
-	case S_IFBLK: return BTRFS_FT_BLKDEV;
-	case S_IFIFO: return BTRFS_FT_FIFO;
-	case S_IFSOCK: return BTRFS_FT_SOCK;
-	case S_IFLNK: return BTRFS_FT_SYMLINK;
-	}
-	return BTRFS_FT_UNKNOWN;
-}
-
 static void finish_inode(struct fr_tree *t)
 {
 	struct fr_cur *c = &t->cur;
@@ -172,7 +139,7 @@ static void finish_inode(struct fr_tree *t)
 		goto keep;
 	if (c->nlink != c->names) {
 		if (c->nlink == 0 && c->names == 0) {
-			u64 *u = FR_PUSH(t, unlinked);
+			u64 *u = CHECK_PUSH(t, unlinked);
 
 			if (u)
 				*u = ino;
@@ -209,7 +176,7 @@ static void finish_inode(struct fr_tree *t)
 	}
 keep:
 	{
-		struct fr_inode *in = FR_PUSH(t, inodes);
+		struct fr_inode *in = CHECK_PUSH(t, inodes);
 
 		if (in) {
 			in->ino = ino;
@@ -441,7 +408,7 @@ static int orphan_item(struct check_ctx *ctx __unused, const struct extent_buffe
 		return 1;
 	if (key->type != BTRFS_ORPHAN_ITEM_KEY)
 		return 0;
-	o = FR_PUSH(t, orphans);
+	o = CHECK_PUSH(t, orphans);
 	if (!o)
 		return -ENOMEM;
 	*o = key->offset;
@@ -518,9 +485,9 @@ static void match_kind(struct fr_tree *t, struct fr_name *ents, size_t nr, bool 
 			check_error(t->ctx, "root %llu: dir %llu entry '%s' for inode %llu: index %llu, inode ref says %llu",
 				    t->root, r->dir, r->name, r->ino, e->index, r->index);
 		in = find_inode(t, r->ino);
-		if (in && mode_to_ft(in->mode) != e->type)
+		if (in && btrfs_ftype_of_mode(in->mode) != e->type)
 			check_error(t->ctx, "root %llu: dir %llu %s '%s' for inode %llu has file type %u, the inode's mode 0%o means %u",
-				    t->root, r->dir, what, r->name, r->ino, e->type, in->mode, mode_to_ft(in->mode));
+				    t->root, r->dir, what, r->name, r->ino, e->type, in->mode, btrfs_ftype_of_mode(in->mode));
 	}
 	for (i = 0; i < nr; i++)
 		if (!ents[i].matched && !is_orphan(t, ents[i].dir) && !is_orphan(t, ents[i].ino))

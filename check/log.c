@@ -74,15 +74,8 @@ struct log_items {
 
 static int push(void **arr, size_t *nr, size_t *alloc, size_t elem, const void *v)
 {
-	if (*nr == *alloc) {
-		size_t n = *alloc ? *alloc * 2 : 64;
-		void *p = realloc(*arr, n * elem);
-
-		if (!p)
-			return -ENOMEM;
-		*arr = p;
-		*alloc = n;
-	}
+	if (check_grow(arr, alloc, *nr, elem))
+		return -ENOMEM;
 	memcpy((u8 *)*arr + *nr * elem, v, elem);
 	(*nr)++;
 	return 0;

@@ -49,20 +49,6 @@ struct qg_state {
 	u32 nodesize;
 };
 
-static void *grow_arr(void *arr, size_t *alloc, size_t nr, size_t elem)
-{
-	size_t n;
-	void *p;
-
-	if (nr < *alloc)
-		return arr;
-	n = *alloc ? *alloc * 2 : 64;
-	p = realloc(arr, n * elem);
-	if (p)
-		*alloc = n;
-	return p;
-}
-
 static struct qgroup *find_group(struct qg_state *q, u64 id)
 {
 	for (size_t i = 0; i < q->g_nr; i++)
@@ -87,16 +73,12 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
 		break;
 	case BTRFS_QGROUP_INFO_KEY: {
 		struct qgroup *g;
-		void *n;
 
 		if (size < 40)
 			break;
-		n = grow_arr(q->g, &q->g_alloc, q->g_nr, sizeof(*q->g));
-		if (!n)
+		g = CHECK_PUSH(q, g);
+		if (!g)
 			return -ENOMEM;
-		q->g = n;
-		g = &q->g[q->g_nr++];
-		memset(g, 0, sizeof(*g));
 		g->id = key->offset;
 		g->have_info = true;
 		g->rfer = btrfs_qgroup_info_rfer(p);
@@ -105,11 +87,8 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
 	}
 	case BTRFS_QGROUP_RELATION_KEY:
 		if (key->objectid < key->offset) {
-			void *n = grow_arr(q->rel, &q->rel_alloc, q->rel_nr, sizeof(*q->rel));
-
-			if (!n)
+			if (check_grow((void **)&q->rel, &q->rel_alloc, q->rel_nr, sizeof(*q->rel)))
 				return -ENOMEM;
-			q->rel = n;
 			q->rel[q->rel_nr][0] = key->objectid;
 			q->rel[q->rel_nr][1] = key->offset;
 			q->rel_nr++;
@@ -121,12 +100,11 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
 
 static int add_use(struct qg_state *q, u64 bytenr, u64 len)
 {
-	void *n = grow_arr(q->use, &q->use_alloc, q->use_nr, sizeof(*q->use));
+	struct qg_use *u = CHECK_PUSH(q, use);
 
-	if (!n)
+	if (!u)
 		return -ENOMEM;
-	q->use = n;
-	q->use[q->use_nr++] = (struct qg_use){ bytenr, len, q->cur_root };
+	*u = (struct qg_use){ bytenr, len, q->cur_root };
 	return 0;
 }
 

@@ -42,15 +42,8 @@ static int rref_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 			    key->objectid, key->type, key->offset, eb->start, size);
 		return 0;
 	}
-	if (w->nr == w->alloc) {
-		size_t n = w->alloc ? w->alloc * 2 : 64;
-		struct rref *p = realloc(w->r, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		w->r = p;
-		w->alloc = n;
-	}
+	if (check_grow((void **)&w->r, &w->alloc, w->nr, sizeof(*w->r)))
+		return -ENOMEM;
 	r = &w->r[w->nr++];
 	memset(r, 0, sizeof(*r));
 	r->back = key->type == BTRFS_ROOT_BACKREF_KEY;

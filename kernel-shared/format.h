@@ -280,6 +280,21 @@ static inline u64 btrfs_sb_offset(int mirror)
 #define BTRFS_FT_MAX 9
 #define BTRFS_FT_ENCRYPTED 0x80   /* flag bit: the name is encrypted */
 
+/* The BTRFS_FT_* a directory entry stores for an inode of this mode (S_IF* bits). */
+static inline u8 btrfs_ftype_of_mode(u32 mode)
+{
+	switch (mode & 0170000) {
+	case 0100000: return BTRFS_FT_REG_FILE;
+	case 0040000: return BTRFS_FT_DIR;
+	case 0020000: return BTRFS_FT_CHRDEV;
+	case 0060000: return BTRFS_FT_BLKDEV;
+	case 0010000: return BTRFS_FT_FIFO;
+	case 0140000: return BTRFS_FT_SOCK;
+	case 0120000: return BTRFS_FT_SYMLINK;
+	}
+	return BTRFS_FT_UNKNOWN;
+}
+
 /* ---- File extents ------------------------------------------------------- */
 
 #define BTRFS_FILE_EXTENT_INLINE 0     /* data follows the item header in the leaf */

@@ -207,20 +207,6 @@ static int add_link(struct rd_tree *rd, size_t index)
 	}
 }
 
-static u8 file_type(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG: return BTRFS_FT_REG_FILE;
-	case S_IFDIR: return BTRFS_FT_DIR;
-	case S_IFCHR: return BTRFS_FT_CHRDEV;
-	case S_IFBLK: return BTRFS_FT_BLKDEV;
-	case S_IFIFO: return BTRFS_FT_FIFO;
-	case S_IFSOCK: return BTRFS_FT_SOCK;
-	case S_IFLNK: return BTRFS_FT_SYMLINK;
-	}
-	return BTRFS_FT_UNKNOWN;
-}
-
 static void set_ts(struct btrfs_timespec *ts, const struct timespec *t)
 {
 	btrfs_set_timespec_sec(ts, (u64)t->tv_sec);
@@ -963,7 +949,7 @@ static int walk_dir(struct rd *rd, const char *path, size_t dir_index)
 			goto out;
 		}
 		ents[i].name = names[i];
-		ents[i].type = file_type(st.st_mode);
+		ents[i].type = btrfs_ftype_of_mode(st.st_mode);
 		ents[i].hash = btrfs_name_hash(names[i], (int)len);
 		ents[i].index = next_index++;
 		tree->inodes[dir_index].size += 2 * len;
