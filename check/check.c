@@ -44,10 +44,38 @@ void check_error(struct check_ctx *ctx, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size)
+{
+	struct check_fix *f;
+	void *copy = NULL;
 
+	if (size) {
+		copy = malloc(size);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, arg, size);
+	}
+	f = CHECK_PUSH(ctx, fixes);
+	if (!f) {
+		free(copy);
+		return -ENOMEM;
+	}
+	f->fn = fn;
+	f->arg = copy;
+	f->pass = ctx->pass;
+	ctx->pass_fixable[ctx->pass]++;
+	return 0;
+}
 
 void check_ctx_free(struct check_ctx *ctx)
 {
+	size_t i;
+
+	for (i = 0; i < ctx->fixes_nr; i++)
+		free(ctx->fixes[i].arg);
+	free(ctx->fixes);
+	ctx->fixes = NULL;
+	ctx->fixes_nr = ctx->fixes_alloc = 0;
 	check_extents_free(ctx->extents_state);
 	ctx->extents_state = NULL;
 	check_fs_roots_free(ctx);
@@ -123,6 +151,7 @@ int check_run(struct check_ctx *ctx)
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		items0 = ctx->items;
+		ctx->pass = i;
 		ret = passes[i].fn(ctx);
 		fflush(stdout);
 		if (progress) {

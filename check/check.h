@@ -62,6 +62,12 @@ struct check_ctx {
 	struct check_stats stats;
 	u64 errors;                     /* problems reported by check_error() */
 	u64 pass_errors[8];             /* of those, found by pass 1..8 */
+	u64 pass_fixable[8];            /* of those, with a repair queued (check_fixable) */
+	int pass;                       /* index of the pass running (0..7) */
+	struct check_fix *fixes;        /* queued repairs, applied by check_repair() */
+	size_t fixes_nr;
+	size_t fixes_alloc;
+	bool repair_rebuild_fst;        /* a fix asks for the free space tree to be rebuilt */
 	u64 items;                      /* items and blocks looked at (progress lines) */
 	/* per-pass private state, owned by the pass that allocates it */
 	void *extents_state;
@@ -123,6 +129,26 @@ bool check_csum_tree_covers(struct check_ctx *ctx, u64 start, u64 end);
 
 /* All passes and the summary; 0 clean, 1 errors found, negative errno. */
 int check_run(struct check_ctx *ctx);
+
+/*
+ * Repairs.  A pass that reports a problem it knows how to mend queues the
+ * mending right after its check_error() with check_fixable(); with --repair,
+ * check_repair() applies the queued fixes, in the order queued, in one
+ * transaction, but only when every error of every pass has one (else nothing
+ * is written).  fn NULL: the problem is mended by another queued fix (one fix
+ * may answer several ERROR lines).  fn gets a private copy of arg (size
+ * bytes) and returns 0 or a negative errno, which aborts the transaction:
+ * the filesystem stays as it was.  Free space tree errors (pass 4) need no
+ * fix queued: the tree is rebuilt from the (repaired) extent tree.
+ */
+struct btrfs_trans;
+typedef int (*check_fix_fn)(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+struct check_fix {
+	check_fix_fn fn;
+	void *arg;
+	int pass;
+};
+int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size);
 
 /*
  * After check_run found errors: repair what the passes recorded, through the

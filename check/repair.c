@@ -3,10 +3,12 @@
  * --repair, through the transaction engine (kernel-shared/transaction.h):
  * the old generation stays valid until the new superblock is written.
  *
- * What is repaired so far: a free space tree that disagrees with the extent
- * tree is rebuilt from it.  When any other pass found errors nothing is
- * written: those repairs are not implemented, and rebuilding the free space
- * tree from a damaged extent tree would make things worse.
+ * The passes queue a fix for each problem they can mend (check_fixable(),
+ * see check.h); here they are applied in one transaction, in the order
+ * queued, and only when every error found has its fix: a filesystem with
+ * any problem we cannot mend is left untouched.  A free space tree that
+ * disagrees with the extent tree is rebuilt from it at commit (after the
+ * extent fixes, so from the repaired extent tree).
  */
 #include <stdio.h>
 #include "check/check.h"
@@ -19,39 +21,62 @@ static const char *const pass_names[8] = {
 	"quota groups",
 };
 
+/* Every error of pass i has a fix queued (free space tree errors: the rebuild). */
+static bool pass_repairable(struct check_ctx *ctx, int i, bool fst)
+{
+	if (i == 3 && fst)
+		return true;
+	return ctx->pass_errors[i] <= ctx->pass_fixable[i];
+}
+
 int check_repair(struct check_ctx *ctx)
 {
+	bool fst = btrfs_super_compat_ro_flags(btrfs_fs_super(ctx->fs)) &
+		   BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE;
 	struct btrfs_trans *t;
+	size_t f;
 	int i, ret;
 
 	for (i = 0; i < 8; i++) {
-		if (i == 3 || !ctx->pass_errors[i])
+		if (pass_repairable(ctx, i, fst))
 			continue;
-		error("repair of the %llu error(s) found checking %s is not implemented; nothing was written",
-		      ctx->pass_errors[i], pass_names[i]);
+		if (i == 3)
+			error("free space cache (v1) errors: clear it with --clear-space-cache v1 or the kernel (mount -o clear_cache); nothing was written");
+		else
+			error("repair of %llu of the %llu error(s) found checking %s is not implemented; nothing was written",
+			      ctx->pass_errors[i] - ctx->pass_fixable[i], ctx->pass_errors[i],
+			      pass_names[i]);
 		return 1;
 	}
-	if (!ctx->pass_errors[3])
+	if (!ctx->fixes_nr && !ctx->pass_errors[3])
 		return 0;
-	if (!(btrfs_super_compat_ro_flags(btrfs_fs_super(ctx->fs)) &
-	      BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE)) {
-		error("free space cache (v1) errors: clear it with the kernel (mount -o clear_cache); nothing was written");
-		return 1;
-	}
-	printf("Rebuilding the free space tree from the extent tree\n");
-	fflush(stdout);
 	ret = btrfs_start_transaction(ctx->fs, &t);
 	if (ret < 0) {
 		error("cannot start a transaction: %s", strerror(-ret));
 		return 1;
 	}
 	btrfs_trans_set_lenient(t, true);
-	btrfs_trans_rebuild_free_space_tree(t);
+	for (f = 0; f < ctx->fixes_nr; f++) {
+		if (!ctx->fixes[f].fn)
+			continue;
+		ret = ctx->fixes[f].fn(ctx, t, ctx->fixes[f].arg);
+		if (ret < 0) {
+			btrfs_abort_transaction(t);
+			error("repair of %s failed (%s): nothing was written",
+			      pass_names[ctx->fixes[f].pass], strerror(-ret));
+			return 1;
+		}
+	}
+	if (ctx->pass_errors[3] || ctx->repair_rebuild_fst) {
+		printf("Rebuilding the free space tree from the extent tree\n");
+		btrfs_trans_rebuild_free_space_tree(t);
+	}
+	fflush(stdout);
 	ret = btrfs_commit_transaction(t);
 	if (ret < 0) {
 		error("repair failed, the filesystem is as it was: %s", strerror(-ret));
 		return 1;
 	}
-	printf("Free space tree rebuilt\n");
+	printf("Repair committed, transaction %llu\n", (unsigned long long)btrfs_super_generation(btrfs_fs_super(ctx->fs)));
 	return CHECK_REPAIRED;
 }
