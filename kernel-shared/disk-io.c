@@ -935,6 +935,7 @@ void btrfs_close_fs(struct btrfs_fs_info *fs)
 	if (!fs)
 		return;
 	cache_free(fs);
+	hash_ctx_release(&fs->csum_ctx);   /* a library provider holds a key/state object */
 	btrfs_chunk_tree_map_free(&fs->chunks);
 	btrfs_free_devices(&fs->devices);
 	free(fs->scratch);
