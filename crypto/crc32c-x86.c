@@ -252,6 +252,12 @@ T_VPCL256 static uint32_t crc32c_vpclmul256x3(uint32_t crc, const uint8_t *p, si
 		p += vlen + 3 * L;
 		len -= vlen + 3 * L;
 	}
+	/*
+	 * gcc turns the call below into a jump without the vzeroupper it puts
+	 * before a return: dirty upper ymm halves would then slow every later
+	 * legacy-SSE instruction (SHA-NI) of the program by half on Zen 5.
+	 */
+	_mm256_zeroupper();
 	return crc32c_sse42x3(crc, p, len);
 }
 
