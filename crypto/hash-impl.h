@@ -56,7 +56,11 @@ struct hash_impl {
 			 int final, size_t final_inc);
 };
 
-/* NULL-terminated tables, best first. */
+/*
+ * NULL-terminated tables, best first.  One-shot digests take the first entry
+ * with a single-message path (crc32c, sha256_blocks, b2_blocks or digest);
+ * batches the first with lanes (a batch-only entry has no single path).
+ */
 extern const struct hash_impl *const crc32c_impls[];
 extern const struct hash_impl *const xxhash64_impls[];
 extern const struct hash_impl *const sha256_impls[];
