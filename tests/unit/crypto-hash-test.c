@@ -543,6 +543,75 @@ static void test_cpu_features(void)
 #endif
 }
 
+#if HASH_X86
+/* XGETBV with ECX=1: the state components in use (XINUSE), where CPUID says it exists. */
+static int xinuse(uint64_t *bits)
+{
+	unsigned int a, b, c, d;
+	uint32_t lo, hi;
+
+	if (__get_cpuid_max(0, NULL) < 0xd)
+		return 0;
+	__cpuid_count(0xd, 1, a, b, c, d);
+	(void)b, (void)c, (void)d;
+	if (!(a & (1U << 2)))
+		return 0;
+	__asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
+	*bits = ((uint64_t)hi << 32) | lo;
+	return 1;
+}
+#endif
+
+/*
+ * Every implementation returns with the upper halves of ymm0-15/zmm0-15
+ * clean (vzeroupper): dirty ones slow every later legacy-SSE instruction
+ * (SHA-NI has no VEX form) by half on Zen 5.  XINUSE bit 2 is the upper
+ * ymm halves, bit 6 the upper zmm halves of registers 0-15.
+ */
+static void test_upper_state_clean(void)
+{
+#if HASH_X86
+	static uint8_t buf[16 * 5000];
+	const void *blocks[16];
+	uint8_t out[16 * 32];
+	const char *name;
+	uint64_t bits;
+	int sup, seen = 0;
+
+	if (!xinuse(&bits)) {
+		printf("  no XGETBV(1) on this CPU: not checked\n");
+		return;
+	}
+	for (int i = 0; i < 16; i++)
+		blocks[i] = buf + 5000 * i;
+	for (int alg = 0; alg < HASH_NR_ALGS; alg++)
+		for (unsigned int i = 0; (name = hash_impl_enum(alg, i, &sup)); i++) {
+			struct hash_ctx ctx;
+			const size_t lens[] = { 100, 1000, 4096 };
+
+			if (!sup || hash_ctx_init_impl(&ctx, alg, NULL, 0, name))
+				continue;
+			for (int l = 0; l < 3; l++) {
+				hash_digest(&ctx, buf, lens[l], out);
+				xinuse(&bits);
+				if (bits & 0x44)
+					fprintf(stderr, "%s %s len %zu: XINUSE %#llx after a digest\n",
+						hash_alg_name(alg), name, lens[l], (unsigned long long)bits);
+				CHECK_EQ_U64(bits & 0x44, 0);
+				hash_digest_batch(&ctx, blocks, 16, lens[l], out);
+				xinuse(&bits);
+				if (bits & 0x44)
+					fprintf(stderr, "%s %s len %zu: XINUSE %#llx after a batch\n",
+						hash_alg_name(alg), name, lens[l], (unsigned long long)bits);
+				CHECK_EQ_U64(bits & 0x44, 0);
+			}
+			hash_ctx_release(&ctx);
+			seen++;
+		}
+	printf("  %d implementations leave the upper vector halves clean\n", seen);
+#endif
+}
+
 int main(void)
 {
 	/* a forced impl in the caller's environment would skew the default checks */
@@ -554,5 +623,6 @@ int main(void)
 	RUN(test_errors);
 	RUN(test_blake2b512_vectors);
 	RUN(test_cross_check);
+	RUN(test_upper_state_clean);
 	return unit_done();
 }
