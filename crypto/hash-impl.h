@@ -51,6 +51,12 @@ struct hash_impl {
 	 * hash_digest_batch() uses them when @lanes > 1.
 	 */
 	unsigned int lanes;
+	/*
+	 * Optional: on a CPU with all these feature bits the automatic choice
+	 * passes this entry over for one-shot digests (a later entry is faster
+	 * there, measured); batches and forcing still take it.
+	 */
+	unsigned int single_slower_with;
 	void (*sha256_multi)(uint32_t (*h)[8], const uint8_t *const *p, size_t nblocks);
 	void (*b2_multi)(uint64_t (*h)[8], const uint8_t *const *p, size_t nblocks, uint64_t t[2],
 			 int final, size_t final_inc);

@@ -573,6 +573,9 @@ static const struct hash_impl *auto_pick(struct hash_ctx *ctx, unsigned int feat
 	for (unsigned int i = 0; tab[i]; i++) {
 		if (single ? !has_single(tab[i]) : tab[i]->lanes < 2 || tab[i]->lanes > BATCH_MAX_LANES)
 			continue;
+		if (single && tab[i]->single_slower_with &&
+		    (feat & tab[i]->single_slower_with) == tab[i]->single_slower_with)
+			continue;
 		if (!impl_cpu_ok(tab[i], feat))
 			continue;
 		ctx->impl = tab[i];
