@@ -63,15 +63,23 @@ T_AVX512 static inline void transpose16(__m512i r[16])
 	}
 }
 
-/* One round; the caller renames the variables instead of moving them. */
+/*
+ * One round; the caller renames the variables instead of moving them.
+ * Vector integer ops take 2-4 cycles on Zen 5 and this is latency bound, so
+ * the sums are ordered for the shortest chains: everything but Sigma1(e) is
+ * added to d first, then Sigma1 (new e: rotate, ternlog, add); the new a
+ * adds Sigma0(a) last.  (FIPS order: T1 = h + S1 + Ch + K + W, e = d + T1,
+ * a = T1 + S0 + Maj; 1.5 times the cycles.)
+ */
 #define MB_ROUND(a, b, c, d, e, f, g, h, w, t) do {				\
-	__m512i t1_ = _mm512_add_epi32(_mm512_add_epi32(h,			\
+	__m512i x_ = _mm512_add_epi32(_mm512_add_epi32(h,			\
 			_mm512_add_epi32(w, _mm512_set1_epi32((int)sha256_k[t]))), \
-		_mm512_add_epi32(xor3(ror(e, 6), ror(e, 11), ror(e, 25)),	\
-				 _mm512_ternarylogic_epi32(e, f, g, CH)));	\
-	d = _mm512_add_epi32(d, t1_);						\
-	h = _mm512_add_epi32(t1_, _mm512_add_epi32(xor3(ror(a, 2), ror(a, 13), ror(a, 22)), \
-		_mm512_ternarylogic_epi32(a, b, c, MAJ)));			\
+		_mm512_ternarylogic_epi32(e, f, g, CH));			\
+	__m512i s1_ = xor3(ror(e, 6), ror(e, 11), ror(e, 25));			\
+	__m512i z_ = _mm512_add_epi32(x_, _mm512_ternarylogic_epi32(a, b, c, MAJ)); \
+	d = _mm512_add_epi32(_mm512_add_epi32(d, x_), s1_);			\
+	h = _mm512_add_epi32(_mm512_add_epi32(z_, s1_),				\
+			     xor3(ror(a, 2), ror(a, 13), ror(a, 22)));		\
 } while (0)
 
 /* W[t] for t >= 16 in the ring of 16: sigma1(W[t-2]) + W[t-7] + sigma0(W[t-15]) + W[t-16]. */
