@@ -129,6 +129,7 @@ extern const struct hash_impl crc32c_impl_sse42x3;
 extern const struct hash_impl crc32c_impl_vpclmul256;
 extern const struct hash_impl crc32c_impl_vpclmul256x3;
 extern const struct hash_impl crc32c_impl_vpclmul512;
+extern const struct hash_impl crc32c_impl_vpclmul512x3;
 extern const struct hash_impl sha256_impl_shani;
 extern const struct hash_impl sha256_impl_avx512;
 extern const struct hash_impl blake2b_impl_avx2;
