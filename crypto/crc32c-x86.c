@@ -192,6 +192,26 @@ T_VPCL256 static uint32_t crc32c_vpclmul256(uint32_t crc, const uint8_t *p, size
 	return crc_serial(reduce128(lo), p, len);
 }
 
+/* The hybrid variants' crc32 side: 40 bytes (5 words) of each of three streams. */
+T_SSE42 static inline void crc3_step40(uint64_t c[3], const uint8_t *s1, size_t L)
+{
+	for (int w = 0; w < 40; w += 8) {
+		c[0] = _mm_crc32_u64(c[0], ld64(s1 + w));
+		c[1] = _mm_crc32_u64(c[1], ld64(s1 + L + w));
+		c[2] = _mm_crc32_u64(c[2], ld64(s1 + 2 * L + w));
+	}
+}
+
+/* The folded part's CRC @r followed by the three streams of 40n bytes (Horner's rule). */
+T_PCLMUL static inline uint32_t crc3_join(uint32_t r, size_t n, const uint64_t c[3])
+{
+	uint32_t kl = crc32c_hyb_k[n - 1];
+
+	r = crc_shift(r, kl) ^ (uint32_t)c[0];
+	r = crc_shift(r, kl) ^ (uint32_t)c[1];
+	return crc_shift(r, kl) ^ (uint32_t)c[2];
+}
+
 /*
  * Folding and the crc32 instruction at once: they use different execution
  * units, so each chunk is split into a folded part (128 + 128n bytes, 4
@@ -205,19 +225,17 @@ T_VPCL256 static uint32_t crc32c_vpclmul256x3(uint32_t crc, const uint8_t *p, si
 
 	while (len >= 128 + 248) {
 		size_t n = (len - 128) / 248, vlen, L;
-		const uint8_t *q, *s1, *s2, *s3;
-		uint64_t c1 = 0, c2 = 0, c3 = 0;
+		const uint8_t *q, *s1;
+		uint64_t c[3] = { 0, 0, 0 };
 		__m256i x0, x1, x2, x3;
 		__m128i lo, hi;
-		uint32_t r, kl;
+		uint32_t r;
 
 		if (n > CRC32C_HYB_MAX)
 			n = CRC32C_HYB_MAX;
 		vlen = 128 + 128 * n;
 		L = 40 * n;
 		s1 = p + vlen;
-		s2 = s1 + L;
-		s3 = s2 + L;
 		x0 = _mm256_loadu_si256((const void *)p);
 		x1 = _mm256_loadu_si256((const void *)(p + 32));
 		x2 = _mm256_loadu_si256((const void *)(p + 64));
@@ -229,15 +247,9 @@ T_VPCL256 static uint32_t crc32c_vpclmul256x3(uint32_t crc, const uint8_t *p, si
 			x1 = _mm256_xor_si256(fold256(x1, k), _mm256_loadu_si256((const void *)(q + 32)));
 			x2 = _mm256_xor_si256(fold256(x2, k), _mm256_loadu_si256((const void *)(q + 64)));
 			x3 = _mm256_xor_si256(fold256(x3, k), _mm256_loadu_si256((const void *)(q + 96)));
-			for (int w = 0; w < 40; w += 8) {
-				c1 = _mm_crc32_u64(c1, ld64(s1 + w));
-				c2 = _mm_crc32_u64(c2, ld64(s2 + w));
-				c3 = _mm_crc32_u64(c3, ld64(s3 + w));
-			}
+			crc3_step40(c, s1, L);
 			q += 128;
 			s1 += 40;
-			s2 += 40;
-			s3 += 40;
 		}
 		x3 = _mm256_xor_si256(x3, fold256(x0, fold_k256(5)));
 		x3 = _mm256_xor_si256(x3, fold256(x1, fold_k256(3)));
@@ -245,10 +257,7 @@ T_VPCL256 static uint32_t crc32c_vpclmul256x3(uint32_t crc, const uint8_t *p, si
 		lo = _mm256_castsi256_si128(x3);
 		hi = _mm256_extracti128_si256(x3, 1);
 		r = reduce128(_mm_xor_si128(hi, fold128(lo, fold_k128(0))));
-		kl = crc32c_hyb_k[n - 1];
-		r = crc_shift(r, kl) ^ (uint32_t)c1;
-		r = crc_shift(r, kl) ^ (uint32_t)c2;
-		crc = crc_shift(r, kl) ^ (uint32_t)c3;
+		crc = crc3_join(r, n, c);
 		p += vlen + 3 * L;
 		len -= vlen + 3 * L;
 	}
@@ -335,18 +344,15 @@ T_VPCL512 static uint32_t crc32c_vpclmul512x3(uint32_t crc, const uint8_t *p, si
 
 	while (len >= 256 + 376) {
 		size_t n = (len - 256) / 376, vlen, L;
-		const uint8_t *q, *s1, *s2, *s3;
-		uint64_t c1 = 0, c2 = 0, c3 = 0;
+		const uint8_t *q, *s1;
+		uint64_t c[3] = { 0, 0, 0 };
 		__m512i x0, x1, x2, x3;
-		uint32_t r, kl;
 
 		if (n > CRC32C_HYB_MAX)
 			n = CRC32C_HYB_MAX;
 		vlen = 256 + 256 * n;
 		L = 40 * n;
 		s1 = p + vlen;
-		s2 = s1 + L;
-		s3 = s2 + L;
 		x0 = _mm512_loadu_si512((const void *)p);
 		x1 = _mm512_loadu_si512((const void *)(p + 64));
 		x2 = _mm512_loadu_si512((const void *)(p + 128));
@@ -359,21 +365,11 @@ T_VPCL512 static uint32_t crc32c_vpclmul512x3(uint32_t crc, const uint8_t *p, si
 			x1 = fold512(x1, k, _mm512_loadu_si512((const void *)(q + 64)));
 			x2 = fold512(x2, k, _mm512_loadu_si512((const void *)(q + 128)));
 			x3 = fold512(x3, k, _mm512_loadu_si512((const void *)(q + 192)));
-			for (int w = 0; w < 40; w += 8) {
-				c1 = _mm_crc32_u64(c1, ld64(s1 + w));
-				c2 = _mm_crc32_u64(c2, ld64(s2 + w));
-				c3 = _mm_crc32_u64(c3, ld64(s3 + w));
-			}
+			crc3_step40(c, s1, L);
 			q += 256;
 			s1 += 40;
-			s2 += 40;
-			s3 += 40;
 		}
-		r = reduce512(x0, x1, x2, x3);
-		kl = crc32c_hyb_k[n - 1];
-		r = crc_shift(r, kl) ^ (uint32_t)c1;
-		r = crc_shift(r, kl) ^ (uint32_t)c2;
-		crc = crc_shift(r, kl) ^ (uint32_t)c3;
+		crc = crc3_join(reduce512(x0, x1, x2, x3), n, c);
 		p += vlen + 3 * L;
 		len -= vlen + 3 * L;
 	}
