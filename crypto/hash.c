@@ -8,11 +8,16 @@
  * Choice of implementation, once per context: the first entry of the
  * algorithm's table (best first) that the CPU supports and that can serve
  * the context (a library provider may lack a form, e.g. OpenSSL 3.0 has no
- * unkeyed BLAKE2b-256).  BTRFS_KIT_HASH_IMPL=name[,name...] forces one: for
+ * unkeyed BLAKE2b-256).  One-shot digests and batches choose apart: a
+ * one-shot needs a single-message path (and an entry may step aside for
+ * one-shots on CPUs where a later one is faster), a batch the first entry
+ * with lanes (none under a library provider: it computes what it can).
+ * BTRFS_KIT_HASH_IMPL=name[,name...] forces one: for
  * each algorithm the first listed name it has ("ref", "sse42", "simd-sse42",
  * ...) is used, or hash_ctx_init() fails with -EOPNOTSUPP when this CPU or
  * build cannot run it; names no algorithm has give -EINVAL; an algorithm
- * that has none of the listed names keeps its default.
+ * that has none of the listed names keeps its default.  A forced entry
+ * serves both paths it has; a batch-only one leaves one-shots the default.
  */
 #include <errno.h>
 #include <stdlib.h>
