@@ -4,12 +4,19 @@
  * implementation of this build and every peer library found at configure
  * time, measured side by side in one run.
  *
- *   hash-speedtest [-b SIZE] [-n ITERATIONS] [--tsv]
+ *   hash-speedtest [-b SIZE] [-n ITERATIONS] [-r ROUNDS] [--tsv]
  *
  * Each row hashes one block of SIZE bytes (default 4096, up to 65536)
- * ITERATIONS times (default 100000), in 20 rounds after a warm-up; the best
- * round is reported (the least disturbed by other load), cycles from rdtsc.
- * Batch rows hash 8 different blocks per call and report the cost of one.
+ * ITERATIONS times (default 100000), in ROUNDS rounds (default 20) after a
+ * warm-up; the best round is reported (the least disturbed by other load),
+ * cycles from rdtsc.  On a busy machine many short rounds find undisturbed
+ * ones more surely: -n 20000 -r 200 times 100 digests per round.
+ * The rounds of all rows are interleaved (round 1 of every row, then round
+ * 2...), so a burst of load elsewhere hits every row alike instead of a few
+ * rows measured during it; the table comes out at the end.
+ * Batch rows hash 16 different blocks per call and report the cost of one.
+ * Each row starts with the upper halves of the vector registers cleared
+ * (vzeroupper): a peer that leaves them dirty must not slow the next row.
  * Keyed peers are timed the way our providers use them: the library's state
  * after the key is copied per block (no key setup per block).
  *
@@ -44,19 +51,34 @@
 #include <openssl/core_names.h>
 #endif
 
-#define BATCH_BLOCKS	8
-#define ROUNDS		20
+#define BATCH_BLOCKS	16
+#define ROUNDS		20	/* default */
 #define MAX_BLOCK	65536
+
+struct bench;
+typedef void (*block_fn)(const struct bench *b, void *arg, unsigned char *out);
+
+struct row {
+	char alg[16], impl[32];
+	block_fn fn;
+	void *arg;
+	void (*fini)(void *arg);	/* frees @arg, or NULL */
+	int per_call;			/* blocks hashed by one call of @fn */
+	double best_cycles, best_sec;
+};
+
+#define MAX_ROWS	64
 
 struct bench {
 	size_t size;
 	unsigned long iters;
+	int rounds;
 	int tsv;
 	unsigned char *buf;	/* BATCH_BLOCKS blocks of MAX_BLOCK */
 	unsigned char *dst;
+	struct row rows[MAX_ROWS];
+	int nrows;
 };
-
-typedef void (*block_fn)(const struct bench *b, void *arg, unsigned char *out);
 
 static double now_sec(void)
 {
@@ -66,39 +88,100 @@ static double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* @per_call blocks are hashed by one call of @fn. */
-static void report(const struct bench *b, const char *alg, const char *impl, block_fn fn,
-		   void *arg, int per_call)
+/*
+ * Legacy-SSE code (SHA-NI has no VEX form) runs at half speed on Zen 5
+ * while the upper ymm/zmm halves are dirty; ISA-L's crc32c leaves them so.
+ */
+__attribute__((target("avx"))) static void clean_upper_avx(void)
+{
+	_mm256_zeroupper();
+}
+
+static void clean_upper(void)
+{
+	if (__builtin_cpu_supports("avx"))
+		clean_upper_avx();
+}
+
+/* A row to time later; @fini (or nothing) releases @arg after the run. */
+static void add_row(struct bench *b, const char *alg, const char *impl, block_fn fn, void *arg,
+		    int per_call, void (*fini)(void *))
+{
+	struct row *r;
+
+	if (b->nrows == MAX_ROWS) {
+		fprintf(stderr, "hash-speedtest: more than %d rows\n", MAX_ROWS);
+		if (fini)
+			fini(arg);
+		return;
+	}
+	r = &b->rows[b->nrows++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->alg, sizeof(r->alg), "%s", alg);
+	snprintf(r->impl, sizeof(r->impl), "%s", impl);
+	r->fn = fn;
+	r->arg = arg;
+	r->fini = fini;
+	r->per_call = per_call;
+}
+
+static void time_round(const struct bench *b, struct row *row, unsigned long n)
 {
 	unsigned char out[BATCH_BLOCKS * 64];
-	unsigned long n = b->iters / ROUNDS ? b->iters / ROUNDS : 1;
-	double best_cycles = 0, best_sec = 0;
+	unsigned long long c0, c1;
+	double t0, t1;
 
-	for (unsigned long i = 0; i < n / 8 + 1; i++)	/* warm up */
-		fn(b, arg, out);
-	for (int r = 0; r < ROUNDS; r++) {
-		unsigned long long c0, c1;
-		double t0, t1;
-
-		t0 = now_sec();
-		c0 = __rdtsc();
-		for (unsigned long i = 0; i < n; i++)
-			fn(b, arg, out);
-		c1 = __rdtsc();
-		t1 = now_sec();
-		if (!r || (double)(c1 - c0) < best_cycles) {
-			best_cycles = (double)(c1 - c0);
-			best_sec = t1 - t0;
-		}
+	clean_upper();
+	t0 = now_sec();
+	c0 = __rdtsc();
+	for (unsigned long i = 0; i < n; i++)
+		row->fn(b, row->arg, out);
+	c1 = __rdtsc();
+	t1 = now_sec();
+	if (!row->best_cycles || (double)(c1 - c0) < row->best_cycles) {
+		row->best_cycles = (double)(c1 - c0);
+		row->best_sec = t1 - t0;
 	}
-	double cycles = best_cycles / n / per_call;
-	double mibs = (double)b->size * n * per_call / best_sec / (1024.0 * 1024.0);
+}
 
-	if (b->tsv)
-		printf("%s\t%s\t%.0f\t%.1f\n", alg, impl, cycles, mibs);
-	else
-		printf("%-14s %-20s %12.0f %12.1f\n", alg, impl, cycles, mibs);
-	fflush(stdout);
+/*
+ * Every row warmed up, then the rounds interleaved; prints the table with
+ * the cost relative to our fastest crc32c (text form) and frees the rows.
+ */
+static void run_rows(struct bench *b)
+{
+	unsigned long n = b->iters / b->rounds ? b->iters / b->rounds : 1;
+	double crc = 0;
+
+	for (int i = 0; i < b->nrows; i++)
+		time_round(b, &b->rows[i], n / 8 + 1);
+	for (int i = 0; i < b->nrows; i++)
+		b->rows[i].best_cycles = 0;
+	for (int r = 0; r < b->rounds; r++)
+		for (int i = 0; i < b->nrows; i++)
+			time_round(b, &b->rows[i], n);
+	for (int i = 0; i < b->nrows; i++) {
+		struct row *row = &b->rows[i];
+		double cycles = row->best_cycles / n / row->per_call;
+
+		if (!strcmp(row->alg, "crc32c") && strncmp(row->impl, "lib-", 4) &&
+		    (!crc || cycles < crc))
+			crc = cycles;
+	}
+	for (int i = 0; i < b->nrows; i++) {
+		struct row *row = &b->rows[i];
+		double cycles = row->best_cycles / n / row->per_call;
+		double mibs = (double)b->size * n * row->per_call / row->best_sec / (1024.0 * 1024.0);
+
+		if (b->tsv)
+			printf("%s\t%s\t%.0f\t%.1f\n", row->alg, row->impl, cycles, mibs);
+		else
+			printf("%-14s %-20s %12.0f %12.1f %9.2f\n", row->alg, row->impl, cycles, mibs,
+			       crc ? cycles / crc : 0);
+		if (row->fini)
+			row->fini(row->arg);
+	}
+	b->nrows = 0;
 }
 
 static void null_nop(const struct bench *b, void *arg, unsigned char *out)
@@ -118,7 +201,7 @@ static void ours(const struct bench *b, void *arg, unsigned char *out)
 }
 
 struct batch_arg {
-	struct hash_ctx *ctx;
+	struct hash_ctx ctx;		/* a copy: builtin contexts own nothing */
 	const void *blocks[BATCH_BLOCKS];
 };
 
@@ -126,7 +209,26 @@ static void ours_batch(const struct bench *b, void *arg, unsigned char *out)
 {
 	struct batch_arg *ba = arg;
 
-	hash_digest_batch(ba->ctx, ba->blocks, BATCH_BLOCKS, b->size, out);
+	hash_digest_batch(&ba->ctx, ba->blocks, BATCH_BLOCKS, b->size, out);
+}
+
+static void ctx_free(void *arg)
+{
+	hash_ctx_release(arg);
+	free(arg);
+}
+
+/* A heap copy of @size bytes at @p for a row's argument; aborts the run when out of memory. */
+static void *dup_arg(const void *p, size_t size)
+{
+	void *q = malloc(size);
+
+	if (!q) {
+		fprintf(stderr, "hash-speedtest: out of memory\n");
+		exit(1);
+	}
+	memcpy(q, p, size);
+	return q;
 }
 
 #ifdef HAVE_PEER_ISAL
@@ -180,6 +282,11 @@ static void gc_keyed(const struct bench *b, void *arg, unsigned char *out)
 	gcry_md_write(h, b->buf, b->size);
 	memcpy(out, gcry_md_read(h, 0), 32);
 	gcry_md_close(h);
+}
+
+static void gc_close(void *arg)
+{
+	gcry_md_close(arg);
 }
 
 static gcry_md_hd_t gc_keyed_handle(int algo, unsigned int flags, const unsigned char *key)
@@ -242,6 +349,16 @@ static void os_mac(const struct bench *b, void *arg, unsigned char *out)
 	EVP_MAC_CTX_free(c);
 }
 
+static void os_md_free(void *arg)
+{
+	EVP_MD_free(arg);
+}
+
+static void os_mac_free(void *arg)
+{
+	EVP_MAC_CTX_free(arg);
+}
+
 static EVP_MAC_CTX *os_mac_ctx(const char *name, const unsigned char *key)
 {
 	EVP_MAC *mac = EVP_MAC_fetch(NULL, name, NULL);
@@ -269,7 +386,7 @@ static EVP_MAC_CTX *os_mac_ctx(const char *name, const unsigned char *key)
 #endif
 
 /* Our implementations of @alg (keyed with @key when given): one row each, and a batch row. */
-static void our_rows(const struct bench *b, enum hash_alg alg, const char *label,
+static void our_rows(struct bench *b, enum hash_alg alg, const char *label,
 		     const unsigned char *key, size_t keylen)
 {
 	const char *impl;
@@ -284,28 +401,31 @@ static void our_rows(const struct bench *b, enum hash_alg alg, const char *label
 		if (!supported || !strncmp(impl, "lib-", 4) ||
 		    hash_ctx_init_impl(&ctx, alg, key, keylen, impl))
 			continue;
-		report(b, label, impl, ours, &ctx, 1);
-		if (hash_impl_lanes(&ctx) > 1) {
-			struct batch_arg ba = { .ctx = &ctx };
+		struct batch_arg ba = { .ctx = ctx };
 
+		/* a batch-only implementation has only its batch row */
+		if (!strcmp(hash_impl_name(&ctx), impl))
+			add_row(b, label, impl, ours, dup_arg(&ctx, sizeof(ctx)), 1, ctx_free);
+		if (hash_batch_impl_name(&ctx) && !strcmp(hash_batch_impl_name(&ctx), impl)) {
 			for (int k = 0; k < BATCH_BLOCKS; k++)
 				ba.blocks[k] = b->buf + (size_t)k * MAX_BLOCK;
 			snprintf(batch, sizeof(batch), "batch-%s", shortname);
-			report(b, label, batch, ours_batch, &ba, BATCH_BLOCKS);
+			add_row(b, label, batch, ours_batch, dup_arg(&ba, sizeof(ba)), BATCH_BLOCKS, free);
 		}
-		hash_ctx_release(&ctx);
+		if (strcmp(hash_impl_name(&ctx), impl))
+			hash_ctx_release(&ctx);
 	}
 }
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hash-speedtest [-b SIZE] [-n ITERATIONS] [--tsv]\n");
+	fprintf(stderr, "usage: hash-speedtest [-b SIZE] [-n ITERATIONS] [-r ROUNDS] [--tsv]\n");
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	struct bench b = { .size = 4096, .iters = 100000 };
+	struct bench b = { .size = 4096, .iters = 100000, .rounds = ROUNDS };
 	static const unsigned char key[32] = "btrfs-kit hash-speedtest key 32";
 
 	for (int i = 1; i < argc; i++) {
@@ -321,6 +441,12 @@ int main(int argc, char **argv)
 			b.iters = strtoul(argv[++i], &end, 0);
 			if (*end)
 				return usage();
+		} else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
+			long r = strtol(argv[++i], &end, 0);
+
+			if (*end || r < 1 || r > 100000)
+				return usage();
+			b.rounds = (int)r;
 		} else {
 			return usage();
 		}
@@ -344,45 +470,44 @@ int main(int argc, char **argv)
 	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
 #endif
 	if (!b.tsv)
-		printf("block size %zu, %lu iterations, best of %d rounds, %s\n%-14s %-20s %12s %12s\n",
-		       b.size, b.iters, ROUNDS, "cycles from rdtsc", "algorithm", "implementation",
-		       "cycles/block", "MiB/s");
-	report(&b, "null-nop", "ref", null_nop, NULL, 1);
-	report(&b, "null-memcpy", "ref", null_memcpy, NULL, 1);
+		printf("block size %zu, %lu iterations, best of %d interleaved rounds, %s\n"
+		       "%-14s %-20s %12s %12s %9s\n", b.size, b.iters, b.rounds, "cycles from rdtsc",
+		       "algorithm", "implementation", "cycles/block", "MiB/s", "x crc32c");
+	add_row(&b, "null-nop", "ref", null_nop, NULL, 1, NULL);
+	add_row(&b, "null-memcpy", "ref", null_memcpy, NULL, 1, NULL);
 
 	our_rows(&b, HASH_CRC32C, "crc32c", NULL, 0);
 #ifdef HAVE_PEER_ISAL
-	report(&b, "crc32c", "lib-isal", isal_crc32c, NULL, 1);
+	add_row(&b, "crc32c", "lib-isal", isal_crc32c, NULL, 1, NULL);
 #endif
 	our_rows(&b, HASH_XXHASH64, "xxhash", NULL, 0);
 #ifdef HAVE_PEER_XXHASH
-	report(&b, "xxhash", "lib-xxhash", lib_xxh64, NULL, 1);
+	add_row(&b, "xxhash", "lib-xxhash", lib_xxh64, NULL, 1, NULL);
 #endif
 	our_rows(&b, HASH_SHA256, "sha256", NULL, 0);
 #ifdef HAVE_PEER_PGCRYPT
-	report(&b, "sha256", "lib-gcrypt", gc_sha256, NULL, 1);
+	add_row(&b, "sha256", "lib-gcrypt", gc_sha256, NULL, 1, NULL);
 #endif
 #ifdef HAVE_PEER_PSODIUM
-	report(&b, "sha256", "lib-sodium", so_sha256, NULL, 1);
+	add_row(&b, "sha256", "lib-sodium", so_sha256, NULL, 1, NULL);
 #endif
 #ifdef HAVE_PEER_PCRYPTO
 	{
 		EVP_MD *md = EVP_MD_fetch(NULL, "SHA256", NULL);
 
 		if (md)
-			report(&b, "sha256", "lib-openssl", os_sha256, md, 1);
-		EVP_MD_free(md);
+			add_row(&b, "sha256", "lib-openssl", os_sha256, md, 1, os_md_free);
 	}
 #endif
 	our_rows(&b, HASH_BLAKE2B_256, "blake2b", NULL, 0);
 #ifdef HAVE_PEER_B2
-	report(&b, "blake2b", "lib-b2", b2_plain, NULL, 1);
+	add_row(&b, "blake2b", "lib-b2", b2_plain, NULL, 1, NULL);
 #endif
 #ifdef HAVE_PEER_PGCRYPT
-	report(&b, "blake2b", "lib-gcrypt", gc_blake2b, NULL, 1);
+	add_row(&b, "blake2b", "lib-gcrypt", gc_blake2b, NULL, 1, NULL);
 #endif
 #ifdef HAVE_PEER_PSODIUM
-	report(&b, "blake2b", "lib-sodium", so_blake2b, NULL, 1);
+	add_row(&b, "blake2b", "lib-sodium", so_blake2b, NULL, 1, NULL);
 #endif
 	/* OpenSSL 3.0 has no unkeyed BLAKE2b-256: no row. */
 
@@ -392,8 +517,7 @@ int main(int argc, char **argv)
 		gcry_md_hd_t h = gc_keyed_handle(GCRY_MD_SHA256, GCRY_MD_FLAG_HMAC, key);
 
 		if (h)
-			report(&b, "hmac-sha256", "lib-gcrypt", gc_keyed, h, 1);
-		gcry_md_close(h);
+			add_row(&b, "hmac-sha256", "lib-gcrypt", gc_keyed, h, 1, gc_close);
 	}
 #endif
 #ifdef HAVE_PEER_PSODIUM
@@ -401,7 +525,7 @@ int main(int argc, char **argv)
 		crypto_auth_hmacsha256_state st;
 
 		crypto_auth_hmacsha256_init(&st, key, sizeof(key));
-		report(&b, "hmac-sha256", "lib-sodium", so_hmac, &st, 1);
+		add_row(&b, "hmac-sha256", "lib-sodium", so_hmac, dup_arg(&st, sizeof(st)), 1, free);
 	}
 #endif
 #ifdef HAVE_PEER_PCRYPTO
@@ -409,8 +533,7 @@ int main(int argc, char **argv)
 		EVP_MAC_CTX *c = os_mac_ctx("HMAC", key);
 
 		if (c)
-			report(&b, "hmac-sha256", "lib-openssl", os_mac, c, 1);
-		EVP_MAC_CTX_free(c);
+			add_row(&b, "hmac-sha256", "lib-openssl", os_mac, c, 1, os_mac_free);
 	}
 #endif
 	our_rows(&b, HASH_BLAKE2B_256, "blake2b-keyed", key, sizeof(key));
@@ -419,7 +542,7 @@ int main(int argc, char **argv)
 		blake2b_state st;
 
 		if (!blake2b_init_key(&st, 32, key, sizeof(key)))
-			report(&b, "blake2b-keyed", "lib-b2", b2_keyed, &st, 1);
+			add_row(&b, "blake2b-keyed", "lib-b2", b2_keyed, dup_arg(&st, sizeof(st)), 1, free);
 	}
 #endif
 #ifdef HAVE_PEER_PGCRYPT
@@ -427,8 +550,7 @@ int main(int argc, char **argv)
 		gcry_md_hd_t h = gc_keyed_handle(GCRY_MD_BLAKE2B_256, 0, key);
 
 		if (h)
-			report(&b, "blake2b-keyed", "lib-gcrypt", gc_keyed, h, 1);
-		gcry_md_close(h);
+			add_row(&b, "blake2b-keyed", "lib-gcrypt", gc_keyed, h, 1, gc_close);
 	}
 #endif
 #ifdef HAVE_PEER_PSODIUM
@@ -436,7 +558,8 @@ int main(int argc, char **argv)
 		crypto_generichash_blake2b_state st;
 
 		if (!crypto_generichash_blake2b_init(&st, key, sizeof(key), 32))
-			report(&b, "blake2b-keyed", "lib-sodium", so_b2keyed, &st, 1);
+			add_row(&b, "blake2b-keyed", "lib-sodium", so_b2keyed, dup_arg(&st, sizeof(st)), 1,
+				free);
 	}
 #endif
 #ifdef HAVE_PEER_PCRYPTO
@@ -444,10 +567,10 @@ int main(int argc, char **argv)
 		EVP_MAC_CTX *c = os_mac_ctx("BLAKE2BMAC", key);
 
 		if (c)
-			report(&b, "blake2b-keyed", "lib-openssl", os_mac, c, 1);
-		EVP_MAC_CTX_free(c);
+			add_row(&b, "blake2b-keyed", "lib-openssl", os_mac, c, 1, os_mac_free);
 	}
 #endif
+	run_rows(&b);
 	free(b.buf);
 	free(b.dst);
 	return 0;

@@ -192,6 +192,26 @@ T_VPCL256 static uint32_t crc32c_vpclmul256(uint32_t crc, const uint8_t *p, size
 	return crc_serial(reduce128(lo), p, len);
 }
 
+/* The hybrid variants' crc32 side: 40 bytes (5 words) of each of three streams. */
+T_SSE42 static inline void crc3_step40(uint64_t c[3], const uint8_t *s1, size_t L)
+{
+	for (int w = 0; w < 40; w += 8) {
+		c[0] = _mm_crc32_u64(c[0], ld64(s1 + w));
+		c[1] = _mm_crc32_u64(c[1], ld64(s1 + L + w));
+		c[2] = _mm_crc32_u64(c[2], ld64(s1 + 2 * L + w));
+	}
+}
+
+/* The folded part's CRC @r followed by the three streams of 40n bytes (Horner's rule). */
+T_PCLMUL static inline uint32_t crc3_join(uint32_t r, size_t n, const uint64_t c[3])
+{
+	uint32_t kl = crc32c_hyb_k[n - 1];
+
+	r = crc_shift(r, kl) ^ (uint32_t)c[0];
+	r = crc_shift(r, kl) ^ (uint32_t)c[1];
+	return crc_shift(r, kl) ^ (uint32_t)c[2];
+}
+
 /*
  * Folding and the crc32 instruction at once: they use different execution
  * units, so each chunk is split into a folded part (128 + 128n bytes, 4
@@ -205,19 +225,17 @@ T_VPCL256 static uint32_t crc32c_vpclmul256x3(uint32_t crc, const uint8_t *p, si
 
 	while (len >= 128 + 248) {
 		size_t n = (len - 128) / 248, vlen, L;
-		const uint8_t *q, *s1, *s2, *s3;
-		uint64_t c1 = 0, c2 = 0, c3 = 0;
+		const uint8_t *q, *s1;
+		uint64_t c[3] = { 0, 0, 0 };
 		__m256i x0, x1, x2, x3;
 		__m128i lo, hi;
-		uint32_t r, kl;
+		uint32_t r;
 
 		if (n > CRC32C_HYB_MAX)
 			n = CRC32C_HYB_MAX;
 		vlen = 128 + 128 * n;
 		L = 40 * n;
 		s1 = p + vlen;
-		s2 = s1 + L;
-		s3 = s2 + L;
 		x0 = _mm256_loadu_si256((const void *)p);
 		x1 = _mm256_loadu_si256((const void *)(p + 32));
 		x2 = _mm256_loadu_si256((const void *)(p + 64));
@@ -229,15 +247,9 @@ T_VPCL256 static uint32_t crc32c_vpclmul256x3(uint32_t crc, const uint8_t *p, si
 			x1 = _mm256_xor_si256(fold256(x1, k), _mm256_loadu_si256((const void *)(q + 32)));
 			x2 = _mm256_xor_si256(fold256(x2, k), _mm256_loadu_si256((const void *)(q + 64)));
 			x3 = _mm256_xor_si256(fold256(x3, k), _mm256_loadu_si256((const void *)(q + 96)));
-			for (int w = 0; w < 40; w += 8) {
-				c1 = _mm_crc32_u64(c1, ld64(s1 + w));
-				c2 = _mm_crc32_u64(c2, ld64(s2 + w));
-				c3 = _mm_crc32_u64(c3, ld64(s3 + w));
-			}
+			crc3_step40(c, s1, L);
 			q += 128;
 			s1 += 40;
-			s2 += 40;
-			s3 += 40;
 		}
 		x3 = _mm256_xor_si256(x3, fold256(x0, fold_k256(5)));
 		x3 = _mm256_xor_si256(x3, fold256(x1, fold_k256(3)));
@@ -245,13 +257,16 @@ T_VPCL256 static uint32_t crc32c_vpclmul256x3(uint32_t crc, const uint8_t *p, si
 		lo = _mm256_castsi256_si128(x3);
 		hi = _mm256_extracti128_si256(x3, 1);
 		r = reduce128(_mm_xor_si128(hi, fold128(lo, fold_k128(0))));
-		kl = crc32c_hyb_k[n - 1];
-		r = crc_shift(r, kl) ^ (uint32_t)c1;
-		r = crc_shift(r, kl) ^ (uint32_t)c2;
-		crc = crc_shift(r, kl) ^ (uint32_t)c3;
+		crc = crc3_join(r, n, c);
 		p += vlen + 3 * L;
 		len -= vlen + 3 * L;
 	}
+	/*
+	 * gcc turns the call below into a jump without the vzeroupper it puts
+	 * before a return: dirty upper ymm halves would then slow every later
+	 * legacy-SSE instruction (SHA-NI) of the program by half on Zen 5.
+	 */
+	_mm256_zeroupper();
 	return crc32c_sse42x3(crc, p, len);
 }
 
@@ -269,11 +284,30 @@ T_VPCL512 static inline __m512i fold_k512(int m)
 				crc32c_fold_k[m][1], crc32c_fold_k[m][0]);
 }
 
+/* The CRC of four 512-bit accumulators, 256 consecutive bytes folded. */
+T_VPCL512 static inline uint32_t reduce512(__m512i x0, __m512i x1, __m512i x2, __m512i x3)
+{
+	__m128i l0, l1, l2, l3;
+
+	/* x0 is 192 bytes before x3, x1 128, x2 64. */
+	x3 = fold512(x0, fold_k512(11), x3);
+	x3 = fold512(x1, fold_k512(7), x3);
+	x3 = fold512(x2, fold_k512(3), x3);
+	/* then the four 128-bit lanes, 48, 32 and 16 bytes before the last */
+	l0 = _mm512_extracti32x4_epi32(x3, 0);
+	l1 = _mm512_extracti32x4_epi32(x3, 1);
+	l2 = _mm512_extracti32x4_epi32(x3, 2);
+	l3 = _mm512_extracti32x4_epi32(x3, 3);
+	l3 = _mm_xor_si128(l3, fold128(l0, fold_k128(2)));
+	l3 = _mm_xor_si128(l3, fold128(l1, fold_k128(1)));
+	l3 = _mm_xor_si128(l3, fold128(l2, fold_k128(0)));
+	return reduce128(l3);
+}
+
 /* Four 512-bit accumulators: 256 bytes per step, each folded 2048 bits on. */
 T_VPCL512 static uint32_t crc32c_vpclmul512(uint32_t crc, const uint8_t *p, size_t len)
 {
 	__m512i x0, x1, x2, x3, k;
-	__m128i l0, l1, l2, l3;
 
 	if (len < 512)
 		return crc32c_vpclmul256(crc, p, len);
@@ -294,19 +328,54 @@ T_VPCL512 static uint32_t crc32c_vpclmul512(uint32_t crc, const uint8_t *p, size
 		p += 256;
 		len -= 256;
 	}
-	/* x0 is 192 bytes before x3, x1 128, x2 64. */
-	x3 = fold512(x0, fold_k512(11), x3);
-	x3 = fold512(x1, fold_k512(7), x3);
-	x3 = fold512(x2, fold_k512(3), x3);
-	/* then the four 128-bit lanes, 48, 32 and 16 bytes before the last */
-	l0 = _mm512_extracti32x4_epi32(x3, 0);
-	l1 = _mm512_extracti32x4_epi32(x3, 1);
-	l2 = _mm512_extracti32x4_epi32(x3, 2);
-	l3 = _mm512_extracti32x4_epi32(x3, 3);
-	l3 = _mm_xor_si128(l3, fold128(l0, fold_k128(2)));
-	l3 = _mm_xor_si128(l3, fold128(l1, fold_k128(1)));
-	l3 = _mm_xor_si128(l3, fold128(l2, fold_k128(0)));
-	return crc_serial(reduce128(l3), p, len);
+	return crc_serial(reduce512(x0, x1, x2, x3), p, len);
+}
+
+/*
+ * vpclmul256x3's scheme over 512-bit vectors: each chunk split into a
+ * folded part (256 + 256n bytes, 4 zmm accumulators) and three crc32
+ * streams of 40n bytes, advanced in the same loop.  On Zen 5 the folding
+ * alone is bound by the carry-less multiplier's throughput; the crc32
+ * instruction runs on the integer side meanwhile.
+ */
+T_VPCL512 static uint32_t crc32c_vpclmul512x3(uint32_t crc, const uint8_t *p, size_t len)
+{
+	const __m512i k = fold_k512(15);
+
+	while (len >= 256 + 376) {
+		size_t n = (len - 256) / 376, vlen, L;
+		const uint8_t *q, *s1;
+		uint64_t c[3] = { 0, 0, 0 };
+		__m512i x0, x1, x2, x3;
+
+		if (n > CRC32C_HYB_MAX)
+			n = CRC32C_HYB_MAX;
+		vlen = 256 + 256 * n;
+		L = 40 * n;
+		s1 = p + vlen;
+		x0 = _mm512_loadu_si512((const void *)p);
+		x1 = _mm512_loadu_si512((const void *)(p + 64));
+		x2 = _mm512_loadu_si512((const void *)(p + 128));
+		x3 = _mm512_loadu_si512((const void *)(p + 192));
+		x0 = _mm512_xor_si512(x0, _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0,
+							   0, 0, 0, 0, 0, 0, 0, (int)crc));
+		q = p + 256;
+		for (size_t i = 0; i < n; i++) {
+			x0 = fold512(x0, k, _mm512_loadu_si512((const void *)q));
+			x1 = fold512(x1, k, _mm512_loadu_si512((const void *)(q + 64)));
+			x2 = fold512(x2, k, _mm512_loadu_si512((const void *)(q + 128)));
+			x3 = fold512(x3, k, _mm512_loadu_si512((const void *)(q + 192)));
+			crc3_step40(c, s1, L);
+			q += 256;
+			s1 += 40;
+		}
+		crc = crc3_join(reduce512(x0, x1, x2, x3), n, c);
+		p += vlen + 3 * L;
+		len -= vlen + 3 * L;
+	}
+	/* as in vpclmul256x3: no dirty upper halves left behind by the jump */
+	_mm256_zeroupper();
+	return crc32c_sse42x3(crc, p, len);
 }
 
 static int cpu_sse42(unsigned int feat)
@@ -347,6 +416,11 @@ const struct hash_impl crc32c_impl_vpclmul256 = {
 const struct hash_impl crc32c_impl_vpclmul256x3 = {
 	.name = "simd-vpclmul256x3", .short_name = "vpclmul256x3", .alg = HASH_CRC32C,
 	.cpu_ok = cpu_vpclmul256, .crc32c = crc32c_vpclmul256x3,
+};
+
+const struct hash_impl crc32c_impl_vpclmul512x3 = {
+	.name = "simd-vpclmul512x3", .short_name = "vpclmul512x3", .alg = HASH_CRC32C,
+	.cpu_ok = cpu_vpclmul512, .crc32c = crc32c_vpclmul512x3,
 };
 
 const struct hash_impl crc32c_impl_vpclmul512 = {

@@ -39,6 +39,7 @@ static const struct hash_impl crc32c_impl_ref = {
 
 const struct hash_impl *const crc32c_impls[] = {
 #if HASH_X86
+	&crc32c_impl_vpclmul512x3,
 	&crc32c_impl_vpclmul512,
 	&crc32c_impl_vpclmul256x3,
 	&crc32c_impl_vpclmul256,

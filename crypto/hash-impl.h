@@ -51,12 +51,22 @@ struct hash_impl {
 	 * hash_digest_batch() uses them when @lanes > 1.
 	 */
 	unsigned int lanes;
+	/*
+	 * Optional: on a CPU with all these feature bits the automatic choice
+	 * passes this entry over for one-shot digests (a later entry is faster
+	 * there, measured); batches and forcing still take it.
+	 */
+	unsigned int single_slower_with;
 	void (*sha256_multi)(uint32_t (*h)[8], const uint8_t *const *p, size_t nblocks);
 	void (*b2_multi)(uint64_t (*h)[8], const uint8_t *const *p, size_t nblocks, uint64_t t[2],
 			 int final, size_t final_inc);
 };
 
-/* NULL-terminated tables, best first. */
+/*
+ * NULL-terminated tables, best first.  One-shot digests take the first entry
+ * with a single-message path (crc32c, sha256_blocks, b2_blocks or digest);
+ * batches the first with lanes (a batch-only entry has no single path).
+ */
 extern const struct hash_impl *const crc32c_impls[];
 extern const struct hash_impl *const xxhash64_impls[];
 extern const struct hash_impl *const sha256_impls[];

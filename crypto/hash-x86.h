@@ -25,6 +25,7 @@
 #define HX86_AVX512F	(1U << 7)	/* with OS-enabled zmm/opmask state */
 #define HX86_AVX512VL	(1U << 8)
 #define HX86_BMI2	(1U << 9)
+#define HX86_AVX512BW	(1U << 10)
 
 static inline uint64_t hash_x86_xgetbv0(void)
 {
@@ -75,6 +76,8 @@ static inline unsigned int hash_x86_features_cpuid(void)
 				f |= HX86_AVX512F;
 			if (b7 & (1U << 31))
 				f |= HX86_AVX512VL;
+			if (b7 & (1U << 30))
+				f |= HX86_AVX512BW;
 		}
 	}
 	return f;
@@ -108,6 +111,8 @@ static inline unsigned int hash_x86_features(void)
 		f |= HX86_AVX512F;
 	if (__builtin_cpu_supports("avx512vl"))
 		f |= HX86_AVX512VL;
+	if (__builtin_cpu_supports("avx512bw"))
+		f |= HX86_AVX512BW;
 	if (__builtin_cpu_supports("bmi2"))
 		f |= HX86_BMI2;
 	return f;
@@ -124,7 +129,9 @@ extern const struct hash_impl crc32c_impl_sse42x3;
 extern const struct hash_impl crc32c_impl_vpclmul256;
 extern const struct hash_impl crc32c_impl_vpclmul256x3;
 extern const struct hash_impl crc32c_impl_vpclmul512;
+extern const struct hash_impl crc32c_impl_vpclmul512x3;
 extern const struct hash_impl sha256_impl_shani;
+extern const struct hash_impl sha256_impl_avx512;
 extern const struct hash_impl blake2b_impl_avx2;
 extern const struct hash_impl blake2b_impl_avx512vl;
 #endif

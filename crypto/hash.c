@@ -8,11 +8,16 @@
  * Choice of implementation, once per context: the first entry of the
  * algorithm's table (best first) that the CPU supports and that can serve
  * the context (a library provider may lack a form, e.g. OpenSSL 3.0 has no
- * unkeyed BLAKE2b-256).  BTRFS_KIT_HASH_IMPL=name[,name...] forces one: for
+ * unkeyed BLAKE2b-256).  One-shot digests and batches choose apart: a
+ * one-shot needs a single-message path (and an entry may step aside for
+ * one-shots on CPUs where a later one is faster), a batch the first entry
+ * with lanes (none under a library provider: it computes what it can).
+ * BTRFS_KIT_HASH_IMPL=name[,name...] forces one: for
  * each algorithm the first listed name it has ("ref", "sse42", "simd-sse42",
  * ...) is used, or hash_ctx_init() fails with -EOPNOTSUPP when this CPU or
  * build cannot run it; names no algorithm has give -EINVAL; an algorithm
- * that has none of the listed names keeps its default.
+ * that has none of the listed names keeps its default.  A forced entry
+ * serves both paths it has; a batch-only one leaves one-shots the default.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -65,9 +70,14 @@ const char *hash_impl_name(const struct hash_ctx *ctx)
 	return ctx && ctx->impl ? ctx->impl->name : NULL;
 }
 
+const char *hash_batch_impl_name(const struct hash_ctx *ctx)
+{
+	return ctx && ctx->multi ? ctx->multi->name : NULL;
+}
+
 unsigned int hash_impl_lanes(const struct hash_ctx *ctx)
 {
-	return ctx && ctx->impl && ctx->impl->lanes > 1 ? ctx->impl->lanes : 1;
+	return ctx && ctx->multi ? ctx->multi->lanes : 1;
 }
 
 unsigned int hash_cpu_features(void)
@@ -314,12 +324,12 @@ static void sha256_multi_digest(const struct hash_ctx *ctx, const uint8_t *const
 	for (unsigned int i = 0; i < n; i++)
 		memcpy(h[i], ctx->keyed ? ctx->pre.hmac.inner : sha256_iv, 32);
 	if (full)
-		ctx->impl->sha256_multi(h, p, full);
+		ctx->multi->sha256_multi(h, p, full);
 	for (unsigned int i = 0; i < n; i++) {
 		tn = sha256_pad(tail[i], p[i] + full * 64, len - full * 64, total);
 		tp[i] = tail[i];
 	}
-	ctx->impl->sha256_multi(h, tp, tn);
+	ctx->multi->sha256_multi(h, tp, tn);
 	if (ctx->keyed) {
 		for (unsigned int i = 0; i < n; i++) {
 			uint8_t d[32];
@@ -328,7 +338,7 @@ static void sha256_multi_digest(const struct hash_ctx *ctx, const uint8_t *const
 			sha256_pad(tail[i], d, 32, 64 + 32);
 			memcpy(h[i], ctx->pre.hmac.outer, 32);
 		}
-		ctx->impl->sha256_multi(h, tp, 1);
+		ctx->multi->sha256_multi(h, tp, 1);
 	}
 	for (unsigned int i = 0; i < n; i++)
 		sha256_out(h[i], out + 32 * i);
@@ -346,7 +356,7 @@ static void b2_multi_digest(const struct hash_ctx *ctx, const uint8_t *const *p,
 	for (unsigned int i = 0; i < n; i++)
 		memcpy(h[i], ctx->keyed ? ctx->pre.b2.keyed : ctx->pre.b2.param, 64);
 	if (nonfinal)
-		ctx->impl->b2_multi(h, p, nonfinal, t, 0, 0);
+		ctx->multi->b2_multi(h, p, nonfinal, t, 0, 0);
 	for (unsigned int i = 0; i < n; i++) {
 		if (rest == 128) {
 			tp[i] = p[i] + nonfinal * 128;
@@ -356,29 +366,55 @@ static void b2_multi_digest(const struct hash_ctx *ctx, const uint8_t *const *p,
 		memset(tail[i] + rest, 0, 128 - rest);
 		tp[i] = tail[i];
 	}
-	ctx->impl->b2_multi(h, tp, 1, t, 1, rest);
+	ctx->multi->b2_multi(h, tp, 1, t, 1, rest);
 	for (unsigned int i = 0; i < n; i++)
 		b2_out(h[i], out + 32 * i);
 }
 
-/* Whole groups of lanes through the multi-buffer primitive; returns blocks done. */
+/*
+ * One group of @n blocks through the multi-buffer primitive, @n up to its
+ * lane count: missing lanes repeat the last block and their digests are
+ * dropped.
+ */
+static void multi_group(const struct hash_ctx *ctx, const void *const *blocks, unsigned int n,
+			size_t len, uint8_t *out)
+{
+	const struct hash_impl *impl = ctx->multi;
+	const uint8_t *p[BATCH_MAX_LANES];
+	uint8_t tmp[BATCH_MAX_LANES * 32];
+	uint8_t *dst = n < impl->lanes ? tmp : out;
+
+	for (unsigned int i = 0; i < impl->lanes; i++)
+		p[i] = blocks[i < n ? i : n - 1];
+	if (ctx->alg == HASH_SHA256)
+		sha256_multi_digest(ctx, p, impl->lanes, len, dst);
+	else
+		b2_multi_digest(ctx, p, impl->lanes, len, dst);
+	if (dst == tmp)
+		memcpy(out, tmp, (size_t)n * 32);
+}
+
+/*
+ * Groups of lanes through the multi-buffer primitive; returns blocks done.
+ * A last partial group of at least a quarter of the lanes is padded (the
+ * multi-buffer forms cost about as much as lanes/4 single digests or less),
+ * fewer are left to the single path.
+ */
 static size_t multi_batch(const struct hash_ctx *ctx, const void *const *blocks, size_t nblocks,
 			  size_t len, uint8_t *out)
 {
-	const struct hash_impl *impl = ctx->impl;
-	unsigned int n = impl->lanes;
+	const struct hash_impl *impl = ctx->multi;
+	unsigned int n;
 	size_t done = 0;
 
-	if (n < 2 || n > BATCH_MAX_LANES)
+	if (!impl || (ctx->alg == HASH_BLAKE2B_256 && !len))
 		return 0;
-	if (ctx->alg == HASH_SHA256 && impl->sha256_multi) {
-		for (; done + n <= nblocks; done += n)
-			sha256_multi_digest(ctx, (const uint8_t *const *)blocks + done, n, len,
-					    out + done * 32);
-	} else if (ctx->alg == HASH_BLAKE2B_256 && impl->b2_multi && len) {
-		for (; done + n <= nblocks; done += n)
-			b2_multi_digest(ctx, (const uint8_t *const *)blocks + done, n, len,
-					out + done * 32);
+	n = impl->lanes;
+	for (; done + n <= nblocks; done += n)
+		multi_group(ctx, blocks + done, n, len, out + done * 32);
+	if (nblocks - done >= 2 && (nblocks - done) * 4 >= n) {
+		multi_group(ctx, blocks + done, nblocks - done, len, out + done * 32);
+		done = nblocks;
 	}
 	return done;
 }
@@ -452,6 +488,7 @@ static void plain_ctx(struct hash_ctx *ctx, enum hash_alg alg, const struct hash
 	ctx->alg = alg;
 	ctx->impl = impl;
 	ctx->prim = impl;
+	ctx->multi = impl->lanes > 1 ? impl : NULL;
 	if (alg == HASH_BLAKE2B_256) {
 		memcpy(ctx->pre.b2.param, blake2b_iv, 64);
 		ctx->pre.b2.param[0] ^= 0x01010000ULL | 32;
@@ -520,10 +557,47 @@ static const struct hash_impl *builtin_prim(enum hash_alg alg, const struct hash
 	return impl;
 }
 
+/* Not batch-only: multi-buffer primitives without a single-message one. */
+static int has_single(const struct hash_impl *impl)
+{
+	return !(impl->sha256_multi || impl->b2_multi) || impl->sha256_blocks ||
+	       impl->b2_blocks || impl->digest;
+}
+
+/*
+ * The first entry of @ctx's algorithm table this CPU runs, that can serve
+ * @ctx and passes the self-check: with a single-message path when @single,
+ * else with lanes for batches.  Sets ctx->impl while asking (usable hooks
+ * look at it); the caller sets it again.
+ */
+static const struct hash_impl *auto_pick(struct hash_ctx *ctx, unsigned int feat, int single)
+{
+	const struct hash_impl *const *tab = impl_tables[ctx->alg];
+	const struct hash_impl *keep = ctx->impl;
+
+	for (unsigned int i = 0; tab[i]; i++) {
+		if (single ? !has_single(tab[i]) : tab[i]->lanes < 2 || tab[i]->lanes > BATCH_MAX_LANES)
+			continue;
+		if (single && tab[i]->single_slower_with &&
+		    (feat & tab[i]->single_slower_with) == tab[i]->single_slower_with)
+			continue;
+		if (!impl_cpu_ok(tab[i], feat))
+			continue;
+		ctx->impl = tab[i];
+		if (tab[i]->usable && !tab[i]->usable(ctx))
+			continue;
+		if (tab[i]->cpu_ok && impl_selftest(ctx->alg, tab[i]) < 0)
+			continue;
+		ctx->impl = keep;
+		return tab[i];
+	}
+	ctx->impl = keep;
+	return NULL;
+}
+
 int hash_ctx_init_impl(struct hash_ctx *ctx, enum hash_alg alg, const uint8_t *key,
 		       size_t keylen, const char *impl_name)
 {
-	const struct hash_impl *const *tab;
 	const struct hash_impl *impl = NULL;
 	unsigned int feat;
 
@@ -555,30 +629,28 @@ int hash_ctx_init_impl(struct hash_ctx *ctx, enum hash_alg alg, const uint8_t *k
 		if (ret == 1 && !impl_cpu_ok(impl, feat))
 			return -EOPNOTSUPP;
 	}
-	tab = impl_tables[alg];
-	if (impl) {
+	if (impl && !has_single(impl)) {
+		/* a batch-only implementation forced: one-shots take the default */
+		ctx->multi = impl;
+		impl = NULL;
+	} else if (impl) {
 		ctx->impl = impl;
 		if (impl->usable && !impl->usable(ctx)) {
 			memset(ctx, 0, sizeof(*ctx));
 			return -EOPNOTSUPP;
 		}
-	} else {
-		for (unsigned int i = 0; tab[i]; i++) {
-			if (!impl_cpu_ok(tab[i], feat))
-				continue;
-			ctx->impl = tab[i];
-			if (tab[i]->usable && !tab[i]->usable(ctx))
-				continue;
-			if (tab[i]->cpu_ok && impl_selftest(alg, tab[i]) < 0)
-				continue;
-			impl = tab[i];
-			break;
-		}
+		ctx->multi = impl->lanes > 1 ? impl : NULL;
+	}
+	if (!impl) {
+		impl = auto_pick(ctx, feat, 1);
 		if (!impl) {
 			memset(ctx, 0, sizeof(*ctx));
 			return -EOPNOTSUPP;
 		}
 		ctx->impl = impl;
+		/* a library provider computes everything it can itself */
+		if (!ctx->multi && !impl->digest)
+			ctx->multi = auto_pick(ctx, feat, 0);
 	}
 	ctx->prim = builtin_prim(alg, impl, feat);
 	if (ctx->keyed)

@@ -58,6 +58,7 @@ struct hash_ctx {
 	} pre;
 	void *lib;			/* library provider's keyed template, or NULL */
 	const struct hash_impl *prim;	/* builtin primitives for streaming and key set-up */
+	const struct hash_impl *multi;	/* multi-buffer primitives for batches, or NULL */
 };
 
 /* Streaming state; treat the members as private. */
@@ -92,7 +93,9 @@ const char *hash_provider_name(void);
  */
 uint32_t crc32c_raw(uint32_t seed, const void *data, size_t len);
 const char *hash_impl_name(const struct hash_ctx *ctx);
-/* Blocks the context's implementation hashes side by side in hash_digest_batch() (1: none). */
+/* The implementation hash_digest_batch() runs side by side, or NULL when it loops. */
+const char *hash_batch_impl_name(const struct hash_ctx *ctx);
+/* Blocks hash_digest_batch() hashes side by side for this context (1: none). */
 unsigned int hash_impl_lanes(const struct hash_ctx *ctx);
 
 /*

@@ -69,6 +69,7 @@ const struct hash_impl *const sha256_impls[] = {
 	&sha256_impl_lib,
 #endif
 #if HASH_X86
+	&sha256_impl_avx512,	/* batch only: ahead of shani for batches */
 	&sha256_impl_shani,
 #endif
 	&sha256_impl_ref,

@@ -39,18 +39,33 @@ void xxh64_stream_init(uint64_t v[4], uint64_t seed)
 	v[3] = seed - P1;
 }
 
-void xxh64_stream_blocks(uint64_t v[4], const uint8_t *p, size_t nstripes)
+/* Inlined into the one-shot digest too: its lanes then never go through memory. */
+static inline __attribute__((always_inline)) void xxh_stripes(uint64_t v[4], const uint8_t *p,
+							      size_t nstripes)
 {
 	uint64_t v1 = v[0], v2 = v[1], v3 = v[2], v4 = v[3];
+	const uint8_t *end = p + 32 * nstripes;
 
-	while (nstripes--) {
-		v1 = xxh_round(v1, get_le64(p));
-		v2 = xxh_round(v2, get_le64(p + 8));
-		v3 = xxh_round(v3, get_le64(p + 16));
-		v4 = xxh_round(v4, get_le64(p + 24));
+	while (p < end) {
+		uint64_t x1 = get_le64(p) * P2, x2 = get_le64(p + 8) * P2;
+		uint64_t x3 = get_le64(p + 16) * P2, x4 = get_le64(p + 24) * P2;
+
+		v1 = rotl64(v1 + x1, 31);
+		v2 = rotl64(v2 + x2, 31);
+		v3 = rotl64(v3 + x3, 31);
+		v4 = rotl64(v4 + x4, 31);
+		v1 *= P1;
+		v2 *= P1;
+		v3 *= P1;
+		v4 *= P1;
 		p += 32;
 	}
 	v[0] = v1; v[1] = v2; v[2] = v3; v[3] = v4;
+}
+
+void xxh64_stream_blocks(uint64_t v[4], const uint8_t *p, size_t nstripes)
+{
+	xxh_stripes(v, p, nstripes);
 }
 
 static inline uint64_t xxh_finish(uint64_t h, const uint8_t *p, size_t len)
@@ -79,8 +94,8 @@ static inline uint64_t xxh_finish(uint64_t h, const uint8_t *p, size_t len)
 	return h;
 }
 
-uint64_t xxh64_stream_final(const uint64_t v[4], uint64_t total, const uint8_t *tail,
-			    size_t taillen, uint64_t seed)
+static inline __attribute__((always_inline)) uint64_t
+xxh_final(const uint64_t v[4], uint64_t total, const uint8_t *tail, size_t taillen, uint64_t seed)
 {
 	uint64_t h;
 
@@ -97,6 +112,12 @@ uint64_t xxh64_stream_final(const uint64_t v[4], uint64_t total, const uint8_t *
 	return xxh_finish(h, tail, taillen);
 }
 
+uint64_t xxh64_stream_final(const uint64_t v[4], uint64_t total, const uint8_t *tail,
+			    size_t taillen, uint64_t seed)
+{
+	return xxh_final(v, total, tail, taillen, seed);
+}
+
 uint64_t xxh64_digest(const void *data, size_t len, uint64_t seed)
 {
 	const uint8_t *p = data;
@@ -104,8 +125,8 @@ uint64_t xxh64_digest(const void *data, size_t len, uint64_t seed)
 
 	xxh64_stream_init(v, seed);
 	if (len >= 32)
-		xxh64_stream_blocks(v, p, len / 32);
-	return xxh64_stream_final(v, len, p + (len & ~(size_t)31), len & 31, seed);
+		xxh_stripes(v, p, len / 32);
+	return xxh_final(v, len, p + (len & ~(size_t)31), len & 31, seed);
 }
 
 static const struct hash_impl xxhash64_impl_ref = {

@@ -15,9 +15,11 @@ assert_grep "block size must be" "$T/err"
 expect_exit 1 "$bin" --bogus 2> "$T/err"
 assert_grep "usage: hash-speedtest" "$T/err"
 expect_exit 1 "$bin" -n 12x 2> "$T/err"
+expect_exit 1 "$bin" -r 0 2> "$T/err"
+assert_grep "usage: hash-speedtest" "$T/err"
 
 run_check "$bin" -b 65536 -n 20 --tsv > "$T/big.tsv"
-run_check "$bin" -b 777 -n 40 --tsv > "$T/out.tsv"
+run_check "$bin" -b 777 -n 40 -r 4 --tsv > "$T/out.tsv"
 awk -F'\t' '
 	NF != 4 { print "line " NR ": " NF " fields"; bad = 1 }
 	$1 !~ /^(null-nop|null-memcpy|crc32c|xxhash|sha256|blake2b|hmac-sha256|blake2b-keyed)$/ {
