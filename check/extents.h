@@ -129,6 +129,8 @@ void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices);
 void check_queue_super_total_bytes(struct check_ctx *ctx, const struct ext_state *st);
 void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_devext *d, bool has_dev);
 void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d);
+/* Is [start, end) all data extents once the queued rebuilds are applied? */
+bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end);
 /* First thing in the repair transaction: reserve extents in use without an extent item. */
 int check_repair_extents_prepare(struct check_ctx *ctx, struct btrfs_trans *t);
 

@@ -141,6 +141,21 @@ static bool rebuild_possible(struct ext_state *st, u64 bytenr, u64 *len, bool *r
 
 /* ---- extent records ---------------------------------------------------------- */
 
+/*
+ * Account an extent added to or dropped from the extent tree.  The free
+ * space tree is rebuilt from the repaired extent tree at commit (prepare
+ * asks for it), so the range needs no update of its own there: the old
+ * tree may not agree with the old extent tree anyway.
+ */
+static int account(struct btrfs_trans *t, u64 start, u64 len, bool alloc)
+{
+	int ret = btrfs_account_extent(t, start, len, alloc);
+
+	if (ret == 0)
+		t->acct[t->nr_acct - 1].fst_done = true;
+	return ret;
+}
+
 /* Delete every extent item and back reference item of extent bytenr. */
 static int delete_extent_records(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr)
 {
@@ -252,7 +267,7 @@ static int fix_extent_records(struct check_ctx *ctx, struct btrfs_trans *t, void
 		return ret;
 	if (!nx) {
 		if (old) {
-			ret = btrfs_account_extent(t, old->start, old->len, false);
+			ret = account(t, old->start, old->len, false);
 			if (ret < 0)
 				return ret;
 		}
@@ -313,14 +328,42 @@ int check_repair_extents_prepare(struct check_ctx *ctx, struct btrfs_trans *t)
 	for (i = 0; st && i < st->rebuild_nr; i++) {
 		if (!st->rebuild[i].ok)
 			continue;
-		ctx->repair_rebuild_fst = true;
+		/* a free space cache (v1) is invalidated by the commit instead */
+		if (t->fst)
+			ctx->repair_rebuild_fst = true;
 		if (!st->rebuild[i].reserve)
 			continue;
-		ret = btrfs_account_extent(t, st->rebuild[i].bytenr, st->rebuild[i].len, true);
+		ret = account(t, st->rebuild[i].bytenr, st->rebuild[i].len, true);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end)
+{
+	struct ext_state *st = ctx->extents_state;
+	u64 pos = start;
+
+	if (!repairing(ctx) || !st)
+		return false;
+	while (pos < end) {
+		size_t i = check_first_extent_ending_after(st, pos);
+		struct check_rebuild key = { .bytenr = pos }, *r;
+		size_t at = 0, n;
+
+		if (i < st->ext_nr && st->ext[i].start <= pos && (st->ext[i].flags & BTRFS_EXTENT_FLAG_DATA)) {
+			pos = st->ext[i].start + st->ext[i].len;
+			continue;
+		}
+		/* a data extent item the repair inserts, starting here */
+		r = check_bsearch(&key, st->rebuild, st->rebuild_nr, sizeof(key), cmp_rebuild);
+		n = r ? exp_span(st, pos, &at) : 0;
+		if (!r || !r->ok || !r->reserve || !n || !st->exp[at].is_data)
+			return false;
+		pos += r->len;
+	}
+	return true;
 }
 
 /* ---- block groups and the superblock ------------------------------------------------ */
