@@ -732,9 +732,11 @@ static void compare_refs(struct check_ctx *ctx, struct ext_state *st)
 				if (!x->is_data && (xe->flags & BTRFS_EXTENT_FLAG_DATA))
 					check_error(ctx, "extent %llu: referenced as a tree block (level %u) but the extent item has flags 0x%llx (data)",
 						    x->bytenr, x->level, xe->flags);
-				if (!x->is_data && (xe->flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) && xe->level != x->level)
+				if (!x->is_data && (xe->flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) && xe->level != x->level) {
 					check_error(ctx, "extent %llu: tree block level %u, extent item says level %u",
 						    x->bytenr, x->level, xe->level);
+					check_queue_extent_rebuild(ctx, st, x->bytenr);
+				}
 			}
 		}
 		if (c >= 0) {
@@ -805,9 +807,11 @@ static void check_extent_items(struct check_ctx *ctx, struct ext_state *st)
 			prev_start = x->start;
 			prev_end = x->start + x->len;
 		}
-		if (!x->generation || x->generation > gen)
+		if (!x->generation || x->generation > gen) {
 			check_error(ctx, "invalid generation for extent %llu, have %llu expect (0, %llu]",
 				    x->start, x->generation, gen);
+			check_queue_extent_rebuild(ctx, st, x->start);
+		}
 		if (!(x->flags & (BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK)) ||
 		    ((x->flags & BTRFS_EXTENT_FLAG_DATA) && tree))
 			check_error(ctx, "extent tree: extent [%llu %llu] has flags 0x%llx, expected exactly one of DATA and TREE_BLOCK",

@@ -94,7 +94,8 @@ static bool range_free(struct ext_state *st, u64 bytenr, u64 len, bool data)
  * Can the records of extent bytenr be rebuilt from the references the trees
  * make?  They must agree on what the extent is (all data of one length, or
  * all one tree block of one level, each pointer once), and agree with the
- * one extent item there if any; a missing item needs free room for it.  An
+ * one extent item there if any on its kind and length (its level and
+ * generation are rewritten); a missing item needs free room for it.  An
  * extent nobody refers to is dropped only when it is a tree block (a data
  * extent would leave its checksums behind).
  */
@@ -136,7 +137,7 @@ static bool rebuild_possible(struct ext_state *st, u64 bytenr, u64 *len, bool *r
 	if ((x->flags & (BTRFS_EXTENT_FLAG_TREE_BLOCK | BTRFS_EXTENT_FLAG_DATA)) !=
 	    (r->is_data ? BTRFS_EXTENT_FLAG_DATA : BTRFS_EXTENT_FLAG_TREE_BLOCK))
 		return false;
-	return r->is_data || x->level == r->level;
+	return true;    /* a wrong level or generation is rewritten too */
 }
 
 /* ---- extent records ---------------------------------------------------------- */

@@ -99,7 +99,13 @@ run_check "$EDIT" "$T/img" ins 4 1 204 209715200 "$(le 3 8 256 8 209715200 8 838
 repairs "orphan dev extent" "Removed orphan dev extent, devid 1 physical 209715200 length 8388608" \
 	"Device 1: bytes_used"
 
-# 7. an unreferenced data extent: not mended (its checksums would stay), refused untouched
+# 7. a data extent item with generation 0
+fresh
+run_check "$EDIT" "$T/img" set 2 "$rand_start" 168 "$rand_len" 8 64 0
+repairs "extent item generation 0" "invalid generation for extent $rand_start, have 0" \
+	"Repaired extent references for $rand_start"
+
+# 8. an unreferenced data extent: not mended (its checksums would stay), refused untouched
 fresh
 run_check "$EDIT" "$T/img" ins 2 $((data_start + 1048576)) 168 4096 "$(le 1 8 1 8 1 8 178 1 5 8 999 8 0 8 1 4)"
 cp --sparse=always "$T/img" "$T/before"
