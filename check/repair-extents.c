@@ -96,8 +96,7 @@ static bool range_free(struct ext_state *st, u64 bytenr, u64 len, bool data)
  * all one tree block of one level, each pointer once), and agree with the
  * one extent item there if any on its kind and length (its level and
  * generation are rewritten); a missing item needs free room for it.  An
- * extent nobody refers to is dropped only when it is a tree block (a data
- * extent would leave its checksums behind).
+ * extent nobody refers to is dropped (a data extent with its checksums).
  */
 static bool rebuild_possible(struct ext_state *st, u64 bytenr, u64 *len, bool *reserve)
 {
@@ -111,9 +110,10 @@ static bool rebuild_possible(struct ext_state *st, u64 bytenr, u64 *len, bool *r
 	if (ne > 1)
 		return false;
 	if (!nx) {
+		u64 kind = ne ? st->ext[e0].flags & (BTRFS_EXTENT_FLAG_TREE_BLOCK | BTRFS_EXTENT_FLAG_DATA) : 0;
+
 		*len = ne ? st->ext[e0].len : 0;
-		return !ne || (st->ext[e0].flags & (BTRFS_EXTENT_FLAG_TREE_BLOCK | BTRFS_EXTENT_FLAG_DATA)) ==
-			      BTRFS_EXTENT_FLAG_TREE_BLOCK;
+		return !ne || kind == BTRFS_EXTENT_FLAG_TREE_BLOCK || kind == BTRFS_EXTENT_FLAG_DATA;
 	}
 	r = &st->exp[x0];
 	*len = r->len;
@@ -177,6 +177,69 @@ static int delete_extent_records(struct btrfs_trans *t, struct btrfs_wroot *exte
 		if (ret < 0)
 			return ret;
 	}
+}
+
+/* Insert a csum item for [start, ...) with the checksums at data (size bytes). */
+static int insert_csums(struct btrfs_trans *t, struct btrfs_wroot *csum, u64 start, const u8 *data,
+			u32 size)
+{
+	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, start };
+
+	return size ? btrfs_insert_item(t, csum, &key, data, size) : 0;
+}
+
+/*
+ * Drop the checksums of [start, end) from the csum tree: every item that
+ * overlaps it is deleted and what it holds outside the range put back.
+ */
+static int delete_csums(struct check_ctx *ctx, struct btrfs_trans *t, u64 start, u64 end)
+{
+	u32 cs = ctx->fs->geo.csum_size, ss = ((struct ext_state *)ctx->extents_state)->sectorsize;
+	struct btrfs_wroot *csum;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_CSUM_TREE_OBJECTID, &csum);
+	if (ret == -ENOENT || !cs)
+		return 0;
+	while (ret == 0) {
+		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, end - 1 }, found;
+		struct btrfs_wpath path;
+		u64 istart, iend;
+		u32 size;
+		u8 *data;
+
+		btrfs_wpath_init(&path);
+		ret = btrfs_wsearch_key(t, csum, &key, BTRFS_SEARCH_PREV, &path, &found);
+		if (ret) {
+			btrfs_wpath_release(&path);
+			return ret < 0 ? ret : 0;
+		}
+		size = btrfs_wpath_item_size(&path);
+		istart = found.offset;
+		iend = istart + (u64)(size / cs) * ss;
+		if (found.objectid != BTRFS_EXTENT_CSUM_OBJECTID || found.type != BTRFS_EXTENT_CSUM_KEY ||
+		    iend <= start) {
+			btrfs_wpath_release(&path);
+			return 0;
+		}
+		data = malloc(size);
+		if (!data) {
+			btrfs_wpath_release(&path);
+			return -ENOMEM;
+		}
+		memcpy(data, btrfs_wpath_item_ptr(&path), size);
+		btrfs_wpath_release(&path);
+		ret = btrfs_delete_item(t, csum, &found);
+		if (ret == 0 && istart < start)
+			ret = insert_csums(t, csum, istart, data, (u32)((start - istart) / ss * cs));
+		if (ret == 0 && iend > end) {
+			u32 skip = (u32)((end - istart) / ss * cs);
+
+			ret = insert_csums(t, csum, end, data + skip, size / cs * cs - skip);
+		}
+		free(data);
+	}
+	return ret;
 }
 
 /* An extent item without back references (refs 0): the references are added one by one. */
@@ -269,6 +332,8 @@ static int fix_extent_records(struct check_ctx *ctx, struct btrfs_trans *t, void
 	if (!nx) {
 		if (old) {
 			ret = account(t, old->start, old->len, false);
+			if (ret == 0 && (old->flags & BTRFS_EXTENT_FLAG_DATA))
+				ret = delete_csums(ctx, t, old->start, old->start + old->len);
 			if (ret < 0)
 				return ret;
 		}

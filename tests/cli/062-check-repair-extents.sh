@@ -105,12 +105,28 @@ run_check "$EDIT" "$T/img" set 2 "$rand_start" 168 "$rand_len" 8 64 0
 repairs "extent item generation 0" "invalid generation for extent $rand_start, have 0" \
 	"Repaired extent references for $rand_start"
 
-# 8. an unreferenced data extent: not mended (its checksums would stay), refused untouched
+# 8. an unreferenced data extent: /dir/rand's file extent made a hole
+#    (disk_bytenr, disk_num_bytes and the inode's nbytes 0); its extent
+#    records and the checksums of its range go, those of /data stay
 fresh
-run_check "$EDIT" "$T/img" ins 2 $((data_start + 1048576)) 168 4096 "$(le 1 8 1 8 1 8 178 1 5 8 999 8 0 8 1 4)"
+rand_ino=$(dump fs | grep -B2 "disk byte $rand_start " | sed -n 's/.*key (\([0-9]*\) EXTENT_DATA 0).*/\1/p')
+[ -n "$rand_ino" ] || _fail "no file extent item for extent $rand_start"
+run_check "$EDIT" "$T/img" set 5 "$rand_ino" 108 0 21 64 0
+run_check "$EDIT" "$T/img" set 5 "$rand_ino" 108 0 29 64 0
+run_check "$EDIT" "$T/img" set 5 "$rand_ino" 1 0 24 64 0
+repairs "unreferenced data extent" "ref mismatch on \[$rand_start $rand_len\] extent item 1, found 0" \
+	"Deleted the extent records of $rand_start"
+run_check "$BTRFS" check --check-data-csum "$T/img" > "$T/out" 2>&1
+"$BTRFS" inspect-internal dump-tree -t csum "$T/img" > "$T/csum"
+assert_grep "range start $data_start end $rand_start " "$T/csum"
+
+# 9. an extent item overlapping another: not mended, refused, image untouched
+fresh
+run_check "$EDIT" "$T/img" ins 2 $((data_start + 4096)) 168 4096 "$(le 1 8 1 8 1 8 178 1 5 8 999 8 0 8 1 4)"
 cp --sparse=always "$T/img" "$T/before"
 expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/rep" 2>&1
+assert_grep "overlaps extent" "$T/rep"
 assert_grep "nothing was written" "$T/rep"
 cmp -s "$T/img" "$T/before" || _fail "refused repair changed the image"
-echo "ok: unreferenced data extent refused, image unchanged"
+echo "ok: overlapping extent refused, image unchanged"
 echo "all extent repairs done"
