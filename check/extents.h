@@ -42,6 +42,8 @@ struct check_extent {
 	u8 level;
 	unsigned int metadata_item:1;
 	unsigned int referenced:1;
+	unsigned int rebuild_seen:1;  /* --repair: rebuilding its records was considered */
+	unsigned int rebuild_ok:1;    /* and queued */
 };
 
 struct check_bg {
@@ -68,7 +70,10 @@ struct check_dev {
 	u64 orphan;      /* of those, without their chunk */
 };
 
-/* --repair: an extent whose records were looked at for rebuilding (check/repair-extents.c). */
+/*
+ * --repair: an extent without extent item whose records were considered for
+ * rebuilding (check/repair-extents.c; those with an item: check_extent bits).
+ */
 struct check_rebuild {
 	u64 bytenr;
 	u64 len;
@@ -101,6 +106,7 @@ struct ext_state {
 	CHECK_ARRAY(struct check_dev, dev);
 	CHECK_ARRAY(struct check_root, root);      /* in root tree order */
 	CHECK_ARRAY(struct check_rebuild, rebuild);   /* sorted by bytenr */
+	size_t rebuilds;         /* extent record rebuilds queued */
 	u64 stats_alloc;         /* disk_num_bytes of every file extent item */
 	u64 stats_ref;           /* num_bytes of every file extent item */
 	u64 bytes_used;          /* sum of extent item lengths */

@@ -355,30 +355,52 @@ static int cmp_rebuild(const void *a, const void *b)
 	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
 }
 
+/* Queue the rebuild of extent bytenr once it is found possible; later calls count as mended by it. */
+static bool queue_once(struct check_ctx *ctx, struct ext_state *st, u64 bytenr, bool seen, bool ok)
+{
+	if (seen) {
+		if (ok)
+			check_fixable(ctx, NULL, NULL, 0);
+		return ok;
+	}
+	if (ok) {
+		st->rebuilds++;
+		check_fixable(ctx, fix_extent_records, &bytenr, sizeof(bytenr));
+	}
+	return ok;
+}
+
 bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64 bytenr)
 {
 	struct check_rebuild key = { .bytenr = bytenr }, *r;
+	struct check_extent *x;
+	bool seen;
 	size_t at;
 
 	if (!repairing(ctx))
 		return false;
-	r = check_bsearch(&key, st->rebuild, st->rebuild_nr, sizeof(key), cmp_rebuild);
-	if (r) {
-		if (r->ok)
-			check_fixable(ctx, NULL, NULL, 0);
-		return r->ok;
+	x = check_find_extent(st, bytenr);
+	if (x) {
+		seen = x->rebuild_seen;
+		if (!seen) {
+			x->rebuild_seen = 1;
+			x->rebuild_ok = rebuild_possible(st, bytenr, &key.len, &key.reserve);
+		}
+		return queue_once(ctx, st, bytenr, seen, x->rebuild_ok);
 	}
+	r = check_bsearch(&key, st->rebuild, st->rebuild_nr, sizeof(key), cmp_rebuild);
+	if (r)
+		return queue_once(ctx, st, bytenr, true, r->ok);
 	key.ok = rebuild_possible(st, bytenr, &key.len, &key.reserve);
 	if (check_grow((void **)&st->rebuild, &st->rebuild_alloc, st->rebuild_nr, sizeof(key)))
 		return false;
+	/* the passes report in ascending order: this is an append */
 	for (at = st->rebuild_nr; at && st->rebuild[at - 1].bytenr > bytenr; at--)
 		;
 	memmove(&st->rebuild[at + 1], &st->rebuild[at], (st->rebuild_nr - at) * sizeof(key));
 	st->rebuild[at] = key;
 	st->rebuild_nr++;
-	if (key.ok)
-		check_fixable(ctx, fix_extent_records, &bytenr, sizeof(bytenr));
-	return key.ok;
+	return queue_once(ctx, st, bytenr, false, key.ok);
 }
 
 int check_repair_extents_prepare(struct check_ctx *ctx, struct btrfs_trans *t)
@@ -391,13 +413,11 @@ int check_repair_extents_prepare(struct check_ctx *ctx, struct btrfs_trans *t)
 	 * Extents in use but without an extent item look free to the engine's
 	 * allocator: account them before anything is copied on write.
 	 */
+	/* a free space cache (v1) is invalidated by the commit instead */
+	if (st && st->rebuilds && t->fst)
+		ctx->repair_rebuild_fst = true;
 	for (i = 0; st && i < st->rebuild_nr; i++) {
-		if (!st->rebuild[i].ok)
-			continue;
-		/* a free space cache (v1) is invalidated by the commit instead */
-		if (t->fst)
-			ctx->repair_rebuild_fst = true;
-		if (!st->rebuild[i].reserve)
+		if (!st->rebuild[i].ok || !st->rebuild[i].reserve)
 			continue;
 		ret = account(t, st->rebuild[i].bytenr, st->rebuild[i].len, true);
 		if (ret < 0)
