@@ -98,9 +98,13 @@ static void check_covered(struct check_ctx *ctx, struct ext_state *st, u64 start
 	}
 	for (u64 l; pos < end && (l = log_extent_end(ctx, pos));)
 		pos = l;
-	if (pos < end)
+	if (pos < end) {
 		check_error(ctx, "csum tree: checksums for [%llu %llu) but there is no data extent at %llu",
 			    start, end, pos);
+		/* mended when --repair inserts the missing data extent items */
+		if (check_repair_covers_data(ctx, pos, end))
+			check_fixable(ctx, NULL, NULL, 0);
+	}
 }
 
 static void verify_data(struct check_ctx *ctx, struct csum_walk *w, u64 start, const u8 *csums,

@@ -722,6 +722,7 @@ static void compare_refs(struct check_ctx *ctx, struct ext_state *st)
 				describe_ref(x, desc, sizeof(desc));
 				check_error(ctx, "extent tree: no extent item for %s extent %llu len %llu (%s), expected one",
 					    x->is_data ? "data" : "tree block", x->bytenr, x->len, desc);
+				check_queue_extent_rebuild(ctx, st, x->bytenr);
 			} else {
 				xe->expected_refs += x->count;
 				xe->referenced = 1;
@@ -731,9 +732,11 @@ static void compare_refs(struct check_ctx *ctx, struct ext_state *st)
 				if (!x->is_data && (xe->flags & BTRFS_EXTENT_FLAG_DATA))
 					check_error(ctx, "extent %llu: referenced as a tree block (level %u) but the extent item has flags 0x%llx (data)",
 						    x->bytenr, x->level, xe->flags);
-				if (!x->is_data && (xe->flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) && xe->level != x->level)
+				if (!x->is_data && (xe->flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) && xe->level != x->level) {
 					check_error(ctx, "extent %llu: tree block level %u, extent item says level %u",
 						    x->bytenr, x->level, xe->level);
+					check_queue_extent_rebuild(ctx, st, x->bytenr);
+				}
 			}
 		}
 		if (c >= 0) {
@@ -745,20 +748,24 @@ static void compare_refs(struct check_ctx *ctx, struct ext_state *st)
 				describe_ref(y, desc, sizeof(desc));
 				check_error(ctx, "extent tree: back reference for %llu (%s) has no extent item",
 					    y->bytenr, desc);
+				check_queue_extent_rebuild(ctx, st, y->bytenr);
 			}
 		}
 		if (c == 0 && x->count != y->count) {
 			describe_ref(x, desc, sizeof(desc));
 			check_error(ctx, "extent %llu: %s: count %u in the extent tree, %u references found",
 				    x->bytenr, desc, y->count, x->count);
+			check_queue_extent_rebuild(ctx, st, x->bytenr);
 		} else if (c < 0 && check_find_extent(st, x->bytenr)) {
 			describe_ref(x, desc, sizeof(desc));
 			check_error(ctx, "extent %llu: %s (count %u) has no back reference in the extent tree",
 				    x->bytenr, desc, x->count);
+			check_queue_extent_rebuild(ctx, st, x->bytenr);
 		} else if (c > 0 && check_find_extent(st, y->bytenr)) {
 			describe_ref(y, desc, sizeof(desc));
 			check_error(ctx, "extent %llu: back reference %s (count %u) in the extent tree, no such reference found",
 				    y->bytenr, desc, y->count);
+			check_queue_extent_rebuild(ctx, st, y->bytenr);
 		}
 		if (c <= 0)
 			i++;
@@ -768,12 +775,16 @@ static void compare_refs(struct check_ctx *ctx, struct ext_state *st)
 	for (e = 0; e < st->ext_nr; e++) {
 		struct check_extent *x = &st->ext[e];
 
-		if (x->refs != x->found_refs)
+		if (x->refs != x->found_refs) {
 			check_error(ctx, "extent item [%llu %llu]: refs %llu, the back references in the extent tree sum to %llu",
 				    x->start, x->len, x->refs, x->found_refs);
-		if (x->refs != x->expected_refs)
+			check_queue_extent_rebuild(ctx, st, x->start);
+		}
+		if (x->refs != x->expected_refs) {
 			check_error(ctx, "ref mismatch on [%llu %llu] extent item %llu, found %llu",
 				    x->start, x->len, x->refs, x->expected_refs);
+			check_queue_extent_rebuild(ctx, st, x->start);
+		}
 	}
 }
 
@@ -796,9 +807,11 @@ static void check_extent_items(struct check_ctx *ctx, struct ext_state *st)
 			prev_start = x->start;
 			prev_end = x->start + x->len;
 		}
-		if (!x->generation || x->generation > gen)
+		if (!x->generation || x->generation > gen) {
 			check_error(ctx, "invalid generation for extent %llu, have %llu expect (0, %llu]",
 				    x->start, x->generation, gen);
+			check_queue_extent_rebuild(ctx, st, x->start);
+		}
 		if (!(x->flags & (BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK)) ||
 		    ((x->flags & BTRFS_EXTENT_FLAG_DATA) && tree))
 			check_error(ctx, "extent tree: extent [%llu %llu] has flags 0x%llx, expected exactly one of DATA and TREE_BLOCK",
@@ -837,9 +850,11 @@ static void check_block_groups(struct check_ctx *ctx, struct ext_state *st)
 		if (i && bg->start < st->bg[i - 1].start + st->bg[i - 1].len)
 			check_error(ctx, "block group [%llu %llu] overlaps block group [%llu %llu]",
 				    bg->start, bg->len, st->bg[i - 1].start, st->bg[i - 1].len);
-		if (bg->used != bg->sum)
+		if (bg->used != bg->sum) {
 			check_error(ctx, "block group [%llu %llu]: used %llu, extents in it sum to %llu",
 				    bg->start, bg->len, bg->used, bg->sum);
+			check_queue_bg_used(ctx, bg);
+		}
 		while (c < map->nr && map->chunks[c]->logical < bg->start)
 			c++;
 		if (c >= map->nr || map->chunks[c]->logical != bg->start) {
@@ -887,7 +902,7 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	int s;
 
 	for (i = 0; i < st->dev_nr; i++)
-		st->dev[i].sum = 0;
+		st->dev[i].sum = st->dev[i].orphan = 0;
 	for (i = 0; i < st->dext_nr; i++) {
 		struct check_devext *d = &st->dext[i];
 		const struct btrfs_chunk_map *ch = btrfs_chunk_lookup(map, d->chunk_offset);
@@ -915,6 +930,9 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 		if (!found) {
 			check_error(ctx, "Device extent[%llu, %llu, %llu] didn't find the relative chunk (chunk offset %llu)",
 				    d->devid, d->physical, d->len, d->chunk_offset);
+			check_queue_orphan_dev_extent(ctx, d, dev != NULL);
+			if (dev)
+				dev->orphan += d->len;
 			continue;
 		}
 		if (d->len != check_chunk_dev_len(ch))
@@ -933,22 +951,30 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 		struct check_dev *d = &st->dev[i];
 
 		total += d->total_bytes;
-		if (d->bytes_used != d->sum)
+		if (d->bytes_used != d->sum) {
 			check_error(ctx, "device item devid %llu: bytes_used %llu, dev extents sum to %llu",
 				    d->devid, d->bytes_used, d->sum);
+			check_queue_dev_used(ctx, d);
+		}
 		if (!IS_ALIGNED(d->total_bytes, (u64)st->sectorsize))
 			warning("unaligned total_bytes detected for devid %llu, have %llu should be aligned to %u",
 				d->devid, d->total_bytes, st->sectorsize);
 	}
-	if (btrfs_super_num_devices(sb) != st->dev_nr)
+	if (btrfs_super_num_devices(sb) != st->dev_nr) {
 		check_error(ctx, "super num devices mismatch, have %llu expect %zu",
 			    btrfs_super_num_devices(sb), st->dev_nr);
-	if (btrfs_super_total_bytes(sb) < total)
+		check_queue_super_num_devices(ctx, st->dev_nr);
+	}
+	if (btrfs_super_total_bytes(sb) < total) {
 		check_error(ctx, "super total bytes %llu smaller than real device(s) size %llu",
 			    btrfs_super_total_bytes(sb), total);
-	if (btrfs_super_bytes_used(sb) != st->bytes_used)
+		check_queue_super_total_bytes(ctx, st);
+	}
+	if (btrfs_super_bytes_used(sb) != st->bytes_used) {
 		check_error(ctx, "super bytes used %llu mismatches actual used %llu",
 			    btrfs_super_bytes_used(sb), st->bytes_used);
+		check_queue_super_bytes_used(ctx, st->bytes_used);
+	}
 }
 
 void check_extents_free(struct ext_state *st)
@@ -963,6 +989,7 @@ void check_extents_free(struct ext_state *st)
 	free(st->dext);
 	free(st->dev);
 	free(st->root);
+	free(st->rebuild);
 	free(st);
 }
 

@@ -42,6 +42,8 @@ struct check_extent {
 	u8 level;
 	unsigned int metadata_item:1;
 	unsigned int referenced:1;
+	unsigned int rebuild_seen:1;  /* --repair: rebuilding its records was considered */
+	unsigned int rebuild_ok:1;    /* and queued */
 };
 
 struct check_bg {
@@ -65,6 +67,18 @@ struct check_dev {
 	u64 total_bytes;
 	u64 bytes_used;
 	u64 sum;         /* dev extents on it */
+	u64 orphan;      /* of those, without their chunk */
+};
+
+/*
+ * --repair: an extent without extent item whose records were considered for
+ * rebuilding (check/repair-extents.c; those with an item: check_extent bits).
+ */
+struct check_rebuild {
+	u64 bytenr;
+	u64 len;
+	bool ok;         /* rebuildable: its fix is queued */
+	bool reserve;    /* in use without an extent item: accounted before anything else */
 };
 
 /* A ROOT_ITEM of the root tree. */
@@ -91,6 +105,8 @@ struct ext_state {
 	CHECK_ARRAY(struct check_devext, dext);    /* sorted by (devid, physical) */
 	CHECK_ARRAY(struct check_dev, dev);
 	CHECK_ARRAY(struct check_root, root);      /* in root tree order */
+	CHECK_ARRAY(struct check_rebuild, rebuild);   /* sorted by bytenr */
+	size_t rebuilds;         /* extent record rebuilds queued */
 	u64 stats_alloc;         /* disk_num_bytes of every file extent item */
 	u64 stats_ref;           /* num_bytes of every file extent item */
 	u64 bytes_used;          /* sum of extent item lengths */
@@ -103,5 +119,25 @@ struct check_extent *check_find_extent(struct ext_state *st, u64 bytenr);
 size_t check_first_extent_ending_after(const struct ext_state *st, u64 bytenr);
 struct check_bg *check_find_bg(struct ext_state *st, u64 bytenr);
 void check_extents_free(struct ext_state *st);
+
+/*
+ * --repair (check/repair-extents.c): queue the fix of a problem just
+ * reported with check_error().  check_queue_extent_rebuild() says whether
+ * the records of extent bytenr can be rebuilt (queued once, later errors
+ * about the same extent counted as mended by it).
+ */
+struct check_ctx;
+struct btrfs_trans;
+bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64 bytenr);
+void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg);
+void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used);
+void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices);
+void check_queue_super_total_bytes(struct check_ctx *ctx, const struct ext_state *st);
+void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_devext *d, bool has_dev);
+void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d);
+/* Is [start, end) all data extents once the queued rebuilds are applied? */
+bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end);
+/* First thing in the repair transaction: reserve extents in use without an extent item. */
+int check_repair_extents_prepare(struct check_ctx *ctx, struct btrfs_trans *t);
 
 #endif

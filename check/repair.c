@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 #include "check/check.h"
+#include "check/extents.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/messages.h"
 #include "kernel-shared/transaction.h"
@@ -56,6 +57,12 @@ int check_repair(struct check_ctx *ctx)
 		return 1;
 	}
 	btrfs_trans_set_lenient(t, true);
+	ret = check_repair_extents_prepare(ctx, t);
+	if (ret < 0) {
+		btrfs_abort_transaction(t);
+		error("repair of extents failed (%s): nothing was written", strerror(-ret));
+		return 1;
+	}
 	for (f = 0; f < ctx->fixes_nr; f++) {
 		if (!ctx->fixes[f].fn)
 			continue;

@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --repair of what pass 3 (check/extents.c) finds: the fixes it queues with
+ * check_fixable(), applied by check_repair() in one transaction.
+ *
+ *   - Extent records: every record of one extent (its EXTENT_ITEM or
+ *     METADATA_ITEM and all its back references) is replaced by records
+ *     built from the references the trees make; an unreferenced tree block
+ *     loses its records.  This mends missing extent items, missing, stale
+ *     or miscounted back references and wrong refs fields alike.
+ *   - Block group used bytes and super bytes_used are set to the sums of
+ *     the extent items as checked; the engine adds on top what the
+ *     transaction allocates and frees, including the extents added or
+ *     dropped here (btrfs_account_extent).
+ *   - A dev extent without its chunk is deleted, its device item's
+ *     bytes_used follows; a device's bytes_used is set to the sum of the
+ *     dev extents that stay.
+ *   - Super num_devices; super total_bytes, with unaligned device sizes
+ *     rounded down to the sector size first.
+ *
+ * A problem is queued only when its mending is unambiguous (see
+ * rebuild_possible()); otherwise it stays unfixable and check_repair()
+ * writes nothing.
+ */
+#include <stdio.h>
+#include "check/check.h"
+#include "check/extents.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/messages.h"
+#include "kernel-shared/transaction.h"
+
+static bool repairing(const struct check_ctx *ctx)
+{
+	return ctx->opts && ctx->opts->repair;
+}
+
+/*
+ * In an array sorted by a u64 at the start of each element (check_ref.bytenr,
+ * check_extent.start): [*first, *first + return) holds those equal to key.
+ */
+static size_t span(const void *base, size_t nr, size_t size, u64 key, size_t *first)
+{
+	const char *p = base;
+	size_t lo = 0, hi = nr, n = 0;
+
+#define KEY_AT(i) (*(const u64 *)(p + (i) * size))
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (KEY_AT(mid) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + n < nr && KEY_AT(lo + n) == key)
+		n++;
+#undef KEY_AT
+	*first = lo;
+	return n;
+}
+
+_Static_assert(offsetof(struct check_ref, bytenr) == 0, "span() reads the key at offset 0");
+_Static_assert(offsetof(struct check_extent, start) == 0, "span() reads the key at offset 0");
+
+static size_t exp_span(const struct ext_state *st, u64 bytenr, size_t *first)
+{
+	return span(st->exp, st->exp_nr, sizeof(*st->exp), bytenr, first);
+}
+
+static size_t ext_span(const struct ext_state *st, u64 bytenr, size_t *first)
+{
+	return span(st->ext, st->ext_nr, sizeof(*st->ext), bytenr, first);
+}
+
+/* May a new extent item [bytenr, bytenr + len) go there: in a block group of its kind, over no other? */
+static bool range_free(struct ext_state *st, u64 bytenr, u64 len, bool data)
+{
+	struct check_bg *bg = check_find_bg(st, bytenr);
+	size_t i;
+
+	if (!bg || bytenr + len > bg->start + bg->len || !IS_ALIGNED(bytenr, (u64)st->sectorsize))
+		return false;
+	if (data ? !(bg->flags & BTRFS_BLOCK_GROUP_DATA) :
+		   !(bg->flags & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)))
+		return false;
+	if (!data && st->nodesize <= SZ_64K && bytenr / SZ_64K != (bytenr + len - 1) / SZ_64K)
+		return false;
+	i = check_first_extent_ending_after(st, bytenr);
+	return i >= st->ext_nr || st->ext[i].start >= bytenr + len;
+}
+
+/*
+ * Can the records of extent bytenr be rebuilt from the references the trees
+ * make?  They must agree on what the extent is (all data of one length, or
+ * all one tree block of one level, each pointer once), and agree with the
+ * one extent item there if any on its kind and length (its level and
+ * generation are rewritten); a missing item needs free room for it.  An
+ * extent nobody refers to is dropped (a data extent with its checksums).
+ */
+static bool rebuild_possible(struct ext_state *st, u64 bytenr, u64 *len, bool *reserve)
+{
+	size_t x0, e0, i;
+	size_t nx = exp_span(st, bytenr, &x0);
+	size_t ne = ext_span(st, bytenr, &e0);
+	const struct check_ref *r;
+	const struct check_extent *x;
+
+	*reserve = false;
+	if (ne > 1)
+		return false;
+	if (!nx) {
+		u64 kind = ne ? st->ext[e0].flags & (BTRFS_EXTENT_FLAG_TREE_BLOCK | BTRFS_EXTENT_FLAG_DATA) : 0;
+
+		*len = ne ? st->ext[e0].len : 0;
+		return !ne || kind == BTRFS_EXTENT_FLAG_TREE_BLOCK || kind == BTRFS_EXTENT_FLAG_DATA;
+	}
+	r = &st->exp[x0];
+	*len = r->len;
+	if (!r->len || (!r->is_data && r->len != st->nodesize))
+		return false;
+	for (i = x0; i < x0 + nx; i++) {
+		const struct check_ref *q = &st->exp[i];
+
+		if (q->is_data != r->is_data || q->len != r->len)
+			return false;
+		if (!q->is_data && (q->level != r->level || q->count != 1))
+			return false;
+	}
+	if (!ne) {
+		*reserve = true;
+		return range_free(st, bytenr, r->len, r->is_data);
+	}
+	x = &st->ext[e0];
+	if (x->len != r->len)
+		return false;
+	if ((x->flags & (BTRFS_EXTENT_FLAG_TREE_BLOCK | BTRFS_EXTENT_FLAG_DATA)) !=
+	    (r->is_data ? BTRFS_EXTENT_FLAG_DATA : BTRFS_EXTENT_FLAG_TREE_BLOCK))
+		return false;
+	return true;    /* a wrong level or generation is rewritten too */
+}
+
+/* ---- extent records ---------------------------------------------------------- */
+
+/*
+ * Account an extent added to or dropped from the extent tree.  The free
+ * space tree is rebuilt from the repaired extent tree at commit (prepare
+ * asks for it), so the range needs no update of its own there: the old
+ * tree may not agree with the old extent tree anyway.
+ */
+static int account(struct btrfs_trans *t, u64 start, u64 len, bool alloc)
+{
+	int ret = btrfs_account_extent(t, start, len, alloc);
+
+	if (ret == 0)
+		t->acct[t->nr_acct - 1].fst_done = true;
+	return ret;
+}
+
+/* Delete every extent item and back reference item of extent bytenr. */
+static int delete_extent_records(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr)
+{
+	for (;;) {
+		struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, 0 }, found;
+		struct btrfs_wpath path;
+		int ret;
+
+		btrfs_wpath_init(&path);
+		ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
+		btrfs_wpath_release(&path);
+		if (ret < 0)
+			return ret;
+		/* the record types sort together, before a block group item of the same start */
+		if (ret > 0 || found.objectid != bytenr || found.type > BTRFS_SHARED_DATA_REF_KEY)
+			return 0;
+		ret = btrfs_delete_item(t, extent, &found);
+		if (ret < 0)
+			return ret;
+	}
+}
+
+/* Insert a csum item for [start, ...) with the checksums at data (size bytes). */
+static int insert_csums(struct btrfs_trans *t, struct btrfs_wroot *csum, u64 start, const u8 *data,
+			u32 size)
+{
+	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, start };
+
+	return size ? btrfs_insert_item(t, csum, &key, data, size) : 0;
+}
+
+/*
+ * Drop the checksums of [start, end) from the csum tree: every item that
+ * overlaps it is deleted and what it holds outside the range put back.
+ */
+static int delete_csums(struct check_ctx *ctx, struct btrfs_trans *t, u64 start, u64 end)
+{
+	u32 cs = ctx->fs->geo.csum_size, ss = ((struct ext_state *)ctx->extents_state)->sectorsize;
+	struct btrfs_wroot *csum;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_CSUM_TREE_OBJECTID, &csum);
+	if (ret == -ENOENT || !cs)
+		return 0;
+	while (ret == 0) {
+		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, end - 1 }, found;
+		struct btrfs_wpath path;
+		u64 istart, iend;
+		u32 size;
+		u8 *data;
+
+		btrfs_wpath_init(&path);
+		ret = btrfs_wsearch_key(t, csum, &key, BTRFS_SEARCH_PREV, &path, &found);
+		if (ret) {
+			btrfs_wpath_release(&path);
+			return ret < 0 ? ret : 0;
+		}
+		size = btrfs_wpath_item_size(&path);
+		istart = found.offset;
+		iend = istart + (u64)(size / cs) * ss;
+		if (found.objectid != BTRFS_EXTENT_CSUM_OBJECTID || found.type != BTRFS_EXTENT_CSUM_KEY ||
+		    iend <= start) {
+			btrfs_wpath_release(&path);
+			return 0;
+		}
+		data = malloc(size);
+		if (!data) {
+			btrfs_wpath_release(&path);
+			return -ENOMEM;
+		}
+		memcpy(data, btrfs_wpath_item_ptr(&path), size);
+		btrfs_wpath_release(&path);
+		ret = btrfs_delete_item(t, csum, &found);
+		if (ret == 0 && istart < start)
+			ret = insert_csums(t, csum, istart, data, (u32)((start - istart) / ss * cs));
+		if (ret == 0 && iend > end) {
+			u32 skip = (u32)((end - istart) / ss * cs);
+
+			ret = insert_csums(t, csum, end, data + skip, size / cs * cs - skip);
+		}
+		free(data);
+	}
+	return ret;
+}
+
+/* An extent item without back references (refs 0): the references are added one by one. */
+static int insert_bare_item(struct check_ctx *ctx, struct btrfs_trans *t, struct btrfs_wroot *extent,
+			    const struct check_ref *r, const struct check_extent *old)
+{
+	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
+	u8 buf[sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_tree_block_info)];
+	struct btrfs_extent_item *ei = (struct btrfs_extent_item *)buf;
+	struct btrfs_tree_block_info *info = (struct btrfs_tree_block_info *)(ei + 1);
+	struct btrfs_key key = { r->bytenr, BTRFS_EXTENT_ITEM_KEY, r->len };
+	u64 gen = btrfs_trans_transid(t), flags;
+	u32 size = sizeof(*ei);
+	bool skinny = old ? old->metadata_item :
+		      !!(btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
+
+	memset(buf, 0, sizeof(buf));
+	flags = r->is_data ? BTRFS_EXTENT_FLAG_DATA : BTRFS_EXTENT_FLAG_TREE_BLOCK;
+	if (old) {
+		flags = old->flags;
+		if (old->generation && old->generation <= btrfs_super_generation(sb))
+			gen = old->generation;
+	}
+	if (!r->is_data) {
+		struct tree_check tc = { .owner = 0, .level = r->level, .transid = 0, .first_key = NULL };
+		struct extent_buffer *eb;
+
+		/* the block's own generation and first key when it reads back */
+		if (btrfs_read_tree_block(ctx->fs, r->bytenr, &tc, &eb) == 0) {
+			if (gen == btrfs_trans_transid(t))
+				gen = btrfs_header_generation(btrfs_header(eb));
+			if (btrfs_eb_nritems(eb))
+				info->key = r->level ? btrfs_node_key_ptr(eb, 0)->key : btrfs_leaf_item(eb, 0)->key;
+			free_extent_buffer(eb);
+		}
+		if (skinny) {
+			key.type = BTRFS_METADATA_ITEM_KEY;
+			key.offset = r->level;
+		} else {
+			btrfs_set_tree_block_level(info, r->level);
+			size += sizeof(*info);
+		}
+	}
+	btrfs_set_extent_refs(ei, 0);
+	btrfs_set_extent_generation(ei, gen);
+	btrfs_set_extent_flags(ei, flags);
+	return btrfs_insert_item(t, extent, &key, buf, size);
+}
+
+static int add_back_refs(struct btrfs_trans *t, const struct check_ref *refs, size_t nr)
+{
+	size_t i;
+	u32 c;
+	int ret = 0;
+
+	for (i = 0; i < nr && !ret; i++) {
+		const struct check_ref *r = &refs[i];
+
+		if (!r->is_data) {
+			ret = ea_tree_ref_inc(t, r->bytenr, r->level, r->type,
+					      r->type == BTRFS_SHARED_BLOCK_REF_KEY ? r->parent : r->root);
+			continue;
+		}
+		for (c = 0; c < r->count && !ret; c++) {
+			struct ea_data_ref d = { .type = r->type, .parent = r->parent, .root = r->root,
+						 .ino = r->objectid, .offset = r->offset };
+
+			ret = ea_data_ref_mod(t, r->bytenr, r->len, &d, 1);
+		}
+	}
+	return ret;
+}
+
+static int fix_extent_records(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	struct ext_state *st = ctx->extents_state;
+	u64 bytenr = *(const u64 *)arg;
+	struct btrfs_wroot *extent;
+	size_t x0, e0;
+	size_t nx = exp_span(st, bytenr, &x0);
+	size_t ne = ext_span(st, bytenr, &e0);
+	const struct check_extent *old = ne ? &st->ext[e0] : NULL;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
+	if (ret == 0)
+		ret = delete_extent_records(t, extent, bytenr);
+	if (ret < 0)
+		return ret;
+	if (!nx) {
+		if (old) {
+			ret = account(t, old->start, old->len, false);
+			if (ret == 0 && (old->flags & BTRFS_EXTENT_FLAG_DATA))
+				ret = delete_csums(ctx, t, old->start, old->start + old->len);
+			if (ret < 0)
+				return ret;
+		}
+		printf("Deleted the extent records of %llu: nothing refers to it\n", bytenr);
+		return 0;
+	}
+	ret = insert_bare_item(ctx, t, extent, &st->exp[x0], old);
+	if (ret == 0)
+		ret = add_back_refs(t, &st->exp[x0], nx);
+	if (ret == 0)
+		printf("Repaired extent references for %llu\n", bytenr);
+	return ret;
+}
+
+static int cmp_rebuild(const void *a, const void *b)
+{
+	const struct check_rebuild *x = a, *y = b;
+
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+/* Queue the rebuild of extent bytenr once it is found possible; later calls count as mended by it. */
+static bool queue_once(struct check_ctx *ctx, struct ext_state *st, u64 bytenr, bool seen, bool ok)
+{
+	if (seen) {
+		if (ok)
+			check_fixable(ctx, NULL, NULL, 0);
+		return ok;
+	}
+	if (ok) {
+		st->rebuilds++;
+		check_fixable(ctx, fix_extent_records, &bytenr, sizeof(bytenr));
+	}
+	return ok;
+}
+
+bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64 bytenr)
+{
+	struct check_rebuild key = { .bytenr = bytenr }, *r;
+	struct check_extent *x;
+	bool seen;
+	size_t at;
+
+	if (!repairing(ctx))
+		return false;
+	x = check_find_extent(st, bytenr);
+	if (x) {
+		seen = x->rebuild_seen;
+		if (!seen) {
+			x->rebuild_seen = 1;
+			x->rebuild_ok = rebuild_possible(st, bytenr, &key.len, &key.reserve);
+		}
+		return queue_once(ctx, st, bytenr, seen, x->rebuild_ok);
+	}
+	r = check_bsearch(&key, st->rebuild, st->rebuild_nr, sizeof(key), cmp_rebuild);
+	if (r)
+		return queue_once(ctx, st, bytenr, true, r->ok);
+	key.ok = rebuild_possible(st, bytenr, &key.len, &key.reserve);
+	if (check_grow((void **)&st->rebuild, &st->rebuild_alloc, st->rebuild_nr, sizeof(key)))
+		return false;
+	/* the passes report in ascending order: this is an append */
+	for (at = st->rebuild_nr; at && st->rebuild[at - 1].bytenr > bytenr; at--)
+		;
+	memmove(&st->rebuild[at + 1], &st->rebuild[at], (st->rebuild_nr - at) * sizeof(key));
+	st->rebuild[at] = key;
+	st->rebuild_nr++;
+	return queue_once(ctx, st, bytenr, false, key.ok);
+}
+
+int check_repair_extents_prepare(struct check_ctx *ctx, struct btrfs_trans *t)
+{
+	struct ext_state *st = ctx->extents_state;
+	size_t i;
+	int ret;
+
+	/*
+	 * Extents in use but without an extent item look free to the engine's
+	 * allocator: account them before anything is copied on write.
+	 */
+	/* a free space cache (v1) is invalidated by the commit instead */
+	if (st && st->rebuilds && t->fst)
+		ctx->repair_rebuild_fst = true;
+	for (i = 0; st && i < st->rebuild_nr; i++) {
+		if (!st->rebuild[i].ok || !st->rebuild[i].reserve)
+			continue;
+		ret = account(t, st->rebuild[i].bytenr, st->rebuild[i].len, true);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end)
+{
+	struct ext_state *st = ctx->extents_state;
+	u64 pos = start;
+
+	if (!repairing(ctx) || !st)
+		return false;
+	while (pos < end) {
+		size_t i = check_first_extent_ending_after(st, pos);
+		struct check_rebuild key = { .bytenr = pos }, *r;
+		size_t at = 0, n;
+
+		if (i < st->ext_nr && st->ext[i].start <= pos && (st->ext[i].flags & BTRFS_EXTENT_FLAG_DATA)) {
+			pos = st->ext[i].start + st->ext[i].len;
+			continue;
+		}
+		/* a data extent item the repair inserts, starting here */
+		r = check_bsearch(&key, st->rebuild, st->rebuild_nr, sizeof(key), cmp_rebuild);
+		n = r ? exp_span(st, pos, &at) : 0;
+		if (!r || !r->ok || !r->reserve || !n || !st->exp[at].is_data)
+			return false;
+		pos += r->len;
+	}
+	return true;
+}
+
+/* ---- block groups and the superblock ------------------------------------------------ */
+
+struct bg_used_fix {
+	u64 start;
+	u64 used;
+};
+
+static int fix_bg_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct bg_used_fix *f = arg;
+	struct wblock_group *bg = ea_find_bg(t, f->start);
+
+	(void)ctx;
+	if (!bg || bg->start != f->start)
+		return -ENOENT;
+	printf("Block group %llu: used %llu reset to %llu, the sum of its extents\n", f->start,
+	       bg->used, f->used);
+	bg->used = f->used;
+	return ea_update_block_group(t, bg);
+}
+
+void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg)
+{
+	struct bg_used_fix f = { .start = bg->start, .used = bg->sum };
+
+	if (repairing(ctx))
+		check_fixable(ctx, fix_bg_used, &f, sizeof(f));
+}
+
+enum super_field { SUPER_BYTES_USED, SUPER_NUM_DEVICES, SUPER_TOTAL_BYTES };
+
+struct super_fix {
+	enum super_field field;
+	u64 value;
+};
+
+/* A device item of the chunk tree, found for modification: path at it. */
+static int dev_item_path(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path)
+{
+	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devid };
+	struct btrfs_wroot *chunk;
+	int ret;
+
+	btrfs_wpath_init(path);
+	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
+	if (ret == 0)
+		ret = btrfs_search_slot(t, chunk, &key, path, 0, 1);
+	if (ret == 0 && btrfs_wpath_item_size(path) < sizeof(struct btrfs_dev_item))
+		ret = -EUCLEAN;
+	if (ret)
+		btrfs_wpath_release(path);
+	if (ret > 0)
+		error("chunk tree: no device item for devid %llu", devid);
+	return ret > 0 ? -ENOENT : ret;
+}
+
+/* Round unaligned device sizes down to the sector size (the super total follows). */
+static int align_device_sizes(struct check_ctx *ctx, struct btrfs_trans *t)
+{
+	struct ext_state *st = ctx->extents_state;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < st->dev_nr; i++) {
+		u64 old = st->dev[i].total_bytes, now = round_down(old, (u64)st->sectorsize);
+		struct btrfs_wpath path;
+
+		if (old == now)
+			continue;
+		ret = dev_item_path(t, st->dev[i].devid, &path);
+		if (ret < 0)
+			return ret;
+		btrfs_set_device_total_bytes(btrfs_wpath_item_ptr(&path), now);
+		btrfs_wpath_release(&path);
+		printf("Fixed device size for devid %llu, old size: %llu new size: %llu\n",
+		       st->dev[i].devid, old, now);
+	}
+	return 0;
+}
+
+/*
+ * Copy the root tree's root block on write: a commit must leave a root tree
+ * of its generation, also when a fix changed only the superblock.
+ */
+static int touch_root_tree(struct btrfs_trans *t)
+{
+	struct btrfs_key key = { 0, 0, 0 };
+	struct btrfs_wroot *root;
+	struct btrfs_wpath path;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &root);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
+	btrfs_wpath_release(&path);
+	return ret < 0 ? ret : 0;
+}
+
+static int fix_super(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct super_fix *f = arg;
+	/* the commit writes this copy, with the transaction's own changes added */
+	struct btrfs_super_block *sb = ctx->fs->super;
+	int ret;
+
+	ret = touch_root_tree(t);
+	if (ret < 0)
+		return ret;
+	switch (f->field) {
+	case SUPER_BYTES_USED:
+		printf("Reset super bytes used from %llu to %llu\n", btrfs_super_bytes_used(sb), f->value);
+		btrfs_set_super_bytes_used(sb, f->value);
+		break;
+	case SUPER_NUM_DEVICES:
+		printf("Reset super num devices from %llu to %llu\n", btrfs_super_num_devices(sb), f->value);
+		btrfs_set_super_num_devices(sb, f->value);
+		break;
+	case SUPER_TOTAL_BYTES:
+		ret = align_device_sizes(ctx, t);
+		if (ret < 0)
+			return ret;
+		if (btrfs_super_total_bytes(sb) != f->value)
+			printf("Reset super total bytes from %llu to %llu\n", btrfs_super_total_bytes(sb),
+			       f->value);
+		btrfs_set_super_total_bytes(sb, f->value);
+		break;
+	}
+	return 0;
+}
+
+void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used)
+{
+	struct super_fix f = { SUPER_BYTES_USED, bytes_used };
+
+	if (repairing(ctx))
+		check_fixable(ctx, fix_super, &f, sizeof(f));
+}
+
+void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices)
+{
+	struct super_fix f = { SUPER_NUM_DEVICES, num_devices };
+
+	if (repairing(ctx) && num_devices)
+		check_fixable(ctx, fix_super, &f, sizeof(f));
+}
+
+void check_queue_super_total_bytes(struct check_ctx *ctx, const struct ext_state *st)
+{
+	struct super_fix f = { SUPER_TOTAL_BYTES, 0 };
+	size_t i;
+
+	if (!repairing(ctx))
+		return;
+	for (i = 0; i < st->dev_nr; i++)
+		f.value += round_down(st->dev[i].total_bytes, (u64)st->sectorsize);
+	check_fixable(ctx, fix_super, &f, sizeof(f));
+}
+
+/* ---- devices ------------------------------------------------------------------------ */
+
+struct devext_fix {
+	u64 devid;
+	u64 physical;
+	u64 len;
+	bool has_dev;
+};
+
+static int fix_orphan_dev_extent(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct devext_fix *f = arg;
+	struct btrfs_key key = { f->devid, BTRFS_DEV_EXTENT_KEY, f->physical };
+	struct btrfs_wroot *dev;
+	struct btrfs_wpath path;
+	int ret;
+
+	(void)ctx;
+	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
+	if (ret == 0)
+		ret = btrfs_delete_item(t, dev, &key);
+	if (ret == 0 && f->has_dev) {
+		ret = dev_item_path(t, f->devid, &path);
+		if (ret == 0) {
+			struct btrfs_dev_item *di = btrfs_wpath_item_ptr(&path);
+			u64 used = btrfs_device_bytes_used(di);
+
+			btrfs_set_device_bytes_used(di, used > f->len ? used - f->len : 0);
+			btrfs_wpath_release(&path);
+		}
+	}
+	if (ret == 0)
+		printf("Removed orphan dev extent, devid %llu physical %llu length %llu\n", f->devid,
+		       f->physical, f->len);
+	return ret;
+}
+
+void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_devext *d, bool has_dev)
+{
+	struct devext_fix f = { d->devid, d->physical, d->len, has_dev };
+
+	if (repairing(ctx))
+		check_fixable(ctx, fix_orphan_dev_extent, &f, sizeof(f));
+}
+
+struct dev_used_fix {
+	u64 devid;
+	u64 used;
+};
+
+/* Queued after the orphan dev extents' fixes: it has the last word. */
+static int fix_dev_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct dev_used_fix *f = arg;
+	struct btrfs_wpath path;
+	int ret;
+
+	(void)ctx;
+	ret = dev_item_path(t, f->devid, &path);
+	if (ret < 0)
+		return ret;
+	printf("Device %llu: bytes_used %llu reset to %llu, the sum of its dev extents\n", f->devid,
+	       btrfs_device_bytes_used(btrfs_wpath_item_ptr(&path)), f->used);
+	btrfs_set_device_bytes_used(btrfs_wpath_item_ptr(&path), f->used);
+	btrfs_wpath_release(&path);
+	return 0;
+}
+
+void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d)
+{
+	struct dev_used_fix f = { d->devid, d->sum - d->orphan };
+
+	if (repairing(ctx))
+		check_fixable(ctx, fix_dev_used, &f, sizeof(f));
+}

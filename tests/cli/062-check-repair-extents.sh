@@ -1,0 +1,132 @@
+#!/bin/bash
+# btrfs check --repair of extent records, block group and device counters:
+# a filesystem our mkfs made from a tree is corrupted in one chosen place
+# through the write engine (tests/tools/tree-edit: delete, insert or
+# rewrite one item, no accounting), then --repair --force must exit 0 with
+# the expected mending, and our check and Debian's check find it clean.  A
+# corruption we cannot mend is refused with the image left byte for byte.
+. "$TOP/tests/lib/common.sh"
+EDIT=$TOOL_DIR/tree-edit
+[ -x "$EDIT" ] || _skip "tree-edit not built (make unit-bins)"
+src=$T/src
+mkdir -p "$src/dir"
+yes BTRFSKITDATAPATTERN | head -c 65536 > "$src/data"
+echo hello > "$src/dir/file"
+head -c 20000 /dev/urandom > "$src/dir/rand"
+img0=$T/clean.img
+run_check "$TOP/mkfs.btrfs" -q -f -r "$src" -b 256M "$img0" > /dev/null
+run_check "$BTRFS" check "$img0" > /dev/null 2>&1
+
+# values for tree-edit's ins: pairs VALUE BYTES, little-endian, as hex
+le() {
+	local out="" v n i
+	while [ $# -gt 1 ]; do
+		v=$1 n=$2; shift 2
+		for ((i = 0; i < n; i++)); do
+			out+=$(printf '%02x' $(((v >> (8 * i)) & 255)))
+		done
+	done
+	echo "$out"
+}
+dump() { "$BTRFS" inspect-internal dump-tree -t "$1" "$img0"; }
+# the data extents of /data and /dir/rand, the fs tree's leaf, the metadata block group
+read -r data_start data_len <<< "$(dump extent | sed -n 's/.*key (\([0-9]*\) EXTENT_ITEM \(65536\)).*/\1 \2/p' | head -n 1)"
+read -r rand_start rand_len <<< "$(dump extent | sed -n 's/.*key (\([0-9]*\) EXTENT_ITEM \(20480\)).*/\1 \2/p' | head -n 1)"
+fs_leaf=$(dump fs | sed -n 's/^leaf \([0-9]*\) .*/\1/p' | head -n 1)
+read -r meta_start meta_len <<< "$(dump block-group | grep -B1 'flags METADATA' |
+	sed -n 's/.*key (\([0-9]*\) BLOCK_GROUP_ITEM \([0-9]*\)).*/\1 \2/p')"
+[ -n "$data_start" ] && [ -n "$rand_start" ] && [ -n "$fs_leaf" ] && [ -n "$meta_start" ] ||
+	_fail "layout not understood: data $data_start rand $rand_start fs leaf $fs_leaf metadata $meta_start"
+
+repairs() { # NAME MESSAGE...: --repair mends it, then both checkers are content
+	local name=$1; shift
+	expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+	run_check "$BTRFS" check --repair --force "$T/img" > "$T/rep" 2>&1
+	for m in "$@"; do
+		assert_grep "$m" "$T/rep"
+	done
+	assert_grep "Repair committed" "$T/rep"
+	run_check "$BTRFS" check "$T/img" > "$T/out" 2>&1
+	assert_grep "no error found" "$T/out"
+	if [ -x /usr/bin/btrfs ]; then
+		/usr/bin/btrfs check "$T/img" > "$T/out" 2>&1 ||
+			{ cat "$T/out" >&2; _fail "$name: Debian's check finds errors after our repair"; }
+	fi
+	echo "ok: $name repaired"
+}
+fresh() { cp --sparse=always "$img0" "$T/img"; }
+
+# 1. a tree block (the fs tree's leaf) without its extent item: block group
+#    used and super bytes_used still count it
+fresh
+run_check "$EDIT" "$T/img" del 2 "$fs_leaf" 169 0
+repairs "tree block without extent item" \
+	"no extent item for tree block extent $fs_leaf" "Repaired extent references for $fs_leaf" \
+	"Block group $meta_start: used" "Reset super bytes used"
+
+# 2. a data extent without its extent item (its checksums stay)
+fresh
+run_check "$EDIT" "$T/img" del 2 "$rand_start" 168 "$rand_len"
+repairs "data extent without extent item" \
+	"no data extent at $rand_start" "Repaired extent references for $rand_start"
+
+# 3. a stale data back reference: its file offset rewritten (038's kind:
+#    a back reference with no file extent behind it, one missing)
+fresh
+run_check "$EDIT" "$T/img" set 2 "$data_start" 168 "$data_len" 41 64 4096
+repairs "stale data back reference" \
+	"offset 4096 (count 1) in the extent tree, no such reference found" \
+	"Repaired extent references for $data_start"
+
+# 4. wrong counts: extent refs 2 and the inline data ref's count 2, one file extent
+fresh
+run_check "$EDIT" "$T/img" set 2 "$data_start" 168 "$data_len" 0 64 2
+run_check "$EDIT" "$T/img" set 2 "$data_start" 168 "$data_len" 49 32 2
+repairs "data back reference count" "ref mismatch on \[$data_start $data_len\] extent item 2, found 1" \
+	"Repaired extent references for $data_start"
+
+# 5. an extent item for a tree block nobody points to (near the end of the
+#    metadata block group, away from what the engine allocates)
+fresh
+orphan=$((meta_start + meta_len - 16 * 16384))
+run_check "$EDIT" "$T/img" ins 2 "$orphan" 169 0 "$(le 1 8 1 8 2 8 176 1 5 8)"
+repairs "unreferenced tree block" "Deleted the extent records of $orphan"
+
+# 6. a dev extent without its chunk (068's kind), device bytes_used not
+#    counting it
+fresh
+run_check "$EDIT" "$T/img" ins 4 1 204 209715200 "$(le 3 8 256 8 209715200 8 8388608 8 0 8 0 8)"
+repairs "orphan dev extent" "Removed orphan dev extent, devid 1 physical 209715200 length 8388608" \
+	"Device 1: bytes_used"
+
+# 7. a data extent item with generation 0
+fresh
+run_check "$EDIT" "$T/img" set 2 "$rand_start" 168 "$rand_len" 8 64 0
+repairs "extent item generation 0" "invalid generation for extent $rand_start, have 0" \
+	"Repaired extent references for $rand_start"
+
+# 8. an unreferenced data extent: /dir/rand's file extent made a hole
+#    (disk_bytenr, disk_num_bytes and the inode's nbytes 0); its extent
+#    records and the checksums of its range go, those of /data stay
+fresh
+rand_ino=$(dump fs | grep -B2 "disk byte $rand_start " | sed -n 's/.*key (\([0-9]*\) EXTENT_DATA 0).*/\1/p')
+[ -n "$rand_ino" ] || _fail "no file extent item for extent $rand_start"
+run_check "$EDIT" "$T/img" set 5 "$rand_ino" 108 0 21 64 0
+run_check "$EDIT" "$T/img" set 5 "$rand_ino" 108 0 29 64 0
+run_check "$EDIT" "$T/img" set 5 "$rand_ino" 1 0 24 64 0
+repairs "unreferenced data extent" "ref mismatch on \[$rand_start $rand_len\] extent item 1, found 0" \
+	"Deleted the extent records of $rand_start"
+run_check "$BTRFS" check --check-data-csum "$T/img" > "$T/out" 2>&1
+"$BTRFS" inspect-internal dump-tree -t csum "$T/img" > "$T/csum"
+assert_grep "range start $data_start end $rand_start " "$T/csum"
+
+# 9. an extent item overlapping another: not mended, refused, image untouched
+fresh
+run_check "$EDIT" "$T/img" ins 2 $((data_start + 4096)) 168 4096 "$(le 1 8 1 8 1 8 178 1 5 8 999 8 0 8 1 4)"
+cp --sparse=always "$T/img" "$T/before"
+expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/rep" 2>&1
+assert_grep "overlaps extent" "$T/rep"
+assert_grep "nothing was written" "$T/rep"
+cmp -s "$T/img" "$T/before" || _fail "refused repair changed the image"
+echo "ok: overlapping extent refused, image unchanged"
+echo "all extent repairs done"
