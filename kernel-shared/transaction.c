@@ -1129,7 +1129,11 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 		btrfs_set_super_compat_ro_flags(sb, btrfs_super_compat_ro_flags(sb) |
 					       BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
 					       BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID);
-	if (!t->fst && btrfs_super_cache_generation(sb))
+	if (t->fst_dropped)
+		btrfs_set_super_compat_ro_flags(sb, btrfs_super_compat_ro_flags(sb) &
+					       ~(BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
+						 BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID));
+	if ((!t->fst && btrfs_super_cache_generation(sb)) || t->space_cache_v1_stale)
 		btrfs_set_super_cache_generation(sb, (u64)-1);   /* space cache v1 now stale */
 	{
 		struct btrfs_wroot *uuid = find_loaded_root(t, BTRFS_UUID_TREE_OBJECTID);
