@@ -233,7 +233,7 @@ static int rebuild(struct check_ctx *ctx, struct btrfs_trans *t, const struct da
 	if (ret == -ENOENT)
 		ret = btrfs_create_tree(t, BTRFS_CSUM_TREE_OBJECTID, &w->root);
 	else if (ret == 0)
-		ret = btrfs_reset_tree(t, w->root);
+		ret = btrfs_empty_tree(t, w->root);   /* its leaves are not read: they may be bad */
 	if (ret < 0) {
 		error("checksum tree initialization failed: %s", strerror(-ret));
 		return ret;

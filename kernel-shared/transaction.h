@@ -211,6 +211,14 @@ void btrfs_trans_rebuild_free_space_tree(struct btrfs_trans *t);
 int btrfs_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
 
 /*
+ * (tree-drop.c) btrfs_reset_tree() for a tree whose leaves may be damaged
+ * (the csum tree before it is rebuilt): only nodes are read, leaves are
+ * freed by address.  Refused (-EOPNOTSUPP) for a tree that may share
+ * blocks; the caller decides which trees make sense.
+ */
+int btrfs_empty_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
+
+/*
  * (tree-drop.c) Free every block of tree objectid and delete its ROOT_ITEM:
  * the tree is gone after the commit.  Refused (-EOPNOTSUPP) for the root,
  * chunk, extent, block group and dev trees, subvolumes, and a tree that may
@@ -227,8 +235,12 @@ int btrfs_drop_tree(struct btrfs_trans *t, u64 objectid);
  */
 int btrfs_drop_free_space_tree(struct btrfs_trans *t);
 
-/* At commit set the superblock's cache_generation to (u64)-1: space cache v1 is invalid. */
-void btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t);
+/*
+ * At commit set the superblock's cache_generation to (u64)-1: space cache
+ * v1 is invalid.  The root tree is copied into t so that the commit is
+ * valid even when nothing else changes.  0 or a negative errno.
+ */
+int btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t);
 
 /* Item data and size at a path's leaf slot. */
 void *btrfs_wpath_item_ptr(const struct btrfs_wpath *path);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Removing a whole tree inside a transaction (btrfs_drop_tree) and the
- * free space tree with its feature bits (btrfs_drop_free_space_tree); see
- * transaction.h.  Used by btrfs check --clear-space-cache v2.
+ * Emptying a tree without reading its leaves (btrfs_empty_tree), removing
+ * a whole tree (btrfs_drop_tree) and the free space tree with its feature
+ * bits (btrfs_drop_free_space_tree) inside a transaction; see
+ * transaction.h.  Used by btrfs check --init-csum-tree and
+ * --clear-space-cache v2.
  */
 #include <stdlib.h>
 #include "kernel-shared/transaction.h"
@@ -19,6 +21,63 @@ static void forget_root(struct btrfs_trans *t, struct btrfs_wroot *root)
 		free(root);
 		return;
 	}
+}
+
+/*
+ * Free the subtree at bytenr.  Leaves are freed without being read (their
+ * address, owner and level are all the extent tree needs): a tree with
+ * damaged leaves can still be emptied.  An unreadable node is an error
+ * (its children are unknown), or in lenient mode a warning.
+ */
+static int free_blocks(struct btrfs_trans *t, u64 owner, u64 bytenr, int level, u64 gen,
+		       const struct btrfs_disk_key *first)
+{
+	struct extent_buffer *eb;
+	bool owned;
+	int ret = 0;
+
+	if (level > 0) {
+		ret = trans_read_block(t, owner, bytenr, level, gen, first, &eb, &owned);
+		if (ret < 0) {
+			if (!t->lenient)
+				return ret;
+			warning("tree %llu: unreadable node %llu and its children left allocated",
+				owner, bytenr);
+			return 0;
+		}
+		for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0; i++) {
+			const struct btrfs_key_ptr *p = btrfs_node_key_ptr(eb, (int)i);
+
+			ret = free_blocks(t, owner, btrfs_key_blockptr(p), level - 1,
+					  btrfs_key_generation(p), &p->key);
+		}
+		if (owned)
+			free_extent_buffer(eb);
+		if (ret < 0)
+			return ret;
+	}
+	return trans_free_block(t, bytenr, owner, level);
+}
+
+int btrfs_empty_tree(struct btrfs_trans *t, struct btrfs_wroot *root)
+{
+	struct extent_buffer *eb;
+	int ret;
+
+	if (root->last_snapshot) {
+		error("tree %llu may share blocks with a snapshot; not emptied", root->objectid);
+		return -EOPNOTSUPP;
+	}
+	ret = free_blocks(t, root->objectid, root->bytenr, root->level, 0, NULL);
+	if (ret < 0)
+		return ret;
+	ret = trans_alloc_block(t, root->objectid, 0, &eb);
+	if (ret < 0)
+		return ret;
+	root->bytenr = eb->start;
+	root->level = 0;
+	root->dirty = true;
+	return 0;
 }
 
 int btrfs_drop_tree(struct btrfs_trans *t, u64 objectid)
@@ -47,12 +106,8 @@ int btrfs_drop_tree(struct btrfs_trans *t, u64 objectid)
 	ret = btrfs_trans_get_root(t, objectid, &root);
 	if (ret < 0)
 		return ret;
-	if (root->last_snapshot) {
-		error("tree %llu may share blocks with a snapshot; not dropped", objectid);
-		return -EOPNOTSUPP;
-	}
 	/* every block freed; the empty leaf it gets back was made in t: forgotten at once */
-	ret = trans_reset_tree(t, root);
+	ret = btrfs_empty_tree(t, root);
 	if (ret == 0)
 		ret = trans_free_block(t, root->bytenr, objectid, 0);
 	if (ret < 0)
@@ -71,6 +126,27 @@ int btrfs_drop_tree(struct btrfs_trans *t, u64 objectid)
 	return 0;
 }
 
+/*
+ * Copy the root tree's root block into the transaction: a commit that only
+ * changes superblock fields must still write a root tree of the new
+ * generation (the superblock's generation is what its root must carry).
+ */
+static int touch_root_tree(struct btrfs_trans *t)
+{
+	struct btrfs_key key = { 0, 0, 0 };
+	struct btrfs_wroot *rt;
+	struct btrfs_wpath path;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(t, rt, &key, &path, 0, 1);
+	btrfs_wpath_release(&path);
+	return ret < 0 ? ret : 0;
+}
+
 int btrfs_drop_free_space_tree(struct btrfs_trans *t)
 {
 	int ret;
@@ -84,13 +160,14 @@ int btrfs_drop_free_space_tree(struct btrfs_trans *t)
 	t->rebuild_fst = false;
 	ret = btrfs_drop_tree(t, BTRFS_FREE_SPACE_TREE_OBJECTID);
 	if (ret == -ENOENT)
-		ret = 0;   /* only the feature bits were left */
+		ret = touch_root_tree(t);   /* only the feature bits were left */
 	if (ret == 0)
 		t->fst_dropped = true;
 	return ret;
 }
 
-void btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t)
+int btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t)
 {
 	t->space_cache_v1_stale = true;
+	return touch_root_tree(t);
 }
