@@ -858,12 +858,19 @@ static int free_subtree(struct btrfs_trans *t, struct btrfs_wroot *root, u64 byt
 
 int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root)
 {
-	struct extent_buffer *eb;
 	int ret;
 
 	ret = free_subtree(t, root, root->bytenr, root->level, 0, NULL);
 	if (ret < 0)
 		return ret;
+	return trans_new_empty_root(t, root);
+}
+
+int trans_new_empty_root(struct btrfs_trans *t, struct btrfs_wroot *root)
+{
+	struct extent_buffer *eb;
+	int ret;
+
 	ret = trans_alloc_block(t, root->objectid, 0, &eb);
 	if (ret < 0)
 		return ret;

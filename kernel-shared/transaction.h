@@ -388,6 +388,8 @@ int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **
 int trans_settle_refs(struct btrfs_trans *t);
 void trans_fst_all_done(struct btrfs_trans *t);
 int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
+/* One new empty leaf as root's root block (its old blocks already freed). */
+int trans_new_empty_root(struct btrfs_trans *t, struct btrfs_wroot *root);
 
 /* free-space-tree.c: ranges inside one block group */
 int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len);

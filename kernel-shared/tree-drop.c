@@ -61,7 +61,6 @@ static int free_blocks(struct btrfs_trans *t, u64 owner, u64 bytenr, int level, 
 
 int btrfs_empty_tree(struct btrfs_trans *t, struct btrfs_wroot *root)
 {
-	struct extent_buffer *eb;
 	int ret;
 
 	if (root->last_snapshot) {
@@ -71,13 +70,7 @@ int btrfs_empty_tree(struct btrfs_trans *t, struct btrfs_wroot *root)
 	ret = free_blocks(t, root->objectid, root->bytenr, root->level, 0, NULL);
 	if (ret < 0)
 		return ret;
-	ret = trans_alloc_block(t, root->objectid, 0, &eb);
-	if (ret < 0)
-		return ret;
-	root->bytenr = eb->start;
-	root->level = 0;
-	root->dirty = true;
-	return 0;
+	return trans_new_empty_root(t, root);
 }
 
 int btrfs_drop_tree(struct btrfs_trans *t, u64 objectid)
