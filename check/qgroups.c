@@ -17,14 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/check.h"
+#include "check/check-extra.h"
 #include "check/extents.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/messages.h"
-
-struct qg_use {
-	u64 bytenr, len, root;
-};
 
 struct qgroup {
 	u64 id;
@@ -43,10 +40,7 @@ struct qg_state {
 	size_t g_nr, g_alloc;
 	u64 (*rel)[2];              /* (child, parent) */
 	size_t rel_nr, rel_alloc;
-	struct qg_use *use;
-	size_t use_nr, use_alloc;
-	u64 cur_root;
-	u32 nodesize;
+	struct check_uses u;        /* who uses each extent (check_collect_uses) */
 };
 
 static struct qgroup *find_group(struct qg_state *q, u64 id)
@@ -96,56 +90,6 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
 		break;
 	}
 	return 0;
-}
-
-static int add_use(struct qg_state *q, u64 bytenr, u64 len)
-{
-	struct qg_use *u = CHECK_PUSH(q, use);
-
-	if (!u)
-		return -ENOMEM;
-	*u = (struct qg_use){ bytenr, len, q->cur_root };
-	return 0;
-}
-
-static int qg_block(struct btrfs_fs_info *fs __unused, const struct extent_buffer *eb, u64 bytenr,
-		    int err, void *arg)
-{
-	struct qg_state *q = arg;
-	u32 i, nr;
-
-	if (err || !eb)
-		return 0;   /* pass 3 reported it */
-	if (add_use(q, bytenr, q->nodesize))
-		return -ENOMEM;
-	if (btrfs_eb_level(eb) != 0)
-		return 0;
-	nr = btrfs_eb_nritems(eb);
-	for (i = 0; i < nr; i++) {
-		struct btrfs_key key;
-		struct btrfs_file_extent_item *fi;
-
-		btrfs_item_key_to_cpu(eb, &key, (int)i);
-		if (key.type != BTRFS_EXTENT_DATA_KEY ||
-		    btrfs_leaf_item_size(eb, (int)i) != sizeof(*fi))
-			continue;
-		fi = btrfs_leaf_item_ptr(eb, (int)i);
-		if (btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE ||
-		    !btrfs_file_extent_disk_bytenr(fi))
-			continue;
-		if (add_use(q, btrfs_file_extent_disk_bytenr(fi), btrfs_file_extent_disk_num_bytes(fi)))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int cmp_use(const void *a, const void *b)
-{
-	const struct qg_use *x = a, *y = b;
-
-	if (x->bytenr != y->bytenr)
-		return x->bytenr < y->bytenr ? -1 : 1;
-	return x->root < y->root ? -1 : x->root > y->root;
 }
 
 /* Level-0 members of every group, following relations up to 8 levels. */
@@ -200,26 +144,28 @@ static void account(struct qg_state *q)
 {
 	size_t i = 0;
 
-	check_sort(q->use, q->use_nr, sizeof(*q->use), cmp_use);
-	while (i < q->use_nr) {
+	const struct check_use *use = q->u.use;
+
+	check_sort_uses(&q->u);
+	while (i < q->u.use_nr) {
 		size_t j = i;
 
-		while (j < q->use_nr && q->use[j].bytenr == q->use[i].bytenr)
+		while (j < q->u.use_nr && use[j].bytenr == use[i].bytenr)
 			j++;
 		for (size_t k = 0; k < q->g_nr; k++) {
 			struct qgroup *g = &q->g[k];
 			bool any = false, all = true;
 
 			for (size_t u = i; u < j; u++) {
-				bool m = is_member(g, q->use[u].root);
+				bool m = is_member(g, use[u].root);
 
 				any |= m;
 				all &= m;
 			}
 			if (any)
-				g->our_rfer += q->use[i].len;
+				g->our_rfer += use[i].len;
 			if (any && all)
-				g->our_excl += q->use[i].len;
+				g->our_excl += use[i].len;
 		}
 		i = j;
 	}
@@ -264,7 +210,7 @@ int check_qgroups(struct check_ctx *ctx)
 {
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
 	struct ext_state *st = ctx->extents_state;
-	struct qg_state q = { .ctx = ctx, .nodesize = btrfs_super_nodesize(sb) };
+	struct qg_state q = { .ctx = ctx };
 	struct btrfs_tree_ref quota;
 	size_t i;
 	int ret = 0;
@@ -290,8 +236,7 @@ int check_qgroups(struct check_ctx *ctx)
 		if (id != BTRFS_FS_TREE_OBJECTID &&
 		    (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID))
 			continue;
-		q.cur_root = id;
-		ret = btrfs_walk_tree(ctx->fs, &r->tree, BTRFS_WALK_DFS, NULL, qg_block, &q);
+		ret = check_collect_uses(ctx->fs, &r->tree, id, &q.u);
 		if (ret == -ENOMEM)
 			goto out;
 		ret = 0;
@@ -306,6 +251,6 @@ out:
 		free(q.g[i].members);
 	free(q.g);
 	free(q.rel);
-	free(q.use);
+	free(q.u.use);
 	return ret == -ENOMEM ? ret : 0;
 }

@@ -10,6 +10,7 @@
 #include <uuid/uuid.h>
 #include "cmds/commands.h"
 #include "check/check.h"
+#include "check/check-extra.h"
 #include "common/device-utils.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
@@ -133,6 +134,7 @@ static int parse_check_args(const struct cmd_struct *cmd, int argc, char **argv,
 			a->clear_space_cache = st.optarg;
 			break;
 		case OPT_INIT_CSUM_TREE:
+			printf("Creating a new CRC tree\n");
 			a->init_csum_tree = true;
 			break;
 		case OPT_INIT_EXTENT_TREE:
@@ -237,10 +239,16 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 
 	ctx.fs = fs;
 	ctx.opts = &a.opts;
-	if (a.clear_space_cache || a.init_csum_tree) {
-		error("%s is not supported yet: it needs the transaction engine",
-		      a.clear_space_cache ? "--clear-space-cache" : "--init-csum-tree");
-		ret = 1;
+	if (a.clear_space_cache) {
+		/* as btrfs-progs: clearing is all this run does */
+		ret = check_clear_space_cache(&ctx, a.clear_space_cache[1] - '0');
+	} else if (a.opts.subvol_extents) {
+		printf("Print extent state for subvolume %llu on %s\nUUID: %s\n",
+		       a.opts.subvol_extents, argv[first], uuid);
+		ret = check_subvol_extents(&ctx, a.opts.subvol_extents);
+	} else if (a.init_csum_tree) {
+		/* the new tree is committed, then the whole check runs on it */
+		ret = check_init_csum_tree(&ctx) ? 1 : CHECK_REPAIRED;
 	} else {
 		ret = check_run(&ctx);
 		if (ret == 1 && a.opts.repair)
@@ -250,7 +258,8 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 	btrfs_close_fs(fs);
 	if (ret == CHECK_REPAIRED) {
 		/* what the repair wrote, read back from the new generation */
-		printf("Checking the repaired filesystem\n");
+		if (!a.init_csum_tree)
+			printf("Checking the repaired filesystem\n");
 		fflush(stdout);
 		a.open.writable = false;
 		if (btrfs_open_fs(&a.open, &fs) < 0) {

@@ -858,12 +858,19 @@ static int free_subtree(struct btrfs_trans *t, struct btrfs_wroot *root, u64 byt
 
 int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root)
 {
-	struct extent_buffer *eb;
 	int ret;
 
 	ret = free_subtree(t, root, root->bytenr, root->level, 0, NULL);
 	if (ret < 0)
 		return ret;
+	return trans_new_empty_root(t, root);
+}
+
+int trans_new_empty_root(struct btrfs_trans *t, struct btrfs_wroot *root)
+{
+	struct extent_buffer *eb;
+	int ret;
+
 	ret = trans_alloc_block(t, root->objectid, 0, &eb);
 	if (ret < 0)
 		return ret;
@@ -1129,7 +1136,11 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 		btrfs_set_super_compat_ro_flags(sb, btrfs_super_compat_ro_flags(sb) |
 					       BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
 					       BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID);
-	if (!t->fst && btrfs_super_cache_generation(sb))
+	if (t->fst_dropped)
+		btrfs_set_super_compat_ro_flags(sb, btrfs_super_compat_ro_flags(sb) &
+					       ~(BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
+						 BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID));
+	if ((!t->fst && btrfs_super_cache_generation(sb)) || t->space_cache_v1_stale)
 		btrfs_set_super_cache_generation(sb, (u64)-1);   /* space cache v1 now stale */
 	{
 		struct btrfs_wroot *uuid = find_loaded_root(t, BTRFS_UUID_TREE_OBJECTID);

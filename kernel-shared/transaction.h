@@ -210,6 +210,38 @@ void btrfs_trans_rebuild_free_space_tree(struct btrfs_trans *t);
  */
 int btrfs_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
 
+/*
+ * (tree-drop.c) btrfs_reset_tree() for a tree whose leaves may be damaged
+ * (the csum tree before it is rebuilt): only nodes are read, leaves are
+ * freed by address.  Refused (-EOPNOTSUPP) for a tree that may share
+ * blocks; the caller decides which trees make sense.
+ */
+int btrfs_empty_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
+
+/*
+ * (tree-drop.c) Free every block of tree objectid and delete its ROOT_ITEM:
+ * the tree is gone after the commit.  Refused (-EOPNOTSUPP) for the root,
+ * chunk, extent, block group and dev trees, subvolumes, and a tree that may
+ * share blocks.  The tree must be readable in full (else nothing changes).
+ */
+int btrfs_drop_tree(struct btrfs_trans *t, u64 objectid);
+
+/*
+ * Remove the free space tree (space cache v2): its blocks freed, its
+ * ROOT_ITEM deleted, and at commit the FREE_SPACE_TREE and
+ * FREE_SPACE_TREE_VALID compat_ro bits cleared.  Must come before any other
+ * change in t.  Refused (-EOPNOTSUPP) with the block group tree, which the
+ * kernel only accepts beside a free space tree.
+ */
+int btrfs_drop_free_space_tree(struct btrfs_trans *t);
+
+/*
+ * At commit set the superblock's cache_generation to (u64)-1: space cache
+ * v1 is invalid.  The root tree is copied into t so that the commit is
+ * valid even when nothing else changes.  0 or a negative errno.
+ */
+int btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t);
+
 /* Item data and size at a path's leaf slot. */
 void *btrfs_wpath_item_ptr(const struct btrfs_wpath *path);
 u32 btrfs_wpath_item_size(const struct btrfs_wpath *path);
@@ -298,6 +330,8 @@ struct btrfs_trans {
 	bool fst;                      /* free space tree in use */
 	bool bgt;                      /* block group items in the block group tree */
 	bool fail_before_super;
+	bool fst_dropped;              /* btrfs_drop_free_space_tree(): clear its compat_ro bits */
+	bool space_cache_v1_stale;     /* cache_generation becomes (u64)-1 at commit */
 	struct btrfs_commit_stats stats;
 };
 
@@ -354,6 +388,8 @@ int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **
 int trans_settle_refs(struct btrfs_trans *t);
 void trans_fst_all_done(struct btrfs_trans *t);
 int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
+/* One new empty leaf as root's root block (its old blocks already freed). */
+int trans_new_empty_root(struct btrfs_trans *t, struct btrfs_wroot *root);
 
 /* free-space-tree.c: ranges inside one block group */
 int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len);
