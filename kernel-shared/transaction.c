@@ -517,6 +517,7 @@ static void trans_free(struct btrfs_trans *t)
 	free(t->roots);
 	free(t->pinned);
 	free(t->acct);
+	trans_release_new_chunks(t);
 	ea_release(t);
 	free(t);
 }
@@ -696,7 +697,7 @@ static int update_block_groups(struct btrfs_trans *t, bool *progress)
 	for (int i = 0; i < t->nr_bgs; i++) {
 		struct wblock_group *bg = &t->bgs[i];
 
-		if (bg->delta == bg->written_delta)
+		if (bg->delta == bg->written_delta || bg->items_pending)
 			continue;
 		ret = ea_update_block_group(t, bg);
 		if (ret < 0)
@@ -761,6 +762,8 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 
 		if (a->fst_done)
 			continue;
+		if (ea_bg_pending(t, a->start))
+			continue;
 		a->fst_done = true;
 		ret = a->alloc ? fst_remove_range(t, a->start, a->len) :
 				 fst_add_range(t, a->start, a->len);
@@ -780,7 +783,8 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 	for (size_t i = 0; i < n; i++) {
 		struct trans_block *tb = trans_lookup(t, list[i]);
 
-		if (tb && !tb->fst_applied) {
+		/* a block group not in the free space tree yet: next round */
+		if (tb && !tb->fst_applied && !ea_bg_pending(t, list[i])) {
 			tb->fst_applied = true;
 			list[nr++] = list[i];
 		}
@@ -812,13 +816,16 @@ int trans_settle_refs(struct btrfs_trans *t)
 /* Mark every pending free space change as done (the tree was recomputed). */
 void trans_fst_all_done(struct btrfs_trans *t)
 {
+	/* new block groups get their free space items later, and these changes with them */
 	for (u32 i = 0; i < t->hash_size; i++)
 		for (struct trans_block *tb = t->hash[i]; tb; tb = tb->next)
-			tb->fst_applied = true;
+			if (!ea_bg_pending(t, tb->eb->start))
+				tb->fst_applied = true;
 	for (size_t i = 0; i < t->nr_pinned; i++)
 		t->pinned[i].need_fst = false;
 	for (size_t i = 0; i < t->nr_acct; i++)
-		t->acct[i].fst_done = true;
+		if (!ea_bg_pending(t, t->acct[i].start))
+			t->acct[i].fst_done = true;
 }
 
 void btrfs_trans_rebuild_free_space_tree(struct btrfs_trans *t)
@@ -1040,9 +1047,12 @@ static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb)
 
 		/* each device keeps its own dev_item */
 		if (btrfs_super_read_raw(d->fd, BTRFS_SUPER_INFO_OFFSET, dev_sb, NULL) == 0 &&
-		    btrfs_device_id(&dev_sb->dev_item) == d->devid)
+		    btrfs_device_id(&dev_sb->dev_item) == d->devid) {
 			item = dev_sb->dev_item;
-		else if (btrfs_device_id(&sb->dev_item) != d->devid) {
+			/* sb's own dev_item has them already */
+			btrfs_set_device_bytes_used(&item, btrfs_device_bytes_used(&item) +
+							   trans_new_dev_bytes(t, d->devid));
+		} else if (btrfs_device_id(&sb->dev_item) != d->devid) {
 			error("cannot read the superblock of devid %llu (%s)", d->devid, d->path);
 			ret = -EIO;
 			break;
@@ -1080,7 +1090,9 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 			ret = -ELOOP;
 			break;
 		}
-		ret = update_root_items(t, &progress);
+		ret = trans_insert_new_chunks(t, &progress);
+		if (ret == 0)
+			ret = update_root_items(t, &progress);
 		if (ret == 0)
 			ret = add_extent_refs(t, &progress);
 		if (ret == 0)
@@ -1094,6 +1106,8 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 			ret = fst_rebuild(t);
 			progress = true;
 		}
+		for (int i = 0; i < t->nr_bgs && !progress; i++)
+			progress = t->bgs[i].items_pending;
 		if (!progress)
 			break;
 	}
@@ -1125,6 +1139,9 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 		btrfs_set_super_chunk_root_generation(sb, t->transid);
 	}
 	btrfs_set_super_bytes_used(sb, btrfs_super_bytes_used(sb) + (u64)t->bytes_used_delta);
+	ret = trans_new_chunks_super(t, sb);
+	if (ret < 0)
+		goto fail;
 	if (t->fst_created)
 		btrfs_set_super_compat_ro_flags(sb, btrfs_super_compat_ro_flags(sb) |
 					       BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
@@ -1162,6 +1179,7 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 	if (st)
 		*st = t->stats;
 	free(sb);
+	t->committed = true;
 	trans_free(t);
 	return 0;
 fail:
