@@ -966,14 +966,11 @@ static void fill_backup(struct btrfs_trans *t, struct btrfs_super_block *sb)
 	btrfs_set_backup_num_devices(b, btrfs_super_num_devices(sb));
 }
 
-static int write_blocks(struct btrfs_trans *t)
+int trans_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct bw_device **devsp)
 {
 	struct btrfs_fs_info *fs = t->fs;
-	struct btrfs_block_writer w;
 	struct btrfs_fs_geometry geo = fs->geo;
 	struct bw_device *devs;
-	u64 *list = NULL;
-	size_t nr = 0;
 	int ret;
 
 	devs = calloc((size_t)fs->devices.nr, sizeof(*devs));
@@ -985,29 +982,42 @@ static int write_blocks(struct btrfs_trans *t)
 		devs[i].path = fs->devices.devs[i].path;
 	}
 	geo.super_generation = t->transid;
-	ret = btrfs_block_writer_init(&w, &geo, devs, fs->devices.nr);
+	ret = btrfs_block_writer_init(w, &geo, devs, fs->devices.nr);
 	if (ret < 0) {
 		free(devs);
 		return ret;
 	}
-	w.map.chunks = calloc(fs->chunks.nr ? fs->chunks.nr : 1, sizeof(*w.map.chunks));
-	if (!w.map.chunks) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	w.map.alloc = fs->chunks.nr;
+	*devsp = devs;
+	w->map.chunks = calloc(fs->chunks.nr ? fs->chunks.nr : 1, sizeof(*w->map.chunks));
+	if (!w->map.chunks)
+		return -ENOMEM;
+	w->map.alloc = fs->chunks.nr;
 	for (size_t i = 0; i < fs->chunks.nr; i++) {
 		const struct btrfs_chunk_map *c = fs->chunks.chunks[i];
 		size_t sz = sizeof(*c) + (size_t)c->num_stripes * sizeof(c->stripes[0]);
 
-		w.map.chunks[i] = malloc(sz);
-		if (!w.map.chunks[i]) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		memcpy(w.map.chunks[i], c, sz);
-		w.map.nr++;
+		w->map.chunks[i] = malloc(sz);
+		if (!w->map.chunks[i])
+			return -ENOMEM;
+		memcpy(w->map.chunks[i], c, sz);
+		w->map.nr++;
 	}
+	return 0;
+}
+
+static int write_blocks(struct btrfs_trans *t)
+{
+	struct btrfs_block_writer w;
+	struct bw_device *devs = NULL;
+	u64 *list = NULL;
+	size_t nr = 0;
+	int ret;
+
+	ret = trans_writer_init(t, &w, &devs);
+	if (ret < 0 && !devs)
+		return ret;
+	if (ret < 0)
+		goto out;
 	ret = dirty_list(t, &list, &nr);
 	if (ret < 0)
 		goto out;

@@ -55,6 +55,8 @@ struct btrfs_trans;
 struct btrfs_chunk_map;
 struct ca_chunk;
 struct chunk_alloc;
+struct btrfs_block_writer;
+struct bw_device;
 
 /* One tree as a transaction sees it. */
 struct btrfs_wroot {
@@ -408,6 +410,13 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 
 /* The used ranges [start, end) of the extent tree (EXTENT_ITEM/METADATA_ITEM), sorted. */
 int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr);
+
+/*
+ * A block writer over the devices and the current chunk map (new chunks
+ * included).  When *devs was set, release the writer and free *devs
+ * whatever the result.
+ */
+int trans_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct bw_device **devs);
 
 /* transaction.c, for fst_rebuild() */
 int trans_settle_refs(struct btrfs_trans *t);
