@@ -7,7 +7,7 @@
  * commits; optionally delete some of them again.
  *
  *   engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL]
- *               [-D KIB] [-r FIRST:STEP:COUNT] DEVICE...
+ *               [-X BYTES] [-D KIB] [-r FIRST:STEP:COUNT] DEVICE...
  *
  *   -n  files to create (default 1000), spread over -c commits (default 4)
  *   -x  each file gets xattr user.engine = "v<ino>"; every 3rd one is then
@@ -17,6 +17,7 @@
  *   -F  the last commit fails before the superblock is written (crash test)
  *   -R  the first commit rebuilds the free space tree (creates it if absent)
  *   -s  the subvolume (tree id) to fill, default 5 (top level)
+ *   -X  as -x with a value of BYTES bytes ("v<ino>" then 'x's), not resized
  *   -D  each file gets KIB KiB of data in one extent (btrfs_alloc_data_extent,
  *       NODATASUM inode), every byte 'a' + ino % 26
  *   -r  create nothing: remove the files PREFIX<FIRST + k * STEP>, k < COUNT
@@ -47,6 +48,7 @@ struct created {
 struct fill_opts {
 	bool xattr;
 	u64 data_len;                  /* bytes of data per file (-D) */
+	u16 xattr_len;                 /* -X: xattr value length, no resizing */
 	u64 subvol;
 };
 
@@ -255,14 +257,28 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 	if (ret)
 		return ret;
 	if (xattr) {
-		char val[32];
-		u16 vlen = (u16)snprintf(val, sizeof(val), "v%llu", (unsigned long long)c->ino);
+		u16 vlen = o->xattr_len ? o->xattr_len : 32;
+		char *val = malloc(vlen + 1u);
+		u8 *xbuf = malloc(sizeof(struct btrfs_dir_item) + strlen(XNAME) + vlen);
 
-		fill_dir_item(buf, NULL, t->transid, XNAME, strlen(XNAME), val, vlen, BTRFS_FT_XATTR);
+		if (!val || !xbuf) {
+			free(val);
+			free(xbuf);
+			return -ENOMEM;
+		}
+		/* "v<ino>", padded with 'x' to -X bytes */
+		snprintf(val, vlen + 1u, "v%llu", (unsigned long long)c->ino);
+		if (o->xattr_len)
+			memset(val + strlen(val), 'x', vlen - strlen(val));
+		else
+			vlen = (u16)strlen(val);
+		fill_dir_item(xbuf, NULL, t->transid, XNAME, strlen(XNAME), val, vlen, BTRFS_FT_XATTR);
 		key = (struct btrfs_key){ c->ino, BTRFS_XATTR_ITEM_KEY,
 					  btrfs_name_hash(XNAME, strlen(XNAME)) };
-		ret = insert_dir_item(t, root, &key, buf,
+		ret = insert_dir_item(t, root, &key, xbuf,
 				      sizeof(struct btrfs_dir_item) + strlen(XNAME) + vlen);
+		free(val);
+		free(xbuf);
 		if (ret)
 			return ret;
 	}
@@ -407,7 +423,7 @@ static int delete_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL] [-D KIB] [-r FIRST:STEP:COUNT] DEVICE...\n");
+	fprintf(stderr, "usage: engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL] [-X BYTES] [-D KIB] [-r FIRST:STEP:COUNT] DEVICE...\n");
 }
 
 /* -r: remove PREFIX<first + k * step>, k < count, in one transaction. */
@@ -444,7 +460,7 @@ int main(int argc, char **argv)
 	long done = 0;
 	int opt, ret = 0, c;
 
-	while ((opt = getopt(argc, argv, "n:c:xd:p:FRs:D:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:xd:p:FRs:D:r:X:")) != -1) {
 		switch (opt) {
 		case 'n': nfiles = atol(optarg); break;
 		case 'c': commits = atol(optarg); break;
@@ -454,6 +470,14 @@ int main(int argc, char **argv)
 		case 'F': fail = true; break;
 		case 'R': rebuild = true; break;
 		case 's': o.subvol = strtoull(optarg, NULL, 0); break;
+		case 'X':
+			o.xattr = true;
+			o.xattr_len = (u16)atoi(optarg);
+			if (o.xattr_len < 24) {
+				usage();
+				return 1;
+			}
+			break;
 		case 'D': o.data_len = strtoull(optarg, NULL, 0) * 1024; break;
 		case 'r':
 			if (sscanf(optarg, "%ld:%ld:%ld", &rm_first, &rm_step, &rm_count) != 3 ||
@@ -506,7 +530,7 @@ int main(int argc, char **argv)
 				snprintf(f->name, sizeof(f->name), "%s%ld", prefix, done);
 				ret = create_file(t, root, f, &o);
 			}
-			for (long i = 0; o.xattr && i < done && ret == 0; i++)
+			for (long i = 0; o.xattr && !o.xattr_len && i < done && ret == 0; i++)
 				if (i >= nfiles * c / commits)
 					ret = resize_xattr(t, root, &files[i]);
 		} else {
