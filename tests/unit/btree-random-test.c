@@ -971,6 +971,67 @@ static void test_new_chunks(void)
 	unlink(img);
 }
 
+/*
+ * The chunk tree outgrows the SYSTEM block group (items of half a leaf
+ * added to it, 4 KiB nodes): a new system chunk, in the superblock's
+ * sys_chunk_array too (reopening reads the chunk tree through it); the
+ * items deleted again; every invariant after each commit and reopen.
+ */
+static void test_new_system_chunk(void)
+{
+	struct btrfs_fs_info *fs;
+	struct btrfs_trans *t;
+	struct btrfs_wroot *chunk;
+	u32 maxitem, array0;
+	int sys0, ret = 0;
+	u8 *buf;
+
+	fs = fresh_fs("-n 4096", &maxitem);
+	buf = malloc(maxitem);
+	if (!fs || !buf) {
+		CHECK(!"setup");
+		free(buf);
+		btrfs_close_fs(fs);
+		return;
+	}
+	sys0 = count_chunks(fs, BTRFS_BLOCK_GROUP_SYSTEM);
+	array0 = btrfs_super_sys_array_size(fs->super);
+	for (int phase = 0; phase < 2 && fs; phase++) {
+		ret = btrfs_start_transaction(fs, &t);
+		CHECK(ret == 0);
+		if (ret)
+			break;
+		ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
+		for (u64 i = 0; i < 2500 && ret == 0; i++) {
+			struct btrfs_key key = { 1000 + i, ITYPE, 0 };
+
+			fill(buf, maxitem / 2 + 1);
+			ret = phase ? btrfs_delete_item(t, chunk, &key) :
+				      btrfs_insert_item(t, chunk, &key, buf, maxitem / 2 + 1);
+		}
+		CHECK(ret == 0);
+		if (ret) {
+			btrfs_abort_transaction(t);
+			break;
+		}
+		CHECK(btrfs_commit_transaction(t) == 0);
+		CHECK(check_fs_consistency(fs) == 0);
+		btrfs_close_fs(fs);
+		fs = open_fs(true);
+		CHECK(fs && check_fs_consistency(fs) == 0);
+	}
+	if (fs) {
+		printf("  system chunks %d -> %d, sys_chunk_array %u -> %u bytes\n", sys0,
+		       count_chunks(fs, BTRFS_BLOCK_GROUP_SYSTEM), array0,
+		       btrfs_super_sys_array_size(fs->super));
+		CHECK(count_chunks(fs, BTRFS_BLOCK_GROUP_SYSTEM) > sys0);
+		CHECK(btrfs_super_sys_array_size(fs->super) > array0);
+	}
+	btrfs_close_fs(fs);
+	free(buf);
+	unlink(img);
+}
+
 static void test_nodesize_4k(void)
 {
 	run_random("-n 4096", 6, 5000, 2);
@@ -999,5 +1060,6 @@ int main(void)
 	RUN(test_repair_apis);
 	RUN(test_repair_apis_create_fst);
 	RUN(test_new_chunks);
+	RUN(test_new_system_chunk);
 	return unit_done();
 }
