@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Chunk and block allocation for building a filesystem in memory (mkfs; the
- * transaction engine grows from here).
+ * Chunk and block allocation for building a filesystem in memory (mkfs),
+ * and the kernel's placement of a new chunk for the write engine
+ * (ca_alloc_chunk_kernel(), trans-chunk.c).
  *
  * Profiles.  struct btrfs_raid_attr describes each profile: how many devices
  * at least, how many copies of each byte, parity stripes, sub stripes

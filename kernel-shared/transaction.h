@@ -19,15 +19,22 @@
  * superblock is written.  A block allocated and freed inside one
  * transaction is simply forgotten and its space reused.
  *
- * Commit: (1) root items of the trees whose root moved are updated in the
- * root tree; (2) the extent tree gets a METADATA_ITEM (skinny) or
+ * New chunks: when no block group has room for a tree block a chunk of
+ * the profile in use is made at once in memory; its items (chunk tree,
+ * dev tree, block group, free space tree) go in at the start of the next
+ * commit round (trans-chunk.c).
+ *
+ * Commit: (0) the items of new chunks go in; (1) root items of the trees
+ * whose root moved are updated in the root tree; (2) the extent tree gets
+ * a METADATA_ITEM (skinny) or
  * EXTENT_ITEM + tree_block_info with one inline TREE_BLOCK_REF (owner) for
  * every new block and loses the items of the pinned ones; (3) block group
  * items' used bytes and (4) the free space tree (extent or bitmap form)
  * follow; these steps repeat until they dirty nothing new.  Then every
  * dirty block goes through btrfs_write_tree_block() (tree-checker, checksum,
  * every mirror), the devices are fsync'ed, and the superblock (generation,
- * roots, bytes_used, backup roots rotated as the kernel does) is written to
+ * roots, bytes_used, backup roots rotated as the kernel does, new system
+ * chunks in sys_chunk_array, dev_item bytes_used) is written to
  * every copy of every device, then fsync'ed again.  Any error before the
  * superblock write leaves the previous generation as the valid one.
  *
