@@ -94,7 +94,7 @@ static int find_hole(const struct ca_device *dev, u64 len, u64 *start)
 	return 0;
 }
 
-static int add_dev_extent(struct ca_device *dev, u64 start, u64 len)
+int ca_add_dev_extent(struct ca_device *dev, u64 start, u64 len)
 {
 	int i;
 
@@ -234,7 +234,7 @@ static int place_chunk(struct chunk_alloc *ca, struct ca_chunk *c, const int *de
 		ret = find_hole(d, c->stripe_size, &start);
 		if (ret < 0)
 			return ret;
-		ret = add_dev_extent(d, start, c->stripe_size);
+		ret = ca_add_dev_extent(d, start, c->stripe_size);
 		if (ret < 0)
 			return ret;
 		c->stripes[i].devid = d->devid;
@@ -444,4 +444,141 @@ int ca_alloc_bytes(struct chunk_alloc *ca, u64 type, u64 len, u64 align, u64 *lo
 	}
 	free(sorted);
 	return -ENOSPC;
+}
+
+/* ---- the kernel's placement (new chunks on an existing filesystem) ---- */
+
+struct dev_choice {
+	int idx;                      /* into ca->devs */
+	u64 start;                    /* where the dev extents go */
+	u64 max_avail;                /* room there, at most what was wanted */
+	u64 total_avail;              /* unallocated bytes on the device */
+};
+
+/*
+ * The first hole of at least want bytes at or after 1 MiB (0), else the
+ * largest one (-ENOSPC); *start and *size describe the hole chosen.
+ */
+static int first_or_largest_hole(const struct ca_device *dev, u64 want, u64 *start, u64 *size)
+{
+	u64 pos = BTRFS_DEVICE_RANGE_RESERVED, best = 0, best_start = pos;
+
+	for (int i = 0; i <= dev->nr_ext; i++) {
+		u64 end = i < dev->nr_ext ? dev->ext[i].start : dev->total_bytes;
+
+		if (end > dev->total_bytes)
+			end = dev->total_bytes;
+		if (end > pos) {
+			if (end - pos >= want) {
+				*start = pos;
+				*size = want;
+				return 0;
+			}
+			if (end - pos > best) {
+				best = end - pos;
+				best_start = pos;
+			}
+		}
+		if (i < dev->nr_ext && dev->ext[i].start + dev->ext[i].len > pos)
+			pos = dev->ext[i].start + dev->ext[i].len;
+	}
+	*start = best_start;
+	*size = best;
+	return -ENOSPC;
+}
+
+static int cmp_choice(const void *a, const void *b)
+{
+	const struct dev_choice *x = a, *y = b;
+
+	if (x->max_avail != y->max_avail)
+		return x->max_avail > y->max_avail ? -1 : 1;
+	if (x->total_avail != y->total_avail)
+		return x->total_avail > y->total_avail ? -1 : 1;
+	return 0;
+}
+
+struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type)
+{
+	const struct btrfs_raid_attr *a = btrfs_raid_attr(type);
+	struct dev_choice devs[CA_MAX_DEVICES];
+	u64 max_chunk, max_stripe, want, min_extent, stripe;
+	int ndevs = 0, devs_max, inc, num_stripes, ndata;
+	struct ca_chunk *c;
+
+	if (!a)
+		return ERR_PTR(-EINVAL);
+	if (type & BTRFS_BLOCK_GROUP_SYSTEM)
+		max_chunk = SZ_32M;
+	else if (type & BTRFS_BLOCK_GROUP_DATA)
+		max_chunk = 10 * SZ_1G;
+	else
+		max_chunk = ca->total_bytes > 50 * SZ_1G ? SZ_1G : SZ_256M;
+	max_stripe = min_t(u64, max_chunk, SZ_1G);
+	max_chunk = min_t(u64, max_chunk, ca->total_bytes / 10);
+	min_extent = BTRFS_STRIPE_LEN * (u64)a->dev_stripes;
+	want = max_stripe * (u64)a->dev_stripes;
+
+	for (int i = 0; i < ca->ndevs; i++) {
+		const struct ca_device *d = &ca->devs[i];
+		struct dev_choice *dc = &devs[ndevs];
+
+		if (d->total_bytes <= d->bytes_used || d->total_bytes - d->bytes_used < min_extent)
+			continue;
+		first_or_largest_hole(d, want, &dc->start, &dc->max_avail);
+		if (dc->max_avail < min_extent)
+			continue;
+		dc->idx = i;
+		dc->total_avail = d->total_bytes - d->bytes_used;
+		ndevs++;
+	}
+	qsort(devs, (size_t)ndevs, sizeof(devs[0]), cmp_choice);
+	devs_max = a->devs_max ? a->devs_max : ca->ndevs;
+	inc = a->sub_stripes > 1 ? a->sub_stripes : 1;
+	ndevs = min_t(int, ndevs, devs_max);
+	ndevs -= ndevs % inc;
+	if (ndevs < a->devs_min || ndevs < 1) {
+		error("no room for a new %s chunk with profile %s: %d device(s) have %llu bytes unallocated, %d needed",
+		      type_name(type), a->upper, ndevs, (unsigned long long)min_extent, a->devs_min);
+		return ERR_PTR(-ENOSPC);
+	}
+
+	/* The device with the least room sets the stripe size. */
+	stripe = devs[ndevs - 1].max_avail / (u64)a->dev_stripes;
+	num_stripes = ndevs * a->dev_stripes;
+	ndata = (num_stripes - a->nparity) / a->ncopies;
+	if (ndata < 1)
+		ndata = 1;
+	if (stripe * (u64)ndata > max_chunk)
+		stripe = min_t(u64, round_up(max_chunk / (u64)ndata, SZ_16M), stripe);
+	stripe = min_t(u64, stripe, SZ_1G);
+	stripe = round_down(stripe, BTRFS_STRIPE_LEN);
+
+	c = new_chunk(ca, num_stripes);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	c->type = type;
+	c->num_stripes = num_stripes;
+	c->sub_stripes = a->sub_stripes;
+	c->stripe_size = stripe;
+	c->length = stripe * (u64)ndata;
+	for (int i = 0; i < ndevs; i++) {
+		struct ca_device *d = &ca->devs[devs[i].idx];
+
+		for (int j = 0; j < a->dev_stripes; j++) {
+			struct ca_stripe *s = &c->stripes[i * a->dev_stripes + j];
+			int ret;
+
+			s->devid = d->devid;
+			s->physical = devs[i].start + (u64)j * stripe;
+			ret = ca_add_dev_extent(d, s->physical, stripe);
+			if (ret < 0)
+				return ERR_PTR(ret);
+		}
+	}
+	c->logical = ca->next_logical;
+	c->cursor = c->logical;
+	ca->next_logical += c->length;
+	compute_excluded(c);
+	return c;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Chunk and block allocation for building a filesystem in memory (mkfs; the
- * transaction engine grows from here).
+ * Chunk and block allocation for building a filesystem in memory (mkfs),
+ * and the kernel's placement of a new chunk for the write engine
+ * (ca_alloc_chunk_kernel(), trans-chunk.c).
  *
  * Profiles.  struct btrfs_raid_attr describes each profile: how many devices
  * at least, how many copies of each byte, parity stripes, sub stripes
@@ -109,6 +110,19 @@ void ca_release(struct chunk_alloc *ca);
  * naming the type and what was missing.
  */
 struct ca_chunk *ca_alloc_chunk(struct chunk_alloc *ca, u64 type);
+/*
+ * A chunk placed as the kernel places one on a mounted filesystem (the
+ * write engine's new chunks): devices whose largest hole (at or after
+ * 1 MiB, the first one big enough for a full stripe) is the biggest come
+ * first, as many as the profile takes; the smallest of their holes sets
+ * the stripe size, cut to the type's chunk size (system 32 MiB, metadata
+ * 256 MiB or 1 GiB above 50 GiB, data 10 GiB) and 10% of the filesystem,
+ * rounded up to 16 MiB, at most 1 GiB, in 64 KiB units.  The logical
+ * address is ca->next_logical.  ERR_PTR(-ENOSPC) after an error.
+ */
+struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type);
+/* Record a dev extent on dev (sorted in; bytes_used follows). */
+int ca_add_dev_extent(struct ca_device *dev, u64 start, u64 len);
 /* A single-profile chunk of exactly size bytes on devid (mkfs' first chunks). */
 struct ca_chunk *ca_alloc_chunk_on(struct chunk_alloc *ca, u64 type, u64 devid, u64 size);
 /* Drop a chunk that holds nothing: its dev extents are freed. */

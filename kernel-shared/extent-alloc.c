@@ -10,6 +10,9 @@
 #include "kernel-shared/messages.h"
 #include "kernel-shared/tree-checker.h"
 
+/* New chunks one transaction may make (t->bgs is sized for them once). */
+#define EA_NEW_CHUNKS_MAX 256
+
 /* ---- range lists ---- */
 
 static int ranges_insert(struct fs_range **arr, int *nr, int *alloc, int at, u64 start, u64 len)
@@ -103,7 +106,8 @@ int ea_load_block_groups(struct btrfs_trans *t)
 		error("cannot find the %s tree", t->bgt ? "block group" : "extent");
 		return ret;
 	}
-	t->bgs = calloc(fs->chunks.nr ? fs->chunks.nr : 1, sizeof(*t->bgs));
+	t->bgs_cap = (int)fs->chunks.nr + EA_NEW_CHUNKS_MAX;
+	t->bgs = calloc((size_t)t->bgs_cap, sizeof(*t->bgs));
 	if (!t->bgs)
 		return -ENOMEM;
 	for (size_t i = 0; i < fs->chunks.nr; i++) {
@@ -137,8 +141,10 @@ int ea_load_block_groups(struct btrfs_trans *t)
 
 void ea_release(struct btrfs_trans *t)
 {
-	for (int i = 0; i < t->nr_bgs; i++)
+	for (int i = 0; i < t->nr_bgs; i++) {
 		free(t->bgs[i].free);
+		free(t->bgs[i].chunk_item);
+	}
 	free(t->bgs);
 	t->bgs = NULL;
 	t->nr_bgs = 0;
@@ -346,11 +352,39 @@ void btrfs_trans_set_lenient(struct btrfs_trans *t, bool lenient)
 	t->lenient = lenient;
 }
 
-int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr)
+/* First fit of len bytes aligned to align in bg's free list: 0, or -ENOSPC. */
+static int bg_take(struct wblock_group *bg, u64 len, u64 align, u64 *bytenr)
 {
-	u64 want = owner == BTRFS_CHUNK_TREE_OBJECTID ? BTRFS_BLOCK_GROUP_SYSTEM :
-							BTRFS_BLOCK_GROUP_METADATA;
-	u64 ns = t->nodesize;
+	for (int j = 0; j < bg->nr_free; j++) {
+		struct fs_range *r = &bg->free[j];
+		u64 s = round_up(r->start, align);
+		u64 rend = r->start + r->len;
+
+		if (s + len > rend)
+			continue;
+		*bytenr = s;
+		if (s == r->start) {
+			r->start += len;
+			r->len -= len;
+			if (!r->len) {
+				memmove(r, r + 1, (size_t)(bg->nr_free - j - 1) * sizeof(*r));
+				bg->nr_free--;
+			}
+		} else {
+			u64 tail = rend - (s + len);
+
+			r->len = s - r->start;
+			if (tail)
+				return ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, j + 1,
+						     s + len, tail);
+		}
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int ea_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *bytenr)
+{
 	int ret;
 
 	for (int i = 0; i < t->nr_bgs; i++) {
@@ -363,35 +397,84 @@ int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr)
 			if (ret < 0)
 				return ret;
 		}
-		for (int j = 0; j < bg->nr_free; j++) {
-			struct fs_range *r = &bg->free[j];
-			u64 s = round_up(r->start, ns);
-			u64 rend = r->start + r->len;
-
-			if (s + ns > rend)
-				continue;
-			*bytenr = s;
-			if (s == r->start) {
-				r->start += ns;
-				r->len -= ns;
-				if (!r->len) {
-					memmove(r, r + 1, (size_t)(bg->nr_free - j - 1) * sizeof(*r));
-					bg->nr_free--;
-				}
-			} else {
-				u64 tail = rend - (s + ns);
-
-				r->len = s - r->start;
-				if (tail)
-					return ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, j + 1,
-							     s + ns, tail);
-			}
-			return 0;
-		}
+		ret = bg_take(bg, len, align, bytenr);
+		if (ret != -ENOSPC)
+			return ret;
 	}
-	error("no free space for a tree block of tree %llu in %s block groups (allocating new chunks is not supported)",
-	      owner, want == BTRFS_BLOCK_GROUP_SYSTEM ? "SYSTEM" : "METADATA");
 	return -ENOSPC;
+}
+
+u64 ea_bg_type_for(const struct btrfs_trans *t, u64 want)
+{
+	const u64 mixed = BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA;
+
+	if (want & BTRFS_BLOCK_GROUP_SYSTEM)
+		return BTRFS_BLOCK_GROUP_SYSTEM;
+	for (int i = 0; i < t->nr_bgs; i++)
+		if ((t->bgs[i].flags & mixed) == mixed)
+			return mixed;
+	return want;
+}
+
+int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr)
+{
+	u64 want = owner == BTRFS_CHUNK_TREE_OBJECTID ? BTRFS_BLOCK_GROUP_SYSTEM :
+							BTRFS_BLOCK_GROUP_METADATA;
+	struct wblock_group *bg;
+	int ret;
+
+	ret = ea_alloc_bytes(t, want, t->nodesize, t->nodesize, bytenr);
+	if (ret != -ENOSPC)
+		return ret;
+	ret = trans_new_block_group(t, ea_bg_type_for(t, want), &bg);
+	if (ret == 0)
+		ret = bg_take(bg, t->nodesize, t->nodesize, bytenr);
+	if (ret < 0)
+		error("no free space for a tree block of tree %llu in %s block groups", owner,
+		      want == BTRFS_BLOCK_GROUP_SYSTEM ? "SYSTEM" : "METADATA");
+	return ret;
+}
+
+int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map, struct wblock_group **out)
+{
+	struct fs_range sup[BTRFS_SUPER_MIRROR_MAX * 16];
+	struct wblock_group *bg;
+	int nsup, ret;
+
+	if (t->nr_bgs >= t->bgs_cap) {
+		error("more than %d new chunks in one transaction", EA_NEW_CHUNKS_MAX);
+		return -ENOSPC;
+	}
+	if (t->nr_bgs && t->bgs[t->nr_bgs - 1].start + t->bgs[t->nr_bgs - 1].length > map->logical) {
+		error("new chunk %llu is not after the last block group", map->logical);
+		return -EINVAL;
+	}
+	bg = &t->bgs[t->nr_bgs];
+	memset(bg, 0, sizeof(*bg));
+	bg->start = map->logical;
+	bg->length = map->length;
+	bg->flags = map->type;
+	bg->is_new = true;
+	bg->items_pending = true;
+	ret = ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, 0, bg->start, bg->length);
+	nsup = ea_super_ranges(map, sup, (int)ARRAY_SIZE(sup));
+	for (int i = 0; i < nsup && ret == 0; i++)
+		ret = free_carve(bg, sup[i].start, sup[i].len);
+	if (ret < 0) {
+		free(bg->free);
+		return ret;
+	}
+	bg->loaded = true;
+	t->nr_bgs++;
+	*out = bg;
+	return 0;
+}
+
+bool ea_bg_pending(struct btrfs_trans *t, u64 bytenr)
+{
+	const struct wblock_group *bg = ea_find_bg(t, bytenr);
+
+	return bg && bg->items_pending;
 }
 
 int ea_return_range(struct btrfs_trans *t, u64 bytenr)

@@ -10,8 +10,10 @@
  * copies' 64 KiB stripe units on any of its stripes, minus blocks pinned in
  * the transaction.  Blocks are nodesize-aligned (never crossing a 64 KiB
  * stripe), first fit in address order; the chunk tree's in SYSTEM block
- * groups, all others in METADATA ones.  No chunk is allocated: a full
- * filesystem is -ENOSPC.
+ * groups, all others in METADATA ones (DATA|METADATA on a mixed
+ * filesystem).  When none has room a new chunk of that type is made
+ * (trans-chunk.c); -ENOSPC only when the devices are full.  Data extents
+ * come from DATA block groups the same way (data-alloc.c).
  *
  * Extent items: a new block gets (bytenr, METADATA_ITEM, level) [skinny] or
  * (bytenr, EXTENT_ITEM, nodesize) + tree_block_info, refs 1, generation =

@@ -187,6 +187,197 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
 	return info_update(c, (s64)lf + (s64)rf - 1, NULL);
 }
 
+/* ---- extent <-> bitmap conversion ---- */
+
+/* New bitmap items cover this many sectors (256 bytes), as the kernel's. */
+#define FST_BITMAP_BYTES 256U
+#define FST_BITMAP_BITS (FST_BITMAP_BYTES * 8U)
+
+/*
+ * The kernel's thresholds: bitmaps once the extent items would take more
+ * room than bitmaps for the whole block group (items counted at their
+ * header size), back to extents 100 extents below that (none for block
+ * groups whose threshold is 100 or less).
+ */
+static void fst_thresholds(const struct fst_ctx *c, u64 *high, u64 *low)
+{
+	u64 range = (u64)c->t->fs->geo.sectorsize * FST_BITMAP_BITS;
+	u64 nr = (c->bg->length + range - 1) / range;
+
+	*high = nr * (sizeof(struct btrfs_item) + FST_BITMAP_BYTES) / sizeof(struct btrfs_item);
+	*low = *high > 100 ? *high - 100 : 0;
+}
+
+/* Set extent_count and flags of the block group's FREE_SPACE_INFO. */
+static int info_set(struct fst_ctx *c, u32 count, u32 flags)
+{
+	struct btrfs_wpath path;
+	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
+	int ret;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 1);
+	if (ret == 0 && btrfs_wpath_item_size(&path) >= sizeof(struct btrfs_free_space_info)) {
+		btrfs_set_free_space_extent_count(btrfs_wpath_item_ptr(&path), count);
+		btrfs_set_free_space_flags(btrfs_wpath_item_ptr(&path), flags);
+	} else if (ret >= 0) {
+		ret = -EUCLEAN;
+	}
+	btrfs_wpath_release(&path);
+	return ret;
+}
+
+/*
+ * Take every item of type out of the block group's range into bits (one
+ * bit per sector, set = free): free space extents set their range, bitmaps
+ * are copied.
+ */
+static int take_items(struct fst_ctx *c, u8 type, u8 *bits, u64 nbits)
+{
+	u32 ss = c->t->fs->geo.sectorsize;
+	struct btrfs_key key = { c->bg->start, type, 0 }, found;
+	struct btrfs_wpath path;
+	int ret;
+
+	for (;;) {
+		btrfs_wpath_init(&path);
+		ret = btrfs_wsearch_key(c->t, c->root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+		if (ret) {
+			btrfs_wpath_release(&path);
+			return ret < 0 ? ret : 0;
+		}
+		if (found.type != type || found.objectid >= c->end)
+			break;
+		if (found.objectid < c->bg->start || found.objectid + found.offset > c->end ||
+		    (found.objectid - c->bg->start) % ss || found.offset % ss) {
+			btrfs_wpath_release(&path);
+			error("free space tree: item (%llu %u %llu) is not a sector range of block group %llu",
+			      found.objectid, found.type, found.offset, c->bg->start);
+			return -EUCLEAN;
+		}
+		for (u64 i = 0; i < found.offset / ss; i++) {
+			u64 bit = (found.objectid - c->bg->start) / ss + i;
+			bool set = true;
+
+			if (type == BTRFS_FREE_SPACE_BITMAP_KEY) {
+				const u8 *src = btrfs_wpath_item_ptr(&path);
+
+				set = i / 8 < btrfs_wpath_item_size(&path) && (src[i / 8] & (1U << (i % 8)));
+			}
+			if (set && bit < nbits)
+				bits[bit / 8] |= (u8)(1U << (bit % 8));
+		}
+		btrfs_wpath_release(&path);
+		ret = btrfs_delete_item(c->t, c->root, &found);
+		if (ret < 0)
+			return ret;
+	}
+	btrfs_wpath_release(&path);
+	return 0;
+}
+
+static bool bit_at(const u8 *bits, u64 i)
+{
+	return bits[i / 8] & (1U << (i % 8));
+}
+
+/* The block group's free space as bitmap items (to_bitmaps) or extent items. */
+static int put_items(struct fst_ctx *c, const u8 *bits, u64 nbits, bool to_bitmaps, u32 *count)
+{
+	u32 ss = c->t->fs->geo.sectorsize;
+	int ret = 0;
+
+	*count = 0;
+	for (u64 i = 0; i < nbits && ret == 0;) {
+		struct btrfs_key key;
+		u64 n;
+
+		if (to_bitmaps) {
+			struct btrfs_wpath path;
+			u8 *dst;
+
+			n = min_t(u64, nbits - i, FST_BITMAP_BITS);
+			key = (struct btrfs_key){ c->bg->start + i * ss, BTRFS_FREE_SPACE_BITMAP_KEY, n * ss };
+			btrfs_wpath_init(&path);
+			ret = btrfs_insert_empty_items(c->t, c->root, &path, &key, (const u32[]){ (u32)((n + 7) / 8) }, 1);
+			if (ret == 0) {
+				dst = btrfs_wpath_item_ptr(&path);
+				for (u64 j = 0; j < n; j++)
+					if (bit_at(bits, i + j))
+						dst[j / 8] |= (u8)(1U << (j % 8));
+			}
+			btrfs_wpath_release(&path);
+			i += n;
+			continue;
+		}
+		if (!bit_at(bits, i)) {
+			i++;
+			continue;
+		}
+		for (n = 1; i + n < nbits && bit_at(bits, i + n); n++)
+			;
+		ret = insert_extent(c, c->bg->start + i * ss, n * ss);
+		i += n;
+	}
+	/* free extents: runs of set bits */
+	for (u64 i = 0; i < nbits; i++)
+		if (bit_at(bits, i) && (i == 0 || !bit_at(bits, i - 1)))
+			(*count)++;
+	return ret;
+}
+
+/* Convert the block group of c between extents and bitmaps at the thresholds. */
+static int maybe_convert(struct fst_ctx *c)
+{
+	struct btrfs_wpath path;
+	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
+	u64 high, low, nbits = c->bg->length / c->t->fs->geo.sectorsize;
+	u32 count, flags;
+	bool bitmaps;
+	u8 *bits;
+	int ret;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 0);
+	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(struct btrfs_free_space_info))
+		ret = -EUCLEAN;
+	if (ret == 0) {
+		count = btrfs_free_space_extent_count(btrfs_wpath_item_ptr(&path));
+		flags = btrfs_free_space_flags(btrfs_wpath_item_ptr(&path));
+	}
+	btrfs_wpath_release(&path);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	fst_thresholds(c, &high, &low);
+	bitmaps = flags & BTRFS_FREE_SPACE_USING_BITMAPS;
+	if (bitmaps ? count >= low : count <= high)
+		return 0;
+	bits = calloc(1, (size_t)((nbits + 7) / 8));
+	if (!bits)
+		return -ENOMEM;
+	ret = take_items(c, bitmaps ? BTRFS_FREE_SPACE_BITMAP_KEY : BTRFS_FREE_SPACE_EXTENT_KEY, bits,
+			 nbits);
+	if (ret == 0)
+		ret = put_items(c, bits, nbits, !bitmaps, &count);
+	if (ret == 0)
+		ret = info_set(c, count, bitmaps ? flags & ~BTRFS_FREE_SPACE_USING_BITMAPS :
+						   flags | BTRFS_FREE_SPACE_USING_BITMAPS);
+	free(bits);
+	if (ret < 0)
+		error("free space tree: converting block group %llu to %s failed", c->bg->start,
+		      bitmaps ? "extents" : "bitmaps");
+	return ret;
+}
+
+/* After a change in the block group holding start: its format as the thresholds say. */
+static int check_format(struct btrfs_trans *t, u64 start)
+{
+	struct fst_ctx c;
+	int ret = ctx_init(&c, t, start, 1);
+
+	return ret < 0 ? ret : maybe_convert(&c);
+}
+
 /* ---- public ---- */
 
 /* Set up; bitmap block groups are done here (0 or < 0); 1: extent format, go on. */
@@ -205,7 +396,7 @@ static int begin(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len, b
 	return 1;
 }
 
-int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len)
+static int remove_range(struct btrfs_trans *t, u64 start, u64 len)
 {
 	struct fst_ctx c;
 	struct btrfs_wpath path;
@@ -242,7 +433,7 @@ int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len)
 	return ret;
 }
 
-int fst_add_range(struct btrfs_trans *t, u64 start, u64 len)
+static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 {
 	struct fst_ctx c;
 	struct btrfs_wpath path;
@@ -303,6 +494,20 @@ int fst_add_range(struct btrfs_trans *t, u64 start, u64 len)
 	return ret;
 }
 
+int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len)
+{
+	int ret = remove_range(t, start, len);
+
+	return ret < 0 ? ret : check_format(t, start);
+}
+
+int fst_add_range(struct btrfs_trans *t, u64 start, u64 len)
+{
+	int ret = add_range(t, start, len);
+
+	return ret < 0 ? ret : check_format(t, start);
+}
+
 int fst_rebuild(struct btrfs_trans *t)
 {
 	struct btrfs_wroot *root;
@@ -332,6 +537,9 @@ int fst_rebuild(struct btrfs_trans *t)
 		struct btrfs_key key;
 		int nr, count = 0;
 
+		/* a new block group gets its items with the chunk's */
+		if (bg->items_pending)
+			continue;
 		ret = ea_used_ranges(t, bg->start, end, &used, &nr);
 		if (ret < 0)
 			break;
@@ -353,6 +561,8 @@ int fst_rebuild(struct btrfs_trans *t)
 		btrfs_set_free_space_extent_count(&fi, (u32)count);
 		key = (struct btrfs_key){ bg->start, BTRFS_FREE_SPACE_INFO_KEY, bg->length };
 		ret = btrfs_insert_item(t, root, &key, &fi, sizeof(fi));
+		if (ret == 0)
+			ret = check_format(t, bg->start);
 	}
 	if (ret < 0)
 		error("rebuilding the free space tree failed");

@@ -517,6 +517,7 @@ static void trans_free(struct btrfs_trans *t)
 	free(t->roots);
 	free(t->pinned);
 	free(t->acct);
+	trans_release_new_chunks(t);
 	ea_release(t);
 	free(t);
 }
@@ -696,7 +697,7 @@ static int update_block_groups(struct btrfs_trans *t, bool *progress)
 	for (int i = 0; i < t->nr_bgs; i++) {
 		struct wblock_group *bg = &t->bgs[i];
 
-		if (bg->delta == bg->written_delta)
+		if (bg->delta == bg->written_delta || bg->items_pending)
 			continue;
 		ret = ea_update_block_group(t, bg);
 		if (ret < 0)
@@ -761,6 +762,8 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 
 		if (a->fst_done)
 			continue;
+		if (ea_bg_pending(t, a->start))
+			continue;
 		a->fst_done = true;
 		ret = a->alloc ? fst_remove_range(t, a->start, a->len) :
 				 fst_add_range(t, a->start, a->len);
@@ -780,7 +783,8 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 	for (size_t i = 0; i < n; i++) {
 		struct trans_block *tb = trans_lookup(t, list[i]);
 
-		if (tb && !tb->fst_applied) {
+		/* a block group not in the free space tree yet: next round */
+		if (tb && !tb->fst_applied && !ea_bg_pending(t, list[i])) {
 			tb->fst_applied = true;
 			list[nr++] = list[i];
 		}
@@ -812,13 +816,16 @@ int trans_settle_refs(struct btrfs_trans *t)
 /* Mark every pending free space change as done (the tree was recomputed). */
 void trans_fst_all_done(struct btrfs_trans *t)
 {
+	/* new block groups get their free space items later, and these changes with them */
 	for (u32 i = 0; i < t->hash_size; i++)
 		for (struct trans_block *tb = t->hash[i]; tb; tb = tb->next)
-			tb->fst_applied = true;
+			if (!ea_bg_pending(t, tb->eb->start))
+				tb->fst_applied = true;
 	for (size_t i = 0; i < t->nr_pinned; i++)
 		t->pinned[i].need_fst = false;
 	for (size_t i = 0; i < t->nr_acct; i++)
-		t->acct[i].fst_done = true;
+		if (!ea_bg_pending(t, t->acct[i].start))
+			t->acct[i].fst_done = true;
 }
 
 void btrfs_trans_rebuild_free_space_tree(struct btrfs_trans *t)
@@ -966,14 +973,11 @@ static void fill_backup(struct btrfs_trans *t, struct btrfs_super_block *sb)
 	btrfs_set_backup_num_devices(b, btrfs_super_num_devices(sb));
 }
 
-static int write_blocks(struct btrfs_trans *t)
+int trans_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct bw_device **devsp)
 {
 	struct btrfs_fs_info *fs = t->fs;
-	struct btrfs_block_writer w;
 	struct btrfs_fs_geometry geo = fs->geo;
 	struct bw_device *devs;
-	u64 *list = NULL;
-	size_t nr = 0;
 	int ret;
 
 	devs = calloc((size_t)fs->devices.nr, sizeof(*devs));
@@ -985,29 +989,42 @@ static int write_blocks(struct btrfs_trans *t)
 		devs[i].path = fs->devices.devs[i].path;
 	}
 	geo.super_generation = t->transid;
-	ret = btrfs_block_writer_init(&w, &geo, devs, fs->devices.nr);
+	ret = btrfs_block_writer_init(w, &geo, devs, fs->devices.nr);
 	if (ret < 0) {
 		free(devs);
 		return ret;
 	}
-	w.map.chunks = calloc(fs->chunks.nr ? fs->chunks.nr : 1, sizeof(*w.map.chunks));
-	if (!w.map.chunks) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	w.map.alloc = fs->chunks.nr;
+	*devsp = devs;
+	w->map.chunks = calloc(fs->chunks.nr ? fs->chunks.nr : 1, sizeof(*w->map.chunks));
+	if (!w->map.chunks)
+		return -ENOMEM;
+	w->map.alloc = fs->chunks.nr;
 	for (size_t i = 0; i < fs->chunks.nr; i++) {
 		const struct btrfs_chunk_map *c = fs->chunks.chunks[i];
 		size_t sz = sizeof(*c) + (size_t)c->num_stripes * sizeof(c->stripes[0]);
 
-		w.map.chunks[i] = malloc(sz);
-		if (!w.map.chunks[i]) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		memcpy(w.map.chunks[i], c, sz);
-		w.map.nr++;
+		w->map.chunks[i] = malloc(sz);
+		if (!w->map.chunks[i])
+			return -ENOMEM;
+		memcpy(w->map.chunks[i], c, sz);
+		w->map.nr++;
 	}
+	return 0;
+}
+
+static int write_blocks(struct btrfs_trans *t)
+{
+	struct btrfs_block_writer w;
+	struct bw_device *devs = NULL;
+	u64 *list = NULL;
+	size_t nr = 0;
+	int ret;
+
+	ret = trans_writer_init(t, &w, &devs);
+	if (ret < 0 && !devs)
+		return ret;
+	if (ret < 0)
+		goto out;
 	ret = dirty_list(t, &list, &nr);
 	if (ret < 0)
 		goto out;
@@ -1047,9 +1064,12 @@ static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb)
 
 		/* each device keeps its own dev_item */
 		if (btrfs_super_read_raw(d->fd, BTRFS_SUPER_INFO_OFFSET, dev_sb, NULL) == 0 &&
-		    btrfs_device_id(&dev_sb->dev_item) == d->devid)
+		    btrfs_device_id(&dev_sb->dev_item) == d->devid) {
 			item = dev_sb->dev_item;
-		else if (btrfs_device_id(&sb->dev_item) != d->devid) {
+			/* sb's own dev_item has them already */
+			btrfs_set_device_bytes_used(&item, btrfs_device_bytes_used(&item) +
+							   trans_new_dev_bytes(t, d->devid));
+		} else if (btrfs_device_id(&sb->dev_item) != d->devid) {
 			error("cannot read the superblock of devid %llu (%s)", d->devid, d->path);
 			ret = -EIO;
 			break;
@@ -1087,7 +1107,9 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 			ret = -ELOOP;
 			break;
 		}
-		ret = update_root_items(t, &progress);
+		ret = trans_insert_new_chunks(t, &progress);
+		if (ret == 0)
+			ret = update_root_items(t, &progress);
 		if (ret == 0)
 			ret = add_extent_refs(t, &progress);
 		if (ret == 0)
@@ -1101,6 +1123,8 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 			ret = fst_rebuild(t);
 			progress = true;
 		}
+		for (int i = 0; i < t->nr_bgs && !progress; i++)
+			progress = t->bgs[i].items_pending;
 		if (!progress)
 			break;
 	}
@@ -1132,6 +1156,9 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 		btrfs_set_super_chunk_root_generation(sb, t->transid);
 	}
 	btrfs_set_super_bytes_used(sb, btrfs_super_bytes_used(sb) + (u64)t->bytes_used_delta);
+	ret = trans_new_chunks_super(t, sb);
+	if (ret < 0)
+		goto fail;
 	if (t->fst_created)
 		btrfs_set_super_compat_ro_flags(sb, btrfs_super_compat_ro_flags(sb) |
 					       BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
@@ -1173,6 +1200,7 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 	if (st)
 		*st = t->stats;
 	free(sb);
+	t->committed = true;
 	trans_free(t);
 	return 0;
 fail:

@@ -19,15 +19,22 @@
  * superblock is written.  A block allocated and freed inside one
  * transaction is simply forgotten and its space reused.
  *
- * Commit: (1) root items of the trees whose root moved are updated in the
- * root tree; (2) the extent tree gets a METADATA_ITEM (skinny) or
+ * New chunks: when no block group has room for a tree block a chunk of
+ * the profile in use is made at once in memory; its items (chunk tree,
+ * dev tree, block group, free space tree) go in at the start of the next
+ * commit round (trans-chunk.c).
+ *
+ * Commit: (0) the items of new chunks go in; (1) root items of the trees
+ * whose root moved are updated in the root tree; (2) the extent tree gets
+ * a METADATA_ITEM (skinny) or
  * EXTENT_ITEM + tree_block_info with one inline TREE_BLOCK_REF (owner) for
  * every new block and loses the items of the pinned ones; (3) block group
  * items' used bytes and (4) the free space tree (extent or bitmap form)
  * follow; these steps repeat until they dirty nothing new.  Then every
  * dirty block goes through btrfs_write_tree_block() (tree-checker, checksum,
  * every mirror), the devices are fsync'ed, and the superblock (generation,
- * roots, bytes_used, backup roots rotated as the kernel does) is written to
+ * roots, bytes_used, backup roots rotated as the kernel does, new system
+ * chunks in sys_chunk_array, dev_item bytes_used) is written to
  * every copy of every device, then fsync'ed again.  Any error before the
  * superblock write leaves the previous generation as the valid one.
  *
@@ -52,6 +59,11 @@
 
 struct btrfs_fs_info;
 struct btrfs_trans;
+struct btrfs_chunk_map;
+struct ca_chunk;
+struct chunk_alloc;
+struct btrfs_block_writer;
+struct bw_device;
 
 /* One tree as a transaction sees it. */
 struct btrfs_wroot {
@@ -257,6 +269,30 @@ struct btrfs_commit_stats {
 /* btrfs_commit_transaction() that also reports what it did (st may be NULL). */
 int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_stats *st);
 
+/*
+ * Data extents (for repair tools, image restore, offline balance).
+ *
+ * btrfs_alloc_data_extent(): len bytes (sectorsize multiple, at most
+ * 128 MiB) in a DATA block group, first fit in address order, never over a
+ * superblock copy; when no data block group has room a new data chunk is
+ * made with the data profile in use.  The extent item (bytenr, EXTENT_ITEM,
+ * len) gets refs 1, flags DATA and one inline EXTENT_DATA_REF (root, ino,
+ * offset, count 1): offset is the file offset minus the file extent's
+ * offset, as in the kernel.  Accounted as btrfs_account_extent() does.
+ * The caller writes the data (btrfs_trans_write_data()) and the file
+ * extent item.
+ */
+int btrfs_alloc_data_extent(struct btrfs_trans *t, u64 len, u64 root, u64 ino, u64 offset,
+			    u64 *bytenr);
+/*
+ * Drop a data extent whose only reference is one EXTENT_DATA_REF (inline or
+ * keyed) of count 1: its items go, its space is free after the commit.
+ * -EOPNOTSUPP (printed) for a shared extent, -ENOENT if there is none.
+ */
+int btrfs_free_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len);
+/* Write len bytes at logical (every copy) now: data of an extent allocated in t. */
+int btrfs_trans_write_data(struct btrfs_trans *t, u64 logical, const void *buf, u64 len);
+
 /* ---- Engine internals (transaction.c, ctree-write.c, extent-alloc.c, free-space-tree.c) ---- */
 
 /* A block owned by the transaction (allocated in it, in memory until commit). */
@@ -294,6 +330,12 @@ struct wblock_group {
 	struct fs_range *free;         /* allocatable ranges, sorted */
 	int nr_free;
 	int alloc_free;
+	/* A block group made by this transaction (new chunk, see trans-chunk.c). */
+	bool is_new;
+	bool items_pending;            /* chunk, dev extent, block group, free space items not in yet */
+	struct ca_chunk *chunk;        /* its placement (owned by t->ca) */
+	u8 *chunk_item;                /* the CHUNK_ITEM as it goes on disk */
+	u32 chunk_item_size;
 };
 
 /* An extent accounted by the caller (btrfs_account_extent). */
@@ -323,8 +365,11 @@ struct btrfs_trans {
 	struct pinned_block *pinned;
 	size_t nr_pinned;
 	size_t alloc_pinned;
-	struct wblock_group *bgs;
+	struct wblock_group *bgs;      /* sorted by start; never reallocated (pointers are kept) */
 	int nr_bgs;
+	int bgs_cap;                   /* room for the chunks a transaction may add */
+	struct chunk_alloc *ca;        /* devices and dev extents, once a chunk is made */
+	bool committed;                /* the superblock naming the new chunks is written */
 	s64 bytes_used_delta;
 	bool skinny;                   /* SKINNY_METADATA */
 	bool fst;                      /* free space tree in use */
@@ -355,8 +400,31 @@ int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
 int ea_load_block_groups(struct btrfs_trans *t);
 void ea_release(struct btrfs_trans *t);
 struct wblock_group *ea_find_bg(struct btrfs_trans *t, u64 bytenr);
-/* A nodesize block for a tree (SYSTEM block groups for the chunk tree). */
+/*
+ * A nodesize block for a tree (SYSTEM block groups for the chunk tree);
+ * a new chunk when the block groups are full.
+ */
 int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr);
+/* len bytes aligned to align from block groups with any bit of want: 0, -ENOSPC (silent). */
+int ea_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *bytenr);
+/* Block group type (type bits, mixed as DATA|METADATA) for allocations of want. */
+u64 ea_bg_type_for(const struct btrfs_trans *t, u64 want);
+/* Append the in-memory block group of a new chunk (all free but superblock copies). */
+int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map, struct wblock_group **out);
+/* The block group holding bytenr waits for its items (free space tree and used not yet). */
+bool ea_bg_pending(struct btrfs_trans *t, u64 bytenr);
+
+/* trans-chunk.c: new chunks */
+/* A new block group of type (type bits) with the profile in use: registered in memory now. */
+int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group **out);
+/* Commit round: the items of new block groups (chunk, dev items, dev extents, bg, free space). */
+int trans_insert_new_chunks(struct btrfs_trans *t, bool *progress);
+/* Superblock of the commit: system chunks into sys_chunk_array, dev_item bytes_used. */
+int trans_new_chunks_super(struct btrfs_trans *t, struct btrfs_super_block *sb);
+/* Bytes of new dev extents on devid in this transaction. */
+u64 trans_new_dev_bytes(const struct btrfs_trans *t, u64 devid);
+/* Forget new chunks (dropped from the chunk map unless committed); free the placement state. */
+void trans_release_new_chunks(struct btrfs_trans *t);
 /* Space of a block allocated and freed inside t: reusable again. */
 int ea_return_range(struct btrfs_trans *t, u64 bytenr);
 int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb);
@@ -383,6 +451,13 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 
 /* The used ranges [start, end) of the extent tree (EXTENT_ITEM/METADATA_ITEM), sorted. */
 int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr);
+
+/*
+ * A block writer over the devices and the current chunk map (new chunks
+ * included).  When *devs was set, release the writer and free *devs
+ * whatever the result.
+ */
+int trans_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct bw_device **devs);
 
 /* transaction.c, for fst_rebuild() */
 int trans_settle_refs(struct btrfs_trans *t);

@@ -6,7 +6,8 @@
  * user.engine xattr that is then grown or shrunk in place, over several
  * commits; optionally delete some of them again.
  *
- *   engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL] DEVICE...
+ *   engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL]
+ *               [-X BYTES] [-D KIB] [-r FIRST:STEP:COUNT] DEVICE...
  *
  *   -n  files to create (default 1000), spread over -c commits (default 4)
  *   -x  each file gets xattr user.engine = "v<ino>"; every 3rd one is then
@@ -16,6 +17,11 @@
  *   -F  the last commit fails before the superblock is written (crash test)
  *   -R  the first commit rebuilds the free space tree (creates it if absent)
  *   -s  the subvolume (tree id) to fill, default 5 (top level)
+ *   -X  as -x with a value of BYTES bytes ("v<ino>" then 'x's), not resized
+ *   -D  each file gets KIB KiB of data in one extent (btrfs_alloc_data_extent,
+ *       NODATASUM inode), every byte 'a' + ino % 26
+ *   -r  create nothing: remove the files PREFIX<FIRST + k * STEP>, k < COUNT
+ *       (found by name; their data extents freed), in one commit
  *
  * Prints "generation G files N" after each commit.  Exit 0, 1 on error,
  * 3 when -F made the last commit fail as asked.
@@ -37,6 +43,13 @@ struct created {
 	u64 ino;
 	u64 index;
 	char name[64];
+};
+
+struct fill_opts {
+	bool xattr;
+	u64 data_len;                  /* bytes of data per file (-D) */
+	u16 xattr_len;                 /* -X: xattr value length, no resizing */
+	u64 subvol;
 };
 
 static void set_now(struct btrfs_timespec *ts)
@@ -163,9 +176,41 @@ static int update_dir(struct btrfs_trans *t, struct btrfs_wroot *root, s64 size_
 	return ret > 0 ? -ENOENT : ret;
 }
 
-static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const struct created *c,
-		       bool xattr)
+/* One data extent of o->data_len bytes at file offset 0, its bytes written. */
+static int add_file_data(struct btrfs_trans *t, struct btrfs_wroot *root, const struct created *c,
+			 const struct fill_opts *o)
 {
+	struct btrfs_file_extent_item fi;
+	struct btrfs_key key = { c->ino, BTRFS_EXTENT_DATA_KEY, 0 };
+	u64 bytenr;
+	u8 *buf;
+	int ret;
+
+	ret = btrfs_alloc_data_extent(t, o->data_len, o->subvol, c->ino, 0, &bytenr);
+	if (ret)
+		return ret;
+	buf = malloc(o->data_len);
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, 'a' + (int)(c->ino % 26), o->data_len);
+	ret = btrfs_trans_write_data(t, bytenr, buf, o->data_len);
+	free(buf);
+	if (ret)
+		return ret;
+	memset(&fi, 0, sizeof(fi));
+	btrfs_set_file_extent_generation(&fi, t->transid);
+	btrfs_set_file_extent_ram_bytes(&fi, o->data_len);
+	btrfs_set_file_extent_type(&fi, BTRFS_FILE_EXTENT_REG);
+	btrfs_set_file_extent_disk_bytenr(&fi, bytenr);
+	btrfs_set_file_extent_disk_num_bytes(&fi, o->data_len);
+	btrfs_set_file_extent_num_bytes(&fi, o->data_len);
+	return btrfs_insert_item(t, root, &key, &fi, sizeof(fi));
+}
+
+static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const struct created *c,
+		       const struct fill_opts *o)
+{
+	bool xattr = o->xattr;
 	u8 buf[512];
 	struct btrfs_key key;
 	struct btrfs_inode_item ii;
@@ -180,12 +225,19 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 	btrfs_set_inode_transid(&ii, t->transid);
 	btrfs_set_inode_nlink(&ii, 1);
 	btrfs_set_inode_mode(&ii, 0100644);
+	if (o->data_len) {
+		btrfs_set_inode_size(&ii, o->data_len);
+		btrfs_set_inode_nbytes(&ii, o->data_len);
+		btrfs_set_inode_flags(&ii, BTRFS_INODE_NODATASUM);
+	}
 	set_now(&ii.atime);
 	set_now(&ii.ctime);
 	set_now(&ii.mtime);
 	set_now(&ii.otime);
 	key = (struct btrfs_key){ c->ino, BTRFS_INODE_ITEM_KEY, 0 };
 	ret = btrfs_insert_item(t, root, &key, &ii, sizeof(ii));
+	if (ret == 0 && o->data_len)
+		ret = add_file_data(t, root, c, o);
 	if (ret)
 		return ret;
 	btrfs_set_inode_ref_index(ref, c->index);
@@ -205,14 +257,28 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 	if (ret)
 		return ret;
 	if (xattr) {
-		char val[32];
-		u16 vlen = (u16)snprintf(val, sizeof(val), "v%llu", (unsigned long long)c->ino);
+		u16 vlen = o->xattr_len ? o->xattr_len : 32;
+		char *val = malloc(vlen + 1u);
+		u8 *xbuf = malloc(sizeof(struct btrfs_dir_item) + strlen(XNAME) + vlen);
 
-		fill_dir_item(buf, NULL, t->transid, XNAME, strlen(XNAME), val, vlen, BTRFS_FT_XATTR);
+		if (!val || !xbuf) {
+			free(val);
+			free(xbuf);
+			return -ENOMEM;
+		}
+		/* "v<ino>", padded with 'x' to -X bytes */
+		snprintf(val, vlen + 1u, "v%llu", (unsigned long long)c->ino);
+		if (o->xattr_len)
+			memset(val + strlen(val), 'x', vlen - strlen(val));
+		else
+			vlen = (u16)strlen(val);
+		fill_dir_item(xbuf, NULL, t->transid, XNAME, strlen(XNAME), val, vlen, BTRFS_FT_XATTR);
 		key = (struct btrfs_key){ c->ino, BTRFS_XATTR_ITEM_KEY,
 					  btrfs_name_hash(XNAME, strlen(XNAME)) };
-		ret = insert_dir_item(t, root, &key, buf,
+		ret = insert_dir_item(t, root, &key, xbuf,
 				      sizeof(struct btrfs_dir_item) + strlen(XNAME) + vlen);
+		free(val);
+		free(xbuf);
 		if (ret)
 			return ret;
 	}
@@ -254,6 +320,74 @@ static int resize_xattr(struct btrfs_trans *t, struct btrfs_wroot *root, const s
 	return ret;
 }
 
+/* The file's data extent at offset 0, if any: item deleted, extent freed. */
+static int delete_file_data(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino)
+{
+	struct btrfs_key key = { ino, BTRFS_EXTENT_DATA_KEY, 0 };
+	struct btrfs_wpath path;
+	const struct btrfs_file_extent_item *fi;
+	u64 bytenr = 0, len = 0;
+	int ret;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
+	if (ret == 0 && btrfs_wpath_item_size(&path) >= sizeof(*fi)) {
+		fi = btrfs_wpath_item_ptr(&path);
+		bytenr = btrfs_file_extent_disk_bytenr(fi);
+		len = btrfs_file_extent_disk_num_bytes(fi);
+	}
+	btrfs_wpath_release(&path);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = btrfs_delete_item(t, root, &key);
+	if (ret == 0 && bytenr)
+		ret = btrfs_free_data_extent(t, bytenr, len);
+	return ret;
+}
+
+/* A file of the directory by name: its inode and dir index into c (0, -ENOENT). */
+static int lookup_file(struct btrfs_trans *t, struct btrfs_wroot *root, struct created *c)
+{
+	u16 len = (u16)strlen(c->name);
+	struct btrfs_key key = { DIR_INO, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(c->name, len) };
+	struct btrfs_wpath path;
+	struct btrfs_key loc;
+	u32 size, off = 0;
+	const u8 *p;
+	int ret;
+
+	c->ino = 0;
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
+	if (ret == 0) {
+		p = btrfs_wpath_item_ptr(&path);
+		size = btrfs_wpath_item_size(&path);
+		while (off + sizeof(struct btrfs_dir_item) <= size && !c->ino) {
+			const struct btrfs_dir_item *di = (const void *)(p + off);
+
+			if (btrfs_dir_name_len(di) == len && off + sizeof(*di) + len <= size &&
+			    !memcmp(p + off + sizeof(*di), c->name, len)) {
+				btrfs_disk_key_to_cpu(&loc, &di->location);
+				c->ino = loc.objectid;
+			}
+			off += sizeof(*di) + btrfs_dir_name_len(di) + btrfs_dir_data_len(di);
+		}
+	}
+	btrfs_wpath_release(&path);
+	if (ret < 0)
+		return ret;
+	if (!c->ino)
+		return -ENOENT;
+	key = (struct btrfs_key){ c->ino, BTRFS_INODE_REF_KEY, DIR_INO };
+	ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
+	if (ret == 0 && btrfs_wpath_item_size(&path) >= sizeof(struct btrfs_inode_ref))
+		c->index = btrfs_inode_ref_index(btrfs_wpath_item_ptr(&path));
+	else if (ret == 0)
+		ret = -EUCLEAN;
+	btrfs_wpath_release(&path);
+	return ret > 0 ? -ENOENT : ret;
+}
+
 static int delete_file(struct btrfs_trans *t, struct btrfs_wroot *root, const struct created *c,
 		       bool xattr)
 {
@@ -276,6 +410,8 @@ static int delete_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 					  btrfs_name_hash(XNAME, strlen(XNAME)) };
 		ret = btrfs_delete_item(t, root, &key);
 	}
+	if (ret == 0)
+		ret = delete_file_data(t, root, c->ino);
 	if (ret == 0) {
 		key = (struct btrfs_key){ c->ino, BTRFS_INODE_ITEM_KEY, 0 };
 		ret = btrfs_delete_item(t, root, &key);
@@ -287,7 +423,26 @@ static int delete_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL] DEVICE...\n");
+	fprintf(stderr, "usage: engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL] [-X BYTES] [-D KIB] [-r FIRST:STEP:COUNT] DEVICE...\n");
+}
+
+/* -r: remove PREFIX<first + k * step>, k < count, in one transaction. */
+static int remove_files(struct btrfs_trans *t, struct btrfs_wroot *root, const char *prefix,
+			long first, long step, long count, bool xattr)
+{
+	int ret = 0;
+
+	for (long k = 0; k < count && ret == 0; k++) {
+		struct created c;
+
+		snprintf(c.name, sizeof(c.name), "%s%ld", prefix, first + k * step);
+		ret = lookup_file(t, root, &c);
+		if (ret == 0)
+			ret = delete_file(t, root, &c, xattr);
+		if (ret)
+			error("removing %s failed: %d", c.name, ret);
+	}
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -299,21 +454,40 @@ int main(int argc, char **argv)
 	struct created *files;
 	const char *prefix = "f";
 	long nfiles = 1000, commits = 4, ndelete = 0;
-	bool xattr = false, fail = false, rebuild = false;
+	bool fail = false, rebuild = false;
+	struct fill_opts o = { .subvol = BTRFS_FS_TREE_OBJECTID };
+	long rm_first = 0, rm_step = 0, rm_count = -1;
 	long done = 0;
-	u64 subvol = BTRFS_FS_TREE_OBJECTID;
 	int opt, ret = 0, c;
 
-	while ((opt = getopt(argc, argv, "n:c:xd:p:FRs:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:xd:p:FRs:D:r:X:")) != -1) {
 		switch (opt) {
 		case 'n': nfiles = atol(optarg); break;
 		case 'c': commits = atol(optarg); break;
-		case 'x': xattr = true; break;
+		case 'x': o.xattr = true; break;
 		case 'd': ndelete = atol(optarg); break;
 		case 'p': prefix = optarg; break;
 		case 'F': fail = true; break;
 		case 'R': rebuild = true; break;
-		case 's': subvol = strtoull(optarg, NULL, 0); break;
+		case 's': o.subvol = strtoull(optarg, NULL, 0); break;
+		case 'X':
+			o.xattr = true;
+			o.xattr_len = (u16)atoi(optarg);
+			if (o.xattr_len < 24) {
+				usage();
+				return 1;
+			}
+			break;
+		case 'D': o.data_len = strtoull(optarg, NULL, 0) * 1024; break;
+		case 'r':
+			if (sscanf(optarg, "%ld:%ld:%ld", &rm_first, &rm_step, &rm_count) != 3 ||
+			    rm_first < 0 || rm_step < 1 || rm_count < 0) {
+				usage();
+				return 1;
+			}
+			commits = 1;
+			nfiles = 0;
+			break;
 		default: usage(); return 1;
 		}
 	}
@@ -334,15 +508,18 @@ int main(int argc, char **argv)
 	}
 	for (c = 0; c < commits + (ndelete ? 1 : 0) && ret == 0; c++) {
 		bool last = c == commits + (ndelete ? 1 : 0) - 1;
-		u64 ino, index;
+		u64 ino = 0, index = 0;
 
 		ret = btrfs_start_transaction(fs, &t);
 		if (ret)
 			break;
-		ret = btrfs_trans_get_root(t, subvol, &root);
+		ret = btrfs_trans_get_root(t, o.subvol, &root);
 		if (ret == 0)
 			ret = find_next(t, root, &ino, &index);
-		if (c < commits) {
+		if (rm_count >= 0) {
+			if (ret == 0)
+				ret = remove_files(t, root, prefix, rm_first, rm_step, rm_count, o.xattr);
+		} else if (c < commits) {
 			long upto = nfiles * (c + 1) / commits;
 
 			for (; done < upto && ret == 0; done++) {
@@ -351,14 +528,14 @@ int main(int argc, char **argv)
 				f->ino = ino++;
 				f->index = index++;
 				snprintf(f->name, sizeof(f->name), "%s%ld", prefix, done);
-				ret = create_file(t, root, f, xattr);
+				ret = create_file(t, root, f, &o);
 			}
-			for (long i = 0; xattr && i < done && ret == 0; i++)
+			for (long i = 0; o.xattr && !o.xattr_len && i < done && ret == 0; i++)
 				if (i >= nfiles * c / commits)
 					ret = resize_xattr(t, root, &files[i]);
 		} else {
 			for (long i = nfiles - ndelete; i < nfiles && ret == 0; i++)
-				ret = delete_file(t, root, &files[i], xattr);
+				ret = delete_file(t, root, &files[i], o.xattr);
 			done = nfiles - ndelete;
 		}
 		if (ret) {

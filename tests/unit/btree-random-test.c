@@ -283,6 +283,27 @@ static int walk_one(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *ref, 
  * item per block (owner right), and nothing else in metadata; bytes_used
  * and block group used add up; the free space tree is the complement.
  */
+/* One free run of the free space tree: overlaps nothing in use; counted. */
+static int check_free_run(struct btrfs_fs_info *fs, const struct walk_acc *a, const u64 *data_start,
+			  const u64 *data_len, int nr_data, u64 start, u64 len, u64 *fr, u32 *seen)
+{
+	*fr += len;
+	(*seen)++;
+	for (int i = 0; i < nr_data; i++)
+		if (data_start[i] + data_len[i] > start && data_start[i] < start + len) {
+			fprintf(stderr, "free extent %llu+%llu overlaps data %llu\n", start, len,
+				data_start[i]);
+			return 1;
+		}
+	for (size_t i = 0; i < a->nr; i++)
+		if (a->addrs[i] + fs->geo.nodesize > start && a->addrs[i] < start + len) {
+			fprintf(stderr, "free extent %llu+%llu overlaps block %llu\n", start, len,
+				a->addrs[i]);
+			return 1;
+		}
+	return 0;
+}
+
 static int check_fs_consistency(struct btrfs_fs_info *fs)
 {
 	struct walk_acc a = { 0 };
@@ -403,33 +424,43 @@ static int check_fs_consistency(struct btrfs_fs_info *fs)
 			u32 count = ret == 0 ? btrfs_free_space_extent_count(
 				btrfs_leaf_item_ptr(path.nodes[0], path.slots[0])) : 0, seen = 0;
 
+			u64 run_start = 0, run_end = 0;
+			bool in_run = false;
+
 			while (ret == 0) {
 				ret = btrfs_next_item(fs, &path);
 				if (ret)
 					break;
 				btrfs_path_item_key(&path, &found);
-				if (found.type != BTRFS_FREE_SPACE_EXTENT_KEY ||
+				if ((found.type != BTRFS_FREE_SPACE_EXTENT_KEY &&
+				     found.type != BTRFS_FREE_SPACE_BITMAP_KEY) ||
 				    found.objectid >= cm->logical + cm->length)
 					break;
-				fr += found.offset;
-				seen++;
-				for (int i = 0; i < nr_data; i++)
-					if (data_start[i] + data_len[i] > found.objectid &&
-					    data_start[i] < found.objectid + found.offset) {
-						fprintf(stderr, "free extent %llu+%llu overlaps data %llu\n",
-							found.objectid, found.offset, data_start[i]);
-						bad++;
-						break;
+				/* free runs: an extent item, or set bits of bitmaps (joined across items) */
+				for (u64 off = 0; off < found.offset; off += fs->geo.sectorsize) {
+					u64 addr = found.objectid + off, bit = off / fs->geo.sectorsize;
+					bool is_free = found.type == BTRFS_FREE_SPACE_EXTENT_KEY;
+
+					if (!is_free) {
+						const u8 *bits = btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]);
+
+						is_free = bits[bit / 8] & (1U << (bit % 8));
 					}
-				for (size_t i = 0; i < a.nr; i++)
-					if (a.addrs[i] + fs->geo.nodesize > found.objectid &&
-					    a.addrs[i] < found.objectid + found.offset) {
-						fprintf(stderr, "free extent %llu+%llu overlaps block %llu\n",
-							found.objectid, found.offset, a.addrs[i]);
-						bad++;
-						break;
+					if (is_free && in_run && run_end == addr) {
+						run_end += fs->geo.sectorsize;
+						continue;
 					}
+					if (in_run)
+						bad += check_free_run(fs, &a, data_start, data_len, nr_data,
+								      run_start, run_end - run_start, &fr, &seen);
+					in_run = is_free;
+					run_start = addr;
+					run_end = addr + fs->geo.sectorsize;
+				}
 			}
+			if (in_run)
+				bad += check_free_run(fs, &a, data_start, data_len, nr_data, run_start,
+						      run_end - run_start, &fr, &seen);
 			if (seen != count || fr + used != cm->length) {
 				fprintf(stderr, "bg %llu: %u free extents (info %u), free %llu + used %llu != %llu\n",
 					cm->logical, seen, count, fr, used, cm->length);
@@ -835,6 +866,172 @@ static void test_repair_apis_create_fst(void)
 	run_repair_apis("-n 4096 -O ^free-space-tree,^block-group-tree");
 }
 
+static int count_chunks(const struct btrfs_fs_info *fs, u64 type)
+{
+	int n = 0;
+
+	for (size_t c = 0; c < fs->chunks.nr; c++)
+		if (fs->chunks.chunks[c]->type & type)
+			n++;
+	return n;
+}
+
+/*
+ * Beyond the first chunks (512 MiB image, 4 KiB nodes): items of half a
+ * leaf until the metadata block groups are full several times over, data
+ * extents until a new data chunk is made, one of them freed again; every
+ * invariant after each commit and after reopening.  A transaction that
+ * made a chunk and aborts leaves the chunk map as it was.
+ */
+static void test_new_chunks(void)
+{
+	struct model m = { 0 };
+	struct btrfs_fs_info *fs;
+	struct btrfs_trans *t;
+	struct btrfs_wroot *root;
+	u64 next = 1, data[2] = { 0, 0 };
+	int meta0, data0, ret = 0;
+	size_t nr_chunks;
+	u32 maxitem;
+	u8 *buf;
+
+	fs = fresh_fs("-n 4096", &maxitem);
+	buf = malloc(maxitem);
+	if (!fs || !buf) {
+		CHECK(!"setup");
+		free(buf);
+		btrfs_close_fs(fs);
+		return;
+	}
+	meta0 = count_chunks(fs, BTRFS_BLOCK_GROUP_METADATA);
+	data0 = count_chunks(fs, BTRFS_BLOCK_GROUP_DATA);
+	for (int c = 0; c < 5 && ret == 0; c++) {
+		ret = btrfs_start_transaction(fs, &t);
+		CHECK(ret == 0);
+		if (ret)
+			break;
+		ret = c ? btrfs_trans_get_root(t, TREE_ID, &root) : btrfs_create_tree(t, TREE_ID, &root);
+		for (int i = 0; i < 5000 && ret == 0; i++) {
+			struct btrfs_key key = { next++, ITYPE, 0 };
+			u32 size = maxitem / 2 + 1;
+
+			fill(buf, size);
+			ret = btrfs_insert_item(t, root, &key, buf, size);
+			if (ret == 0)
+				model_insert(&m, &key, buf, size);
+		}
+		/* the mkfs data chunk is 8 MiB: the second extent needs a new one */
+		if (ret == 0 && c == 3) {
+			ret = btrfs_alloc_data_extent(t, 6 * SZ_1M, TREE_ID, 300, 0, &data[0]);
+			if (ret == 0)
+				ret = btrfs_alloc_data_extent(t, 6 * SZ_1M, TREE_ID, 301, 0, &data[1]);
+		}
+		if (ret == 0 && c == 4)
+			ret = btrfs_free_data_extent(t, data[0], 6 * SZ_1M);
+		CHECK(ret == 0);
+		if (ret) {
+			btrfs_abort_transaction(t);
+			break;
+		}
+		ret = btrfs_commit_transaction(t);
+		CHECK(ret == 0);
+		CHECK(compare_disk(fs, &m) == 0);
+		CHECK(check_fs_consistency(fs) == 0);
+	}
+	printf("  metadata chunks %d -> %d, data chunks %d -> %d\n", meta0,
+	       count_chunks(fs, BTRFS_BLOCK_GROUP_METADATA), data0,
+	       count_chunks(fs, BTRFS_BLOCK_GROUP_DATA));
+	CHECK(count_chunks(fs, BTRFS_BLOCK_GROUP_METADATA) >= meta0 + 2);
+	CHECK(count_chunks(fs, BTRFS_BLOCK_GROUP_DATA) == data0 + 1);
+	CHECK(data[1] && !btrfs_chunk_lookup(&fs->chunks, data[0]) ==
+			 !btrfs_chunk_lookup(&fs->chunks, data[1]));
+
+	btrfs_close_fs(fs);
+	fs = open_fs(true);
+	CHECK(fs && compare_disk(fs, &m) == 0);
+	CHECK(fs && check_fs_consistency(fs) == 0);
+	if (fs) {
+		u64 bytenr;
+
+		nr_chunks = fs->chunks.nr;
+		ret = btrfs_start_transaction(fs, &t);
+		CHECK(ret == 0);
+		if (ret == 0) {
+			/* more than any data block group has: a new chunk, then dropped */
+			CHECK(btrfs_alloc_data_extent(t, 60 * SZ_1M, TREE_ID, 302, 0, &bytenr) == 0);
+			CHECK(fs->chunks.nr == nr_chunks + 1);
+			btrfs_abort_transaction(t);
+			CHECK(fs->chunks.nr == nr_chunks);
+		}
+		CHECK(check_fs_consistency(fs) == 0);
+	}
+	btrfs_close_fs(fs);
+	free(buf);
+	model_free(&m);
+	unlink(img);
+}
+
+/*
+ * The chunk tree outgrows the SYSTEM block group (items of half a leaf
+ * added to it, 4 KiB nodes): a new system chunk, in the superblock's
+ * sys_chunk_array too (reopening reads the chunk tree through it); the
+ * items deleted again; every invariant after each commit and reopen.
+ */
+static void test_new_system_chunk(void)
+{
+	struct btrfs_fs_info *fs;
+	struct btrfs_trans *t;
+	struct btrfs_wroot *chunk;
+	u32 maxitem, array0;
+	int sys0, ret = 0;
+	u8 *buf;
+
+	fs = fresh_fs("-n 4096", &maxitem);
+	buf = malloc(maxitem);
+	if (!fs || !buf) {
+		CHECK(!"setup");
+		free(buf);
+		btrfs_close_fs(fs);
+		return;
+	}
+	sys0 = count_chunks(fs, BTRFS_BLOCK_GROUP_SYSTEM);
+	array0 = btrfs_super_sys_array_size(fs->super);
+	for (int phase = 0; phase < 2 && fs; phase++) {
+		ret = btrfs_start_transaction(fs, &t);
+		CHECK(ret == 0);
+		if (ret)
+			break;
+		ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
+		for (u64 i = 0; i < 2500 && ret == 0; i++) {
+			struct btrfs_key key = { 1000 + i, ITYPE, 0 };
+
+			fill(buf, maxitem / 2 + 1);
+			ret = phase ? btrfs_delete_item(t, chunk, &key) :
+				      btrfs_insert_item(t, chunk, &key, buf, maxitem / 2 + 1);
+		}
+		CHECK(ret == 0);
+		if (ret) {
+			btrfs_abort_transaction(t);
+			break;
+		}
+		CHECK(btrfs_commit_transaction(t) == 0);
+		CHECK(check_fs_consistency(fs) == 0);
+		btrfs_close_fs(fs);
+		fs = open_fs(true);
+		CHECK(fs && check_fs_consistency(fs) == 0);
+	}
+	if (fs) {
+		printf("  system chunks %d -> %d, sys_chunk_array %u -> %u bytes\n", sys0,
+		       count_chunks(fs, BTRFS_BLOCK_GROUP_SYSTEM), array0,
+		       btrfs_super_sys_array_size(fs->super));
+		CHECK(count_chunks(fs, BTRFS_BLOCK_GROUP_SYSTEM) > sys0);
+		CHECK(btrfs_super_sys_array_size(fs->super) > array0);
+	}
+	btrfs_close_fs(fs);
+	free(buf);
+	unlink(img);
+}
+
 static void test_nodesize_4k(void)
 {
 	run_random("-n 4096", 6, 5000, 2);
@@ -862,5 +1059,7 @@ int main(void)
 	RUN(test_no_fst_no_bgt_nonskinny);
 	RUN(test_repair_apis);
 	RUN(test_repair_apis_create_fst);
+	RUN(test_new_chunks);
+	RUN(test_new_system_chunk);
 	return unit_done();
 }
