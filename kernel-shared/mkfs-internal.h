@@ -78,6 +78,8 @@ struct mkfs_ctx {
 };
 
 
+/* An INODE_REF item with the one name (mkfs-layout.c). */
+int mkfs_add_inode_ref(struct tree_builder *tb, u64 ino, u64 parent, u64 index, const char *name);
 int mkfs_add_rootdir(struct mkfs_ctx *ctx, const char *dir);
 int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w);
 void mkfs_release_rootdir(struct mkfs_ctx *ctx);

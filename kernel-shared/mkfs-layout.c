@@ -233,7 +233,7 @@ static void fill_dir_inode(const struct mkfs_ctx *ctx, struct btrfs_inode_item *
 	set_time(&ii->otime, now);
 }
 
-static int add_inode_ref(struct tree_builder *tb, u64 ino, u64 parent, u64 index, const char *name)
+int mkfs_add_inode_ref(struct tree_builder *tb, u64 ino, u64 parent, u64 index, const char *name)
 {
 	size_t len = strlen(name);
 	struct btrfs_inode_ref *ref = tb_add_key(tb, ino, BTRFS_INODE_REF_KEY, parent, sizeof(*ref) + len);
@@ -255,7 +255,7 @@ static int fill_subvol_tree(struct mkfs_ctx *ctx, struct tree_builder *tb)
 	if (!ii)
 		return -ENOMEM;
 	fill_dir_inode(ctx, ii);
-	return add_inode_ref(tb, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
+	return mkfs_add_inode_ref(tb, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
 }
 
 /* A device item as the chunk tree and each device's superblock carry it. */
@@ -502,14 +502,14 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 	 * subvolume, and the backref btrfs-progs writes for that name:
 	 * (FS_TREE INODE_REF ROOT_TREE_DIR) "default", index 0.
 	 */
-	ret = add_inode_ref(tb, BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, def);
+	ret = mkfs_add_inode_ref(tb, BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, def);
 	if (ret < 0)
 		return ret;
 	ii = tb_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_INODE_ITEM_KEY, 0, sizeof(*ii));
 	if (!ii)
 		return -ENOMEM;
 	fill_dir_inode(ctx, ii);
-	ret = add_inode_ref(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, "..");
+	ret = mkfs_add_inode_ref(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, "..");
 	if (ret < 0)
 		return ret;
 	di = tb_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
