@@ -25,8 +25,9 @@
  * compress gets NOCOMPRESS and the rest is stored as is (as btrfs-progs).  Files
  * without checksums (NODATASUM) are never compressed, as in the kernel.
  *
- * File data is read twice: for the checksums now, for writing at the end
- * (mkfs_write_data; compressed extents are compressed again there).
+ * File data is read once, in pieces of at most 1 MiB: checksummed (in
+ * batches) and written right away through mkfs_ctx.w; extents next to each
+ * other are gathered into writes of up to 1 MiB.
  * Memory is the items of the trees: an inode's items are added as soon as it
  * is copied; only hard-linked files are remembered until the end.
  */
@@ -51,6 +52,7 @@
 #define RD_MAX_INLINE 2048
 #define RD_MAX_EXTENT (128 * SZ_1M)
 #define RD_IO_SIZE SZ_1M            /* read, checksum and write in pieces of this size */
+#define RD_BATCH 64                 /* sectors checksummed per hash_digest_batch() call */
 
 /* An inode being copied; its INODE_ITEM is added when it is complete. */
 struct rd_inode {
@@ -131,6 +133,10 @@ struct rd {
 	struct btrfs_compressor comp;
 	u8 *buf;                   /* RD_IO_SIZE bytes */
 	u8 *cbuf;                  /* compressed output, BTRFS_MAX_UNCOMPRESSED bytes */
+	/* Small extents next to each other are written together: wlen bytes at wstart. */
+	u8 *wbuf;                  /* RD_IO_SIZE bytes */
+	u64 wstart;
+	u64 wlen;
 };
 
 static struct tree_builder *fs_tree(struct rd *rd)
@@ -436,8 +442,13 @@ static int alloc_data(struct rd *rd, u64 *len, bool fixed, u64 *logical)
 			return 0;
 		}
 		c = ca_alloc_chunk(&ctx->ca, type | ctx->cfg->data_profile);
-		if (!IS_ERR(c))
+		if (!IS_ERR(c)) {
+			int ret = mkfs_writer_add_chunk(ctx, c);
+
+			if (ret < 0)
+				return ret;
 			continue;
+		}
 		if (fixed || want <= ss)
 			return PTR_ERR(c);
 		want = max_t(u64, round_down(want / 2, (u64)ss), ss);
@@ -492,24 +503,26 @@ static int add_csums(struct rd *rd, u64 logical, const u8 *data, u64 len)
 		}
 		if (!p)
 			return -ENOMEM;
-		for (u64 i = 0; i < n; i++) {
-			u8 out[HASH_MAX_DIGEST];
-			int ret = hash_digest(&rd->csum, data + (done + i) * ss, ss, out);
+		/* The digests are the checksums (csum size = digest size), written in place. */
+		for (u64 i = 0; i < n; i += RD_BATCH) {
+			const void *blocks[RD_BATCH];
+			size_t nb = min_t(u64, n - i, RD_BATCH);
+			int ret;
 
+			for (size_t b = 0; b < nb; b++)
+				blocks[b] = data + (done + i + b) * ss;
+			ret = hash_digest_batch(&rd->csum, blocks, nb, ss, p + i * rd->csum_size);
 			if (ret < 0)
 				return ret;
-			memcpy(p + i * rd->csum_size, out, rd->csum_size);
 		}
 		done += n;
 	}
 	return 0;
 }
 
-static int add_data_extent(struct rd *rd, u32 file, u64 ino, u64 file_off, u64 len, u64 logical,
-			   u64 disk_len, int compress, u32 ram_len)
+static int add_data_extent(struct rd *rd, u64 ino, u64 file_off, u64 logical, u64 disk_len)
 {
 	struct mkfs_ctx *ctx = rd->ctx;
-	struct mkfs_data_extent *d;
 
 	if (ctx->nr_data == ctx->alloc_data) {
 		size_t n = ctx->alloc_data ? ctx->alloc_data * 2 : 256;
@@ -520,34 +533,43 @@ static int add_data_extent(struct rd *rd, u32 file, u64 ino, u64 file_off, u64 l
 		ctx->data = nd;
 		ctx->alloc_data = n;
 	}
-	d = &ctx->data[ctx->nr_data++];
-	d->logical = logical;
-	d->disk_len = disk_len;
-	d->file_offset = file_off;
-	d->len = len;
-	d->file = file;
-	d->ino = ino;
-	d->root = rd->cur->root;
-	d->compress = compress;
-	d->ram_len = ram_len;
+	ctx->data[ctx->nr_data++] = (struct mkfs_data_extent){
+		.logical = logical, .disk_len = disk_len, .file_offset = file_off, .ino = ino,
+		.root = rd->cur->root,
+	};
 	return 0;
 }
 
-static int add_file_name(struct mkfs_ctx *ctx, const char *path, u32 *index)
+static int flush_data(struct rd *rd)
 {
-	if (ctx->nr_files == ctx->alloc_files) {
-		u32 n = ctx->alloc_files ? ctx->alloc_files * 2 : 256;
-		char **nf = realloc(ctx->files, n * sizeof(*nf));
+	int ret = 0;
 
-		if (!nf)
-			return -ENOMEM;
-		ctx->files = nf;
-		ctx->alloc_files = n;
+	if (rd->wlen)
+		ret = btrfs_write_logical(rd->ctx->w, rd->wstart, rd->wbuf, rd->wlen);
+	rd->wlen = 0;
+	return ret;
+}
+
+/*
+ * Write len bytes of file data at logical.  Pieces that continue the
+ * previous one are gathered into one large write; a full piece
+ * (RD_IO_SIZE) goes out directly.
+ */
+static int write_data(struct rd *rd, u64 logical, const u8 *buf, u64 len)
+{
+	int ret;
+
+	if (rd->wlen && (rd->wstart + rd->wlen != logical || rd->wlen + len > RD_IO_SIZE)) {
+		ret = flush_data(rd);
+		if (ret < 0)
+			return ret;
 	}
-	ctx->files[ctx->nr_files] = strdup(path);
-	if (!ctx->files[ctx->nr_files])
-		return -ENOMEM;
-	*index = ctx->nr_files++;
+	if (len >= RD_IO_SIZE)
+		return btrfs_write_logical(rd->ctx->w, logical, buf, len);
+	if (!rd->wlen)
+		rd->wstart = logical;
+	memcpy(rd->wbuf + rd->wlen, buf, len);
+	rd->wlen += len;
 	return 0;
 }
 
@@ -646,8 +668,6 @@ static int copy_regular(struct rd *rd, int fd, const char *path, struct rd_inode
 	const bool csums = !(in->flags & BTRFS_INODE_NODATASUM);
 	bool compress = rd->compress && csums && !(in->flags & BTRFS_INODE_NODATACOW);
 	u64 size = in->st.st_size, pos = 0, end_aligned = round_up(size, (u64)ss);
-	u32 findex = 0;
-	bool named = false;
 	int ret = 0;
 
 	in->size = size;
@@ -705,12 +725,6 @@ static int copy_regular(struct rd *rd, int fd, const char *path, struct rd_inode
 			u64 valid = min_t(u64, len, size - start), logical, disk_len = len;
 			int clen = 0;
 
-			if (!named) {
-				ret = add_file_name(rd->ctx, path, &findex);
-				if (ret < 0)
-					goto out;
-				named = true;
-			}
 			if (compress) {
 				/* len <= 128 KiB <= RD_IO_SIZE */
 				ret = read_piece(fd, path, rd->buf, valid, len, start);
@@ -746,27 +760,27 @@ static int copy_regular(struct rd *rd, int fd, const char *path, struct rd_inode
 			}
 			ret = add_file_extent(rd, in->ino, start, logical, disk_len, len,
 					      clen ? rd->comp.type : 0);
-			if (!ret && clen) {
-				ret = add_csums(rd, logical, rd->cbuf, disk_len);
-			} else if (!ret && compress) {
-				/* This piece did not compress: its data is in rd->buf already. */
-				ret = add_csums(rd, logical, rd->buf, len);
+			if (!ret && (clen || compress)) {
+				/* Compressed in rd->cbuf, or did not compress: in rd->buf already. */
+				const u8 *p = clen ? rd->cbuf : rd->buf;
+
+				ret = add_csums(rd, logical, p, disk_len);
+				if (!ret)
+					ret = write_data(rd, logical, p, disk_len);
 			} else {
 				for (u64 done = 0; !ret && done < len; done += RD_IO_SIZE) {
 					u64 piece = min_t(u64, len - done, RD_IO_SIZE);
 					u64 have = done < valid ? min_t(u64, piece, valid - done) : 0;
 
-					if (!csums)
-						break;
 					ret = read_piece(fd, path, rd->buf, have, piece, start + done);
-					if (ret < 0)
-						goto out;
-					ret = add_csums(rd, logical + done, rd->buf, piece);
+					if (!ret && csums)
+						ret = add_csums(rd, logical + done, rd->buf, piece);
+					if (!ret)
+						ret = write_data(rd, logical + done, rd->buf, piece);
 				}
 			}
 			if (!ret)
-				ret = add_data_extent(rd, findex, in->ino, start, valid, logical, disk_len,
-						      clen ? rd->comp.type : 0, len);
+				ret = add_data_extent(rd, in->ino, start, logical, disk_len);
 			if (ret < 0)
 				goto out;
 			in->nbytes += len;
@@ -1122,7 +1136,8 @@ int mkfs_add_rootdir(struct mkfs_ctx *ctx, const char *dir)
 	rd.csum_size = btrfs_csum_type_size(cfg->csum_type);
 	rd.buf = malloc(RD_IO_SIZE);
 	rd.cbuf = malloc(BTRFS_MAX_UNCOMPRESSED);
-	if (!rd.buf || !rd.cbuf) {
+	rd.wbuf = malloc(RD_IO_SIZE);
+	if (!rd.buf || !rd.cbuf || !rd.wbuf) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -1141,6 +1156,8 @@ int mkfs_add_rootdir(struct mkfs_ctx *ctx, const char *dir)
 
 		ret = fill_tree(&rd, &top, dfd, dir, &st, top_flags ? top_flags->flags : 0);
 		dfd = -1;
+		if (!ret)
+			ret = flush_data(&rd);
 	}
 out:
 	if (dfd >= 0)
@@ -1150,76 +1167,10 @@ out:
 	free(rd.iflags);
 	free(rd.buf);
 	free(rd.cbuf);
+	free(rd.wbuf);
 	if (rd.compress)
 		btrfs_compressor_release(&rd.comp);
 	hash_ctx_release(&rd.csum);
-	return ret;
-}
-
-int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
-{
-	struct btrfs_compressor comp = { 0 };
-	u8 *buf, *cbuf = NULL;
-	int fd = -1, ret = 0;
-	u32 open_file = (u32)-1;
-
-	if (!ctx->nr_data)
-		return 0;
-	buf = malloc(RD_IO_SIZE);
-	if (!buf)
-		return -ENOMEM;
-	if (ctx->cfg->compress) {
-		cbuf = malloc(BTRFS_MAX_UNCOMPRESSED);
-		ret = cbuf ? btrfs_compressor_init(&comp, ctx->cfg->compress, ctx->cfg->compress_level,
-						   ctx->cfg->sectorsize) : -ENOMEM;
-	}
-	for (size_t i = 0; i < ctx->nr_data && !ret; i++) {
-		const struct mkfs_data_extent *d = &ctx->data[i];
-
-		if (d->file != open_file) {
-			if (fd >= 0)
-				close(fd);
-			fd = open(ctx->files[d->file], O_RDONLY | O_NOFOLLOW);
-			if (fd < 0) {
-				ret = -errno;
-				error_errno(ret, "cannot open %s", ctx->files[d->file]);
-				break;
-			}
-			open_file = d->file;
-		}
-		if (d->compress) {
-			/* The same input compresses to the same bytes as when it was planned. */
-			int clen;
-
-			ret = read_piece(fd, ctx->files[d->file], buf, d->len, d->ram_len, d->file_offset);
-			if (ret < 0)
-				break;
-			clen = btrfs_compress_buf(&comp, buf, d->ram_len, cbuf, d->disk_len);
-			if (clen < 0 || round_up((u64)clen, (u64)ctx->cfg->sectorsize) != d->disk_len) {
-				error("%s changed while mkfs was reading it", ctx->files[d->file]);
-				ret = -EIO;
-				break;
-			}
-			memset(cbuf + clen, 0, d->disk_len - clen);
-			ret = btrfs_write_logical(w, d->logical, cbuf, d->disk_len);
-			continue;
-		}
-		for (u64 done = 0; !ret && done < d->disk_len; done += RD_IO_SIZE) {
-			u64 piece = min_t(u64, d->disk_len - done, RD_IO_SIZE);
-			u64 have = done < d->len ? min_t(u64, piece, d->len - done) : 0;
-
-			ret = read_piece(fd, ctx->files[d->file], buf, have, piece, d->file_offset + done);
-			if (ret < 0)
-				break;
-			ret = btrfs_write_logical(w, d->logical + done, buf, piece);
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	free(cbuf);
-	if (comp.type)
-		btrfs_compressor_release(&comp);
 	return ret;
 }
 
@@ -1296,12 +1247,7 @@ int mkfs_rootdir_estimate(const char *dir, u32 sectorsize, u64 *data_bytes, u64 
 
 void mkfs_release_rootdir(struct mkfs_ctx *ctx)
 {
-	for (u32 i = 0; i < ctx->nr_files; i++)
-		free(ctx->files[i]);
-	free(ctx->files);
 	free(ctx->data);
-	ctx->files = NULL;
 	ctx->data = NULL;
-	ctx->nr_files = 0;
 	ctx->nr_data = 0;
 }
