@@ -5,6 +5,8 @@
 # rss CMD...             peak RSS of one run, in KiB
 # fill_files DIR N       N small files in 100 directories, every 10th one an
 #                        8 KiB regular extent (the others inline)
+# warm_tree DIR          read every file under DIR into the page cache
+# cached_share DIR       "N%": how much of the files under DIR is in the page cache
 
 best() {
 	local b="" t i
@@ -30,6 +32,16 @@ for i in range(n):
     with open(os.path.join(root, 'd%02d' % (i % 100), 'f%06d' % i), 'wb') as f:
         f.write(big if i % 10 == 0 else small)
 PY
+}
+
+# Through cat: GNU tar does not read the files when its output is /dev/null.
+warm_tree() {
+	find "$1" -type f -print0 | xargs -0 -r cat > /dev/null
+}
+
+cached_share() {
+	find "$1" -type f -print0 | xargs -0 -r fincore -b -n -o RES,SIZE 2> /dev/null |
+		awk '{ r += $1; s += $2 } END { printf "%d%%\n", s ? 100 * r / s : 0 }'
 }
 
 bench_cleanup() {

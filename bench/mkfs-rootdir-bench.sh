@@ -1,24 +1,35 @@
 #!/bin/bash
 # mkfs --rootdir benchmark: our mkfs.btrfs against Debian's /usr/sbin/mkfs.btrfs
-# on the same source tree (100k small files in 1000 directories plus 1 GiB of
-# data in 8 large files), each writing a sparse image file.  Prints wall time
-# and peak RSS (GNU time -v) of each, best of N runs, and the ratios
-# ours/Debian's (goal: <= 1.0 on both).  A program that prints figures, not a test.
+# on the same source tree (by default the issue's scale: 100k small files in
+# 1000 directories plus 1 GiB of data in 8 large files), each writing a fresh
+# sparse image file.  A program that prints figures, not a test.
 #
-#   bench/mkfs-rootdir-bench.sh [-n RUNS] [-d WORKDIR] [-s SMALL_FILES] [-g DATA_MIB]
+#   bench/mkfs-rootdir-bench.sh [-n ROUNDS] [-d DIR] [-s SMALL_FILES] [-g DATA_MIB] [-c]
 #
-# The source tree is kept in WORKDIR/src between runs (made again when the
-# parameters change).  Needs: /usr/bin/time (package time), btrfs-progs.
+# Each round runs both tools once, alternating which goes first (ABBA), so
+# drift in the machine's load hits both alike.  Before every run the source
+# tree is read whole (every file's data through cat: tar skips reading when
+# its output is /dev/null) so both read it from the page cache, and sync
+# leaves no writeback of the previous run pending.  Prints wall time and
+# peak RSS (GNU time) of each run, the ratios ours/Debian of each round, and
+# their medians (goal: <= 1.0 on both).  -c: then mkfs once more with ours,
+# run Debian's btrfs check --check-data-csum on the image, mount it and
+# compare every file, its attributes, xattrs and holes with the source
+# (tests/lib/tree-listing.py; needs root, loop).
+#
+# The source tree is kept in DIR/src between invocations (made again when
+# the parameters change).  Needs: /usr/bin/time (package time), btrfs-progs.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-runs=3 work=${TMPDIR:-/tmp}/btrfs-kit-mkfs-bench small=100000 data_mib=1024
-while getopts n:d:s:g: o; do
+runs=3 dir=${TMPDIR:-/tmp}/btrfs-kit-mkfs-bench small=100000 data_mib=1024 verify=no
+while getopts n:d:s:g:c o; do
 	case $o in
 	n) runs=$OPTARG ;;
-	d) work=$OPTARG ;;
+	d) dir=$OPTARG ;;
 	s) small=$OPTARG ;;
 	g) data_mib=$OPTARG ;;
-	*) echo "usage: $0 [-n RUNS] [-d WORKDIR] [-s SMALL_FILES] [-g DATA_MIB]" >&2; exit 1 ;;
+	c) verify=yes ;;
+	*) echo "usage: $0 [-n ROUNDS] [-d DIR] [-s SMALL_FILES] [-g DATA_MIB] [-c]" >&2; exit 1 ;;
 	esac
 done
 ours=$TOP/mkfs.btrfs
@@ -26,10 +37,14 @@ theirs=/usr/sbin/mkfs.btrfs
 [ -x "$ours" ] || { echo "build first: make" >&2; exit 1; }
 [ -x "$theirs" ] || { echo "$theirs missing (apt-get install btrfs-progs)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time missing (apt-get install time)" >&2; exit 1; }
+mkdir -p "$dir"
+src=$dir/src
+# Scratch space of this invocation, removed (with $mnt, $loop) by bench-lib's trap.
+work=$dir/run mnt=$dir/run/mnt loop=""
+. "$TOP/bench/bench-lib.sh"
 mkdir -p "$work"
-src=$work/src
 stamp="$small $data_mib"
-if [ "$(cat "$work/src.stamp" 2>/dev/null)" != "$stamp" ]; then
+if [ "$(cat "$dir/src.stamp" 2>/dev/null)" != "$stamp" ]; then
 	echo "making the source tree in $src ($small small files, $data_mib MiB of data) ..."
 	rm -rf "$src"
 	mkdir -p "$src/big"
@@ -51,42 +66,55 @@ EOF
 	for i in 1 2 3 4 5 6 7 8; do
 		head -c "${per}M" /dev/urandom > "$src/big/data$i"
 	done
-	echo "$stamp" > "$work/src.stamp"
+	echo "$stamp" > "$dir/src.stamp"
 fi
 size_mib=$(( (data_mib * 2) + 2048 ))
+img=$work/bench.img
 
-# One run: "seconds maxrss_kib" of mkfs PROG on a fresh sparse image.
+# One run of mkfs PROG on a fresh sparse image: "seconds maxrss_kib".
 one_run() {
-	local prog=$1 img=$work/bench.img log=$work/time.log
+	local prog=$1
 	rm -f "$img"
 	truncate -s "${size_mib}M" "$img"
+	warm_tree "$src"
 	sync
-	/usr/bin/time -v "$prog" -q -f -r "$src" "$img" > /dev/null 2> "$log" || {
-		cat "$log" >&2; echo "$prog failed" >&2; exit 1; }
-	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
-			for (i = 1; i <= n; i++) s = s * 60 + p[i]; t = s }
-		/Maximum resident set size/ { m = $2 }
-		END { printf "%.3f %d\n", t, m }' "$log"
-	rm -f "$img"
+	/usr/bin/time -o "$work/t" -f '%e %M' "$prog" -q -f -r "$src" "$img" > /dev/null 2> "$work/err" || {
+		cat "$work/err" >&2; echo "$prog failed" >&2; exit 1; }
+	tail -n1 "$work/t"
 }
 
-best() { # PROG: best wall time and best peak RSS over $runs runs
-	local prog=$1 bt= bm= t m i
-	for ((i = 0; i < runs; i++)); do
-		read -r t m < <(one_run "$prog")
-		if [ -z "$bt" ] || awk "BEGIN { exit !($t < $bt) }"; then bt=$t; fi
-		if [ -z "$bm" ] || [ "$m" -lt "$bm" ]; then bm=$m; fi
-	done
-	echo "$bt $bm"
-}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# Warm the page cache so both read the tree from memory.
-tar -cf - -C "$src" . > /dev/null
-read -r ot om < <(best "$ours")
-read -r tt tm < <(best "$theirs")
-printf "mkfs --rootdir: %d small files + %d MiB data, best of %d\n" "$small" "$data_mib" "$runs"
-printf "%-28s %10s %14s\n" "" "wall (s)" "peak RSS (KiB)"
-printf "%-28s %10.3f %14d\n" "btrfs-kit mkfs.btrfs" "$ot" "$om"
-printf "%-28s %10.3f %14d\n" "Debian $($theirs -V 2>&1 | awk '{print $NF}')" "$tt" "$tm"
-awk -v a="$ot" -v b="$tt" -v c="$om" -v d="$tm" \
-	'BEGIN { printf "ratio ours/Debian: wall %.2f, peak RSS %.2f\n", a / b, c / d }'
+echo "mkfs --rootdir: $small small files + $data_mib MiB data, $runs rounds, image ${size_mib} MiB (sparse file)"
+printf "%-6s %10s %10s %12s %12s %7s %7s\n" round "ours s" "Debian s" "ours KiB" "Debian KiB" wall RSS
+: > "$work/ratios"
+for ((r = 1; r <= runs; r++)); do
+	if ((r % 2)); then
+		read -r ot om < <(one_run "$ours")
+		read -r tt tm < <(one_run "$theirs")
+	else
+		read -r tt tm < <(one_run "$theirs")
+		read -r ot om < <(one_run "$ours")
+	fi
+	awk -v r="$r" -v a="$ot" -v b="$tt" -v c="$om" -v d="$tm" 'BEGIN {
+		printf "%-6d %10.2f %10.2f %12d %12d %7.2f %7.2f\n", r, a, b, c, d, a / b, c / d }'
+	echo "$ot $tt $om $tm" >> "$work/ratios"
+done
+printf "median ratio ours/Debian: wall %.2f, peak RSS %.2f   (Debian %s, cached: %s)\n" \
+	"$(awk '{ print $1 / $2 }' "$work/ratios" | median)" \
+	"$(awk '{ print $3 / $4 }' "$work/ratios" | median)" \
+	"$($theirs -V 2>&1 | awk '{ print $NF }')" "$(cached_share "$src/big")"
+
+[ $verify = yes ] || exit 0
+echo "verifying an image of ours: Debian's btrfs check --check-data-csum, mount, compare ..."
+"$ours" -q -f -r "$src" "$img" > /dev/null
+/usr/bin/btrfs check --check-data-csum "$img" > "$work/check.log" 2>&1 || {
+	cat "$work/check.log" >&2; echo "btrfs check found errors" >&2; exit 1; }
+loop=$(losetup -f --show -r "$img")
+mkdir -p "$mnt"
+mount -o ro "$loop" "$mnt"
+listing() { python3 "$TOP/tests/lib/tree-listing.py" --no-atime "$1"; }
+if ! diff <(listing "$src") <(listing "$mnt") > "$work/diff" || ! diff -rq "$src" "$mnt" >> "$work/diff"; then
+	head -20 "$work/diff" >&2; echo "the mounted image differs from the source" >&2; exit 1
+fi
+echo "verified: check clean, $(find "$mnt" | wc -l) entries equal in content and attributes"

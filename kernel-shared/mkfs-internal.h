@@ -10,17 +10,13 @@
 #include "kernel-shared/tree-builder.h"
 #include "kernel-shared/tree-write.h"
 
-/* A data extent to copy from a file at write time. */
+/* A data extent --rootdir wrote: its extent item and free space. */
 struct mkfs_data_extent {
 	u64 logical;
 	u64 disk_len;                 /* sector aligned */
 	u64 file_offset;
-	u64 len;                      /* bytes of file data (rest zero) */
-	u32 file;                     /* index into mkfs_ctx.files */
 	u64 ino;                      /* owner inode */
 	u64 root;                     /* owner tree (5 or a subvolume) */
-	u32 ram_len;                  /* compressed: bytes compressed (len, zero padded) */
-	u8 compress;                  /* BTRFS_COMPRESS_*: disk_len bytes are compressed */
 };
 
 #define MKFS_MAX_SUBVOLS 64
@@ -67,10 +63,8 @@ struct mkfs_ctx {
 	u64 incompat_extra;               /* feature bits --rootdir needed (DEFAULT_SUBVOL) */
 	bool skinny;
 	u64 gen;
+	struct btrfs_block_writer *w;     /* open from the first write on */
 	/* --rootdir */
-	char **files;                     /* paths of regular files with data extents */
-	u32 nr_files;
-	u32 alloc_files;
 	struct mkfs_data_extent *data;    /* every data extent, in allocation order */
 	size_t nr_data;
 	size_t alloc_data;
@@ -78,8 +72,12 @@ struct mkfs_ctx {
 };
 
 
+/* An INODE_REF item with the one name (mkfs-layout.c). */
+int mkfs_add_inode_ref(struct tree_builder *tb, u64 ino, u64 parent, u64 index, const char *name);
+/* Make a chunk known to ctx->w (mkfs-layout.c). */
+int mkfs_writer_add_chunk(struct mkfs_ctx *ctx, const struct ca_chunk *c);
+/* Copy a directory tree into the trees; file data is written through ctx->w. */
 int mkfs_add_rootdir(struct mkfs_ctx *ctx, const char *dir);
-int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w);
 void mkfs_release_rootdir(struct mkfs_ctx *ctx);
 
 #endif

@@ -233,7 +233,7 @@ static void fill_dir_inode(const struct mkfs_ctx *ctx, struct btrfs_inode_item *
 	set_time(&ii->otime, now);
 }
 
-static int add_inode_ref(struct tree_builder *tb, u64 ino, u64 parent, u64 index, const char *name)
+int mkfs_add_inode_ref(struct tree_builder *tb, u64 ino, u64 parent, u64 index, const char *name)
 {
 	size_t len = strlen(name);
 	struct btrfs_inode_ref *ref = tb_add_key(tb, ino, BTRFS_INODE_REF_KEY, parent, sizeof(*ref) + len);
@@ -255,7 +255,7 @@ static int fill_subvol_tree(struct mkfs_ctx *ctx, struct tree_builder *tb)
 	if (!ii)
 		return -ENOMEM;
 	fill_dir_inode(ctx, ii);
-	return add_inode_ref(tb, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
+	return mkfs_add_inode_ref(tb, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
 }
 
 /* A device item as the chunk tree and each device's superblock carry it. */
@@ -272,6 +272,41 @@ static void fill_dev_item(const struct mkfs_ctx *ctx, struct btrfs_dev_item *di,
 	btrfs_set_device_sector_size(di, cfg->sectorsize);
 	memcpy(di->uuid, cfg->devs[i].uuid, BTRFS_UUID_SIZE);
 	memcpy(di->fsid, cfg->fsid, BTRFS_FSID_SIZE);
+}
+
+/* The CHUNK_ITEM of c (btrfs_chunk_item_size(c->num_stripes) bytes, zeroed). */
+static void fill_chunk_item(const struct mkfs_ctx *ctx, const struct ca_chunk *c, struct btrfs_chunk *ch)
+{
+	btrfs_set_chunk_length(ch, c->length);
+	btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
+	btrfs_set_chunk_stripe_len(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_type(ch, c->type);
+	btrfs_set_chunk_io_align(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_io_width(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_sector_size(ch, ctx->cfg->sectorsize);
+	btrfs_set_chunk_num_stripes(ch, c->num_stripes);
+	btrfs_set_chunk_sub_stripes(ch, c->sub_stripes);
+	for (int s = 0; s < c->num_stripes; s++) {
+		struct btrfs_stripe *st = btrfs_chunk_stripe(ch, s);
+
+		btrfs_set_stripe_devid(st, c->stripes[s].devid);
+		btrfs_set_stripe_offset(st, c->stripes[s].physical);
+		memcpy(st->dev_uuid, ctx->cfg->devs[c->stripes[s].devid - 1].uuid, BTRFS_UUID_SIZE);
+	}
+}
+
+int mkfs_writer_add_chunk(struct mkfs_ctx *ctx, const struct ca_chunk *c)
+{
+	u32 size = btrfs_chunk_item_size(c->num_stripes);
+	struct btrfs_chunk *ch = calloc(1, size);
+	int ret;
+
+	if (!ch)
+		return -ENOMEM;
+	fill_chunk_item(ctx, c, ch);
+	ret = btrfs_block_writer_add_chunk(ctx->w, c->logical, ch, size);
+	free(ch);
+	return ret;
 }
 
 static int fill_chunk_tree(struct mkfs_ctx *ctx)
@@ -294,22 +329,7 @@ static int fill_chunk_tree(struct mkfs_ctx *ctx)
 
 		if (!ch)
 			return -ENOMEM;
-		btrfs_set_chunk_length(ch, c->length);
-		btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
-		btrfs_set_chunk_stripe_len(ch, BTRFS_STRIPE_LEN);
-		btrfs_set_chunk_type(ch, c->type);
-		btrfs_set_chunk_io_align(ch, BTRFS_STRIPE_LEN);
-		btrfs_set_chunk_io_width(ch, BTRFS_STRIPE_LEN);
-		btrfs_set_chunk_sector_size(ch, cfg->sectorsize);
-		btrfs_set_chunk_num_stripes(ch, c->num_stripes);
-		btrfs_set_chunk_sub_stripes(ch, c->sub_stripes);
-		for (int s = 0; s < c->num_stripes; s++) {
-			struct btrfs_stripe *st = btrfs_chunk_stripe(ch, s);
-
-			btrfs_set_stripe_devid(st, c->stripes[s].devid);
-			btrfs_set_stripe_offset(st, c->stripes[s].physical);
-			memcpy(st->dev_uuid, cfg->devs[c->stripes[s].devid - 1].uuid, BTRFS_UUID_SIZE);
-		}
+		fill_chunk_item(ctx, c, ch);
 	}
 	return 0;
 }
@@ -502,14 +522,14 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 	 * subvolume, and the backref btrfs-progs writes for that name:
 	 * (FS_TREE INODE_REF ROOT_TREE_DIR) "default", index 0.
 	 */
-	ret = add_inode_ref(tb, BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, def);
+	ret = mkfs_add_inode_ref(tb, BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, def);
 	if (ret < 0)
 		return ret;
 	ii = tb_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_INODE_ITEM_KEY, 0, sizeof(*ii));
 	if (!ii)
 		return -ENOMEM;
 	fill_dir_inode(ctx, ii);
-	ret = add_inode_ref(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, "..");
+	ret = mkfs_add_inode_ref(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, "..");
 	if (ret < 0)
 		return ret;
 	di = tb_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
@@ -971,14 +991,14 @@ static int wipe_supers(const struct mkfs_config *cfg)
 	return 0;
 }
 
-static int write_everything(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
+/*
+ * The writer (ctx->w, devs its device table), knowing every chunk made so
+ * far; the superblocks are wiped before anything else is written.
+ */
+static int open_writer(struct mkfs_ctx *ctx, struct btrfs_block_writer *w, struct bw_device *devs)
 {
 	const struct mkfs_config *cfg = ctx->cfg;
 	struct btrfs_fs_geometry geo = { 0 };
-	struct btrfs_block_writer w;
-	struct bw_device devs[CA_MAX_DEVICES];
-	struct emit_ctx e = { &w };
-	struct tb_params p = { ctx->gen, cfg->fsid, cfg->chunk_uuid };
 	int ret;
 
 	geo.nodesize = cfg->nodesize;
@@ -992,46 +1012,53 @@ static int write_everything(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 	memcpy(geo.chunk_tree_uuid, cfg->chunk_uuid, BTRFS_UUID_SIZE);
 	for (int i = 0; i < cfg->ndevs; i++)
 		devs[i] = (struct bw_device){ i + 1, cfg->devs[i].fd, cfg->devs[i].path };
-	ret = btrfs_block_writer_init(&w, &geo, devs, cfg->ndevs);
+	ret = btrfs_block_writer_init(w, &geo, devs, cfg->ndevs);
 	if (ret < 0)
 		return ret;
-	for (size_t j = 0; j < ctx->tb[T_CHUNK].nr; j++) {
-		const struct tb_item *it = &ctx->tb[T_CHUNK].items[j];
+	ctx->w = w;
+	for (int i = 0; i < ctx->ca.nr_chunks && ret >= 0; i++)
+		if (!ctx->ca.chunks[i]->removed)
+			ret = mkfs_writer_add_chunk(ctx, ctx->ca.chunks[i]);
+	if (ret >= 0)
+		ret = wipe_supers(cfg);
+	return ret;
+}
 
-		if (it->key.type != BTRFS_CHUNK_ITEM_KEY)
-			continue;
-		ret = btrfs_block_writer_add_chunk(&w, it->key.offset,
-						   (const struct btrfs_chunk *)(ctx->tb[T_CHUNK].arena + it->data_off),
-						   it->size);
-		if (ret < 0)
-			goto out;
-	}
-	ret = wipe_supers(cfg);
+/* Every tree block (file data went out while --rootdir was copied), flush, then the superblocks. */
+static int write_everything(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
+{
+	const struct mkfs_config *cfg = ctx->cfg;
+	struct btrfs_block_writer *w = ctx->w;
+	struct emit_ctx e = { w };
+	struct tb_params p = { ctx->gen, cfg->fsid, cfg->chunk_uuid };
+	int ret = 0;
+
+	/* Chunks made since the writer opened (metadata for --rootdir), feature bits found by the copy. */
+	for (int i = 0; i < ctx->ca.nr_chunks && ret >= 0; i++)
+		if (!ctx->ca.chunks[i]->removed)
+			ret = mkfs_writer_add_chunk(ctx, ctx->ca.chunks[i]);
 	if (ret < 0)
-		goto out;
+		return ret;
+	w->geo.incompat_flags = cfg->incompat | ctx->incompat_extra;
 	for (int t = 0; t < ctx->ntrees; t++) {
 		if (!ctx->present[t])
 			continue;
 		ret = tb_build(&ctx->tb[t], &p, ctx->blk[t].bytenr, emit_block, &e);
 		if (ret < 0)
-			goto out;
+			return ret;
 	}
-	ret = mkfs_write_data(ctx, &w);
+	ret = btrfs_block_writer_flush(w);
 	if (ret < 0)
-		goto out;
-	ret = btrfs_block_writer_flush(&w);
-	if (ret < 0)
-		goto out;
-	ret = write_supers(ctx, sb);
-out:
-	btrfs_block_writer_release(&w);
-	return ret;
+		return ret;
+	return write_supers(ctx, sb);
 }
 
 int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 {
 	struct mkfs_ctx *ctx;
 	struct btrfs_super_block *sb = NULL;
+	struct btrfs_block_writer w;
+	struct bw_device devs[CA_MAX_DEVICES];
 	u64 bytes_used = 0;
 	int ret;
 
@@ -1055,7 +1082,10 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 	if (ret < 0)
 		goto out;
 	if (cfg->rootdir) {
-		ret = mkfs_add_rootdir(ctx, cfg->rootdir);
+		/* File data is written as the tree is copied. */
+		ret = open_writer(ctx, &w, devs);
+		if (ret >= 0)
+			ret = mkfs_add_rootdir(ctx, cfg->rootdir);
 		if (ret >= 0)
 			ret = ensure_metadata_room(ctx);
 		if (ret < 0)
@@ -1141,6 +1171,8 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 		goto out;
 	}
 	ret = fill_super(ctx, sb, bytes_used);
+	if (ret >= 0 && !ctx->w)
+		ret = open_writer(ctx, &w, devs);
 	if (ret < 0)
 		goto out;
 	ret = write_everything(ctx, sb);
@@ -1158,6 +1190,8 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 		summary->dev_size[0] = ctx->ca.devs[0].total_bytes;
 	}
 out:
+	if (ctx->w)
+		btrfs_block_writer_release(ctx->w);
 	free(sb);
 	for (int t = 0; t < ctx->ntrees; t++) {
 		tb_release(&ctx->tb[t]);

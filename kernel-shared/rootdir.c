@@ -25,9 +25,11 @@
  * compress gets NOCOMPRESS and the rest is stored as is (as btrfs-progs).  Files
  * without checksums (NODATASUM) are never compressed, as in the kernel.
  *
- * File data is read twice: for the checksums now, for writing at the end
- * (mkfs_write_data; compressed extents are compressed again there).
- * Memory is the items of the trees, not the data.
+ * File data is read once, in pieces of at most 1 MiB: checksummed (in
+ * batches) and written right away through mkfs_ctx.w; extents next to each
+ * other are gathered into writes of up to 1 MiB.
+ * Memory is the items of the trees: an inode's items are added as soon as it
+ * is copied; only hard-linked files are remembered until the end.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,16 +52,23 @@
 #define RD_MAX_INLINE 2048
 #define RD_MAX_EXTENT (128 * SZ_1M)
 #define RD_IO_SIZE SZ_1M            /* read, checksum and write in pieces of this size */
+#define RD_BATCH 64                 /* sectors checksummed per hash_digest_batch() call */
 
+/* An inode being copied; its INODE_ITEM is added when it is complete. */
 struct rd_inode {
 	u64 ino;
 	u32 flags;                 /* BTRFS_INODE_* */
 	struct stat st;
 	u64 size;                  /* directories: sum of 2 * name lengths */
 	u64 nbytes;
-	u32 nlink;
+};
+
+/* A copied file with more links in the source: its other names only add links. */
+struct rd_link {
 	dev_t src_dev;
 	ino_t src_ino;
+	u64 ino;
+	size_t item;               /* its INODE_ITEM: index into the tree builder's items */
 };
 
 struct rd_entry {
@@ -84,19 +93,23 @@ struct rd_refs {
 	size_t alloc;
 };
 
-/* One tree being filled: the top-level subvolume or one made by --subvol. */
+/*
+ * One tree being filled: the top-level subvolume or one made by --subvol.
+ * Only hard-linked files are remembered (their link counts and merged
+ * INODE_REFs are known at the end); every other inode's items are added
+ * as soon as it is copied, so memory is the items, not the walk.
+ */
 struct rd_tree {
 	int t;                     /* index into mkfs_ctx.tb */
 	u64 root;                  /* tree id */
 	u64 next_ino;
-	struct rd_inode *inodes;
-	size_t nr_inodes;
-	size_t alloc_inodes;
-	/* (dev, ino) of hard-linked files -> index into inodes, open addressing */
-	size_t *links;
-	size_t links_cap;
+	struct rd_link *links;
 	size_t nr_links;
-	struct rd_refs refs;
+	size_t alloc_links;
+	/* (dev, ino) -> index into links, open addressing */
+	size_t *slots;
+	size_t slots_cap;
+	struct rd_refs refs;       /* INODE_REFs of the files in links */
 };
 
 /* A path named by an option, by (dev, ino). */
@@ -120,6 +133,10 @@ struct rd {
 	struct btrfs_compressor comp;
 	u8 *buf;                   /* RD_IO_SIZE bytes */
 	u8 *cbuf;                  /* compressed output, BTRFS_MAX_UNCOMPRESSED bytes */
+	/* Small extents next to each other are written together: wlen bytes at wstart. */
+	u8 *wbuf;                  /* RD_IO_SIZE bytes */
+	u64 wstart;
+	u64 wlen;
 };
 
 static struct tree_builder *fs_tree(struct rd *rd)
@@ -127,84 +144,65 @@ static struct tree_builder *fs_tree(struct rd *rd)
 	return &rd->ctx->tb[rd->cur->t];
 }
 
-static int new_inode(struct rd_tree *rd, const struct stat *st, u64 ino, size_t *index)
-{
-	struct rd_inode *in;
-
-	if (rd->nr_inodes == rd->alloc_inodes) {
-		size_t n = rd->alloc_inodes ? rd->alloc_inodes * 2 : 256;
-		struct rd_inode *ni = realloc(rd->inodes, n * sizeof(*ni));
-
-		if (!ni)
-			return -ENOMEM;
-		rd->inodes = ni;
-		rd->alloc_inodes = n;
-	}
-	in = &rd->inodes[rd->nr_inodes];
-	memset(in, 0, sizeof(*in));
-	in->ino = ino;
-	in->st = *st;
-	in->nlink = 1;
-	in->src_dev = st->st_dev;
-	in->src_ino = st->st_ino;
-	*index = rd->nr_inodes++;
-	return 0;
-}
-
 static size_t link_slot(const struct rd_tree *rd, dev_t dev, ino_t ino)
 {
-	return (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) & (rd->links_cap - 1);
+	return (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) & (rd->slots_cap - 1);
 }
 
-/* The inode index of an already seen hard link, or (size_t)-1. */
-static size_t find_link(struct rd_tree *rd, const struct stat *st)
+/* The already copied hard-linked file st names, or NULL. */
+static struct rd_link *find_link(struct rd_tree *rd, const struct stat *st)
 {
-	if (!rd->links_cap)
-		return (size_t)-1;
-	for (size_t s = link_slot(rd, st->st_dev, st->st_ino);; s = (s + 1) & (rd->links_cap - 1)) {
-		size_t i = rd->links[s];
+	if (!rd->slots_cap)
+		return NULL;
+	for (size_t s = link_slot(rd, st->st_dev, st->st_ino);; s = (s + 1) & (rd->slots_cap - 1)) {
+		size_t i = rd->slots[s];
 
 		if (i == (size_t)-1)
-			return (size_t)-1;
-		if (rd->inodes[i].src_dev == st->st_dev && rd->inodes[i].src_ino == st->st_ino)
-			return i;
+			return NULL;
+		if (rd->links[i].src_dev == st->st_dev && rd->links[i].src_ino == st->st_ino)
+			return &rd->links[i];
 	}
 }
 
-static int add_link(struct rd_tree *rd, size_t index)
+static void put_slot(struct rd_tree *rd, size_t index)
 {
-	if ((rd->nr_links + 1) * 2 > rd->links_cap) {
-		size_t cap = rd->links_cap ? rd->links_cap * 2 : 1024;
-		size_t *old = rd->links, oldcap = rd->links_cap;
+	for (size_t s = link_slot(rd, rd->links[index].src_dev, rd->links[index].src_ino);;
+	     s = (s + 1) & (rd->slots_cap - 1)) {
+		if (rd->slots[s] == (size_t)-1) {
+			rd->slots[s] = index;
+			return;
+		}
+	}
+}
 
-		rd->links = malloc(cap * sizeof(*rd->links));
-		if (!rd->links) {
-			rd->links = old;
+/* Remember a hard-linked file: source st, inode ino, INODE_ITEM at item. */
+static int add_link(struct rd_tree *rd, const struct stat *st, u64 ino, size_t item)
+{
+	if (rd->nr_links == rd->alloc_links) {
+		size_t n = rd->alloc_links ? rd->alloc_links * 2 : 64;
+		struct rd_link *nl = realloc(rd->links, n * sizeof(*nl));
+
+		if (!nl)
 			return -ENOMEM;
-		}
-		memset(rd->links, 0xff, cap * sizeof(*rd->links));
-		rd->links_cap = cap;
-		for (size_t s = 0; s < oldcap; s++) {
-			if (old[s] == (size_t)-1)
-				continue;
-			for (size_t t = link_slot(rd, rd->inodes[old[s]].src_dev, rd->inodes[old[s]].src_ino);;
-			     t = (t + 1) & (cap - 1)) {
-				if (rd->links[t] == (size_t)-1) {
-					rd->links[t] = old[s];
-					break;
-				}
-			}
-		}
-		free(old);
+		rd->links = nl;
+		rd->alloc_links = n;
 	}
-	for (size_t s = link_slot(rd, rd->inodes[index].src_dev, rd->inodes[index].src_ino);;
-	     s = (s + 1) & (rd->links_cap - 1)) {
-		if (rd->links[s] == (size_t)-1) {
-			rd->links[s] = index;
-			rd->nr_links++;
-			return 0;
-		}
+	if ((rd->nr_links + 1) * 2 > rd->slots_cap) {
+		size_t cap = rd->slots_cap ? rd->slots_cap * 2 : 1024;
+		size_t *ns = malloc(cap * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		free(rd->slots);
+		rd->slots = ns;
+		rd->slots_cap = cap;
+		memset(rd->slots, 0xff, cap * sizeof(*rd->slots));
+		for (size_t i = 0; i < rd->nr_links; i++)
+			put_slot(rd, i);
 	}
+	rd->links[rd->nr_links] = (struct rd_link){ st->st_dev, st->st_ino, ino, item };
+	put_slot(rd, rd->nr_links++);
+	return 0;
 }
 
 static void set_ts(struct btrfs_timespec *ts, const struct timespec *t)
@@ -213,6 +211,7 @@ static void set_ts(struct btrfs_timespec *ts, const struct timespec *t)
 	btrfs_set_timespec_nsec(ts, (u32)t->tv_nsec);
 }
 
+/* The INODE_ITEM of a copied inode, with one link. */
 static int emit_inode(struct rd *rd, const struct rd_inode *in)
 {
 	struct btrfs_inode_item *ii = tb_add_key(fs_tree(rd), in->ino, BTRFS_INODE_ITEM_KEY, 0, sizeof(*ii));
@@ -225,7 +224,7 @@ static int emit_inode(struct rd *rd, const struct rd_inode *in)
 	btrfs_set_inode_transid(ii, gen);
 	btrfs_set_inode_size(ii, in->size);
 	btrfs_set_inode_nbytes(ii, in->nbytes);
-	btrfs_set_inode_nlink(ii, in->nlink);
+	btrfs_set_inode_nlink(ii, 1);
 	btrfs_set_inode_uid(ii, st->st_uid);
 	btrfs_set_inode_gid(ii, st->st_gid);
 	btrfs_set_inode_mode(ii, st->st_mode);
@@ -360,17 +359,19 @@ static int add_ref(struct rd_refs *refs, u64 ino, u64 parent, u64 index, const c
 	return 0;
 }
 
-static int copy_xattrs(struct rd *rd, const char *path, u64 ino)
+/* The xattrs of fd, or of path (not followed) when fd < 0. */
+static int copy_xattrs(struct rd *rd, int fd, const char *path, u64 ino)
 {
 	char names[65536], value[65536];
-	ssize_t len = llistxattr(path, names, sizeof(names));
+	ssize_t len = fd >= 0 ? flistxattr(fd, names, sizeof(names)) : llistxattr(path, names, sizeof(names));
 	u32 max = rd->ctx->cfg->nodesize - sizeof(struct btrfs_header) - sizeof(struct btrfs_item) -
 		  sizeof(struct btrfs_dir_item);
 
 	if (len <= 0)
 		return 0;
 	for (char *n = names; n < names + len; n += strlen(n) + 1) {
-		ssize_t vlen = lgetxattr(path, n, value, sizeof(value));
+		ssize_t vlen = fd >= 0 ? fgetxattr(fd, n, value, sizeof(value)) :
+					 lgetxattr(path, n, value, sizeof(value));
 		size_t nlen = strlen(n);
 		struct btrfs_dir_item *di;
 		struct btrfs_key key = { ino, BTRFS_XATTR_ITEM_KEY, btrfs_name_hash(n, (int)nlen) };
@@ -441,8 +442,13 @@ static int alloc_data(struct rd *rd, u64 *len, bool fixed, u64 *logical)
 			return 0;
 		}
 		c = ca_alloc_chunk(&ctx->ca, type | ctx->cfg->data_profile);
-		if (!IS_ERR(c))
+		if (!IS_ERR(c)) {
+			int ret = mkfs_writer_add_chunk(ctx, c);
+
+			if (ret < 0)
+				return ret;
 			continue;
+		}
 		if (fixed || want <= ss)
 			return PTR_ERR(c);
 		want = max_t(u64, round_down(want / 2, (u64)ss), ss);
@@ -497,24 +503,26 @@ static int add_csums(struct rd *rd, u64 logical, const u8 *data, u64 len)
 		}
 		if (!p)
 			return -ENOMEM;
-		for (u64 i = 0; i < n; i++) {
-			u8 out[HASH_MAX_DIGEST];
-			int ret = hash_digest(&rd->csum, data + (done + i) * ss, ss, out);
+		/* The digests are the checksums (csum size = digest size), written in place. */
+		for (u64 i = 0; i < n; i += RD_BATCH) {
+			const void *blocks[RD_BATCH];
+			size_t nb = min_t(u64, n - i, RD_BATCH);
+			int ret;
 
+			for (size_t b = 0; b < nb; b++)
+				blocks[b] = data + (done + i + b) * ss;
+			ret = hash_digest_batch(&rd->csum, blocks, nb, ss, p + i * rd->csum_size);
 			if (ret < 0)
 				return ret;
-			memcpy(p + i * rd->csum_size, out, rd->csum_size);
 		}
 		done += n;
 	}
 	return 0;
 }
 
-static int add_data_extent(struct rd *rd, u32 file, u64 ino, u64 file_off, u64 len, u64 logical,
-			   u64 disk_len, int compress, u32 ram_len)
+static int add_data_extent(struct rd *rd, u64 ino, u64 file_off, u64 logical, u64 disk_len)
 {
 	struct mkfs_ctx *ctx = rd->ctx;
-	struct mkfs_data_extent *d;
 
 	if (ctx->nr_data == ctx->alloc_data) {
 		size_t n = ctx->alloc_data ? ctx->alloc_data * 2 : 256;
@@ -525,35 +533,69 @@ static int add_data_extent(struct rd *rd, u32 file, u64 ino, u64 file_off, u64 l
 		ctx->data = nd;
 		ctx->alloc_data = n;
 	}
-	d = &ctx->data[ctx->nr_data++];
-	d->logical = logical;
-	d->disk_len = disk_len;
-	d->file_offset = file_off;
-	d->len = len;
-	d->file = file;
-	d->ino = ino;
-	d->root = rd->cur->root;
-	d->compress = compress;
-	d->ram_len = ram_len;
+	ctx->data[ctx->nr_data++] = (struct mkfs_data_extent){
+		.logical = logical, .disk_len = disk_len, .file_offset = file_off, .ino = ino,
+		.root = rd->cur->root,
+	};
 	return 0;
 }
 
-static int add_file_name(struct mkfs_ctx *ctx, const char *path, u32 *index)
+static int flush_data(struct rd *rd)
 {
-	if (ctx->nr_files == ctx->alloc_files) {
-		u32 n = ctx->alloc_files ? ctx->alloc_files * 2 : 256;
-		char **nf = realloc(ctx->files, n * sizeof(*nf));
+	int ret = 0;
 
-		if (!nf)
-			return -ENOMEM;
-		ctx->files = nf;
-		ctx->alloc_files = n;
+	if (rd->wlen)
+		ret = btrfs_write_logical(rd->ctx->w, rd->wstart, rd->wbuf, rd->wlen);
+	rd->wlen = 0;
+	return ret;
+}
+
+/*
+ * Write len bytes of file data at logical.  Pieces that continue the
+ * previous one are gathered into one large write; a full piece
+ * (RD_IO_SIZE) goes out directly.
+ */
+static int write_data(struct rd *rd, u64 logical, const u8 *buf, u64 len)
+{
+	int ret;
+
+	if (rd->wlen && (rd->wstart + rd->wlen != logical || rd->wlen + len > RD_IO_SIZE)) {
+		ret = flush_data(rd);
+		if (ret < 0)
+			return ret;
 	}
-	ctx->files[ctx->nr_files] = strdup(path);
-	if (!ctx->files[ctx->nr_files])
-		return -ENOMEM;
-	*index = ctx->nr_files++;
+	if (len >= RD_IO_SIZE)
+		return btrfs_write_logical(rd->ctx->w, logical, buf, len);
+	if (!rd->wlen)
+		rd->wstart = logical;
+	memcpy(rd->wbuf + rd->wlen, buf, len);
+	rd->wlen += len;
 	return 0;
+}
+
+/* Open name in directory dfd, not following a symlink: the fd, or -errno (printed, path named). */
+static int open_child(int dfd, const char *name, const char *path, bool dir)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+
+	if (fd < 0) {
+		fd = -errno;
+		error_errno(fd, "cannot open %s", path);
+	}
+	return fd;
+}
+
+/* A stream over directory dfd, or NULL with dfd closed and *ret set (printed). */
+static DIR *open_dir_stream(int dfd, const char *path, int *ret)
+{
+	DIR *d = fdopendir(dfd);
+
+	if (!d) {
+		*ret = -errno;
+		error_errno(*ret, "cannot open directory %s", path);
+		close(dfd);
+	}
+	return d;
 }
 
 static int read_full(int fd, u8 *buf, u64 len, u64 off)
@@ -618,25 +660,19 @@ static int try_compress(struct rd *rd, u64 len)
 	return ret;
 }
 
-static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
+/* The data of regular file fd (named path in messages). */
+static int copy_regular(struct rd *rd, int fd, const char *path, struct rd_inode *in)
 {
 	const u32 ss = rd->ctx->cfg->sectorsize;
 	const bool no_holes = rd->ctx->cfg->incompat & BTRFS_FEATURE_INCOMPAT_NO_HOLES;
 	const bool csums = !(in->flags & BTRFS_INODE_NODATASUM);
 	bool compress = rd->compress && csums && !(in->flags & BTRFS_INODE_NODATACOW);
 	u64 size = in->st.st_size, pos = 0, end_aligned = round_up(size, (u64)ss);
-	u32 findex = 0;
-	bool named = false;
-	int fd, ret = 0;
+	int ret = 0;
 
 	in->size = size;
 	if (!size)
 		return 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW);
-	if (fd < 0) {
-		error_errno(-errno, "cannot open %s", path);
-		return -errno;
-	}
 	if (size < ss && (size <= RD_MAX_INLINE || compress)) {
 		ret = read_full(fd, rd->buf, size, 0);  /* size < sectorsize <= RD_IO_SIZE */
 		if (ret < 0) {
@@ -657,10 +693,8 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 			}
 			compress = false;
 		}
-		if (size <= RD_MAX_INLINE) {
-			ret = add_inline(rd, in, rd->buf, size, size, 0);
-			goto out;
-		}
+		if (size <= RD_MAX_INLINE)
+			return add_inline(rd, in, rd->buf, size, size, 0);
 	}
 	while (pos < end_aligned) {
 		off_t data = lseek(fd, pos, SEEK_DATA), hole;
@@ -691,12 +725,6 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 			u64 valid = min_t(u64, len, size - start), logical, disk_len = len;
 			int clen = 0;
 
-			if (!named) {
-				ret = add_file_name(rd->ctx, path, &findex);
-				if (ret < 0)
-					goto out;
-				named = true;
-			}
 			if (compress) {
 				/* len <= 128 KiB <= RD_IO_SIZE */
 				ret = read_piece(fd, path, rd->buf, valid, len, start);
@@ -732,27 +760,27 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 			}
 			ret = add_file_extent(rd, in->ino, start, logical, disk_len, len,
 					      clen ? rd->comp.type : 0);
-			if (!ret && clen) {
-				ret = add_csums(rd, logical, rd->cbuf, disk_len);
-			} else if (!ret && compress) {
-				/* This piece did not compress: its data is in rd->buf already. */
-				ret = add_csums(rd, logical, rd->buf, len);
+			if (!ret && (clen || compress)) {
+				/* Compressed in rd->cbuf, or did not compress: in rd->buf already. */
+				const u8 *p = clen ? rd->cbuf : rd->buf;
+
+				ret = add_csums(rd, logical, p, disk_len);
+				if (!ret)
+					ret = write_data(rd, logical, p, disk_len);
 			} else {
 				for (u64 done = 0; !ret && done < len; done += RD_IO_SIZE) {
 					u64 piece = min_t(u64, len - done, RD_IO_SIZE);
 					u64 have = done < valid ? min_t(u64, piece, valid - done) : 0;
 
-					if (!csums)
-						break;
 					ret = read_piece(fd, path, rd->buf, have, piece, start + done);
-					if (ret < 0)
-						goto out;
-					ret = add_csums(rd, logical + done, rd->buf, piece);
+					if (!ret && csums)
+						ret = add_csums(rd, logical + done, rd->buf, piece);
+					if (!ret)
+						ret = write_data(rd, logical + done, rd->buf, piece);
 				}
 			}
 			if (!ret)
-				ret = add_data_extent(rd, findex, in->ino, start, valid, logical, disk_len,
-						      clen ? rd->comp.type : 0, len);
+				ret = add_data_extent(rd, in->ino, start, logical, disk_len);
 			if (ret < 0)
 				goto out;
 			in->nbytes += len;
@@ -763,14 +791,14 @@ static int copy_regular(struct rd *rd, const char *path, struct rd_inode *in)
 	if (pos < end_aligned && !no_holes)
 		ret = add_file_extent(rd, in->ino, pos, 0, 0, end_aligned - pos, 0);
 out:
-	close(fd);
 	return ret;
 }
 
-static int copy_symlink(struct rd *rd, const char *path, struct rd_inode *in)
+/* Symlink name in directory dfd (path in messages). */
+static int copy_symlink(struct rd *rd, int dfd, const char *name, const char *path, struct rd_inode *in)
 {
 	char target[PATH_MAX];
-	ssize_t len = readlink(path, target, sizeof(target));
+	ssize_t len = readlinkat(dfd, name, target, sizeof(target));
 
 	if (len < 0) {
 		error_errno(-errno, "cannot read link %s", path);
@@ -806,49 +834,48 @@ static u32 inode_flags_for(const struct rd *rd, const struct stat *st, u32 inher
 	return flags;
 }
 
-static int walk_dir(struct rd *rd, const char *path, size_t dir_index);
+static int walk_dir(struct rd *rd, int dfd, const char *path, struct rd_inode *dir);
 
 static void release_tree(struct rd_tree *t)
 {
 	for (size_t i = 0; i < t->refs.nr; i++)
 		free(t->refs.r[i].name);
 	free(t->refs.r);
-	free(t->inodes);
 	free(t->links);
+	free(t->slots);
 }
 
 /*
  * Fill the tree of the top-level subvolume (t == T_FS) or of a new
- * subvolume from directory path; st is its stat, flags its inode flags.
+ * subvolume from directory dfd (taken over; path in messages); st is its
+ * stat, flags its inode flags.
  */
-static int fill_tree(struct rd *rd, struct rd_tree *tree, const char *path, const struct stat *st, u32 flags)
+static int fill_tree(struct rd *rd, struct rd_tree *tree, int dfd, const char *path, const struct stat *st,
+		     u32 flags)
 {
 	struct rd_tree *saved = rd->cur;
-	size_t root;
+	struct rd_inode root = { .ino = BTRFS_FIRST_FREE_OBJECTID, .flags = flags, .st = *st };
 	int ret;
 
 	rd->cur = tree;
 	tree->next_ino = BTRFS_FIRST_FREE_OBJECTID + 1;
-	ret = new_inode(tree, st, BTRFS_FIRST_FREE_OBJECTID, &root);
+	ret = copy_xattrs(rd, dfd, path, BTRFS_FIRST_FREE_OBJECTID);
 	if (ret < 0)
-		goto out;
-	tree->inodes[root].flags = flags;
-	ret = copy_xattrs(rd, path, BTRFS_FIRST_FREE_OBJECTID);
+		close(dfd);
+	else
+		ret = walk_dir(rd, dfd, path, &root);
 	if (!ret)
-		ret = walk_dir(rd, path, root);
+		ret = mkfs_add_inode_ref(fs_tree(rd), BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
 	if (!ret)
-		ret = add_ref(&tree->refs, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
+		ret = emit_inode(rd, &root);
 	if (!ret)
 		ret = emit_refs(rd, &tree->refs);
-	for (size_t i = 0; !ret && i < tree->nr_inodes; i++)
-		ret = emit_inode(rd, &tree->inodes[i]);
-out:
 	rd->cur = saved;
 	return ret;
 }
 
-/* Directory path (name in directory dir of the current tree) becomes a subvolume. */
-static int make_subvol(struct rd *rd, const char *path, const struct stat *st, const struct rd_mark *m,
+/* Directory dfd (taken over; name in directory dir of the current tree) becomes a subvolume. */
+static int make_subvol(struct rd *rd, int dfd, const char *path, const struct stat *st, const struct rd_mark *m,
 		       u64 dir, u64 index, const char *name, u64 *id)
 {
 	struct mkfs_ctx *ctx = rd->ctx;
@@ -858,6 +885,7 @@ static int make_subvol(struct rd *rd, const char *path, const struct stat *st, c
 
 	if (n >= MKFS_MAX_SUBVOLS) {
 		error("too many subvolumes (at most %d)", MKFS_MAX_SUBVOLS);
+		close(dfd);
 		return -E2BIG;
 	}
 	sv = &ctx->subvol[n];
@@ -868,8 +896,10 @@ static int make_subvol(struct rd *rd, const char *path, const struct stat *st, c
 	sv->index = index;
 	sv->readonly = m->type == MKFS_SUBVOL_RO || m->type == MKFS_SUBVOL_DEFAULT_RO;
 	sv->name = strdup(name);
-	if (!sv->name)
+	if (!sv->name) {
+		close(dfd);
 		return -ENOMEM;
+	}
 	uuid_generate(sv->uuid);
 	ctx->nr_subvols++;
 	tree.t = T_SUBVOL + n;
@@ -883,118 +913,170 @@ static int make_subvol(struct rd *rd, const char *path, const struct stat *st, c
 		ctx->incompat_extra |= BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL;
 	}
 	/* A subvolume does not inherit inode flags from the directory above it. */
-	ret = fill_tree(rd, &tree, path, st, inode_flags_for(rd, st, 0));
+	ret = fill_tree(rd, &tree, dfd, path, st, inode_flags_for(rd, st, 0));
 	release_tree(&tree);
 	*id = sv->id;
 	return ret;
 }
 
-static int walk_dir(struct rd *rd, const char *path, size_t dir_index)
+/* The sorted names in directory d, without "." and "..": *nr set; NULL on -ENOMEM. */
+static char **read_names(DIR *d, size_t *nr)
 {
-	DIR *d = opendir(path);
 	struct dirent *de;
 	char **names = NULL;
-	size_t nr = 0, alloc = 0;
-	struct rd_entry *ents = NULL;
-	struct rd_tree *tree = rd->cur;
-	u64 dir_ino = tree->inodes[dir_index].ino, next_index = 2;
-	u32 inherit = tree->inodes[dir_index].flags;
-	int ret = 0;
+	size_t alloc = 0;
 
-	if (!d) {
-		error_errno(-errno, "cannot open directory %s", path);
-		return -errno;
-	}
+	*nr = 0;
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (nr == alloc) {
+		if (*nr == alloc) {
 			size_t n = alloc ? alloc * 2 : 64;
 			char **nn = realloc(names, n * sizeof(*nn));
 
-			if (!nn) {
-				ret = -ENOMEM;
-				goto out;
-			}
+			if (!nn)
+				goto fail;
 			names = nn;
 			alloc = n;
 		}
-		names[nr] = strdup(de->d_name);
-		if (!names[nr]) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		nr++;
+		names[*nr] = strdup(de->d_name);
+		if (!names[*nr])
+			goto fail;
+		(*nr)++;
 	}
-	qsort(names, nr, sizeof(*names), cmp_name);
+	if (!names)
+		names = malloc(sizeof(*names));
+	if (names)
+		qsort(names, *nr, sizeof(*names), cmp_name);
+	return names;
+fail:
+	for (size_t i = 0; i < *nr; i++)
+		free(names[i]);
+	free(names);
+	return NULL;
+}
+
+/*
+ * Copy one entry of a directory: name in dfd (path in messages), with its
+ * stat, number and flags in *in; adds its xattrs and contents (a directory:
+ * everything below it), not its INODE_ITEM.
+ */
+static int copy_entry(struct rd *rd, int dfd, const char *name, const char *path, struct rd_inode *in)
+{
+	int fd = -1, ret;
+
+	if (S_ISREG(in->st.st_mode) || S_ISDIR(in->st.st_mode)) {
+		fd = open_child(dfd, name, path, S_ISDIR(in->st.st_mode));
+		if (fd < 0)
+			return fd;
+	}
+	ret = copy_xattrs(rd, fd, path, in->ino);
+	if (ret < 0) {
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	if (S_ISDIR(in->st.st_mode))
+		return walk_dir(rd, fd, path, in);      /* closes fd */
+	if (S_ISREG(in->st.st_mode))
+		ret = copy_regular(rd, fd, path, in);
+	else if (S_ISLNK(in->st.st_mode))
+		ret = copy_symlink(rd, dfd, name, path, in);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* The entries of directory dfd (taken over and closed; path in messages). */
+static int walk_dir(struct rd *rd, int dfd, const char *path, struct rd_inode *dir)
+{
+	char **names = NULL;
+	size_t nr = 0;
+	struct rd_entry *ents = NULL;
+	struct rd_tree *tree = rd->cur;
+	u64 next_index = 2;
+	int ret = 0;
+	DIR *d = open_dir_stream(dfd, path, &ret);
+
+	if (!d)
+		return ret;
+	names = read_names(d, &nr);
 	ents = calloc(nr + 1, sizeof(*ents));
-	if (!ents) {
+	if (!names || !ents) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < nr; i++) {
 		char child[PATH_MAX];
-		struct stat st;
-		size_t idx, len = strlen(names[i]);
+		struct rd_inode in = { 0 };
+		struct rd_link *link;
+		size_t len = strlen(names[i]);
 		const struct rd_mark *sv;
+		bool linked;
 
 		if (snprintf(child, sizeof(child), "%s/%s", path, names[i]) >= (int)sizeof(child)) {
 			error("path too long: %s/%s", path, names[i]);
 			ret = -ENAMETOOLONG;
 			goto out;
 		}
-		if (lstat(child, &st) < 0) {
+		if (fstatat(dfd, names[i], &in.st, AT_SYMLINK_NOFOLLOW) < 0) {
 			ret = -errno;
 			error_errno(ret, "cannot stat %s", child);
 			goto out;
 		}
 		ents[i].name = names[i];
-		ents[i].type = btrfs_ftype_of_mode(st.st_mode);
+		ents[i].type = btrfs_ftype_of_mode(in.st.st_mode);
 		ents[i].hash = btrfs_name_hash(names[i], (int)len);
 		ents[i].index = next_index++;
-		tree->inodes[dir_index].size += 2 * len;
-		sv = S_ISDIR(st.st_mode) ? find_mark(rd->subvols, rd->nr_subvols, &st) : NULL;
+		dir->size += 2 * len;
+		sv = S_ISDIR(in.st.st_mode) ? find_mark(rd->subvols, rd->nr_subvols, &in.st) : NULL;
 		if (sv) {
+			int fd = open_child(dfd, names[i], child, true);
+
+			if (fd < 0) {
+				ret = fd;
+				goto out;
+			}
 			ents[i].subvol = true;
-			ret = make_subvol(rd, child, &st, sv, dir_ino, ents[i].index, names[i], &ents[i].ino);
+			ret = make_subvol(rd, fd, child, &in.st, sv, dir->ino, ents[i].index, names[i], &ents[i].ino);
 			if (ret < 0)
 				goto out;
 			continue;
 		}
-		idx = (!S_ISDIR(st.st_mode) && st.st_nlink > 1) ? find_link(tree, &st) : (size_t)-1;
-		if (idx != (size_t)-1) {
-			tree->inodes[idx].nlink++;
+		linked = !S_ISDIR(in.st.st_mode) && in.st.st_nlink > 1;
+		link = linked ? find_link(tree, &in.st) : NULL;
+		if (link) {
+			/* Another name of a file copied already. */
+			struct tree_builder *tb = fs_tree(rd);
+			struct btrfs_inode_item *ii = (struct btrfs_inode_item *)(tb->arena +
+										    tb->items[link->item].data_off);
+
+			btrfs_set_inode_nlink(ii, btrfs_inode_nlink(ii) + 1);
+			ents[i].ino = link->ino;
 		} else {
-			ret = new_inode(tree, &st, tree->next_ino++, &idx);
+			in.ino = tree->next_ino++;
+			in.flags = inode_flags_for(rd, &in.st, dir->flags);
+			ret = copy_entry(rd, dfd, names[i], child, &in);
+			if (!ret)
+				ret = emit_inode(rd, &in);
+			if (!ret && linked)
+				ret = add_link(tree, &in.st, in.ino, fs_tree(rd)->nr - 1);
 			if (ret < 0)
 				goto out;
-			tree->inodes[idx].flags = inode_flags_for(rd, &st, inherit);
-			if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-				ret = add_link(tree, idx);
-				if (ret < 0)
-					goto out;
-			}
-			ret = copy_xattrs(rd, child, tree->inodes[idx].ino);
-			if (ret < 0)
-				goto out;
-			if (S_ISREG(st.st_mode))
-				ret = copy_regular(rd, child, &tree->inodes[idx]);
-			else if (S_ISLNK(st.st_mode))
-				ret = copy_symlink(rd, child, &tree->inodes[idx]);
-			else if (S_ISDIR(st.st_mode))
-				ret = walk_dir(rd, child, idx);
-			if (ret < 0)
-				goto out;
+			ents[i].ino = in.ino;
 		}
-		ents[i].ino = tree->inodes[idx].ino;
-		ret = add_ref(&tree->refs, ents[i].ino, dir_ino, ents[i].index, names[i]);
+		/* A hard-linked file's names in one directory share an item: merged at the end. */
+		if (linked)
+			ret = add_ref(&tree->refs, ents[i].ino, dir->ino, ents[i].index, names[i]);
+		else
+			ret = mkfs_add_inode_ref(fs_tree(rd), ents[i].ino, dir->ino, ents[i].index, names[i]);
 		if (ret < 0)
 			goto out;
 	}
-	ret = emit_dir_entries(rd, dir_ino, ents, nr);
+	ret = emit_dir_entries(rd, dir->ino, ents, nr);
 out:
 	closedir(d);
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; names && i < nr; i++)
 		free(names[i]);
 	free(names);
 	free(ents);
@@ -1037,19 +1119,25 @@ int mkfs_add_rootdir(struct mkfs_ctx *ctx, const char *dir)
 	struct rd rd = { .ctx = ctx };
 	struct rd_tree top = { .t = T_FS, .root = BTRFS_FS_TREE_OBJECTID };
 	struct stat st;
-	int ret;
+	int dfd, ret;
 
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0) {
 		error("--rootdir %s is not a directory", dir);
+		if (dfd >= 0)
+			close(dfd);
 		return -ENOTDIR;
 	}
 	ret = hash_ctx_init(&rd.csum, (enum hash_alg)cfg->csum_type, NULL, 0);
-	if (ret < 0)
+	if (ret < 0) {
+		close(dfd);
 		return ret;
+	}
 	rd.csum_size = btrfs_csum_type_size(cfg->csum_type);
 	rd.buf = malloc(RD_IO_SIZE);
 	rd.cbuf = malloc(BTRFS_MAX_UNCOMPRESSED);
-	if (!rd.buf || !rd.cbuf) {
+	rd.wbuf = malloc(RD_IO_SIZE);
+	if (!rd.buf || !rd.cbuf || !rd.wbuf) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -1066,84 +1154,23 @@ int mkfs_add_rootdir(struct mkfs_ctx *ctx, const char *dir)
 	if (!ret) {
 		const struct rd_mark *top_flags = find_mark(rd.iflags, rd.nr_iflags, &st);
 
-		ret = fill_tree(&rd, &top, dir, &st, top_flags ? top_flags->flags : 0);
+		ret = fill_tree(&rd, &top, dfd, dir, &st, top_flags ? top_flags->flags : 0);
+		dfd = -1;
+		if (!ret)
+			ret = flush_data(&rd);
 	}
 out:
+	if (dfd >= 0)
+		close(dfd);
 	release_tree(&top);
 	free(rd.subvols);
 	free(rd.iflags);
 	free(rd.buf);
 	free(rd.cbuf);
+	free(rd.wbuf);
 	if (rd.compress)
 		btrfs_compressor_release(&rd.comp);
 	hash_ctx_release(&rd.csum);
-	return ret;
-}
-
-int mkfs_write_data(struct mkfs_ctx *ctx, struct btrfs_block_writer *w)
-{
-	struct btrfs_compressor comp = { 0 };
-	u8 *buf, *cbuf = NULL;
-	int fd = -1, ret = 0;
-	u32 open_file = (u32)-1;
-
-	if (!ctx->nr_data)
-		return 0;
-	buf = malloc(RD_IO_SIZE);
-	if (!buf)
-		return -ENOMEM;
-	if (ctx->cfg->compress) {
-		cbuf = malloc(BTRFS_MAX_UNCOMPRESSED);
-		ret = cbuf ? btrfs_compressor_init(&comp, ctx->cfg->compress, ctx->cfg->compress_level,
-						   ctx->cfg->sectorsize) : -ENOMEM;
-	}
-	for (size_t i = 0; i < ctx->nr_data && !ret; i++) {
-		const struct mkfs_data_extent *d = &ctx->data[i];
-
-		if (d->file != open_file) {
-			if (fd >= 0)
-				close(fd);
-			fd = open(ctx->files[d->file], O_RDONLY | O_NOFOLLOW);
-			if (fd < 0) {
-				ret = -errno;
-				error_errno(ret, "cannot open %s", ctx->files[d->file]);
-				break;
-			}
-			open_file = d->file;
-		}
-		if (d->compress) {
-			/* The same input compresses to the same bytes as when it was planned. */
-			int clen;
-
-			ret = read_piece(fd, ctx->files[d->file], buf, d->len, d->ram_len, d->file_offset);
-			if (ret < 0)
-				break;
-			clen = btrfs_compress_buf(&comp, buf, d->ram_len, cbuf, d->disk_len);
-			if (clen < 0 || round_up((u64)clen, (u64)ctx->cfg->sectorsize) != d->disk_len) {
-				error("%s changed while mkfs was reading it", ctx->files[d->file]);
-				ret = -EIO;
-				break;
-			}
-			memset(cbuf + clen, 0, d->disk_len - clen);
-			ret = btrfs_write_logical(w, d->logical, cbuf, d->disk_len);
-			continue;
-		}
-		for (u64 done = 0; !ret && done < d->disk_len; done += RD_IO_SIZE) {
-			u64 piece = min_t(u64, d->disk_len - done, RD_IO_SIZE);
-			u64 have = done < d->len ? min_t(u64, piece, d->len - done) : 0;
-
-			ret = read_piece(fd, ctx->files[d->file], buf, have, piece, d->file_offset + done);
-			if (ret < 0)
-				break;
-			ret = btrfs_write_logical(w, d->logical + done, buf, piece);
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	free(cbuf);
-	if (comp.type)
-		btrfs_compressor_release(&comp);
 	return ret;
 }
 
@@ -1153,42 +1180,45 @@ struct size_walk {
 	u64 meta;
 };
 
-/* Add up dir's contents (not following symlinks). */
-static int size_tree(const char *dir, struct size_walk *w, int depth)
+/* Add up the contents of directory dfd (taken over and closed; path in messages), not following symlinks. */
+static int size_tree(int dfd, const char *path, struct size_walk *w, int depth)
 {
-	DIR *d;
 	struct dirent *de;
 	int ret = 0;
+	DIR *d = open_dir_stream(dfd, path, &ret);
 
-	if (depth > 4096)
-		return -ELOOP;
-	d = opendir(dir);
-	if (!d) {
-		error_errno(-errno, "cannot open directory %s", dir);
-		return -errno;
-	}
+	if (!d)
+		return ret;
 	while (!ret && (de = readdir(d))) {
-		char child[PATH_MAX];
 		struct stat st;
 		size_t name = strlen(de->d_name);
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (snprintf(child, sizeof(child), "%s/%s", dir, de->d_name) >= (int)sizeof(child)) {
-			ret = -ENAMETOOLONG;
-			break;
-		}
-		if (lstat(child, &st) < 0) {
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			ret = -errno;
-			error_errno(ret, "cannot stat %s", child);
+			error_errno(ret, "cannot stat %s/%s", path, de->d_name);
 			break;
 		}
 		if (S_ISREG(st.st_mode))
 			w->data += round_up((u64)st.st_size, (u64)w->sectorsize);
 		/* inode item, inode ref, dir item and index, inline data or extent items */
 		w->meta += 4 * (name + 64) + 200 + (S_ISREG(st.st_mode) ? min_t(u64, st.st_size, 2048) : 0);
-		if (S_ISDIR(st.st_mode))
-			ret = size_tree(child, w, depth + 1);
+		if (S_ISDIR(st.st_mode)) {
+			char child[PATH_MAX];
+			int fd;
+
+			if (depth > 4096) {
+				ret = -ELOOP;
+				break;
+			}
+			if (snprintf(child, sizeof(child), "%s/%s", path, de->d_name) >= (int)sizeof(child)) {
+				ret = -ENAMETOOLONG;
+				break;
+			}
+			fd = open_child(dirfd(d), de->d_name, child, true);
+			ret = fd < 0 ? fd : size_tree(fd, child, w, depth + 1);
+		}
 	}
 	closedir(d);
 	return ret;
@@ -1197,8 +1227,15 @@ static int size_tree(const char *dir, struct size_walk *w, int depth)
 int mkfs_rootdir_estimate(const char *dir, u32 sectorsize, u64 *data_bytes, u64 *meta_bytes)
 {
 	struct size_walk w = { .sectorsize = sectorsize };
-	int ret = size_tree(dir, &w, 1);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int ret;
 
+	if (fd < 0) {
+		ret = -errno;
+		error_errno(ret, "cannot open directory %s", dir);
+		return ret;
+	}
+	ret = size_tree(fd, dir, &w, 1);
 	if (ret < 0)
 		return ret;
 	/* Checksums: at most 32 bytes per sector. */
@@ -1210,12 +1247,7 @@ int mkfs_rootdir_estimate(const char *dir, u32 sectorsize, u64 *data_bytes, u64 
 
 void mkfs_release_rootdir(struct mkfs_ctx *ctx)
 {
-	for (u32 i = 0; i < ctx->nr_files; i++)
-		free(ctx->files[i]);
-	free(ctx->files);
 	free(ctx->data);
-	ctx->files = NULL;
 	ctx->data = NULL;
-	ctx->nr_files = 0;
 	ctx->nr_data = 0;
 }
