@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Repairs of the quota tree (pass 8's findings, check/qgroups.c), applied
+ * by check_repair() through the transaction engine (check/repair-qgroups.c).
+ */
+#ifndef BTRFS_KIT_CHECK_REPAIR_QGROUPS_H
+#define BTRFS_KIT_CHECK_REPAIR_QGROUPS_H
+
+#include "check/check.h"
+
+/* A QGROUP_INFO item rewritten with the recomputed numbers. */
+struct rqg_info {
+	u64 qgroupid;
+	u64 rfer, excl;
+};
+int rqg_set_info(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
+/*
+ * Every transaction that writes a filesystem with quotas: the status item's
+ * generation follows the new one (the kernel marks the numbers inconsistent
+ * at mount when they differ).  0 without a quota tree, or a negative errno.
+ */
+int rqg_update_status(struct btrfs_trans *t);
+
+#endif
