@@ -16,9 +16,12 @@ struct rqg_info {
 int rqg_set_info(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /*
- * Every transaction that writes a filesystem with quotas: the status item's
- * generation follows the new one (the kernel marks the numbers inconsistent
- * at mount when they differ).  0 without a quota tree, or a negative errno.
+ * Last in every repair transaction on a filesystem with quotas: tree blocks
+ * the repair added to or removed from a subvolume move its qgroup's
+ * numbers (or mark them inconsistent where a delta cannot say it), and the
+ * status item's generation follows the new one (the kernel marks the
+ * numbers inconsistent at mount when they differ).  0 without a quota
+ * tree, or a negative errno.
  */
 int rqg_update_status(struct btrfs_trans *t);
 
