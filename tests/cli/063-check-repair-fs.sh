@@ -3,8 +3,10 @@
 # mkfs made from a tree (quotas on, hole extents): each corruption (bytes
 # rewritten by tests/lib/blockpatch.py, items deleted through the engine by
 # tests/tools/item-delete) is found, repaired (the fix named in the output),
-# and then our check and Debian's are clean.  Finally all of them at once,
-# and the kernel mounts the repaired filesystem and reads every file back.
+# and then our check and Debian's are clean.  A repair that splits a leaf
+# moves qgroup 0/5 by the new block.  Finally all of them at once, and the
+# kernel mounts the repaired filesystem and reads every file back; after a
+# snapshot, a repair in the shared tree marks the quota numbers inconsistent.
 . "$TOP/tests/lib/common.sh"
 check_prereq python3
 DEL=$TOOL_DIR/item-delete
@@ -104,6 +106,43 @@ assert_grep "is not implemented; nothing was written" "$T/rep"
 cmp -s "$T/img" "$T/before" || _fail "a refused repair changed the image"
 echo "ok: unrepairable damage left untouched"
 
+# quotas follow the repair's own tree blocks: 120 files grown past their one
+# extent get a hole item each, which splits a leaf of the fs tree; qgroup 0/5
+# then accounts the new block
+mkdir -p "$T/many"
+for i in $(seq 1 120); do head -c 4096 "$src/data" > "$T/many/file_with_a_long_name_$i"; done
+chown 5000:5001 "$T/many"/*
+run_check "$TOP/mkfs.btrfs" -q -f -O quota,^no-holes,^block-group-tree -r "$T/many" -b 256M "$T/img" > /dev/null
+# every copy of every fs tree leaf: size 4096 -> 8192 in the inode items of uid 5000
+python3 - "$T/img" "$TOP/tests/lib" <<'PY' || _fail "cannot patch the inode items"
+import struct, sys
+sys.path.insert(0, sys.argv[2])
+from blockpatch import crc32c
+old = struct.pack('<QQQII', 4096, 4096, 0, 1, 5000)
+new = struct.pack('<QQQII', 8192, 4096, 0, 1, 5000)
+n = 0
+with open(sys.argv[1], 'r+b') as f:
+    img = f.read()
+    for off in range(0, len(img) - 16384, 4096):
+        blk = img[off:off + 16384]
+        if int.from_bytes(blk[0x58:0x60], 'little') != 5 or blk[0x64] != 0 or \
+           crc32c(blk[32:]) != int.from_bytes(blk[0:4], 'little') or old not in blk:
+            continue
+        blk = bytearray(blk.replace(old, new))
+        blk[0:4] = crc32c(bytes(blk[32:])).to_bytes(4, 'little')
+        f.seek(off)
+        f.write(blk)
+        n += blk.count(new)
+assert n >= 120, n
+PY
+nodes0=$("$BTRFS" inspect-internal dump-tree -t 5 "$T/img" | grep -c '^leaf [0-9]* items')
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+repair_clean "qgroup 0/5: +16384 bytes of tree blocks the repair added or removed"
+[ "$(grep -c 'hole file extent \[4096 8192) added' "$T/rep")" = 120 ] || _fail "not 120 holes added"
+nodes1=$("$BTRFS" inspect-internal dump-tree -t 5 "$T/img" | grep -c '^leaf [0-9]* items')
+[ "$nodes1" = $((nodes0 + 1)) ] || _fail "fs tree leaves $nodes0 -> $nodes1, expected one more"
+echo "ok: a leaf split by the repair is accounted in qgroup 0/5"
+
 # everything at once, then the kernel reads it all
 fresh
 for c in lost_hole lost_index lost_ref; do $c; done
@@ -126,3 +165,14 @@ echo more > "$T/mnt/dir/new"
 umount "$T/mnt" || _fail "umount failed"
 expect_exit 0 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
 echo "ok: the kernel reads the repaired filesystem and writes to it; check stays clean"
+
+# a repair in a snapshotted tree moves shared blocks: the numbers are marked inconsistent
+mount_tracked "$dev" "$T/mnt"
+run_check btrfs subvolume snapshot "$T/mnt" "$T/mnt/snap" > /dev/null
+umount "$T/mnt" || _fail "umount failed"
+nlink
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+repair_clean "Quota groups marked inconsistent"
+"$BTRFS" inspect-internal dump-tree -t quota "$T/img" > "$T/quota"
+assert_grep "flags ON|INCONSISTENT" "$T/quota"
+echo "ok: a repair in a snapshotted tree marks the quota numbers inconsistent"
