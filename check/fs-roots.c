@@ -16,6 +16,13 @@
  * naming a subvolume (location ROOT_ITEM) are pass 7's.
  *
  * Memory: per tree, a few compact records per name and one per inode.
+ *
+ * With --repair each problem found that can be mended queues its fix
+ * (check/repair-fs-roots.c): nlink, isize, nbytes set to what the items
+ * account; a lost inode item recreated from its names and extents; hole
+ * extents; an entry or inode ref added where the other two of (inode ref,
+ * DIR_ITEM, DIR_INDEX) prove the link, an entry nothing proves deleted; an
+ * entry's file type; an orphan item for an unlinked inode.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +32,7 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/messages.h"
+#include "check/repair-fs-roots.h"
 
 /* A name, from either side: an inode ref (kind R), DIR_ITEM (D) or DIR_INDEX (X). */
 struct fr_name {
@@ -32,15 +40,28 @@ struct fr_name {
 	u64 ino;
 	u64 index;       /* R and X; D: 0 */
 	u64 nhash;       /* 64-bit hash of the name bytes, for matching */
+	u64 koff;        /* D: the key offset (name hash), to read the name again */
 	u16 name_len;
 	u8 type;         /* D and X: BTRFS_FT_*; R: 0 */
-	u8 matched;
+	u8 matched;      /* entries: 1 matched or not ours, 3 its link proven by a twin */
+	u8 missing;      /* R: bit 0 no dir item, bit 1 no dir index for it */
 	char name[24];   /* the start of the name, for messages */
 };
 
 struct fr_inode {
 	u64 ino;
 	u32 mode;
+	bool linkless;          /* nlink > 0 but no names: its nlink fix is owed */
+	bool ref_added;         /* a repair gives it an inode ref */
+};
+
+/* An inode with names but no inode item: what its items say, to recreate it. */
+struct fr_missing {
+	u64 ino;
+	u32 names;
+	u64 dir_size, found_nbytes, extent_end, inline_size;
+	bool inline_extent;
+	u8 ftype;               /* from a directory entry naming it, 0 none */
 };
 
 struct fr_cur {                 /* the inode being read */
@@ -54,11 +75,13 @@ struct fr_cur {                 /* the inode being read */
 	u64 extent_end;         /* end of the last file extent (file offset) */
 	bool have_extent;
 	bool inline_extent;
+	u64 inline_size;
 	u32 hole_reports;
 };
 
 struct fr_tree {
 	struct check_ctx *ctx;
+	const struct btrfs_tree_ref *tree;
 	u64 root;
 	u32 sectorsize;
 	bool no_holes;
@@ -70,19 +93,12 @@ struct fr_tree {
 	CHECK_ARRAY(struct fr_inode, inodes);
 	CHECK_ARRAY(u64, unlinked);     /* nlink 0, need an orphan item */
 	CHECK_ARRAY(u64, orphans);
+	CHECK_ARRAY(struct check_range, holes);      /* of the inode being read */
+	CHECK_ARRAY(struct fr_missing, missing);
 };
 
-static u64 name_hash64(const u8 *p, u32 len)
-{
-	u64 h = 0xcbf29ce484222325ULL ^ len;
-
-	for (u32 i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-static int add_name(struct fr_tree *t, int kind, u64 dir, u64 ino, u64 index, const u8 *name,
-		    u32 len, u8 type)
+static int add_name(struct fr_tree *t, int kind, u64 dir, u64 ino, u64 index, u64 koff,
+		    const u8 *name, u32 len, u8 type)
 {
 	struct fr_name *n = kind == 'R' ? CHECK_PUSH(t, refs) : kind == 'D' ? CHECK_PUSH(t, items) :
 			    CHECK_PUSH(t, index);
@@ -93,10 +109,12 @@ static int add_name(struct fr_tree *t, int kind, u64 dir, u64 ino, u64 index, co
 	n->dir = dir;
 	n->ino = ino;
 	n->index = index;
-	n->nhash = name_hash64(name, len);
+	n->nhash = check_name_hash64(name, len);
+	n->koff = koff;
 	n->name_len = (u16)len;
 	n->type = type;
 	n->matched = 0;
+	n->missing = 0;
 	memcpy(n->name, name, c);
 	n->name[c] = 0;
 	return 0;
@@ -106,6 +124,28 @@ static int add_name(struct fr_tree *t, int kind, u64 dir, u64 ino, u64 index, co
 	check_error((t)->ctx, "root %llu inode %llu: " fmt, (t)->root, (unsigned long long)(ino), ##__VA_ARGS__)
 
 /* ---- one inode, when its items are all seen -------------------------------- */
+
+/*
+ * A range of the file no extent covers (without NO_HOLES), the last one up
+ * to isize (else isize 0): recorded for the repair, the first four reported.
+ */
+static void add_hole(struct fr_tree *t, u64 start, u64 end, u64 isize)
+{
+	struct check_range *h = CHECK_PUSH(t, holes);
+
+	if (t->cur.hole_reports++ < 4) {
+		if (isize)
+			INODE_ERR(t, t->cur.ino, "file extent discount: hole [%llu %llu) up to isize %llu without a hole extent",
+				  start, end, isize);
+		else
+			INODE_ERR(t, t->cur.ino, "file extent discount: hole [%llu %llu) without a hole extent",
+				  start, end);
+	}
+	if (h) {
+		h->start = start;
+		h->end = end;
+	}
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -120,10 +160,57 @@ static bool is_orphan(const struct fr_tree *t, u64 ino)
 	return check_bsearch(&ino, t->orphans, t->orphans_nr, sizeof(u64), cmp_u64) != NULL;
 }
 
+static void fix_inode_field(struct fr_tree *t, u64 ino, enum rfr_field field, u64 value)
+{
+	struct rfr_set_inode f = { .root = t->root, .ino = ino, .field = field, .value = value };
+
+	check_fixable(t->ctx, rfr_set_inode_field, &f, sizeof(f));
+}
+
+/* One fix inserts every hole of the inode; the other hole reports it answers too. */
+static void fix_holes(struct fr_tree *t, u64 ino)
+{
+	size_t size = sizeof(struct rfr_holes) + t->holes_nr * sizeof(struct check_range);
+	struct rfr_holes *h = malloc(size);
+	u32 reported = t->cur.hole_reports < 4 ? t->cur.hole_reports : 4;
+
+	if (!h)
+		return;
+	h->root = t->root;
+	h->ino = ino;
+	h->nr = (u32)t->holes_nr;
+	memcpy(h->hole, t->holes, t->holes_nr * sizeof(struct check_range));
+	if (!check_fixable(t->ctx, rfr_insert_holes, h, size))
+		while (--reported)
+			check_fixable(t->ctx, NULL, NULL, 0);
+	free(h);
+}
+
+/* No inode item: remember what its items say; the fix is queued once its names are matched. */
+static void note_missing(struct fr_tree *t)
+{
+	const struct fr_cur *c = &t->cur;
+	struct fr_missing *m;
+
+	if (!c->names || t->holes_nr)
+		return;
+	m = CHECK_PUSH(t, missing);
+	if (!m)
+		return;
+	m->ino = c->ino;
+	m->names = c->names;
+	m->dir_size = c->dir_size;
+	m->found_nbytes = c->found_nbytes;
+	m->extent_end = c->extent_end;
+	m->inline_size = c->inline_size;
+	m->inline_extent = c->inline_extent;
+}
+
 static void finish_inode(struct fr_tree *t)
 {
 	struct fr_cur *c = &t->cur;
 	u64 ino = c->ino;
+	bool linkless = false;
 
 	if (!ino)
 		return;
@@ -132,6 +219,7 @@ static void finish_inode(struct fr_tree *t)
 	if (!c->have_item) {
 		INODE_ERR(t, ino, "no inode item, but %u names and other items (errors: no inode item%s)",
 			  c->names, c->names ? ", link count wrong" : "");
+		note_missing(t);
 		goto out;
 	}
 	/* an inode being deleted or truncated: its sizes and names are in flux */
@@ -145,6 +233,10 @@ static void finish_inode(struct fr_tree *t)
 				*u = ino;
 		} else {
 			INODE_ERR(t, ino, "nlink %u, %u names found (link count wrong)", c->nlink, c->names);
+			if (c->names)
+				fix_inode_field(t, ino, RFR_NLINK, c->names);
+			else
+				linkless = true;   /* mended only if a name is proven (check_tree_names) */
 		}
 	}
 	if (c->generation > t->super_gen || c->transid > t->super_gen)
@@ -156,21 +248,26 @@ static void finish_inode(struct fr_tree *t)
 		INODE_ERR(t, ino, "symlink with flags 0x%llx: IMMUTABLE and APPEND do not apply (odd inode flags)",
 			  c->flags);
 	if (S_ISDIR(c->mode)) {
-		if (c->dir_size != c->size)
+		if (c->dir_size != c->size) {
 			INODE_ERR(t, ino, "directory isize %llu, its entries' names sum to %llu (dir isize wrong)",
 				  c->size, c->dir_size);
+			fix_inode_field(t, ino, RFR_SIZE, c->dir_size);
+		}
 		if (c->have_extent)
 			INODE_ERR(t, ino, "directory has file extent items");
 	}
 	if (S_ISREG(c->mode) || S_ISLNK(c->mode)) {
 		u64 end = (c->size + t->sectorsize - 1) / t->sectorsize * t->sectorsize;
 
-		if (!t->no_holes && !c->inline_extent && c->extent_end < end && c->hole_reports < 4)
-			INODE_ERR(t, ino, "file extent discount: hole [%llu %llu) up to isize %llu without a hole extent",
-				  c->extent_end, end, c->size);
-		if (c->nbytes != c->found_nbytes)
+		if (!t->no_holes && !c->inline_extent && c->extent_end < end)
+			add_hole(t, c->extent_end, end, c->size);
+		if (t->holes_nr)
+			fix_holes(t, ino);
+		if (c->nbytes != c->found_nbytes) {
 			INODE_ERR(t, ino, "nbytes %llu, its file extents account %llu (nbytes wrong)",
 				  c->nbytes, c->found_nbytes);
+			fix_inode_field(t, ino, RFR_NBYTES, c->found_nbytes);
+		}
 	} else if (c->have_extent && !S_ISDIR(c->mode)) {
 		INODE_ERR(t, ino, "mode 0%o has file extent items", c->mode);
 	}
@@ -181,13 +278,16 @@ keep:
 		if (in) {
 			in->ino = ino;
 			in->mode = c->mode;
+			in->linkless = linkless;
 		}
 	}
 out:
+	t->holes_nr = 0;
 	memset(c, 0, sizeof(*c));
 }
 
 /* ---- items -------------------------------------------------------------------- */
+
 
 static void file_extent(struct fr_tree *t, const struct extent_buffer *eb, int slot,
 			const struct btrfs_key *key)
@@ -220,6 +320,7 @@ static void file_extent(struct fr_tree *t, const struct extent_buffer *eb, int s
 		if (!ram)
 			INODE_ERR(t, ino, "inline file extent with ram_bytes 0");
 		c->inline_extent = true;
+		c->inline_size = ram;
 		c->found_nbytes += ram;
 		len = (ram + t->sectorsize - 1) / t->sectorsize * t->sectorsize;
 	} else if (type == BTRFS_FILE_EXTENT_REG || type == BTRFS_FILE_EXTENT_PREALLOC) {
@@ -250,9 +351,8 @@ static void file_extent(struct fr_tree *t, const struct extent_buffer *eb, int s
 	if (start < c->extent_end)
 		INODE_ERR(t, ino, "file extent [%llu %llu) overlaps the previous one ending at %llu",
 			  start, start + len, c->extent_end);
-	else if (start > c->extent_end && !t->no_holes && c->hole_reports++ < 4)
-		INODE_ERR(t, ino, "file extent discount: hole [%llu %llu) without a hole extent",
-			  c->extent_end, start);
+	else if (start > c->extent_end && !t->no_holes)
+		add_hole(t, c->extent_end, start, 0);
 	if (start + len > c->extent_end)
 		c->extent_end = start + len;
 }
@@ -279,7 +379,7 @@ static int dir_entries(struct fr_tree *t, const struct extent_buffer *eb, int sl
 		if (loc.type == BTRFS_INODE_ITEM_KEY)
 			ret = add_name(t, key->type == BTRFS_DIR_ITEM_KEY ? 'D' : 'X', key->objectid,
 				       loc.objectid,
-				       key->type == BTRFS_DIR_INDEX_KEY ? key->offset : 0,
+				       key->type == BTRFS_DIR_INDEX_KEY ? key->offset : 0, key->offset,
 				       p + sizeof(*di), nl, btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED);
 		else if (loc.type != BTRFS_ROOT_ITEM_KEY)
 			INODE_ERR(t, key->objectid, "directory entry '%.*s' has location key type %u",
@@ -321,7 +421,7 @@ static int inode_refs(struct fr_tree *t, const struct extent_buffer *eb, int slo
 		t->cur.names++;
 		/* a subvolume's top directory names itself ".." */
 		if (!(parent == key->objectid && key->objectid == BTRFS_FIRST_FREE_OBJECTID)) {
-			ret = add_name(t, 'R', parent, key->objectid, index, p + hdr, nl, 0);
+			ret = add_name(t, 'R', parent, key->objectid, index, 0, p + hdr, nl, 0);
 			if (ret)
 				return ret;
 		}
@@ -450,17 +550,177 @@ static int cmp_inode(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static const struct fr_inode *find_inode(struct fr_tree *t, u64 ino)
+static struct fr_inode *find_inode(struct fr_tree *t, u64 ino)
 {
 	struct fr_inode k = { .ino = ino };
 
 	return check_bsearch(&k, t->inodes, t->inodes_nr, sizeof(k), cmp_inode);
 }
 
+/* ---- repairs of names ----------------------------------------------------------- */
+
+/* A directory we can add entries to or delete them from (its isize follows). */
+static bool is_dir(struct fr_tree *t, u64 ino)
+{
+	const struct fr_inode *in = find_inode(t, ino);
+
+	return in && S_ISDIR(in->mode);
+}
+
+/* The fix argument for name f, as an entry of key_type and file type ftype (name not read). */
+static void fix_arg(struct fr_tree *t, const struct fr_name *f, u8 key_type, u8 ftype,
+		    struct rfr_name *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->root = t->root;
+	n->dir = f->dir;
+	n->ino = f->ino;
+	n->index = f->index;
+	n->key_type = key_type;
+	n->ftype = ftype;
+	n->name_len = f->name_len;
+}
+
+/* The fix argument for entry e (of key_type), with its full name read from the tree. */
+static bool entry_fix_arg(struct fr_tree *t, const struct fr_name *e, u8 key_type, struct rfr_name *n)
+{
+	fix_arg(t, e, key_type, e->type, n);
+	return rfr_read_entry_name(t->ctx->fs, t->tree, key_type == BTRFS_DIR_INDEX_KEY ? e->index : e->koff,
+				   e->nhash, n) == 0;
+}
+
+/* The fix argument for the entry of key_type ref r misses, with the name read from the ref. */
+static bool ref_fix_arg(struct fr_tree *t, const struct fr_name *r, u8 key_type, struct rfr_name *n)
+{
+	const struct fr_inode *in = find_inode(t, r->ino);
+
+	if (!in)
+		return false;
+	fix_arg(t, r, key_type, btrfs_ftype_of_mode(in->mode), n);
+	return rfr_read_ref_name(t->ctx->fs, t->tree, r->nhash, n) == 0;
+}
+
+/* An entry that no inode ref and no twin entry proves: deleted. */
+static void fix_stray_entry(struct fr_tree *t, const struct fr_name *e, u8 key_type)
+{
+	struct rfr_name n;
+
+	if (is_dir(t, e->dir) && entry_fix_arg(t, e, key_type, &n))
+		check_fixable(t->ctx, rfr_del_entry, &n, sizeof(n));
+}
+
+/*
+ * A DIR_INDEX and DIR_ITEM of the same name and inode but no inode ref: the
+ * ref is added (a directory only when it has no name at all: one link).
+ */
+static bool ref_addable(struct fr_tree *t, const struct fr_name *x)
+{
+	const struct fr_inode *in = find_inode(t, x->ino);
+
+	return in && is_dir(t, x->dir) && (!S_ISDIR(in->mode) || (in->linkless && !in->ref_added));
+}
+
+static void fix_missing_ref(struct fr_tree *t, const struct fr_name *x)
+{
+	struct fr_inode *in = find_inode(t, x->ino);
+	struct rfr_name n;
+
+	if (!in || !entry_fix_arg(t, x, BTRFS_DIR_INDEX_KEY, &n))
+		return;
+	if (in->linkless) {
+		/* its "link count wrong": nlink from 0, each ref added counts one */
+		fix_inode_field(t, in->ino, RFR_NLINK, 0);
+		in->linkless = false;
+	}
+	in->ref_added = true;
+	if (!check_fixable(t->ctx, rfr_add_ref, &n, sizeof(n)))
+		check_fixable(t->ctx, NULL, NULL, 0);   /* the DIR_ITEM's report */
+}
+
+/*
+ * After matching: unmatched entries paired into proven links or deleted,
+ * then the entries refs miss added, then the proven refs.  Deletions come
+ * first so that an entry added may take the key of a wrong one.
+ */
+static void fix_names(struct fr_tree *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->index_nr; i++) {
+		struct fr_name *x = &t->index[i], *d;
+
+		if (x->matched)
+			continue;
+		d = check_bsearch(x, t->items, t->items_nr, sizeof(*x), cmp_by_hash);
+		if (d && !d->matched && d->name_len == x->name_len && ref_addable(t, x)) {
+			x->matched = d->matched = 3;
+			if (S_ISDIR(find_inode(t, x->ino)->mode))
+				find_inode(t, x->ino)->ref_added = true;
+		} else {
+			fix_stray_entry(t, x, BTRFS_DIR_INDEX_KEY);
+		}
+	}
+	for (i = 0; i < t->items_nr; i++)
+		if (!t->items[i].matched)
+			fix_stray_entry(t, &t->items[i], BTRFS_DIR_ITEM_KEY);
+	for (i = 0; i < t->refs_nr; i++) {
+		const struct fr_name *r = &t->refs[i];
+		struct rfr_name n;
+
+		for (int k = 0; k < 2; k++) {
+			u8 type = k ? BTRFS_DIR_INDEX_KEY : BTRFS_DIR_ITEM_KEY;
+
+			if ((r->missing & (1 << k)) && is_dir(t, r->dir) && ref_fix_arg(t, r, type, &n))
+				check_fixable(t->ctx, rfr_add_entry, &n, sizeof(n));
+		}
+	}
+	for (i = 0; i < t->inodes_nr; i++)
+		t->inodes[i].ref_added = false;
+	for (i = 0; i < t->index_nr; i++)
+		if (t->index[i].matched == 3)
+			fix_missing_ref(t, &t->index[i]);
+}
+
+/* Inode items recreated: mode from an entry naming the inode, sizes from its items. */
+static void fix_missing_inodes(struct fr_tree *t)
+{
+	static const u32 mode_of[] = {
+		[BTRFS_FT_REG_FILE] = 0100644, [BTRFS_FT_DIR] = 040755, [BTRFS_FT_CHRDEV] = 020644,
+		[BTRFS_FT_BLKDEV] = 060644, [BTRFS_FT_FIFO] = 010644, [BTRFS_FT_SOCK] = 0140644,
+		[BTRFS_FT_SYMLINK] = 0120777,
+	};
+	struct fr_name *lists[2] = { t->items, t->index };
+	size_t nrs[2] = { t->items_nr, t->index_nr };
+
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < nrs[l]; i++) {
+			struct fr_missing k = { .ino = lists[l][i].ino }, *m;
+
+			m = check_bsearch(&k, t->missing, t->missing_nr, sizeof(k), cmp_u64);
+			if (m && lists[l][i].type < ARRAY_SIZE(mode_of))
+				m->ftype = lists[l][i].type;
+		}
+	for (size_t i = 0; i < t->missing_nr; i++) {
+		const struct fr_missing *m = &t->missing[i];
+		struct rfr_new_inode n = { .root = t->root, .ino = m->ino, .nlink = m->names };
+
+		n.mode = m->ftype && mode_of[m->ftype] ? mode_of[m->ftype] :
+			 m->dir_size ? 040755 : 0100644;
+		if (S_ISDIR(n.mode)) {
+			n.size = m->dir_size;
+		} else {
+			n.size = m->inline_extent ? m->inline_size : m->extent_end;
+			n.nbytes = m->found_nbytes;
+		}
+		check_fixable(t->ctx, rfr_recreate_inode, &n, sizeof(n));
+	}
+}
+
 /* Each ref against the entries of one kind (sorted by cmp), then the unmatched entries. */
 static void match_kind(struct fr_tree *t, struct fr_name *ents, size_t nr, bool by_index,
 		       const char *what)
 {
+	u8 key_type = by_index ? BTRFS_DIR_INDEX_KEY : BTRFS_DIR_ITEM_KEY;
 	size_t i;
 
 	check_sort(ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
@@ -469,6 +729,7 @@ static void match_kind(struct fr_tree *t, struct fr_name *ents, size_t nr, bool 
 		struct fr_name *r = &t->refs[i];
 		struct fr_name *e = check_bsearch(r, ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
 		const struct fr_inode *in;
+		struct rfr_name n;
 
 		if (is_orphan(t, r->dir) || is_orphan(t, r->ino)) {
 			if (e)
@@ -478,6 +739,7 @@ static void match_kind(struct fr_tree *t, struct fr_name *ents, size_t nr, bool 
 		if (!e || e->name_len != r->name_len || e->nhash != r->nhash) {
 			check_error(t->ctx, "root %llu: unresolved ref dir %llu index %llu namelen %u name %s: inode %llu has the name but the directory has no %s for it",
 				    t->root, r->dir, r->index, r->name_len, r->name, r->ino, what);
+			r->missing |= by_index ? 2 : 1;
 			continue;
 		}
 		e->matched = 1;
@@ -485,15 +747,26 @@ static void match_kind(struct fr_tree *t, struct fr_name *ents, size_t nr, bool 
 			check_error(t->ctx, "root %llu: dir %llu entry '%s' for inode %llu: index %llu, inode ref says %llu",
 				    t->root, r->dir, r->name, r->ino, e->index, r->index);
 		in = find_inode(t, r->ino);
-		if (in && btrfs_ftype_of_mode(in->mode) != e->type)
+		if (in && btrfs_ftype_of_mode(in->mode) != e->type) {
 			check_error(t->ctx, "root %llu: dir %llu %s '%s' for inode %llu has file type %u, the inode's mode 0%o means %u",
 				    t->root, r->dir, what, r->name, r->ino, e->type, in->mode, btrfs_ftype_of_mode(in->mode));
+			if (entry_fix_arg(t, e, key_type, &n)) {
+				n.ftype = btrfs_ftype_of_mode(in->mode);
+				check_fixable(t->ctx, rfr_set_entry_type, &n, sizeof(n));
+			}
+		}
 	}
-	for (i = 0; i < nr; i++)
-		if (!ents[i].matched && !is_orphan(t, ents[i].dir) && !is_orphan(t, ents[i].ino))
-			check_error(t->ctx, "root %llu: dir %llu %s '%s' (index %llu) points to inode %llu, which has no inode ref for it%s",
-				    t->root, ents[i].dir, what, ents[i].name, ents[i].index, ents[i].ino,
-				    find_inode(t, ents[i].ino) ? "" : " (no such inode)");
+	for (i = 0; i < nr; i++) {
+		if (ents[i].matched)
+			continue;
+		if (is_orphan(t, ents[i].dir) || is_orphan(t, ents[i].ino)) {
+			ents[i].matched = 1;
+			continue;
+		}
+		check_error(t->ctx, "root %llu: dir %llu %s '%s' (index %llu) points to inode %llu, which has no inode ref for it%s",
+			    t->root, ents[i].dir, what, ents[i].name, ents[i].index, ents[i].ino,
+			    find_inode(t, ents[i].ino) ? "" : " (no such inode)");
+	}
 }
 
 static void check_tree_names(struct fr_tree *t)
@@ -501,13 +774,22 @@ static void check_tree_names(struct fr_tree *t)
 	size_t i, o = 0;
 
 	check_sort(t->inodes, t->inodes_nr, sizeof(*t->inodes), cmp_inode);
+	fix_missing_inodes(t);
 	match_kind(t, t->items, t->items_nr, false, "dir item");
 	match_kind(t, t->index, t->index_nr, true, "dir index");
+	fix_names(t);
 	for (i = 0; i < t->unlinked_nr; i++) {
+		struct rfr_orphan orphan = { .root = t->root, .ino = t->unlinked[i] };
+
 		while (o < t->orphans_nr && t->orphans[o] < t->unlinked[i])
 			o++;
-		if (o >= t->orphans_nr || t->orphans[o] != t->unlinked[i])
-			INODE_ERR(t, t->unlinked[i], "nlink 0 and no names, but no orphan item");
+		if (o < t->orphans_nr && t->orphans[o] == t->unlinked[i])
+			continue;
+		INODE_ERR(t, t->unlinked[i], "nlink 0 and no names, but no orphan item");
+		if (find_inode(t, t->unlinked[i]) && find_inode(t, t->unlinked[i])->ref_added)
+			check_fixable(t->ctx, NULL, NULL, 0);   /* it gets a name */
+		else
+			check_fixable(t->ctx, rfr_add_orphan, &orphan, sizeof(orphan));
 	}
 }
 
@@ -519,6 +801,8 @@ static void free_tree(struct fr_tree *t)
 	free(t->inodes);
 	free(t->unlinked);
 	free(t->orphans);
+	free(t->holes);
+	free(t->missing);
 }
 
 static bool is_subvol_tree(u64 id)
@@ -539,7 +823,7 @@ int check_fs_roots(struct check_ctx *ctx)
 	for (i = 0; i < st->root_nr; i++) {
 		const struct check_root *r = &st->root[i];
 		struct fr_tree t = {
-			.ctx = ctx, .root = r->key.objectid, .sectorsize = btrfs_super_sectorsize(sb),
+			.ctx = ctx, .tree = &r->tree, .root = r->key.objectid, .sectorsize = btrfs_super_sectorsize(sb),
 			.no_holes = btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_NO_HOLES,
 			.super_gen = btrfs_super_generation(sb),
 		};

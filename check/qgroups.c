@@ -10,6 +10,9 @@
  *   exclusive(G)  += len   when every member of R is in G
  * The compressed figures equal these (btrfs accounts on-disk bytes).
  *
+ * With --repair a QGROUP_INFO item whose numbers differ is rewritten with
+ * ours (check/repair-qgroups.c).
+ *
  * Not checked: simple quotas (accounted by owner refs), a status that says
  * the numbers are inconsistent or a rescan is running, and filesystems with
  * a subvolume being deleted (its extents are half accounted).
@@ -22,6 +25,7 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/messages.h"
+#include "check/repair-qgroups.h"
 
 struct qgroup {
 	u64 id;
@@ -184,10 +188,12 @@ static void report(struct qg_state *q)
 	}
 	for (size_t i = 0; i < q->g_nr; i++) {
 		struct qgroup *g = &q->g[i];
+		struct rqg_info fix = { g->id, g->our_rfer, g->our_excl };
 
 		if (g->our_rfer == g->rfer && g->our_excl == g->excl)
 			continue;
 		q->ctx->errors++;
+		check_fixable(q->ctx, rqg_set_info, &fix, sizeof(fix));
 		fflush(stdout);
 		fprintf(stderr, "Counts for qgroup id: %llu/%llu are different\n",
 			g->id >> BTRFS_QGROUP_LEVEL_SHIFT, g->id & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1));

@@ -16,6 +16,7 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/messages.h"
 #include "kernel-shared/transaction.h"
+#include "check/repair-qgroups.h"
 
 static const char *const pass_names[8] = {
 	"log", "root items", "extents", "free space", "fs roots", "csums", "root refs",
@@ -73,6 +74,13 @@ int check_repair(struct check_ctx *ctx)
 			      pass_names[ctx->fixes[f].pass], strerror(-ret));
 			return 1;
 		}
+	}
+	/* quotas: the status generation follows, or the kernel distrusts the numbers */
+	ret = rqg_update_status(t);
+	if (ret < 0) {
+		btrfs_abort_transaction(t);
+		error("repair of quota groups failed (%s): nothing was written", strerror(-ret));
+		return 1;
 	}
 	if (ctx->pass_errors[3] || ctx->repair_rebuild_fst) {
 		printf("Rebuilding the free space tree from the extent tree\n");

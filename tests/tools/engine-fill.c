@@ -31,6 +31,7 @@
 #include <getopt.h>
 #include <time.h>
 #include "kernel-shared/transaction.h"
+#include "kernel-shared/ctree-append.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/messages.h"
@@ -95,28 +96,6 @@ static void fill_dir_item(u8 *buf, const struct btrfs_key *loc, u64 transid, con
 	memcpy(buf + sizeof(*di), name, name_len);
 	if (data_len)
 		memcpy(buf + sizeof(*di) + name_len, data, data_len);
-}
-
-/* Insert a dir item / xattr at key, appending to an existing item (hash collision). */
-static int insert_dir_item(struct btrfs_trans *t, struct btrfs_wroot *root,
-			   const struct btrfs_key *key, const u8 *buf, u32 size)
-{
-	struct btrfs_wpath path;
-	u32 old;
-	int ret = btrfs_insert_item(t, root, key, buf, size);
-
-	if (ret != -EEXIST)
-		return ret;
-	btrfs_wpath_init(&path);
-	ret = btrfs_search_slot(t, root, key, &path, (int)size, 1);
-	if (ret == 0) {
-		old = btrfs_wpath_item_size(&path);
-		ret = btrfs_extend_item(t, &path, size);
-		if (ret == 0)
-			memcpy((u8 *)btrfs_wpath_item_ptr(&path) + old, buf, size);
-	}
-	btrfs_wpath_release(&path);
-	return ret > 0 ? -ENOENT : ret;
 }
 
 /* Remove the entry named name from the dir item at key (the whole item if alone). */
@@ -249,7 +228,7 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 		return ret;
 	fill_dir_item(buf, &loc, t->transid, c->name, len, NULL, 0, BTRFS_FT_REG_FILE);
 	key = (struct btrfs_key){ DIR_INO, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(c->name, len) };
-	ret = insert_dir_item(t, root, &key, buf, disz);
+	ret = btrfs_insert_or_append_item(t, root, &key, buf, disz);
 	if (ret)
 		return ret;
 	key = (struct btrfs_key){ DIR_INO, BTRFS_DIR_INDEX_KEY, c->index };
@@ -275,7 +254,7 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 		fill_dir_item(xbuf, NULL, t->transid, XNAME, strlen(XNAME), val, vlen, BTRFS_FT_XATTR);
 		key = (struct btrfs_key){ c->ino, BTRFS_XATTR_ITEM_KEY,
 					  btrfs_name_hash(XNAME, strlen(XNAME)) };
-		ret = insert_dir_item(t, root, &key, xbuf,
+		ret = btrfs_insert_or_append_item(t, root, &key, xbuf,
 				      sizeof(struct btrfs_dir_item) + strlen(XNAME) + vlen);
 		free(val);
 		free(xbuf);

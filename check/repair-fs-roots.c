@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Repairs of the fs trees (pass 5's findings), through the transaction
+ * engine: inode fields set to what the inode's items account, a lost inode
+ * item recreated, hole file extents for uncovered ranges, directory entries
+ * and inode refs added where the other two of (inode ref, DIR_ITEM,
+ * DIR_INDEX) prove the link, entries nothing proves deleted.  Each prints
+ * one line saying what it wrote.  See check/repair-fs-roots.h.
+ */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "check/repair-fs-roots.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/ctree-append.h"
+#include "kernel-shared/messages.h"
+#include "kernel-shared/transaction.h"
+#include "kernel-shared/tree-checker.h"
+
+static int get_root(struct btrfs_trans *t, u64 id, struct btrfs_wroot **root)
+{
+	int ret = btrfs_trans_get_root(t, id, root);
+
+	if (ret)
+		error("repair: cannot open tree %llu: %s", id, strerror(-ret));
+	return ret;
+}
+
+/*
+ * The inode item of ino, ready to be changed (path from a cow search):
+ * 0, -ENOENT (printed), or another error.
+ */
+static int inode_item(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino,
+		      struct btrfs_wpath *path, struct btrfs_inode_item **ii)
+{
+	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	int ret;
+
+	btrfs_wpath_init(path);
+	ret = btrfs_search_slot(t, root, &key, path, 0, 1);
+	if (ret == 0 && btrfs_wpath_item_size(path) < sizeof(**ii))
+		ret = -EUCLEAN;
+	if (ret) {
+		btrfs_wpath_release(path);
+		if (ret > 0)
+			ret = -ENOENT;
+		error("repair: root %llu inode %llu: inode item: %s", root->objectid, ino, strerror(-ret));
+		return ret;
+	}
+	*ii = btrfs_wpath_item_ptr(path);
+	return 0;
+}
+
+/* Move an inode's size and nlink by deltas (a name added or removed). */
+static int adjust_inode(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino, s64 dsize,
+			s32 dnlink)
+{
+	struct btrfs_wpath path;
+	struct btrfs_inode_item *ii;
+	int ret = inode_item(t, root, ino, &path, &ii);
+
+	if (ret)
+		return ret;
+	btrfs_set_inode_size(ii, btrfs_inode_size(ii) + (u64)dsize);
+	btrfs_set_inode_nlink(ii, btrfs_inode_nlink(ii) + (u32)dnlink);
+	btrfs_set_inode_transid(ii, t->transid);
+	btrfs_wpath_release(&path);
+	return 0;
+}
+
+int rfr_set_inode_field(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	static const char *const names[] = { "nlink", "isize", "nbytes" };
+	const struct rfr_set_inode *f = arg;
+	struct btrfs_wroot *root;
+	struct btrfs_wpath path;
+	struct btrfs_inode_item *ii;
+	int ret = get_root(t, f->root, &root);
+
+	if (!ret)
+		ret = inode_item(t, root, f->ino, &path, &ii);
+	if (ret)
+		return ret;
+	switch (f->field) {
+	case RFR_NLINK: btrfs_set_inode_nlink(ii, (u32)f->value); break;
+	case RFR_SIZE: btrfs_set_inode_size(ii, f->value); break;
+	case RFR_NBYTES: btrfs_set_inode_nbytes(ii, f->value); break;
+	}
+	btrfs_wpath_release(&path);
+	printf("root %llu inode %llu: %s set to %llu\n", f->root, f->ino, names[f->field], f->value);
+	return 0;
+}
+
+static void set_now(struct btrfs_timespec *ts, time_t now)
+{
+	btrfs_set_timespec_sec(ts, (u64)now);
+	btrfs_set_timespec_nsec(ts, 0);
+}
+
+int rfr_recreate_inode(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct rfr_new_inode *n = arg;
+	struct btrfs_key key = { n->ino, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_inode_item ii;
+	struct btrfs_wroot *root;
+	time_t now = time(NULL);
+	int ret = get_root(t, n->root, &root);
+
+	if (ret)
+		return ret;
+	memset(&ii, 0, sizeof(ii));
+	btrfs_set_inode_generation(&ii, t->transid);
+	btrfs_set_inode_transid(&ii, t->transid);
+	btrfs_set_inode_size(&ii, n->size);
+	btrfs_set_inode_nbytes(&ii, n->nbytes);
+	btrfs_set_inode_nlink(&ii, n->nlink);
+	btrfs_set_inode_mode(&ii, n->mode);
+	set_now(&ii.atime, now);
+	set_now(&ii.ctime, now);
+	set_now(&ii.mtime, now);
+	set_now(&ii.otime, now);
+	ret = btrfs_insert_item(t, root, &key, &ii, sizeof(ii));
+	if (ret) {
+		error("repair: root %llu inode %llu: cannot insert the inode item: %s",
+		      n->root, n->ino, strerror(-ret));
+		return ret;
+	}
+	printf("root %llu inode %llu: inode item recreated (mode 0%o, nlink %u, size %llu), check its permissions and content\n",
+	       n->root, n->ino, n->mode, n->nlink, n->size);
+	return 0;
+}
+
+int rfr_insert_holes(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct rfr_holes *h = arg;
+	struct btrfs_file_extent_item fi;
+	struct btrfs_wroot *root;
+	int ret = get_root(t, h->root, &root);
+
+	for (u32 i = 0; !ret && i < h->nr; i++) {
+		struct btrfs_key key = { h->ino, BTRFS_EXTENT_DATA_KEY, h->hole[i].start };
+		u64 len = h->hole[i].end - h->hole[i].start;
+
+		memset(&fi, 0, sizeof(fi));
+		btrfs_set_file_extent_generation(&fi, t->transid);
+		btrfs_set_file_extent_type(&fi, BTRFS_FILE_EXTENT_REG);
+		btrfs_set_file_extent_num_bytes(&fi, len);
+		btrfs_set_file_extent_ram_bytes(&fi, len);
+		ret = btrfs_insert_item(t, root, &key, &fi, sizeof(fi));
+		if (ret)
+			error("repair: root %llu inode %llu: cannot insert a hole extent at %llu: %s",
+			      h->root, h->ino, h->hole[i].start, strerror(-ret));
+		else
+			printf("root %llu inode %llu: hole file extent [%llu %llu) added\n",
+			       h->root, h->ino, h->hole[i].start, h->hole[i].end);
+	}
+	return ret;
+}
+
+static struct btrfs_key entry_key(const struct rfr_name *n)
+{
+	struct btrfs_key key = { n->dir, n->key_type, n->index };
+
+	if (n->key_type == BTRFS_DIR_ITEM_KEY)
+		key.offset = btrfs_name_hash(n->name, n->name_len);
+	return key;
+}
+
+static const char *entry_kind(const struct rfr_name *n)
+{
+	return n->key_type == BTRFS_DIR_ITEM_KEY ? "dir item" : "dir index";
+}
+
+int rfr_add_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct rfr_name *n = arg;
+	struct btrfs_key key = entry_key(n), loc = { n->ino, BTRFS_INODE_ITEM_KEY, 0 };
+	u8 buf[sizeof(struct btrfs_dir_item) + BTRFS_NAME_LEN];
+	struct btrfs_dir_item *di = (struct btrfs_dir_item *)buf;
+	u32 size = sizeof(*di) + n->name_len;
+	struct btrfs_wroot *root;
+	int ret = get_root(t, n->root, &root);
+
+	if (ret)
+		return ret;
+	memset(buf, 0, sizeof(buf));
+	btrfs_cpu_key_to_disk(&di->location, &loc);
+	btrfs_set_dir_transid(di, t->transid);
+	btrfs_set_dir_name_len(di, n->name_len);
+	btrfs_set_dir_type(di, n->ftype);
+	memcpy(buf + sizeof(*di), n->name, n->name_len);
+	/* a DIR_ITEM holds every name with the same hash; a DIR_INDEX one */
+	if (n->key_type == BTRFS_DIR_ITEM_KEY)
+		ret = btrfs_insert_or_append_item(t, root, &key, buf, size);
+	else
+		ret = btrfs_insert_item(t, root, &key, buf, size);
+	if (!ret)
+		ret = adjust_inode(t, root, n->dir, n->name_len, 0);
+	if (ret) {
+		error("repair: root %llu dir %llu: cannot add %s '%.*s' for inode %llu: %s", n->root,
+		      n->dir, entry_kind(n), (int)n->name_len, n->name, n->ino, strerror(-ret));
+		return ret;
+	}
+	printf("root %llu dir %llu: %s '%.*s' (index %llu) for inode %llu added\n", n->root, n->dir,
+	       entry_kind(n), (int)n->name_len, n->name, n->index, n->ino);
+	return 0;
+}
+
+/*
+ * The entry of n in the item at path (cow search): its offset in the item
+ * and length, or -ENOENT.
+ */
+static int find_entry(const struct btrfs_wpath *path, const struct rfr_name *n, u32 *off, u32 *len)
+{
+	u8 *p = btrfs_wpath_item_ptr(path);
+	u32 size = btrfs_wpath_item_size(path), o = 0;
+
+	while (o + sizeof(struct btrfs_dir_item) <= size) {
+		struct btrfs_dir_item *di = (struct btrfs_dir_item *)(p + o);
+		u32 l = sizeof(*di) + btrfs_dir_name_len(di) + btrfs_dir_data_len(di);
+		struct btrfs_key loc;
+
+		if (o + l > size)
+			break;
+		btrfs_disk_key_to_cpu(&loc, &di->location);
+		if (loc.objectid == n->ino && btrfs_dir_name_len(di) == n->name_len &&
+		    !memcmp(p + o + sizeof(*di), n->name, n->name_len)) {
+			*off = o;
+			*len = l;
+			return 0;
+		}
+		o += l;
+	}
+	return -ENOENT;
+}
+
+/* Search the entry's item for a change (ins_len < 0: maybe deleted): 0 or a negative errno. */
+static int search_entry(struct btrfs_trans *t, struct btrfs_wroot *root, const struct rfr_name *n,
+			int ins_len, struct btrfs_wpath *path, u32 *off, u32 *len)
+{
+	struct btrfs_key key = entry_key(n);
+	int ret;
+
+	btrfs_wpath_init(path);
+	ret = btrfs_search_slot(t, root, &key, path, ins_len, 1);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (!ret)
+		ret = find_entry(path, n, off, len);
+	if (ret)
+		btrfs_wpath_release(path);
+	return ret;
+}
+
+int rfr_del_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct rfr_name *n = arg;
+	struct btrfs_wroot *root;
+	struct btrfs_wpath path;
+	u32 off, len, size;
+	int ret = get_root(t, n->root, &root);
+
+	if (!ret)
+		ret = search_entry(t, root, n, -1, &path, &off, &len);
+	if (!ret) {
+		size = btrfs_wpath_item_size(&path);
+		if (len == size) {
+			ret = btrfs_del_items(t, root, &path, path.slots[0], 1);
+		} else {
+			u8 *p = btrfs_wpath_item_ptr(&path);
+
+			memmove(p + off, p + off + len, size - off - len);
+			ret = btrfs_truncate_item(t, &path, size - len, true);
+			btrfs_wpath_release(&path);
+		}
+	}
+	if (!ret)
+		ret = adjust_inode(t, root, n->dir, -(s64)n->name_len, 0);
+	if (ret) {
+		error("repair: root %llu dir %llu: cannot delete %s '%.*s' (index %llu) for inode %llu: %s",
+		      n->root, n->dir, entry_kind(n), (int)n->name_len, n->name, n->index, n->ino,
+		      strerror(-ret));
+		return ret;
+	}
+	printf("root %llu dir %llu: %s '%.*s' (index %llu) for inode %llu deleted\n", n->root, n->dir,
+	       entry_kind(n), (int)n->name_len, n->name, n->index, n->ino);
+	return 0;
+}
+
+int rfr_set_entry_type(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct rfr_name *n = arg;
+	struct btrfs_wroot *root;
+	struct btrfs_wpath path;
+	u32 off, len;
+	int ret = get_root(t, n->root, &root);
+
+	if (!ret)
+		ret = search_entry(t, root, n, 0, &path, &off, &len);
+	if (ret) {
+		error("repair: root %llu dir %llu: %s '%.*s' for inode %llu: %s", n->root, n->dir,
+		      entry_kind(n), (int)n->name_len, n->name, n->ino, strerror(-ret));
+		return ret;
+	}
+	btrfs_set_dir_type((struct btrfs_dir_item *)((u8 *)btrfs_wpath_item_ptr(&path) + off), n->ftype);
+	btrfs_wpath_release(&path);
+	printf("root %llu dir %llu: %s '%.*s' for inode %llu: file type set to %u\n", n->root, n->dir,
+	       entry_kind(n), (int)n->name_len, n->name, n->ino, n->ftype);
+	return 0;
+}
+
+int rfr_add_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct rfr_name *n = arg;
+	struct btrfs_key key = { n->ino, BTRFS_INODE_REF_KEY, n->dir };
+	u8 buf[sizeof(struct btrfs_inode_ref) + BTRFS_NAME_LEN];
+	struct btrfs_inode_ref *ref = (struct btrfs_inode_ref *)buf;
+	u32 size = sizeof(*ref) + n->name_len;
+	struct btrfs_wroot *root;
+	int ret = get_root(t, n->root, &root);
+
+	if (ret)
+		return ret;
+	btrfs_set_inode_ref_index(ref, n->index);
+	btrfs_set_inode_ref_name_len(ref, n->name_len);
+	memcpy(buf + sizeof(*ref), n->name, n->name_len);
+	/* other names of the inode in the same directory share the item */
+	ret = btrfs_insert_or_append_item(t, root, &key, buf, size);
+	if (!ret)
+		ret = adjust_inode(t, root, n->ino, 0, 1);
+	if (ret) {
+		error("repair: root %llu inode %llu: cannot add the inode ref '%.*s' in dir %llu: %s",
+		      n->root, n->ino, (int)n->name_len, n->name, n->dir, strerror(-ret));
+		return ret;
+	}
+	printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) added\n", n->root, n->ino,
+	       (int)n->name_len, n->name, n->dir, n->index);
+	return 0;
+}
+
+int rfr_add_orphan(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct rfr_orphan *o = arg;
+	struct btrfs_key key = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, o->ino };
+	struct btrfs_wroot *root;
+	int ret = get_root(t, o->root, &root);
+
+	if (!ret)
+		ret = btrfs_insert_item(t, root, &key, NULL, 0);
+	if (ret) {
+		error("repair: root %llu inode %llu: cannot add an orphan item: %s", o->root, o->ino,
+		      strerror(-ret));
+		return ret;
+	}
+	printf("root %llu inode %llu: orphan item added (unlinked, deleted at the next mount)\n",
+	       o->root, o->ino);
+	return 0;
+}
+
+/* ---- reading full names from the committed tree (when queueing) ---------------- */
+
+/* Copy the name at p (len bytes) into n when it is n's: same length and hash. */
+static bool take_name(struct rfr_name *n, const u8 *p, u32 len, u64 nhash)
+{
+	if (len != n->name_len || len > BTRFS_NAME_LEN || check_name_hash64(p, len) != nhash)
+		return false;
+	memcpy(n->name, p, len);
+	return true;
+}
+
+int rfr_read_entry_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			u64 key_offset, u64 nhash, struct rfr_name *n)
+{
+	struct btrfs_key key = { n->dir, n->key_type, key_offset };
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(fs, tree, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+	if (ret == 0) {
+		const struct extent_buffer *eb = path.nodes[0];
+		u8 *p = btrfs_leaf_item_ptr(eb, path.slots[0]);
+		u8 *end = p + btrfs_leaf_item_size(eb, path.slots[0]);
+
+		ret = -ENOENT;
+		while (p + sizeof(struct btrfs_dir_item) <= end) {
+			struct btrfs_dir_item *di = (struct btrfs_dir_item *)p;
+			u32 nl = btrfs_dir_name_len(di), l = sizeof(*di) + nl + btrfs_dir_data_len(di);
+
+			if (p + l > end)
+				break;
+			if (btrfs_disk_key_objectid(&di->location) == n->ino &&
+			    take_name(n, p + sizeof(*di), nl, nhash)) {
+				ret = 0;
+				break;
+			}
+			p += l;
+		}
+	} else if (ret > 0) {
+		ret = -ENOENT;
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/* Look for n's name among the refs (or extrefs) of the item at path. */
+static bool ref_item_has(const struct btrfs_path *path, const struct btrfs_key *key, u64 nhash,
+			 struct rfr_name *n)
+{
+	const struct extent_buffer *eb = path->nodes[0];
+	u8 *p = btrfs_leaf_item_ptr(eb, path->slots[0]);
+	u8 *end = p + btrfs_leaf_item_size(eb, path->slots[0]);
+	bool ext = key->type == BTRFS_INODE_EXTREF_KEY;
+	size_t hdr = ext ? sizeof(struct btrfs_inode_extref) : sizeof(struct btrfs_inode_ref);
+
+	while (p + hdr <= end) {
+		u64 dir = key->offset, index;
+		u32 nl;
+
+		if (ext) {
+			dir = btrfs_inode_extref_parent((struct btrfs_inode_extref *)p);
+			index = btrfs_inode_extref_index((struct btrfs_inode_extref *)p);
+			nl = btrfs_inode_extref_name_len((struct btrfs_inode_extref *)p);
+		} else {
+			index = btrfs_inode_ref_index((struct btrfs_inode_ref *)p);
+			nl = btrfs_inode_ref_name_len((struct btrfs_inode_ref *)p);
+		}
+		if (p + hdr + nl > end)
+			break;
+		if (dir == n->dir && index == n->index && take_name(n, p + hdr, nl, nhash))
+			return true;
+		p += hdr + nl;
+	}
+	return false;
+}
+
+int rfr_read_ref_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree, u64 nhash,
+		      struct rfr_name *n)
+{
+	struct btrfs_key key = { n->ino, BTRFS_INODE_REF_KEY, n->dir }, found;
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(fs, tree, &key, BTRFS_SEARCH_EXACT, &path, &found);
+	if (ret == 0 && ref_item_has(&path, &found, nhash, n))
+		goto out;
+	btrfs_release_path(&path);
+	if (ret < 0)
+		return ret;
+	/* extended refs: keyed by a hash of (dir, name) we cannot compute without the name */
+	key = (struct btrfs_key){ n->ino, BTRFS_INODE_EXTREF_KEY, 0 };
+	ret = btrfs_search_key(fs, tree, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	while (ret == 0 && found.objectid == n->ino && found.type == BTRFS_INODE_EXTREF_KEY) {
+		if (ref_item_has(&path, &found, nhash, n))
+			goto out;
+		ret = btrfs_next_item(fs, &path);
+		if (ret == 0)
+			btrfs_path_item_key(&path, &found);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : -ENOENT;
+out:
+	btrfs_release_path(&path);
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fixes pass 5 (check/fs-roots.c) queues with check_fixable(), applied
+ * by check_repair() through the transaction engine (check/repair-fs-roots.c).
+ * Each takes a private copy of one of the structs below.
+ *
+ * Order matters and is the order queued: absolute settings first (an inode
+ * field set to what its items account, a recreated inode item), then the
+ * name fixes, which adjust the numbers they change by a delta (an entry
+ * added or deleted moves its directory's isize by the name length, an inode
+ * ref added raises nlink by one).
+ */
+#ifndef BTRFS_KIT_CHECK_REPAIR_FS_ROOTS_H
+#define BTRFS_KIT_CHECK_REPAIR_FS_ROOTS_H
+
+#include "check/check.h"
+#include "kernel-shared/format.h"
+
+/* The 64-bit name hash pass 5 matches names by (FNV-1a, seeded with the length). */
+static inline u64 check_name_hash64(const u8 *p, u32 len)
+{
+	u64 h = 0xcbf29ce484222325ULL ^ len;
+
+	for (u32 i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+enum rfr_field { RFR_NLINK, RFR_SIZE, RFR_NBYTES };
+
+/* Set one field of inode ino's item in tree root. */
+struct rfr_set_inode {
+	u64 root, ino;
+	enum rfr_field field;
+	u64 value;
+};
+int rfr_set_inode_field(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
+/* A new inode item for an inode whose other items exist. */
+struct rfr_new_inode {
+	u64 root, ino;
+	u32 mode, nlink;
+	u64 size, nbytes;
+};
+int rfr_recreate_inode(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
+/* Hole file extents for the ranges of a file no extent covers (no NO_HOLES). */
+struct rfr_holes {
+	u64 root, ino;
+	u32 nr;
+	struct check_range hole[];
+};
+int rfr_insert_holes(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
+/*
+ * One name: a directory entry (key_type DIR_ITEM or DIR_INDEX, in dir,
+ * pointing to ino) or an inode ref (INODE_REF, of ino, in dir).
+ */
+struct rfr_name {
+	u64 root, dir, ino;
+	u64 index;          /* DIR_INDEX key offset; the inode ref's index */
+	u8 key_type;
+	u8 ftype;           /* BTRFS_FT_* of a directory entry */
+	u16 name_len;
+	char name[BTRFS_NAME_LEN];
+};
+/* Add the entry (dir isize += name_len). */
+int rfr_add_entry(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+/* Remove the entry named name pointing to ino (dir isize -= name_len). */
+int rfr_del_entry(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+/* Give the entry named name pointing to ino the file type ftype. */
+int rfr_set_entry_type(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+/* Add the inode ref (nlink += 1). */
+int rfr_add_ref(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
+/* An orphan item for an inode without names and nlink 0 (the kernel deletes it at mount). */
+struct rfr_orphan {
+	u64 root, ino;
+};
+int rfr_add_orphan(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
+/*
+ * Read the full name of a directory entry (key (dir, key_type, key_offset),
+ * the entry pointing to n->ino whose name has n->name_len bytes and hash
+ * nhash) or of an inode ref of n->ino in n->dir with index n->index, from
+ * the committed tree, into n->name.  0, -ENOENT, or a read error.
+ */
+int rfr_read_entry_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			u64 key_offset, u64 nhash, struct rfr_name *n);
+int rfr_read_ref_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree, u64 nhash,
+		      struct rfr_name *n);
+
+#endif

@@ -1,0 +1,178 @@
+#!/bin/bash
+# btrfs check --repair of fs tree and quota group damage on a filesystem our
+# mkfs made from a tree (quotas on, hole extents): each corruption (bytes
+# rewritten by tests/lib/blockpatch.py, items deleted through the engine by
+# tests/tools/item-delete) is found, repaired (the fix named in the output),
+# and then our check and Debian's are clean.  A repair that splits a leaf
+# moves qgroup 0/5 by the new block.  Finally all of them at once, and the
+# kernel mounts the repaired filesystem and reads every file back; after a
+# snapshot, a repair in the shared tree marks the quota numbers inconsistent.
+. "$TOP/tests/lib/common.sh"
+check_prereq python3
+DEL=$TOOL_DIR/item-delete
+[ -x "$DEL" ] || _skip "item-delete not built (make unit-bins)"
+patch=$TOP/tests/lib/blockpatch.py
+src=$T/src
+mkdir -p "$src/dir"
+yes BTRFSKITDATAPATTERN | head -c 65536 > "$src/data"
+echo hello > "$src/dir/file"
+echo a > "$src/dir/a"
+echo bb > "$src/dir/b"
+head -c 4096 "$src/data" > "$src/sparse"
+truncate -s 12288 "$src/sparse"
+head -c 4096 "$src/data" | tr B Y >> "$src/sparse"
+chown 4242:4343 "$src/dir/file"
+chown 4545:4646 "$src/dir"
+chown 4747:4848 "$src/data"
+img0=$T/clean.img
+run_check "$TOP/mkfs.btrfs" -q -f -O quota,^no-holes,^block-group-tree -r "$src" -b 256M "$img0" > /dev/null
+run_check "$BTRFS" check "$img0" > "$T/out" 2> "$T/err"
+assert_grep "no error found" "$T/out"
+
+fresh() { cp --sparse=always "$img0" "$T/img"; }
+leaf_of() { # TREE: bytenr of the tree's root (a leaf on this small fs)
+	"$BTRFS" inspect-internal dump-tree -t "$1" "$T/img" | sed -n 's/^leaf \([0-9]*\) .*/\1/p' | head -n 1
+}
+ino_of() { # NAME: inode number of the directory entry NAME
+	"$BTRFS" inspect-internal dump-tree -t 5 "$T/img" |
+		awk -v n="$1" '/location key/ { ino = $3; sub(/\(/, "", ino) } $1 == "name:" && $2 == n { print ino; exit }'
+}
+le32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
+le64() { printf '%s\\x00\\x00\\x00\\x00' "$(le32 "$1")"; }
+bpatch() { # TREE OLD NEW
+	run_check python3 "$patch" "$T/img" 16384 "$(leaf_of "$1")" "$2" "$3" > /dev/null
+}
+# the corruptions; each names what our check then reports
+nlink() { bpatch 5 "$(le32 1)$(le32 4242)$(le32 4343)" "$(le32 3)$(le32 4242)$(le32 4343)"; }
+nbytes() { bpatch 5 "$(le64 6)$(le64 6)$(le64 0)$(le32 1)$(le32 4242)" "$(le64 6)$(le64 7)$(le64 0)$(le32 1)$(le32 4242)"; }
+isize() { bpatch 5 "$(le64 12)$(le64 0)$(le64 0)$(le32 1)$(le32 4545)" "$(le64 40)$(le64 0)$(le64 0)$(le32 1)$(le32 4545)"; }
+# /data grows by 8 KiB that no extent covers (the filesystem has no NO_HOLES)
+tail_hole() { bpatch 5 "$(le64 65536)$(le64 65536)$(le64 0)$(le32 1)$(le32 4747)" "$(le64 73728)$(le64 65536)$(le64 0)$(le32 1)$(le32 4747)"; }
+qgroup() {
+	local rfer
+	rfer=$("$BTRFS" inspect-internal dump-tree -t quota "$T/img" | awk '/QGROUP_INFO 0\/5/ { f = 1 } f && $1 == "referenced" { print $2; exit }')
+	[ -n "$rfer" ] || _fail "no qgroup 0/5 info item"
+	bpatch quota "$(le64 "$rfer")$(le64 "$rfer")$(le64 "$rfer")" "$(le64 $((rfer + 4096)))$(le64 "$rfer")$(le64 $((rfer - 4096)))"
+}
+# the hole extent in the middle of /sparse (the fs side of a lost file extent)
+lost_hole() { run_check "$DEL" "$T/img" 5 "$(ino_of sparse)" 108 4096; }
+lost_index() { run_check "$DEL" "$T/img" 5 "$(ino_of dir)" 96 2; }          # dir/a's DIR_INDEX
+lost_ref() { run_check "$DEL" "$T/img" 5 "$(ino_of b)" 12 "$(ino_of dir)"; }  # dir/b's INODE_REF
+
+repair_clean() { # WHAT: --repair exits 0 naming WHAT, then our check and Debian's are clean
+	expect_exit 0 "$BTRFS" check --repair --force "$T/img" > "$T/rep" 2>&1
+	assert_grep "$1" "$T/rep"
+	assert_grep "^Repair committed" "$T/rep"
+	expect_exit 0 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+	assert_grep "no error found" "$T/out"
+	if [ -x /usr/bin/btrfs ]; then
+		/usr/bin/btrfs check "$T/img" > "$T/out" 2>&1 || { cat "$T/out" >&2; _fail "Debian's check finds errors after repairing $1"; }
+	fi
+}
+case_() { # CORRUPT FOUND REPAIRED
+	fresh
+	$1
+	expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+	assert_grep "$2" "$T/err"
+	repair_clean "$3"
+	echo "ok: $1 repaired"
+}
+case_ nlink "nlink 3, 1 names found (link count wrong)" "nlink set to 1"
+case_ nbytes "nbytes 7, its file extents account 6 (nbytes wrong)" "nbytes set to 6"
+case_ isize "directory isize 40, its entries' names sum to 12 (dir isize wrong)" "isize set to 12"
+case_ tail_hole "hole \[65536 73728) up to isize 73728 without a hole extent" "hole file extent \[65536 73728) added"
+case_ lost_hole "hole \[4096 12288) without a hole extent" "hole file extent \[4096 12288) added"
+case_ lost_index "directory has no dir index for it" "dir index 'a' (index 2) for inode [0-9]* added"
+case_ lost_ref "dir item 'b' (index 0) points to inode [0-9]*, which has no inode ref for it" "inode ref 'b' (dir [0-9]* index 3) added"
+case_ qgroup "Counts for qgroup id: 0/5 are different" "Repair qgroup 0/5: referenced"
+
+# a wrong dir index name (the entry of another name in its place): replaced
+fresh
+ia=$(ino_of a)
+bpatch 5 "$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 1)\\x00\\x00\\x01\\x00\\x01a" \
+	"$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 1)\\x00\\x00\\x01\\x00\\x01z"
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+repair_clean "dir index 'z' (index 2) for inode $ia deleted"
+assert_grep "dir index 'a' (index 2) for inode $ia added" "$T/rep"
+echo "ok: wrong dir index name repaired"
+
+# what cannot be mended leaves the image as it was: a file extent overlapping another
+fresh
+bpatch 5 "$(le64 8192)\\x00\\x00\\x00\\x00\\x01$(le64 0)$(le64 0)$(le64 0)$(le64 8192)" \
+	"$(le64 12288)\\x00\\x00\\x00\\x00\\x01$(le64 0)$(le64 0)$(le64 0)$(le64 12288)"
+cp "$T/img" "$T/before"
+expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/rep" 2>&1
+assert_grep "is not implemented; nothing was written" "$T/rep"
+cmp -s "$T/img" "$T/before" || _fail "a refused repair changed the image"
+echo "ok: unrepairable damage left untouched"
+
+# quotas follow the repair's own tree blocks: 120 files grown past their one
+# extent get a hole item each, which splits a leaf of the fs tree; qgroup 0/5
+# then accounts the new block
+mkdir -p "$T/many"
+for i in $(seq 1 120); do head -c 4096 "$src/data" > "$T/many/file_with_a_long_name_$i"; done
+chown 5000:5001 "$T/many"/*
+run_check "$TOP/mkfs.btrfs" -q -f -O quota,^no-holes,^block-group-tree -r "$T/many" -b 256M "$T/img" > /dev/null
+# every copy of every fs tree leaf: size 4096 -> 8192 in the inode items of uid 5000
+python3 - "$T/img" "$TOP/tests/lib" <<'PY' || _fail "cannot patch the inode items"
+import struct, sys
+sys.path.insert(0, sys.argv[2])
+from blockpatch import crc32c
+old = struct.pack('<QQQII', 4096, 4096, 0, 1, 5000)
+new = struct.pack('<QQQII', 8192, 4096, 0, 1, 5000)
+n = 0
+with open(sys.argv[1], 'r+b') as f:
+    img = f.read()
+    for off in range(0, len(img) - 16384, 4096):
+        blk = img[off:off + 16384]
+        if int.from_bytes(blk[0x58:0x60], 'little') != 5 or blk[0x64] != 0 or \
+           crc32c(blk[32:]) != int.from_bytes(blk[0:4], 'little') or old not in blk:
+            continue
+        blk = bytearray(blk.replace(old, new))
+        blk[0:4] = crc32c(bytes(blk[32:])).to_bytes(4, 'little')
+        f.seek(off)
+        f.write(blk)
+        n += blk.count(new)
+assert n >= 120, n
+PY
+nodes0=$("$BTRFS" inspect-internal dump-tree -t 5 "$T/img" | grep -c '^leaf [0-9]* items')
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+repair_clean "qgroup 0/5: +16384 bytes of tree blocks the repair added or removed"
+[ "$(grep -c 'hole file extent \[4096 8192) added' "$T/rep")" = 120 ] || _fail "not 120 holes added"
+nodes1=$("$BTRFS" inspect-internal dump-tree -t 5 "$T/img" | grep -c '^leaf [0-9]* items')
+[ "$nodes1" = $((nodes0 + 1)) ] || _fail "fs tree leaves $nodes0 -> $nodes1, expected one more"
+echo "ok: a leaf split by the repair is accounted in qgroup 0/5"
+
+# everything at once, then the kernel reads it all
+fresh
+for c in lost_hole lost_index lost_ref; do $c; done
+for c in nbytes nlink isize tail_hole qgroup; do $c; done   # nbytes first: its pattern holds nlink 1
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+repair_clean "Repair qgroup 0/5"
+echo "ok: all at once repaired"
+
+check_prereq root loop btrfs-kernel
+dev=$(setup_loopdev "$T/img")
+track_loopdev "$dev"
+mount_tracked "$dev" "$T/mnt"
+for f in dir/file dir/a dir/b sparse; do
+	cmp "$src/$f" "$T/mnt/$f" || _fail "the kernel reads $f differently after the repair"
+done
+{ cat "$src/data"; head -c 8192 /dev/zero; } | cmp - "$T/mnt/data" || _fail "the kernel reads data differently"
+[ "$(stat -c %h "$T/mnt/dir/b")" = 1 ] || _fail "dir/b has $(stat -c %h "$T/mnt/dir/b") links"
+[ "$(ls "$T/mnt/dir" | tr '\n' ' ')" = "a b file " ] || _fail "dir lists: $(ls "$T/mnt/dir")"
+echo more > "$T/mnt/dir/new"
+umount "$T/mnt" || _fail "umount failed"
+expect_exit 0 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+echo "ok: the kernel reads the repaired filesystem and writes to it; check stays clean"
+
+# a repair in a snapshotted tree moves shared blocks: the numbers are marked inconsistent
+mount_tracked "$dev" "$T/mnt"
+run_check btrfs subvolume snapshot "$T/mnt" "$T/mnt/snap" > /dev/null
+umount "$T/mnt" || _fail "umount failed"
+nlink
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+repair_clean "Quota groups marked inconsistent"
+"$BTRFS" inspect-internal dump-tree -t quota "$T/img" > "$T/quota"
+assert_grep "flags ON|INCONSISTENT" "$T/quota"
+echo "ok: a repair in a snapshotted tree marks the quota numbers inconsistent"
