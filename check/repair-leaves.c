@@ -422,7 +422,7 @@ static int mend_dir_item(struct mend *m, int slot, const struct btrfs_key *key, 
 	if (!kept) {
 		free(good);
 		m->plan[slot].deleted = true;
-		say(m, slot, "no entry left: item deleted");
+		say(m, slot, "no entry left at this key: item removed");
 		return 0;
 	}
 	m->plan[slot].own = good;
