@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include "check/check.h"
 #include "check/extents.h"
+#include "check/repair-leaves.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/messages.h"
 #include "kernel-shared/transaction.h"
@@ -50,7 +51,7 @@ int check_repair(struct check_ctx *ctx)
 			      pass_names[i]);
 		return 1;
 	}
-	if (!ctx->fixes_nr && !ctx->pass_errors[3])
+	if (!ctx->fixes_nr && !ctx->pass_errors[3] && !check_salvage_count(ctx->salvage))
 		return 0;
 	ret = btrfs_start_transaction(ctx->fs, &t);
 	if (ret < 0) {
@@ -58,6 +59,12 @@ int check_repair(struct check_ctx *ctx)
 		return 1;
 	}
 	btrfs_trans_set_lenient(t, true);
+	ret = check_salvage_write(ctx->salvage, t);
+	if (ret < 0) {
+		btrfs_abort_transaction(t);
+		error("writing the mended leaves failed (%s): nothing was written", strerror(-ret));
+		return 1;
+	}
 	ret = check_repair_extents_prepare(ctx, t);
 	if (ret < 0) {
 		btrfs_abort_transaction(t);

@@ -11,6 +11,7 @@
 #include "cmds/commands.h"
 #include "check/check.h"
 #include "check/check-extra.h"
+#include "check/repair-leaves.h"
 #include "common/device-utils.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
@@ -250,10 +251,17 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 		/* the new tree is committed, then the whole check runs on it */
 		ret = check_init_csum_tree(&ctx) ? 1 : CHECK_REPAIRED;
 	} else {
-		ret = check_run(&ctx);
-		if (ret == 1 && a.opts.repair)
+		/* --repair: leaves failing only the tree-checker are mended first, in memory */
+		ret = a.opts.repair ? check_salvage_leaves(fs, &ctx.salvage) : 0;
+		if (ret < 0)
+			error("cannot look for leaves to mend: %s", strerror(-ret));
+		else
+			ret = check_run(&ctx);
+		if (a.opts.repair && (ret == 1 || (ret == 0 && check_salvage_count(ctx.salvage))))
 			ret = check_repair(&ctx);
 	}
+	check_salvage_free(ctx.salvage);
+	ctx.salvage = NULL;
 	check_ctx_free(&ctx);
 	btrfs_close_fs(fs);
 	if (ret == CHECK_REPAIRED) {

@@ -42,6 +42,9 @@ struct btrfs_fs_info {
 	bool partial;
 	u8 *scratch;                       /* nodesize bytes: parity rebuild */
 	struct btrfs_block_cache_slot cache[BTRFS_BLOCK_CACHE_SLOTS];
+	struct extent_buffer **overrides;  /* btrfs_override_tree_block() */
+	size_t overrides_nr;
+	size_t overrides_alloc;
 };
 
 /* Checksum of a tree block's bytes [BTRFS_CSUM_SIZE, len) into out (32 bytes). */
@@ -54,5 +57,15 @@ void btrfs_csum_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer 
 int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
 			    const struct tree_check *expect, const struct read_policy *policy,
 			    char *msg, size_t msglen);
+
+/*
+ * Repair (check --repair): from now on every read of eb->start through
+ * btrfs_read_tree_block_policy() (the write engine's included) gets a copy
+ * of eb instead of the disk's bytes, when eb meets what the reader expects,
+ * so the next transaction copies the mended block on write.  eb must pass
+ * checksum, header and tree-checker: the tree-checker is not loosened.
+ * fs takes eb on success.  0, -EUCLEAN (eb fails verification), -ENOMEM.
+ */
+int btrfs_override_tree_block(struct btrfs_fs_info *fs, struct extent_buffer *eb);
 
 #endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * check --repair, before the passes: leaves whose checksum and header are
+ * good but which fail the tree-checker, mended in memory when the fault is
+ * one we can undo safely:
+ *   - an item offset/size that breaks the packing: recomputed from its
+ *     neighbours;
+ *   - a generation beyond the superblock's (leaf header, inode item, root
+ *     item, extent item): set from what the filesystem says (the block's own
+ *     header for root and tree block extent items, the inode's transid) or
+ *     clamped to the superblock's generation;
+ *   - a DIR_ITEM whose name does not hash to its key: moved to the right
+ *     key when the inode's INODE_REF confirms the name, else deleted (the
+ *     fs roots repair can re-add it from the inode ref).
+ * A mended leaf must pass the tree-checker in full; it is then served by
+ * the read path in place of the disk's (btrfs_override_tree_block()), so the
+ * passes check the mended filesystem, and check_repair() copies it on write
+ * (check_salvage_write()) in its one transaction.  Leaves that cannot be
+ * mended are left as they are: the passes report them, the repair refuses.
+ */
+#ifndef BTRFS_KIT_CHECK_REPAIR_LEAVES_H
+#define BTRFS_KIT_CHECK_REPAIR_LEAVES_H
+
+#include "kernel-shared/kerncompat.h"
+#include "kernel-shared/ctree.h"
+
+struct check_salvage;
+struct btrfs_trans;
+
+/*
+ * Walk every tree (root, chunk, then each ROOT_ITEM's but log and reloc
+ * trees), mend the leaves that can be and install them; prints each leaf's
+ * tree-checker verdict and every change.  *out (free with
+ * check_salvage_free) lists the mended leaves and the trees reaching them.
+ * 0, or -ENOMEM.
+ */
+int check_salvage_leaves(struct btrfs_fs_info *fs, struct check_salvage **out);
+
+/* Number of leaves mended (s may be NULL). */
+size_t check_salvage_count(const struct check_salvage *s);
+
+/*
+ * In t: copy every mended leaf on write in each tree that reaches it, so
+ * the commit writes the mended bytes.  0 or a negative errno (printed).
+ */
+int check_salvage_write(const struct check_salvage *s, struct btrfs_trans *t);
+
+void check_salvage_free(struct check_salvage *s);
+
+#endif
