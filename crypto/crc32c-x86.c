@@ -192,6 +192,17 @@ T_VPCL256 static uint32_t crc32c_vpclmul256(uint32_t crc, const uint8_t *p, size
 	return crc_serial(reduce128(lo), p, len);
 }
 
+/*
+ * A hybrid chunk of @len bytes: n steps of @f folded bytes plus 40 bytes of
+ * each of the three streams, after the first @f bytes.
+ */
+static inline size_t hyb_steps(size_t len, size_t f)
+{
+	size_t n = (len - f) / (f + 120);
+
+	return n > CRC32C_HYB_MAX ? CRC32C_HYB_MAX : n;
+}
+
 /* The hybrid variants' crc32 side: 40 bytes (5 words) of each of three streams. */
 T_SSE42 static inline void crc3_step40(uint64_t c[3], const uint8_t *s1, size_t L)
 {
@@ -224,18 +235,13 @@ T_VPCL256 static uint32_t crc32c_vpclmul256x3(uint32_t crc, const uint8_t *p, si
 	const __m256i k = fold_k256(7);
 
 	while (len >= 128 + 248) {
-		size_t n = (len - 128) / 248, vlen, L;
-		const uint8_t *q, *s1;
+		size_t n = hyb_steps(len, 128), vlen = 128 * (n + 1), L = 40 * n;
+		const uint8_t *q, *s1 = p + vlen;
 		uint64_t c[3] = { 0, 0, 0 };
 		__m256i x0, x1, x2, x3;
 		__m128i lo, hi;
 		uint32_t r;
 
-		if (n > CRC32C_HYB_MAX)
-			n = CRC32C_HYB_MAX;
-		vlen = 128 + 128 * n;
-		L = 40 * n;
-		s1 = p + vlen;
 		x0 = _mm256_loadu_si256((const void *)p);
 		x1 = _mm256_loadu_si256((const void *)(p + 32));
 		x2 = _mm256_loadu_si256((const void *)(p + 64));
@@ -343,16 +349,11 @@ T_VPCL512 static uint32_t crc32c_vpclmul512x3(uint32_t crc, const uint8_t *p, si
 	const __m512i k = fold_k512(15);
 
 	while (len >= 256 + 376) {
-		size_t n = (len - 256) / 376, vlen, L;
-		const uint8_t *q, *s1;
+		size_t n = hyb_steps(len, 256), vlen = 256 * (n + 1), L = 40 * n;
+		const uint8_t *q, *s1 = p + vlen;
 		uint64_t c[3] = { 0, 0, 0 };
 		__m512i x0, x1, x2, x3;
 
-		if (n > CRC32C_HYB_MAX)
-			n = CRC32C_HYB_MAX;
-		vlen = 256 + 256 * n;
-		L = 40 * n;
-		s1 = p + vlen;
 		x0 = _mm512_loadu_si512((const void *)p);
 		x1 = _mm512_loadu_si512((const void *)(p + 64));
 		x2 = _mm512_loadu_si512((const void *)(p + 128));
