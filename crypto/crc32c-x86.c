@@ -357,13 +357,10 @@ T_VPCL512 static uint32_t crc32c_vpclmul512(uint32_t crc, const uint8_t *p, size
  * alone is bound by the carry-less multiplier's throughput; the crc32
  * instruction runs on the integer side meanwhile.
  */
-T_VPCL512 static uint32_t crc32c_vpclmul512x3(uint32_t crc, const uint8_t *p, size_t len)
+T_VPCL512 __attribute__((noinline)) static uint32_t hybrid512(uint32_t crc, const uint8_t *p,
+								size_t len)
 {
 	const __m512i k = fold_k512(15);
-
-	/* below this the join costs more than the streams save (Zen 5: 2 KiB, 2.5 KiB) */
-	if (len < 2560)
-		return crc32c_vpclmul512(crc, p, len);
 
 	while (len >= 256 + 376) {
 		size_t n = hyb_steps(len, 256), vlen = 256 * (n + 1), L = 40 * n;
@@ -394,6 +391,12 @@ T_VPCL512 static uint32_t crc32c_vpclmul512x3(uint32_t crc, const uint8_t *p, si
 	/* as in vpclmul256x3: no dirty upper halves left behind by the jump */
 	_mm256_zeroupper();
 	return crc32c_sse42x3(crc, p, len);
+}
+
+/* Below 2560 bytes the join costs more than the streams save (Zen 5: 2 KiB, 2.5 KiB). */
+T_VPCL512 static uint32_t crc32c_vpclmul512x3(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return len < 2560 ? crc32c_vpclmul512(crc, p, len) : hybrid512(crc, p, len);
 }
 
 static int cpu_sse42(unsigned int feat)
