@@ -413,6 +413,21 @@ static void test_errors(void)
 		if (hash_batch_impl_name(&ctx))
 			printf("/batch:%s", hash_batch_impl_name(&ctx));
 	}
+#if HASH_X86
+	/* the preferences the measurements on Zen 5 set (ch-checksumming.rst) */
+	if (hash_x86_has(hash_cpu_features(), HX86_AVX512F | HX86_AVX512VL | HX86_AVX512BW |
+					      HX86_VPCLMUL) &&
+	    !strcmp(hash_provider_name(), "builtin")) {
+		CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_SHA256, NULL, 0), 0);
+		CHECK_STR(hash_batch_impl_name(&ctx), "simd-avx512");
+		CHECK_EQ_U64(hash_impl_lanes(&ctx), 16);
+		CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_BLAKE2B_256, NULL, 0), 0);
+		CHECK_STR(hash_impl_name(&ctx), "ref");
+		CHECK_STR(hash_batch_impl_name(&ctx), "simd-avx512vl");
+		CHECK_EQ_U64(hash_ctx_init(&ctx, HASH_CRC32C, NULL, 0), 0);
+		CHECK_STR(hash_impl_name(&ctx), "simd-vpclmul512x3");
+	}
+#endif
 	hash_ctx_init(&ctx, HASH_SHA256, key, 16);
 	printf(" hmac-sha256=%s", hash_impl_name(&ctx));
 	hash_ctx_init(&ctx, HASH_BLAKE2B_256, key, 16);
