@@ -225,19 +225,17 @@ static void finish_inode(struct fr_tree *t)
 	/* an inode being deleted or truncated: its sizes and names are in flux */
 	if (is_orphan(t, ino))
 		goto keep;
-	if (c->nlink != c->names) {
-		if (c->nlink == 0 && c->names == 0) {
-			u64 *u = CHECK_PUSH(t, unlinked);
+	if (c->nlink == 0 && c->names == 0) {
+		u64 *u = CHECK_PUSH(t, unlinked);   /* needs an orphan item (check_tree_names) */
 
-			if (u)
-				*u = ino;
-		} else {
-			INODE_ERR(t, ino, "nlink %u, %u names found (link count wrong)", c->nlink, c->names);
-			if (c->names)
-				fix_inode_field(t, ino, RFR_NLINK, c->names);
-			else
-				linkless = true;   /* mended only if a name is proven (check_tree_names) */
-		}
+		if (u)
+			*u = ino;
+	} else if (c->nlink != c->names) {
+		INODE_ERR(t, ino, "nlink %u, %u names found (link count wrong)", c->nlink, c->names);
+		if (c->names)
+			fix_inode_field(t, ino, RFR_NLINK, c->names);
+		else
+			linkless = true;   /* mended only if a name is proven (check_tree_names) */
 	}
 	if (c->generation > t->super_gen || c->transid > t->super_gen)
 		INODE_ERR(t, ino, "generation %llu transid %llu beyond the superblock's %llu",
