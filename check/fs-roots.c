@@ -22,7 +22,8 @@
  * account; a lost inode item recreated from its names and extents; hole
  * extents; an entry or inode ref added where the other two of (inode ref,
  * DIR_ITEM, DIR_INDEX) prove the link, an entry nothing proves deleted; an
- * entry's file type; an orphan item for an unlinked inode.
+ * entry's file type; an orphan item for an unlinked inode; an inode with
+ * links but no name proven linked into lost+found.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -776,6 +777,14 @@ static void check_tree_names(struct fr_tree *t)
 	match_kind(t, t->items, t->items_nr, false, "dir item");
 	match_kind(t, t->index, t->index_nr, true, "dir index");
 	fix_names(t);
+	for (i = 0; i < t->inodes_nr; i++) {
+		/* names nothing proves: lost+found gives it one */
+		struct rfr_lost lost = { .root = t->root, .ino = t->inodes[i].ino,
+					 .ftype = btrfs_ftype_of_mode(t->inodes[i].mode) };
+
+		if (t->inodes[i].linkless)
+			check_fixable(t->ctx, rfr_link_lost_found, &lost, sizeof(lost));
+	}
 	for (i = 0; i < t->unlinked_nr; i++) {
 		struct rfr_orphan orphan = { .root = t->root, .ino = t->unlinked[i] };
 

@@ -117,6 +117,17 @@ assert_grep "inode $ib: nlink 0 and no names, but no orphan item" "$T/err"
 repair_clean "inode $ib: orphan item added"
 echo "ok: unlinked inode given its orphan item"
 
+# dir/b keeps nlink 1 but only its dir item names it (ref and dir index lost):
+# the dir item is deleted and the inode linked into a new lost+found
+fresh
+run_check "$DEL" "$T/img" 5 "$ib" 12 "$idir" "$idir" 96 3
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+assert_grep "inode $ib: nlink 1, 0 names found (link count wrong)" "$T/err"
+repair_clean "inode $ib: no name proven, linked into lost+found (inode [0-9]*) as '$ib'"
+assert_grep "dir item 'b' (index 0) for inode $ib deleted" "$T/rep"
+assert_grep "lost+found created" "$T/rep"
+echo "ok: a file with no name proven linked into lost+found"
+
 # what cannot be mended leaves the image as it was: a file extent overlapping another
 fresh
 bpatch 5 "$(le64 8192)\\x00\\x00\\x00\\x00\\x01$(le64 0)$(le64 0)$(le64 0)$(le64 8192)" \
