@@ -706,6 +706,8 @@ static void fix_missing_inodes(struct fr_tree *t)
 		n.mode = m->ftype && mode_of[m->ftype] ? mode_of[m->ftype] :
 			 m->dir_size ? 040755 : 0100644;
 		if (S_ISDIR(n.mode)) {
+			if (m->names > 1)
+				continue;   /* a directory has one name: which one is not ours to pick */
 			n.size = m->dir_size;
 		} else {
 			n.size = m->inline_extent ? m->inline_size : m->extent_end;

@@ -128,6 +128,16 @@ assert_grep "dir item 'b' (index 0) for inode $ib deleted" "$T/rep"
 assert_grep "lost+found created" "$T/rep"
 echo "ok: a file with no name proven linked into lost+found"
 
+# lost inode items of a directory and of a file with data: recreated from their
+# names, entries and extents
+fresh
+run_check "$DEL" "$T/img" 5 "$idir" 1 0 "$(ino_of data)" 1 0
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+assert_grep "inode $idir: no inode item, but 1 names and other items" "$T/err"
+repair_clean "inode $idir: inode item recreated (mode 040755, nlink 1, size 12)"
+assert_grep "inode $(ino_of data): inode item recreated (mode 0100644, nlink 1, size 65536)" "$T/rep"
+echo "ok: lost inode items recreated"
+
 # what cannot be mended leaves the image as it was: a file extent overlapping another
 fresh
 bpatch 5 "$(le64 8192)\\x00\\x00\\x00\\x00\\x01$(le64 0)$(le64 0)$(le64 0)$(le64 8192)" \
