@@ -22,7 +22,8 @@
  * account; a lost inode item recreated from its names and extents; hole
  * extents; an entry or inode ref added where the other two of (inode ref,
  * DIR_ITEM, DIR_INDEX) prove the link, an entry nothing proves deleted; an
- * entry's file type; an orphan item for an unlinked inode.
+ * entry's file type; an orphan item for an unlinked inode; an inode with
+ * links but no name proven linked into lost+found.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,19 +226,17 @@ static void finish_inode(struct fr_tree *t)
 	/* an inode being deleted or truncated: its sizes and names are in flux */
 	if (is_orphan(t, ino))
 		goto keep;
-	if (c->nlink != c->names) {
-		if (c->nlink == 0 && c->names == 0) {
-			u64 *u = CHECK_PUSH(t, unlinked);
+	if (c->nlink == 0 && c->names == 0) {
+		u64 *u = CHECK_PUSH(t, unlinked);   /* needs an orphan item (check_tree_names) */
 
-			if (u)
-				*u = ino;
-		} else {
-			INODE_ERR(t, ino, "nlink %u, %u names found (link count wrong)", c->nlink, c->names);
-			if (c->names)
-				fix_inode_field(t, ino, RFR_NLINK, c->names);
-			else
-				linkless = true;   /* mended only if a name is proven (check_tree_names) */
-		}
+		if (u)
+			*u = ino;
+	} else if (c->nlink != c->names) {
+		INODE_ERR(t, ino, "nlink %u, %u names found (link count wrong)", c->nlink, c->names);
+		if (c->names)
+			fix_inode_field(t, ino, RFR_NLINK, c->names);
+		else
+			linkless = true;   /* mended only if a name is proven (check_tree_names) */
 	}
 	if (c->generation > t->super_gen || c->transid > t->super_gen)
 		INODE_ERR(t, ino, "generation %llu transid %llu beyond the superblock's %llu",
@@ -707,6 +706,8 @@ static void fix_missing_inodes(struct fr_tree *t)
 		n.mode = m->ftype && mode_of[m->ftype] ? mode_of[m->ftype] :
 			 m->dir_size ? 040755 : 0100644;
 		if (S_ISDIR(n.mode)) {
+			if (m->names > 1)
+				continue;   /* a directory has one name: which one is not ours to pick */
 			n.size = m->dir_size;
 		} else {
 			n.size = m->inline_extent ? m->inline_size : m->extent_end;
@@ -778,6 +779,14 @@ static void check_tree_names(struct fr_tree *t)
 	match_kind(t, t->items, t->items_nr, false, "dir item");
 	match_kind(t, t->index, t->index_nr, true, "dir index");
 	fix_names(t);
+	for (i = 0; i < t->inodes_nr; i++) {
+		/* names nothing proves: lost+found gives it one */
+		struct rfr_lost lost = { .root = t->root, .ino = t->inodes[i].ino,
+					 .ftype = btrfs_ftype_of_mode(t->inodes[i].mode) };
+
+		if (t->inodes[i].linkless)
+			check_fixable(t->ctx, rfr_link_lost_found, &lost, sizeof(lost));
+	}
 	for (i = 0; i < t->unlinked_nr; i++) {
 		struct rfr_orphan orphan = { .root = t->root, .ino = t->unlinked[i] };
 

@@ -97,9 +97,9 @@ static void set_now(struct btrfs_timespec *ts, time_t now)
 	btrfs_set_timespec_nsec(ts, 0);
 }
 
-int rfr_recreate_inode(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+/* A new inode item as n says, times now. */
+static int insert_inode(struct btrfs_trans *t, const struct rfr_new_inode *n)
 {
-	const struct rfr_new_inode *n = arg;
 	struct btrfs_key key = { n->ino, BTRFS_INODE_ITEM_KEY, 0 };
 	struct btrfs_inode_item ii;
 	struct btrfs_wroot *root;
@@ -120,11 +120,19 @@ int rfr_recreate_inode(struct check_ctx *ctx __unused, struct btrfs_trans *t, vo
 	set_now(&ii.mtime, now);
 	set_now(&ii.otime, now);
 	ret = btrfs_insert_item(t, root, &key, &ii, sizeof(ii));
-	if (ret) {
+	if (ret)
 		error("repair: root %llu inode %llu: cannot insert the inode item: %s",
 		      n->root, n->ino, strerror(-ret));
+	return ret;
+}
+
+int rfr_recreate_inode(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct rfr_new_inode *n = arg;
+	int ret = insert_inode(t, n);
+
+	if (ret)
 		return ret;
-	}
 	printf("root %llu inode %llu: inode item recreated (mode 0%o, nlink %u, size %llu), check its permissions and content\n",
 	       n->root, n->ino, n->mode, n->nlink, n->size);
 	return 0;
@@ -354,6 +362,137 @@ int rfr_add_orphan(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *
 	}
 	printf("root %llu inode %llu: orphan item added (unlinked, deleted at the next mount)\n",
 	       o->root, o->ino);
+	return 0;
+}
+
+/* ---- lost+found ------------------------------------------------------------------ */
+
+#define LOST_FOUND "lost+found"
+
+/* The key <= key's last item: 0 with *found, 1 none, < 0 error. */
+static int last_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_key key,
+		     struct btrfs_key *found)
+{
+	struct btrfs_wpath path;
+	int ret;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_wsearch_key(t, root, &key, BTRFS_SEARCH_PREV, &path, found);
+	btrfs_wpath_release(&path);
+	return ret;
+}
+
+/* The next free DIR_INDEX of dir (2 when it has none). */
+static int next_index(struct btrfs_trans *t, struct btrfs_wroot *root, u64 dir, u64 *index)
+{
+	struct btrfs_key found;
+	int ret = last_item(t, root, (struct btrfs_key){ dir, BTRFS_DIR_INDEX_KEY, (u64)-1 }, &found);
+
+	if (ret < 0)
+		return ret;
+	*index = ret == 0 && found.objectid == dir && found.type == BTRFS_DIR_INDEX_KEY ?
+		 found.offset + 1 : 2;
+	return 0;
+}
+
+/* Both directory entries of name in dir, then the inode ref (nlink + 1). */
+static int link_name(struct check_ctx *ctx, struct btrfs_trans *t, u64 rootid, u64 dir, u64 ino,
+		     u8 ftype, const char *name)
+{
+	struct rfr_name n = { .root = rootid, .dir = dir, .ino = ino, .ftype = ftype,
+			      .name_len = (u16)strlen(name) };
+	struct btrfs_wroot *root;
+	int ret = get_root(t, rootid, &root);
+
+	if (!ret)
+		ret = next_index(t, root, dir, &n.index);
+	if (ret)
+		return ret;
+	memcpy(n.name, name, n.name_len);
+	n.key_type = BTRFS_DIR_ITEM_KEY;
+	ret = rfr_add_entry(ctx, t, &n);
+	n.key_type = BTRFS_DIR_INDEX_KEY;
+	if (!ret)
+		ret = rfr_add_entry(ctx, t, &n);
+	n.key_type = BTRFS_INODE_REF_KEY;
+	if (!ret)
+		ret = rfr_add_ref(ctx, t, &n);
+	return ret;
+}
+
+/* lost+found in the top directory of the tree, made when missing: its inode number. */
+static int lost_found(struct check_ctx *ctx, struct btrfs_trans *t, struct btrfs_wroot *root,
+		      u64 *lf)
+{
+	u16 len = (u16)strlen(LOST_FOUND);
+	struct btrfs_key key = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_DIR_ITEM_KEY,
+				 btrfs_name_hash(LOST_FOUND, len) }, found;
+	struct rfr_new_inode n = { .root = root->objectid, .mode = 040700 };
+	struct btrfs_wpath path;
+	int ret;
+
+	btrfs_wpath_init(&path);
+	ret = btrfs_wsearch_key(t, root, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+	if (ret == 0) {
+		u8 *p = btrfs_wpath_item_ptr(&path), *end = p + btrfs_wpath_item_size(&path);
+		ret = -ENOENT;
+		while (p + sizeof(struct btrfs_dir_item) <= end) {
+			struct btrfs_dir_item *di = (struct btrfs_dir_item *)p;
+			u32 nl = btrfs_dir_name_len(di);
+
+			if (p + sizeof(*di) + nl > end)
+				break;
+			if (nl == len && !memcmp(p + sizeof(*di), LOST_FOUND, len) &&
+			    btrfs_dir_type(di) == BTRFS_FT_DIR) {
+				*lf = btrfs_disk_key_objectid(&di->location);
+				ret = 0;
+				break;
+			}
+			p += sizeof(*di) + nl + btrfs_dir_data_len(di);
+		}
+	}
+	btrfs_wpath_release(&path);
+	if (ret <= 0 && ret != -ENOENT)
+		return ret;
+	/* a new directory, with the highest inode number yet */
+	ret = last_item(t, root, (struct btrfs_key){ BTRFS_LAST_FREE_OBJECTID, 255, (u64)-1 }, &found);
+	if (ret < 0)
+		return ret;
+	n.ino = ret == 0 && found.objectid >= BTRFS_FIRST_FREE_OBJECTID ? found.objectid + 1 :
+		BTRFS_FIRST_FREE_OBJECTID + 1;
+	ret = insert_inode(t, &n);
+	if (!ret)
+		ret = link_name(ctx, t, root->objectid, BTRFS_FIRST_FREE_OBJECTID, n.ino, BTRFS_FT_DIR,
+				LOST_FOUND);
+	if (!ret)
+		printf("root %llu: lost+found created (inode %llu)\n", root->objectid, n.ino);
+	*lf = n.ino;
+	return ret;
+}
+
+int rfr_link_lost_found(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct rfr_lost *l = arg;
+	struct rfr_set_inode zero = { .root = l->root, .ino = l->ino, .field = RFR_NLINK, .value = 0 };
+	struct btrfs_wroot *root;
+	char name[24];
+	u64 lf;
+	int ret = get_root(t, l->root, &root);
+
+	if (!ret)
+		ret = lost_found(ctx, t, root, &lf);
+	if (!ret)
+		ret = rfr_set_inode_field(ctx, t, &zero);
+	snprintf(name, sizeof(name), "%llu", (unsigned long long)l->ino);
+	if (!ret)
+		ret = link_name(ctx, t, l->root, lf, l->ino, l->ftype, name);
+	if (ret) {
+		error("repair: root %llu inode %llu: cannot link it into lost+found: %s", l->root, l->ino,
+		      strerror(-ret));
+		return ret;
+	}
+	printf("root %llu inode %llu: no name proven, linked into lost+found (inode %llu) as '%s'\n",
+	       l->root, l->ino, lf, name);
 	return 0;
 }
 

@@ -73,6 +73,17 @@ int rfr_set_entry_type(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 /* Add the inode ref (nlink += 1). */
 int rfr_add_ref(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
+/*
+ * An inode with nlink > 0 but no name anything proves: linked into
+ * lost+found (made in the tree's top directory when missing) under its
+ * inode number, nlink 1, as btrfs-progs does.
+ */
+struct rfr_lost {
+	u64 root, ino;
+	u8 ftype;
+};
+int rfr_link_lost_found(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
 /* An orphan item for an inode without names and nlink 0 (the kernel deletes it at mount). */
 struct rfr_orphan {
 	u64 root, ino;

@@ -82,7 +82,7 @@ int check_repair(struct check_ctx *ctx)
 			return 1;
 		}
 	}
-	/* quotas: the status generation follows, or the kernel distrusts the numbers */
+	/* quotas follow the tree blocks the fixes changed; the status keeps the generation */
 	ret = rqg_update_status(t);
 	if (ret < 0) {
 		btrfs_abort_transaction(t);

@@ -96,6 +96,48 @@ repair_clean "dir index 'z' (index 2) for inode $ia deleted"
 assert_grep "dir index 'a' (index 2) for inode $ia added" "$T/rep"
 echo "ok: wrong dir index name repaired"
 
+# a dir index's file type that is not the inode's (7, symlink, for a regular file)
+fresh
+bpatch 5 "$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 1)\\x00\\x00\\x01\\x00\\x01a" \
+	"$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 1)\\x00\\x00\\x01\\x00\\x07a"
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+assert_grep "dir index 'a' for inode $ia has file type 7, the inode's mode 0100644 means 1" "$T/err"
+repair_clean "dir index 'a' for inode $ia: file type set to 1"
+echo "ok: wrong file type repaired"
+
+# dir/b unlinked without its orphan item: all three names gone, nlink 0
+fresh
+ib=$(ino_of b) idir=$(ino_of dir)
+hb=$("$BTRFS" inspect-internal dump-tree -t 5 "$T/img" | awk -v d="$idir" '$4 == "(" d && $5 == "DIR_ITEM" { k = $6; next } $1 == "item" { k = "" } $1 == "name:" && $2 == "b" && k { print k; exit }')
+[ -n "$hb" ] || _fail "no dir item for b"
+run_check "$DEL" "$T/img" 5 "$ib" 12 "$idir" "$idir" 96 3 "$idir" 84 "$hb"
+bpatch 5 "$(le64 3)$(le64 3)$(le64 0)$(le32 1)" "$(le64 3)$(le64 3)$(le64 0)$(le32 0)"
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+assert_grep "inode $ib: nlink 0 and no names, but no orphan item" "$T/err"
+repair_clean "inode $ib: orphan item added"
+echo "ok: unlinked inode given its orphan item"
+
+# dir/b keeps nlink 1 but only its dir item names it (ref and dir index lost):
+# the dir item is deleted and the inode linked into a new lost+found
+fresh
+run_check "$DEL" "$T/img" 5 "$ib" 12 "$idir" "$idir" 96 3
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+assert_grep "inode $ib: nlink 1, 0 names found (link count wrong)" "$T/err"
+repair_clean "inode $ib: no name proven, linked into lost+found (inode [0-9]*) as '$ib'"
+assert_grep "dir item 'b' (index 0) for inode $ib deleted" "$T/rep"
+assert_grep "lost+found created" "$T/rep"
+echo "ok: a file with no name proven linked into lost+found"
+
+# lost inode items of a directory and of a file with data: recreated from their
+# names, entries and extents
+fresh
+run_check "$DEL" "$T/img" 5 "$idir" 1 0 "$(ino_of data)" 1 0
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+assert_grep "inode $idir: no inode item, but 1 names and other items" "$T/err"
+repair_clean "inode $idir: inode item recreated (mode 040755, nlink 1, size 12)"
+assert_grep "inode $(ino_of data): inode item recreated (mode 0100644, nlink 1, size 65536)" "$T/rep"
+echo "ok: lost inode items recreated"
+
 # what cannot be mended leaves the image as it was: a file extent overlapping another
 fresh
 bpatch 5 "$(le64 8192)\\x00\\x00\\x00\\x00\\x01$(le64 0)$(le64 0)$(le64 0)$(le64 8192)" \
