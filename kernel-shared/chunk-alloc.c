@@ -538,7 +538,7 @@ struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type)
 	ndevs = min_t(int, ndevs, devs_max);
 	ndevs -= ndevs % inc;
 	if (ndevs < a->devs_min || ndevs < 1) {
-		error("no room for a new %s chunk with profile %s: %d device(s) have %llu bytes unallocated, %d needed",
+		error("no room for a new %s chunk with profile %s: %d device(s) with %llu bytes free, %d needed",
 		      type_name(type), a->upper, ndevs, (unsigned long long)min_extent, a->devs_min);
 		return ERR_PTR(-ENOSPC);
 	}

@@ -218,7 +218,8 @@ int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group *
 	item = build_chunk_item(t, c, &size);
 	if (!item)
 		return -ENOMEM;
-	if ((type & BTRFS_BLOCK_GROUP_SYSTEM) && sys_array_room(t) < sizeof(struct btrfs_disk_key) + size) {
+	if ((type & BTRFS_BLOCK_GROUP_SYSTEM) &&
+	    sys_array_room(t) < sizeof(struct btrfs_disk_key) + size) {
 		error("no room in the superblock's system chunk array for a new system chunk");
 		free(item);
 		return -ENOSPC;
