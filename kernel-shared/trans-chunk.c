@@ -91,6 +91,12 @@ static int load_devices(struct btrfs_trans *t)
 		const struct btrfs_device *d = &fs->devices.devs[i];
 
 		sizes[i] = d->total_bytes ? d->total_bytes : d->size;
+		/* a dev item claiming more than the device holds: only what is there */
+		if (d->size && d->size < sizes[i]) {
+			warning("devid %llu: dev item says %llu bytes, the device has %llu; new chunks stay within it",
+				d->devid, sizes[i], d->size);
+			sizes[i] = d->size;
+		}
 	}
 	ca = calloc(1, sizeof(*ca));
 	if (!ca)
