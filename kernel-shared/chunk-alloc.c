@@ -495,7 +495,8 @@ static int cmp_choice(const void *a, const void *b)
 		return x->max_avail > y->max_avail ? -1 : 1;
 	if (x->total_avail != y->total_avail)
 		return x->total_avail > y->total_avail ? -1 : 1;
-	return 0;
+	/* the kernel's heap sort is not stable: on a tie its pick may differ */
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type)

@@ -114,7 +114,8 @@ struct ca_chunk *ca_alloc_chunk(struct chunk_alloc *ca, u64 type);
  * A chunk placed as the kernel places one on a mounted filesystem (the
  * write engine's new chunks): devices whose largest hole (at or after
  * 1 MiB, the first one big enough for a full stripe) is the biggest come
- * first, as many as the profile takes; the smallest of their holes sets
+ * first (then the most unallocated bytes, then the lowest devid), as many
+ * as the profile takes; the smallest of their holes sets
  * the stripe size, cut to the type's chunk size (system 32 MiB, metadata
  * 256 MiB or 1 GiB above 50 GiB, data 10 GiB) and 10% of the filesystem,
  * rounded up to 16 MiB, at most 1 GiB, in 64 KiB units.  The logical
