@@ -7,6 +7,7 @@
 #include <strings.h>
 #include "kernel-shared/chunk-alloc.h"
 #include "kernel-shared/messages.h"
+#include "kernel-shared/accessors.h"
 
 static const struct btrfs_raid_attr raid_attrs[] = {
 	{ 0, "single", "single", 1, 1, 1, 0, 1, 1, 0 },
@@ -394,6 +395,23 @@ int ca_sorted_chunks(const struct chunk_alloc *ca, struct ca_chunk **out)
 			out[n++] = ca->chunks[i];
 	qsort(out, n, sizeof(*out), cmp_chunk);
 	return n;
+}
+
+void ca_fill_chunk_item(const struct ca_chunk *c, u32 sectorsize, struct btrfs_chunk *ch)
+{
+	btrfs_set_chunk_length(ch, c->length);
+	btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
+	btrfs_set_chunk_stripe_len(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_type(ch, c->type);
+	btrfs_set_chunk_io_align(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_io_width(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_sector_size(ch, sectorsize);
+	btrfs_set_chunk_num_stripes(ch, (u16)c->num_stripes);
+	btrfs_set_chunk_sub_stripes(ch, (u16)c->sub_stripes);
+	for (int s = 0; s < c->num_stripes; s++) {
+		btrfs_set_stripe_devid(btrfs_chunk_stripe(ch, s), c->stripes[s].devid);
+		btrfs_set_stripe_offset(btrfs_chunk_stripe(ch, s), c->stripes[s].physical);
+	}
 }
 
 u64 ca_chunk_dev_bytes(const struct ca_chunk *chunk)

@@ -140,6 +140,12 @@ struct ca_device *ca_device(struct chunk_alloc *ca, u64 devid);
  */
 int ca_alloc_bytes(struct chunk_alloc *ca, u64 type, u64 len, u64 align, u64 *logical);
 
+/*
+ * The CHUNK_ITEM of c into ch (btrfs_chunk_item_size(c->num_stripes)
+ * bytes): every field but the stripes' dev_uuid, which the caller knows.
+ */
+void ca_fill_chunk_item(const struct ca_chunk *c, u32 sectorsize, struct btrfs_chunk *ch);
+
 /* Bytes of the chunk's dev extents on each device (DUP counts twice). */
 u64 ca_chunk_dev_bytes(const struct ca_chunk *chunk);
 

@@ -167,23 +167,12 @@ static u8 *build_chunk_item(struct btrfs_trans *t, const struct ca_chunk *c, u32
 	if (!buf)
 		return NULL;
 	ch = (struct btrfs_chunk *)buf;
-	btrfs_set_chunk_length(ch, c->length);
-	btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
-	btrfs_set_chunk_stripe_len(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_type(ch, c->type);
-	btrfs_set_chunk_io_align(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_io_width(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_sector_size(ch, t->fs->geo.sectorsize);
-	btrfs_set_chunk_num_stripes(ch, (u16)c->num_stripes);
-	btrfs_set_chunk_sub_stripes(ch, (u16)c->sub_stripes);
+	ca_fill_chunk_item(c, t->fs->geo.sectorsize, ch);
 	for (int s = 0; s < c->num_stripes; s++) {
-		struct btrfs_stripe *st = btrfs_chunk_stripe(ch, s);
 		const struct btrfs_device *d = find_dev(t->fs, c->stripes[s].devid);
 
-		btrfs_set_stripe_devid(st, c->stripes[s].devid);
-		btrfs_set_stripe_offset(st, c->stripes[s].physical);
 		if (d)
-			memcpy(st->dev_uuid, d->uuid, BTRFS_UUID_SIZE);
+			memcpy(btrfs_chunk_stripe(ch, s)->dev_uuid, d->uuid, BTRFS_UUID_SIZE);
 	}
 	return buf;
 }
