@@ -7,6 +7,7 @@
 #include <strings.h>
 #include "kernel-shared/chunk-alloc.h"
 #include "kernel-shared/messages.h"
+#include "kernel-shared/accessors.h"
 
 static const struct btrfs_raid_attr raid_attrs[] = {
 	{ 0, "single", "single", 1, 1, 1, 0, 1, 1, 0 },
@@ -396,6 +397,23 @@ int ca_sorted_chunks(const struct chunk_alloc *ca, struct ca_chunk **out)
 	return n;
 }
 
+void ca_fill_chunk_item(const struct ca_chunk *c, u32 sectorsize, struct btrfs_chunk *ch)
+{
+	btrfs_set_chunk_length(ch, c->length);
+	btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
+	btrfs_set_chunk_stripe_len(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_type(ch, c->type);
+	btrfs_set_chunk_io_align(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_io_width(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_sector_size(ch, sectorsize);
+	btrfs_set_chunk_num_stripes(ch, (u16)c->num_stripes);
+	btrfs_set_chunk_sub_stripes(ch, (u16)c->sub_stripes);
+	for (int s = 0; s < c->num_stripes; s++) {
+		btrfs_set_stripe_devid(btrfs_chunk_stripe(ch, s), c->stripes[s].devid);
+		btrfs_set_stripe_offset(btrfs_chunk_stripe(ch, s), c->stripes[s].physical);
+	}
+}
+
 u64 ca_chunk_dev_bytes(const struct ca_chunk *chunk)
 {
 	return chunk->stripe_size * chunk->num_stripes;
@@ -495,7 +513,8 @@ static int cmp_choice(const void *a, const void *b)
 		return x->max_avail > y->max_avail ? -1 : 1;
 	if (x->total_avail != y->total_avail)
 		return x->total_avail > y->total_avail ? -1 : 1;
-	return 0;
+	/* the kernel's heap sort is not stable: on a tie its pick may differ */
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type)
@@ -538,7 +557,7 @@ struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type)
 	ndevs = min_t(int, ndevs, devs_max);
 	ndevs -= ndevs % inc;
 	if (ndevs < a->devs_min || ndevs < 1) {
-		error("no room for a new %s chunk with profile %s: %d device(s) have %llu bytes unallocated, %d needed",
+		error("no room for a new %s chunk with profile %s: %d device(s) with %llu bytes free, %d needed",
 		      type_name(type), a->upper, ndevs, (unsigned long long)min_extent, a->devs_min);
 		return ERR_PTR(-ENOSPC);
 	}

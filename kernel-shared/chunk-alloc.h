@@ -114,7 +114,8 @@ struct ca_chunk *ca_alloc_chunk(struct chunk_alloc *ca, u64 type);
  * A chunk placed as the kernel places one on a mounted filesystem (the
  * write engine's new chunks): devices whose largest hole (at or after
  * 1 MiB, the first one big enough for a full stripe) is the biggest come
- * first, as many as the profile takes; the smallest of their holes sets
+ * first (then the most unallocated bytes, then the lowest devid), as many
+ * as the profile takes; the smallest of their holes sets
  * the stripe size, cut to the type's chunk size (system 32 MiB, metadata
  * 256 MiB or 1 GiB above 50 GiB, data 10 GiB) and 10% of the filesystem,
  * rounded up to 16 MiB, at most 1 GiB, in 64 KiB units.  The logical
@@ -138,6 +139,12 @@ struct ca_device *ca_device(struct chunk_alloc *ca, u64 devid);
  * has room (not printed).
  */
 int ca_alloc_bytes(struct chunk_alloc *ca, u64 type, u64 len, u64 align, u64 *logical);
+
+/*
+ * The CHUNK_ITEM of c into ch (btrfs_chunk_item_size(c->num_stripes)
+ * bytes): every field but the stripes' dev_uuid, which the caller knows.
+ */
+void ca_fill_chunk_item(const struct ca_chunk *c, u32 sectorsize, struct btrfs_chunk *ch);
 
 /* Bytes of the chunk's dev extents on each device (DUP counts twice). */
 u64 ca_chunk_dev_bytes(const struct ca_chunk *chunk);

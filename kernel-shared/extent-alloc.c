@@ -435,7 +435,8 @@ int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr)
 	return ret;
 }
 
-int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map, struct wblock_group **out)
+int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
+		  struct wblock_group **out)
 {
 	struct fs_range sup[BTRFS_SUPER_MIRROR_MAX * 16];
 	struct wblock_group *bg;

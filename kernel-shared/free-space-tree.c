@@ -294,12 +294,14 @@ static int put_items(struct fst_ctx *c, const u8 *bits, u64 nbits, bool to_bitma
 
 		if (to_bitmaps) {
 			struct btrfs_wpath path;
+			u32 size;
 			u8 *dst;
 
 			n = min_t(u64, nbits - i, FST_BITMAP_BITS);
+			size = (u32)((n + 7) / 8);
 			key = (struct btrfs_key){ c->bg->start + i * ss, BTRFS_FREE_SPACE_BITMAP_KEY, n * ss };
 			btrfs_wpath_init(&path);
-			ret = btrfs_insert_empty_items(c->t, c->root, &path, &key, (const u32[]){ (u32)((n + 7) / 8) }, 1);
+			ret = btrfs_insert_empty_items(c->t, c->root, &path, &key, &size, 1);
 			if (ret == 0) {
 				dst = btrfs_wpath_item_ptr(&path);
 				for (u64 j = 0; j < n; j++)

@@ -91,6 +91,12 @@ static int load_devices(struct btrfs_trans *t)
 		const struct btrfs_device *d = &fs->devices.devs[i];
 
 		sizes[i] = d->total_bytes ? d->total_bytes : d->size;
+		/* a dev item claiming more than the device holds: only what is there */
+		if (d->size && d->size < sizes[i]) {
+			warning("devid %llu: dev item says %llu bytes, the device has %llu; new chunks stay within it",
+				d->devid, sizes[i], d->size);
+			sizes[i] = d->size;
+		}
 	}
 	ca = calloc(1, sizeof(*ca));
 	if (!ca)
@@ -161,23 +167,12 @@ static u8 *build_chunk_item(struct btrfs_trans *t, const struct ca_chunk *c, u32
 	if (!buf)
 		return NULL;
 	ch = (struct btrfs_chunk *)buf;
-	btrfs_set_chunk_length(ch, c->length);
-	btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
-	btrfs_set_chunk_stripe_len(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_type(ch, c->type);
-	btrfs_set_chunk_io_align(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_io_width(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_sector_size(ch, t->fs->geo.sectorsize);
-	btrfs_set_chunk_num_stripes(ch, (u16)c->num_stripes);
-	btrfs_set_chunk_sub_stripes(ch, (u16)c->sub_stripes);
+	ca_fill_chunk_item(c, t->fs->geo.sectorsize, ch);
 	for (int s = 0; s < c->num_stripes; s++) {
-		struct btrfs_stripe *st = btrfs_chunk_stripe(ch, s);
 		const struct btrfs_device *d = find_dev(t->fs, c->stripes[s].devid);
 
-		btrfs_set_stripe_devid(st, c->stripes[s].devid);
-		btrfs_set_stripe_offset(st, c->stripes[s].physical);
 		if (d)
-			memcpy(st->dev_uuid, d->uuid, BTRFS_UUID_SIZE);
+			memcpy(btrfs_chunk_stripe(ch, s)->dev_uuid, d->uuid, BTRFS_UUID_SIZE);
 	}
 	return buf;
 }
@@ -218,7 +213,8 @@ int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group *
 	item = build_chunk_item(t, c, &size);
 	if (!item)
 		return -ENOMEM;
-	if ((type & BTRFS_BLOCK_GROUP_SYSTEM) && sys_array_room(t) < sizeof(struct btrfs_disk_key) + size) {
+	if ((type & BTRFS_BLOCK_GROUP_SYSTEM) &&
+	    sys_array_room(t) < sizeof(struct btrfs_disk_key) + size) {
 		error("no room in the superblock's system chunk array for a new system chunk");
 		free(item);
 		return -ENOSPC;

@@ -410,7 +410,8 @@ int ea_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *byt
 /* Block group type (type bits, mixed as DATA|METADATA) for allocations of want. */
 u64 ea_bg_type_for(const struct btrfs_trans *t, u64 want);
 /* Append the in-memory block group of a new chunk (all free but superblock copies). */
-int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map, struct wblock_group **out);
+int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
+		  struct wblock_group **out);
 /* The block group holding bytenr waits for its items (free space tree and used not yet). */
 bool ea_bg_pending(struct btrfs_trans *t, u64 bytenr);
 

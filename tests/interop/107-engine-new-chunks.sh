@@ -68,33 +68,35 @@ PY
 }
 
 run_config() { # ndev size max-new-meta-chunk mkfs-options...
-	local n=$1 size=$2 maxc=$3 i opts="" meta0 data0 meta data files=0 dfiles=0; shift 3
+	local n=$1 size=$2 maxc=$3 i opts="" meta0 data0 meta data files=0 dfiles=0 imgs; shift 3
 	forget_devices
 	mk_images "$n" "$size"
-	attach_images "$n"
-	run_check "$TOP/mkfs.btrfs" -f -q "$@" "${LOOPS[@]}"
-	meta0=$(count_chunks METADATA "${LOOPS[@]}")
-	data0=$(count_chunks DATA "${LOOPS[@]}")
-	mkfs_last=$("$BTRFS" inspect-internal dump-tree -t chunk "${LOOPS[0]}" |
+	# our tools work on the image files; loop devices only for the kernel and Debian's check
+	imgs=("$T"/d[1-"$n"].img)
+	run_check "$TOP/mkfs.btrfs" -f -q "$@" "${imgs[@]}"
+	meta0=$(count_chunks METADATA "${imgs[@]}")
+	data0=$(count_chunks DATA "${imgs[@]}")
+	mkfs_last=$("$BTRFS" inspect-internal dump-tree -t chunk "${imgs[@]}" |
 		    sed -n 's/.*CHUNK_ITEM \([0-9]*\)).*/\1/p' | sort -n | tail -1)
 	meta=$meta0
 	for ((i = 0; i < 30 && meta < meta0 + 2; i++)); do
-		run_check "$FILL" -n 1500 -c 3 -X 12000 -p "m${i}_" "${LOOPS[@]}" > /dev/null
+		run_check "$FILL" -n 1500 -c 3 -X 12000 -p "m${i}_" "${imgs[@]}" > /dev/null
 		files=$((files + 1500))
-		meta=$(count_chunks METADATA "${LOOPS[@]}")
+		meta=$(count_chunks METADATA "${imgs[@]}")
 	done
 	[ "$meta" -ge $((meta0 + 2)) ] || _fail "$*: $meta metadata chunks after $files files (mkfs made $meta0)"
 	data=$data0
 	for ((i = 0; i < 30 && data == data0; i++)); do
-		run_check "$FILL" -n 16 -c 2 -D 4096 -p "d${i}_" "${LOOPS[@]}" > /dev/null
+		run_check "$FILL" -n 16 -c 2 -D 4096 -p "d${i}_" "${imgs[@]}" > /dev/null
 		dfiles=$((dfiles + 16))
-		data=$(count_chunks DATA "${LOOPS[@]}")
+		data=$(count_chunks DATA "${imgs[@]}")
 	done
 	[ "$data" -gt "$data0" ] || _fail "$*: no new data chunk after $dfiles data files"
 	echo "$*: metadata chunks $meta0 -> $meta ($files files), data chunks $data0 -> $data ($dfiles files)"
-	check_layout "$maxc" "${LOOPS[@]}"
+	check_layout "$maxc" "${imgs[@]}"
+	our_check "${imgs[@]}"
+	attach_images "$n"
 	progs_check "${LOOPS[0]}"
-	our_check "${LOOPS[@]}"
 
 	for d in "${LOOPS[@]}"; do opts="${opts:+$opts,}device=$d"; done
 	mount_tracked "${LOOPS[0]}" "$T/mnt" "$opts"
@@ -125,8 +127,8 @@ PY
 	sync
 	umount "$T/mnt" || _fail "umount failed"
 	progs_check "${LOOPS[0]}"
-	our_check "${LOOPS[@]}"
 	for d in "${LOOPS[@]}"; do losetup -d "$d"; done
+	our_check "${imgs[@]}"
 }
 
 # max new metadata chunk: 10% of the filesystem rounded up to 16 MiB (256 MiB at most)

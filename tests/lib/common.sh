@@ -30,7 +30,11 @@ _cleanup() {
 	for ((i = ${#_cleanup_mounts[@]} - 1; i >= 0; i--)); do
 		umount "${_cleanup_mounts[i]}" 2>/dev/null || umount -l "${_cleanup_mounts[i]}" 2>/dev/null
 	done
-	for i in "${_cleanup_loops[@]}"; do losetup -d "$i" 2>/dev/null; done
+	# only devices still backed by this test's files: a name detached earlier
+	# may belong to another test (or another worktree's) by now
+	for i in "${_cleanup_loops[@]}"; do
+		[[ $(losetup -nO BACK-FILE "$i" 2>/dev/null) == "$(realpath "$T")"/* ]] && losetup -d "$i" 2>/dev/null
+	done
 	return 0
 }
 trap _cleanup EXIT

@@ -402,7 +402,8 @@ static int delete_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL] [-X BYTES] [-D KIB] [-r FIRST:STEP:COUNT] DEVICE...\n");
+	fprintf(stderr, "usage: engine-fill [-n FILES] [-c COMMITS] [-x] [-d DELETE] [-p PREFIX] [-F] [-R] [-s SUBVOL]\n"
+			"                   [-X BYTES] [-D KIB] [-r FIRST:STEP:COUNT] DEVICE...\n");
 }
 
 /* -r: remove PREFIX<first + k * step>, k < count, in one transaction. */
