@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The read-and-hash queue of --check-data-csum (see csum-pipe.h).  A ring
+ * The read-and-hash queue of --check-data-csum and --init-csum-tree (see
+ * csum-pipe.h).  A ring
  * of QUEUE_DEPTH jobs: the worker takes the oldest pending one; the caller,
  * waiting for the oldest job, runs a pending one itself rather than sleep,
  * so both cores read and hash.  Data is read in READ_PIECE pieces into a
@@ -60,6 +61,10 @@ static void run_job(struct btrfs_fs_info *fs, struct csum_job *job, u8 *buf, con
 				job->read_err[m - 1] = -EIO;
 				break;
 			}
+		}
+		if (job->first_readable && !job->read_err[m - 1]) {
+			job->good_mirror = m;
+			return;
 		}
 	}
 }
@@ -141,7 +146,7 @@ int csum_pipe_open(struct btrfs_fs_info *fs, struct csum_pipe **out)
 }
 
 struct csum_job *csum_pipe_submit(struct btrfs_fs_info *fs, struct csum_pipe *p, u64 start,
-				  u32 nsect)
+				  u32 nsect, bool first_readable)
 {
 	u16 csum_size = btrfs_fs_geometry(fs)->csum_size;
 	int mirrors = btrfs_num_mirrors(fs, start);
@@ -154,6 +159,7 @@ struct csum_job *csum_pipe_submit(struct btrfs_fs_info *fs, struct csum_pipe *p,
 	j->start = start;
 	j->nsect = nsect;
 	j->mirrors = mirrors;
+	j->first_readable = first_readable;
 	j->digests = malloc((size_t)(mirrors ? mirrors : 1) * (nsect ? nsect : 1) * csum_size);
 	j->read_err = calloc((size_t)(mirrors ? mirrors : 1), sizeof(*j->read_err));
 	j->msg = calloc((size_t)(mirrors ? mirrors : 1), sizeof(*j->msg));
@@ -228,9 +234,20 @@ void csum_pipe_close(struct csum_pipe *p)
 	if (p->threaded) {
 		pthread_mutex_lock(&p->lock);
 		p->stop = true;
+		/* jobs not handed back (the caller stopped on an error) are dropped */
+		for (u64 s = p->head; s < p->tail; s++)
+			if (p->jobs[s % QUEUE_DEPTH].state == JOB_PENDING)
+				p->jobs[s % QUEUE_DEPTH].state = JOB_FREE;
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
 		pthread_join(p->worker, NULL);
+	}
+	for (; p->head < p->tail; p->head++) {
+		struct csum_job *j = &p->jobs[p->head % QUEUE_DEPTH];
+
+		free(j->digests);
+		free(j->read_err);
+		free(j->msg);
 	}
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);

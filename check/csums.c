@@ -212,7 +212,7 @@ static int csum_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	it->key = *key;
 	it->size = size;
 	memcpy(it->data, btrfs_leaf_item_ptr(eb, slot), size);
-	job = csum_pipe_submit(ctx->fs, w->pipe, key->offset, item_sectors(w, key, size));
+	job = csum_pipe_submit(ctx->fs, w->pipe, key->offset, item_sectors(w, key, size), false);
 	if (!job) {
 		free(it);
 		return -ENOMEM;
