@@ -7,27 +7,28 @@
  * [disk_bytenr + offset, + num_bytes) (the written part of a preallocated
  * extent has checksums, the rest does not); compressed: the whole on-disk
  * extent.  Preallocated (unwritten) extents, holes and inline extents have
- * none.  Every subvolume tree is walked (snapshots reach the same extents:
- * the ranges are merged), the data read from the first mirror that can be
- * read (as it is: nothing can tell a good copy from a bad one now), and
- * checksummed per sector with the filesystem's algorithm, on two cores
- * (check/csum-pipe.c).
+ * none.  Every live subvolume tree is walked (snapshots reach the same
+ * extents: the ranges are merged; subvolumes being deleted are skipped),
+ * the data read from the first mirror that can be read (as it is: nothing
+ * can tell a good copy from a bad one now), and checksummed per sector with
+ * the filesystem's algorithm, on two cores (check/csum-pipe.c).
  *
- * The old csum tree is reset (its blocks freed, one empty leaf) and the new
- * items, (EXTENT_CSUM, EXTENT_CSUM, start), hold at most as many checksums
- * as the kernel puts in one (a leaf's data minus two item headers, one
- * checksum less) and never cross a chunk boundary.  All in one
- * transaction: a read error leaves the filesystem as it was.
+ * The old csum tree is emptied: its blocks freed, its leaves not even read
+ * (they may be what is damaged), one empty leaf.  The new items,
+ * (EXTENT_CSUM, EXTENT_CSUM, start), hold at most as many checksums as the
+ * kernel puts in one (a leaf's data minus two item headers, one checksum
+ * less) and never cross a chunk boundary.  All in one transaction: a read
+ * error leaves the filesystem as it was.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/check-extra.h"
+#include "check/csum-pipe.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/messages.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/volumes.h"
-#include "check/csum-pipe.h"
 
 struct data_ranges {
 	struct check_range *r;
@@ -60,10 +61,18 @@ static int data_item(struct check_ctx *ctx __unused, const struct extent_buffer 
 	start = btrfs_file_extent_disk_bytenr(fi);
 	len = btrfs_file_extent_disk_num_bytes(fi);
 	if (btrfs_file_extent_compression(fi) == BTRFS_COMPRESS_NONE) {
-		start += btrfs_file_extent_offset(fi);
-		len = btrfs_file_extent_num_bytes(fi);
+		u64 offset = btrfs_file_extent_offset(fi), num = btrfs_file_extent_num_bytes(fi);
+
+		if (offset > len || num > len - offset) {
+			warning("inode %llu: file extent at %llu references [%llu +%llu) beyond its extent %llu+%llu: no checksums",
+				key->objectid, key->offset, start + offset, num, start, len);
+			return 0;
+		}
+		start += offset;
+		len = num;
 	}
-	if (!len || !IS_ALIGNED(start, (u64)d->sectorsize) || !IS_ALIGNED(len, (u64)d->sectorsize)) {
+	if (!len || !IS_ALIGNED(start, (u64)d->sectorsize) || !IS_ALIGNED(len, (u64)d->sectorsize) ||
+	    start + len < start) {
 		warning("inode %llu: file extent at %llu references [%llu +%llu), not sector aligned: no checksums",
 			key->objectid, key->offset, start, len);
 		return 0;
