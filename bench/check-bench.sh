@@ -8,9 +8,14 @@
 # below original mode's, peak RSS at most half of it).
 #
 # usage: bench/check-bench.sh [NFILES] [NSNAP] [RUNS]   (root, loop, btrfs)
+# DATA_MB=N also writes N MiB of random data in 64 MiB files before the
+# snapshots; CHECK_ARGS="--check-data-csum" (for example) is given to every
+# check run, ours and Debian's alike.  BASE_BTRFS=path times that binary too
+# (say, ours before a change) and prints our ratio against it.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 nfiles=${1:-200000}; nsnap=${2:-4}; runs=${3:-3}
+data_mb=${DATA_MB:-0}; read -r -a cargs <<< "${CHECK_ARGS:-}"
 ours=${BTRFS:-$top/btrfs}; ref=${REF_BTRFS:-/usr/bin/btrfs}
 [ -x "$ref" ] || { echo "no reference binary $ref" >&2; exit 1; }
 if [ "$(id -u)" -ne 0 ] || ! grep -qw btrfs /proc/filesystems; then
@@ -27,6 +32,9 @@ mkdir -p "$mnt"
 mount -o noatime "$loop" "$mnt" || exit 1
 "$ref" subvolume create "$mnt/sv" > /dev/null || exit 1
 fill_files "$mnt/sv" "$nfiles"
+for ((i = 0; i * 64 < data_mb; i++)); do
+	dd if=/dev/urandom of="$mnt/sv/data$i" bs=1M count=$((data_mb - i * 64 < 64 ? data_mb - i * 64 : 64)) status=none
+done
 for ((s = 1; s <= nsnap; s++)); do
 	"$ref" subvolume snapshot "$mnt/sv" "$mnt/snap$s" > /dev/null || exit 1
 	for ((i = 0; i < 1000; i++)); do echo "snap $s" > "$mnt/snap$s/d$(printf %02d $((i % 100)))/new$i"; done
@@ -36,12 +44,17 @@ umount "$mnt"; losetup -d "$loop"; loop=""
 ratio() { awk "BEGIN{if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"n/a\"}"; }
 
 "$ours" check "$work/fs.img" > "$work/ours.out" 2>&1 || { cat "$work/ours.out"; echo "our check found errors" >&2; }
-t_o=$(best "$ours" check "$work/fs.img");         m_o=$(rss "$ours" check "$work/fs.img")
-t_r=$(best "$ref" check "$work/fs.img");          m_r=$(rss "$ref" check "$work/fs.img")
-t_l=$(best "$ref" check --mode=lowmem "$work/fs.img"); m_l=$(rss "$ref" check --mode=lowmem "$work/fs.img")
-echo "filesystem: $nfiles files + $nsnap snapshots, $(grep -m1 'bytes used' "$work/ours.out")"
+t_o=$(best "$ours" check "${cargs[@]}" "$work/fs.img");         m_o=$(rss "$ours" check "${cargs[@]}" "$work/fs.img")
+t_r=$(best "$ref" check "${cargs[@]}" "$work/fs.img");          m_r=$(rss "$ref" check "${cargs[@]}" "$work/fs.img")
+t_l=$(best "$ref" check --mode=lowmem "${cargs[@]}" "$work/fs.img"); m_l=$(rss "$ref" check --mode=lowmem "${cargs[@]}" "$work/fs.img")
+echo "filesystem: $nfiles files + $nsnap snapshots + $data_mb MiB data, $(grep -m1 'bytes used' "$work/ours.out")${cargs[*]:+, check ${cargs[*]}}"
 echo "ours:             ${t_o}s, peak RSS ${m_o} KiB"
 echo "progs original:   ${t_r}s, peak RSS ${m_r} KiB"
 echo "progs lowmem:     ${t_l}s, peak RSS ${m_l} KiB"
+if [ -n "${BASE_BTRFS:-}" ]; then
+	t_b=$(best "$BASE_BTRFS" check "${cargs[@]}" "$work/fs.img"); m_b=$(rss "$BASE_BTRFS" check "${cargs[@]}" "$work/fs.img")
+	echo "base ($BASE_BTRFS): ${t_b}s, peak RSS ${m_b} KiB"
+	echo "ratio vs base:     wall $(ratio "$t_o" "$t_b"), peak RSS $(ratio "$m_o" "$m_b")"
+fi
 echo "ratio vs original: wall $(ratio "$t_o" "$t_r"), peak RSS $(ratio "$m_o" "$m_r")"
 echo "ratio vs lowmem:   wall $(ratio "$t_o" "$t_l"), peak RSS $(ratio "$m_o" "$m_l")"

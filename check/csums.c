@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include "check/check.h"
 #include "check/extents.h"
+#include "check/csum-pipe.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/messages.h"
@@ -19,9 +20,16 @@ struct csum_walk {
 	u16 csum_size;
 	u64 prev_end;          /* end of the previous item's range */
 	bool verify;
-	u8 *buf;               /* one item's data, for --check-data-csum */
-	size_t buf_len;
+	struct csum_pipe *pipe; /* --check-data-csum: data read and hashed ahead */
 	u64 bad_sectors;
+};
+
+/* An item kept until its data is read and hashed (the owner of its csum_job). */
+struct item_copy {
+	u64 leaf;
+	struct btrfs_key key;
+	u32 size;
+	u8 data[];
 };
 
 struct cover {
@@ -107,63 +115,61 @@ static void check_covered(struct check_ctx *ctx, struct ext_state *st, u64 start
 	}
 }
 
-static void verify_data(struct check_ctx *ctx, struct csum_walk *w, u64 start, const u8 *csums,
-			u32 nsect)
+/* The digests computed from every mirror against the item's checksums. */
+static void compare_data(struct check_ctx *ctx, struct csum_walk *w, u64 start, const u8 *csums,
+			 u32 nsect, const struct csum_job *job)
 {
-	struct btrfs_fs_info *fs = ctx->fs;
-	int mirrors = btrfs_num_mirrors(fs, start);
-	size_t len = (size_t)nsect * w->sectorsize;
-	char msg[256];
+	u64 end = start + (u64)nsect * w->sectorsize;
 
-	if (len > w->buf_len) {
-		u8 *n = realloc(w->buf, len);
+	for (int m = 1; m <= job->mirrors; m++) {
+		const u8 *got = job->digests + (size_t)(m - 1) * nsect * w->csum_size;
 
-		if (!n) {
-			check_error(ctx, "csum tree: out of memory verifying data at %llu", start);
-			return;
-		}
-		w->buf = n;
-		w->buf_len = len;
-	}
-	for (int m = 1; m <= mirrors; m++) {
-		if (btrfs_read_data_mirror(fs, start, m, w->buf, (u32)len, msg, sizeof(msg)) < 0) {
-			check_error(ctx, "data [%llu %llu) mirror %d cannot be read: %s", start,
-				    start + len, m, msg);
+		if (job->read_err[m - 1]) {
+			check_error(ctx, "data [%llu %llu) mirror %d cannot be read: %s", start, end, m,
+				    job->msg[m - 1]);
 			continue;
 		}
 		for (u32 i = 0; i < nsect; i++) {
-			u8 out[32];
-
-			hash_digest(&fs->csum_ctx, w->buf + (size_t)i * w->sectorsize, w->sectorsize, out);
-			if (memcmp(out, csums + (size_t)i * w->csum_size, w->csum_size)) {
-				if (w->bad_sectors++ < 100)
-					check_error(ctx, "mirror %d bytenr %llu csum mismatch against the csum tree",
-						    m, start + (u64)i * w->sectorsize);
-				else
-					ctx->errors++;
-			}
+			if (!memcmp(got + (size_t)i * w->csum_size, csums + (size_t)i * w->csum_size,
+				    w->csum_size))
+				continue;
+			if (w->bad_sectors++ < 100)
+				check_error(ctx, "mirror %d bytenr %llu csum mismatch against the csum tree",
+					    m, start + (u64)i * w->sectorsize);
+			else
+				ctx->errors++;
 		}
 	}
 }
 
-static int csum_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
-		     const struct btrfs_key *key, void *arg)
+/* Does the item hold whole checksums of aligned sectors?  Its sector count, 0 if not. */
+static u32 item_sectors(const struct csum_walk *w, const struct btrfs_key *key, u32 size)
 {
-	struct csum_walk *w = arg;
-	u32 size = btrfs_leaf_item_size(eb, slot), nsect;
+	if (key->objectid != BTRFS_EXTENT_CSUM_OBJECTID || key->type != BTRFS_EXTENT_CSUM_KEY ||
+	    !IS_ALIGNED(key->offset, (u64)w->sectorsize) || !size || size % w->csum_size)
+		return 0;
+	return size / w->csum_size;
+}
+
+/* Everything the pass says about one item, in order; job: its data's digests (verifying). */
+static void report_item(struct check_ctx *ctx, struct csum_walk *w, u64 leaf,
+			const struct btrfs_key *key, const u8 *data, u32 size,
+			const struct csum_job *job)
+{
 	u64 start = key->offset, end;
+	u32 nsect;
 
 	if (key->objectid != BTRFS_EXTENT_CSUM_OBJECTID || key->type != BTRFS_EXTENT_CSUM_KEY) {
 		check_error(ctx, "csum tree: unexpected item (%llu %u %llu) in leaf %llu",
-			    key->objectid, key->type, key->offset, eb->start);
-		return 0;
+			    key->objectid, key->type, key->offset, leaf);
+		return;
 	}
-	if (!IS_ALIGNED(start, (u64)w->sectorsize) || !size || size % w->csum_size) {
+	nsect = item_sectors(w, key, size);
+	if (!nsect) {
 		check_error(ctx, "csum tree: item (EXTENT_CSUM %llu) in leaf %llu: offset not aligned to %u or size %u not a multiple of %u",
-			    start, eb->start, w->sectorsize, size, w->csum_size);
-		return 0;
+			    start, leaf, w->sectorsize, size, w->csum_size);
+		return;
 	}
-	nsect = size / w->csum_size;
 	end = start + (u64)nsect * w->sectorsize;
 	if (start < w->prev_end)
 		check_error(ctx, "csum tree: item [%llu %llu) overlaps the previous one ending at %llu",
@@ -171,8 +177,51 @@ static int csum_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	if (end > w->prev_end)
 		w->prev_end = end;
 	check_covered(ctx, w->st, start, end);
-	if (w->verify)
-		verify_data(ctx, w, start, btrfs_leaf_item_ptr(eb, slot), nsect);
+	if (job)
+		compare_data(ctx, w, start, data, nsect, job);
+}
+
+/* Report the items whose data is ready (all of them with drain), in order. */
+static void finish_items(struct check_ctx *ctx, struct csum_walk *w, bool drain)
+{
+	struct csum_job *job;
+
+	while ((job = csum_pipe_done(ctx->fs, w->pipe, drain))) {
+		struct item_copy *it = job->owner;
+
+		report_item(ctx, w, it->leaf, &it->key, it->data, it->size, job);
+		free(it);
+		csum_pipe_release(w->pipe, job);
+	}
+}
+
+static int csum_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
+		     const struct btrfs_key *key, void *arg)
+{
+	struct csum_walk *w = arg;
+	u32 size = btrfs_leaf_item_size(eb, slot);
+	struct item_copy *it;
+	struct csum_job *job;
+
+	if (!w->verify) {
+		report_item(ctx, w, eb->start, key, btrfs_leaf_item_ptr(eb, slot), size, NULL);
+		return 0;
+	}
+	/* its data is read and hashed ahead; it is reported after the items before it */
+	finish_items(ctx, w, false);
+	it = malloc(sizeof(*it) + size);
+	if (!it)
+		return -ENOMEM;
+	it->leaf = eb->start;
+	it->key = *key;
+	it->size = size;
+	memcpy(it->data, btrfs_leaf_item_ptr(eb, slot), size);
+	job = csum_pipe_submit(ctx->fs, w->pipe, key->offset, item_sectors(w, key, size), false);
+	if (!job) {
+		free(it);
+		return -ENOMEM;
+	}
+	job->owner = it;
 	return 0;
 }
 
@@ -193,8 +242,15 @@ int check_csums(struct check_ctx *ctx)
 	ret = btrfs_find_tree_root(ctx->fs, BTRFS_CSUM_TREE_OBJECTID, &tree);
 	if (ret)
 		return 0;   /* pass 2 reported a missing csum tree */
+	if (w.verify && csum_pipe_open(ctx->fs, &w.pipe) < 0) {
+		check_error(ctx, "csum tree: out of memory verifying data");
+		return -ENOMEM;
+	}
 	ret = check_for_each_item(ctx, &tree, NULL, csum_item, &w);
-	free(w.buf);
+	if (w.verify) {
+		finish_items(ctx, &w, true);
+		csum_pipe_close(w.pipe);
+	}
 	if (ret < 0)
 		check_error(ctx, "csum tree cannot be read to the end: %s", strerror(-ret));
 	return 0;

@@ -7,27 +7,28 @@
  * [disk_bytenr + offset, + num_bytes) (the written part of a preallocated
  * extent has checksums, the rest does not); compressed: the whole on-disk
  * extent.  Preallocated (unwritten) extents, holes and inline extents have
- * none.  Every subvolume tree is walked (snapshots reach the same extents:
- * the ranges are merged), the data read from the first mirror that can be
- * read, and checksummed per sector with the filesystem's algorithm.
+ * none.  Every live subvolume tree is walked (snapshots reach the same
+ * extents: the ranges are merged; subvolumes being deleted are skipped),
+ * the data read from the first mirror that can be read (as it is: nothing
+ * can tell a good copy from a bad one now), and checksummed per sector with
+ * the filesystem's algorithm, on two cores (check/csum-pipe.c).
  *
- * The old csum tree is reset (its blocks freed, one empty leaf) and the new
- * items, (EXTENT_CSUM, EXTENT_CSUM, start), hold at most as many checksums
- * as the kernel puts in one (a leaf's data minus two item headers, one
- * checksum less) and never cross a chunk boundary.  All in one
- * transaction: a read error leaves the filesystem as it was.
+ * The old csum tree is emptied: its blocks freed, its leaves not even read
+ * (they may be what is damaged), one empty leaf.  The new items,
+ * (EXTENT_CSUM, EXTENT_CSUM, start), hold at most as many checksums as the
+ * kernel puts in one (a leaf's data minus two item headers, one checksum
+ * less) and never cross a chunk boundary.  All in one transaction: a read
+ * error leaves the filesystem as it was.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/check-extra.h"
+#include "check/csum-pipe.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/messages.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/volumes.h"
-#include "crypto/hash.h"
-
-#define READ_CHUNK (1U << 20)   /* data read and hashed per call */
 
 struct data_ranges {
 	struct check_range *r;
@@ -60,10 +61,18 @@ static int data_item(struct check_ctx *ctx __unused, const struct extent_buffer 
 	start = btrfs_file_extent_disk_bytenr(fi);
 	len = btrfs_file_extent_disk_num_bytes(fi);
 	if (btrfs_file_extent_compression(fi) == BTRFS_COMPRESS_NONE) {
-		start += btrfs_file_extent_offset(fi);
-		len = btrfs_file_extent_num_bytes(fi);
+		u64 offset = btrfs_file_extent_offset(fi), num = btrfs_file_extent_num_bytes(fi);
+
+		if (offset > len || num > len - offset) {
+			warning("inode %llu: file extent at %llu references [%llu +%llu) beyond its extent %llu+%llu: no checksums",
+				key->objectid, key->offset, start + offset, num, start, len);
+			return 0;
+		}
+		start += offset;
+		len = num;
 	}
-	if (!len || !IS_ALIGNED(start, (u64)d->sectorsize) || !IS_ALIGNED(len, (u64)d->sectorsize)) {
+	if (!len || !IS_ALIGNED(start, (u64)d->sectorsize) || !IS_ALIGNED(len, (u64)d->sectorsize) ||
+	    start + len < start) {
 		warning("inode %llu: file extent at %llu references [%llu +%llu), not sector aligned: no checksums",
 			key->objectid, key->offset, start, len);
 		return 0;
@@ -116,110 +125,80 @@ static int collect_ranges(struct check_ctx *ctx, struct data_ranges *d)
 	return 0;
 }
 
-/* The csum items being built: checksums of [start, start + nr sectors). */
+/* The new csum items: one per job of the pipe, written in order. */
 struct csum_writer {
 	struct btrfs_trans *t;
 	struct btrfs_wroot *root;
 	struct btrfs_fs_info *fs;
+	struct csum_pipe *pipe;
 	u32 sectorsize;
 	u16 csum_size;
 	u32 max;                    /* checksums per item */
-	u64 start;
-	u32 nr;
-	u8 *sums;                   /* max * csum_size */
-	u8 *buf;                    /* READ_CHUNK bytes of data */
-	const void **blocks;        /* READ_CHUNK / sectorsize sector pointers */
 	u64 items, bytes;           /* what was written */
 };
 
-static int flush_item(struct csum_writer *w)
+/* The item of a finished job: the checksums from the first mirror that could be read. */
+static int write_item(struct csum_writer *w, const struct csum_job *job)
 {
-	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, w->start };
+	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, job->start };
+	u64 end = job->start + (u64)job->nsect * w->sectorsize;
+	u32 size = job->nsect * (u32)w->csum_size;
 	int ret;
 
-	if (!w->nr)
-		return 0;
-	ret = btrfs_insert_item(w->t, w->root, &key, w->sums, w->nr * (u32)w->csum_size);
+	for (int m = 1; m <= job->mirrors && m != job->good_mirror; m++)
+		warning("data [%llu %llu) mirror %d cannot be read: %s", job->start, end, m,
+			job->msg[m - 1]);
+	if (!job->good_mirror) {
+		error("data [%llu %llu) cannot be read from any mirror: no csum tree written",
+		      job->start, end);
+		return -EIO;
+	}
+	ret = btrfs_insert_item(w->t, w->root, &key,
+				job->digests + (size_t)(job->good_mirror - 1) * size, size);
 	if (ret < 0) {
-		error("cannot insert csum item (EXTENT_CSUM %llu) of %u checksums: %s", w->start, w->nr,
-		      strerror(-ret));
+		error("cannot insert csum item (EXTENT_CSUM %llu) of %u checksums: %s", job->start,
+		      job->nsect, strerror(-ret));
 		return ret;
 	}
-	w->start += (u64)w->nr * w->sectorsize;
 	w->items++;
-	w->bytes += (u64)w->nr * w->sectorsize;
-	w->nr = 0;
+	w->bytes += (u64)job->nsect * w->sectorsize;
 	return 0;
 }
 
-/* Data [logical, logical + len) (one chunk) from the first mirror that reads. */
-static int read_data(struct csum_writer *w, u64 logical, u32 len)
+/* Write the items whose data is ready (all of them with drain), in order. */
+static int finish_items(struct csum_writer *w, bool drain)
 {
-	int mirrors = btrfs_num_mirrors(w->fs, logical);
-	char msg[256] = "maps to no chunk";
-
-	for (int m = 1; m <= mirrors; m++) {
-		if (btrfs_read_data_mirror(w->fs, logical, m, w->buf, len, msg, sizeof(msg)) == 0)
-			return 0;
-		warning("data [%llu %llu) mirror %d cannot be read: %s", logical, logical + len, m, msg);
-	}
-	error("data [%llu %llu) cannot be read from any mirror (%s): no csum tree written", logical,
-	      logical + len, msg);
-	return -EIO;
-}
-
-/* Checksums of one merged range, appended to the items (flushed when full or not contiguous). */
-static int sum_range(struct csum_writer *w, u64 pos, u64 end)
-{
-	const struct btrfs_chunk_map *c;
+	struct csum_job *job;
 	int ret;
 
-	while (pos < end) {
-		u64 chunk_end;
-		u32 len, n, take;
+	while ((job = csum_pipe_done(w->fs, w->pipe, drain))) {
+		ret = write_item(w, job);
+		csum_pipe_release(w->pipe, job);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
 
-		c = btrfs_chunk_lookup(&w->fs->chunks, pos);
+/* One merged range, cut into items: at most max checksums, never across a chunk boundary. */
+static int sum_range(struct csum_writer *w, u64 pos, u64 end)
+{
+	while (pos < end) {
+		const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&w->fs->chunks, pos);
+		u64 n;
+		int ret;
+
 		if (!c) {
 			error("data at %llu is in no chunk: no csum tree written", pos);
 			return -EUCLEAN;
 		}
-		chunk_end = c->logical + c->length;
-		/* an item never spans two chunks, nor a gap */
-		if (w->nr && (w->start + (u64)w->nr * w->sectorsize != pos || pos == c->logical)) {
-			ret = flush_item(w);
-			if (ret < 0)
-				return ret;
-		}
-		if (!w->nr)
-			w->start = pos;
-		len = (u32)min_t(u64, min_t(u64, end, chunk_end) - pos, READ_CHUNK);
-		ret = read_data(w, pos, len);
+		n = min_t(u64, min_t(u64, end, c->logical + c->length) - pos, (u64)w->max * w->sectorsize);
+		ret = finish_items(w, false);
 		if (ret < 0)
 			return ret;
-		n = len / w->sectorsize;
-		for (u32 i = 0; i < n; i++)
-			w->blocks[i] = w->buf + (size_t)i * w->sectorsize;
-		for (u32 done = 0; done < n; done += take) {
-			take = min_t(u32, n - done, w->max - w->nr);
-			ret = hash_digest_batch(&w->fs->csum_ctx, w->blocks + done, take, w->sectorsize,
-						w->sums + (size_t)w->nr * w->csum_size);
-			if (ret < 0) {
-				error("checksum of data at %llu failed: %s", pos, strerror(-ret));
-				return ret;
-			}
-			w->nr += take;
-			if (w->nr == w->max) {
-				ret = flush_item(w);
-				if (ret < 0)
-					return ret;
-			}
-		}
-		pos += len;
-		if (pos == chunk_end && w->nr) {
-			ret = flush_item(w);
-			if (ret < 0)
-				return ret;
-		}
+		if (!csum_pipe_submit(w->fs, w->pipe, pos, (u32)(n / w->sectorsize), true))
+			return -ENOMEM;
+		pos += n;
 	}
 	return 0;
 }
@@ -239,13 +218,11 @@ static int rebuild(struct check_ctx *ctx, struct btrfs_trans *t, const struct da
 		return ret;
 	}
 	w->t = t;
-	w->fs = ctx->fs;
-	for (size_t i = 0; i < d->r_nr; i++) {
+	for (size_t i = 0; i < d->r_nr && ret == 0; i++)
 		ret = sum_range(w, d->r[i].start, d->r[i].end);
-		if (ret < 0)
-			return ret;
-	}
-	return flush_item(w);
+	if (ret == 0)
+		ret = finish_items(w, true);
+	return ret;
 }
 
 int check_init_csum_tree(struct check_ctx *ctx)
@@ -253,6 +230,7 @@ int check_init_csum_tree(struct check_ctx *ctx)
 	const struct btrfs_fs_geometry *geo = btrfs_fs_geometry(ctx->fs);
 	struct data_ranges d = { .sectorsize = geo->sectorsize };
 	struct csum_writer w = {
+		.fs = ctx->fs,
 		.sectorsize = geo->sectorsize,
 		.csum_size = geo->csum_size,
 		/* as the kernel: a leaf's data minus two item headers, in checksums, minus one */
@@ -264,12 +242,9 @@ int check_init_csum_tree(struct check_ctx *ctx)
 
 	printf("Reinitialize checksum tree\n");
 	fflush(stdout);
-	w.sums = malloc((size_t)w.max * w.csum_size);
-	w.buf = malloc(READ_CHUNK);
-	w.blocks = malloc(READ_CHUNK / w.sectorsize * sizeof(*w.blocks));
-	ret = w.sums && w.buf && w.blocks ? 0 : -ENOMEM;
+	ret = collect_ranges(ctx, &d);
 	if (ret == 0)
-		ret = collect_ranges(ctx, &d);
+		ret = csum_pipe_open(ctx->fs, &w.pipe);
 	if (ret == 0)
 		ret = btrfs_start_transaction(ctx->fs, &t);
 	if (ret == 0)
@@ -278,9 +253,7 @@ int check_init_csum_tree(struct check_ctx *ctx)
 		btrfs_abort_transaction(t);
 	else if (t)
 		ret = btrfs_commit_transaction(t);
-	free(w.sums);
-	free(w.buf);
-	free(w.blocks);
+	csum_pipe_close(w.pipe);
 	free(d.r);
 	if (ret < 0) {
 		error("checksum tree refilling failed: %s; the filesystem is as it was", strerror(-ret));

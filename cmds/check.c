@@ -248,8 +248,18 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 		       a.opts.subvol_extents, argv[first], uuid);
 		ret = check_subvol_extents(&ctx, a.opts.subvol_extents);
 	} else if (a.init_csum_tree) {
-		/* the new tree is committed, then the whole check runs on it */
-		ret = check_init_csum_tree(&ctx) ? 1 : CHECK_REPAIRED;
+		/*
+		 * The new tree is committed, then the whole check runs on it; with
+		 * --repair the other repairs follow, on the new generation.
+		 */
+		ret = check_init_csum_tree(&ctx);
+		if (ret == 0 && a.opts.repair) {
+			ret = check_run(&ctx);
+			if (ret == 1)
+				ret = check_repair(&ctx);
+		} else if (ret == 0) {
+			ret = CHECK_REPAIRED;
+		}
 	} else {
 		/* --repair: leaves failing only the tree-checker are mended first, in memory */
 		ret = a.opts.repair ? check_salvage_leaves(fs, &ctx.salvage) : 0;
@@ -266,7 +276,7 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 	btrfs_close_fs(fs);
 	if (ret == CHECK_REPAIRED) {
 		/* what the repair wrote, read back from the new generation */
-		if (!a.init_csum_tree)
+		if (!a.init_csum_tree || a.opts.repair)
 			printf("Checking the repaired filesystem\n");
 		fflush(stdout);
 		a.open.writable = false;

@@ -102,7 +102,9 @@ for off in $(python3 "$TOP/tests/lib/blockpatch.py" "$img" 16384 "$leaf" '\x00\x
 done
 expect_exit 1 "$BTRFS" check "$img" > "$T/out" 2> "$T/err"
 assert_grep "block $leaf.*checksum mismatch\|$leaf.*cannot be read" "$T/err"
-run_check "$BTRFS" check --init-csum-tree --force "$img" > "$T/out" 2> "$T/err"
+# (with --repair: the check that follows runs on the same open filesystem)
+run_check "$BTRFS" check --repair --init-csum-tree --check-data-csum --force "$img" > "$T/out" 2> "$T/err"
+assert_grep "no error found" "$T/out"
 sector_sums "$img" > "$T/sums.ours"
 check_golden "$T/sums.mkfs" "$T/sums.ours"
 both_clean "$img"
