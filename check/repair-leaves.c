@@ -187,7 +187,8 @@ static int mend_header(struct mend *m)
 	struct btrfs_header *h = btrfs_header(m->eb);
 	u64 gen = btrfs_header_generation(h);
 
-	if (gen <= m->limit)
+	/* the tree-checker allows the transaction being committed; so does the parent's pointer */
+	if (gen <= m->limit + 1)
 		return 0;
 	say(m, -1, "header generation %llu beyond the superblock's, set to %llu",
 	    (unsigned long long)gen, (unsigned long long)m->limit);
@@ -320,24 +321,54 @@ static bool key_fits(const struct mend *m, const struct btrfs_key *key)
 	return true;
 }
 
-/* A name for messages: as is when printable, else its length. */
-static void name_fmt(char *buf, size_t len, const char *name, u32 n)
+static bool printable(const char *name, u32 n)
 {
 	u32 i;
 
 	for (i = 0; i < n; i++)
 		if (name[i] < 0x20 || name[i] > 0x7e)
-			break;
-	if (i == n && n < len - 2)
+			return false;
+	return true;
+}
+
+/* A name for messages: as is when printable, else its length. */
+static void name_fmt(char *buf, size_t len, const char *name, u32 n)
+{
+	if (printable(name, n) && n < len - 2)
 		snprintf(buf, len, "'%.*s'", (int)n, name);
 	else
 		snprintf(buf, len, "(%u bytes, not printable)", n);
 }
 
 /*
+ * Is the name of an entry that does not hash to its key the right one (so
+ * the key is what got corrupted)?  A directory entry: when the inode's ref
+ * names it; the root tree's "default" entry: always; an xattr, which
+ * nothing else names: when it is printable, as xattr names are.
+ */
+static bool entry_name_trusted(struct mend *m, const struct btrfs_key *key,
+			       const struct btrfs_key *loc, const char *name, u32 n, char *why,
+			       size_t whylen)
+{
+	static const char def[] = "default";
+
+	if (key->type == BTRFS_XATTR_ITEM_KEY) {
+		snprintf(why, whylen, "an xattr name, printable");
+		return printable(name, n);
+	}
+	if (key->objectid == BTRFS_ROOT_TREE_DIR_OBJECTID && loc->type == BTRFS_ROOT_ITEM_KEY) {
+		snprintf(why, whylen, "the default subvolume entry");
+		return n == sizeof(def) - 1 && !memcmp(name, def, n);
+	}
+	snprintf(why, whylen, "inode %llu's ref confirms the name", (unsigned long long)loc->objectid);
+	return loc->type == BTRFS_INODE_ITEM_KEY &&
+	       name_confirmed(m, loc->objectid, key->objectid, name, n);
+}
+
+/*
  * One entry of a DIR_ITEM or XATTR_ITEM whose name does not hash to the
- * key: a directory entry whose inode ref confirms the name moves to a new
- * item at its hash; anything else is dropped.
+ * key: moved to a new item at its hash when its name is trusted, else
+ * dropped.
  */
 static int move_entry(struct mend *m, int slot, const struct btrfs_key *key,
 		      const struct btrfs_dir_item *d, u32 len, u32 hash)
@@ -346,15 +377,13 @@ static int move_entry(struct mend *m, int slot, const struct btrfs_key *key,
 	const char *name = btrfs_dir_name_ptr(d);
 	u32 n = btrfs_dir_name_len(d);
 	struct item_plan *np;
-	char shown[300];
+	char shown[300], why[80];
 
 	name_fmt(shown, sizeof(shown), name, n);
 	btrfs_disk_key_to_cpu(&loc, &d->location);
-	if (key->type == BTRFS_DIR_ITEM_KEY && loc.type == BTRFS_INODE_ITEM_KEY &&
-	    key_fits(m, &nkey) && name_confirmed(m, loc.objectid, key->objectid, name, n)) {
-		say(m, slot, "name %s hashes to 0x%08x, not to the key: moved to key (%llu %u %u), inode %llu's ref confirms the name",
-		    shown, hash, (unsigned long long)nkey.objectid, nkey.type, hash,
-		    (unsigned long long)loc.objectid);
+	if (key_fits(m, &nkey) && entry_name_trusted(m, key, &loc, name, n, why, sizeof(why))) {
+		say(m, slot, "name %s hashes to 0x%08x, not to the key: moved to key (%llu %u %u), %s",
+		    shown, hash, (unsigned long long)nkey.objectid, nkey.type, hash, why);
 		np = CHECK_PUSH(m, plan);
 		if (!np)
 			return -ENOMEM;

@@ -59,7 +59,7 @@ PY
 n=0 repaired=0 refused=0 clean=0 disagree=0
 for run in "$fs layout" "$root layout" "$fs any" "$root any"; do
 	read -r leaf kind <<< "$run"
-	for seed in $(seq 1 30); do
+	for seed in $(seq 1 20); do
 		cp --sparse=always "$img0" "$T/orig"
 		mutate "$T/orig" "$leaf" "$seed" "$kind" || _fail "cannot mutate leaf $leaf (seed $seed)"
 		cp --sparse=always "$T/orig" "$T/img"
