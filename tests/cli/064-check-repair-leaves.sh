@@ -51,7 +51,7 @@ fresh
 fs=$(fs_leaf)
 root=$(root_leaf)
 off257=$(itemoff "257 INODE_ITEM 0")
-[ -n "$fs" ] && [ -n "$root" ] && [ -n "$off257" ] || _fail "cannot find the fs tree leaf"
+{ [ -z "$fs" ] || [ -z "$root" ] || [ -z "$off257" ]; } && _fail "cannot find the fs tree leaf"
 gen=$(dump -t 5 | sed -n 's/^[[:space:]]*generation \([0-9]*\) transid \([0-9]*\) size 6 nbytes 6$/\1 \2/p')
 [ "$gen" = "1 1" ] || _fail "inode of dir/file: generation/transid '$gen', expected '1 1'"
 hash=$(dump -t 5 | sed -n 's/^.*key (258 DIR_ITEM \([0-9]*\)) .*/\1/p')

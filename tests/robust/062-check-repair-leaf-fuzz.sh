@@ -19,7 +19,7 @@ run_check "$TOP/mkfs.btrfs" -q -f --csum crc32c -r "$src" -b 128M "$img0" > /dev
 leaf_of() { "$BTRFS" inspect-internal dump-tree -t "$1" "$img0" | sed -n 's/^leaf \([0-9]*\) .*/\1/p' | head -n 1; }
 fs=$(leaf_of 5)
 root=$(leaf_of root)
-[ -n "$fs" ] && [ -n "$root" ] || _fail "cannot find the leaves"
+{ [ -z "$fs" ] || [ -z "$root" ]; } && _fail "cannot find the leaves"
 
 # IMAGE OUTDIR SEEDS BYTENR...: for each block, kind and seed, a copy with
 # 1-3 bytes changed and its checksum redone, OUTDIR/BYTENR-KIND-SEED; also
