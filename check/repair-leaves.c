@@ -11,6 +11,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check/check.h"
@@ -90,9 +91,11 @@ static void say(const struct mend *m, int slot, const char *fmt, ...)
 
 /*
  * Items are packed back to back from the end of the block: item i ends
- * where item i - 1 starts.  An item whose end is wrong gets its start from
- * its successor's end (or, for the last item, keeps whichever of offset and
- * size is plausible) and its end from its predecessor's start.
+ * where item i - 1 starts.  An item whose end is wrong gets its end from its
+ * predecessor's start and its start from its successor's end; when there is
+ * no successor or it is damaged too, it keeps whichever of its offset and
+ * size is plausible (refused when both or neither are).  The tree-checker
+ * has the last word on the result.
  */
 static int mend_layout(struct mend *m)
 {
@@ -123,21 +126,20 @@ static int mend_layout(struct mend *m)
 			end = off;
 			continue;
 		}
+		noff = UINT64_MAX;
 		if (i + 1 < nr) {
 			struct btrfs_item *next = btrfs_leaf_item(eb, i + 1);
 
 			noff = (u64)btrfs_item_offset(next) + btrfs_item_size(next);
-			if (noff > end || noff < items_end) {
-				say(m, i, "item offset %llu size %llu, and its neighbours do not tell where it lies: not mended",
-				    off, size);
-				return -EUCLEAN;
-			}
-		} else {
+			if (noff > end || noff < items_end)
+				noff = UINT64_MAX;     /* the successor is damaged too */
+		}
+		if (noff == UINT64_MAX) {
 			bool keep_size = size <= end - items_end;
 			bool keep_off = off >= items_end && off <= end;
 
 			if (keep_size == keep_off) {
-				say(m, i, "last item offset %llu size %llu: cannot tell which one is wrong, not mended",
+				say(m, i, "item offset %llu size %llu: cannot tell which one is wrong, not mended",
 				    off, size);
 				return -EUCLEAN;
 			}
