@@ -14,6 +14,7 @@
  *     inode's INODE_REF names it; the root tree's "default"; a printable
  *     xattr name), else dropped (the fs roots repair can re-add a directory
  *     entry from the inode ref; until then the repair refuses).
+ * (check/leaf-mend.c mends one leaf; this part finds them and writes them.)
  * A mended leaf must pass the tree-checker in full; it is then served by
  * the read path in place of the disk's (btrfs_override_tree_block()), so the
  * passes check the mended filesystem, and check_repair() copies it on write
