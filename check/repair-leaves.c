@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Mending leaves that fail the tree-checker (check --repair): see
- * repair-leaves.h for what is mended and how it reaches the disk.
- *
- * A leaf is mended in two steps on a private copy: first its item array
- * (offsets and sizes, so that every item lies where the packing says),
- * then its items one by one, which is only safe once the first step made
- * every item pointer point inside the block.  Every change is printed with
- * block, slot, key, field, old and new value.
+ * Leaves that fail the tree-checker (check --repair): finding them in every
+ * tree, having them mended (check/leaf-mend.c), serving the mended copies
+ * in place of the disk's, and writing them in the repair's transaction.
+ * See repair-leaves.h.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check/check.h"
+#include "check/leaf-mend.h"
 #include "check/repair-leaves.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/messages.h"
 #include "kernel-shared/transaction.h"
-#include "kernel-shared/tree-checker.h"
 
 struct salvaged_leaf {
 	u64 bytenr;
@@ -37,537 +32,6 @@ struct check_salvage {
 	size_t refused_nr;
 	size_t refused_alloc;
 };
-
-/* One item of the leaf as it will be rebuilt. */
-struct item_plan {
-	bool deleted;
-	struct btrfs_key key;
-	const u8 *data;            /* inside the leaf being mended, or own */
-	u8 *own;                   /* data made for the rebuilt leaf, freed after */
-	u32 size;
-};
-
-/* The leaf being mended. */
-struct mend {
-	struct btrfs_fs_info *fs;
-	struct extent_buffer *eb;  /* private copy, changed in place */
-	u64 tree;                  /* tree whose walk found it */
-	u64 limit;                 /* superblock generation: nothing may be newer */
-	struct item_plan *plan;    /* one per slot, then items added */
-	size_t plan_nr;
-	size_t plan_alloc;
-	bool rebuild;              /* some item is deleted, changed in size or added */
-};
-
-static void key_fmt(char *buf, size_t len, const struct btrfs_key *k)
-{
-	snprintf(buf, len, "(%llu %u %llu)", (unsigned long long)k->objectid, k->type,
-		 (unsigned long long)k->offset);
-}
-
-static void say(const struct mend *m, int slot, const char *fmt, ...) __printf(3, 4);
-static void say(const struct mend *m, int slot, const char *fmt, ...)
-{
-	char key[80], what[256];
-	struct btrfs_key k;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (slot < 0) {
-		printf("Mending leaf %llu of tree %llu: %s\n", (unsigned long long)m->eb->start,
-		       (unsigned long long)m->tree, what);
-		return;
-	}
-	btrfs_item_key_to_cpu(m->eb, &k, slot);
-	key_fmt(key, sizeof(key), &k);
-	printf("Mending leaf %llu of tree %llu slot %d key %s: %s\n",
-	       (unsigned long long)m->eb->start, (unsigned long long)m->tree, slot, key, what);
-}
-
-/* ---- step 1: the item array ---------------------------------------------- */
-
-/*
- * Items are packed back to back from the end of the block: item i ends
- * where item i - 1 starts.  An item whose end is wrong gets its start from
- * its successor's end (or, for the last item, keeps whichever of offset and
- * size is plausible) and its end from its predecessor's start.
- */
-static int mend_layout(struct mend *m)
-{
-	struct extent_buffer *eb = m->eb;
-	u32 nr = btrfs_eb_nritems(eb), data_size = BTRFS_LEAF_DATA_SIZE(eb->len);
-	u64 items_end = (u64)nr * sizeof(struct btrfs_item);
-	u64 end = data_size, noff, nsize;
-	struct btrfs_key prev, key;
-	u32 i;
-
-	if (items_end > data_size) {
-		say(m, -1, "%u items cannot fit, not mended", nr);
-		return -EUCLEAN;
-	}
-	for (i = 0; i < nr; i++) {
-		btrfs_item_key_to_cpu(eb, &key, i);
-		if (i && btrfs_comp_cpu_keys(&prev, &key) >= 0) {
-			say(m, i, "keys out of order, not mended");
-			return -EUCLEAN;
-		}
-		prev = key;
-	}
-	for (i = 0; i < nr; i++) {
-		struct btrfs_item *item = btrfs_leaf_item(eb, i);
-		u64 off = btrfs_item_offset(item), size = btrfs_item_size(item);
-
-		if (off + size == end && off >= items_end) {
-			end = off;
-			continue;
-		}
-		if (i + 1 < nr) {
-			struct btrfs_item *next = btrfs_leaf_item(eb, i + 1);
-
-			noff = (u64)btrfs_item_offset(next) + btrfs_item_size(next);
-			if (noff > end || noff < items_end) {
-				say(m, i, "item offset %llu size %llu, and its neighbours do not tell where it lies: not mended",
-				    off, size);
-				return -EUCLEAN;
-			}
-		} else {
-			bool keep_size = size <= end - items_end;
-			bool keep_off = off >= items_end && off <= end;
-
-			if (keep_size == keep_off) {
-				say(m, i, "last item offset %llu size %llu: cannot tell which one is wrong, not mended",
-				    off, size);
-				return -EUCLEAN;
-			}
-			noff = keep_size ? end - size : off;
-		}
-		nsize = end - noff;
-		say(m, i, "item offset %llu size %llu, set to offset %llu size %llu (packed between its neighbours)",
-		    off, size, noff, nsize);
-		btrfs_set_item_offset(item, (u32)noff);
-		btrfs_set_item_size(item, (u32)nsize);
-		end = noff;
-	}
-	return 0;
-}
-
-/* ---- step 2: the items ----------------------------------------------------- */
-
-/* Header generation of tree block bytenr from a mirror with a good checksum; 0 if none. */
-static u64 block_generation(struct btrfs_fs_info *fs, u64 bytenr)
-{
-	static const struct read_policy header_only = { .skip_tree_checker = true };
-	int mirror, nr = btrfs_num_mirrors(fs, bytenr);
-	u64 gen = 0;
-
-	for (mirror = 1; mirror <= nr && !gen; mirror++) {
-		struct extent_buffer *eb;
-
-		if (btrfs_read_tree_block_mirror(fs, bytenr, mirror, &eb) < 0)
-			continue;
-		if (btrfs_verify_tree_block(fs, eb, NULL, &header_only, NULL, 0) == 0)
-			gen = btrfs_header_generation(btrfs_header(eb));
-		free_extent_buffer(eb);
-	}
-	return gen;
-}
-
-/* A generation for tree block bytenr: its header's, or the limit when that is newer too. */
-static u64 tree_block_generation(struct mend *m, u64 bytenr)
-{
-	u64 gen = block_generation(m->fs, bytenr);
-
-	return gen && gen <= m->limit ? gen : m->limit;
-}
-
-static int mend_header(struct mend *m)
-{
-	struct btrfs_header *h = btrfs_header(m->eb);
-	u64 gen = btrfs_header_generation(h);
-
-	if (gen <= m->limit)
-		return 0;
-	say(m, -1, "header generation %llu beyond the superblock's, set to %llu",
-	    (unsigned long long)gen, (unsigned long long)m->limit);
-	btrfs_set_header_generation(h, m->limit);
-	return 0;
-}
-
-/* Generation: when the inode was made, so never after its transid (last change). */
-static void mend_inode(struct mend *m, int slot, struct btrfs_inode_item *ii)
-{
-	u64 gen = btrfs_inode_generation(ii), tid = btrfs_inode_transid(ii);
-	u64 leaf_gen = btrfs_header_generation(btrfs_header(m->eb));
-
-	if (tid > m->limit) {
-		say(m, slot, "inode transid %llu beyond the superblock's, set to the leaf's generation %llu",
-		    (unsigned long long)tid, (unsigned long long)leaf_gen);
-		btrfs_set_inode_transid(ii, leaf_gen);
-		tid = leaf_gen;
-	}
-	if (gen > m->limit) {
-		say(m, slot, "inode generation %llu beyond the superblock's, set to its transid %llu",
-		    (unsigned long long)gen, (unsigned long long)tid);
-		btrfs_set_inode_generation(ii, tid);
-	}
-}
-
-/* The root item's generation is the one its root block carries. */
-static void mend_root_item(struct mend *m, int slot, struct btrfs_root_item *ri, u32 size)
-{
-	u64 gen = btrfs_root_generation(ri), ngen;
-	bool v2 = size >= sizeof(*ri);
-
-	if (gen <= m->limit && (!v2 || btrfs_root_generation_v2(ri) <= m->limit))
-		return;
-	ngen = tree_block_generation(m, btrfs_root_bytenr(ri));
-	if (gen > m->limit) {
-		say(m, slot, "root generation %llu beyond the superblock's, set to %llu (root block %llu)",
-		    (unsigned long long)gen, (unsigned long long)ngen,
-		    (unsigned long long)btrfs_root_bytenr(ri));
-		btrfs_set_root_generation(ri, ngen);
-	}
-	if (v2 && (btrfs_root_generation_v2(ri) > m->limit || btrfs_root_generation_v2(ri) == gen)) {
-		say(m, slot, "root generation_v2 %llu, set to %llu",
-		    (unsigned long long)btrfs_root_generation_v2(ri), (unsigned long long)ngen);
-		btrfs_set_root_generation_v2(ri, ngen);
-	}
-}
-
-/* A tree block's extent was made with the block: its header's generation. */
-static void mend_extent_item(struct mend *m, int slot, const struct btrfs_key *key,
-			     struct btrfs_extent_item *ei)
-{
-	u64 gen = btrfs_extent_generation(ei), ngen;
-
-	if (gen <= m->limit)
-		return;
-	if (btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK)
-		ngen = tree_block_generation(m, key->objectid);
-	else
-		ngen = btrfs_header_generation(btrfs_header(m->eb));
-	say(m, slot, "extent generation %llu beyond the superblock's, set to %llu",
-	    (unsigned long long)gen, (unsigned long long)ngen);
-	btrfs_set_extent_generation(ei, ngen);
-}
-
-/* Does an INODE_REF (ino, INODE_REF, dir) in leaf eb hold name? */
-static bool leaf_ref_has_name(const struct extent_buffer *eb, int slot, const char *name,
-			      u32 len)
-{
-	const u8 *p = btrfs_leaf_item_ptr(eb, slot);
-	u32 size = btrfs_leaf_item_size(eb, slot), cur = 0;
-
-	while (size - cur >= sizeof(struct btrfs_inode_ref)) {
-		const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-		u32 n = btrfs_inode_ref_name_len(ref);
-
-		cur += sizeof(*ref);
-		if (n > size - cur)
-			return false;
-		if (n == len && !memcmp(p + cur, name, len))
-			return true;
-		cur += n;
-	}
-	return false;
-}
-
-/* The inode ref naming (dir, name) for ino: in this leaf, else in the tree. */
-static bool name_confirmed(struct mend *m, u64 ino, u64 dir, const char *name, u32 len)
-{
-	struct btrfs_key want = { .objectid = ino, .type = BTRFS_INODE_REF_KEY, .offset = dir };
-	struct btrfs_tree_ref tree;
-	struct btrfs_path path;
-	u32 nr = btrfs_eb_nritems(m->eb), i;
-	bool found = false;
-
-	for (i = 0; i < nr; i++) {
-		struct btrfs_key k;
-
-		btrfs_item_key_to_cpu(m->eb, &k, i);
-		if (!btrfs_comp_cpu_keys(&k, &want))
-			return leaf_ref_has_name(m->eb, i, name, len);
-	}
-	if (btrfs_find_tree_root(m->fs, m->tree, &tree) < 0)
-		return false;
-	btrfs_init_path(&path);
-	if (btrfs_search_key(m->fs, &tree, &want, BTRFS_SEARCH_EXACT, &path, NULL) == 0)
-		found = leaf_ref_has_name(path.nodes[0], path.slots[0], name, len);
-	btrfs_release_path(&path);
-	return found;
-}
-
-/*
- * May an item with key be added?  Strictly between the leaf's first and
- * last keys (so no other leaf can hold it and the parent's key stays), and
- * no item has it.
- */
-static bool key_fits(const struct mend *m, const struct btrfs_key *key)
-{
-	u32 nr = btrfs_eb_nritems(m->eb);
-	struct btrfs_key first, last;
-	size_t i;
-
-	btrfs_item_key_to_cpu(m->eb, &first, 0);
-	btrfs_item_key_to_cpu(m->eb, &last, nr - 1);
-	if (btrfs_comp_cpu_keys(key, &first) <= 0 || btrfs_comp_cpu_keys(key, &last) >= 0)
-		return false;
-	for (i = 0; i < m->plan_nr; i++)
-		if (!m->plan[i].deleted && !btrfs_comp_cpu_keys(&m->plan[i].key, key))
-			return false;
-	return true;
-}
-
-/* A name for messages: as is when printable, else its length. */
-static void name_fmt(char *buf, size_t len, const char *name, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		if (name[i] < 0x20 || name[i] > 0x7e)
-			break;
-	if (i == n && n < len - 2)
-		snprintf(buf, len, "'%.*s'", (int)n, name);
-	else
-		snprintf(buf, len, "(%u bytes, not printable)", n);
-}
-
-/*
- * One entry of a DIR_ITEM or XATTR_ITEM whose name does not hash to the
- * key: a directory entry whose inode ref confirms the name moves to a new
- * item at its hash; anything else is dropped.
- */
-static int move_entry(struct mend *m, int slot, const struct btrfs_key *key,
-		      const struct btrfs_dir_item *d, u32 len, u32 hash)
-{
-	struct btrfs_key nkey = { key->objectid, key->type, hash }, loc;
-	const char *name = btrfs_dir_name_ptr(d);
-	u32 n = btrfs_dir_name_len(d);
-	struct item_plan *np;
-	char shown[300];
-
-	name_fmt(shown, sizeof(shown), name, n);
-	btrfs_disk_key_to_cpu(&loc, &d->location);
-	if (key->type == BTRFS_DIR_ITEM_KEY && loc.type == BTRFS_INODE_ITEM_KEY &&
-	    key_fits(m, &nkey) && name_confirmed(m, loc.objectid, key->objectid, name, n)) {
-		say(m, slot, "name %s hashes to 0x%08x, not to the key: moved to key (%llu %u %u), inode %llu's ref confirms the name",
-		    shown, hash, (unsigned long long)nkey.objectid, nkey.type, hash,
-		    (unsigned long long)loc.objectid);
-		np = CHECK_PUSH(m, plan);
-		if (!np)
-			return -ENOMEM;
-		np->key = nkey;
-		np->own = malloc(len);
-		if (!np->own)
-			return -ENOMEM;
-		memcpy(np->own, d, len);
-		np->data = np->own;
-		np->size = len;
-		return 0;
-	}
-	say(m, slot, "name %s hashes to 0x%08x, not to the key: entry dropped", shown, hash);
-	return 0;
-}
-
-/* A DIR_ITEM or XATTR_ITEM keeps only the entries whose names hash to its key. */
-static int mend_dir_item(struct mend *m, int slot, const struct btrfs_key *key, const u8 *p,
-			 u32 size)
-{
-	u32 cur = 0, kept = 0, bad = 0;
-	u8 *good;
-	int ret;
-
-	/* structure first: a malformed item is left to the tree-checker's verdict */
-	while (cur < size) {
-		const struct btrfs_dir_item *d = (const void *)(p + cur);
-		u32 n, len;
-
-		if (size - cur < sizeof(*d))
-			return 0;
-		n = btrfs_dir_name_len(d);
-		len = n + btrfs_dir_data_len(d);
-		cur += sizeof(*d);
-		if (len > size - cur)
-			return 0;
-		if (btrfs_name_hash((const char *)p + cur, (int)n) != key->offset)
-			bad++;
-		cur += len;
-	}
-	if (!bad)
-		return 0;
-	good = malloc(size);
-	if (!good)
-		return -ENOMEM;
-	for (cur = 0; cur < size;) {
-		const struct btrfs_dir_item *d = (const void *)(p + cur);
-		u32 n = btrfs_dir_name_len(d);
-		u32 len = sizeof(*d) + n + btrfs_dir_data_len(d);
-		u32 hash = btrfs_name_hash(btrfs_dir_name_ptr(d), (int)n);
-
-		if (hash == key->offset) {
-			memcpy(good + kept, d, len);
-			kept += len;
-		} else {
-			ret = move_entry(m, slot, key, d, len, hash);
-			if (ret < 0) {
-				free(good);
-				return ret;
-			}
-		}
-		cur += len;
-	}
-	m->rebuild = true;
-	if (!kept) {
-		free(good);
-		m->plan[slot].deleted = true;
-		say(m, slot, "no entry left at this key: item removed");
-		return 0;
-	}
-	m->plan[slot].own = good;
-	m->plan[slot].data = good;
-	m->plan[slot].size = kept;
-	return 0;
-}
-
-static int mend_items(struct mend *m)
-{
-	u32 nr = btrfs_eb_nritems(m->eb), i;
-	int ret;
-
-	for (i = 0; i < nr; i++) {
-		struct item_plan *pl = CHECK_PUSH(m, plan);
-
-		if (!pl)
-			return -ENOMEM;
-		btrfs_item_key_to_cpu(m->eb, &pl->key, i);
-		pl->data = btrfs_leaf_item_ptr(m->eb, i);
-		pl->size = btrfs_leaf_item_size(m->eb, i);
-	}
-	for (i = 0; i < nr; i++) {
-		struct btrfs_key key = m->plan[i].key;
-		u8 *p = btrfs_leaf_item_ptr(m->eb, i);
-		u32 size = btrfs_leaf_item_size(m->eb, i);
-
-		switch (key.type) {
-		case BTRFS_INODE_ITEM_KEY:
-			if (key.objectid != BTRFS_FREE_SPACE_OBJECTID &&
-			    size == sizeof(struct btrfs_inode_item))
-				mend_inode(m, i, (void *)p);
-			break;
-		case BTRFS_ROOT_ITEM_KEY:
-			if (size >= offsetof(struct btrfs_root_item, generation_v2))
-				mend_root_item(m, i, (void *)p, size);
-			break;
-		case BTRFS_EXTENT_ITEM_KEY:
-		case BTRFS_METADATA_ITEM_KEY:
-			if (size >= sizeof(struct btrfs_extent_item))
-				mend_extent_item(m, i, &key, (void *)p);
-			break;
-		case BTRFS_DIR_ITEM_KEY:
-		case BTRFS_XATTR_ITEM_KEY:
-			ret = mend_dir_item(m, i, &key, p, size);
-			if (ret < 0)
-				return ret;
-			break;
-		}
-	}
-	return 0;
-}
-
-static int plan_cmp(const void *a, const void *b)
-{
-	return btrfs_comp_cpu_keys(&((const struct item_plan *)a)->key,
-				   &((const struct item_plan *)b)->key);
-}
-
-/*
- * Lay the items out again, in key order, packed from the end.  Refused
- * when the first key would change (the parent names the leaf by it) or
- * the items no longer fit.
- */
-static int rebuild_leaf(struct mend *m)
-{
-	struct extent_buffer *eb = m->eb, *out;
-	u32 data_size = BTRFS_LEAF_DATA_SIZE(eb->len), end = data_size;
-	const size_t hdr = sizeof(struct btrfs_header);
-	struct btrfs_key first;
-	size_t i, n = 0;
-	u64 need = 0;
-
-	btrfs_item_key_to_cpu(eb, &first, 0);
-	for (i = 0; i < m->plan_nr; i++) {
-		if (m->plan[i].deleted) {
-			free(m->plan[i].own);
-			continue;
-		}
-		m->plan[n++] = m->plan[i];
-		need += sizeof(struct btrfs_item) + m->plan[i].size;
-	}
-	m->plan_nr = n;
-	check_sort(m->plan, n, sizeof(*m->plan), plan_cmp);
-	if (!n || btrfs_comp_cpu_keys(&m->plan[0].key, &first)) {
-		say(m, -1, "its first key would change: not mended");
-		return -EUCLEAN;
-	}
-	if (need > data_size) {
-		say(m, -1, "the mended items need %llu bytes, more than the leaf holds: not mended",
-		    (unsigned long long)need);
-		return -EUCLEAN;
-	}
-	out = clone_extent_buffer(eb);
-	if (!out)
-		return -ENOMEM;
-	memset(out->data + hdr, 0, eb->len - hdr);
-	btrfs_set_header_nritems(btrfs_header(out), (u32)n);
-	for (i = 0; i < n; i++) {
-		struct btrfs_item *item = btrfs_leaf_item(out, (int)i);
-
-		end -= m->plan[i].size;
-		btrfs_cpu_key_to_disk(&item->key, &m->plan[i].key);
-		btrfs_set_item_offset(item, end);
-		btrfs_set_item_size(item, m->plan[i].size);
-		memcpy(out->data + hdr + end, m->plan[i].data, m->plan[i].size);
-	}
-	memcpy(eb->data, out->data, eb->len);
-	free_extent_buffer(out);
-	return 0;
-}
-
-static void plan_free(struct mend *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->plan_nr; i++)
-		free(m->plan[i].own);
-	free(m->plan);
-	m->plan = NULL;
-	m->plan_nr = m->plan_alloc = 0;
-}
-
-/* Mend m->eb in place: 0 when it now passes the tree-checker, -EUCLEAN when not. */
-static int mend_leaf(struct mend *m)
-{
-	char msg[512];
-	int ret;
-
-	ret = mend_header(m);
-	if (!ret)
-		ret = mend_layout(m);
-	if (!ret)
-		ret = mend_items(m);
-	if (!ret && m->rebuild)
-		ret = rebuild_leaf(m);
-	plan_free(m);
-	if (ret < 0)
-		return ret;
-	if (btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) < 0) {
-		say(m, -1, "still fails the tree-checker (%s): not mended", msg);
-		return -EUCLEAN;
-	}
-	return 0;
-}
 
 /* ---- finding the leaves ---------------------------------------------------- */
 
@@ -628,38 +92,38 @@ static struct extent_buffer *good_copy(struct btrfs_fs_info *fs, u64 bytenr)
 /* A leaf of tree that did not read: mend and install it if it only fails the tree-checker. */
 static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 bytenr, u64 tree)
 {
-	struct mend m = { .fs = fs, .tree = tree, .limit = btrfs_super_generation(btrfs_fs_super(fs)) };
+	struct extent_buffer *eb;
 	struct salvaged_leaf *l;
 	u8 csum[BTRFS_CSUM_SIZE];
 	char msg[512];
 	u64 *r;
 	int ret;
 
-	m.eb = good_copy(fs, bytenr);
-	if (!m.eb)
+	eb = good_copy(fs, bytenr);
+	if (!eb)
 		return 0;
-	if (btrfs_check_tree_block_msg(btrfs_fs_geometry(fs), m.eb, msg, sizeof(msg)) == 0) {
-		free_extent_buffer(m.eb);       /* it failed for another reason: not ours */
+	if (btrfs_check_tree_block_msg(btrfs_fs_geometry(fs), eb, msg, sizeof(msg)) == 0) {
+		free_extent_buffer(eb);       /* it failed for another reason: not ours */
 		return 0;
 	}
 	printf("%s\n", msg);
-	ret = mend_leaf(&m);
+	ret = check_mend_leaf(fs, eb, tree);
 	if (ret == -ENOMEM)
 		goto out;
 	if (ret == 0) {
-		btrfs_csum_tree_block(fs, m.eb, csum);
-		memcpy(btrfs_header(m.eb)->csum, csum, BTRFS_CSUM_SIZE);
+		btrfs_csum_tree_block(fs, eb, csum);
+		memcpy(btrfs_header(eb)->csum, csum, BTRFS_CSUM_SIZE);
 		l = CHECK_PUSH(s, leaves);
 		if (!l) {
 			ret = -ENOMEM;
 			goto out;
 		}
 		l->bytenr = bytenr;
-		btrfs_item_key_to_cpu(m.eb, &l->first, 0);
+		btrfs_item_key_to_cpu(eb, &l->first, 0);
 		ret = add_tree(l, tree);
 		if (ret < 0)
 			goto out;
-		ret = btrfs_override_tree_block(fs, m.eb);
+		ret = btrfs_override_tree_block(fs, eb);
 		if (ret == 0) {
 			printf("Leaf %llu mended in memory, to be written by the repair\n",
 			       (unsigned long long)bytenr);
@@ -675,7 +139,7 @@ static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 by
 	if (r)
 		*r = bytenr;
 out:
-	free_extent_buffer(m.eb);
+	free_extent_buffer(eb);
 	return ret;
 }
 
@@ -798,7 +262,9 @@ int check_salvage_write(const struct check_salvage *s, struct btrfs_trans *t)
 			struct btrfs_wpath path;
 			char key[80];
 
-			key_fmt(key, sizeof(key), &l->first);
+			snprintf(key, sizeof(key), "(%llu %u %llu)",
+				 (unsigned long long)l->first.objectid, l->first.type,
+				 (unsigned long long)l->first.offset);
 			ret = btrfs_trans_get_root(t, l->trees[j], &root);
 			if (ret == 0) {
 				btrfs_wpath_init(&path);

@@ -9,9 +9,12 @@
  *     item, extent item): set from what the filesystem says (the block's own
  *     header for root and tree block extent items, the inode's transid) or
  *     clamped to the superblock's generation;
- *   - a DIR_ITEM whose name does not hash to its key: moved to the right
- *     key when the inode's INODE_REF confirms the name, else deleted (the
- *     fs roots repair can re-add it from the inode ref).
+ *   - a DIR_ITEM or XATTR_ITEM entry whose name does not hash to its key:
+ *     moved to the key of its hash when the name can be trusted (the
+ *     inode's INODE_REF names it; the root tree's "default"; a printable
+ *     xattr name), else dropped (the fs roots repair can re-add a directory
+ *     entry from the inode ref; until then the repair refuses).
+ * (check/leaf-mend.c mends one leaf; this part finds them and writes them.)
  * A mended leaf must pass the tree-checker in full; it is then served by
  * the read path in place of the disk's (btrfs_override_tree_block()), so the
  * passes check the mended filesystem, and check_repair() copies it on write

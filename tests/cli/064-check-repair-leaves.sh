@@ -2,8 +2,8 @@
 # btrfs check --repair on leaves that keep a good checksum but fail the
 # tree-checker (tests/lib/blockpatch.py rewrites bytes of every copy of a
 # tree block and its checksum): an item offset, an inode generation, a root
-# item generation, a DIR_ITEM key whose hash does not match its name; all
-# at once, then the files read back through the kernel.  The repair mends
+# item generation, a DIR_ITEM key and an XATTR_ITEM key whose hash does not
+# match the name; several at once, then the files read back by the kernel.  The repair mends
 # the leaf, ours and Debian's check find the result clean, the fields hold
 # their old values again.  A DIR_ITEM whose name is corrupt (no inode ref
 # confirms it) is either fully repaired or refused with the image unchanged.
@@ -15,6 +15,8 @@ mkdir -p "$src/dir"
 yes BTRFSKITDATAPATTERN | head -c 20000 > "$src/big"
 echo hello > "$src/dir/file"
 chown 4242:4343 "$src/dir/file"
+python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.kitattr", b"value1")' "$src/dir/file" ||
+	_skip "no user xattrs on the scratch filesystem"
 img0=$T/clean.img
 run_check "$TOP/mkfs.btrfs" -q -f --csum crc32c -r "$src" -b 256M "$img0" > /dev/null
 
@@ -49,11 +51,13 @@ fresh
 fs=$(fs_leaf)
 root=$(root_leaf)
 off257=$(itemoff "257 INODE_ITEM 0")
-[ -n "$fs" ] && [ -n "$root" ] && [ -n "$off257" ] || _fail "cannot find the fs tree leaf"
+{ [ -z "$fs" ] || [ -z "$root" ] || [ -z "$off257" ]; } && _fail "cannot find the fs tree leaf"
 gen=$(dump -t 5 | sed -n 's/^[[:space:]]*generation \([0-9]*\) transid \([0-9]*\) size 6 nbytes 6$/\1 \2/p')
 [ "$gen" = "1 1" ] || _fail "inode of dir/file: generation/transid '$gen', expected '1 1'"
 hash=$(dump -t 5 | sed -n 's/^.*key (258 DIR_ITEM \([0-9]*\)) .*/\1/p')
 [ -n "$hash" ] || _fail "no DIR_ITEM in directory 258"
+xhash=$(dump -t 5 | sed -n 's/^.*key (259 XATTR_ITEM \([0-9]*\)) .*/\1/p')
+[ -n "$xhash" ] || _fail "no XATTR_ITEM for dir/file"
 
 # item offset: key (257 INODE_ITEM 0) followed by its offset and size
 key257="$(le64 257)\\x01$(le64 0)"
@@ -63,8 +67,9 @@ inode_tail="$(le64 6)$(le64 6)$(le64 0)$(le32 1)$(le32 4242)"
 bad_gen=$((0x7ab0000000000001))
 # root item of the fs tree: generation, root_dirid, bytenr
 root_tail="$(le64 256)$(le64 "$fs")"
-# DIR_ITEM key of dir/file
+# DIR_ITEM key of dir/file, XATTR_ITEM key of its xattr
 dkey="$(le64 258)\\x54"
+xkey="$(le64 259)\\x18"
 
 echo "== 1. item offset"
 fresh
@@ -98,6 +103,14 @@ repaired
 assert_grep "name 'file' hashes to .*moved to key (258 84 $hash), inode 259's ref confirms the name" "$T/rep"
 dump -t 5 | grep -q "key (258 DIR_ITEM $hash)" || _fail "DIR_ITEM not back at its key"
 
+echo "== 4b. XATTR_ITEM key not the hash of its name"
+fresh
+corrupt "$fs" "$xkey$(le64 "$xhash")" "$xkey$(le64 $((xhash + 1)))"
+must_fail_check "name hash mismatch"
+repaired
+assert_grep "name 'user.kitattr' hashes to .*moved to key (259 24 $xhash), an xattr name, printable" "$T/rep"
+dump -t 5 | grep -q "key (259 XATTR_ITEM $xhash)" || _fail "XATTR_ITEM not back at its key"
+
 echo "== 5. DIR_ITEM name corrupt: nothing confirms it"
 fresh
 # the DIR_ITEM of 'file' lies just before the INODE_REF of 'dir' (index 3)
@@ -117,14 +130,15 @@ case $rc in
 *)	_fail "repair exit $rc" ;;
 esac
 
-echo "== 6. all of 1, 2 and 4 in one leaf, then read back by the kernel"
+echo "== 6. all of 1, 2, 4 and 4b in one leaf, then read back by the kernel"
 fresh
 corrupt "$fs" "$key257$(le32 "$off257")$(le32 160)" "$key257$bad_off"
 corrupt "$fs" "$(le64 1)$(le64 1)$inode_tail" "$(le64 $bad_gen)$(le64 1)$inode_tail"
 corrupt "$fs" "$dkey$(le64 "$hash")" "$dkey$(le64 $((hash + 1)))"
+corrupt "$fs" "$xkey$(le64 "$xhash")" "$xkey$(le64 $((xhash + 1)))"
 repaired
 for slot in "slot 6 key (257 1 0): item offset" "slot 11 key (258 84 $((hash + 1))): name 'file'" \
-	    "slot 13 key (259 1 0): inode generation"; do
+	    "slot 13 key (259 1 0): inode generation" "slot 15 key (259 24 $((xhash + 1))): name 'user.kitattr'"; do
 	assert_grep "^Mending leaf $fs of tree 5 $slot" "$T/rep"
 done
 if [ "$(id -u)" -eq 0 ] && losetup -f > /dev/null 2>&1 && grep -qw btrfs /proc/filesystems; then
@@ -133,6 +147,8 @@ if [ "$(id -u)" -eq 0 ] && losetup -f > /dev/null 2>&1 && grep -qw btrfs /proc/f
 	mount_tracked "$dev" "$T/mnt" ro
 	diff -r "$src" "$T/mnt" || _fail "files differ after the repair"
 	[ "$(stat -c %u:%g "$T/mnt/dir/file")" = 4242:4343 ] || _fail "owner of dir/file changed"
+	x=$(python3 -c 'import os, sys; print(os.getxattr(sys.argv[1], "user.kitattr").decode())' "$T/mnt/dir/file")
+	[ "$x" = value1 ] || _fail "xattr of dir/file: '$x', expected value1"
 	umount "$T/mnt" && losetup -d "$dev"
 	echo "ok: the kernel reads every file back"
 else
