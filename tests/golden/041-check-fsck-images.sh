@@ -7,8 +7,12 @@
 # the image is as it was (the superblock; byte for byte up to 2 GiB).
 . "$TOP/tests/lib/common.sh"
 # cases our --repair mends: a refusal there is a regression
-must_repair=" 005-bad-item-offset 007-bad-offset-snapshots 026-bad-dir-item-name 041-invalid-root-generation
-	043-bad-inode-generation 044-invalid-extent-item-generation 058-bad-free-space-tree-entry "
+must_repair=" 005-bad-item-offset 007-bad-offset-snapshots 008-bad-dir-index-name 011-no-inode-item
+	014-no-extent-info 017-missing-all-file-extent 026-bad-dir-item-name
+	028-unaligned-super-dev-sizes 032-corrupted-qgroup 038-missing-one-file-extent
+	041-invalid-root-generation 043-bad-inode-generation 044-invalid-extent-item-generation
+	051-invalid-super-bytes-used 055-super-num-devs-mismatch 058-bad-free-space-tree-entry
+	068-orphan-dev-extent "
 n=0 repaired=0
 for d in "$SHARED"/fsck-images/*/; do
 	[ -f "$d/restored.raw.tar.xz" ] || continue
