@@ -638,16 +638,26 @@ struct check_bg *check_find_bg(struct ext_state *st, u64 bytenr)
 	return NULL;
 }
 
-/* Turn a parent-relative expected ref into the kind the extent tree must hold. */
-static void resolve_expected(struct ext_state *st)
+/*
+ * Turn a parent-relative expected ref into the kind the extent tree must
+ * hold: by the parent's FULL_BACKREF flag, or, for a parent without extent
+ * item, by what check/lost-blocks.c infers the lost item's flag was.
+ */
+static int resolve_expected(struct check_ctx *ctx, struct ext_state *st)
 {
 	size_t i;
+	int ret = check_find_lost_blocks(ctx, st);
 
+	if (ret < 0)
+		return ret;
 	for (i = 0; i < st->exp_nr; i++) {
 		struct check_ref *r = &st->exp[i];
 		struct check_extent *p = r->parent ? check_find_extent(st, r->parent) : NULL;
 		bool shared = p && (p->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF);
 		bool data = r->type == BTRFS_EXTENT_DATA_REF_KEY;
+
+		if (r->parent && !p)
+			check_lost_block_full_backref(st, r->parent, &shared);
 
 		r->is_data = data;
 		r->level = data ? 0 : (u8)r->objectid;
@@ -660,6 +670,7 @@ static void resolve_expected(struct ext_state *st)
 				r->objectid = 0;
 		}
 	}
+	return 0;
 }
 
 /* Sort and merge equal refs, summing their counts. */
@@ -990,6 +1001,7 @@ void check_extents_free(struct ext_state *st)
 	free(st->dev);
 	free(st->root);
 	free(st->rebuild);
+	free(st->lost);
 	free(st);
 }
 
@@ -1029,7 +1041,11 @@ int check_extents(struct check_ctx *ctx)
 	check_sort(st->ext, st->ext_nr, sizeof(*st->ext), cmp_ext);
 	check_sort(st->bg, st->bg_nr, sizeof(*st->bg), cmp_bg);
 	check_sort(st->dext, st->dext_nr, sizeof(*st->dext), cmp_devext);
-	resolve_expected(st);
+	ret = resolve_expected(ctx, st);
+	if (ret < 0) {
+		error("extent check stopped: %s", strerror(-ret));
+		return ret;
+	}
 	sort_merge(st->exp, &st->exp_nr);
 	sort_merge(st->got, &st->got_nr);
 	check_extent_items(ctx, st);

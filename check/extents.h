@@ -90,6 +90,15 @@ struct check_root {
 	u32 refs;                      /* the root item's refs */
 };
 
+/* A tree block pointed to without an extent item. */
+struct check_lost {
+	u64 bytenr;
+	u64 owner;             /* header owner, 0 if unreadable */
+	u8 level;
+	bool in_owner_tree;    /* its owner's tree points to it */
+	bool full_backref;     /* inferred flag of its lost item */
+};
+
 #define CHECK_ARRAY(type, name) type *name; size_t name##_nr, name##_alloc
 
 struct ext_state {
@@ -107,6 +116,7 @@ struct ext_state {
 	CHECK_ARRAY(struct check_root, root);      /* in root tree order */
 	CHECK_ARRAY(struct check_rebuild, rebuild);   /* sorted by bytenr */
 	size_t rebuilds;         /* extent record rebuilds queued */
+	CHECK_ARRAY(struct check_lost, lost);   /* sorted by bytenr (check/lost-blocks.c) */
 	u64 stats_alloc;         /* disk_num_bytes of every file extent item */
 	u64 stats_ref;           /* num_bytes of every file extent item */
 	u64 bytes_used;          /* sum of extent item lengths */
@@ -119,6 +129,13 @@ struct check_extent *check_find_extent(struct ext_state *st, u64 bytenr);
 size_t check_first_extent_ending_after(const struct ext_state *st, u64 bytenr);
 struct check_bg *check_find_bg(struct ext_state *st, u64 bytenr);
 void check_extents_free(struct ext_state *st);
+/*
+ * Tree blocks the trees point to without an extent item (check/lost-blocks.c):
+ * find them and infer whether their lost item was FULL_BACKREF (before the
+ * expected refs are resolved; 0 or -ENOMEM); is bytenr one, and *full_backref.
+ */
+int check_find_lost_blocks(struct check_ctx *ctx, struct ext_state *st);
+bool check_lost_block_full_backref(const struct ext_state *st, u64 bytenr, bool *full_backref);
 
 /*
  * --repair (check/repair-extents.c): queue the fix of a problem just

@@ -246,6 +246,7 @@ static int delete_csums(struct check_ctx *ctx, struct btrfs_trans *t, u64 start,
 static int insert_bare_item(struct check_ctx *ctx, struct btrfs_trans *t, struct btrfs_wroot *extent,
 			    const struct check_ref *r, const struct check_extent *old)
 {
+	const struct ext_state *st = ctx->extents_state;
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
 	u8 buf[sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_tree_block_info)];
 	struct btrfs_extent_item *ei = (struct btrfs_extent_item *)buf;
@@ -258,6 +259,13 @@ static int insert_bare_item(struct check_ctx *ctx, struct btrfs_trans *t, struct
 
 	memset(buf, 0, sizeof(buf));
 	flags = r->is_data ? BTRFS_EXTENT_FLAG_DATA : BTRFS_EXTENT_FLAG_TREE_BLOCK;
+	if (!old && !r->is_data) {
+		bool full = false;
+
+		/* the flag the check resolved the block's children's refs by */
+		if (check_lost_block_full_backref(st, r->bytenr, &full) && full)
+			flags |= BTRFS_BLOCK_FLAG_FULL_BACKREF;
+	}
 	if (old) {
 		flags = old->flags;
 		if (old->generation && old->generation <= btrfs_super_generation(sb))

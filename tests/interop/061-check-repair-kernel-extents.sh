@@ -51,10 +51,14 @@ keyed_len=$(sed -n "s/.*key ($keyed_start EXTENT_ITEM \([0-9]*\)).*/\1/p" "$T/ex
 # a tree block of two trees (snapshot), a data extent with a shared data back reference
 shared_block=$(grep -A1 'METADATA_ITEM' "$T/extent.txt" | grep -B1 'refs 2 ' |
 	sed -n 's/.*key (\([0-9]*\) METADATA_ITEM 0).*/\1/p' | head -n 1)
+# a leaf the snapshot still uses after the fs tree copied it: FULL_BACKREF, its
+# file extents' back references are shared ones naming it
+full_leaf=$(grep -A1 'METADATA_ITEM 0)' "$T/extent.txt" | grep -B1 'FULL_BACKREF' |
+	sed -n 's/.*key (\([0-9]*\) METADATA_ITEM 0).*/\1/p' | head -n 1)
 read -r sdata_start sdata_len <<< "$(grep -A6 ' EXTENT_ITEM ' "$T/extent.txt" | awk '
 	/key \(/ { s = $4; sub(/\(/, "", s); l = $6; sub(/\)/, "", l) }
 	/shared data backref/ && s { print s, l; exit }')"
-for v in keyed_start keyed_ref keyed_len shared_block sdata_start sdata_len; do
+for v in keyed_start keyed_ref keyed_len shared_block full_leaf sdata_start sdata_len; do
 	[ -n "${!v}" ] || _fail "extent tree layout not understood: no $v"
 done
 
@@ -67,6 +71,10 @@ repair_case() { # NAME EDIT-ARGS...
 	assert_grep "Repair committed" "$T/rep"
 	run_check "$BTRFS" check "$img" > "$T/out" 2>&1
 	progs_check "$img"
+	if [ -n "${want_full:-}" ]; then  # the lost item came back with its flag
+		"$BTRFS" inspect-internal dump-tree -t extent "$img" | grep -A1 "key ($want_full METADATA_ITEM" > "$T/item"
+		assert_grep "FULL_BACKREF" "$T/item"
+	fi
 	kernel_round "$img"
 	run_check "$BTRFS" check "$img" > "$T/out" 2>&1
 	progs_check "$img"
@@ -76,5 +84,6 @@ repair_case() { # NAME EDIT-ARGS...
 repair_case "extent item of a reflinked extent" del 2 "$keyed_start" 168 "$keyed_len"
 repair_case "keyed data back reference" del 2 "$keyed_start" 178 "$keyed_ref"
 repair_case "extent item of a snapshot-shared tree block" del 2 "$shared_block" 169 0
+want_full=$full_leaf repair_case "extent item of a FULL_BACKREF leaf" del 2 "$full_leaf" 169 0
 repair_case "extent item with a shared data back reference" del 2 "$sdata_start" 168 "$sdata_len"
 echo "all kernel-written extent repairs done"
