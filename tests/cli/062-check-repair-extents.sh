@@ -120,7 +120,32 @@ run_check "$BTRFS" check --check-data-csum "$T/img" > "$T/out" 2>&1
 "$BTRFS" inspect-internal dump-tree -t csum "$T/img" > "$T/csum"
 assert_grep "range start $data_start end $rand_start " "$T/csum"
 
-# 9. an extent item overlapping another: not mended, refused, image untouched
+# 9. several at once: an unreferenced tree block, an orphan dev extent, a
+#    stale data back reference, a data extent and a tree block without items
+fresh
+run_check "$EDIT" "$T/img" ins 2 "$orphan" 169 0 "$(le 1 8 1 8 2 8 176 1 5 8)"
+run_check "$EDIT" "$T/img" ins 4 1 204 209715200 "$(le 3 8 256 8 209715200 8 8388608 8 0 8 0 8)"
+run_check "$EDIT" "$T/img" set 2 "$data_start" 168 "$data_len" 41 64 4096
+run_check "$EDIT" "$T/img" del 2 "$rand_start" 168 "$rand_len"
+run_check "$EDIT" "$T/img" del 2 "$fs_leaf" 169 0
+repairs "five corruptions at once" "Deleted the extent records of $orphan" \
+	"Repaired extent references for $data_start" "Repaired extent references for $rand_start" \
+	"Repaired extent references for $fs_leaf" "Removed orphan dev extent" "Reset super bytes used"
+
+# 10. two devices (raid1): a dev extent without chunk on devid 2
+rm -f "$T/d1" "$T/d2"; truncate -s 256M "$T/d1" "$T/d2"
+run_check "$TOP/mkfs.btrfs" -q -f -d raid1 -m raid1 "$T/d1" "$T/d2"
+used2=$("$BTRFS" inspect-internal dump-tree -t chunk "$T/d1" "$T/d2" | sed -n 's/.*devid 2 total_bytes [0-9]* bytes_used \([0-9]*\).*/\1/p')
+run_check "$EDIT" "$T/d1,$T/d2" ins 4 2 204 200015872 "$(le 3 8 256 8 200015872 8 8388608 8 0 8 0 8)"
+expect_exit 1 "$BTRFS" check "$T/d1" "$T/d2" > /dev/null 2>&1
+run_check "$BTRFS" check --repair --force "$T/d1" "$T/d2" > "$T/rep" 2>&1
+assert_grep "Removed orphan dev extent, devid 2 physical 200015872" "$T/rep"
+run_check "$BTRFS" check "$T/d1" "$T/d2" > "$T/out" 2>&1
+"$BTRFS" inspect-internal dump-tree -t chunk "$T/d1" "$T/d2" > "$T/chunk"
+assert_grep "devid 2 total_bytes [0-9]* bytes_used $used2\$" "$T/chunk"
+echo "ok: orphan dev extent on the second device repaired"
+
+# 11. an extent item overlapping another: not mended, refused, image untouched
 fresh
 run_check "$EDIT" "$T/img" ins 2 $((data_start + 4096)) 168 4096 "$(le 1 8 1 8 1 8 178 1 5 8 999 8 0 8 1 4)"
 cp --sparse=always "$T/img" "$T/before"
