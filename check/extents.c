@@ -913,7 +913,7 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	int s;
 
 	for (i = 0; i < st->dev_nr; i++)
-		st->dev[i].sum = st->dev[i].orphan = 0;
+		st->dev[i].sum = st->dev[i].orphan = st->dev[i].missing = 0;
 	for (i = 0; i < st->dext_nr; i++) {
 		struct check_devext *d = &st->dext[i];
 		const struct btrfs_chunk_map *ch = btrfs_chunk_lookup(map, d->chunk_offset);
@@ -953,10 +953,13 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	for (i = 0; i < map->nr; i++) {
 		const struct btrfs_chunk_map *ch = map->chunks[i];
 
-		for (s = 0; s < ch->num_stripes; s++)
-			if (!have_dev_extent(st, ch->stripes[s].devid, ch->stripes[s].physical))
-				check_error(ctx, "chunk [%llu %llu] stripe %d (devid %llu physical %llu) has no dev extent",
-					    ch->logical, ch->length, s, ch->stripes[s].devid, ch->stripes[s].physical);
+		for (s = 0; s < ch->num_stripes; s++) {
+			if (have_dev_extent(st, ch->stripes[s].devid, ch->stripes[s].physical))
+				continue;
+			check_error(ctx, "chunk [%llu %llu] stripe %d (devid %llu physical %llu) has no dev extent",
+				    ch->logical, ch->length, s, ch->stripes[s].devid, ch->stripes[s].physical);
+			check_queue_missing_dev_extent(ctx, st, find_dev(st, ch->stripes[s].devid), ch, s);
+		}
 	}
 	for (i = 0; i < st->dev_nr; i++) {
 		struct check_dev *d = &st->dev[i];

@@ -68,6 +68,7 @@ struct check_dev {
 	u64 bytes_used;
 	u64 sum;         /* dev extents on it */
 	u64 orphan;      /* of those, without their chunk */
+	u64 missing;     /* --repair: dev extents of chunk stripes to insert */
 };
 
 /*
@@ -152,6 +153,9 @@ void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices);
 void check_queue_super_total_bytes(struct check_ctx *ctx, const struct ext_state *st);
 void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_devext *d, bool has_dev);
 void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d);
+/* Stripe s of chunk ch has no dev extent: insert it when the room on dev (may be NULL) is free. */
+void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st, struct check_dev *dev,
+				    const struct btrfs_chunk_map *ch, int s);
 /* Is [start, end) all data extents once the queued rebuilds are applied? */
 bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end);
 /* First thing in the repair transaction: reserve extents in use without an extent item. */

@@ -622,35 +622,45 @@ void check_queue_super_total_bytes(struct check_ctx *ctx, const struct ext_state
 
 /* ---- devices ------------------------------------------------------------------------ */
 
+/* One dev extent: deleted (orphan) or inserted (a chunk stripe's, missing). */
 struct devext_fix {
 	u64 devid;
 	u64 physical;
 	u64 len;
-	bool has_dev;
+	u64 chunk_offset;
+	bool has_dev;      /* the device item exists */
 };
+
+/* Add delta to the bytes_used of device item devid (never below 0). */
+static int dev_used_add(struct btrfs_trans *t, u64 devid, s64 delta)
+{
+	struct btrfs_wpath path;
+	struct btrfs_dev_item *di;
+	u64 used;
+	int ret = dev_item_path(t, devid, &path);
+
+	if (ret < 0)
+		return ret;
+	di = btrfs_wpath_item_ptr(&path);
+	used = btrfs_device_bytes_used(di);
+	btrfs_set_device_bytes_used(di, delta < 0 && used < (u64)-delta ? 0 : used + (u64)delta);
+	btrfs_wpath_release(&path);
+	return 0;
+}
 
 static int fix_orphan_dev_extent(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct devext_fix *f = arg;
 	struct btrfs_key key = { f->devid, BTRFS_DEV_EXTENT_KEY, f->physical };
 	struct btrfs_wroot *dev;
-	struct btrfs_wpath path;
 	int ret;
 
 	(void)ctx;
 	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
 	if (ret == 0)
 		ret = btrfs_delete_item(t, dev, &key);
-	if (ret == 0 && f->has_dev) {
-		ret = dev_item_path(t, f->devid, &path);
-		if (ret == 0) {
-			struct btrfs_dev_item *di = btrfs_wpath_item_ptr(&path);
-			u64 used = btrfs_device_bytes_used(di);
-
-			btrfs_set_device_bytes_used(di, used > f->len ? used - f->len : 0);
-			btrfs_wpath_release(&path);
-		}
-	}
+	if (ret == 0 && f->has_dev)
+		ret = dev_used_add(t, f->devid, -(s64)f->len);
 	if (ret == 0)
 		printf("Removed orphan dev extent, devid %llu physical %llu length %llu\n", f->devid,
 		       f->physical, f->len);
@@ -659,7 +669,7 @@ static int fix_orphan_dev_extent(struct check_ctx *ctx, struct btrfs_trans *t, v
 
 void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_devext *d, bool has_dev)
 {
-	struct devext_fix f = { d->devid, d->physical, d->len, has_dev };
+	struct devext_fix f = { d->devid, d->physical, d->len, d->chunk_offset, has_dev };
 
 	if (repairing(ctx))
 		check_fixable(ctx, fix_orphan_dev_extent, &f, sizeof(f));
@@ -690,8 +700,63 @@ static int fix_dev_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 
 void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d)
 {
-	struct dev_used_fix f = { d->devid, d->sum - d->orphan };
+	struct dev_used_fix f = { d->devid, d->sum - d->orphan + d->missing };
 
 	if (repairing(ctx))
 		check_fixable(ctx, fix_dev_used, &f, sizeof(f));
+}
+
+/* A chunk stripe's dev extent put back; the device item's bytes_used follows. */
+static int fix_missing_dev_extent(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct devext_fix *f = arg;
+	struct btrfs_key key = { f->devid, BTRFS_DEV_EXTENT_KEY, f->physical };
+	struct tree_check tc = { .owner = 0, .level = -1, .transid = 0, .first_key = NULL };
+	struct btrfs_dev_extent de;
+	struct extent_buffer *eb;
+	struct btrfs_wroot *dev;
+	int ret;
+
+	memset(&de, 0, sizeof(de));
+	btrfs_set_dev_extent_chunk_tree(&de, BTRFS_CHUNK_TREE_OBJECTID);
+	btrfs_set_dev_extent_chunk_objectid(&de, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	btrfs_set_dev_extent_chunk_offset(&de, f->chunk_offset);
+	btrfs_set_dev_extent_length(&de, f->len);
+	/* the chunk tree's uuid, as every tree block header carries it */
+	ret = btrfs_read_tree_block(ctx->fs, ctx->fs->chunk_root.bytenr, &tc, &eb);
+	if (ret < 0)
+		return ret;
+	memcpy(de.chunk_tree_uuid, btrfs_header(eb)->chunk_tree_uuid, BTRFS_UUID_SIZE);
+	free_extent_buffer(eb);
+	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
+	if (ret == 0)
+		ret = btrfs_insert_item(t, dev, &key, &de, sizeof(de));
+	if (ret == 0)
+		ret = dev_used_add(t, f->devid, (s64)f->len);
+	if (ret < 0)
+		return ret;
+	printf("Inserted the dev extent of chunk %llu, devid %llu physical %llu length %llu\n",
+	       f->chunk_offset, f->devid, f->physical, f->len);
+	return 0;
+}
+
+void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st, struct check_dev *dev,
+				    const struct btrfs_chunk_map *ch, int s)
+{
+	struct devext_fix f = { ch->stripes[s].devid, ch->stripes[s].physical, check_chunk_dev_len(ch),
+				ch->logical, true };
+	size_t i;
+
+	if (!repairing(ctx) || !dev || !f.len || f.physical + f.len > dev->total_bytes ||
+	    f.physical + f.len < f.physical)
+		return;
+	/* no dev extent of the device may overlap it (sorted by devid, physical) */
+	for (i = 0; i < st->dext_nr; i++) {
+		const struct check_devext *d = &st->dext[i];
+
+		if (d->devid == f.devid && d->physical < f.physical + f.len && f.physical < d->physical + d->len)
+			return;
+	}
+	dev->missing += f.len;
+	check_fixable(ctx, fix_missing_dev_extent, &f, sizeof(f));
 }

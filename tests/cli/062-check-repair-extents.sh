@@ -99,6 +99,18 @@ run_check "$EDIT" "$T/img" ins 4 1 204 209715200 "$(le 3 8 256 8 209715200 8 838
 repairs "orphan dev extent" "Removed orphan dev extent, devid 1 physical 209715200 length 8388608" \
 	"Device 1: bytes_used"
 
+# 6b. a chunk stripe's dev extent deleted: put back as it was
+fresh
+read -r dphys dchunk <<< "$(dump dev | grep -A2 'key (1 DEV_EXTENT' | awk '
+	/DEV_EXTENT/ { p = $6; sub(/\)/, "", p) } /chunk_offset/ { print p, $4; exit }')"
+[ -n "$dchunk" ] || _fail "no dev extent found"
+run_check "$EDIT" "$T/img" del 4 1 204 "$dphys"
+repairs "missing dev extent" "has no dev extent" \
+	"Inserted the dev extent of chunk $dchunk, devid 1 physical $dphys length"
+"$BTRFS" inspect-internal dump-tree -t dev "$img0" | grep -A3 DEV_EXTENT | grep -v itemoff > "$T/want"
+"$BTRFS" inspect-internal dump-tree -t dev "$T/img" | grep -A3 DEV_EXTENT | grep -v itemoff > "$T/got"
+cmp -s "$T/want" "$T/got" || { diff "$T/want" "$T/got" >&2; _fail "dev extents differ from the original"; }
+
 # 7. a data extent item with generation 0
 fresh
 run_check "$EDIT" "$T/img" set 2 "$rand_start" 168 "$rand_len" 8 64 0
