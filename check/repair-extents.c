@@ -5,16 +5,19 @@
  *
  *   - Extent records: every record of one extent (its EXTENT_ITEM or
  *     METADATA_ITEM and all its back references) is replaced by records
- *     built from the references the trees make; an unreferenced tree block
- *     loses its records.  This mends missing extent items, missing, stale
- *     or miscounted back references and wrong refs fields alike.
+ *     built from the references the trees make; an unreferenced extent
+ *     loses its records (a data extent also its checksums).  This mends
+ *     missing extent items, missing, stale or miscounted back references,
+ *     wrong refs, generation or level alike.  Extents in use without an
+ *     item are accounted before anything is copied on write, so that the
+ *     engine never hands their space out.
  *   - Block group used bytes and super bytes_used are set to the sums of
  *     the extent items as checked; the engine adds on top what the
  *     transaction allocates and frees, including the extents added or
  *     dropped here (btrfs_account_extent).
- *   - A dev extent without its chunk is deleted, its device item's
- *     bytes_used follows; a device's bytes_used is set to the sum of the
- *     dev extents that stay.
+ *   - A dev extent without its chunk is deleted, a chunk stripe's missing
+ *     dev extent inserted, the device item's bytes_used following; a
+ *     device's bytes_used is set to the sum of the dev extents that stay.
  *   - Super num_devices; super total_bytes, with unaligned device sizes
  *     rounded down to the sector size first.
  *
@@ -79,7 +82,8 @@ static bool range_free(struct ext_state *st, u64 bytenr, u64 len, bool data)
 	struct check_bg *bg = check_find_bg(st, bytenr);
 	size_t i;
 
-	if (!bg || bytenr + len > bg->start + bg->len || !IS_ALIGNED(bytenr, (u64)st->sectorsize))
+	if (!bg || len > bg->len || bytenr - bg->start > bg->len - len ||
+	    !IS_ALIGNED(bytenr, (u64)st->sectorsize))
 		return false;
 	if (data ? !(bg->flags & BTRFS_BLOCK_GROUP_DATA) :
 		   !(bg->flags & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)))
