@@ -6,6 +6,7 @@
 # the expected mending, and our check and Debian's check find it clean.  A
 # corruption we cannot mend is refused with the image left byte for byte.
 . "$TOP/tests/lib/common.sh"
+check_prereq python3
 EDIT=$TOOL_DIR/tree-edit
 [ -x "$EDIT" ] || _skip "tree-edit not built (make unit-bins)"
 src=$T/src
@@ -116,6 +117,16 @@ fresh
 run_check "$EDIT" "$T/img" set 2 "$rand_start" 168 "$rand_len" 8 64 0
 repairs "extent item generation 0" "invalid generation for extent $rand_start, have 0" \
 	"Repaired extent references for $rand_start"
+
+# 7b. the extent tree leaf's own item says level 1 (its key patched with
+#     blockpatch): the item is rebuilt while that very leaf is copied on write
+fresh
+ext_leaf=$(dump extent | sed -n 's/^leaf \([0-9]*\) .*/\1/p' | head -n 1)
+esc() { le "$@" | sed 's/../\\x&/g'; }
+run_check python3 "$TOP/tests/lib/blockpatch.py" "$T/img" 16384 "$ext_leaf" \
+	"$(esc "$ext_leaf" 8 169 1 0 8)" "$(esc "$ext_leaf" 8 169 1 1 8)" > /dev/null
+repairs "extent tree leaf's item level" "tree block level 0, extent item says level 1" \
+	"Repaired extent references for $ext_leaf"
 
 # 8. an unreferenced data extent: /dir/rand's file extent made a hole
 #    (disk_bytenr, disk_num_bytes and the inode's nbytes 0); its extent
