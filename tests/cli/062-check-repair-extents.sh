@@ -93,6 +93,12 @@ orphan=$((meta_start + meta_len - 16 * 16384))
 run_check "$EDIT" "$T/img" ins 2 "$orphan" 169 0 "$(le 1 8 1 8 2 8 176 1 5 8)"
 repairs "unreferenced tree block" "Deleted the extent records of $orphan"
 
+# 5b. a keyed shared data back reference for an extent that does not exist
+fresh
+run_check "$EDIT" "$T/img" ins 2 $((data_start + 1048576)) 184 "$fs_leaf" 01000000
+repairs "back reference without extent" "back reference for $((data_start + 1048576)) (shared data ref parent $fs_leaf) has no extent item" \
+	"Deleted the extent records of $((data_start + 1048576))"
+
 # 6. a dev extent without its chunk (068's kind), device bytes_used not
 #    counting it
 fresh
