@@ -7,6 +7,7 @@
 #ifndef BTRFS_KIT_CHECK_EXTENTS_H
 #define BTRFS_KIT_CHECK_EXTENTS_H
 
+#include "check/check.h"
 #include "kernel-shared/kerncompat.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/volumes.h"
@@ -139,13 +140,18 @@ int check_find_lost_blocks(struct check_ctx *ctx, struct ext_state *st);
 bool check_lost_block_full_backref(const struct ext_state *st, u64 bytenr, bool *full_backref);
 
 /*
- * --repair (check/repair-extents.c): queue the fix of a problem just
- * reported with check_error().  check_queue_extent_rebuild() says whether
- * the records of extent bytenr can be rebuilt (queued once, later errors
- * about the same extent counted as mended by it).
+ * --repair (check/repair-extents.c, check/repair-counters.c): queue the
+ * fix of a problem just reported with check_error().
+ * check_queue_extent_rebuild() says whether the records of extent bytenr
+ * can be rebuilt (queued once, later errors about the same extent counted
+ * as mended by it).
  */
-struct check_ctx;
 struct btrfs_trans;
+/* --repair asked for: the passes queue fixes. */
+static inline bool check_repairing(const struct check_ctx *ctx)
+{
+	return ctx->opts && ctx->opts->repair;
+}
 bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64 bytenr);
 void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg);
 void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used);
