@@ -638,16 +638,26 @@ struct check_bg *check_find_bg(struct ext_state *st, u64 bytenr)
 	return NULL;
 }
 
-/* Turn a parent-relative expected ref into the kind the extent tree must hold. */
-static void resolve_expected(struct ext_state *st)
+/*
+ * Turn a parent-relative expected ref into the kind the extent tree must
+ * hold: by the parent's FULL_BACKREF flag, or, for a parent without extent
+ * item, by what check/lost-blocks.c infers the lost item's flag was.
+ */
+static int resolve_expected(struct check_ctx *ctx, struct ext_state *st)
 {
 	size_t i;
+	int ret = check_find_lost_blocks(ctx, st);
 
+	if (ret < 0)
+		return ret;
 	for (i = 0; i < st->exp_nr; i++) {
 		struct check_ref *r = &st->exp[i];
 		struct check_extent *p = r->parent ? check_find_extent(st, r->parent) : NULL;
 		bool shared = p && (p->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF);
 		bool data = r->type == BTRFS_EXTENT_DATA_REF_KEY;
+
+		if (r->parent && !p)
+			check_lost_block_full_backref(st, r->parent, &shared);
 
 		r->is_data = data;
 		r->level = data ? 0 : (u8)r->objectid;
@@ -660,6 +670,7 @@ static void resolve_expected(struct ext_state *st)
 				r->objectid = 0;
 		}
 	}
+	return 0;
 }
 
 /* Sort and merge equal refs, summing their counts. */
@@ -902,7 +913,7 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	int s;
 
 	for (i = 0; i < st->dev_nr; i++)
-		st->dev[i].sum = st->dev[i].orphan = 0;
+		st->dev[i].sum = st->dev[i].orphan = st->dev[i].missing = 0;
 	for (i = 0; i < st->dext_nr; i++) {
 		struct check_devext *d = &st->dext[i];
 		const struct btrfs_chunk_map *ch = btrfs_chunk_lookup(map, d->chunk_offset);
@@ -942,10 +953,13 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	for (i = 0; i < map->nr; i++) {
 		const struct btrfs_chunk_map *ch = map->chunks[i];
 
-		for (s = 0; s < ch->num_stripes; s++)
-			if (!have_dev_extent(st, ch->stripes[s].devid, ch->stripes[s].physical))
-				check_error(ctx, "chunk [%llu %llu] stripe %d (devid %llu physical %llu) has no dev extent",
-					    ch->logical, ch->length, s, ch->stripes[s].devid, ch->stripes[s].physical);
+		for (s = 0; s < ch->num_stripes; s++) {
+			if (have_dev_extent(st, ch->stripes[s].devid, ch->stripes[s].physical))
+				continue;
+			check_error(ctx, "chunk [%llu %llu] stripe %d (devid %llu physical %llu) has no dev extent",
+				    ch->logical, ch->length, s, ch->stripes[s].devid, ch->stripes[s].physical);
+			check_queue_missing_dev_extent(ctx, st, find_dev(st, ch->stripes[s].devid), ch, s);
+		}
 	}
 	for (i = 0; i < st->dev_nr; i++) {
 		struct check_dev *d = &st->dev[i];
@@ -990,6 +1004,7 @@ void check_extents_free(struct ext_state *st)
 	free(st->dev);
 	free(st->root);
 	free(st->rebuild);
+	free(st->lost);
 	free(st);
 }
 
@@ -1029,7 +1044,11 @@ int check_extents(struct check_ctx *ctx)
 	check_sort(st->ext, st->ext_nr, sizeof(*st->ext), cmp_ext);
 	check_sort(st->bg, st->bg_nr, sizeof(*st->bg), cmp_bg);
 	check_sort(st->dext, st->dext_nr, sizeof(*st->dext), cmp_devext);
-	resolve_expected(st);
+	ret = resolve_expected(ctx, st);
+	if (ret < 0) {
+		error("extent check stopped: %s", strerror(-ret));
+		return ret;
+	}
 	sort_merge(st->exp, &st->exp_nr);
 	sort_merge(st->got, &st->got_nr);
 	check_extent_items(ctx, st);

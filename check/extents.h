@@ -7,6 +7,7 @@
 #ifndef BTRFS_KIT_CHECK_EXTENTS_H
 #define BTRFS_KIT_CHECK_EXTENTS_H
 
+#include "check/check.h"
 #include "kernel-shared/kerncompat.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/volumes.h"
@@ -68,6 +69,7 @@ struct check_dev {
 	u64 bytes_used;
 	u64 sum;         /* dev extents on it */
 	u64 orphan;      /* of those, without their chunk */
+	u64 missing;     /* --repair: dev extents of chunk stripes to insert */
 };
 
 /*
@@ -90,6 +92,15 @@ struct check_root {
 	u32 refs;                      /* the root item's refs */
 };
 
+/* A tree block pointed to without an extent item. */
+struct check_lost {
+	u64 bytenr;
+	u64 owner;             /* header owner, 0 if unreadable */
+	u8 level;
+	bool in_owner_tree;    /* its owner's tree points to it */
+	bool full_backref;     /* inferred flag of its lost item */
+};
+
 #define CHECK_ARRAY(type, name) type *name; size_t name##_nr, name##_alloc
 
 struct ext_state {
@@ -107,6 +118,7 @@ struct ext_state {
 	CHECK_ARRAY(struct check_root, root);      /* in root tree order */
 	CHECK_ARRAY(struct check_rebuild, rebuild);   /* sorted by bytenr */
 	size_t rebuilds;         /* extent record rebuilds queued */
+	CHECK_ARRAY(struct check_lost, lost);   /* sorted by bytenr (check/lost-blocks.c) */
 	u64 stats_alloc;         /* disk_num_bytes of every file extent item */
 	u64 stats_ref;           /* num_bytes of every file extent item */
 	u64 bytes_used;          /* sum of extent item lengths */
@@ -119,15 +131,27 @@ struct check_extent *check_find_extent(struct ext_state *st, u64 bytenr);
 size_t check_first_extent_ending_after(const struct ext_state *st, u64 bytenr);
 struct check_bg *check_find_bg(struct ext_state *st, u64 bytenr);
 void check_extents_free(struct ext_state *st);
+/*
+ * Tree blocks the trees point to without an extent item (check/lost-blocks.c):
+ * find them and infer whether their lost item was FULL_BACKREF (before the
+ * expected refs are resolved; 0 or -ENOMEM); is bytenr one, and *full_backref.
+ */
+int check_find_lost_blocks(struct check_ctx *ctx, struct ext_state *st);
+bool check_lost_block_full_backref(const struct ext_state *st, u64 bytenr, bool *full_backref);
 
 /*
- * --repair (check/repair-extents.c): queue the fix of a problem just
- * reported with check_error().  check_queue_extent_rebuild() says whether
- * the records of extent bytenr can be rebuilt (queued once, later errors
- * about the same extent counted as mended by it).
+ * --repair (check/repair-extents.c, check/repair-counters.c): queue the
+ * fix of a problem just reported with check_error().
+ * check_queue_extent_rebuild() says whether the records of extent bytenr
+ * can be rebuilt (queued once, later errors about the same extent counted
+ * as mended by it).
  */
-struct check_ctx;
 struct btrfs_trans;
+/* --repair asked for: the passes queue fixes. */
+static inline bool check_repairing(const struct check_ctx *ctx)
+{
+	return ctx->opts && ctx->opts->repair;
+}
 bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64 bytenr);
 void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg);
 void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used);
@@ -135,6 +159,9 @@ void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices);
 void check_queue_super_total_bytes(struct check_ctx *ctx, const struct ext_state *st);
 void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_devext *d, bool has_dev);
 void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d);
+/* Stripe s of chunk ch has no dev extent: insert it when the room on dev (may be NULL) is free. */
+void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st, struct check_dev *dev,
+				    const struct btrfs_chunk_map *ch, int s);
 /* Is [start, end) all data extents once the queued rebuilds are applied? */
 bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end);
 /* First thing in the repair transaction: reserve extents in use without an extent item. */

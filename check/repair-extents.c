@@ -1,26 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --repair of what pass 3 (check/extents.c) finds: the fixes it queues with
- * check_fixable(), applied by check_repair() in one transaction.
+ * --repair of extent records, queued by pass 3 (check/extents.c) with
+ * check_fixable() and applied by check_repair() in one transaction: every
+ * record of one extent (its EXTENT_ITEM or METADATA_ITEM and all its back
+ * references) is replaced by records built from the references the trees
+ * make; an unreferenced extent loses its records (a data extent also its
+ * checksums).  This mends missing extent items, missing, stale or
+ * miscounted back references, wrong refs, generation or level alike.
+ * Extents in use without an item are accounted before anything is copied
+ * on write, so that the engine never hands their space out.  The block
+ * group, device and superblock counters: check/repair-counters.c.
  *
- *   - Extent records: every record of one extent (its EXTENT_ITEM or
- *     METADATA_ITEM and all its back references) is replaced by records
- *     built from the references the trees make; an unreferenced tree block
- *     loses its records.  This mends missing extent items, missing, stale
- *     or miscounted back references and wrong refs fields alike.
- *   - Block group used bytes and super bytes_used are set to the sums of
- *     the extent items as checked; the engine adds on top what the
- *     transaction allocates and frees, including the extents added or
- *     dropped here (btrfs_account_extent).
- *   - A dev extent without its chunk is deleted, its device item's
- *     bytes_used follows; a device's bytes_used is set to the sum of the
- *     dev extents that stay.
- *   - Super num_devices; super total_bytes, with unaligned device sizes
- *     rounded down to the sector size first.
- *
- * A problem is queued only when its mending is unambiguous (see
- * rebuild_possible()); otherwise it stays unfixable and check_repair()
- * writes nothing.
+ * An extent is queued only when its rebuilding is unambiguous (see
+ * rebuild_possible()); otherwise its errors stay unfixable and
+ * check_repair() writes nothing.
  */
 #include <stdio.h>
 #include "check/check.h"
@@ -29,11 +22,6 @@
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/messages.h"
 #include "kernel-shared/transaction.h"
-
-static bool repairing(const struct check_ctx *ctx)
-{
-	return ctx->opts && ctx->opts->repair;
-}
 
 /*
  * In an array sorted by a u64 at the start of each element (check_ref.bytenr,
@@ -79,7 +67,8 @@ static bool range_free(struct ext_state *st, u64 bytenr, u64 len, bool data)
 	struct check_bg *bg = check_find_bg(st, bytenr);
 	size_t i;
 
-	if (!bg || bytenr + len > bg->start + bg->len || !IS_ALIGNED(bytenr, (u64)st->sectorsize))
+	if (!bg || len > bg->len || bytenr - bg->start > bg->len - len ||
+	    !IS_ALIGNED(bytenr, (u64)st->sectorsize))
 		return false;
 	if (data ? !(bg->flags & BTRFS_BLOCK_GROUP_DATA) :
 		   !(bg->flags & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)))
@@ -246,6 +235,7 @@ static int delete_csums(struct check_ctx *ctx, struct btrfs_trans *t, u64 start,
 static int insert_bare_item(struct check_ctx *ctx, struct btrfs_trans *t, struct btrfs_wroot *extent,
 			    const struct check_ref *r, const struct check_extent *old)
 {
+	const struct ext_state *st = ctx->extents_state;
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
 	u8 buf[sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_tree_block_info)];
 	struct btrfs_extent_item *ei = (struct btrfs_extent_item *)buf;
@@ -258,6 +248,13 @@ static int insert_bare_item(struct check_ctx *ctx, struct btrfs_trans *t, struct
 
 	memset(buf, 0, sizeof(buf));
 	flags = r->is_data ? BTRFS_EXTENT_FLAG_DATA : BTRFS_EXTENT_FLAG_TREE_BLOCK;
+	if (!old && !r->is_data) {
+		bool full = false;
+
+		/* the flag the check resolved the block's children's refs by */
+		if (check_lost_block_full_backref(st, r->bytenr, &full) && full)
+			flags |= BTRFS_BLOCK_FLAG_FULL_BACKREF;
+	}
 	if (old) {
 		flags = old->flags;
 		if (old->generation && old->generation <= btrfs_super_generation(sb))
@@ -377,7 +374,7 @@ bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64
 	bool seen;
 	size_t at;
 
-	if (!repairing(ctx))
+	if (!check_repairing(ctx))
 		return false;
 	x = check_find_extent(st, bytenr);
 	if (x) {
@@ -431,7 +428,7 @@ bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end)
 	struct ext_state *st = ctx->extents_state;
 	u64 pos = start;
 
-	if (!repairing(ctx) || !st)
+	if (!check_repairing(ctx) || !st)
 		return false;
 	while (pos < end) {
 		size_t i = check_first_extent_ending_after(st, pos);
@@ -450,240 +447,4 @@ bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end)
 		pos += r->len;
 	}
 	return true;
-}
-
-/* ---- block groups and the superblock ------------------------------------------------ */
-
-struct bg_used_fix {
-	u64 start;
-	u64 used;
-};
-
-static int fix_bg_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
-{
-	const struct bg_used_fix *f = arg;
-	struct wblock_group *bg = ea_find_bg(t, f->start);
-
-	(void)ctx;
-	if (!bg || bg->start != f->start)
-		return -ENOENT;
-	printf("Block group %llu: used %llu reset to %llu, the sum of its extents\n", f->start,
-	       bg->used, f->used);
-	bg->used = f->used;
-	return ea_update_block_group(t, bg);
-}
-
-void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg)
-{
-	struct bg_used_fix f = { .start = bg->start, .used = bg->sum };
-
-	if (repairing(ctx))
-		check_fixable(ctx, fix_bg_used, &f, sizeof(f));
-}
-
-enum super_field { SUPER_BYTES_USED, SUPER_NUM_DEVICES, SUPER_TOTAL_BYTES };
-
-struct super_fix {
-	enum super_field field;
-	u64 value;
-};
-
-/* A device item of the chunk tree, found for modification: path at it. */
-static int dev_item_path(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path)
-{
-	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devid };
-	struct btrfs_wroot *chunk;
-	int ret;
-
-	btrfs_wpath_init(path);
-	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
-	if (ret == 0)
-		ret = btrfs_search_slot(t, chunk, &key, path, 0, 1);
-	if (ret == 0 && btrfs_wpath_item_size(path) < sizeof(struct btrfs_dev_item))
-		ret = -EUCLEAN;
-	if (ret)
-		btrfs_wpath_release(path);
-	if (ret > 0)
-		error("chunk tree: no device item for devid %llu", devid);
-	return ret > 0 ? -ENOENT : ret;
-}
-
-/* Round unaligned device sizes down to the sector size (the super total follows). */
-static int align_device_sizes(struct check_ctx *ctx, struct btrfs_trans *t)
-{
-	struct ext_state *st = ctx->extents_state;
-	size_t i;
-	int ret;
-
-	for (i = 0; i < st->dev_nr; i++) {
-		u64 old = st->dev[i].total_bytes, now = round_down(old, (u64)st->sectorsize);
-		struct btrfs_wpath path;
-
-		if (old == now)
-			continue;
-		ret = dev_item_path(t, st->dev[i].devid, &path);
-		if (ret < 0)
-			return ret;
-		btrfs_set_device_total_bytes(btrfs_wpath_item_ptr(&path), now);
-		btrfs_wpath_release(&path);
-		printf("Fixed device size for devid %llu, old size: %llu new size: %llu\n",
-		       st->dev[i].devid, old, now);
-	}
-	return 0;
-}
-
-/*
- * Copy the root tree's root block on write: a commit must leave a root tree
- * of its generation, also when a fix changed only the superblock.
- */
-static int touch_root_tree(struct btrfs_trans *t)
-{
-	struct btrfs_key key = { 0, 0, 0 };
-	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
-	int ret;
-
-	ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &root);
-	if (ret < 0)
-		return ret;
-	btrfs_wpath_init(&path);
-	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
-	btrfs_wpath_release(&path);
-	return ret < 0 ? ret : 0;
-}
-
-static int fix_super(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
-{
-	const struct super_fix *f = arg;
-	/* the commit writes this copy, with the transaction's own changes added */
-	struct btrfs_super_block *sb = ctx->fs->super;
-	int ret;
-
-	ret = touch_root_tree(t);
-	if (ret < 0)
-		return ret;
-	switch (f->field) {
-	case SUPER_BYTES_USED:
-		printf("Reset super bytes used from %llu to %llu\n", btrfs_super_bytes_used(sb), f->value);
-		btrfs_set_super_bytes_used(sb, f->value);
-		break;
-	case SUPER_NUM_DEVICES:
-		printf("Reset super num devices from %llu to %llu\n", btrfs_super_num_devices(sb), f->value);
-		btrfs_set_super_num_devices(sb, f->value);
-		break;
-	case SUPER_TOTAL_BYTES:
-		ret = align_device_sizes(ctx, t);
-		if (ret < 0)
-			return ret;
-		if (btrfs_super_total_bytes(sb) != f->value)
-			printf("Reset super total bytes from %llu to %llu\n", btrfs_super_total_bytes(sb),
-			       f->value);
-		btrfs_set_super_total_bytes(sb, f->value);
-		break;
-	}
-	return 0;
-}
-
-void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used)
-{
-	struct super_fix f = { SUPER_BYTES_USED, bytes_used };
-
-	if (repairing(ctx))
-		check_fixable(ctx, fix_super, &f, sizeof(f));
-}
-
-void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices)
-{
-	struct super_fix f = { SUPER_NUM_DEVICES, num_devices };
-
-	if (repairing(ctx) && num_devices)
-		check_fixable(ctx, fix_super, &f, sizeof(f));
-}
-
-void check_queue_super_total_bytes(struct check_ctx *ctx, const struct ext_state *st)
-{
-	struct super_fix f = { SUPER_TOTAL_BYTES, 0 };
-	size_t i;
-
-	if (!repairing(ctx))
-		return;
-	for (i = 0; i < st->dev_nr; i++)
-		f.value += round_down(st->dev[i].total_bytes, (u64)st->sectorsize);
-	check_fixable(ctx, fix_super, &f, sizeof(f));
-}
-
-/* ---- devices ------------------------------------------------------------------------ */
-
-struct devext_fix {
-	u64 devid;
-	u64 physical;
-	u64 len;
-	bool has_dev;
-};
-
-static int fix_orphan_dev_extent(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
-{
-	const struct devext_fix *f = arg;
-	struct btrfs_key key = { f->devid, BTRFS_DEV_EXTENT_KEY, f->physical };
-	struct btrfs_wroot *dev;
-	struct btrfs_wpath path;
-	int ret;
-
-	(void)ctx;
-	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
-	if (ret == 0)
-		ret = btrfs_delete_item(t, dev, &key);
-	if (ret == 0 && f->has_dev) {
-		ret = dev_item_path(t, f->devid, &path);
-		if (ret == 0) {
-			struct btrfs_dev_item *di = btrfs_wpath_item_ptr(&path);
-			u64 used = btrfs_device_bytes_used(di);
-
-			btrfs_set_device_bytes_used(di, used > f->len ? used - f->len : 0);
-			btrfs_wpath_release(&path);
-		}
-	}
-	if (ret == 0)
-		printf("Removed orphan dev extent, devid %llu physical %llu length %llu\n", f->devid,
-		       f->physical, f->len);
-	return ret;
-}
-
-void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_devext *d, bool has_dev)
-{
-	struct devext_fix f = { d->devid, d->physical, d->len, has_dev };
-
-	if (repairing(ctx))
-		check_fixable(ctx, fix_orphan_dev_extent, &f, sizeof(f));
-}
-
-struct dev_used_fix {
-	u64 devid;
-	u64 used;
-};
-
-/* Queued after the orphan dev extents' fixes: it has the last word. */
-static int fix_dev_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
-{
-	const struct dev_used_fix *f = arg;
-	struct btrfs_wpath path;
-	int ret;
-
-	(void)ctx;
-	ret = dev_item_path(t, f->devid, &path);
-	if (ret < 0)
-		return ret;
-	printf("Device %llu: bytes_used %llu reset to %llu, the sum of its dev extents\n", f->devid,
-	       btrfs_device_bytes_used(btrfs_wpath_item_ptr(&path)), f->used);
-	btrfs_set_device_bytes_used(btrfs_wpath_item_ptr(&path), f->used);
-	btrfs_wpath_release(&path);
-	return 0;
-}
-
-void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d)
-{
-	struct dev_used_fix f = { d->devid, d->sum - d->orphan };
-
-	if (repairing(ctx))
-		check_fixable(ctx, fix_dev_used, &f, sizeof(f));
 }

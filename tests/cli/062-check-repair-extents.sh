@@ -6,6 +6,7 @@
 # the expected mending, and our check and Debian's check find it clean.  A
 # corruption we cannot mend is refused with the image left byte for byte.
 . "$TOP/tests/lib/common.sh"
+check_prereq python3
 EDIT=$TOOL_DIR/tree-edit
 [ -x "$EDIT" ] || _skip "tree-edit not built (make unit-bins)"
 src=$T/src
@@ -92,6 +93,12 @@ orphan=$((meta_start + meta_len - 16 * 16384))
 run_check "$EDIT" "$T/img" ins 2 "$orphan" 169 0 "$(le 1 8 1 8 2 8 176 1 5 8)"
 repairs "unreferenced tree block" "Deleted the extent records of $orphan"
 
+# 5b. a keyed shared data back reference for an extent that does not exist
+fresh
+run_check "$EDIT" "$T/img" ins 2 $((data_start + 1048576)) 184 "$fs_leaf" 01000000
+repairs "back reference without extent" "back reference for $((data_start + 1048576)) (shared data ref parent $fs_leaf) has no extent item" \
+	"Deleted the extent records of $((data_start + 1048576))"
+
 # 6. a dev extent without its chunk (068's kind), device bytes_used not
 #    counting it
 fresh
@@ -99,11 +106,33 @@ run_check "$EDIT" "$T/img" ins 4 1 204 209715200 "$(le 3 8 256 8 209715200 8 838
 repairs "orphan dev extent" "Removed orphan dev extent, devid 1 physical 209715200 length 8388608" \
 	"Device 1: bytes_used"
 
+# 6b. a chunk stripe's dev extent deleted: put back as it was
+fresh
+read -r dphys dchunk <<< "$(dump dev | grep -A2 'key (1 DEV_EXTENT' | awk '
+	/DEV_EXTENT/ { p = $6; sub(/\)/, "", p) } /chunk_offset/ { print p, $4; exit }')"
+[ -n "$dchunk" ] || _fail "no dev extent found"
+run_check "$EDIT" "$T/img" del 4 1 204 "$dphys"
+repairs "missing dev extent" "has no dev extent" \
+	"Inserted the dev extent of chunk $dchunk, devid 1 physical $dphys length"
+"$BTRFS" inspect-internal dump-tree -t dev "$img0" | grep -A3 DEV_EXTENT | grep -v itemoff > "$T/want"
+"$BTRFS" inspect-internal dump-tree -t dev "$T/img" | grep -A3 DEV_EXTENT | grep -v itemoff > "$T/got"
+cmp -s "$T/want" "$T/got" || { diff "$T/want" "$T/got" >&2; _fail "dev extents differ from the original"; }
+
 # 7. a data extent item with generation 0
 fresh
 run_check "$EDIT" "$T/img" set 2 "$rand_start" 168 "$rand_len" 8 64 0
 repairs "extent item generation 0" "invalid generation for extent $rand_start, have 0" \
 	"Repaired extent references for $rand_start"
+
+# 7b. the extent tree leaf's own item says level 1 (its key patched with
+#     blockpatch): the item is rebuilt while that very leaf is copied on write
+fresh
+ext_leaf=$(dump extent | sed -n 's/^leaf \([0-9]*\) .*/\1/p' | head -n 1)
+esc() { le "$@" | sed 's/../\\x&/g'; }
+run_check python3 "$TOP/tests/lib/blockpatch.py" "$T/img" 16384 "$ext_leaf" \
+	"$(esc "$ext_leaf" 8 169 1 0 8)" "$(esc "$ext_leaf" 8 169 1 1 8)" > /dev/null
+repairs "extent tree leaf's item level" "tree block level 0, extent item says level 1" \
+	"Repaired extent references for $ext_leaf"
 
 # 8. an unreferenced data extent: /dir/rand's file extent made a hole
 #    (disk_bytenr, disk_num_bytes and the inode's nbytes 0); its extent
@@ -120,7 +149,32 @@ run_check "$BTRFS" check --check-data-csum "$T/img" > "$T/out" 2>&1
 "$BTRFS" inspect-internal dump-tree -t csum "$T/img" > "$T/csum"
 assert_grep "range start $data_start end $rand_start " "$T/csum"
 
-# 9. an extent item overlapping another: not mended, refused, image untouched
+# 9. several at once: an unreferenced tree block, an orphan dev extent, a
+#    stale data back reference, a data extent and a tree block without items
+fresh
+run_check "$EDIT" "$T/img" ins 2 "$orphan" 169 0 "$(le 1 8 1 8 2 8 176 1 5 8)"
+run_check "$EDIT" "$T/img" ins 4 1 204 209715200 "$(le 3 8 256 8 209715200 8 8388608 8 0 8 0 8)"
+run_check "$EDIT" "$T/img" set 2 "$data_start" 168 "$data_len" 41 64 4096
+run_check "$EDIT" "$T/img" del 2 "$rand_start" 168 "$rand_len"
+run_check "$EDIT" "$T/img" del 2 "$fs_leaf" 169 0
+repairs "five corruptions at once" "Deleted the extent records of $orphan" \
+	"Repaired extent references for $data_start" "Repaired extent references for $rand_start" \
+	"Repaired extent references for $fs_leaf" "Removed orphan dev extent" "Reset super bytes used"
+
+# 10. two devices (raid1): a dev extent without chunk on devid 2
+rm -f "$T/d1" "$T/d2"; truncate -s 256M "$T/d1" "$T/d2"
+run_check "$TOP/mkfs.btrfs" -q -f -d raid1 -m raid1 "$T/d1" "$T/d2"
+used2=$("$BTRFS" inspect-internal dump-tree -t chunk "$T/d1" "$T/d2" | sed -n 's/.*devid 2 total_bytes [0-9]* bytes_used \([0-9]*\).*/\1/p')
+run_check "$EDIT" "$T/d1,$T/d2" ins 4 2 204 200015872 "$(le 3 8 256 8 200015872 8 8388608 8 0 8 0 8)"
+expect_exit 1 "$BTRFS" check "$T/d1" "$T/d2" > /dev/null 2>&1
+run_check "$BTRFS" check --repair --force "$T/d1" "$T/d2" > "$T/rep" 2>&1
+assert_grep "Removed orphan dev extent, devid 2 physical 200015872" "$T/rep"
+run_check "$BTRFS" check "$T/d1" "$T/d2" > "$T/out" 2>&1
+"$BTRFS" inspect-internal dump-tree -t chunk "$T/d1" "$T/d2" > "$T/chunk"
+assert_grep "devid 2 total_bytes [0-9]* bytes_used $used2\$" "$T/chunk"
+echo "ok: orphan dev extent on the second device repaired"
+
+# 11. an extent item overlapping another: not mended, refused, image untouched
 fresh
 run_check "$EDIT" "$T/img" ins 2 $((data_start + 4096)) 168 4096 "$(le 1 8 1 8 1 8 178 1 5 8 999 8 0 8 1 4)"
 cp --sparse=always "$T/img" "$T/before"

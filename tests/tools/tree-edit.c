@@ -4,6 +4,8 @@
  * tests: one item edit per run, committed as one transaction (the engine
  * keeps the trees well-formed, so only the chosen inconsistency is made).
  *
+ * DEVICE: one device, or several separated by commas.
+ *
  *   tree-edit DEVICE del TREE OBJECTID TYPE OFFSET
  *       delete that item
  *   tree-edit DEVICE set TREE OBJECTID TYPE OFFSET AT BITS VALUE
@@ -85,7 +87,8 @@ int main(int argc, char **argv)
 	struct btrfs_key key;
 	u64 tree, type, at = 0, bits = 0, value = 0;
 	const char *op;
-	int ret;
+	char *devs[16];
+	int ret, ndevs = 1;
 
 	if (argc < 7 || parse_u64(argv[3], &tree) || parse_u64(argv[4], &key.objectid) ||
 	    parse_u64(argv[5], &type) || parse_u64(argv[6], &key.offset) || type > 255) {
@@ -94,6 +97,13 @@ int main(int argc, char **argv)
 	}
 	key.type = (u8)type;
 	op = argv[2];
+	devs[0] = argv[1];
+	for (const char *c = argv[1]; (c = strchr(c, ',')); c++)
+		if (++ndevs > 16) {
+			fprintf(stderr, "tree-edit: at most 16 devices\n");
+			return 1;
+		}
+	ndevs = 1;
 	if (!strcmp(op, "set") && (argc != 10 || parse_u64(argv[7], &at) || parse_u64(argv[8], &bits) ||
 				   parse_u64(argv[9], &value) ||
 				   (bits != 8 && bits != 16 && bits != 32 && bits != 64))) {
@@ -105,8 +115,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tree-edit: bad operation or arguments\n");
 		return 1;
 	}
-	args.devices = argv + 1;
-	args.ndevices = 1;
+	/* DEVICE may be a comma-separated list (multi-device filesystems) */
+	for (char *c = argv[1]; (c = strchr(c, ',')); c++)
+		*c = '\0', devs[ndevs++] = c + 1;
+	args.devices = devs;
+	args.ndevices = ndevs;
 	args.writable = true;
 	if (btrfs_open_fs(&args, &fs) < 0)
 		return 1;

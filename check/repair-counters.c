@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --repair of the counters pass 3 (check/extents.c) compares and of dev
+ * extents against chunks, queued with check_fixable() and applied by
+ * check_repair() in one transaction:
+ *   - block group used bytes and super bytes_used are set to the sums of
+ *     the extent items as checked; the engine adds on top what the
+ *     transaction allocates and frees, including the extents added or
+ *     dropped by check/repair-extents.c (btrfs_account_extent);
+ *   - a dev extent without its chunk is deleted, a chunk stripe's missing
+ *     dev extent inserted, the device item's bytes_used following; a
+ *     device's bytes_used is set to the sum of the dev extents that stay;
+ *   - super num_devices; super total_bytes, with unaligned device sizes
+ *     rounded down to the sector size first.
+ * The superblock copy the commit writes is ctx->fs->super: its fields are
+ * set in place (nothing reaches the disk unless the commit does).
+ */
+#include <stdio.h>
+#include "check/check.h"
+#include "check/extents.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/messages.h"
+#include "kernel-shared/transaction.h"
+
+/* ---- block groups and the superblock ------------------------------------------------ */
+
+struct bg_used_fix {
+	u64 start;
+	u64 used;
+};
+
+static int fix_bg_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct bg_used_fix *f = arg;
+	struct wblock_group *bg = ea_find_bg(t, f->start);
+
+	(void)ctx;
+	if (!bg || bg->start != f->start)
+		return -ENOENT;
+	printf("Block group %llu: used %llu reset to %llu, the sum of its extents\n", f->start,
+	       bg->used, f->used);
+	bg->used = f->used;
+	return ea_update_block_group(t, bg);
+}
+
+void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg)
+{
+	struct bg_used_fix f = { .start = bg->start, .used = bg->sum };
+
+	if (check_repairing(ctx))
+		check_fixable(ctx, fix_bg_used, &f, sizeof(f));
+}
+
+enum super_field { SUPER_BYTES_USED, SUPER_NUM_DEVICES, SUPER_TOTAL_BYTES };
+
+struct super_fix {
+	enum super_field field;
+	u64 value;
+};
+
+/* A device item of the chunk tree, found for modification: path at it. */
+static int dev_item_path(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path)
+{
+	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devid };
+	struct btrfs_wroot *chunk;
+	int ret;
+
+	btrfs_wpath_init(path);
+	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
+	if (ret == 0)
+		ret = btrfs_search_slot(t, chunk, &key, path, 0, 1);
+	if (ret == 0 && btrfs_wpath_item_size(path) < sizeof(struct btrfs_dev_item))
+		ret = -EUCLEAN;
+	if (ret)
+		btrfs_wpath_release(path);
+	if (ret > 0)
+		error("chunk tree: no device item for devid %llu", devid);
+	return ret > 0 ? -ENOENT : ret;
+}
+
+/* Round unaligned device sizes down to the sector size (the super total follows). */
+static int align_device_sizes(struct check_ctx *ctx, struct btrfs_trans *t)
+{
+	struct ext_state *st = ctx->extents_state;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < st->dev_nr; i++) {
+		u64 old = st->dev[i].total_bytes, now = round_down(old, (u64)st->sectorsize);
+		struct btrfs_wpath path;
+
+		if (old == now)
+			continue;
+		ret = dev_item_path(t, st->dev[i].devid, &path);
+		if (ret < 0)
+			return ret;
+		btrfs_set_device_total_bytes(btrfs_wpath_item_ptr(&path), now);
+		btrfs_wpath_release(&path);
+		printf("Fixed device size for devid %llu, old size: %llu new size: %llu\n",
+		       st->dev[i].devid, old, now);
+	}
+	return 0;
+}
+
+/*
+ * Copy the root tree's root block on write: a commit must leave a root tree
+ * of its generation, also when a fix changed only the superblock.
+ */
+static int touch_root_tree(struct btrfs_trans *t)
+{
+	struct btrfs_key key = { 0, 0, 0 };
+	struct btrfs_wroot *root;
+	struct btrfs_wpath path;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &root);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
+	btrfs_wpath_release(&path);
+	return ret < 0 ? ret : 0;
+}
+
+static int fix_super(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct super_fix *f = arg;
+	/* the commit writes this copy, with the transaction's own changes added */
+	struct btrfs_super_block *sb = ctx->fs->super;
+	int ret;
+
+	ret = touch_root_tree(t);
+	if (ret < 0)
+		return ret;
+	switch (f->field) {
+	case SUPER_BYTES_USED:
+		printf("Reset super bytes used from %llu to %llu\n", btrfs_super_bytes_used(sb), f->value);
+		btrfs_set_super_bytes_used(sb, f->value);
+		break;
+	case SUPER_NUM_DEVICES:
+		printf("Reset super num devices from %llu to %llu\n", btrfs_super_num_devices(sb), f->value);
+		btrfs_set_super_num_devices(sb, f->value);
+		break;
+	case SUPER_TOTAL_BYTES:
+		ret = align_device_sizes(ctx, t);
+		if (ret < 0)
+			return ret;
+		if (btrfs_super_total_bytes(sb) != f->value)
+			printf("Reset super total bytes from %llu to %llu\n", btrfs_super_total_bytes(sb),
+			       f->value);
+		btrfs_set_super_total_bytes(sb, f->value);
+		break;
+	}
+	return 0;
+}
+
+void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used)
+{
+	struct super_fix f = { SUPER_BYTES_USED, bytes_used };
+
+	if (check_repairing(ctx))
+		check_fixable(ctx, fix_super, &f, sizeof(f));
+}
+
+void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices)
+{
+	struct super_fix f = { SUPER_NUM_DEVICES, num_devices };
+
+	if (check_repairing(ctx) && num_devices)
+		check_fixable(ctx, fix_super, &f, sizeof(f));
+}
+
+void check_queue_super_total_bytes(struct check_ctx *ctx, const struct ext_state *st)
+{
+	struct super_fix f = { SUPER_TOTAL_BYTES, 0 };
+	size_t i;
+
+	if (!check_repairing(ctx))
+		return;
+	for (i = 0; i < st->dev_nr; i++)
+		f.value += round_down(st->dev[i].total_bytes, (u64)st->sectorsize);
+	check_fixable(ctx, fix_super, &f, sizeof(f));
+}
+
+/* ---- devices ------------------------------------------------------------------------ */
+
+/* One dev extent: deleted (orphan) or inserted (a chunk stripe's, missing). */
+struct devext_fix {
+	u64 devid;
+	u64 physical;
+	u64 len;
+	u64 chunk_offset;
+	bool has_dev;      /* the device item exists */
+};
+
+/* Add delta to the bytes_used of device item devid (never below 0). */
+static int dev_used_add(struct btrfs_trans *t, u64 devid, s64 delta)
+{
+	struct btrfs_wpath path;
+	struct btrfs_dev_item *di;
+	u64 used;
+	int ret = dev_item_path(t, devid, &path);
+
+	if (ret < 0)
+		return ret;
+	di = btrfs_wpath_item_ptr(&path);
+	used = btrfs_device_bytes_used(di);
+	btrfs_set_device_bytes_used(di, delta < 0 && used < (u64)-delta ? 0 : used + (u64)delta);
+	btrfs_wpath_release(&path);
+	return 0;
+}
+
+static int fix_orphan_dev_extent(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct devext_fix *f = arg;
+	struct btrfs_key key = { f->devid, BTRFS_DEV_EXTENT_KEY, f->physical };
+	struct btrfs_wroot *dev;
+	int ret;
+
+	(void)ctx;
+	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
+	if (ret == 0)
+		ret = btrfs_delete_item(t, dev, &key);
+	if (ret == 0 && f->has_dev)
+		ret = dev_used_add(t, f->devid, -(s64)f->len);
+	if (ret == 0)
+		printf("Removed orphan dev extent, devid %llu physical %llu length %llu\n", f->devid,
+		       f->physical, f->len);
+	return ret;
+}
+
+void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_devext *d, bool has_dev)
+{
+	struct devext_fix f = { d->devid, d->physical, d->len, d->chunk_offset, has_dev };
+
+	if (check_repairing(ctx))
+		check_fixable(ctx, fix_orphan_dev_extent, &f, sizeof(f));
+}
+
+struct dev_used_fix {
+	u64 devid;
+	u64 used;
+};
+
+/* Queued after the orphan dev extents' fixes: it has the last word. */
+static int fix_dev_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct dev_used_fix *f = arg;
+	struct btrfs_wpath path;
+	int ret;
+
+	(void)ctx;
+	ret = dev_item_path(t, f->devid, &path);
+	if (ret < 0)
+		return ret;
+	printf("Device %llu: bytes_used %llu reset to %llu, the sum of its dev extents\n", f->devid,
+	       btrfs_device_bytes_used(btrfs_wpath_item_ptr(&path)), f->used);
+	btrfs_set_device_bytes_used(btrfs_wpath_item_ptr(&path), f->used);
+	btrfs_wpath_release(&path);
+	return 0;
+}
+
+void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d)
+{
+	struct dev_used_fix f = { d->devid, d->sum - d->orphan + d->missing };
+
+	if (check_repairing(ctx))
+		check_fixable(ctx, fix_dev_used, &f, sizeof(f));
+}
+
+/* A chunk stripe's dev extent put back; the device item's bytes_used follows. */
+static int fix_missing_dev_extent(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct devext_fix *f = arg;
+	struct btrfs_key key = { f->devid, BTRFS_DEV_EXTENT_KEY, f->physical };
+	struct tree_check tc = { .owner = 0, .level = -1, .transid = 0, .first_key = NULL };
+	struct btrfs_dev_extent de;
+	struct extent_buffer *eb;
+	struct btrfs_wroot *dev;
+	int ret;
+
+	memset(&de, 0, sizeof(de));
+	btrfs_set_dev_extent_chunk_tree(&de, BTRFS_CHUNK_TREE_OBJECTID);
+	btrfs_set_dev_extent_chunk_objectid(&de, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	btrfs_set_dev_extent_chunk_offset(&de, f->chunk_offset);
+	btrfs_set_dev_extent_length(&de, f->len);
+	/* the chunk tree's uuid, as every tree block header carries it */
+	ret = btrfs_read_tree_block(ctx->fs, ctx->fs->chunk_root.bytenr, &tc, &eb);
+	if (ret < 0)
+		return ret;
+	memcpy(de.chunk_tree_uuid, btrfs_header(eb)->chunk_tree_uuid, BTRFS_UUID_SIZE);
+	free_extent_buffer(eb);
+	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
+	if (ret == 0)
+		ret = btrfs_insert_item(t, dev, &key, &de, sizeof(de));
+	if (ret == 0)
+		ret = dev_used_add(t, f->devid, (s64)f->len);
+	if (ret < 0)
+		return ret;
+	printf("Inserted the dev extent of chunk %llu, devid %llu physical %llu length %llu\n",
+	       f->chunk_offset, f->devid, f->physical, f->len);
+	return 0;
+}
+
+void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st, struct check_dev *dev,
+				    const struct btrfs_chunk_map *ch, int s)
+{
+	struct devext_fix f = { ch->stripes[s].devid, ch->stripes[s].physical, check_chunk_dev_len(ch),
+				ch->logical, true };
+	size_t i;
+
+	if (!check_repairing(ctx) || !dev || !f.len || f.physical + f.len > dev->total_bytes ||
+	    f.physical + f.len < f.physical)
+		return;
+	/* no dev extent of the device may overlap it (sorted by devid, physical) */
+	for (i = 0; i < st->dext_nr; i++) {
+		const struct check_devext *d = &st->dext[i];
+
+		if (d->devid == f.devid && d->physical < f.physical + f.len && f.physical < d->physical + d->len)
+			return;
+	}
+	dev->missing += f.len;
+	check_fixable(ctx, fix_missing_dev_extent, &f, sizeof(f));
+}
