@@ -8,7 +8,9 @@
  * tree and free space tree allocations until they hold the items describing
  * every block, their own included (a fixed point: each round adds only the
  * blocks missing).  Then fill the allocation-dependent trees with the final
- * values, build every block, write, flush, write the superblocks.
+ * values, build every block, write, flush, write the superblocks.  With
+ * --rootdir the writer opens before the copy (superblocks wiped first) and
+ * file data goes out while the tree is copied; only tree blocks wait.
  */
 #include <stdio.h>
 #include <stdlib.h>
