@@ -8,7 +8,9 @@
  * tree and free space tree allocations until they hold the items describing
  * every block, their own included (a fixed point: each round adds only the
  * blocks missing).  Then fill the allocation-dependent trees with the final
- * values, build every block, write, flush, write the superblocks.
+ * values, build every block, write, flush, write the superblocks.  With
+ * --rootdir the writer opens before the copy (superblocks wiped first) and
+ * file data goes out while the tree is copied; only tree blocks wait.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -991,6 +993,17 @@ static int wipe_supers(const struct mkfs_config *cfg)
 	return 0;
 }
 
+/* Every live chunk made known to ctx->w (again: adding a known chunk does nothing). */
+static int writer_add_chunks(struct mkfs_ctx *ctx)
+{
+	int ret = 0;
+
+	for (int i = 0; i < ctx->ca.nr_chunks && ret >= 0; i++)
+		if (!ctx->ca.chunks[i]->removed)
+			ret = mkfs_writer_add_chunk(ctx, ctx->ca.chunks[i]);
+	return ret;
+}
+
 /*
  * The writer (ctx->w, devs its device table), knowing every chunk made so
  * far; the superblocks are wiped before anything else is written.
@@ -1016,9 +1029,7 @@ static int open_writer(struct mkfs_ctx *ctx, struct btrfs_block_writer *w, struc
 	if (ret < 0)
 		return ret;
 	ctx->w = w;
-	for (int i = 0; i < ctx->ca.nr_chunks && ret >= 0; i++)
-		if (!ctx->ca.chunks[i]->removed)
-			ret = mkfs_writer_add_chunk(ctx, ctx->ca.chunks[i]);
+	ret = writer_add_chunks(ctx);
 	if (ret >= 0)
 		ret = wipe_supers(cfg);
 	return ret;
@@ -1031,12 +1042,9 @@ static int write_everything(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 	struct btrfs_block_writer *w = ctx->w;
 	struct emit_ctx e = { w };
 	struct tb_params p = { ctx->gen, cfg->fsid, cfg->chunk_uuid };
-	int ret = 0;
-
 	/* Chunks made since the writer opened (metadata for --rootdir), feature bits found by the copy. */
-	for (int i = 0; i < ctx->ca.nr_chunks && ret >= 0; i++)
-		if (!ctx->ca.chunks[i]->removed)
-			ret = mkfs_writer_add_chunk(ctx, ctx->ca.chunks[i]);
+	int ret = writer_add_chunks(ctx);
+
 	if (ret < 0)
 		return ret;
 	w->geo.incompat_flags = cfg->incompat | ctx->incompat_extra;

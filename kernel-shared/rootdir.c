@@ -307,10 +307,11 @@ static int cmp_ref(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* INODE_REFs, one item per (inode, parent) with every name in that parent. */
+/* INODE_REFs of hard-linked files, one item per (inode, parent) with every name in that parent. */
 static int emit_refs(struct rd *rd, struct rd_refs *refs)
 {
-	qsort(refs->r, refs->nr, sizeof(*refs->r), cmp_ref);
+	if (refs->nr)   /* no hard links: no array to sort */
+		qsort(refs->r, refs->nr, sizeof(*refs->r), cmp_ref);
 	for (size_t i = 0; i < refs->nr;) {
 		size_t j = i, total = 0, off = 0;
 		u8 *p;
