@@ -215,7 +215,7 @@ static int clear_v1(struct check_ctx *ctx, struct btrfs_trans *t)
 		ret = drop_data_extent(t, c.ext[i].bytenr, c.ext[i].len, j - i);
 	}
 	if (ret == 0)
-		ret = btrfs_trans_invalidate_space_cache_v1(t);
+		btrfs_trans_invalidate_space_cache_v1(t);
 	free(c.del);
 	free(c.ino);
 	free(c.ext);

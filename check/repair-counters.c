@@ -103,26 +103,6 @@ static int align_device_sizes(struct check_ctx *ctx, struct btrfs_trans *t)
 	return 0;
 }
 
-/*
- * Copy the root tree's root block on write: a commit must leave a root tree
- * of its generation, also when a fix changed only the superblock.
- */
-static int touch_root_tree(struct btrfs_trans *t)
-{
-	struct btrfs_key key = { 0, 0, 0 };
-	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
-	int ret;
-
-	ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &root);
-	if (ret < 0)
-		return ret;
-	btrfs_wpath_init(&path);
-	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
-	btrfs_wpath_release(&path);
-	return ret < 0 ? ret : 0;
-}
-
 static int fix_super(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct super_fix *f = arg;
@@ -130,9 +110,6 @@ static int fix_super(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 	struct btrfs_super_block *sb = ctx->fs->super;
 	int ret;
 
-	ret = touch_root_tree(t);
-	if (ret < 0)
-		return ret;
 	switch (f->field) {
 	case SUPER_BYTES_USED:
 		printf("Reset super bytes used from %llu to %llu\n", btrfs_super_bytes_used(sb), f->value);

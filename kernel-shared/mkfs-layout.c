@@ -279,22 +279,10 @@ static void fill_dev_item(const struct mkfs_ctx *ctx, struct btrfs_dev_item *di,
 /* The CHUNK_ITEM of c (btrfs_chunk_item_size(c->num_stripes) bytes, zeroed). */
 static void fill_chunk_item(const struct mkfs_ctx *ctx, const struct ca_chunk *c, struct btrfs_chunk *ch)
 {
-	btrfs_set_chunk_length(ch, c->length);
-	btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
-	btrfs_set_chunk_stripe_len(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_type(ch, c->type);
-	btrfs_set_chunk_io_align(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_io_width(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_sector_size(ch, ctx->cfg->sectorsize);
-	btrfs_set_chunk_num_stripes(ch, c->num_stripes);
-	btrfs_set_chunk_sub_stripes(ch, c->sub_stripes);
-	for (int s = 0; s < c->num_stripes; s++) {
-		struct btrfs_stripe *st = btrfs_chunk_stripe(ch, s);
-
-		btrfs_set_stripe_devid(st, c->stripes[s].devid);
-		btrfs_set_stripe_offset(st, c->stripes[s].physical);
-		memcpy(st->dev_uuid, ctx->cfg->devs[c->stripes[s].devid - 1].uuid, BTRFS_UUID_SIZE);
-	}
+	ca_fill_chunk_item(c, ctx->cfg->sectorsize, ch);
+	for (int s = 0; s < c->num_stripes; s++)
+		memcpy(btrfs_chunk_stripe(ch, s)->dev_uuid, ctx->cfg->devs[c->stripes[s].devid - 1].uuid,
+		       BTRFS_UUID_SIZE);
 }
 
 int mkfs_writer_add_chunk(struct mkfs_ctx *ctx, const struct ca_chunk *c)

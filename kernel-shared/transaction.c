@@ -1088,6 +1088,30 @@ static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb)
 	return ret;
 }
 
+/*
+ * Copy the root tree's root block into the transaction (nothing below it is
+ * read): the superblock's generation is the one its root tree block must
+ * carry, so every commit writes one, also when only superblock fields
+ * changed (the kernel CoWs the root tree in every commit too).
+ */
+static int cow_root_tree_root(struct btrfs_trans *t, struct btrfs_wroot *rt)
+{
+	struct btrfs_key key = { 0, 0, 0 };
+	struct btrfs_wpath path;
+	int ret;
+
+	btrfs_wpath_init(&path);
+	path.lowest_level = rt->level;
+	ret = btrfs_search_slot(t, rt, &key, &path, 0, 1);
+	btrfs_wpath_release(&path);
+	if (ret < 0) {
+		error("commit of transaction %llu: root tree block %llu not copied: %s", t->transid,
+		      rt->bytenr, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
 int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_stats *st)
 {
 	struct btrfs_fs_info *fs = t->fs;
@@ -1098,6 +1122,8 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 	ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
 	if (ret == 0)
 		ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &ct);
+	if (ret == 0)
+		ret = cow_root_tree_root(t, rt);
 	for (round = 0; ret == 0; round++) {
 		bool progress = false;
 

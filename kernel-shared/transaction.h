@@ -37,6 +37,9 @@
  * chunks in sys_chunk_array, dev_item bytes_used) is written to
  * every copy of every device, then fsync'ed again.  Any error before the
  * superblock write leaves the previous generation as the valid one.
+ * Every commit copies the root tree's root block first, as the kernel
+ * does: the superblock's generation must be its root tree block's, also
+ * when nothing but superblock fields changed.
  *
  * Shared blocks (snapshots): a block that may be shared (another owner, or
  * a generation not newer than its subvolume's last_snapshot) is looked up
@@ -247,12 +250,8 @@ int btrfs_drop_tree(struct btrfs_trans *t, u64 objectid);
  */
 int btrfs_drop_free_space_tree(struct btrfs_trans *t);
 
-/*
- * At commit set the superblock's cache_generation to (u64)-1: space cache
- * v1 is invalid.  The root tree is copied into t so that the commit is
- * valid even when nothing else changes.  0 or a negative errno.
- */
-int btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t);
+/* At commit set the superblock's cache_generation to (u64)-1: space cache v1 is invalid. */
+void btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t);
 
 /* Item data and size at a path's leaf slot. */
 void *btrfs_wpath_item_ptr(const struct btrfs_wpath *path);

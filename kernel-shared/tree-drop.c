@@ -119,27 +119,6 @@ int btrfs_drop_tree(struct btrfs_trans *t, u64 objectid)
 	return 0;
 }
 
-/*
- * Copy the root tree's root block into the transaction: a commit that only
- * changes superblock fields must still write a root tree of the new
- * generation (the superblock's generation is what its root must carry).
- */
-static int touch_root_tree(struct btrfs_trans *t)
-{
-	struct btrfs_key key = { 0, 0, 0 };
-	struct btrfs_wroot *rt;
-	struct btrfs_wpath path;
-	int ret;
-
-	ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
-	if (ret < 0)
-		return ret;
-	btrfs_wpath_init(&path);
-	ret = btrfs_search_slot(t, rt, &key, &path, 0, 1);
-	btrfs_wpath_release(&path);
-	return ret < 0 ? ret : 0;
-}
-
 int btrfs_drop_free_space_tree(struct btrfs_trans *t)
 {
 	int ret;
@@ -153,14 +132,13 @@ int btrfs_drop_free_space_tree(struct btrfs_trans *t)
 	t->rebuild_fst = false;
 	ret = btrfs_drop_tree(t, BTRFS_FREE_SPACE_TREE_OBJECTID);
 	if (ret == -ENOENT)
-		ret = touch_root_tree(t);   /* only the feature bits were left */
+		ret = 0;   /* only the feature bits were left: the commit clears them */
 	if (ret == 0)
 		t->fst_dropped = true;
 	return ret;
 }
 
-int btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t)
+void btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t)
 {
 	t->space_cache_v1_stale = true;
-	return touch_root_tree(t);
 }

@@ -1032,6 +1032,74 @@ static void test_new_system_chunk(void)
 	unlink(img);
 }
 
+/* Reopened read-only: generation gen, the root tree block of it, every invariant. */
+static void check_committed_gen(u64 gen, const char *label)
+{
+	struct tree_check expect = { BTRFS_ROOT_TREE_OBJECTID, -1, 0, NULL };
+	struct btrfs_fs_info *fs = open_fs(false);
+	struct extent_buffer *eb = NULL;
+
+	CHECK(fs != NULL);
+	if (!fs)
+		return;
+	CHECK_EQ_U64(btrfs_super_generation(fs->super), gen);
+	CHECK(strncmp(fs->super->label, label, BTRFS_LABEL_SIZE) == 0);
+	CHECK(btrfs_read_tree_block(fs, fs->tree_root.bytenr, &expect, &eb) == 0);
+	if (eb)
+		CHECK_EQ_U64(btrfs_header_generation(btrfs_header(eb)), gen);
+	free_extent_buffer(eb);
+	CHECK(check_fs_consistency(fs) == 0);
+	btrfs_close_fs(fs);
+}
+
+/*
+ * Commits that change nothing but the superblock (its label), or nothing at
+ * all, on a root tree of one leaf and on one of two levels (16 KiB nodes,
+ * 60 more trees): each writes a root tree block of the new generation, so
+ * the filesystem reopens at it with every invariant.
+ */
+static void test_super_only_commit(void)
+{
+	struct btrfs_commit_stats st;
+	struct btrfs_fs_info *fs;
+	struct btrfs_trans *t;
+	struct btrfs_wroot *root;
+	const char *label = "";
+	u64 gen = 0;
+	u32 maxitem;
+
+	fs = fresh_fs("", &maxitem);
+	for (int pass = 0; pass < 4 && fs; pass++) {
+		int ret;
+
+		if (pass == 2 && btrfs_start_transaction(fs, &t) == 0) {
+			ret = 0;
+			for (u64 id = 0; id < 60 && ret == 0; id++)
+				ret = btrfs_create_tree(t, TREE_ID + id, &root);
+			CHECK(ret == 0);
+			CHECK(btrfs_commit_transaction(t) == 0);
+		}
+		CHECK(btrfs_start_transaction(fs, &t) == 0);
+		gen = btrfs_super_generation(fs->super) + 1;
+		if (pass & 1) {
+			label = pass == 1 ? "one" : "super-only";
+			memset(fs->super->label, 0, BTRFS_LABEL_SIZE);
+			memcpy(fs->super->label, label, strlen(label));
+		}
+		CHECK(btrfs_commit_transaction_stats(t, &st) == 0);
+		printf("  pass %d: root tree level %u, generation %llu, %llu blocks written\n", pass,
+		       fs->tree_root.level, gen, st.blocks_written);
+		CHECK(st.blocks_written > 0);
+		btrfs_close_fs(fs);
+		check_committed_gen(gen, label);
+		fs = open_fs(true);
+		CHECK(fs != NULL);
+		CHECK(fs && (pass < 2) == (fs->tree_root.level == 0));
+	}
+	btrfs_close_fs(fs);
+	unlink(img);
+}
+
 static void test_nodesize_4k(void)
 {
 	run_random("-n 4096", 6, 5000, 2);
@@ -1061,5 +1129,6 @@ int main(void)
 	RUN(test_repair_apis_create_fst);
 	RUN(test_new_chunks);
 	RUN(test_new_system_chunk);
+	RUN(test_super_only_commit);
 	return unit_done();
 }
