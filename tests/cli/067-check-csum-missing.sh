@@ -11,7 +11,7 @@
 check_prereq root loop btrfs-kernel progs
 DEL=$TOOL_DIR/item-delete
 EDIT=$TOOL_DIR/tree-edit
-[ -x "$DEL" ] && [ -x "$EDIT" ] || _skip "item-delete or tree-edit not built (make unit-bins)"
+{ [ -x "$DEL" ] && [ -x "$EDIT" ]; } || _skip "item-delete or tree-edit not built (make unit-bins)"
 PROGS=/usr/bin/btrfs
 img0=$T/clean.img
 truncate -s 512M "$img0"
@@ -22,7 +22,8 @@ mnt=$T/mnt
 mount_tracked "$dev" "$mnt" compress-force=zstd
 yes COMPRESSME | head -c 300000 > "$mnt/comp"
 mount -o remount,compress=no "$mnt" || _fail "remount failed"
-touch "$mnt/nosum" && chattr +C "$mnt/nosum" || _fail "chattr +C failed"
+touch "$mnt/nosum" || _fail "touch failed"
+chattr +C "$mnt/nosum" || _fail "chattr +C failed"
 head -c 200000 /dev/urandom > "$mnt/nosum"
 fallocate -l 1M "$mnt/prealloc" || _skip "no fallocate"
 fallocate -l 1M "$mnt/prealloc2"
@@ -45,9 +46,18 @@ disk_of() { # INO: disk byte of the inode's first regular extent (the written on
 		/ key \(/ { in_ino = 0 }
 		in_ino && /extent data disk byte/ { print $5; exit }'
 }
-item_of() { # BYTENR: key offset of the csum item covering it
+item_of() { # BYTENR: key offset and end of the csum item covering it
 	"$BTRFS" inspect-internal dump-tree -t csum "$T/img" | awk -v b="$1" '
-		/range start/ && $3 <= b && b < $5 { print $3; exit }'
+		/range start/ && $3 <= b && b < $5 { print $3, $5; exit }'
+}
+hit() { # START END: inodes with a regular extent whose checksummed bytes meet [START, END)
+	"$BTRFS" inspect-internal dump-tree -t 5 "$T/img" | awk -v s="$1" -v e="$2" '
+		/ key \(/ { ino = $4; sub(/\(/, "", ino) }
+		/extent data disk byte/ { d = $5; n = $7 }
+		/extent data offset/ { o = $4; l = $6 }
+		/extent compression/ && d {
+			a = $3 ? d : d + o; b = $3 ? d + n : d + o + l
+			if (a < e && s < b && !seen[ino]++) print ino }'
 }
 both_find() { # INODE...: ours and Debian's check report exactly these inodes
 	local i
@@ -68,22 +78,21 @@ both_find() { # INODE...: ours and Debian's check report exactly these inodes
 fresh
 comp_disk=$(disk_of "${ino[comp]}"); plain_disk=$(disk_of "${ino[plain]}")
 pre_disk=$(disk_of "${ino[prealloc2]}")
-[ -n "$comp_disk" ] && [ -n "$plain_disk" ] && [ -n "$pre_disk" ] || _fail "file extents not found"
+{ [ -n "$comp_disk" ] && [ -n "$plain_disk" ] && [ -n "$pre_disk" ]; } || _fail "file extents not found"
 pre_off=$("$BTRFS" inspect-internal dump-tree -t 5 "$T/img" |
 	awk -v k="(${ino[prealloc2]} EXTENT_DATA" 'index($0, k) { f = 1 } f && /extent data offset/ { print $4; exit }')
 pre_start=$((pre_disk + pre_off))
-comp_item=$(item_of "$comp_disk"); plain_item=$(item_of "$plain_disk"); pre_item=$(item_of "$pre_start")
-[ -n "$comp_item" ] && [ -n "$plain_item" ] && [ -n "$pre_item" ] || _fail "csum items not found"
-# the inodes whose checksums sit in the item at $1
-inodes_in() { local f; for f in comp plain prealloc2; do
-	case $f in comp) b=$comp_item ;; plain) b=$plain_item ;; *) b=$pre_item ;; esac
-	[ "$b" = "$1" ] && echo "${ino[$f]}"; done; }
+read -r comp_item comp_end <<< "$(item_of "$comp_disk")"
+read -r plain_item plain_end <<< "$(item_of "$plain_disk")"
+read -r pre_item pre_end <<< "$(item_of "$pre_start")"
+{ [ -n "$comp_end" ] && [ -n "$plain_end" ] && [ -n "$pre_end" ]; } || _fail "csum items not found"
 
 # 1. the item holding the plain file's checksums (and maybe the compressed one's)
 fresh
 run_check "$DEL" "$T/img" 7 -10 128 "$plain_item"
+hit "$plain_item" "$plain_end" | grep -qx "${ino[plain]}" || _fail "hit() misses the plain file"
 # shellcheck disable=SC2046
-both_find $(inodes_in "$plain_item")
+both_find $(hit "$plain_item" "$plain_end")
 echo "ok: plain file's csum item deleted"
 cp "$T/img" "$T/missing.img"
 
@@ -105,7 +114,7 @@ echo "ok: --init-csum-tree makes both checks clean"
 fresh
 run_check "$DEL" "$T/img" 7 -10 128 "$comp_item"
 # shellcheck disable=SC2046
-both_find $(inodes_in "$comp_item")
+both_find $(hit "$comp_item" "$comp_end")
 echo "ok: compressed file's csum item deleted"
 
 # 5. the written part of a prealloc extent
@@ -126,11 +135,7 @@ nsect=$(((cut - plain_item) / 4096))
 [ "$nsect" -le 1024 ] || _skip "plain file's item starts too far before it"
 run_check "$DEL" "$T/img" 7 -10 128 "$plain_item"
 run_check "$EDIT" "$T/img" ins 7 -10 128 "$plain_item" "$(head -c $((nsect * csum_size)) /dev/zero | od -An -v -tx1 | tr -d ' \n')"
-# other files in that item after the cut lose theirs too
-others=""
-[ "$comp_item" = "$plain_item" ] && [ "$comp_disk" -ge "$cut" ] && others+=" ${ino[comp]}"
-[ "$pre_item" = "$plain_item" ] && [ "$pre_start" -ge "$cut" ] && others+=" ${ino[prealloc2]}"
-# shellcheck disable=SC2086
-both_find "${ino[plain]}" $others
+# shellcheck disable=SC2046
+both_find $(hit "$cut" "$plain_end")
 assert_grep "inode ${ino[plain]}: file extent at 0, disk \[$plain_disk $((plain_disk + 102400))): the sector at $cut has no checksum" "$T/err"
 echo "ok: plain file's csums cut short"
