@@ -333,8 +333,10 @@ static u64 first_unsummed(const struct fr_csums *cs, u64 start, u64 end)
 
 /*
  * A regular extent of an inode with data checksums: every sector of what it
- * references on disk has a checksum (compressed: the whole on-disk extent).
- * Prealloc extents are never written, so have none; inline ones live in the tree.
+ * references on disk has a checksum.  Compressed extents always have them,
+ * over the whole on-disk extent (the kernel never compresses NODATASUM
+ * data).  Prealloc extents are never written, so have none; inline ones live
+ * in the tree; the data relocation tree copies extents that may have none.
  */
 static void check_extent_csums(struct fr_tree *t, const struct btrfs_file_extent_item *fi,
 			       u64 file_off, u64 num_bytes)
@@ -343,12 +345,14 @@ static void check_extent_csums(struct fr_tree *t, const struct btrfs_file_extent
 	struct fr_csums *cs = t->csums;
 	u64 disk = btrfs_file_extent_disk_bytenr(fi), start, len, miss;
 
-	if (!c->have_item || (c->flags & BTRFS_INODE_NODATASUM) || !num_bytes)
+	if (!c->have_item || !num_bytes || t->root == BTRFS_DATA_RELOC_TREE_OBJECTID)
 		return;
 	if (btrfs_file_extent_compression(fi)) {
 		start = disk;
 		len = btrfs_file_extent_disk_num_bytes(fi);
 	} else {
+		if (c->flags & BTRFS_INODE_NODATASUM)
+			return;
 		start = disk + btrfs_file_extent_offset(fi);
 		len = num_bytes;
 	}
@@ -421,6 +425,9 @@ static void file_extent(struct fr_tree *t, const struct extent_buffer *eb, int s
 		if (type == BTRFS_FILE_EXTENT_PREALLOC && (comp || !disk))
 			INODE_ERR(t, ino, "prealloc file extent at %llu: compression %u, disk_bytenr %llu",
 				  start, comp, disk);
+		if (comp && (c->flags & BTRFS_INODE_NODATASUM))
+			INODE_ERR(t, ino, "compressed file extent at %llu in a NODATASUM inode (bad file extent)",
+				  start);
 		if (disk && type == BTRFS_FILE_EXTENT_REG)
 			check_extent_csums(t, fi, start, len);
 		if (disk) {

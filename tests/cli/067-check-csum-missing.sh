@@ -139,3 +139,15 @@ run_check "$EDIT" "$T/img" ins 7 -10 128 "$plain_item" "$(head -c $((nsect * csu
 both_find $(hit "$cut" "$plain_end")
 assert_grep "inode ${ino[plain]}: file extent at 0, disk \[$plain_disk $((plain_disk + 102400))): the sector at $cut has no checksum" "$T/err"
 echo "ok: plain file's csums cut short"
+
+# 7. NODATASUM set on the compressed file (the kernel never compresses such
+#    data): its extents are bad, and their checksums are still required
+fresh
+run_check "$EDIT" "$T/img" set 5 "${ino[comp]}" 1 0 64 64 1   # inode item flags
+run_check "$DEL" "$T/img" 7 -10 128 "$comp_item"
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
+expect_exit 1 "$PROGS" check "$T/img" > "$T/pout" 2> "$T/perr"
+assert_grep "^ERROR: root 5 inode ${ino[comp]}: compressed file extent at 0 in a NODATASUM inode (bad file extent)" "$T/err"
+assert_grep "^ERROR: root 5 inode ${ino[comp]}: file extent at .*(some csum missing)" "$T/err"
+assert_grep "^root 5 inode ${ino[comp]} errors 1040, bad file extent, some csum missing" "$T/perr"
+echo "ok: compressed extents of a NODATASUM inode"
