@@ -9,7 +9,9 @@
  *   - directories: i_size is the sum of the name lengths of its DIR_ITEM and
  *     DIR_INDEX entries
  *   - file extents: aligned, not overlapping, well formed per type; without
- *     NO_HOLES no gap up to i_size; nbytes equals what they account
+ *     NO_HOLES no gap up to i_size; nbytes equals what they account; the
+ *     csum tree covers what regular extents reference on disk (compressed
+ *     always, else unless NODATASUM; not in the data relocation tree)
  * Names are then matched across inodes: every inode ref has its DIR_ITEM and
  * DIR_INDEX in the parent, every directory entry its inode ref, with the
  * same name, index and a file type matching the inode's mode.  Entries
