@@ -128,6 +128,13 @@ int check_for_each_item(struct check_ctx *ctx, const struct btrfs_tree_ref *tree
 /* Do the csum tree's items cover every sector of [start, end)? */
 bool check_csum_tree_covers(struct check_ctx *ctx, u64 start, u64 end);
 
+/*
+ * The byte ranges the csum tree's items cover, sorted, adjacent and
+ * overlapping items merged (*spans to free).  0, -ENOENT without a csum
+ * tree, or the negative errno of a read that failed.
+ */
+int check_csum_tree_spans(struct check_ctx *ctx, struct check_range **spans, size_t *nr);
+
 /* All passes and the summary; 0 clean, 1 errors found, negative errno. */
 int check_run(struct check_ctx *ctx);
 

@@ -76,6 +76,55 @@ bool check_csum_tree_covers(struct check_ctx *ctx, u64 start, u64 end)
 	return c.pos >= end;
 }
 
+struct csum_spans {
+	u32 sectorsize;
+	u16 csum_size;
+	CHECK_ARRAY(struct check_range, r);
+};
+
+static int span_item(struct check_ctx *ctx __unused, const struct extent_buffer *eb, int slot,
+		     const struct btrfs_key *key, void *arg)
+{
+	struct csum_spans *s = arg;
+	u64 end = key->offset + (u64)(btrfs_leaf_item_size(eb, slot) / s->csum_size) * s->sectorsize;
+	struct check_range *last = s->r_nr ? &s->r[s->r_nr - 1] : NULL;
+
+	if (key->objectid != BTRFS_EXTENT_CSUM_OBJECTID || key->type != BTRFS_EXTENT_CSUM_KEY ||
+	    end <= key->offset)
+		return 0;   /* pass 6 reports these */
+	if (last && key->offset <= last->end) {
+		if (end > last->end)
+			last->end = end;
+		return 0;
+	}
+	last = CHECK_PUSH(s, r);
+	if (!last)
+		return -ENOMEM;
+	last->start = key->offset;
+	last->end = end;
+	return 0;
+}
+
+int check_csum_tree_spans(struct check_ctx *ctx, struct check_range **spans, size_t *nr)
+{
+	struct csum_spans s = { .sectorsize = ctx->fs->geo.sectorsize, .csum_size = ctx->fs->geo.csum_size };
+	struct btrfs_tree_ref tree;
+	int ret;
+
+	*spans = NULL;
+	*nr = 0;
+	if (!s.csum_size || btrfs_find_tree_root(ctx->fs, BTRFS_CSUM_TREE_OBJECTID, &tree))
+		return -ENOENT;
+	ret = check_for_each_item(ctx, &tree, NULL, span_item, &s);
+	if (ret < 0) {
+		free(s.r);
+		return ret;
+	}
+	*spans = s.r;
+	*nr = s.r_nr;
+	return 0;
+}
+
 /* Inside a data extent only the log references? */
 static u64 log_extent_end(const struct check_ctx *ctx, u64 pos)
 {

@@ -9,7 +9,9 @@
  *   - directories: i_size is the sum of the name lengths of its DIR_ITEM and
  *     DIR_INDEX entries
  *   - file extents: aligned, not overlapping, well formed per type; without
- *     NO_HOLES no gap up to i_size; nbytes equals what they account
+ *     NO_HOLES no gap up to i_size; nbytes equals what they account; the
+ *     csum tree covers what regular extents reference on disk (compressed
+ *     always, else unless NODATASUM; not in the data relocation tree)
  * Names are then matched across inodes: every inode ref has its DIR_ITEM and
  * DIR_INDEX in the parent, every directory entry its inode ref, with the
  * same name, index and a file type matching the inode's mode.  Entries
@@ -78,6 +80,16 @@ struct fr_cur {                 /* the inode being read */
 	bool inline_extent;
 	u64 inline_size;
 	u32 hole_reports;
+	u32 csum_missing;       /* regular extents with sectors the csum tree lacks */
+	u64 miss_offset;        /* the first one: its file offset, disk range, first sector missing */
+	u64 miss_disk, miss_disk_end, miss_at;
+};
+
+/* The csum tree's coverage, read once for all trees when a data extent first needs it. */
+struct fr_csums {
+	int state;              /* 0 not read yet, 1 read, < 0 no csum tree or unreadable */
+	struct check_range *span;
+	size_t span_nr;
 };
 
 struct fr_tree {
@@ -88,6 +100,7 @@ struct fr_tree {
 	bool no_holes;
 	u64 super_gen;
 	struct fr_cur cur;
+	struct fr_csums *csums;
 	CHECK_ARRAY(struct fr_name, refs);
 	CHECK_ARRAY(struct fr_name, items);
 	CHECK_ARRAY(struct fr_name, index);
@@ -207,6 +220,16 @@ static void note_missing(struct fr_tree *t)
 	m->inline_extent = c->inline_extent;
 }
 
+/* Data with checksums lacks some: --init-csum-tree mends it, plain --repair does not. */
+static void report_csum_missing(struct fr_tree *t)
+{
+	const struct fr_cur *c = &t->cur;
+
+	INODE_ERR(t, c->ino, "file extent at %llu, disk [%llu %llu): the sector at %llu has no checksum%s (some csum missing)",
+		  c->miss_offset, c->miss_disk, c->miss_disk_end, c->miss_at,
+		  c->csum_missing > 1 ? ", nor have sectors of other extents" : "");
+}
+
 static void finish_inode(struct fr_tree *t)
 {
 	struct fr_cur *c = &t->cur;
@@ -267,6 +290,8 @@ static void finish_inode(struct fr_tree *t)
 				  c->nbytes, c->found_nbytes);
 			fix_inode_field(t, ino, RFR_NBYTES, c->found_nbytes);
 		}
+		if (c->csum_missing)
+			report_csum_missing(t);
 	} else if (c->have_extent && !S_ISDIR(c->mode)) {
 		INODE_ERR(t, ino, "mode 0%o has file extent items", c->mode);
 	}
@@ -286,6 +311,72 @@ out:
 }
 
 /* ---- items -------------------------------------------------------------------- */
+
+static int cmp_span_start(const void *a, const void *b)
+{
+	const struct check_range *x = a, *y = b;
+
+	/* the span holding x->start, if any, compares equal */
+	if (x->start < y->start)
+		return -1;
+	return x->start >= y->end;
+}
+
+/* The first byte of [start, end) no csum item covers; end when all are covered. */
+static u64 first_unsummed(const struct fr_csums *cs, u64 start, u64 end)
+{
+	struct check_range k = { .start = start };
+	const struct check_range *r = check_bsearch(&k, cs->span, cs->span_nr, sizeof(k), cmp_span_start);
+
+	if (!r)
+		return start;
+	return r->end >= end ? end : r->end;
+}
+
+/*
+ * A regular extent of an inode with data checksums: every sector of what it
+ * references on disk has a checksum.  Compressed extents always have them,
+ * over the whole on-disk extent (the kernel never compresses NODATASUM
+ * data).  Prealloc extents are never written, so have none; inline ones live
+ * in the tree; the data relocation tree copies extents that may have none.
+ */
+static void check_extent_csums(struct fr_tree *t, const struct btrfs_file_extent_item *fi,
+			       u64 file_off, u64 num_bytes)
+{
+	struct fr_cur *c = &t->cur;
+	struct fr_csums *cs = t->csums;
+	u64 disk = btrfs_file_extent_disk_bytenr(fi), start, len, miss;
+
+	if (!c->have_item || !num_bytes || t->root == BTRFS_DATA_RELOC_TREE_OBJECTID)
+		return;
+	if (btrfs_file_extent_compression(fi)) {
+		start = disk;
+		len = btrfs_file_extent_disk_num_bytes(fi);
+	} else {
+		if (c->flags & BTRFS_INODE_NODATASUM)
+			return;
+		start = disk + btrfs_file_extent_offset(fi);
+		len = num_bytes;
+	}
+	if (start < disk || start + len < start || !len)
+		return;   /* nonsense the extents pass reports */
+	if (!cs->state) {
+		cs->state = check_csum_tree_spans(t->ctx, &cs->span, &cs->span_nr);
+		if (!cs->state)
+			cs->state = 1;
+	}
+	if (cs->state < 0)
+		return;   /* pass 2 or 6 reports the csum tree */
+	miss = first_unsummed(cs, start, start + len);
+	if (miss == start + len)
+		return;
+	if (!c->csum_missing++) {
+		c->miss_offset = file_off;
+		c->miss_disk = start;
+		c->miss_disk_end = start + len;
+		c->miss_at = miss;
+	}
+}
 
 
 static void file_extent(struct fr_tree *t, const struct extent_buffer *eb, int slot,
@@ -336,6 +427,11 @@ static void file_extent(struct fr_tree *t, const struct extent_buffer *eb, int s
 		if (type == BTRFS_FILE_EXTENT_PREALLOC && (comp || !disk))
 			INODE_ERR(t, ino, "prealloc file extent at %llu: compression %u, disk_bytenr %llu",
 				  start, comp, disk);
+		if (comp && (c->flags & BTRFS_INODE_NODATASUM))
+			INODE_ERR(t, ino, "compressed file extent at %llu in a NODATASUM inode (bad file extent)",
+				  start);
+		if (disk && type == BTRFS_FILE_EXTENT_REG)
+			check_extent_csums(t, fi, start, len);
 		if (disk) {
 			if (!comp && btrfs_file_extent_offset(fi) + len > btrfs_file_extent_ram_bytes(fi))
 				INODE_ERR(t, ino, "file extent at %llu: offset %llu + num_bytes %llu beyond ram_bytes %llu",
@@ -824,6 +920,7 @@ int check_fs_roots(struct check_ctx *ctx)
 {
 	struct ext_state *st = ctx->extents_state;
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
+	struct fr_csums csums = { 0 };
 	size_t i;
 	int ret;
 
@@ -834,7 +931,7 @@ int check_fs_roots(struct check_ctx *ctx)
 		struct fr_tree t = {
 			.ctx = ctx, .tree = &r->tree, .root = r->key.objectid, .sectorsize = btrfs_super_sectorsize(sb),
 			.no_holes = btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_NO_HOLES,
-			.super_gen = btrfs_super_generation(sb),
+			.super_gen = btrfs_super_generation(sb), .csums = &csums,
 		};
 
 		if (!is_subvol_tree(r->key.objectid))
@@ -848,6 +945,7 @@ int check_fs_roots(struct check_ctx *ctx)
 		finish_inode(&t);
 		if (ret == -ENOMEM) {
 			free_tree(&t);
+			free(csums.span);
 			return ret;
 		}
 		if (ret < 0)
@@ -856,6 +954,7 @@ int check_fs_roots(struct check_ctx *ctx)
 			check_tree_names(&t);
 		free_tree(&t);
 	}
+	free(csums.span);
 	return 0;
 }
 
