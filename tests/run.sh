@@ -1,7 +1,7 @@
 #!/bin/bash
 # The one test driver.  usage: tests/run.sh CATEGORY...   (unit cli golden interop robust)
 #
-# Prints one line per test (PASS/FAIL/SKIP name), then "N passed, N failed, N skipped";
+# Prints one line per test (PASS/FAIL/SKIP name, PASS lines with the seconds taken), then "N passed, N failed, N skipped";
 # exits non-zero when any test failed.  Environment:
 #   BTRFS=path        binary under test (default ./btrfs)
 #   UNIT_DIR=dir      where the unit test binaries are (default .obj/default/tests)
@@ -21,10 +21,10 @@ logs=$SCRATCH_ROOT/logs
 mkdir -p "$logs"
 pass=0; fail=0; skip=0; failed=()
 
-report() { # name rc log
-	local name=$1 rc=$2 log=$3
+report() { # name rc log started_at
+	local name=$1 rc=$2 log=$3 secs=$((SECONDS - $4))
 	if [ "$rc" -eq 0 ]; then
-		pass=$((pass + 1)); echo "PASS $name"
+		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
 	elif [ "$rc" -eq 77 ]; then
 		skip=$((skip + 1))
 		echo "SKIP $name ($(grep -m1 '^SKIP:' "$log" | sed 's/^SKIP: *//'))"
@@ -52,7 +52,7 @@ for cat in "$@"; do
 			name=unit/$(basename "$t")
 			selected "$name" || continue
 			log=$logs/${name//\//_}.log
-			run_one "$name" "$log" "$t"; report "$name" $? "$log"
+			t0=$SECONDS; run_one "$name" "$log" "$t"; report "$name" $? "$log" $t0
 		done ;;
 	cli|golden|interop|robust)
 		for t in "$top"/tests/$cat/*.sh; do
@@ -61,11 +61,11 @@ for cat in "$@"; do
 			selected "$name" || continue
 			log=$logs/${name//\//_}.log
 			export TEST_NAME=$name
-			run_one "$name" "$log" bash "$t"; report "$name" $? "$log"
+			t0=$SECONDS; run_one "$name" "$log" bash "$t"; report "$name" $? "$log" $t0
 		done ;;
 	*) echo "unknown test category: $cat" >&2; exit 2 ;;
 	esac
 done
 [ ${#failed[@]} -eq 0 ] || echo "failed: ${failed[*]}"
-echo "$pass passed, $fail failed, $skip skipped"
+echo "$pass passed, $fail failed, $skip skipped in ${SECONDS}s"
 [ "$fail" -eq 0 ]
