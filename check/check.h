@@ -68,6 +68,7 @@ struct check_ctx {
 	size_t fixes_nr;
 	size_t fixes_alloc;
 	bool repair_rebuild_fst;        /* a fix asks for the free space tree to be rebuilt */
+	bool repair_super_dev_items;    /* a superblock's device item differs from the chunk tree's */
 	struct check_salvage *salvage;  /* leaves mended before the passes (check/repair-leaves.h) */
 	u64 items;                      /* items and blocks looked at (progress lines) */
 	/* per-pass private state, owned by the pass that allocates it */

@@ -974,6 +974,7 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 			warning("unaligned total_bytes detected for devid %llu, have %llu should be aligned to %u",
 				d->devid, d->total_bytes, st->sectorsize);
 	}
+	check_super_dev_items(ctx, st);
 	if (btrfs_super_num_devices(sb) != st->dev_nr) {
 		check_error(ctx, "super num devices mismatch, have %llu expect %zu",
 			    btrfs_super_num_devices(sb), st->dev_nr);

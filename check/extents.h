@@ -162,6 +162,8 @@ void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d);
 /* Stripe s of chunk ch has no dev extent: insert it when the room on dev (may be NULL) is free. */
 void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st, struct check_dev *dev,
 				    const struct btrfs_chunk_map *ch, int s);
+/* Each device's superblock copy of its device item against the chunk tree's (warnings). */
+void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st);
 /* Is [start, end) all data extents once the queued rebuilds are applied? */
 bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end);
 /* First thing in the repair transaction: reserve extents in use without an extent item. */

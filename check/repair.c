@@ -51,7 +51,8 @@ int check_repair(struct check_ctx *ctx)
 			      pass_names[i]);
 		return 1;
 	}
-	if (!ctx->fixes_nr && !ctx->pass_errors[3] && !check_salvage_count(ctx->salvage))
+	if (!ctx->fixes_nr && !ctx->pass_errors[3] && !check_salvage_count(ctx->salvage) &&
+	    !ctx->repair_super_dev_items)
 		return 0;
 	ret = btrfs_start_transaction(ctx->fs, &t);
 	if (ret < 0) {
@@ -89,6 +90,9 @@ int check_repair(struct check_ctx *ctx)
 		error("repair of quota groups failed (%s): nothing was written", strerror(-ret));
 		return 1;
 	}
+	/* the commit writes them: each superblock gets its device's item of the chunk tree */
+	if (ctx->repair_super_dev_items)
+		printf("Rewriting the superblocks' device items from the chunk tree\n");
 	if (ctx->pass_errors[3] || ctx->repair_rebuild_fst) {
 		printf("Rebuilding the free space tree from the extent tree\n");
 		btrfs_trans_rebuild_free_space_tree(t);

@@ -267,7 +267,8 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 			error("cannot look for leaves to mend: %s", strerror(-ret));
 		else
 			ret = check_run(&ctx);
-		if (a.opts.repair && (ret == 1 || (ret == 0 && check_salvage_count(ctx.salvage))))
+		if (a.opts.repair && (ret == 1 || (ret == 0 && (check_salvage_count(ctx.salvage) ||
+								 ctx.repair_super_dev_items))))
 			ret = check_repair(&ctx);
 	}
 	check_salvage_free(ctx.salvage);

@@ -345,18 +345,32 @@ int trans_insert_new_chunks(struct btrfs_trans *t, bool *progress)
 	return 0;
 }
 
-u64 trans_new_dev_bytes(const struct btrfs_trans *t, u64 devid)
+int trans_chunk_dev_items(struct btrfs_trans *t, struct btrfs_dev_item *items, bool *found)
 {
-	u64 sum = 0;
+	const struct btrfs_device_list *devs = &t->fs->devices;
+	struct btrfs_wroot *chunk;
+	int ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
 
-	for (int i = 0; i < t->nr_bgs; i++) {
-		const struct ca_chunk *c = t->bgs[i].chunk;
+	for (int i = 0; ret == 0 && i < devs->nr; i++) {
+		struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devs->devs[i].devid };
+		struct btrfs_wpath path;
 
-		for (int s = 0; c && s < c->num_stripes; s++)
-			if (c->stripes[s].devid == devid)
-				sum += c->stripe_size;
+		btrfs_wpath_init(&path);
+		ret = btrfs_wsearch_key(t, chunk, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+		found[i] = ret == 0 && btrfs_wpath_item_size(&path) >= sizeof(items[i]);
+		if (found[i])
+			memcpy(&items[i], btrfs_wpath_item_ptr(&path), sizeof(items[i]));
+		btrfs_wpath_release(&path);
+		if (ret > 0)
+			ret = 0;
 	}
-	return sum;
+	return ret;
+}
+
+void trans_super_dev_item_sync(struct btrfs_dev_item *super_di, const struct btrfs_dev_item *tree_di)
+{
+	btrfs_set_device_total_bytes(super_di, btrfs_device_total_bytes(tree_di));
+	btrfs_set_device_bytes_used(super_di, btrfs_device_bytes_used(tree_di));
 }
 
 int trans_new_chunks_super(struct btrfs_trans *t, struct btrfs_super_block *sb)
@@ -380,9 +394,6 @@ int trans_new_chunks_super(struct btrfs_trans *t, struct btrfs_super_block *sb)
 		at += bg->chunk_item_size;
 	}
 	btrfs_set_super_sys_array_size(sb, at);
-	btrfs_set_device_bytes_used(&sb->dev_item,
-				    btrfs_device_bytes_used(&sb->dev_item) +
-				    trans_new_dev_bytes(t, btrfs_device_id(&sb->dev_item)));
 	return 0;
 }
 

@@ -1050,7 +1050,13 @@ out:
 	return ret;
 }
 
-static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb)
+/*
+ * Every device gets the superblock with its own dev_item (read back from
+ * its primary copy, or sb's own), the sizes taken from the chunk tree's
+ * item when it has one (tree[i], found[i]).
+ */
+static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb,
+			const struct btrfs_dev_item *tree, const bool *found)
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct btrfs_super_block *dev_sb = malloc(sizeof(*dev_sb));
@@ -1062,18 +1068,16 @@ static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb)
 		struct btrfs_device *d = &fs->devices.devs[i];
 		struct btrfs_dev_item item = sb->dev_item;
 
-		/* each device keeps its own dev_item */
 		if (btrfs_super_read_raw(d->fd, BTRFS_SUPER_INFO_OFFSET, dev_sb, NULL) == 0 &&
 		    btrfs_device_id(&dev_sb->dev_item) == d->devid) {
 			item = dev_sb->dev_item;
-			/* sb's own dev_item has them already */
-			btrfs_set_device_bytes_used(&item, btrfs_device_bytes_used(&item) +
-							   trans_new_dev_bytes(t, d->devid));
 		} else if (btrfs_device_id(&sb->dev_item) != d->devid) {
 			error("cannot read the superblock of devid %llu (%s)", d->devid, d->path);
 			ret = -EIO;
 			break;
 		}
+		if (found[i])
+			trans_super_dev_item_sync(&item, &tree[i]);
 		memcpy(dev_sb, sb, sizeof(*sb));
 		dev_sb->dev_item = item;
 		ret = btrfs_write_super_all(d->fd, dev_sb, d->size);
@@ -1116,6 +1120,8 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct btrfs_super_block *sb = NULL;
+	struct btrfs_dev_item *dev_items = NULL;
+	bool *dev_found = NULL;
 	struct btrfs_wroot *rt, *ct;
 	int round, ret;
 
@@ -1155,6 +1161,12 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 			break;
 	}
 	t->stats.rounds = (u64)round;
+	if (ret < 0)
+		goto fail;
+	/* the device items as committed, for the superblocks' copies */
+	dev_items = calloc((size_t)fs->devices.nr + 1, sizeof(*dev_items));
+	dev_found = calloc((size_t)fs->devices.nr + 1, sizeof(*dev_found));
+	ret = dev_items && dev_found ? trans_chunk_dev_items(t, dev_items, dev_found) : -ENOMEM;
 	if (ret < 0)
 		goto fail;
 
@@ -1201,8 +1213,11 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 		if (uuid && uuid->dirty)
 			btrfs_set_super_uuid_tree_generation(sb, t->transid);
 	}
+	for (int i = 0; i < fs->devices.nr; i++)
+		if (dev_found[i] && fs->devices.devs[i].devid == btrfs_device_id(&sb->dev_item))
+			trans_super_dev_item_sync(&sb->dev_item, &dev_items[i]);
 	fill_backup(t, sb);
-	ret = write_supers(t, sb);
+	ret = write_supers(t, sb, dev_items, dev_found);
 	if (ret < 0) {
 		error("commit of transaction %llu: superblock write failed", t->transid);
 		goto fail;
@@ -1226,6 +1241,8 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 	if (st)
 		*st = t->stats;
 	free(sb);
+	free(dev_items);
+	free(dev_found);
 	t->committed = true;
 	trans_free(t);
 	return 0;
@@ -1233,6 +1250,8 @@ fail:
 	if (st)
 		*st = t->stats;
 	free(sb);
+	free(dev_items);
+	free(dev_found);
 	trans_free(t);
 	return ret;
 }

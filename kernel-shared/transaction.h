@@ -34,8 +34,8 @@
  * dirty block goes through btrfs_write_tree_block() (tree-checker, checksum,
  * every mirror), the devices are fsync'ed, and the superblock (generation,
  * roots, bytes_used, backup roots rotated as the kernel does, new system
- * chunks in sys_chunk_array, dev_item bytes_used) is written to
- * every copy of every device, then fsync'ed again.  Any error before the
+ * chunks in sys_chunk_array; each device's dev_item with the sizes of its
+ * item in the chunk tree) is written to every copy of every device, then fsync'ed again.  Any error before the
  * superblock write leaves the previous generation as the valid one.
  * Every commit copies the root tree's root block first, as the kernel
  * does: the superblock's generation must be its root tree block's, also
@@ -419,10 +419,19 @@ bool ea_bg_pending(struct btrfs_trans *t, u64 bytenr);
 int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group **out);
 /* Commit round: the items of new block groups (chunk, dev items, dev extents, bg, free space). */
 int trans_insert_new_chunks(struct btrfs_trans *t, bool *progress);
-/* Superblock of the commit: system chunks into sys_chunk_array, dev_item bytes_used. */
+/* Superblock of the commit: system chunks into sys_chunk_array. */
 int trans_new_chunks_super(struct btrfs_trans *t, struct btrfs_super_block *sb);
-/* Bytes of new dev extents on devid in this transaction. */
-u64 trans_new_dev_bytes(const struct btrfs_trans *t, u64 devid);
+/*
+ * The chunk tree's device item of every device of fs->devices, as the
+ * transaction leaves it: items[i] with found[i], found[i] false when the
+ * tree has none.  0 or the negative errno of a failed read.
+ */
+int trans_chunk_dev_items(struct btrfs_trans *t, struct btrfs_dev_item *items, bool *found);
+/*
+ * A device's superblock copy of its item takes the chunk tree's sizes
+ * (total_bytes, bytes_used): each superblock carries its device's item.
+ */
+void trans_super_dev_item_sync(struct btrfs_dev_item *super_di, const struct btrfs_dev_item *tree_di);
 /* Forget new chunks (dropped from the chunk map unless committed); free the placement state. */
 void trans_release_new_chunks(struct btrfs_trans *t);
 /* Space of a block allocated and freed inside t: reusable again. */

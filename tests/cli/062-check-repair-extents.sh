@@ -172,7 +172,63 @@ assert_grep "Removed orphan dev extent, devid 2 physical 200015872" "$T/rep"
 run_check "$BTRFS" check "$T/d1" "$T/d2" > "$T/out" 2>&1
 "$BTRFS" inspect-internal dump-tree -t chunk "$T/d1" "$T/d2" > "$T/chunk"
 assert_grep "devid 2 total_bytes [0-9]* bytes_used $used2\$" "$T/chunk"
+"$BTRFS" inspect-internal dump-super "$T/d2" > "$T/sb"
+assert_grep "^dev_item.bytes_used[[:space:]]*$used2\$" "$T/sb"
 echo "ok: orphan dev extent on the second device repaired"
+
+# 12. each superblock's copy of its device item (dev_item): after --repair
+#     it has the sizes of the chunk tree's item, as the kernel writes it;
+#     where only the copy differs, check warns (as btrfs-progs 6.17 does)
+#     and --repair rewrites it
+SBPATCH="python3 $TOP/tests/lib/superpatch.py"
+DEVITEM_TOTAL=0xd1 DEVITEM_USED=0xd9       # super dev_item (at 0xc9) fields
+tree_item() { "$BTRFS" inspect-internal dump-tree -t chunk "$1" |
+	sed -n 's/.*devid 1 total_bytes \([0-9]*\) bytes_used \([0-9]*\).*/\1 \2/p'; }
+super_item() { "$BTRFS" inspect-internal dump-super "$1" |
+	awk '/^dev_item.total_bytes/ { t = $2 } /^dev_item.bytes_used/ { u = $2 } END { print t, u }'; }
+same_items() { # NAME: the superblock's copy is the chunk tree's item, as in the clean image
+	local want got
+	want=$(tree_item "$img0")
+	got=$(tree_item "$T/img")
+	[ "$got" = "$want" ] || _fail "$1: chunk tree's device item $got, want $want"
+	got=$(super_item "$T/img")
+	[ "$got" = "$want" ] || _fail "$1: superblock's device item $got, the chunk tree's $want"
+	echo "ok: $1: superblock dev_item is the chunk tree's ($got)"
+}
+read -r dev_total dev_used <<< "$(tree_item "$img0")"
+[ -n "$dev_used" ] && [ "$(super_item "$img0")" = "$dev_total $dev_used" ] ||
+	_fail "mkfs: superblock's device item $(super_item "$img0"), chunk tree's $dev_total $dev_used"
+
+# 12a. bytes_used wrong in the chunk tree and, otherwise, in the superblock
+fresh
+run_check "$EDIT" "$T/img" set 3 1 216 1 16 64 $((dev_used + 8388608))
+$SBPATCH "$T/img" $DEVITEM_USED $((dev_used + 4194304)) > /dev/null || _fail "superblock not patched"
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2>&1
+assert_grep "WARNING: device 1's bytes_used was $((dev_used + 8388608)) in tree but $((dev_used + 4194304)) in superblock" "$T/out"
+repairs "device bytes_used in both copies" \
+	"Device 1: bytes_used $((dev_used + 8388608)) reset to $dev_used, the sum of its dev extents"
+same_items "device bytes_used in both copies"
+
+# 12b. only the superblock's copy wrong: a warning, exit 0; --repair commits
+fresh
+$SBPATCH "$T/img" $DEVITEM_USED $((dev_used - 1048576)) > /dev/null || _fail "superblock not patched"
+run_check "$BTRFS" check "$T/img" > "$T/out" 2>&1
+assert_grep "WARNING: device 1's bytes_used was $dev_used in tree but $((dev_used - 1048576)) in superblock" "$T/out"
+assert_grep "no error found" "$T/out"
+run_check "$BTRFS" check --repair --force "$T/img" > "$T/rep" 2>&1
+assert_grep "Rewriting the superblocks' device items from the chunk tree" "$T/rep"
+assert_grep "Repair committed" "$T/rep"
+run_check "$BTRFS" check "$T/img" > "$T/out" 2>&1
+assert_not_grep "WARNING: device 1's" "$T/out"
+same_items "superblock's device bytes_used"
+
+# 12c. an unaligned device size beyond the super's total (the chunk tree)
+#      and another one in the superblock's copy: both rounded down
+fresh
+run_check "$EDIT" "$T/img" set 3 1 216 1 8 64 $((dev_total + 100))
+$SBPATCH "$T/img" $DEVITEM_TOTAL $((dev_total + 4096)) > /dev/null || _fail "superblock not patched"
+repairs "device total_bytes" "Fixed device size for devid 1, old size: $((dev_total + 100)) new size: $dev_total"
+same_items "device total_bytes"
 
 # 11. an extent item overlapping another: not mended, refused, image untouched
 fresh

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pass 3, devices: each device's superblock carries a copy of its device
+ * item, whose total_bytes and bytes_used must be the chunk tree's.  As in
+ * btrfs-progs (since 6.17) a difference is a warning, not an error: kernels
+ * before the fix of "update superblock's device bytes_used when dropping
+ * chunk" leave one behind after a balance, and nothing reads the copy.
+ *
+ * --repair: every commit of the engine writes each device's copy from the
+ * chunk tree (kernel-shared/transaction.c); ctx->repair_super_dev_items
+ * makes the repair commit also when nothing else needs it.  No fix is
+ * queued: a warning has none to answer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "check/check.h"
+#include "check/extents.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/messages.h"
+#include "kernel-shared/super.h"
+
+/* dev's superblock: the copy check opened if it is dev's, else dev's primary copy. */
+static int device_super(struct check_ctx *ctx, const struct btrfs_device *dev,
+			struct btrfs_super_block *sb)
+{
+	const struct btrfs_super_block *opened = btrfs_fs_super(ctx->fs);
+
+	if (btrfs_device_id(&opened->dev_item) == dev->devid) {
+		memcpy(sb, opened, sizeof(*sb));
+		return 0;
+	}
+	if (dev->missing || dev->fd < 0 ||
+	    btrfs_read_super(dev->fd, 0, BTRFS_SUPER_READ_QUIET, sb, NULL) < 0 ||
+	    btrfs_device_id(&sb->dev_item) != dev->devid)
+		return -ENOENT;
+	return 0;
+}
+
+void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st)
+{
+	struct btrfs_device_list *devs = &ctx->fs->devices;
+	struct btrfs_super_block *sb = malloc(sizeof(*sb));
+
+	if (!sb) {
+		check_error(ctx, "out of memory reading the devices' superblocks");
+		return;
+	}
+	for (size_t i = 0; i < st->dev_nr; i++) {
+		const struct check_dev *d = &st->dev[i];
+		const struct btrfs_device *dev = btrfs_find_device(devs, d->devid, NULL);
+		bool differs = false;
+		u64 v;
+
+		if (!dev || device_super(ctx, dev, sb) < 0)
+			continue;
+		v = btrfs_device_total_bytes(&sb->dev_item);
+		if (v != d->total_bytes) {
+			warning("device %llu's total_bytes was %llu in tree but %llu in superblock",
+				d->devid, d->total_bytes, v);
+			differs = true;
+		}
+		v = btrfs_device_bytes_used(&sb->dev_item);
+		if (v != d->bytes_used) {
+			warning("device %llu's bytes_used was %llu in tree but %llu in superblock",
+				d->devid, d->bytes_used, v);
+			differs = true;
+		}
+		if (differs)
+			ctx->repair_super_dev_items = true;
+	}
+	free(sb);
+}
