@@ -340,6 +340,7 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 			if (add_expected(st, disk, dlen, eb->start, owner, key.objectid,
 					 key.offset - off, BTRFS_EXTENT_DATA_REF_KEY))
 				return -ENOMEM;
+			st->exp[st->exp_nr - 1].written = type == BTRFS_FILE_EXTENT_REG;
 		} else if (key.type == BTRFS_EXTENT_CSUM_KEY && tree_id == BTRFS_CSUM_TREE_OBJECTID) {
 			ctx->stats.total_csum_bytes += size;
 		} else if (key.type == BTRFS_BLOCK_GROUP_ITEM_KEY && tree_id == BTRFS_BLOCK_GROUP_TREE_OBJECTID) {
@@ -682,9 +683,10 @@ static void sort_merge(struct check_ref *arr, size_t *nr)
 		return;
 	check_sort(arr, *nr, sizeof(*arr), cmp_ref);
 	for (i = 1; i < *nr; i++) {
-		if (!cmp_ref(&arr[o], &arr[i]))
+		if (!cmp_ref(&arr[o], &arr[i])) {
 			arr[o].count += arr[i].count;
-		else
+			arr[o].written |= arr[i].written;
+		} else
 			arr[++o] = arr[i];
 	}
 	*nr = o + 1;
@@ -737,6 +739,7 @@ static void compare_refs(struct check_ctx *ctx, struct ext_state *st)
 			} else {
 				xe->expected_refs += x->count;
 				xe->referenced = 1;
+				xe->data_written |= x->written;
 				if (x->is_data && xe->len != x->len)
 					check_error(ctx, "data extent %llu: file extent item (%s) has disk_num_bytes %llu, extent item length %llu",
 						    x->bytenr, (describe_ref(x, desc, sizeof(desc)), desc), x->len, xe->len);

@@ -28,6 +28,7 @@ struct check_ref {
 	u8 type;        /* BTRFS_*_REF_KEY */
 	u8 level;       /* expected tree refs: level of the block */
 	u8 is_data;
+	u8 written;     /* expected data refs: made by a regular (written) file extent item */
 };
 
 /* One EXTENT_ITEM or METADATA_ITEM. */
@@ -43,6 +44,7 @@ struct check_extent {
 	u8 level;
 	unsigned int metadata_item:1;
 	unsigned int referenced:1;
+	unsigned int data_written:1;  /* a regular file extent item refers to it (not only prealloc) */
 	unsigned int rebuild_seen:1;  /* --repair: rebuilding its records was considered */
 	unsigned int rebuild_ok:1;    /* and queued */
 };

@@ -11,7 +11,8 @@
  *   - file extents: aligned, not overlapping, well formed per type; without
  *     NO_HOLES no gap up to i_size; nbytes equals what they account; the
  *     csum tree covers what regular extents reference on disk (compressed
- *     always, else unless NODATASUM; not in the data relocation tree)
+ *     always, else unless NODATASUM; not in the data relocation tree), and
+ *     has nothing over NODATASUM data or never written prealloc extents
  * Names are then matched across inodes: every inode ref has its DIR_ITEM and
  * DIR_INDEX in the parent, every directory entry its inode ref, with the
  * same name, index and a file type matching the inode's mode.  Entries
@@ -83,6 +84,9 @@ struct fr_cur {                 /* the inode being read */
 	u32 csum_missing;       /* regular extents with sectors the csum tree lacks */
 	u64 miss_offset;        /* the first one: its file offset, disk range, first sector missing */
 	u64 miss_disk, miss_disk_end, miss_at;
+	u32 odd_csums;          /* extents with checksums they should not have */
+	bool odd_prealloc;      /* the first one: prealloc (else in a NODATASUM inode) */
+	u64 odd_offset, odd_disk, odd_disk_end, odd_bytes;
 };
 
 /* The csum tree's coverage, read once for all trees when a data extent first needs it. */
@@ -230,6 +234,17 @@ static void report_csum_missing(struct fr_tree *t)
 		  c->csum_missing > 1 ? ", nor have sectors of other extents" : "");
 }
 
+/* Checksums over data that has none (odd csum item): mended by --init-csum-tree only. */
+static void report_odd_csums(struct fr_tree *t)
+{
+	const struct fr_cur *c = &t->cur;
+
+	INODE_ERR(t, c->ino, "%sfile extent (%llu EXTENT_DATA %llu), disk [%llu %llu): %s, yet the csum tree has checksums for %llu bytes of it%s (odd csum item)",
+		  c->odd_prealloc ? "prealloc " : "", c->ino, c->odd_offset, c->odd_disk, c->odd_disk_end,
+		  c->odd_prealloc ? "no regular file extent refers to its extent" : "the inode is NODATASUM",
+		  c->odd_bytes, c->odd_csums > 1 ? ", and of other extents" : "");
+}
+
 static void finish_inode(struct fr_tree *t)
 {
 	struct fr_cur *c = &t->cur;
@@ -292,6 +307,8 @@ static void finish_inode(struct fr_tree *t)
 		}
 		if (c->csum_missing)
 			report_csum_missing(t);
+		if (c->odd_csums)
+			report_odd_csums(t);
 	} else if (c->have_extent && !S_ISDIR(c->mode)) {
 		INODE_ERR(t, ino, "mode 0%o has file extent items", c->mode);
 	}
@@ -333,6 +350,58 @@ static u64 first_unsummed(const struct fr_csums *cs, u64 start, u64 end)
 	return r->end >= end ? end : r->end;
 }
 
+/* Bytes of [start, end) the csum tree's items cover. */
+static u64 summed_bytes(const struct fr_csums *cs, u64 start, u64 end)
+{
+	size_t lo = 0, hi = cs->span_nr;
+	u64 sum = 0;
+
+	while (lo < hi) {   /* the first span ending after start */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cs->span[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < cs->span_nr && cs->span[lo].start < end; lo++)
+		sum += min_t(u64, cs->span[lo].end, end) - max_t(u64, cs->span[lo].start, start);
+	return sum;
+}
+
+/* The csum tree's coverage, read when first needed: false without it (pass 2 or 6 reports it). */
+static bool csums_ready(struct fr_tree *t)
+{
+	struct fr_csums *cs = t->csums;
+
+	if (!cs->state) {
+		cs->state = check_csum_tree_spans(t->ctx, &cs->span, &cs->span_nr);
+		if (!cs->state)
+			cs->state = 1;
+	}
+	return cs->state > 0;
+}
+
+/*
+ * The disk range a file extent's checksums cover: the whole on-disk extent
+ * when compressed, else the part it references.  False for nonsense the
+ * extents pass reports.
+ */
+static bool extent_csum_range(const struct btrfs_file_extent_item *fi, u64 num_bytes, u64 *start,
+			      u64 *len)
+{
+	u64 disk = btrfs_file_extent_disk_bytenr(fi);
+
+	if (btrfs_file_extent_compression(fi)) {
+		*start = disk;
+		*len = btrfs_file_extent_disk_num_bytes(fi);
+	} else {
+		*start = disk + btrfs_file_extent_offset(fi);
+		*len = num_bytes;
+	}
+	return *start >= disk && *start + *len >= *start && *len;
+}
+
 /*
  * A regular extent of an inode with data checksums: every sector of what it
  * references on disk has a checksum.  Compressed extents always have them,
@@ -344,30 +413,15 @@ static void check_extent_csums(struct fr_tree *t, const struct btrfs_file_extent
 			       u64 file_off, u64 num_bytes)
 {
 	struct fr_cur *c = &t->cur;
-	struct fr_csums *cs = t->csums;
-	u64 disk = btrfs_file_extent_disk_bytenr(fi), start, len, miss;
+	u64 start, len, miss;
 
 	if (!c->have_item || !num_bytes || t->root == BTRFS_DATA_RELOC_TREE_OBJECTID)
 		return;
-	if (btrfs_file_extent_compression(fi)) {
-		start = disk;
-		len = btrfs_file_extent_disk_num_bytes(fi);
-	} else {
-		if (c->flags & BTRFS_INODE_NODATASUM)
-			return;
-		start = disk + btrfs_file_extent_offset(fi);
-		len = num_bytes;
-	}
-	if (start < disk || start + len < start || !len)
-		return;   /* nonsense the extents pass reports */
-	if (!cs->state) {
-		cs->state = check_csum_tree_spans(t->ctx, &cs->span, &cs->span_nr);
-		if (!cs->state)
-			cs->state = 1;
-	}
-	if (cs->state < 0)
-		return;   /* pass 2 or 6 reports the csum tree */
-	miss = first_unsummed(cs, start, start + len);
+	if (!btrfs_file_extent_compression(fi) && (c->flags & BTRFS_INODE_NODATASUM))
+		return;   /* check_odd_csums() */
+	if (!extent_csum_range(fi, num_bytes, &start, &len) || !csums_ready(t))
+		return;
+	miss = first_unsummed(t->csums, start, start + len);
 	if (miss == start + len)
 		return;
 	if (!c->csum_missing++) {
@@ -378,6 +432,40 @@ static void check_extent_csums(struct fr_tree *t, const struct btrfs_file_extent
 	}
 }
 
+/*
+ * Checksums where the data has none (btrfs-progs' "odd csum item"): over a
+ * regular extent of a NODATASUM inode, or over a prealloc extent that no
+ * regular file extent item refers to (one that does, a reflink, wrote it).
+ */
+static void check_odd_csums(struct fr_tree *t, const struct btrfs_file_extent_item *fi, u64 file_off,
+			    u64 num_bytes)
+{
+	struct fr_cur *c = &t->cur;
+	bool prealloc = btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_PREALLOC;
+	struct ext_state *st = t->ctx->extents_state;
+	const struct check_extent *x;
+	u64 start, len, found;
+
+	if (!c->have_item || !num_bytes || t->root == BTRFS_DATA_RELOC_TREE_OBJECTID)
+		return;
+	if (!prealloc && !(c->flags & BTRFS_INODE_NODATASUM))
+		return;
+	if (!extent_csum_range(fi, num_bytes, &start, &len) || !csums_ready(t))
+		return;
+	found = summed_bytes(t->csums, start, start + len);
+	if (!found)
+		return;
+	x = prealloc && st ? check_find_extent(st, btrfs_file_extent_disk_bytenr(fi)) : NULL;
+	if (x && x->data_written)
+		return;
+	if (!c->odd_csums++) {
+		c->odd_prealloc = prealloc;
+		c->odd_offset = file_off;
+		c->odd_disk = start;
+		c->odd_disk_end = start + len;
+		c->odd_bytes = found;
+	}
+}
 
 static void file_extent(struct fr_tree *t, const struct extent_buffer *eb, int slot,
 			const struct btrfs_key *key)
@@ -432,6 +520,8 @@ static void file_extent(struct fr_tree *t, const struct extent_buffer *eb, int s
 				  start);
 		if (disk && type == BTRFS_FILE_EXTENT_REG)
 			check_extent_csums(t, fi, start, len);
+		if (disk)
+			check_odd_csums(t, fi, start, len);
 		if (disk) {
 			if (!comp && btrfs_file_extent_offset(fi) + len > btrfs_file_extent_ram_bytes(fi))
 				INODE_ERR(t, ino, "file extent at %llu: offset %llu + num_bytes %llu beyond ram_bytes %llu",

@@ -1,0 +1,83 @@
+#!/bin/bash
+# btrfs check finds checksums over data that has none ("odd csum item", as
+# btrfs-progs' fs roots pass): a file our mkfs wrote with checksums has its
+# inode made NODATASUM, or its regular extent made prealloc, through the
+# engine (tests/tools/tree-edit).  Exit 1 with the file extent's key named;
+# Debian's check reports the same inode.  Without the csum item (deleted
+# with tests/tools/item-delete) both are clean; plain --repair writes
+# nothing, --init-csum-tree mends it.
+. "$TOP/tests/lib/common.sh"
+EDIT=$TOOL_DIR/tree-edit
+DEL=$TOOL_DIR/item-delete
+{ [ -x "$EDIT" ] && [ -x "$DEL" ]; } || _skip "tree-edit or item-delete not built (make unit-bins)"
+src=$T/src
+mkdir -p "$src"
+yes BTRFSKITDATAPATTERN | head -c 65536 > "$src/data"
+echo small > "$src/small"
+img0=$T/clean.img
+run_check "$TOP/mkfs.btrfs" -q -f -r "$src" -b 256M "$img0" > /dev/null
+run_check "$BTRFS" check "$img0" > /dev/null 2>&1
+
+dump() { "$BTRFS" inspect-internal dump-tree -t "$1" "$T/img"; }
+fresh() { cp --sparse=always "$img0" "$T/img"; }
+fresh
+ino=$(dump fs | sed -n 's/.*key (\([0-9]*\) EXTENT_DATA 0).*/\1/p' | head -n 1)
+disk=$(dump fs | sed -n 's/.*extent data disk byte \([0-9]*\) nr 65536.*/\1/p' | head -n 1)
+csum_key=$(dump csum | sed -n 's/.*key (EXTENT_CSUM EXTENT_CSUM \([0-9]*\)).*/\1/p' | head -n 1)
+[ -n "$ino" ] && [ -n "$disk" ] && [ "$csum_key" = "$disk" ] ||
+	_fail "layout not understood: inode $ino disk $disk csum item $csum_key"
+nodatasum() { run_check "$EDIT" "$T/img" set 5 "$ino" 1 0 64 64 1; }     # inode flags
+prealloc() { run_check "$EDIT" "$T/img" set 5 "$ino" 108 0 20 8 2; }     # file extent type
+
+odd() { # NAME MESSAGE: our check and Debian's report the odd csum item, exit 1
+	expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2>&1
+	assert_grep "ERROR: root 5 inode $ino: $2" "$T/out"
+	assert_grep "(odd csum item)" "$T/out"
+	assert_grep "ERROR: errors found in fs roots" "$T/out"
+	if [ -x /usr/bin/btrfs ]; then
+		expect_exit 1 /usr/bin/btrfs check "$T/img" > "$T/progs" 2>&1
+		assert_grep "root 5 inode $ino errors 800, odd csum item" "$T/progs"
+	fi
+	echo "ok: $1 found"
+}
+clean() { # NAME: no checksums left over the extent: both checks content
+	run_check "$BTRFS" check "$T/img" > "$T/out" 2>&1
+	assert_grep "no error found" "$T/out"
+	if [ -x /usr/bin/btrfs ]; then
+		run_check /usr/bin/btrfs check "$T/img" > "$T/progs" 2>&1
+	fi
+	echo "ok: $1 clean"
+}
+
+# 1. a NODATASUM inode whose regular extent has checksums
+nodatasum
+odd "NODATASUM inode with checksums" \
+	"file extent ($ino EXTENT_DATA 0), disk \[$disk $((disk + 65536))): the inode is NODATASUM, yet the csum tree has checksums for 65536 bytes of it"
+
+# 2. plain --repair has no fix for it and writes nothing; --init-csum-tree
+#    rebuilds the csum tree without them
+cp --sparse=always "$T/img" "$T/before"
+expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/rep" 2>&1
+assert_grep "nothing was written" "$T/rep"
+cmp -s "$T/img" "$T/before" || _fail "refused repair changed the image"
+run_check "$BTRFS" check --init-csum-tree --force "$T/img" > "$T/rep" 2>&1
+clean "NODATASUM inode after --init-csum-tree"
+dump csum > "$T/csum"
+assert_not_grep "EXTENT_CSUM $disk" "$T/csum"
+
+# 3. a prealloc extent (never written) with checksums
+fresh
+prealloc
+odd "prealloc extent with checksums" \
+	"prealloc file extent ($ino EXTENT_DATA 0), disk \[$disk $((disk + 65536))): no regular file extent refers to its extent, yet the csum tree has checksums for 65536 bytes of it"
+
+# 4. the same two without the csum item: nothing odd
+fresh
+nodatasum
+run_check "$DEL" "$T/img" 7 -10 128 "$disk"
+clean "NODATASUM inode without checksums"
+fresh
+prealloc
+run_check "$DEL" "$T/img" 7 -10 128 "$disk"
+clean "prealloc extent without checksums"
+echo "all odd csum items found"
