@@ -67,19 +67,7 @@ must_find "csum mismatch against the csum tree" --check-data-csum
 fresh
 run_check "$BTRFS" inspect-internal dump-super "$T/img" > "$T/sb"
 bu=$(sed -n 's/^bytes_used[[:space:]]*//p' "$T/sb")
-python3 - "$T/img" "$bu" "$TOP/tests/lib" <<'PY' || _fail "cannot patch the superblock"
-import sys
-sys.path.insert(0, sys.argv[3])
-from blockpatch import crc32c
-img, bu = sys.argv[1], int(sys.argv[2])
-with open(img, 'r+b') as f:
-    f.seek(65536)
-    sb = bytearray(f.read(4096))
-    assert int.from_bytes(sb[0x78:0x80], 'little') == bu
-    sb[0x78:0x80] = (bu + 65536).to_bytes(8, 'little')
-    sb[0:4] = crc32c(bytes(sb[32:])).to_bytes(4, 'little')
-    f.seek(65536)
-    f.write(sb)
-PY
+old=$(python3 "$TOP/tests/lib/superpatch.py" "$T/img" 0x78 $((bu + 65536))) || _fail "cannot patch the superblock"
+[ "$old" = "$bu" ] || _fail "superblock bytes_used at 0x78 is $old, dump-super says $bu"
 must_find "super bytes used $((bu + 65536)) mismatches actual used $bu"
 echo "all corruptions found"
