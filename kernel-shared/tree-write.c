@@ -176,12 +176,8 @@ static int read_row_unit(void *ctx, const struct raid56_row *r, int unit, u8 *ou
 	return rebuild_unit(x, r, unit, out);
 }
 
-static struct bw_row *get_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start)
+static struct bw_row *find_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start)
 {
-	int ndata = btrfs_chunk_data_stripes(c);
-	struct bw_row *r;
-	int ret;
-
 	/* writes come in address order mostly: the last row used first */
 	if (w->last_row < w->nr_rows && w->rows[w->last_row].chunk == c &&
 	    w->rows[w->last_row].row.start == start)
@@ -192,6 +188,17 @@ static struct bw_row *get_row(struct btrfs_block_writer *w, const struct btrfs_c
 			return &w->rows[i];
 		}
 	}
+	return NULL;
+}
+
+static struct bw_row *get_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start)
+{
+	int ndata = btrfs_chunk_data_stripes(c);
+	struct bw_row *r = find_row(w, c, start);
+	int ret;
+
+	if (r)
+		return r;
 	if (w->nr_rows == w->alloc_rows) {
 		size_t n = w->alloc_rows ? w->alloc_rows * 2 : 16;
 		struct bw_row *nr = realloc(w->rows, n * sizeof(*nr));
@@ -215,6 +222,70 @@ static struct bw_row *get_row(struct btrfs_block_writer *w, const struct btrfs_c
 	return r;
 }
 
+/*
+ * Write the data units of row start of chunk c that write[] selects (NULL:
+ * all) and the parity of all of them; units[] holds every data unit.
+ */
+static int write_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start,
+		     const u8 *const *units, const bool *write)
+{
+	struct btrfs_io_stripe io[BTRFS_MAX_MIRRORS + 256];
+	int ndata = btrfs_chunk_data_stripes(c);
+	size_t unit = c->stripe_len;
+	u8 *p, *q = NULL;
+	int n, ret = 0;
+
+	n = map_row(c, start, io, ARRAY_SIZE(io));
+	if (n < 0)
+		return n;
+	p = malloc((size_t)(n - ndata) * unit);
+	if (!p)
+		return -ENOMEM;
+	if (n - ndata > 1)
+		q = p + unit;
+	raid56_gen_pq(ndata, unit, units, p, q);
+	for (int i = 0; i < n && ret == 0; i++) {
+		if (i < ndata && write && !write[i])
+			continue;
+		ret = write_dev(w, io[i].devid, io[i].physical,
+				i < ndata ? units[i] : (i == ndata ? p : q), unit);
+	}
+	free(p);
+	return ret;
+}
+
+/*
+ * The part of [logical, logical + *piece) inside one RAID5/6 row: into the
+ * row's buffer, or, a whole row with nothing pending for it on an existing
+ * filesystem, straight to the disks with its parity (no read, no copy).
+ * *piece is cut to the row's end.
+ */
+static int write_raid56_piece(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c,
+			      u64 logical, const u8 *p, u64 *piece)
+{
+	int ndata = btrfs_chunk_data_stripes(c);
+	u64 rowlen = (u64)ndata * c->stripe_len;
+	u64 start = c->logical + (logical - c->logical) / rowlen * rowlen;
+	struct bw_row *r;
+
+	if (logical + *piece > start + rowlen)
+		*piece = start + rowlen - logical;
+	/* not with fresh_space: a later part-row write would zero this row's other units */
+	if (!w->fresh_space && logical == start && *piece == rowlen && ndata <= 255 &&
+	    !find_row(w, c, start)) {
+		const u8 *units[255];
+
+		for (int i = 0; i < ndata; i++)
+			units[i] = p + (size_t)i * c->stripe_len;
+		return write_row(w, c, start, units, NULL);
+	}
+	r = get_row(w, c, start);
+	if (!r)
+		return -ENOMEM;
+	return raid56_row_write(&r->row, logical - start, p, *piece, read_row_unit,
+				&(struct row_read_ctx){ w, c });
+}
+
 int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *buf, u64 len)
 {
 	const u8 *p = buf;
@@ -231,17 +302,7 @@ int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *b
 		if (logical + piece > c->logical + c->length)
 			piece = c->logical + c->length - logical;
 		if (c->type & BTRFS_BLOCK_GROUP_RAID56_MASK) {
-			u64 rowlen = (u64)btrfs_chunk_data_stripes(c) * c->stripe_len;
-			u64 start = c->logical + (logical - c->logical) / rowlen * rowlen;
-			struct bw_row *r;
-
-			if (logical + piece > start + rowlen)
-				piece = start + rowlen - logical;
-			r = get_row(w, c, start);
-			if (!r)
-				return -ENOMEM;
-			ret = raid56_row_write(&r->row, logical - start, p, piece, read_row_unit,
-					       &(struct row_read_ctx){ w, c });
+			ret = write_raid56_piece(w, c, logical, p, &piece);
 			if (ret < 0)
 				return ret;
 		} else {
@@ -307,36 +368,16 @@ void btrfs_raid6_gen_pq(int n, size_t len, const u8 *const *data, u8 *p, u8 *q)
 
 static int flush_row(struct btrfs_block_writer *w, struct bw_row *r)
 {
-	const struct btrfs_chunk_map *c = r->chunk;
-	struct btrfs_io_stripe io[BTRFS_MAX_MIRRORS + 256];
-	size_t unit = r->row.unit_len;
-	int ndata = r->row.ndata;
-	u8 *p, *q = NULL;
-	int n, ret = 0;
+	const u8 *units[255];
+	bool write[255];
 
-	n = map_row(c, r->row.start, io, ARRAY_SIZE(io));
-	if (n < 0)
-		return n;
-	if (n != ndata + r->row.nparity) {
-		error("chunk %llu: parity map has %d entries, expected %d",
-		      (unsigned long long)c->logical, n, ndata + r->row.nparity);
+	if (r->row.ndata > 255 || r->row.unit_len != r->chunk->stripe_len)
 		return -EINVAL;
+	for (int i = 0; i < r->row.ndata; i++) {
+		units[i] = r->row.buf + (size_t)i * r->row.unit_len;
+		write[i] = raid56_row_unit_to_write(&r->row, i);
 	}
-	p = malloc(r->row.nparity * unit);
-	if (!p)
-		return -ENOMEM;
-	if (r->row.nparity > 1)
-		q = p + unit;
-	raid56_row_parity(&r->row, p, q);
-	for (int i = 0; i < n && ret == 0; i++) {
-		const u8 *src = i < ndata ? r->row.buf + i * unit : (i == ndata ? p : q);
-
-		if (i < ndata && !raid56_row_unit_to_write(&r->row, i))
-			continue;
-		ret = write_dev(w, io[i].devid, io[i].physical, src, unit);
-	}
-	free(p);
-	return ret;
+	return write_row(w, r->chunk, r->row.start, units, write);
 }
 
 int btrfs_block_writer_flush(struct btrfs_block_writer *w)
