@@ -10,7 +10,8 @@
 # finds no errors, and the kernel writes files of its own; then the engine
 # writes again into the rows the kernel filled (read-modify-write: the
 # kernel's data must survive, parity stay right) and the kernel reads
-# everything back (its data checksummed).  Last, a device image zeroed (two
+# everything back (its data checksummed); a commit made to fail before its
+# superblock leaves all that intact.  Last, a device image zeroed (two
 # for RAID6): our check on the other devices is clean and a degraded
 # kernel mount reads every file right, so P (and Q) rebuild the lost units.
 . "$TOP/tests/lib/common.sh"
@@ -161,6 +162,8 @@ run_config() { # ndev size profile devices-to-zero...
 	run_check "$FILL" -n 400 -c 2 -x -p "e_" "${imgs[@]}" > /dev/null
 	run_check "$FILL" -n 40 -c 2 -D 64 -p "d_small_" "${imgs[@]}" > /dev/null
 	files=$((files + 440))
+	# a commit that fails before its superblock: its rows went out whole, the old generation stands
+	expect_exit 3 "$FILL" -n 3000 -c 1 -X 3000 -p lost_ -F "${imgs[@]}" > /dev/null
 	parity_ok "$prof after kernel and engine" "${imgs[@]}"
 	our_check "${imgs[@]}"
 	"$BTRFS" check --noscan --check-data-csum "${imgs[@]}" > "$T/csum.log" 2>&1 ||
