@@ -42,7 +42,7 @@ static bool same_type(u64 flags, u64 type)
 }
 
 /* The profile bits for a new chunk of type (0 single). */
-static int pick_profile(struct btrfs_trans *t, u64 type, u64 *profile)
+static void pick_profile(struct btrfs_trans *t, u64 type, u64 *profile)
 {
 	bool present[ARRAY_SIZE(profile_pref)] = { false };
 	bool any = false;
@@ -65,7 +65,6 @@ static int pick_profile(struct btrfs_trans *t, u64 type, u64 *profile)
 			break;
 		}
 	}
-	return 0;
 }
 
 /* Devices (dev items' sizes) and every dev extent of the dev tree. */
@@ -195,9 +194,7 @@ int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group *
 	u32 size;
 	int ret;
 
-	ret = pick_profile(t, type, &profile);
-	if (ret < 0)
-		return ret;
+	pick_profile(t, type, &profile);
 	if (!t->ca) {
 		ret = load_devices(t);
 		if (ret < 0)
