@@ -178,6 +178,17 @@ int ea_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *out, int m
 			unit = off / BTRFS_STRIPE_LEN;
 			if (c->type & BTRFS_BLOCK_GROUP_RAID10)
 				col = s / (c->sub_stripes ? c->sub_stripes : 1);
+			if (c->type & BTRFS_BLOCK_GROUP_RAID56_MASK) {
+				/* the whole full stripe row, as the kernel excludes it: its parity covers the copy */
+				logical = c->logical + unit * groups * BTRFS_STRIPE_LEN;
+				if (n < max && logical < c->logical + c->length) {
+					out[n].start = logical;
+					out[n].len = min_t(u64, groups * BTRFS_STRIPE_LEN,
+							   c->logical + c->length - logical);
+					n++;
+				}
+				continue;
+			}
 			if (groups == 1)
 				logical = c->logical + round_down(off, BTRFS_STRIPE_LEN);
 			else

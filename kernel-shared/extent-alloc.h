@@ -7,7 +7,8 @@
  * else extent tree).  Free space of a block group is learnt the first time
  * a block is allocated from it: the block group's range minus every
  * EXTENT_ITEM / METADATA_ITEM in the extent tree, minus the superblock
- * copies' 64 KiB stripe units on any of its stripes, minus blocks pinned in
+ * copies' 64 KiB stripe units on any of its stripes (RAID5/6: their whole
+ * stripe rows), minus blocks pinned in
  * the transaction.  Blocks are nodesize-aligned (never crossing a 64 KiB
  * stripe), first fit in address order; the chunk tree's in SYSTEM block
  * groups, all others in METADATA ones (DATA|METADATA on a mixed
@@ -31,7 +32,8 @@
 
 /*
  * The logical ranges of a chunk that hold superblock copies (each a 64 KiB
- * stripe unit), into out (max entries); returns how many.
+ * stripe unit; RAID5/6: the whole stripe row), into out (max entries);
+ * returns how many.
  */
 int ea_super_ranges(const struct btrfs_chunk_map *chunk, struct fs_range *out, int max);
 

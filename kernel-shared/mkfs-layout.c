@@ -1016,6 +1016,7 @@ static int open_writer(struct mkfs_ctx *ctx, struct btrfs_block_writer *w, struc
 	ret = btrfs_block_writer_init(w, &geo, devs, cfg->ndevs);
 	if (ret < 0)
 		return ret;
+	w->fresh_space = true;          /* RAID5/6 rows: nothing to read back */
 	ctx->w = w;
 	ret = writer_add_chunks(ctx);
 	if (ret >= 0)

@@ -17,7 +17,8 @@
  * group (superblock copies are free space there, as in the kernel; the
  * allocator keeps off them).  Until then the block group is "pending": no
  * free space tree or used bytes update touches it.  System chunks also go
- * into the superblock's sys_chunk_array.  A transaction that does not
+ * into the superblock's sys_chunk_array, and the profile's incompat bit
+ * (raid56, raid1c34) into the superblock.  A transaction that does not
  * commit takes its chunks out of the chunk map again.
  */
 #include <stdlib.h>
@@ -40,8 +41,8 @@ static bool same_type(u64 flags, u64 type)
 	return (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == type;
 }
 
-/* The profile bits for a new chunk of type: 0 single, or -EOPNOTSUPP (printed). */
-static int pick_profile(struct btrfs_trans *t, u64 type, u64 *profile)
+/* The profile bits for a new chunk of type (0 single). */
+static void pick_profile(struct btrfs_trans *t, u64 type, u64 *profile)
 {
 	bool present[ARRAY_SIZE(profile_pref)] = { false };
 	bool any = false;
@@ -64,12 +65,6 @@ static int pick_profile(struct btrfs_trans *t, u64 type, u64 *profile)
 			break;
 		}
 	}
-	if (*profile & BTRFS_BLOCK_GROUP_RAID56_MASK) {
-		error("new %s chunk: RAID5/6 is not supported for writing",
-		      (type & BTRFS_BLOCK_GROUP_DATA) ? "data" : "metadata");
-		return -EOPNOTSUPP;
-	}
-	return 0;
 }
 
 /* Devices (dev items' sizes) and every dev extent of the dev tree. */
@@ -199,9 +194,7 @@ int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group *
 	u32 size;
 	int ret;
 
-	ret = pick_profile(t, type, &profile);
-	if (ret < 0)
-		return ret;
+	pick_profile(t, type, &profile);
 	if (!t->ca) {
 		ret = load_devices(t);
 		if (ret < 0)
@@ -394,6 +387,14 @@ int trans_new_chunks_super(struct btrfs_trans *t, struct btrfs_super_block *sb)
 		at += bg->chunk_item_size;
 	}
 	btrfs_set_super_sys_array_size(sb, at);
+	/* a profile's feature bit (raid56, raid1c34) goes in with its first chunk */
+	for (int i = 0; i < t->nr_bgs; i++) {
+		const struct btrfs_raid_attr *a = btrfs_raid_attr(t->bgs[i].flags);
+
+		if (t->bgs[i].is_new && a && a->incompat)
+			btrfs_set_super_incompat_flags(sb, btrfs_super_incompat_flags(sb) |
+							   a->incompat);
+	}
 	return 0;
 }
 

@@ -551,16 +551,6 @@ int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out)
 			return -EBADF;
 		}
 	}
-	for (size_t i = 0; i < fs->chunks.nr; i++) {
-		u64 type = fs->chunks.chunks[i]->type;
-
-		if ((type & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)) &&
-		    (type & BTRFS_BLOCK_GROUP_RAID56_MASK)) {
-			error("chunk %llu: RAID5/6 metadata is not supported for writing",
-			      fs->chunks.chunks[i]->logical);
-			return -EOPNOTSUPP;
-		}
-	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;

@@ -32,7 +32,8 @@
  * items' used bytes and (4) the free space tree (extent or bitmap form)
  * follow; these steps repeat until they dirty nothing new.  Then every
  * dirty block goes through btrfs_write_tree_block() (tree-checker, checksum,
- * every mirror), the devices are fsync'ed, and the superblock (generation,
+ * every mirror; RAID5/6 rows by read-modify-write, see tree-write.h), the
+ * devices are fsync'ed, and the superblock (generation,
  * roots, bytes_used, backup roots rotated as the kernel does, new system
  * chunks in sys_chunk_array; each device's dev_item with the sizes of its
  * item in the chunk tree) is written to every copy of every device, then fsync'ed again.  Any error before the
@@ -97,8 +98,7 @@ void btrfs_wpath_release(struct btrfs_wpath *p);
 
 /*
  * Start a transaction.  Refuses (-EOPNOTSUPP, printed) a filesystem with a
- * log tree to replay, RAID5/6 metadata or system chunks, or a device missing
- * or not opened read-write.
+ * log tree to replay, or a device missing or not opened read-write.
  */
 int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out);
 

@@ -5,10 +5,17 @@
  * checksum in last and writes every copy the chunk's profile asks for
  * (DUP/RAID1*: each stripe, RAID10: each sub stripe, RAID0/single: one).
  *
- * RAID5/6 chunks are written by full stripe rows: the bytes written into a
- * row are collected in memory (the rest of the row is zero) and each row is
- * written with its P (and Q) parity by btrfs_block_writer_flush().  That is
- * right for a new filesystem, where nothing else lives in those rows.
+ * RAID5/6 chunks are written by full stripe rows (read-modify-write,
+ * raid56-row.h): the bytes written into a row are collected in memory; a
+ * data unit only partly written is read from its device first, and at
+ * flush the units not written at all are read too, so that P (and Q) cover
+ * what the disk holds.  A unit that cannot be read is rebuilt from the
+ * others and the parity; when that is impossible the flush fails naming
+ * the chunk and row, before anything is written.  Only the changed data
+ * units and the parity are written.  fresh_space (mkfs: nothing else lives
+ * in any row) skips the reads: the rest of a row is zero and every unit is
+ * written.  Between the data and the parity writes a crash leaves the row's
+ * parity stale (the RAID5/6 write hole, as in the kernel).
  *
  * Ordering: btrfs_block_writer_flush() writes pending rows and fsyncs every
  * device; only after it returns may a superblock that points at the blocks
@@ -39,6 +46,8 @@ struct btrfs_block_writer {
 	struct bw_row *rows;          /* pending RAID5/6 rows */
 	size_t nr_rows;
 	size_t alloc_rows;
+	size_t last_row;              /* the row written last (lookup hint) */
+	bool fresh_space;             /* mkfs: rows hold nothing yet, no read-modify-write */
 	u64 blocks_written;
 	bool skip_checker;            /* only for tests of the checker itself */
 };
@@ -62,7 +71,7 @@ int btrfs_write_tree_block(struct btrfs_block_writer *w, struct extent_buffer *e
 /* Write len bytes at logical to every copy (data, no checks). */
 int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *buf, u64 len);
 
-/* Write the pending RAID5/6 rows and fsync every device. */
+/* Complete (read) and write the pending RAID5/6 rows, then fsync every device. */
 int btrfs_block_writer_flush(struct btrfs_block_writer *w);
 
 /* RAID6 syndrome helpers (exposed for unit tests): P and Q of n units of len bytes. */

@@ -7,7 +7,8 @@
 # not compared: among equally free devices the kernel's (unstable) sort
 # may pick another order, or for RAID1C3 on 4 devices of one size another
 # 3 of them, so that one runs on devices of 4 sizes (3 of 4 devices, the
-# most free first).  DUP on 1 device, RAID1 on 2, RAID10 on 4.
+# most free first).  DUP on 1 device, RAID1 on 2, RAID10 on 4, RAID5 on 3,
+# RAID6 on 4.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs python3
@@ -69,4 +70,6 @@ run_config 1 512M 3000 -m dup -d single
 run_config 2 400M 4000 -m raid1 -d raid1
 run_config 4 320M 6000 -m raid10 -d raid0
 run_config 4 400M,460M,420M,440M 6000 -m raid1c3 -d single
+run_config 3 400M 6000 -m raid5 -d raid5
+run_config 4 400M 6000 -m raid6 -d raid6
 echo ok
