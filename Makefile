@@ -2,7 +2,7 @@
 #
 #   make                 build ./btrfs and its argv[0] links (runs configure first if needed)
 #   make D=asan          the same binary built with AddressSanitizer + UBSan (objects apart)
-#   make test            the whole test suite (unit, cli, golden, interop, robustness)
+#   make test            the whole test suite (unit, cli, golden, interop; robustness under ASan)
 #   make test-unit|test-cli|test-golden|test-interop|test-robust
 #   make test-asan       sanitizer build, then the robustness and unit tests with it
 #   make hash-speedtest  checksum benchmark
@@ -116,8 +116,12 @@ $(OBJDIR)/bench/hash-speedtest.o: bench/hash-speedtest.c config.h
 # Test entry points. tests/run.sh prints one line per test and ends with
 # "N passed, N failed, N skipped".
 TEST_ENV = BTRFS=$(CURDIR)/$(BTRFS_BIN) UNIT_DIR=$(CURDIR)/$(OBJDIR)/tests TOOL_DIR=$(CURDIR)/$(OBJDIR)/tests/tools
+# make test runs the robustness tests (hostile images) with the ASan/UBSan build only:
+# a crash or a sanitizer report fails them, and running them twice would only cost time.
+SAN_ENV = SAN_BTRFS=$(CURDIR)/btrfs-asan SAN_UNIT_DIR=$(CURDIR)/.obj/asan/tests SAN_TOOL_DIR=$(CURDIR)/.obj/asan/tests/tools
 test: all unit-bins
-	$(TEST_ENV) tests/run.sh unit cli golden interop robust
+	$(MAKE) --no-print-directory D=asan all unit-bins
+	$(TEST_ENV) $(SAN_ENV) tests/run.sh unit cli golden interop robust
 test-unit: all unit-bins
 	$(TEST_ENV) tests/run.sh unit
 test-cli: all unit-bins

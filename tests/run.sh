@@ -7,6 +7,8 @@
 #   UNIT_DIR=dir      where the unit test binaries are (default .obj/default/tests)
 #   TEST=glob         run only tests whose name matches (e.g. TEST='cli/0*')
 #   TEST_LOG=tty      show each test's output as it runs instead of only on failure
+#   SAN_BTRFS=path    run the robust tests with this sanitizer build instead (make test
+#                     does: btrfs-asan), its unit/tool binaries from SAN_UNIT_DIR/SAN_TOOL_DIR
 # A shell test passes with exit 0 and is skipped with exit 77 (first line of output
 # starting "SKIP:" gives the reason).  Logs are kept in tests/.scratch/logs/.
 set -u
@@ -61,7 +63,13 @@ for cat in "$@"; do
 			selected "$name" || continue
 			log=$logs/${name//\//_}.log
 			export TEST_NAME=$name
-			t0=$SECONDS; run_one "$name" "$log" bash "$t"; report "$name" $? "$log" $t0
+			san=()
+			if [ "$cat" = robust ] && [ -n "${SAN_BTRFS:-}" ]; then
+				san=(env BTRFS="$SAN_BTRFS" UNIT_DIR="$SAN_UNIT_DIR" TOOL_DIR="$SAN_TOOL_DIR"
+				     ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1)
+				name="$name (asan)"
+			fi
+			t0=$SECONDS; run_one "$name" "$log" "${san[@]}" bash "$t"; report "$name" $? "$log" $t0
 		done ;;
 	*) echo "unknown test category: $cat" >&2; exit 2 ;;
 	esac
