@@ -284,6 +284,13 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 int btrfs_alloc_data_extent(struct btrfs_trans *t, u64 len, u64 root, u64 ino, u64 offset,
 			    u64 *bytenr);
 /*
+ * btrfs_alloc_data_extent() that may give less: *len bytes wanted, and when
+ * neither the DATA block groups nor a new chunk have them, what is left (halves,
+ * down to one sector) with *len set.  -ENOSPC is not printed.
+ */
+int btrfs_alloc_data_extent_upto(struct btrfs_trans *t, u64 *len, u64 root, u64 ino, u64 offset,
+				 u64 *bytenr);
+/*
  * Drop a data extent whose only reference is one EXTENT_DATA_REF (inline or
  * keyed) of count 1: its items go, its space is free after the commit.
  * -EOPNOTSUPP (printed) for a shared extent, -ENOENT if there is none.
