@@ -29,10 +29,7 @@
  * btrfs-progs).  Files without checksums (NODATASUM) are never compressed,
  * as in the kernel.
  *
- * File data is read once, in pieces of at most 1 MiB: checksummed (in
- * batches; a run of checksums of adjacent sectors becomes one csum item)
- * and written right away; extents next to each other are gathered into
- * writes of up to 1 MiB.  Memory is bounded by committing whenever the
+ * File data: rootdir-data.c.  Memory is bounded by committing whenever the
  * transaction holds RD_COMMIT_DIRTY bytes of dirty tree blocks, and once
  * at the end; only hard-linked files are remembered across the walk.
  */
@@ -47,47 +44,12 @@
 #include <sys/xattr.h>
 #include "kernel-shared/rootdir-internal.h"
 #include "kernel-shared/ctree-append.h"
-#include "kernel-shared/tree-write.h"
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/csum.h"
-#include "kernel-shared/disk-io.h"
 #include "kernel-shared/messages.h"
 
-#define RD_MAX_INLINE 2048
-#define RD_MAX_EXTENT (128 * SZ_1M)
-#define RD_IO_SIZE SZ_1M            /* read, checksum and write in pieces of this size */
-#define RD_BATCH 64                 /* sectors checksummed per hash_digest_batch() call */
 #define RD_COMMIT_DIRTY (64 * SZ_1M) /* dirty tree block bytes that make a commit */
-
-/* An inode being copied; its INODE_ITEM is inserted when it is complete. */
-struct rd_inode {
-	u64 ino;
-	u32 flags;                 /* BTRFS_INODE_* */
-	struct stat st;
-	u64 size;                  /* directories: sum of 2 * name lengths */
-	u64 nbytes;
-};
-
-/* A copied file with more links in the source: its other names only add links. */
-struct rd_link {
-	dev_t src_dev;
-	ino_t src_ino;
-	u64 ino;
-};
-
-/* One tree being filled: the top-level subvolume or one made by --subvol. */
-struct rd_tree {
-	u64 root;                  /* tree id */
-	u64 next_ino;
-	u64 *data_bytes;           /* data extents of the tree (qgroups) */
-	struct rd_link *links;
-	size_t nr_links;
-	size_t alloc_links;
-	/* (dev, ino) -> index into links, open addressing */
-	size_t *slots;
-	size_t slots_cap;
-};
 
 static size_t link_slot(const struct rd_tree *rt, dev_t dev, ino_t ino)
 {
@@ -156,46 +118,7 @@ static void release_tree(struct rd_tree *rt)
 	free(rt->slots);
 }
 
-/* A path named by an option, by (dev, ino). */
-struct rd_mark {
-	dev_t dev;
-	ino_t ino;
-	int type;                  /* --subvol: MKFS_SUBVOL_* */
-	u32 flags;                 /* --inode-flags */
-};
-
-struct rd {
-	struct rd_fs *fs;          /* the engine side: transaction, subvolumes */
-	const struct mkfs_config *cfg;
-	struct hash_ctx csum;
-	u16 csum_size;
-	struct rd_tree *cur;
-	struct btrfs_wroot *root;  /* cur's root in fs->t, NULL until looked up */
-	struct rd_mark *subvols;
-	int nr_subvols;
-	struct rd_mark *iflags;
-	int nr_iflags;
-	bool compress;
-	struct btrfs_compressor comp;
-	u8 *buf;                   /* RD_IO_SIZE bytes */
-	u8 *cbuf;                  /* compressed output, BTRFS_MAX_UNCOMPRESSED bytes */
-	/* Small extents next to each other are written together: wlen bytes at wstart. */
-	u8 *wbuf;                  /* RD_IO_SIZE bytes */
-	u64 wstart;
-	u64 wlen;
-	/* The data writer of the transaction, made again when a chunk is added. */
-	struct btrfs_block_writer w;
-	struct bw_device *wdevs;
-	bool w_open;
-	int w_bgs;
-	/* Checksums of adjacent sectors not yet in the csum tree: csum_nr from csum_start. */
-	u8 *csums;
-	u64 csum_start;
-	u32 csum_nr;
-	u32 csum_max;
-};
-
-static u64 transid(const struct rd *rd)
+u64 rd_transid(const struct rd *rd)
 {
 	return rd->fs->t->transid;
 }
@@ -211,7 +134,7 @@ static int cur_root(struct rd *rd, struct btrfs_wroot **root)
 	return ret;
 }
 
-static int insert(struct rd *rd, u64 objectid, u8 type, u64 offset, const void *data, u32 size)
+int rd_insert(struct rd *rd, u64 objectid, u8 type, u64 offset, const void *data, u32 size)
 {
 	struct btrfs_key key = { objectid, type, offset };
 	struct btrfs_wroot *root;
@@ -229,151 +152,13 @@ static int insert_or_append(struct rd *rd, u64 objectid, u8 type, u64 offset, co
 	return ret < 0 ? ret : btrfs_insert_or_append_item(rd->fs->t, root, &key, data, size);
 }
 
-/* ---- data and checksums ---- */
-
-/* Gathered data out through the writer. */
-static int flush_data(struct rd *rd)
-{
-	int ret = 0;
-
-	if (rd->wlen)
-		ret = btrfs_write_logical(&rd->w, rd->wstart, rd->wbuf, rd->wlen);
-	rd->wlen = 0;
-	return ret;
-}
-
-static int close_writer(struct rd *rd)
-{
-	int ret;
-
-	if (!rd->w_open)
-		return 0;
-	ret = flush_data(rd);
-	if (!ret)
-		ret = btrfs_block_writer_flush(&rd->w);
-	btrfs_block_writer_release(&rd->w);
-	free(rd->wdevs);
-	rd->wdevs = NULL;
-	rd->w_open = false;
-	return ret;
-}
-
-/* A writer that knows every chunk of the transaction. */
-static int open_writer(struct rd *rd)
-{
-	struct btrfs_trans *t = rd->fs->t;
-	int ret;
-
-	if (rd->w_open && rd->w_bgs == t->nr_bgs)
-		return 0;
-	ret = close_writer(rd);
-	if (ret < 0)
-		return ret;
-	ret = trans_writer_init(t, &rd->w, &rd->wdevs);
-	if (ret < 0) {
-		if (rd->wdevs) {
-			btrfs_block_writer_release(&rd->w);
-			free(rd->wdevs);
-			rd->wdevs = NULL;
-		}
-		return ret;
-	}
-	rd->w_open = true;
-	rd->w_bgs = t->nr_bgs;
-	return 0;
-}
-
-/*
- * Write len bytes of file data at logical.  Pieces that continue the
- * previous one are gathered into one large write; a full piece
- * (RD_IO_SIZE) goes out directly.
- */
-static int write_data(struct rd *rd, u64 logical, const u8 *buf, u64 len)
-{
-	int ret = open_writer(rd);
-
-	if (ret < 0)
-		return ret;
-	if (rd->wlen && (rd->wstart + rd->wlen != logical || rd->wlen + len > RD_IO_SIZE)) {
-		ret = flush_data(rd);
-		if (ret < 0)
-			return ret;
-	}
-	if (len >= RD_IO_SIZE)
-		return btrfs_write_logical(&rd->w, logical, buf, len);
-	if (!rd->wlen)
-		rd->wstart = logical;
-	memcpy(rd->wbuf + rd->wlen, buf, len);
-	rd->wlen += len;
-	return 0;
-}
-
-/* The pending checksum run into the csum tree. */
-static int flush_csums(struct rd *rd)
-{
-	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, rd->csum_start };
-	struct btrfs_wroot *csum;
-	int ret;
-
-	if (!rd->csum_nr)
-		return 0;
-	ret = btrfs_trans_get_root(rd->fs->t, BTRFS_CSUM_TREE_OBJECTID, &csum);
-	if (!ret)
-		ret = btrfs_insert_item(rd->fs->t, csum, &key, rd->csums, rd->csum_nr * rd->csum_size);
-	if (ret < 0)
-		error("cannot insert the checksums of data at %llu", (unsigned long long)rd->csum_start);
-	rd->csum_nr = 0;
-	return ret;
-}
-
-/*
- * Checksums of len bytes at logical.  A run that continues the pending one
- * grows it (as the kernel merges them), up to the largest item
- * btrfs-progs accepts: (leaf data - 2 item headers) / csum size - 1 entries.
- */
-static int add_csums(struct rd *rd, u64 logical, const u8 *data, u64 len)
-{
-	const u32 ss = rd->cfg->sectorsize;
-	u64 sectors = len / ss, done = 0;
-	int ret;
-
-	while (done < sectors) {
-		u64 at = logical + done * ss, n;
-
-		if (rd->csum_nr && (rd->csum_start + (u64)rd->csum_nr * ss != at ||
-				    rd->csum_nr == rd->csum_max)) {
-			ret = flush_csums(rd);
-			if (ret < 0)
-				return ret;
-		}
-		if (!rd->csum_nr)
-			rd->csum_start = at;
-		n = min_t(u64, sectors - done, rd->csum_max - rd->csum_nr);
-		/* The digests are the checksums (csum size = digest size), written in place. */
-		for (u64 i = 0; i < n; i += RD_BATCH) {
-			const void *blocks[RD_BATCH];
-			size_t nb = min_t(u64, n - i, RD_BATCH);
-
-			for (size_t b = 0; b < nb; b++)
-				blocks[b] = data + (done + i + b) * ss;
-			ret = hash_digest_batch(&rd->csum, blocks, nb, ss,
-						rd->csums + (rd->csum_nr + i) * rd->csum_size);
-			if (ret < 0)
-				return ret;
-		}
-		rd->csum_nr += n;
-		done += n;
-	}
-	return 0;
-}
-
 /* Everything pending into the tree and onto the disks; then commit (and start the next). */
 static int rd_commit(struct rd *rd, bool restart)
 {
-	int ret = flush_csums(rd);
+	int ret = rd_flush_csums(rd);
 
 	if (!ret)
-		ret = close_writer(rd);
+		ret = rd_close_writer(rd);
 	rd->root = NULL;
 	if (ret < 0)
 		return ret;
@@ -407,8 +192,8 @@ static int put_inode(struct rd *rd, const struct rd_inode *in, bool replace)
 	int ret;
 
 	memset(&ii, 0, sizeof(ii));
-	btrfs_set_inode_generation(&ii, transid(rd));
-	btrfs_set_inode_transid(&ii, transid(rd));
+	btrfs_set_inode_generation(&ii, rd_transid(rd));
+	btrfs_set_inode_transid(&ii, rd_transid(rd));
 	btrfs_set_inode_size(&ii, in->size);
 	btrfs_set_inode_nbytes(&ii, in->nbytes);
 	btrfs_set_inode_nlink(&ii, 1);
@@ -423,7 +208,7 @@ static int put_inode(struct rd *rd, const struct rd_inode *in, bool replace)
 	set_ts(&ii.mtime, &st->st_mtim);
 	set_ts(&ii.otime, &st->st_ctim);
 	if (!replace)
-		return insert(rd, in->ino, BTRFS_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
+		return rd_insert(rd, in->ino, BTRFS_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
 	ret = cur_root(rd, &root);
 	if (ret < 0)
 		return ret;
@@ -433,7 +218,7 @@ static int put_inode(struct rd *rd, const struct rd_inode *in, bool replace)
 		memcpy(btrfs_wpath_item_ptr(&path), &ii, sizeof(ii));
 	btrfs_wpath_release(&path);
 	if (ret > 0)
-		return insert(rd, in->ino, BTRFS_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
+		return rd_insert(rd, in->ino, BTRFS_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
 	return ret;
 }
 
@@ -470,7 +255,7 @@ static int add_inode_ref(struct rd *rd, u64 ino, u64 parent, u64 index, const ch
 	btrfs_set_inode_ref_name_len(ref, len);
 	memcpy(buf + sizeof(*ref), name, len);
 	ret = insert_or_append(rd, ino, BTRFS_INODE_REF_KEY, parent, buf, sizeof(*ref) + len);
-	if (ret == -E2BIG || ret == -EOVERFLOW)
+	if (ret == -E2BIG || ret == -EOVERFLOW || ret == -ENOSPC)
 		error("too many hard links of one file in one directory (inode %llu)", (unsigned long long)ino);
 	return ret;
 }
@@ -489,11 +274,11 @@ static int add_dir_entry(struct rd *rd, u64 dir, u64 index, const char *name, u6
 	btrfs_set_disk_key_objectid(&di->location, target);
 	btrfs_set_disk_key_type(&di->location, subvol ? BTRFS_ROOT_ITEM_KEY : BTRFS_INODE_ITEM_KEY);
 	btrfs_set_disk_key_offset(&di->location, subvol ? (u64)-1 : 0);
-	btrfs_set_dir_transid(di, transid(rd));
+	btrfs_set_dir_transid(di, rd_transid(rd));
 	btrfs_set_dir_name_len(di, len);
 	btrfs_set_dir_type(di, type);
 	memcpy(buf + sizeof(*di), name, len);
-	ret = insert(rd, dir, BTRFS_DIR_INDEX_KEY, index, buf, size);
+	ret = rd_insert(rd, dir, BTRFS_DIR_INDEX_KEY, index, buf, size);
 	if (!ret)
 		ret = insert_or_append(rd, dir, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, (int)len), buf, size);
 	return ret;
@@ -528,7 +313,7 @@ static int copy_xattrs(struct rd *rd, int fd, const char *path, u64 ino)
 			break;
 		}
 		memset(di, 0, sizeof(*di));
-		btrfs_set_dir_transid(di, transid(rd));
+		btrfs_set_dir_transid(di, rd_transid(rd));
 		btrfs_set_dir_data_len(di, vlen);
 		btrfs_set_dir_name_len(di, nlen);
 		btrfs_set_dir_type(di, BTRFS_FT_XATTR);
@@ -543,59 +328,8 @@ static int copy_xattrs(struct rd *rd, int fd, const char *path, u64 ino)
 	return ret;
 }
 
-/*
- * A data extent for len bytes of inode ino at file offset file_off (the
- * extent item in); unless fixed, *len may come back smaller.
- */
-static int alloc_data(struct rd *rd, u64 ino, u64 file_off, u64 *len, bool fixed, u64 *logical)
-{
-	struct btrfs_trans *t = rd->fs->t;
-	int ret;
-
-	if (fixed)
-		ret = btrfs_alloc_data_extent(t, *len, rd->cur->root, ino, file_off, logical);
-	else
-		ret = btrfs_alloc_data_extent_upto(t, len, rd->cur->root, ino, file_off, logical);
-	if (!ret)
-		*rd->cur->data_bytes += *len;
-	return ret;
-}
-
-static int add_file_extent(struct rd *rd, u64 ino, u64 file_off, u64 disk_bytenr, u64 disk_len, u64 len,
-			   int compress)
-{
-	struct btrfs_file_extent_item fi;
-
-	memset(&fi, 0, sizeof(fi));
-	btrfs_set_file_extent_generation(&fi, transid(rd));
-	btrfs_set_file_extent_ram_bytes(&fi, len);
-	btrfs_set_file_extent_type(&fi, BTRFS_FILE_EXTENT_REG);
-	btrfs_set_file_extent_compression(&fi, compress);
-	btrfs_set_file_extent_disk_bytenr(&fi, disk_bytenr);
-	btrfs_set_file_extent_disk_num_bytes(&fi, disk_bytenr ? disk_len : 0);
-	btrfs_set_file_extent_num_bytes(&fi, len);
-	return insert(rd, ino, BTRFS_EXTENT_DATA_KEY, file_off, &fi, sizeof(fi));
-}
-
-static int add_inline(struct rd *rd, struct rd_inode *in, const u8 *data, u32 len, u64 ram, int compress)
-{
-	u8 buf[BTRFS_FILE_EXTENT_INLINE_DATA_START + PATH_MAX];
-	struct btrfs_file_extent_item *fi = (struct btrfs_file_extent_item *)buf;
-
-	if (len > PATH_MAX)
-		return -E2BIG;
-	memset(buf, 0, BTRFS_FILE_EXTENT_INLINE_DATA_START);
-	btrfs_set_file_extent_generation(fi, transid(rd));
-	btrfs_set_file_extent_ram_bytes(fi, ram);
-	btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_INLINE);
-	btrfs_set_file_extent_compression(fi, compress);
-	memcpy(buf + BTRFS_FILE_EXTENT_INLINE_DATA_START, data, len);
-	in->nbytes = ram;
-	return insert(rd, in->ino, BTRFS_EXTENT_DATA_KEY, 0, buf, BTRFS_FILE_EXTENT_INLINE_DATA_START + len);
-}
-
 /* Open name in directory dfd, not following a symlink: the fd, or -errno (printed, path named). */
-static int open_child(int dfd, const char *name, const char *path, bool dir)
+int rd_open_child(int dfd, const char *name, const char *path, bool dir)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
 
@@ -607,7 +341,7 @@ static int open_child(int dfd, const char *name, const char *path, bool dir)
 }
 
 /* A stream over directory dfd, or NULL with dfd closed and *ret set (printed). */
-static DIR *open_dir_stream(int dfd, const char *path, int *ret)
+DIR *rd_open_dir_stream(int dfd, const char *path, int *ret)
 {
 	DIR *d = fdopendir(dfd);
 
@@ -617,184 +351,6 @@ static DIR *open_dir_stream(int dfd, const char *path, int *ret)
 		close(dfd);
 	}
 	return d;
-}
-
-static int read_full(int fd, u8 *buf, u64 len, u64 off)
-{
-	while (len) {
-		ssize_t n = pread(fd, buf, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		buf += n;
-		len -= n;
-		off += n;
-	}
-	return 0;
-}
-
-/* have bytes of path at off into buf, zeros after them up to len; errors printed. */
-static int read_piece(int fd, const char *path, u8 *buf, u64 have, u64 len, u64 off)
-{
-	int ret;
-
-	memset(buf + have, 0, len - have);
-	ret = read_full(fd, buf, have, off);
-	if (ret < 0)
-		error_errno(ret, "cannot read %s", path);
-	return ret;
-}
-
-/*
- * Compress len bytes (zero padded to a sector) of rd->buf into rd->cbuf:
- * the compressed length when it saves at least one sector, else 0.
- */
-static int try_compress(struct rd *rd, u64 len)
-{
-	const u32 ss = rd->cfg->sectorsize;
-	u64 aligned = round_up(len, (u64)ss);
-	int ret;
-
-	if (aligned <= ss)
-		return 0;
-	ret = btrfs_compress_buf(&rd->comp, rd->buf, aligned, rd->cbuf, aligned - ss);
-	if (ret == -E2BIG)
-		return 0;
-	return ret;
-}
-
-/* The data of regular file fd (named path in messages). */
-static int copy_regular(struct rd *rd, int fd, const char *path, struct rd_inode *in)
-{
-	const u32 ss = rd->cfg->sectorsize;
-	const bool no_holes = rd->cfg->incompat & BTRFS_FEATURE_INCOMPAT_NO_HOLES;
-	const bool csums = !(in->flags & BTRFS_INODE_NODATASUM);
-	bool compress = rd->compress && csums && !(in->flags & BTRFS_INODE_NODATACOW);
-	u64 size = in->st.st_size, pos = 0, end_aligned = round_up(size, (u64)ss);
-	int ret = 0;
-
-	in->size = size;
-	if (!size)
-		return 0;
-	if (size < ss && (size <= RD_MAX_INLINE || compress)) {
-		ret = read_full(fd, rd->buf, size, 0);  /* size < sectorsize <= RD_IO_SIZE */
-		if (ret < 0) {
-			error_errno(ret, "cannot read %s", path);
-			goto out;
-		}
-		if (compress) {
-			int clen = btrfs_compress_buf(&rd->comp, rd->buf, size, rd->cbuf,
-						      min_t(u64, size - 1, RD_MAX_INLINE));
-
-			if (clen > 0) {
-				ret = add_inline(rd, in, rd->cbuf, clen, size, rd->comp.type);
-				goto out;
-			}
-			if (clen != -E2BIG) {
-				ret = clen;
-				goto out;
-			}
-			compress = false;
-		}
-		if (size <= RD_MAX_INLINE)
-			return add_inline(rd, in, rd->buf, size, size, 0);
-	}
-	while (pos < end_aligned) {
-		off_t data = lseek(fd, pos, SEEK_DATA), hole;
-		u64 start, stop;
-
-		if (data < 0) {
-			if (errno != ENXIO) {
-				/* No SEEK_DATA here: the whole rest is data. */
-				data = pos;
-			} else {
-				break;
-			}
-		}
-		hole = lseek(fd, data, SEEK_HOLE);
-		if (hole < 0)
-			hole = size;
-		start = round_down((u64)data, (u64)ss);
-		stop = min_t(u64, round_up((u64)hole, (u64)ss), end_aligned);
-		if (start < pos)
-			start = pos;
-		if (start > pos && !no_holes) {
-			ret = add_file_extent(rd, in->ino, pos, 0, 0, start - pos, 0);
-			if (ret < 0)
-				goto out;
-		}
-		while (start < stop) {
-			u64 len = min_t(u64, stop - start, compress ? BTRFS_MAX_UNCOMPRESSED : RD_MAX_EXTENT);
-			u64 valid = min_t(u64, len, size - start), logical, disk_len = len;
-			int clen = 0;
-
-			if (compress) {
-				/* len <= 128 KiB <= RD_IO_SIZE */
-				ret = read_piece(fd, path, rd->buf, valid, len, start);
-				if (ret < 0)
-					goto out;
-				clen = try_compress(rd, len);
-				if (clen < 0) {
-					ret = clen;
-					goto out;
-				}
-				if (!clen && start == 0) {
-					in->flags |= BTRFS_INODE_NOCOMPRESS;
-					compress = false;
-				}
-				if (clen) {
-					/* As btrfs-progs: COMPRESS marks a file with compressed extents. */
-					in->flags |= BTRFS_INODE_COMPRESS;
-					disk_len = round_up((u64)clen, (u64)ss);
-					memset(rd->cbuf + clen, 0, disk_len - clen);
-				}
-			}
-			if (clen) {
-				ret = alloc_data(rd, in->ino, start, &disk_len, true, &logical);
-			} else {
-				ret = alloc_data(rd, in->ino, start, &len, false, &logical);
-				disk_len = len;
-				valid = min_t(u64, len, size - start);
-			}
-			if (ret < 0) {
-				error("not enough space in the filesystem for %s (%llu bytes)", path,
-				      (unsigned long long)size);
-				goto out;
-			}
-			ret = add_file_extent(rd, in->ino, start, logical, disk_len, len,
-					      clen ? rd->comp.type : 0);
-			if (!ret && (clen || compress)) {
-				/* Compressed in rd->cbuf, or did not compress: in rd->buf already. */
-				const u8 *p = clen ? rd->cbuf : rd->buf;
-
-				ret = add_csums(rd, logical, p, disk_len);
-				if (!ret)
-					ret = write_data(rd, logical, p, disk_len);
-			} else {
-				for (u64 done = 0; !ret && done < len; done += RD_IO_SIZE) {
-					u64 piece = min_t(u64, len - done, RD_IO_SIZE);
-					u64 have = done < valid ? min_t(u64, piece, valid - done) : 0;
-
-					ret = read_piece(fd, path, rd->buf, have, piece, start + done);
-					if (!ret && csums)
-						ret = add_csums(rd, logical + done, rd->buf, piece);
-					if (!ret)
-						ret = write_data(rd, logical + done, rd->buf, piece);
-				}
-			}
-			if (ret < 0)
-				goto out;
-			in->nbytes += len;
-			start += len;
-		}
-		pos = stop;
-	}
-	if (pos < end_aligned && !no_holes)
-		ret = add_file_extent(rd, in->ino, pos, 0, 0, end_aligned - pos, 0);
-out:
-	return ret;
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -834,7 +390,7 @@ static int copy_symlink(struct rd *rd, int dfd, const char *name, const char *pa
 		return -errno;
 	}
 	in->size = len;
-	return add_inline(rd, in, (const u8 *)target, len, len, 0);
+	return rd_add_inline(rd, in, (const u8 *)target, len, len, 0);
 }
 
 static int walk_dir(struct rd *rd, int dfd, const char *path, struct rd_inode *dir);
@@ -939,7 +495,7 @@ static int copy_entry(struct rd *rd, int dfd, const char *name, const char *path
 	int fd = -1, ret;
 
 	if (S_ISREG(in->st.st_mode) || S_ISDIR(in->st.st_mode)) {
-		fd = open_child(dfd, name, path, S_ISDIR(in->st.st_mode));
+		fd = rd_open_child(dfd, name, path, S_ISDIR(in->st.st_mode));
 		if (fd < 0)
 			return fd;
 	}
@@ -952,7 +508,7 @@ static int copy_entry(struct rd *rd, int dfd, const char *name, const char *path
 	if (S_ISDIR(in->st.st_mode))
 		return walk_dir(rd, fd, path, in);      /* closes fd */
 	if (S_ISREG(in->st.st_mode))
-		ret = copy_regular(rd, fd, path, in);
+		ret = rd_copy_regular(rd, fd, path, in);
 	else if (S_ISLNK(in->st.st_mode))
 		ret = copy_symlink(rd, dfd, name, path, in);
 	if (fd >= 0)
@@ -980,7 +536,7 @@ static int copy_name(struct rd *rd, int dfd, const char *name, const char *child
 	dir->size += 2 * strlen(name);
 	sv = S_ISDIR(in.st.st_mode) ? find_mark(rd->subvols, rd->nr_subvols, &in.st) : NULL;
 	if (sv) {
-		int fd = open_child(dfd, name, child, true);
+		int fd = rd_open_child(dfd, name, child, true);
 
 		if (fd < 0)
 			return fd;
@@ -1018,7 +574,7 @@ static int walk_dir(struct rd *rd, int dfd, const char *path, struct rd_inode *d
 	char **names = NULL;
 	size_t nr = 0;
 	int ret = 0;
-	DIR *d = open_dir_stream(dfd, path, &ret);
+	DIR *d = rd_open_dir_stream(dfd, path, &ret);
 
 	if (!d)
 		return ret;
@@ -1127,9 +683,9 @@ int rd_copy_tree(struct rd_fs *f)
 	}
 	/* The last transaction stays open for rd_fs_finish(). */
 	if (!ret)
-		ret = flush_csums(&rd);
+		ret = rd_flush_csums(&rd);
 	if (!ret)
-		ret = close_writer(&rd);
+		ret = rd_close_writer(&rd);
 out:
 	if (rd.w_open) {
 		btrfs_block_writer_release(&rd.w);
@@ -1149,75 +705,3 @@ out:
 	hash_ctx_release(&rd.csum);
 	return ret;
 }
-
-struct size_walk {
-	u32 sectorsize;
-	u64 data;
-	u64 meta;
-};
-
-/* Add up the contents of directory dfd (taken over and closed; path in messages), not following symlinks. */
-static int size_tree(int dfd, const char *path, struct size_walk *w, int depth)
-{
-	struct dirent *de;
-	int ret = 0;
-	DIR *d = open_dir_stream(dfd, path, &ret);
-
-	if (!d)
-		return ret;
-	while (!ret && (de = readdir(d))) {
-		struct stat st;
-		size_t name = strlen(de->d_name);
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			ret = -errno;
-			error_errno(ret, "cannot stat %s/%s", path, de->d_name);
-			break;
-		}
-		if (S_ISREG(st.st_mode))
-			w->data += round_up((u64)st.st_size, (u64)w->sectorsize);
-		/* inode item, inode ref, dir item and index, inline data or extent items */
-		w->meta += 4 * (name + 64) + 200 + (S_ISREG(st.st_mode) ? min_t(u64, st.st_size, 2048) : 0);
-		if (S_ISDIR(st.st_mode)) {
-			char child[PATH_MAX];
-			int fd;
-
-			if (depth > 4096) {
-				ret = -ELOOP;
-				break;
-			}
-			if (snprintf(child, sizeof(child), "%s/%s", path, de->d_name) >= (int)sizeof(child)) {
-				ret = -ENAMETOOLONG;
-				break;
-			}
-			fd = open_child(dirfd(d), de->d_name, child, true);
-			ret = fd < 0 ? fd : size_tree(fd, child, w, depth + 1);
-		}
-	}
-	closedir(d);
-	return ret;
-}
-
-int mkfs_rootdir_estimate(const char *dir, u32 sectorsize, u64 *data_bytes, u64 *meta_bytes)
-{
-	struct size_walk w = { .sectorsize = sectorsize };
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0) {
-		ret = -errno;
-		error_errno(ret, "cannot open directory %s", dir);
-		return ret;
-	}
-	ret = size_tree(fd, dir, &w, 1);
-	if (ret < 0)
-		return ret;
-	/* Checksums: at most 32 bytes per sector. */
-	w.meta += w.data / sectorsize * 32;
-	*data_bytes = w.data;
-	*meta_bytes = w.meta;
-	return 0;
-}
-
