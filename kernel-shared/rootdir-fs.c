@@ -367,8 +367,11 @@ int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summar
 	}
 	if (!ret)
 		ret = set_qgroups(f);
-	if (!ret)
+	if (!ret) {
+		/* The uuid tree is complete: no rescan at the next mount (mkfs' own promise). */
+		btrfs_set_super_uuid_tree_generation(f->fs->super, f->t->transid);
 		ret = rd_fs_commit(f, false);
+	}
 	if (!ret && cfg->shrink)
 		ret = wipe_supers_past(&cfg->devs[0], end);
 	if (!ret && summary)
