@@ -16,29 +16,38 @@
 /* The kernel's largest extent (BTRFS_MAX_EXTENT_SIZE). */
 #define DATA_EXTENT_MAX (128ULL * SZ_1M)
 
+/* *len bytes, or with shrink less (halves, down to one sector) from the DATA block groups as they are. */
+static int alloc_existing(struct btrfs_trans *t, u64 *len, bool shrink, u64 *bytenr)
+{
+	u32 sectorsize = t->fs->geo.sectorsize;
+	int ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, *len, sectorsize, bytenr);
+
+	for (u64 try = *len; ret == -ENOSPC && shrink && try > sectorsize;) {
+		try = max_t(u64, round_down(try / 2, (u64)sectorsize), sectorsize);
+		ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, try, sectorsize, bytenr);
+		if (ret == 0)
+			*len = try;
+	}
+	return ret;
+}
+
 /*
- * Space for *len bytes of data: the existing DATA block groups, then a new
- * data chunk; with shrink, then less (halves, down to one sector) from
- * what is left.  -ENOSPC silent.
+ * Space for *len bytes of data: the existing DATA block groups (with
+ * shrink: what is left in them, so chunks fill up), then a new data
+ * chunk.  -ENOSPC is silent unless no chunk could be made.
  */
 static int reserve_data(struct btrfs_trans *t, u64 *len, bool shrink, u64 *bytenr)
 {
-	u32 sectorsize = t->fs->geo.sectorsize;
 	struct wblock_group *bg;
 	int ret;
 
-	ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, *len, sectorsize, bytenr);
+	ret = alloc_existing(t, len, shrink, bytenr);
 	if (ret != -ENOSPC)
 		return ret;
 	ret = trans_new_block_group(t, ea_bg_type_for(t, BTRFS_BLOCK_GROUP_DATA), &bg);
-	if (ret < 0 && ret != -ENOSPC)
+	if (ret < 0)
 		return ret;
-	ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, *len, sectorsize, bytenr);
-	while (ret == -ENOSPC && shrink && *len > sectorsize) {
-		*len = max_t(u64, round_down(*len / 2, (u64)sectorsize), sectorsize);
-		ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, *len, sectorsize, bytenr);
-	}
-	return ret;
+	return alloc_existing(t, len, shrink, bytenr);
 }
 
 /* The extent item of a new data extent, its space accounted. */
