@@ -16,38 +16,56 @@
 /* The kernel's largest extent (BTRFS_MAX_EXTENT_SIZE). */
 #define DATA_EXTENT_MAX (128ULL * SZ_1M)
 
-int btrfs_alloc_data_extent(struct btrfs_trans *t, u64 len, u64 root, u64 ino, u64 offset,
-			    u64 *bytenr)
+/* *len bytes, or with shrink less (halves, down to one sector) from the DATA block groups as they are. */
+static int alloc_existing(struct btrfs_trans *t, u64 *len, bool shrink, u64 *bytenr)
+{
+	u32 sectorsize = t->fs->geo.sectorsize;
+	int ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, *len, sectorsize, bytenr);
+
+	for (u64 try = *len; ret == -ENOSPC && shrink && try > sectorsize;) {
+		try = max_t(u64, round_down(try / 2, (u64)sectorsize), sectorsize);
+		ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, try, sectorsize, bytenr);
+		if (ret == 0)
+			*len = try;
+	}
+	return ret;
+}
+
+/*
+ * Space for *len bytes of data: the existing DATA block groups (with
+ * shrink: what is left in them, so chunks fill up), then a new data
+ * chunk.  -ENOSPC is silent unless no chunk could be made.
+ */
+static int reserve_data(struct btrfs_trans *t, u64 *len, bool shrink, u64 *bytenr)
+{
+	struct wblock_group *bg;
+	int ret;
+
+	ret = alloc_existing(t, len, shrink, bytenr);
+	if (ret != -ENOSPC)
+		return ret;
+	ret = trans_new_block_group(t, ea_bg_type_for(t, BTRFS_BLOCK_GROUP_DATA), &bg);
+	if (ret < 0)
+		return ret;
+	return alloc_existing(t, len, shrink, bytenr);
+}
+
+/* The extent item of a new data extent, its space accounted. */
+static int insert_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len, u64 root, u64 ino,
+			      u64 offset)
 {
 	u8 buf[sizeof(struct btrfs_extent_item) + 1 + sizeof(struct btrfs_extent_data_ref)];
 	struct btrfs_extent_item *ei = (struct btrfs_extent_item *)buf;
 	struct btrfs_extent_data_ref *dr = (struct btrfs_extent_data_ref *)(buf + sizeof(*ei) + 1);
-	u32 sectorsize = t->fs->geo.sectorsize;
 	struct btrfs_wroot *extent;
-	struct wblock_group *bg;
 	struct btrfs_key key;
 	int ret;
 
-	if (!len || len % sectorsize || len > DATA_EXTENT_MAX) {
-		error("data extent of %llu bytes: must be a multiple of %u, at most %llu", len,
-		      sectorsize, (unsigned long long)DATA_EXTENT_MAX);
-		return -EINVAL;
-	}
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
 	if (ret < 0)
 		return ret;
-	ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, len, sectorsize, bytenr);
-	if (ret == -ENOSPC) {
-		ret = trans_new_block_group(t, ea_bg_type_for(t, BTRFS_BLOCK_GROUP_DATA), &bg);
-		if (ret == 0)
-			ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, len, sectorsize, bytenr);
-	}
-	if (ret < 0) {
-		error("no free space for a data extent of %llu bytes", len);
-		return ret;
-	}
 	/* the range is out of the free list already; accounting takes it for good */
-	ret = btrfs_account_extent(t, *bytenr, len, true);
+	ret = btrfs_account_extent(t, bytenr, len, true);
 	if (ret < 0)
 		return ret;
 	memset(buf, 0, sizeof(buf));
@@ -59,11 +77,51 @@ int btrfs_alloc_data_extent(struct btrfs_trans *t, u64 len, u64 root, u64 ino, u
 	btrfs_set_extent_data_ref_objectid(dr, ino);
 	btrfs_set_extent_data_ref_offset(dr, offset);
 	btrfs_set_extent_data_ref_count(dr, 1);
-	key = (struct btrfs_key){ *bytenr, BTRFS_EXTENT_ITEM_KEY, len };
+	key = (struct btrfs_key){ bytenr, BTRFS_EXTENT_ITEM_KEY, len };
 	ret = btrfs_insert_item(t, extent, &key, buf, sizeof(buf));
 	if (ret < 0)
-		error("cannot insert the extent item of data extent %llu+%llu", *bytenr, len);
+		error("cannot insert the extent item of data extent %llu+%llu", bytenr, len);
 	return ret;
+}
+
+static bool bad_data_len(const struct btrfs_trans *t, u64 len)
+{
+	u32 sectorsize = t->fs->geo.sectorsize;
+
+	if (!len || len % sectorsize || len > DATA_EXTENT_MAX) {
+		error("data extent of %llu bytes: must be a multiple of %u, at most %llu", len,
+		      sectorsize, (unsigned long long)DATA_EXTENT_MAX);
+		return true;
+	}
+	return false;
+}
+
+int btrfs_alloc_data_extent(struct btrfs_trans *t, u64 len, u64 root, u64 ino, u64 offset,
+			    u64 *bytenr)
+{
+	int ret;
+
+	if (bad_data_len(t, len))
+		return -EINVAL;
+	ret = reserve_data(t, &len, false, bytenr);
+	if (ret < 0) {
+		error("no free space for a data extent of %llu bytes", len);
+		return ret;
+	}
+	return insert_data_extent(t, *bytenr, len, root, ino, offset);
+}
+
+int btrfs_alloc_data_extent_upto(struct btrfs_trans *t, u64 *len, u64 root, u64 ino, u64 offset,
+				 u64 *bytenr)
+{
+	int ret;
+
+	if (bad_data_len(t, *len))
+		return -EINVAL;
+	ret = reserve_data(t, len, true, bytenr);
+	if (ret < 0)
+		return ret;
+	return insert_data_extent(t, *bytenr, *len, root, ino, offset);
 }
 
 /*

@@ -9,14 +9,15 @@
  * every block, their own included (a fixed point: each round adds only the
  * blocks missing).  Then fill the allocation-dependent trees with the final
  * values, build every block, write, flush, write the superblocks.  With
- * --rootdir the writer opens before the copy (superblocks wiped first) and
- * file data goes out while the tree is copied; only tree blocks wait.
+ * --rootdir this empty filesystem is then filled through the write engine
+ * (rootdir-fs.c), as btrfs-progs does.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "kernel-shared/mkfs-layout.h"
 #include "kernel-shared/mkfs-internal.h"
+#include "kernel-shared/rootdir-internal.h"
 #include "kernel-shared/chunk-alloc.h"
 #include "kernel-shared/tree-builder.h"
 #include "kernel-shared/tree-write.h"
@@ -73,8 +74,8 @@ static int plan_chunks(struct mkfs_ctx *ctx)
 		return ret;
 	/*
 	 * --shrink: size the chunks as for a device of at most 1 GiB (chunk
-	 * sizes follow the filesystem size); shrink_device() puts the real
-	 * total back.
+	 * sizes follow the filesystem size); after the copy rootdir-fs.c
+	 * cuts the device to the end of its last dev extent.
 	 */
 	if (cfg->shrink)
 		ctx->ca.total_bytes = min_t(u64, ctx->ca.total_bytes, SZ_1G);
@@ -112,73 +113,6 @@ static int plan_chunks(struct mkfs_ctx *ctx)
 		return -E2BIG;
 	ctx->nr_chunks = ca_sorted_chunks(&ctx->ca, ctx->chunks);
 	return 0;
-}
-
-/*
- * --shrink: device 1 ends where its last dev extent ends (tree blocks and
- * data are already placed, no more chunks are made).
- */
-static void shrink_device(struct mkfs_ctx *ctx)
-{
-	struct ca_device *d = &ctx->ca.devs[0];
-	u64 end = BTRFS_DEVICE_RANGE_RESERVED;
-
-	for (int i = 0; i < d->nr_ext; i++)
-		end = max_t(u64, end, d->ext[i].start + d->ext[i].len);
-	d->total_bytes = end;
-	ctx->ca.total_bytes = 0;
-	for (int i = 0; i < ctx->ca.ndevs; i++)
-		ctx->ca.total_bytes += ctx->ca.devs[i].total_bytes;
-}
-
-/*
- * After --rootdir: make metadata chunks until the tree blocks fit, by an
- * estimate from the bytes of the items (the builder packs leaves full),
- * with the extent tree's items for every block and data extent on top.
- */
-static int ensure_metadata_room(struct mkfs_ctx *ctx)
-{
-	const struct mkfs_config *cfg = ctx->cfg;
-	const u64 leaf = cfg->nodesize - sizeof(struct btrfs_header);
-	u64 meta_type = cfg->mixed ? BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DATA :
-				     BTRFS_BLOCK_GROUP_METADATA;
-	u64 blocks = 0, ext_bytes, need, room;
-
-	for (int t = 0; t < ctx->ntrees; t++) {
-		u64 bytes = 0;
-
-		if (!ctx->present[t] || t == T_CHUNK || t == T_EXTENT)
-			continue;
-		for (size_t i = 0; i < ctx->tb[t].nr; i++)
-			bytes += sizeof(struct btrfs_item) + ctx->tb[t].items[i].size;
-		blocks += bytes / leaf + bytes / leaf / 64 + 2;
-	}
-	ext_bytes = blocks * 80 + ctx->nr_data * 80;
-	blocks += ext_bytes / leaf + ext_bytes / leaf / 64 + 2;
-	blocks += 2 * (u64)ctx->ca.nr_chunks + 16;      /* free space tree, block groups, root, dev */
-	need = blocks * cfg->nodesize;
-	for (int round = 0; round < 1024; round++) {
-		struct ca_chunk *c;
-
-		room = 0;
-		for (int i = 0; i < ctx->ca.nr_chunks; i++) {
-			const struct ca_chunk *ch = ctx->ca.chunks[i];
-
-			if (ch->removed || !(ch->type & BTRFS_BLOCK_GROUP_METADATA) ||
-			    ch->cursor >= ch->logical + ch->length)
-				continue;
-			room += ch->logical + ch->length - ch->cursor;
-		}
-		if (room >= need)
-			return 0;
-		c = ca_alloc_chunk(&ctx->ca, meta_type | cfg->meta_profile);
-		if (IS_ERR(c)) {
-			error("not enough space for the metadata of --rootdir (%llu bytes needed)",
-			      (unsigned long long)need);
-			return PTR_ERR(c);
-		}
-	}
-	return -ENOSPC;
 }
 
 /* ---- block allocation ------------------------------------------------------ */
@@ -235,7 +169,7 @@ static void fill_dir_inode(const struct mkfs_ctx *ctx, struct btrfs_inode_item *
 	set_time(&ii->otime, now);
 }
 
-int mkfs_add_inode_ref(struct tree_builder *tb, u64 ino, u64 parent, u64 index, const char *name)
+static int add_inode_ref(struct tree_builder *tb, u64 ino, u64 parent, u64 index, const char *name)
 {
 	size_t len = strlen(name);
 	struct btrfs_inode_ref *ref = tb_add_key(tb, ino, BTRFS_INODE_REF_KEY, parent, sizeof(*ref) + len);
@@ -257,7 +191,7 @@ static int fill_subvol_tree(struct mkfs_ctx *ctx, struct tree_builder *tb)
 	if (!ii)
 		return -ENOMEM;
 	fill_dir_inode(ctx, ii);
-	return mkfs_add_inode_ref(tb, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
+	return add_inode_ref(tb, BTRFS_FIRST_FREE_OBJECTID, BTRFS_FIRST_FREE_OBJECTID, 0, "..");
 }
 
 /* A device item as the chunk tree and each device's superblock carry it. */
@@ -285,7 +219,7 @@ static void fill_chunk_item(const struct mkfs_ctx *ctx, const struct ca_chunk *c
 		       BTRFS_UUID_SIZE);
 }
 
-int mkfs_writer_add_chunk(struct mkfs_ctx *ctx, const struct ca_chunk *c)
+static int writer_add_chunk(struct mkfs_ctx *ctx, const struct ca_chunk *c)
 {
 	u32 size = btrfs_chunk_item_size(c->num_stripes);
 	struct btrfs_chunk *ch = calloc(1, size);
@@ -356,14 +290,6 @@ static int fill_uuid_tree(struct mkfs_ctx *ctx)
 	if (!id)
 		return -ENOMEM;
 	put_unaligned_le64(BTRFS_FS_TREE_OBJECTID, id);
-	for (int i = 0; i < ctx->nr_subvols; i++) {
-		u = ctx->subvol[i].uuid;
-		id = tb_add_key(&ctx->tb[T_UUID], get_unaligned_le64(u), BTRFS_UUID_KEY_SUBVOL,
-				get_unaligned_le64(u + 8), sizeof(*id));
-		if (!id)
-			return -ENOMEM;
-		put_unaligned_le64(ctx->subvol[i].id, id);
-	}
 	return 0;
 }
 
@@ -386,16 +312,10 @@ static int fill_quota_tree(struct mkfs_ctx *ctx)
 	btrfs_set_qgroup_status_rescan(st, 0);
 	if (ctx->cfg->squota)
 		btrfs_set_qgroup_status_enable_gen(st, ctx->gen);
-	for (int t = T_FS; t < ctx->ntrees; t = t == T_FS ? T_SUBVOL : t + 1) {
-		u64 id = ctx->tree_id[t];
-		/* Every block and data extent of a tree is its own: referenced = exclusive. */
-		u64 bytes = (u64)ctx->blk[t].nr * ctx->cfg->nodesize;
-
-		if (!ctx->blk[t].nr)
-			bytes = ctx->cfg->nodesize;     /* planning round: one leaf at least */
-		for (size_t i = 0; i < ctx->nr_data; i++)
-			if (ctx->data[i].root == id)
-				bytes += ctx->data[i].disk_len;
+	{
+		u64 id = BTRFS_FS_TREE_OBJECTID;
+		/* The empty top-level subvolume: one leaf. */
+		u64 bytes = ctx->cfg->nodesize;
 		info = tb_add_key(tb, 0, BTRFS_QGROUP_INFO_KEY, id, sizeof(*info));
 		if (!info)
 			return -ENOMEM;
@@ -418,20 +338,6 @@ static u64 tree_root_bytenr(const struct mkfs_ctx *ctx, int t)
 	return ctx->blk[t].nr ? ctx->blk[t].bytenr[ctx->blk[t].nr - 1] : 0;
 }
 
-static int add_root_ref(struct tree_builder *tb, u64 objectid, u8 type, u64 offset, const struct mkfs_subvol *sv)
-{
-	size_t len = strlen(sv->name);
-	struct btrfs_root_ref *ref = tb_add_key(tb, objectid, type, offset, sizeof(*ref) + len);
-
-	if (!ref)
-		return -ENOMEM;
-	btrfs_set_root_ref_dirid(ref, sv->dirid);
-	btrfs_set_root_ref_sequence(ref, sv->index);
-	btrfs_set_root_ref_name_len(ref, len);
-	memcpy(ref + 1, sv->name, len);
-	return 0;
-}
-
 /* The root item of tree t, as every tree's: its root block, size, level, generation. */
 static struct btrfs_root_item *add_root_item(struct mkfs_ctx *ctx, struct tree_builder *tb, int t, u64 dirid)
 {
@@ -452,29 +358,6 @@ static struct btrfs_root_item *add_root_item(struct mkfs_ctx *ctx, struct tree_b
 	btrfs_set_root_level(ri, tb_root_level(&ctx->tb[t]));
 	btrfs_set_root_generation_v2(ri, ctx->gen);
 	return ri;
-}
-
-/* Root item, ROOT_REF in the parent and ROOT_BACKREF of subvolume i. */
-static int add_subvol_items(struct mkfs_ctx *ctx, struct tree_builder *tb, int i)
-{
-	const struct mkfs_subvol *sv = &ctx->subvol[i];
-	struct btrfs_root_item *ri = add_root_item(ctx, tb, T_SUBVOL + i, BTRFS_FIRST_FREE_OBJECTID);
-	int ret;
-
-	if (!ri)
-		return -ENOMEM;
-	/* Without ROOT_ITEM_INIT the kernel takes the item as pre-3.x and clears the flags (RDONLY). */
-	btrfs_set_inode_flags(&ri->inode, BTRFS_INODE_ROOT_ITEM_INIT);
-	btrfs_set_root_flags(ri, sv->readonly ? BTRFS_ROOT_SUBVOL_RDONLY : 0);
-	memcpy(ri->uuid, sv->uuid, BTRFS_UUID_SIZE);
-	btrfs_set_root_ctransid(ri, ctx->gen);
-	btrfs_set_root_otransid(ri, ctx->gen);
-	set_time(&ri->ctime, ctx->cfg->now);
-	set_time(&ri->otime, ctx->cfg->now);
-	ret = add_root_ref(tb, sv->id, BTRFS_ROOT_BACKREF_KEY, sv->parent, sv);
-	if (!ret)
-		ret = add_root_ref(tb, sv->parent, BTRFS_ROOT_REF_KEY, sv->id, sv);
-	return ret;
 }
 
 static int fill_root_tree(struct mkfs_ctx *ctx)
@@ -502,24 +385,19 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 			set_time(&ri->otime, ctx->cfg->now);
 		}
 	}
-	for (int i = 0; i < ctx->nr_subvols; i++) {
-		ret = add_subvol_items(ctx, tb, i);
-		if (ret < 0)
-			return ret;
-	}
 	/*
 	 * The root tree directory with "default" pointing at the top-level
 	 * subvolume, and the backref btrfs-progs writes for that name:
 	 * (FS_TREE INODE_REF ROOT_TREE_DIR) "default", index 0.
 	 */
-	ret = mkfs_add_inode_ref(tb, BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, def);
+	ret = add_inode_ref(tb, BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, def);
 	if (ret < 0)
 		return ret;
 	ii = tb_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_INODE_ITEM_KEY, 0, sizeof(*ii));
 	if (!ii)
 		return -ENOMEM;
 	fill_dir_inode(ctx, ii);
-	ret = mkfs_add_inode_ref(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, "..");
+	ret = add_inode_ref(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, "..");
 	if (ret < 0)
 		return ret;
 	di = tb_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
@@ -527,7 +405,7 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 	if (!di)
 		return -ENOMEM;
 	btrfs_set_disk_key_objectid(&di->location,
-				    ctx->default_subvol ? ctx->default_subvol : BTRFS_FS_TREE_OBJECTID);
+				    BTRFS_FS_TREE_OBJECTID);
 	btrfs_set_disk_key_type(&di->location, BTRFS_ROOT_ITEM_KEY);
 	btrfs_set_disk_key_offset(&di->location, (u64)-1);
 	btrfs_set_dir_transid(di, 0);
@@ -578,17 +456,14 @@ static struct range *used_ranges(const struct mkfs_ctx *ctx, size_t *nr)
 	size_t n = 0, k = 0;
 	struct range *r;
 
-	for (int t = 0; t < ctx->ntrees; t++)
+	for (int t = 0; t < T_NR; t++)
 		n += ctx->blk[t].nr;
-	n += ctx->nr_data;
 	r = malloc((n + 1) * sizeof(*r));
 	if (!r)
 		return NULL;
-	for (int t = 0; t < ctx->ntrees; t++)
+	for (int t = 0; t < T_NR; t++)
 		for (u32 i = 0; i < ctx->blk[t].nr; i++)
 			r[k++] = (struct range){ ctx->blk[t].bytenr[i], ctx->cfg->nodesize };
-	for (size_t i = 0; i < ctx->nr_data; i++)
-		r[k++] = (struct range){ ctx->data[i].logical, ctx->data[i].disk_len };
 	qsort(r, k, sizeof(*r), cmp_range);
 	*nr = k;
 	return r;
@@ -659,7 +534,7 @@ static int fill_extent_tree(struct mkfs_ctx *ctx, const struct block_info *own)
 	int ret;
 
 	tb_reset(tb);
-	for (int t = 0; t < ctx->ntrees; t++) {
+	for (int t = 0; t < T_NR; t++) {
 		for (u32 i = 0; i < ctx->blk[t].nr; i++) {
 			struct btrfs_extent_item *ei;
 			struct btrfs_extent_inline_ref *iref;
@@ -698,27 +573,6 @@ static int fill_extent_tree(struct mkfs_ctx *ctx, const struct block_info *own)
 			btrfs_set_extent_inline_ref_type(iref, BTRFS_TREE_BLOCK_REF_KEY);
 			btrfs_set_extent_inline_ref_offset(iref, ctx->tree_id[t]);
 		}
-	}
-	for (size_t i = 0; i < ctx->nr_data; i++) {
-		const struct mkfs_data_extent *d = &ctx->data[i];
-		struct btrfs_extent_item *ei;
-		struct btrfs_extent_inline_ref *iref;
-		struct btrfs_extent_data_ref *dref;
-
-		ei = tb_add_key(tb, d->logical, BTRFS_EXTENT_ITEM_KEY, d->disk_len,
-				sizeof(*ei) + btrfs_extent_inline_ref_size(BTRFS_EXTENT_DATA_REF_KEY));
-		if (!ei)
-			return -ENOMEM;
-		btrfs_set_extent_refs(ei, 1);
-		btrfs_set_extent_generation(ei, ctx->gen);
-		btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_DATA);
-		iref = (struct btrfs_extent_inline_ref *)(ei + 1);
-		btrfs_set_extent_inline_ref_type(iref, BTRFS_EXTENT_DATA_REF_KEY);
-		dref = (struct btrfs_extent_data_ref *)((u8 *)iref + offsetof(struct btrfs_extent_inline_ref, offset));
-		btrfs_set_extent_data_ref_root(dref, d->root);
-		btrfs_set_extent_data_ref_objectid(dref, d->ino);
-		btrfs_set_extent_data_ref_offset(dref, d->file_offset);
-		btrfs_set_extent_data_ref_count(dref, 1);
 	}
 	if (!ctx->present[T_BGT]) {
 		ret = add_block_group_items(ctx, tb);
@@ -789,7 +643,7 @@ static int fill_static_trees(struct mkfs_ctx *ctx)
 	ret = fill_chunk_tree(ctx);
 	if (!ret)
 		ret = fill_dev_tree(ctx);
-	if (!ret && !ctx->cfg->rootdir)
+	if (!ret)
 		ret = fill_subvol_tree(ctx, &ctx->tb[T_FS]);
 	if (!ret)
 		ret = fill_subvol_tree(ctx, &ctx->tb[T_RELOC]);
@@ -897,7 +751,7 @@ static int fill_super(struct mkfs_ctx *ctx, struct btrfs_super_block *sb, u64 by
 	btrfs_set_super_stripesize(sb, cfg->sectorsize);
 	btrfs_set_super_compat_flags(sb, 0);
 	btrfs_set_super_compat_ro_flags(sb, cfg->compat_ro);
-	btrfs_set_super_incompat_flags(sb, cfg->incompat | ctx->incompat_extra);
+	btrfs_set_super_incompat_flags(sb, cfg->incompat);
 	btrfs_set_super_csum_type(sb, cfg->csum_type);
 	btrfs_set_super_cache_generation(sb, ctx->present[T_FST] ? 0 : (u64)-1);
 	btrfs_set_super_uuid_tree_generation(sb, ctx->gen);
@@ -988,7 +842,7 @@ static int writer_add_chunks(struct mkfs_ctx *ctx)
 
 	for (int i = 0; i < ctx->ca.nr_chunks && ret >= 0; i++)
 		if (!ctx->ca.chunks[i]->removed)
-			ret = mkfs_writer_add_chunk(ctx, ctx->ca.chunks[i]);
+			ret = writer_add_chunk(ctx, ctx->ca.chunks[i]);
 	return ret;
 }
 
@@ -1006,7 +860,7 @@ static int open_writer(struct mkfs_ctx *ctx, struct btrfs_block_writer *w, struc
 	geo.sectorsize = cfg->sectorsize;
 	geo.csum_type = cfg->csum_type;
 	geo.csum_size = btrfs_csum_type_size(cfg->csum_type);
-	geo.incompat_flags = cfg->incompat | ctx->incompat_extra;
+	geo.incompat_flags = cfg->incompat;
 	geo.compat_ro_flags = cfg->compat_ro;
 	geo.super_generation = ctx->gen;
 	memcpy(geo.fsid, cfg->fsid, BTRFS_FSID_SIZE);
@@ -1024,20 +878,19 @@ static int open_writer(struct mkfs_ctx *ctx, struct btrfs_block_writer *w, struc
 	return ret;
 }
 
-/* Every tree block (file data went out while --rootdir was copied), flush, then the superblocks. */
+/* Every tree block, flush, then the superblocks. */
 static int write_everything(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 {
 	const struct mkfs_config *cfg = ctx->cfg;
 	struct btrfs_block_writer *w = ctx->w;
 	struct emit_ctx e = { w };
 	struct tb_params p = { ctx->gen, cfg->fsid, cfg->chunk_uuid };
-	/* Chunks made since the writer opened (metadata for --rootdir), feature bits found by the copy. */
 	int ret = writer_add_chunks(ctx);
 
 	if (ret < 0)
 		return ret;
-	w->geo.incompat_flags = cfg->incompat | ctx->incompat_extra;
-	for (int t = 0; t < ctx->ntrees; t++) {
+	w->geo.incompat_flags = cfg->incompat;
+	for (int t = 0; t < T_NR; t++) {
 		if (!ctx->present[t])
 			continue;
 		ret = tb_build(&ctx->tb[t], &p, ctx->blk[t].bytenr, emit_block, &e);
@@ -1065,7 +918,6 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 	ctx->cfg = cfg;
 	ctx->gen = cfg->generation ? cfg->generation : 1;
 	ctx->skinny = cfg->incompat & BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA;
-	ctx->ntrees = T_NR;
 	for (int t = 0; t < T_NR; t++) {
 		ctx->tree_id[t] = mkfs_tree_ids[t];
 		tb_init(&ctx->tb[t], mkfs_tree_ids[t]);
@@ -1078,24 +930,6 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 	ret = plan_chunks(ctx);
 	if (ret < 0)
 		goto out;
-	if (cfg->rootdir) {
-		/* File data is written as the tree is copied. */
-		ret = open_writer(ctx, &w, devs);
-		if (ret >= 0)
-			ret = mkfs_add_rootdir(ctx, cfg->rootdir);
-		if (ret >= 0)
-			ret = ensure_metadata_room(ctx);
-		if (ret < 0)
-			goto out;
-		if (ctx->ca.nr_chunks > (int)ARRAY_SIZE(ctx->chunks)) {
-			error("--rootdir needs more than %zu chunks", ARRAY_SIZE(ctx->chunks));
-			ret = -E2BIG;
-			goto out;
-		}
-		ctx->nr_chunks = ca_sorted_chunks(&ctx->ca, ctx->chunks);
-	}
-	if (cfg->shrink)
-		shrink_device(ctx);
 	ret = fill_static_trees(ctx);
 	if (ret < 0)
 		goto out;
@@ -1105,7 +939,7 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 		ret = add_block_group_items(ctx, &ctx->tb[T_BGT]);
 	if (ret < 0)
 		goto out;
-	for (int t = 0; t < ctx->ntrees; t++) {
+	for (int t = 0; t < T_NR; t++) {
 		int n;
 
 		if (!ctx->present[t] || t == T_EXTENT || t == T_FST)
@@ -1122,8 +956,6 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 
 		if (ctx->present[t])
 			ret = alloc_blocks(ctx, t, ctx->tb[t].nr_blocks);
-		for (int j = T_SUBVOL; t == T_FS && j < ctx->ntrees && ret >= 0; j++)
-			ret = alloc_blocks(ctx, j, ctx->tb[j].nr_blocks);
 	}
 	if (ret < 0)
 		goto out;
@@ -1190,14 +1022,17 @@ out:
 	if (ctx->w)
 		btrfs_block_writer_release(ctx->w);
 	free(sb);
-	for (int t = 0; t < ctx->ntrees; t++) {
+	for (int t = 0; t < T_NR; t++) {
 		tb_release(&ctx->tb[t]);
 		free(ctx->blk[t].bytenr);
 	}
-	for (int i = 0; i < ctx->nr_subvols; i++)
-		free(ctx->subvol[i].name);
-	mkfs_release_rootdir(ctx);
 	ca_release(&ctx->ca);
 	free(ctx);
+	if (ret >= 0 && cfg->rootdir) {
+		/* The empty filesystem is committed: fill it through the write engine. */
+		ret = mkfs_fill_rootdir(cfg, summary);
+		if (ret < 0)
+			wipe_supers(cfg);   /* leave no half-filled filesystem behind */
+	}
 	return ret;
 }

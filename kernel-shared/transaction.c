@@ -1058,8 +1058,14 @@ static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb,
 		struct btrfs_device *d = &fs->devices.devs[i];
 		struct btrfs_dev_item item = sb->dev_item;
 
-		if (btrfs_super_read_raw(d->fd, BTRFS_SUPER_INFO_OFFSET, dev_sb, NULL) == 0 &&
-		    btrfs_device_id(&dev_sb->dev_item) == d->devid) {
+		/*
+		 * each device keeps its own dev_item; sb's is the current one
+		 * of its device (new chunks' bytes in, a changed size too)
+		 */
+		if (btrfs_device_id(&sb->dev_item) == d->devid) {
+			item = sb->dev_item;
+		} else if (btrfs_super_read_raw(d->fd, BTRFS_SUPER_INFO_OFFSET, dev_sb, NULL) == 0 &&
+			   btrfs_device_id(&dev_sb->dev_item) == d->devid) {
 			item = dev_sb->dev_item;
 		} else if (btrfs_device_id(&sb->dev_item) != d->devid) {
 			error("cannot read the superblock of devid %llu (%s)", d->devid, d->path);

@@ -284,6 +284,14 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 int btrfs_alloc_data_extent(struct btrfs_trans *t, u64 len, u64 root, u64 ino, u64 offset,
 			    u64 *bytenr);
 /*
+ * btrfs_alloc_data_extent() that may give less: *len bytes wanted; when no
+ * DATA block group has them, what is left there (halves, down to one
+ * sector: chunks fill up), and only then a new data chunk; *len set.
+ * -ENOSPC is printed only by the chunk allocator.
+ */
+int btrfs_alloc_data_extent_upto(struct btrfs_trans *t, u64 *len, u64 root, u64 ino, u64 offset,
+				 u64 *bytenr);
+/*
  * Drop a data extent whose only reference is one EXTENT_DATA_REF (inline or
  * keyed) of count 1: its items go, its space is free after the commit.
  * -EOPNOTSUPP (printed) for a shared extent, -ENOENT if there is none.

@@ -65,33 +65,6 @@ void *tb_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
 	return tb->arena + it->data_off;
 }
 
-void *tb_extend_last(struct tree_builder *tb, u32 extra)
-{
-	struct tb_item *it;
-	u8 *p;
-
-	if (!tb->nr)
-		return NULL;
-	it = &tb->items[tb->nr - 1];
-	if (tb->arena_len + extra + 1 > tb->arena_alloc) {
-		size_t n = tb->arena_alloc * 2;
-		u8 *na;
-
-		while (n < tb->arena_len + extra + 1)
-			n *= 2;
-		na = realloc(tb->arena, n);
-		if (!na)
-			return NULL;
-		tb->arena = na;
-		tb->arena_alloc = n;
-	}
-	p = tb->arena + tb->arena_len;
-	memset(p, 0, extra);
-	tb->arena_len += extra;
-	it->size += extra;
-	return p;
-}
-
 void *tb_add_key(struct tree_builder *tb, u64 objectid, u8 type, u64 offset, u32 size)
 {
 	struct btrfs_key key = { .objectid = objectid, .type = type, .offset = offset };

@@ -60,12 +60,6 @@ void *tb_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size);
 void *tb_add_key(struct tree_builder *tb, u64 objectid, u8 type, u64 offset, u32 size);
 
 /*
- * Grow the most recently added item by extra zeroed bytes; returns the new
- * bytes (NULL on -ENOMEM).  For items built in pieces (csum runs).
- */
-void *tb_extend_last(struct tree_builder *tb, u32 extra);
-
-/*
  * Sort the items and plan the blocks for nodesize: the number of blocks, or
  * -EEXIST for two items with one key, -E2BIG for an item too large for a
  * leaf (both printed).

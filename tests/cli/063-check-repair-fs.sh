@@ -29,6 +29,8 @@ run_check "$TOP/mkfs.btrfs" -q -f -O quota,^no-holes,^block-group-tree -r "$src"
 run_check "$BTRFS" check "$img0" > "$T/out" 2> "$T/err"
 assert_grep "no error found" "$T/out"
 
+# the transid in the dir items: mkfs --rootdir's commit (the generation after mkfs)
+gen=$("$BTRFS" inspect-internal dump-super "$img0" | awk '$1 == "generation" { print $2 }')
 fresh() { cp --sparse=always "$img0" "$T/img"; }
 leaf_of() { # TREE: bytenr of the tree's root (a leaf on this small fs)
 	"$BTRFS" inspect-internal dump-tree -t "$1" "$T/img" | sed -n 's/^leaf \([0-9]*\) .*/\1/p' | head -n 1
@@ -89,8 +91,8 @@ case_ qgroup "Counts for qgroup id: 0/5 are different" "Repair qgroup 0/5: refer
 # a wrong dir index name (the entry of another name in its place): replaced
 fresh
 ia=$(ino_of a)
-bpatch 5 "$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 1)\\x00\\x00\\x01\\x00\\x01a" \
-	"$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 1)\\x00\\x00\\x01\\x00\\x01z"
+bpatch 5 "$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 "$gen")\\x00\\x00\\x01\\x00\\x01a" \
+	"$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 "$gen")\\x00\\x00\\x01\\x00\\x01z"
 expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
 repair_clean "dir index 'z' (index 2) for inode $ia deleted"
 assert_grep "dir index 'a' (index 2) for inode $ia added" "$T/rep"
@@ -98,8 +100,8 @@ echo "ok: wrong dir index name repaired"
 
 # a dir index's file type that is not the inode's (7, symlink, for a regular file)
 fresh
-bpatch 5 "$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 1)\\x00\\x00\\x01\\x00\\x01a" \
-	"$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 1)\\x00\\x00\\x01\\x00\\x07a"
+bpatch 5 "$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 "$gen")\\x00\\x00\\x01\\x00\\x01a" \
+	"$(le64 "$ia")\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00$(le64 "$gen")\\x00\\x00\\x01\\x00\\x07a"
 expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
 assert_grep "dir index 'a' for inode $ia has file type 7, the inode's mode 0100644 means 1" "$T/err"
 repair_clean "dir index 'a' for inode $ia: file type set to 1"
@@ -148,11 +150,12 @@ assert_grep "is not implemented; nothing was written" "$T/rep"
 cmp -s "$T/img" "$T/before" || _fail "a refused repair changed the image"
 echo "ok: unrepairable damage left untouched"
 
-# quotas follow the repair's own tree blocks: 120 files grown past their one
-# extent get a hole item each, which splits a leaf of the fs tree; qgroup 0/5
-# then accounts the new block
+# quotas follow the repair's own tree blocks: 400 files grown past their one
+# extent get a hole item each, which splits leaves of the fs tree (mkfs
+# --rootdir fills leaves as the kernel does, not packed full); qgroup 0/5
+# then accounts the new blocks
 mkdir -p "$T/many"
-for i in $(seq 1 120); do head -c 4096 "$src/data" > "$T/many/file_with_a_long_name_$i"; done
+for i in $(seq 1 400); do head -c 4096 "$src/data" > "$T/many/file_with_a_long_name_$i"; done
 chown 5000:5001 "$T/many"/*
 run_check "$TOP/mkfs.btrfs" -q -f -O quota,^no-holes,^block-group-tree -r "$T/many" -b 256M "$T/img" > /dev/null
 # every copy of every fs tree leaf: size 4096 -> 8192 in the inode items of uid 5000
@@ -175,15 +178,17 @@ with open(sys.argv[1], 'r+b') as f:
         f.seek(off)
         f.write(blk)
         n += blk.count(new)
-assert n >= 120, n
+assert n >= 400, n
 PY
-nodes0=$("$BTRFS" inspect-internal dump-tree -t 5 "$T/img" | grep -c '^leaf [0-9]* items')
+blocks() { "$BTRFS" inspect-internal dump-tree -t 5 "$T/img" | grep -c '^\(leaf\|node\) [0-9]* items'; }
+nodes0=$(blocks)
 expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2> "$T/err"
-repair_clean "qgroup 0/5: +16384 bytes of tree blocks the repair added or removed"
-[ "$(grep -c 'hole file extent \[4096 8192) added' "$T/rep")" = 120 ] || _fail "not 120 holes added"
-nodes1=$("$BTRFS" inspect-internal dump-tree -t 5 "$T/img" | grep -c '^leaf [0-9]* items')
-[ "$nodes1" = $((nodes0 + 1)) ] || _fail "fs tree leaves $nodes0 -> $nodes1, expected one more"
-echo "ok: a leaf split by the repair is accounted in qgroup 0/5"
+repair_clean "qgroup 0/5: +[0-9]* bytes of tree blocks the repair added or removed"
+[ "$(grep -c 'hole file extent \[4096 8192) added' "$T/rep")" = 400 ] || _fail "not 400 holes added"
+nodes1=$(blocks)
+[ "$nodes1" -gt "$nodes0" ] || _fail "fs tree blocks $nodes0 -> $nodes1, expected more"
+assert_grep "qgroup 0/5: +$(((nodes1 - nodes0) * 16384)) bytes of tree blocks" "$T/rep"
+echo "ok: leaves split by the repair are accounted in qgroup 0/5 ($nodes0 -> $nodes1 blocks)"
 
 # everything at once, then the kernel reads it all
 fresh

@@ -52,8 +52,10 @@ fs=$(fs_leaf)
 root=$(root_leaf)
 off257=$(itemoff "257 INODE_ITEM 0")
 { [ -z "$fs" ] || [ -z "$root" ] || [ -z "$off257" ]; } && _fail "cannot find the fs tree leaf"
+# the generation of mkfs --rootdir's commit: the items' generation and transid
+sgen=$("$BTRFS" inspect-internal dump-super "$T/img" | awk '$1 == "generation" { print $2 }')
 gen=$(dump -t 5 | sed -n 's/^[[:space:]]*generation \([0-9]*\) transid \([0-9]*\) size 6 nbytes 6$/\1 \2/p')
-[ "$gen" = "1 1" ] || _fail "inode of dir/file: generation/transid '$gen', expected '1 1'"
+[ "$gen" = "$sgen $sgen" ] || _fail "inode of dir/file: generation/transid '$gen', expected '$sgen $sgen'"
 hash=$(dump -t 5 | sed -n 's/^.*key (258 DIR_ITEM \([0-9]*\)) .*/\1/p')
 [ -n "$hash" ] || _fail "no DIR_ITEM in directory 258"
 xhash=$(dump -t 5 | sed -n 's/^.*key (259 XATTR_ITEM \([0-9]*\)) .*/\1/p')
@@ -82,18 +84,18 @@ dump -t 5 | grep -q "size 20000 nbytes 20480" || _fail "inode 257 lost its conte
 
 echo "== 2. inode generation"
 fresh
-corrupt "$fs" "$(le64 1)$(le64 1)$inode_tail" "$(le64 $bad_gen)$(le64 1)$inode_tail"
+corrupt "$fs" "$(le64 "$sgen")$(le64 "$sgen")$inode_tail" "$(le64 $bad_gen)$(le64 "$sgen")$inode_tail"
 must_fail_check "invalid inode generation"
 repaired
-assert_grep "inode generation $bad_gen beyond the superblock's, set to its transid 1" "$T/rep"
-dump -t 5 | grep -q "generation 1 transid 1 size 6 nbytes 6" || _fail "inode generation not restored"
+assert_grep "inode generation $bad_gen beyond the superblock's, set to its transid $sgen" "$T/rep"
+dump -t 5 | grep -q "generation $sgen transid $sgen size 6 nbytes 6" || _fail "inode generation not restored"
 
 echo "== 3. root item generation"
 fresh
-corrupt "$root" "$(le64 1)$root_tail" "$(le64 $bad_gen)$root_tail"
+corrupt "$root" "$(le64 "$sgen")$root_tail" "$(le64 $bad_gen)$root_tail"
 must_fail_check "invalid root generation"
 repaired
-assert_grep "root generation $bad_gen beyond the superblock's, set to 1 (root block $fs)" "$T/rep"
+assert_grep "root generation $bad_gen beyond the superblock's, set to $sgen (root block $fs)" "$T/rep"
 
 echo "== 4. DIR_ITEM key not the hash of its name"
 fresh
@@ -133,7 +135,7 @@ esac
 echo "== 6. all of 1, 2, 4 and 4b in one leaf, then read back by the kernel"
 fresh
 corrupt "$fs" "$key257$(le32 "$off257")$(le32 160)" "$key257$bad_off"
-corrupt "$fs" "$(le64 1)$(le64 1)$inode_tail" "$(le64 $bad_gen)$(le64 1)$inode_tail"
+corrupt "$fs" "$(le64 "$sgen")$(le64 "$sgen")$inode_tail" "$(le64 $bad_gen)$(le64 "$sgen")$inode_tail"
 corrupt "$fs" "$dkey$(le64 "$hash")" "$dkey$(le64 $((hash + 1)))"
 corrupt "$fs" "$xkey$(le64 "$xhash")" "$xkey$(le64 $((xhash + 1)))"
 repaired
