@@ -115,7 +115,10 @@ $(OBJDIR)/bench/hash-speedtest.o: bench/hash-speedtest.c config.h
 
 # Test entry points. tests/run.sh prints one line per test and ends with
 # "N passed, N failed, N skipped".
-TEST_ENV = BTRFS=$(CURDIR)/$(BTRFS_BIN) UNIT_DIR=$(CURDIR)/$(OBJDIR)/tests TOOL_DIR=$(CURDIR)/$(OBJDIR)/tests/tools
+# Tests run two at a time (those using loop devices one at a time among themselves);
+# JOBS=1 make test runs them one by one.
+JOBS ?= 2
+TEST_ENV = JOBS=$(JOBS) BTRFS=$(CURDIR)/$(BTRFS_BIN) UNIT_DIR=$(CURDIR)/$(OBJDIR)/tests TOOL_DIR=$(CURDIR)/$(OBJDIR)/tests/tools
 # make test runs the robustness tests (hostile images) with the ASan/UBSan build only:
 # a crash or a sanitizer report fails them, and running them twice would only cost time.
 SAN_ENV = SAN_BTRFS=$(CURDIR)/btrfs-asan SAN_UNIT_DIR=$(CURDIR)/.obj/asan/tests SAN_TOOL_DIR=$(CURDIR)/.obj/asan/tests/tools
@@ -134,7 +137,7 @@ test-robust: all unit-bins
 	$(TEST_ENV) tests/run.sh robust
 test-asan:
 	$(MAKE) --no-print-directory D=asan all unit-bins
-	BTRFS=$(CURDIR)/btrfs-asan UNIT_DIR=$(CURDIR)/.obj/asan/tests TOOL_DIR=$(CURDIR)/.obj/asan/tests/tools \
+	JOBS=$(JOBS) BTRFS=$(CURDIR)/btrfs-asan UNIT_DIR=$(CURDIR)/.obj/asan/tests TOOL_DIR=$(CURDIR)/.obj/asan/tests/tools \
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run.sh unit robust
 

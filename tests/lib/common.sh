@@ -115,17 +115,20 @@ mount_tracked() {
 	_cleanup_mounts+=("$dir")
 }
 
-# Decompress a corpus case once into the scratch cache and print its folder.
+# Decompress a corpus case once into the scratch cache and print its folder
+# (under a lock: tests run in parallel may ask for the same case).
 corpus_case() {
-	local name=$1 src=$SHARED/corpus/$1 dst=$SCRATCH_ROOT/corpus/$1 x
+	local name=$1 src=$SHARED/corpus/$1 dst=$SCRATCH_ROOT/corpus/$1
 	[ -d "$src" ] || _fail "no corpus case $name"
-	if [ ! -f "$dst/.done" ]; then
+	mkdir -p "$SCRATCH_ROOT/corpus"
+	(
+		flock 9
+		[ -f "$dst/.done" ] && exit 0
 		rm -rf "$dst"; mkdir -p "$dst"
 		for x in "$src"/dev*.img.xz; do
-			xz -dc "$x" | dd of="$dst/$(basename "$x" .xz)" bs=64k conv=sparse status=none ||
-				_fail "cannot decompress $x"
+			xz -dc "$x" | dd of="$dst/$(basename "$x" .xz)" bs=64k conv=sparse status=none || exit 1
 		done
 		touch "$dst/.done"
-	fi
+	) 9> "$SCRATCH_ROOT/corpus/.$name.lock" || _fail "cannot decompress corpus case $name"
 	echo "$dst"
 }
