@@ -1,14 +1,15 @@
 #!/bin/bash
 # The main job: -d raid1c3 -m raid1c4 on four loop devices mounts, takes
-# data on all devices, and passes btrfs-progs' check before and after.
+# 300 MiB and 500 files on all devices (1 GiB each), and passes btrfs-progs' check
+# before and after.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
 
-mk_images 4 256M
+mk_images 4 1G
 attach_images 4
 run_check "$TOP/mkfs.btrfs" -f -d raid1c3 -m raid1c4 "${LOOPS[@]}" > "$T/mkfs.out"
-assert_grep '^  Data:             RAID1C3          64.00MiB$' "$T/mkfs.out"
+assert_grep '^  Data:             RAID1C3         136.50MiB$' "$T/mkfs.out"
 assert_grep '^  Metadata:         RAID1C4' "$T/mkfs.out"
 assert_grep '^Number of devices:  4$' "$T/mkfs.out"
 progs_check "${LOOPS[@]}"
@@ -24,7 +25,7 @@ fi
 assert_grep 'type SYSTEM|RAID1C4' "$T/chunks"
 assert_grep 'type METADATA|RAID1C4' "$T/chunks"
 assert_grep 'type DATA|RAID1C3' "$T/chunks"
-mount_and_fill 40 "${LOOPS[@]}"
+mount_and_fill 300 "${LOOPS[@]}"
 progs_check "${LOOPS[@]}"
 forget_devices
 echo ok

@@ -40,14 +40,14 @@ mount_and_fill() {
 	mount_tracked "$1" "$T/mnt" "$opts"
 	dd if=/dev/urandom of="$T/mnt/big" bs=1M count="$mb" status=none || _fail "write to $T/mnt failed"
 	mkdir -p "$T/mnt/dir"
-	for d in $(seq 1 50); do echo "file $d" > "$T/mnt/dir/f$d"; done
+	for d in $(seq 1 500); do echo "file $d" > "$T/mnt/dir/f$d"; done
 	ln -s dir/f1 "$T/mnt/link"
 	sync
 	sha256sum "$T/mnt/big" > "$T/big.sum"
 	umount "$T/mnt" || _fail "umount failed"
 	mount ${opts:+-o "$opts"} "$1" "$T/mnt" || _fail "remount failed"
 	(cd "$T/mnt" && sha256sum -c --quiet "$T/big.sum") || _fail "data read back differs"
-	[ "$(cat "$T/mnt/dir/f50")" = "file 50" ] || _fail "small file content differs"
+	[ "$(cat "$T/mnt/dir/f500")" = "file 500" ] || _fail "small file content differs"
 	umount "$T/mnt" || _fail "umount failed"
 }
 
