@@ -102,25 +102,8 @@ run_config() { # ndev size max-new-meta-chunk mkfs-options...
 	mount_tracked "${LOOPS[0]}" "$T/mnt" "$opts"
 	i=$(ls "$T/mnt" | wc -l)
 	[ "$i" -eq $((files + dfiles)) ] || _fail "$*: kernel sees $i files, expected $((files + dfiles))"
-	python3 - "$T/mnt" <<'PY' || _fail "$*: xattr or data content differs"
-import os, sys
-d = sys.argv[1]
-bad = 0
-for name in sorted(os.listdir(d))[::97]:
-    p = os.path.join(d, name)
-    ino = os.stat(p).st_ino
-    if name.startswith("m"):
-        v = os.getxattr(p, "user.engine")
-        want = ("v%d" % ino).encode()
-        want += b"x" * (12000 - len(want))
-    else:
-        v = open(p, "rb").read()
-        want = bytes([ord("a") + ino % 26]) * (4 << 20)
-    if v != want:
-        bad += 1
-        print("%s: %d bytes differ" % (name, len(v)))
-sys.exit(bad)
-PY
+	python3 "$TOP/tests/lib/engine-files.py" "$T/mnt" --every 97 --xattr m:12000 --data d:4096 ||
+		_fail "$*: xattr or data content differs"
 	dd if=/dev/urandom of="$T/mnt/kernel-big" bs=1M count=40 status=none || _fail "kernel write failed"
 	for i in $(seq 1 200); do echo "kernel $i" > "$T/mnt/k$i"; done
 	rm "$T/mnt/m0_7" || _fail "kernel cannot delete an engine-made file"

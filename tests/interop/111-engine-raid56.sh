@@ -77,36 +77,8 @@ mount_devs() { # opts loop...
 
 # Every engine file (xattr or data) and every kernel file has its content.
 verify_files() { # what expected-count
-	python3 - "$T/mnt" "$2" "$T/kernel.sums" <<'PY' || _fail "$1: file content differs"
-import hashlib, os, sys
-d, want, sums = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-names = os.listdir(d)
-if len(names) != want:
-    print("%d files, expected %d" % (len(names), want))
-    sys.exit(1)
-ksum = dict(l.split()[::-1] for l in open(sys.argv[3])) if os.path.exists(sums) else {}
-bad = 0
-for name in names:
-    p = os.path.join(d, name)
-    ino = os.stat(p).st_ino
-    if name.startswith("m"):
-        got = os.getxattr(p, "user.engine")
-        want = ("v%d" % ino).encode()
-        want += b"x" * (12000 - len(want))
-    elif name.startswith("d"):
-        got = open(p, "rb").read()
-        want = bytes([ord("a") + ino % 26]) * (64 << 10 if name.startswith("d_small_") else 4 << 20)
-    elif name.startswith("k"):
-        got = hashlib.sha256(open(p, "rb").read()).hexdigest()
-        want = ksum.get(name)
-    else:
-        continue  # e_*: xattrs resized by engine-fill -x, checked by the checkers
-    if got != want:
-        bad += 1
-        if bad < 10:
-            print("%s: content differs" % name)
-sys.exit(1 if bad else 0)
-PY
+	python3 "$TOP/tests/lib/engine-files.py" "$T/mnt" --count "$2" --xattr m:12000 --data d:4096 \
+		--data d_small_:64 --sums "k:$T/kernel.sums" || _fail "$1: file content differs"
 }
 
 # engine-fill ARGS (-p last, a round number is added) until a new chunk of TYPE appears
