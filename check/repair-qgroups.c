@@ -46,10 +46,7 @@ int rqg_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *ar
 	}
 	info = btrfs_wpath_item_ptr(&path);
 	btrfs_set_qgroup_info_generation(info, t->transid);
-	btrfs_set_qgroup_info_rfer(info, q->rfer);
-	btrfs_set_qgroup_info_rfer_cmpr(info, q->rfer);
-	btrfs_set_qgroup_info_excl(info, q->excl);
-	btrfs_set_qgroup_info_excl_cmpr(info, q->excl);
+	btrfs_set_qgroup_info_usage(info, q->rfer, q->excl);
 	btrfs_wpath_release(&path);
 	printf("Repair qgroup %llu/%llu: referenced %llu exclusive %llu\n",
 	       btrfs_qgroup_level(q->qgroupid), btrfs_qgroup_subvolid(q->qgroupid), q->rfer, q->excl);

@@ -157,6 +157,15 @@ static inline u64 btrfs_qgroup_subvolid(u64 qgroupid)
 	return qgroupid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1);
 }
 
+/* A qgroup's usage; the _cmpr fields carry the same numbers, as the kernel writes them. */
+static inline void btrfs_set_qgroup_info_usage(struct btrfs_qgroup_info_item *q, u64 rfer, u64 excl)
+{
+	btrfs_set_qgroup_info_rfer(q, rfer);
+	btrfs_set_qgroup_info_rfer_cmpr(q, rfer);
+	btrfs_set_qgroup_info_excl(q, excl);
+	btrfs_set_qgroup_info_excl_cmpr(q, excl);
+}
+
 /* ---- Keys --------------------------------------------------------------- */
 
 static inline void btrfs_disk_key_to_cpu(struct btrfs_key *cpu, const struct btrfs_disk_key *disk)

@@ -320,12 +320,8 @@ static int fill_quota_tree(struct mkfs_ctx *ctx)
 		if (!info)
 			return -ENOMEM;
 		btrfs_set_qgroup_info_generation(info, ctx->gen);
-		if (!ctx->cfg->squota) {
-			btrfs_set_qgroup_info_rfer(info, bytes);
-			btrfs_set_qgroup_info_rfer_cmpr(info, bytes);
-			btrfs_set_qgroup_info_excl(info, bytes);
-			btrfs_set_qgroup_info_excl_cmpr(info, bytes);
-		}
+		if (!ctx->cfg->squota)
+			btrfs_set_qgroup_info_usage(info, bytes, bytes);
 		lim = tb_add_key(tb, 0, BTRFS_QGROUP_LIMIT_KEY, id, sizeof(*lim));
 		if (!lim)
 			return -ENOMEM;

@@ -227,12 +227,8 @@ static int set_qgroup(struct rd_fs *f, u64 id, u64 data_bytes)
 	info = quota_item(t, BTRFS_QGROUP_INFO_KEY, id, &path, &ret);
 	if (info) {
 		btrfs_set_qgroup_info_generation(info, t->transid);
-		if (!f->cfg->squota) {
-			btrfs_set_qgroup_info_rfer(info, bytes);
-			btrfs_set_qgroup_info_rfer_cmpr(info, bytes);
-			btrfs_set_qgroup_info_excl(info, bytes);
-			btrfs_set_qgroup_info_excl_cmpr(info, bytes);
-		}
+		if (!f->cfg->squota)
+			btrfs_set_qgroup_info_usage(info, bytes, bytes);
 	}
 	btrfs_wpath_release(&path);
 	return ret;
