@@ -287,8 +287,8 @@ static int shrink_device(struct rd_fs *f, u64 *end)
 		error("--shrink: no dev item for device 1");
 		return ret < 0 ? ret : -ENOENT;
 	}
+	/* the superblocks' dev_item copies follow the chunk tree's at commit */
 	btrfs_set_super_total_bytes(sb, *end);
-	btrfs_set_device_total_bytes(&sb->dev_item, *end);
 	/* No superblock copy past the end any more. */
 	f->fs->devices.devs[0].total_bytes = *end;
 	f->fs->devices.devs[0].size = *end;

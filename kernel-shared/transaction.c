@@ -1058,10 +1058,7 @@ static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb,
 		struct btrfs_device *d = &fs->devices.devs[i];
 		struct btrfs_dev_item item = sb->dev_item;
 
-		/*
-		 * each device keeps its own dev_item; sb's is the current one
-		 * of its device (new chunks' bytes in, a changed size too)
-		 */
+		/* each device keeps its own dev_item; sb's own device's is in memory */
 		if (btrfs_device_id(&sb->dev_item) == d->devid) {
 			item = sb->dev_item;
 		} else if (btrfs_super_read_raw(d->fd, BTRFS_SUPER_INFO_OFFSET, dev_sb, NULL) == 0 &&
