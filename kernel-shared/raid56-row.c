@@ -6,49 +6,6 @@
 #include "kernel-shared/raid56-row.h"
 #include "kernel-shared/raid6.h"
 
-/* Eight GF(2^8) bytes times g = 2 at once (polynomial 0x11d). */
-static inline u64 gf_mul2_x8(u64 v)
-{
-	u64 high = v & 0x8080808080808080ULL;
-
-	return ((v << 1) & 0xfefefefefefefefeULL) ^ ((high >> 7) * 0x1d);
-}
-
-static inline u8 gf_mul2(u8 x)
-{
-	return (u8)((x << 1) ^ ((x & 0x80) ? 0x1d : 0));
-}
-
-void raid56_gen_pq(int n, size_t len, const u8 *const *data, u8 *p, u8 *q)
-{
-	size_t b = 0;
-
-	/* Horner from the last unit down: Q = sum of g^i * D_i. */
-	for (; b + 8 <= len; b += 8) {
-		u64 pp = 0, qq = 0, d;
-
-		for (int i = n - 1; i >= 0; i--) {
-			memcpy(&d, data[i] + b, 8);
-			pp ^= d;
-			qq = gf_mul2_x8(qq) ^ d;
-		}
-		memcpy(p + b, &pp, 8);
-		if (q)
-			memcpy(q + b, &qq, 8);
-	}
-	for (; b < len; b++) {
-		u8 pp = 0, qq = 0;
-
-		for (int i = n - 1; i >= 0; i--) {
-			pp ^= data[i][b];
-			qq = gf_mul2(qq) ^ data[i][b];
-		}
-		p[b] = pp;
-		if (q)
-			q[b] = qq;
-	}
-}
-
 int raid56_row_init(struct raid56_row *r, u64 start, int ndata, int nparity, u32 unit_len,
 		    bool fresh)
 {
@@ -144,7 +101,7 @@ void raid56_row_parity(const struct raid56_row *r, u8 *p, u8 *q)
 
 	for (int i = 0; i < r->ndata; i++)
 		units[i] = r->buf + (size_t)i * r->unit_len;
-	raid56_gen_pq(r->ndata, r->unit_len, units, p, q);
+	raid6_gen_pq(r->ndata, r->unit_len, units, p, q);
 }
 
 int raid56_rebuild_units(int ndata, int nparity, size_t len, u8 *const *units, const bool *lost)

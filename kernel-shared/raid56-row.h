@@ -59,9 +59,6 @@ int raid56_row_complete(struct raid56_row *r, raid56_read_unit_fn read, void *ct
 /* Does unit i go to disk at flush (dirty, or any unit of a fresh row)? */
 bool raid56_row_unit_to_write(const struct raid56_row *r, int unit);
 
-/* P (and Q when q is not NULL) of n data units of len bytes, eight bytes at a time. */
-void raid56_gen_pq(int n, size_t len, const u8 *const *data, u8 *p, u8 *q);
-
 /* P (and Q when q is not NULL) of the row's units, unit_len bytes each; the row must be complete. */
 void raid56_row_parity(const struct raid56_row *r, u8 *p, u8 *q);
 

@@ -29,8 +29,8 @@ u8 raid6_gf_pow2(unsigned int n);
 /* a^-1 (a != 0; 0 gives 0). */
 u8 raid6_gf_inv(u8 a);
 
-/* P and Q of ndata units of len bytes (units[0..ndata-1]). */
-void raid6_gen_pq(int ndata, size_t len, u8 *const *units, u8 *p, u8 *q);
+/* P (and Q when q is not NULL) of ndata units of len bytes (units[0..ndata-1]). */
+void raid6_gen_pq(int ndata, size_t len, const u8 *const *units, u8 *p, u8 *q);
 
 /*
  * units[0..ndata-1] data, units[ndata] P, units[ndata + 1] Q, len bytes

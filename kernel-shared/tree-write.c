@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "kernel-shared/tree-write.h"
 #include "kernel-shared/raid56-row.h"
+#include "kernel-shared/raid6.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/messages.h"
 
@@ -243,7 +244,7 @@ static int write_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map 
 		return -ENOMEM;
 	if (n - ndata > 1)
 		q = p + unit;
-	raid56_gen_pq(ndata, unit, units, p, q);
+	raid6_gen_pq(ndata, unit, units, p, q);
 	for (int i = 0; i < n && ret == 0; i++) {
 		if (i < ndata && write && !write[i])
 			continue;
@@ -359,11 +360,6 @@ int btrfs_write_tree_block(struct btrfs_block_writer *w, struct extent_buffer *e
 	if (ret == 0)
 		w->blocks_written++;
 	return ret;
-}
-
-void btrfs_raid6_gen_pq(int n, size_t len, const u8 *const *data, u8 *p, u8 *q)
-{
-	raid56_gen_pq(n, len, data, p, q);
 }
 
 static int flush_row(struct btrfs_block_writer *w, struct bw_row *r)

@@ -74,7 +74,4 @@ int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *b
 /* Complete (read) and write the pending RAID5/6 rows, then fsync every device. */
 int btrfs_block_writer_flush(struct btrfs_block_writer *w);
 
-/* RAID6 syndrome helpers (exposed for unit tests): P and Q of n units of len bytes. */
-void btrfs_raid6_gen_pq(int n, size_t len, const u8 *const *data, u8 *p, u8 *q);
-
 #endif

@@ -9,6 +9,7 @@
 #include "kernel-shared/tree-builder.h"
 #include "kernel-shared/chunk-alloc.h"
 #include "kernel-shared/tree-write.h"
+#include "kernel-shared/raid6.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 
@@ -225,7 +226,7 @@ static void test_raid6_pq(void)
 	for (int i = 0; i < 3; i++)
 		for (int b = 0; b < 8; b++)
 			d[i][b] = (u8)(i * 37 + b * 11 + 1);
-	btrfs_raid6_gen_pq(3, 8, units, p, q);
+	raid6_gen_pq(3, 8, units, p, q);
 	for (int b = 0; b < 8; b++) {
 		u8 wp = d[0][b] ^ d[1][b] ^ d[2][b];
 		/* Q = D0 + 2 D1 + 4 D2 */

@@ -154,7 +154,7 @@ static void test_gen_pq(void)
 				fill_random(d[i], len, &seed);
 				units[i] = d[i];
 			}
-			raid56_gen_pq(n, len, units, p, q);
+			raid6_gen_pq(n, len, units, p, q);
 			ref_pq(n, len, units, rp, rq);
 			CHECK(memcmp(p, rp, len) == 0);
 			CHECK(memcmp(q, rq, len) == 0);

@@ -37,7 +37,7 @@ static void test_pq_by_hand(void)
 	u8 p[2], q[2];
 	u8 *units[3] = { d0, d1, d2 };
 
-	raid6_gen_pq(3, 2, units, p, q);
+	raid6_gen_pq(3, 2, (const u8 *const *)units, p, q);
 	CHECK_EQ_U64(p[0], 0x00);
 	CHECK_EQ_U64(p[1], 0x01);
 	CHECK_EQ_U64(q[0], 0x01 ^ 0x02);                   /* 1 + 2*1 */
@@ -61,7 +61,7 @@ static void test_all_losses(void)
 		for (i = 0; i < n; i++)
 			for (int k = 0; k < LEN; k++)
 				units[i][k] = (u8)rand();
-		raid6_gen_pq(n, LEN, units, units[n], units[n + 1]);
+		raid6_gen_pq(n, LEN, (const u8 *const *)units, units[n], units[n + 1]);
 		for (i = 0; i < n + 2; i++)
 			memcpy(orig[i], units[i], LEN);
 		for (a = 0; a < n + 2; a++) {
