@@ -329,34 +329,12 @@ out:
 
 /* ---- items -------------------------------------------------------------------- */
 
-static int cmp_span_start(const void *a, const void *b)
-{
-	const struct check_range *x = a, *y = b;
-
-	/* the span holding x->start, if any, compares equal */
-	if (x->start < y->start)
-		return -1;
-	return x->start >= y->end;
-}
-
-/* The first byte of [start, end) no csum item covers; end when all are covered. */
-static u64 first_unsummed(const struct fr_csums *cs, u64 start, u64 end)
-{
-	struct check_range k = { .start = start };
-	const struct check_range *r = check_bsearch(&k, cs->span, cs->span_nr, sizeof(k), cmp_span_start);
-
-	if (!r)
-		return start;
-	return r->end >= end ? end : r->end;
-}
-
-/* Bytes of [start, end) the csum tree's items cover. */
-static u64 summed_bytes(const struct fr_csums *cs, u64 start, u64 end)
+/* Index of the first csum span ending after byte start (span_nr when none); spans are sorted, disjoint. */
+static size_t first_span_ending_after(const struct fr_csums *cs, u64 start)
 {
 	size_t lo = 0, hi = cs->span_nr;
-	u64 sum = 0;
 
-	while (lo < hi) {   /* the first span ending after start */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (cs->span[mid].end <= start)
@@ -364,8 +342,26 @@ static u64 summed_bytes(const struct fr_csums *cs, u64 start, u64 end)
 		else
 			hi = mid;
 	}
-	for (; lo < cs->span_nr && cs->span[lo].start < end; lo++)
-		sum += min_t(u64, cs->span[lo].end, end) - max_t(u64, cs->span[lo].start, start);
+	return lo;
+}
+
+/* The first byte of [start, end) no csum item covers; end when all are covered. */
+static u64 first_unsummed(const struct fr_csums *cs, u64 start, u64 end)
+{
+	size_t i = first_span_ending_after(cs, start);
+
+	if (i == cs->span_nr || cs->span[i].start > start)
+		return start;
+	return cs->span[i].end >= end ? end : cs->span[i].end;
+}
+
+/* Bytes of [start, end) the csum tree's items cover. */
+static u64 summed_bytes(const struct fr_csums *cs, u64 start, u64 end)
+{
+	u64 sum = 0;
+
+	for (size_t i = first_span_ending_after(cs, start); i < cs->span_nr && cs->span[i].start < end; i++)
+		sum += min_t(u64, cs->span[i].end, end) - max_t(u64, cs->span[i].start, start);
 	return sum;
 }
 
