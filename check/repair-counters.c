@@ -62,21 +62,11 @@ struct super_fix {
 /* A device item of the chunk tree, found for modification: path at it. */
 static int dev_item_path(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path)
 {
-	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devid };
-	struct btrfs_wroot *chunk;
-	int ret;
+	int ret = btrfs_trans_dev_item(t, devid, path);
 
-	btrfs_wpath_init(path);
-	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
-	if (ret == 0)
-		ret = btrfs_search_slot(t, chunk, &key, path, 0, 1);
-	if (ret == 0 && btrfs_wpath_item_size(path) < sizeof(struct btrfs_dev_item))
-		ret = -EUCLEAN;
-	if (ret)
-		btrfs_wpath_release(path);
-	if (ret > 0)
+	if (ret == -ENOENT)
 		error("chunk tree: no device item for devid %llu", devid);
-	return ret > 0 ? -ENOENT : ret;
+	return ret;
 }
 
 /* Round unaligned device sizes down to the sector size (the super total follows). */

@@ -260,7 +260,7 @@ static int shrink_device(struct rd_fs *f, u64 *end)
 	struct btrfs_trans *t = f->t;
 	struct btrfs_key key = { 1, BTRFS_DEV_EXTENT_KEY, (u64)-1 }, found;
 	struct btrfs_super_block *sb = f->fs->super;
-	struct btrfs_wroot *dev, *chunk;
+	struct btrfs_wroot *dev;
 	struct btrfs_wpath path;
 	int ret;
 
@@ -276,17 +276,13 @@ static int shrink_device(struct rd_fs *f, u64 *end)
 	btrfs_wpath_release(&path);
 	if (ret < 0)
 		return ret;
-	key = (struct btrfs_key){ BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, 1 };
-	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
-	if (!ret)
-		ret = btrfs_search_slot(t, chunk, &key, &path, 0, 1);
-	if (ret == 0)
-		btrfs_set_device_total_bytes(btrfs_wpath_item_ptr(&path), *end);
-	btrfs_wpath_release(&path);
+	ret = btrfs_trans_dev_item(t, 1, &path);
 	if (ret) {
 		error("--shrink: no dev item for device 1");
-		return ret < 0 ? ret : -ENOENT;
+		return ret;
 	}
+	btrfs_set_device_total_bytes(btrfs_wpath_item_ptr(&path), *end);
+	btrfs_wpath_release(&path);
 	/* the superblocks' dev_item copies follow the chunk tree's at commit */
 	btrfs_set_super_total_bytes(sb, *end);
 	/* No superblock copy past the end any more. */

@@ -233,28 +233,40 @@ int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group *
 	return 0;
 }
 
-/* Add delta to the bytes_used of devid's dev item in the chunk tree. */
-static int dev_item_add(struct btrfs_trans *t, struct btrfs_wroot *chunk, u64 devid, u64 delta)
+int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path)
 {
 	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devid };
-	struct btrfs_wpath path;
-	struct btrfs_dev_item *di;
+	struct btrfs_wroot *chunk;
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_search_slot(t, chunk, &key, &path, 0, 1);
-	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(*di))
-		ret = 1;
-	if (ret == 0) {
-		di = btrfs_wpath_item_ptr(&path);
-		btrfs_set_device_bytes_used(di, btrfs_device_bytes_used(di) + delta);
-	}
-	btrfs_wpath_release(&path);
-	if (ret > 0) {
-		error("no dev item (DEV_ITEMS DEV_ITEM %llu) for a new chunk's stripe", devid);
+	btrfs_wpath_init(path);
+	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
+	if (ret == 0)
+		ret = btrfs_search_slot(t, chunk, &key, path, 0, 1);
+	if (ret == 0 && btrfs_wpath_item_size(path) < sizeof(struct btrfs_dev_item))
 		ret = -EUCLEAN;
+	if (ret)
+		btrfs_wpath_release(path);
+	return ret > 0 ? -ENOENT : ret;
+}
+
+/* Add delta to the bytes_used of devid's dev item in the chunk tree. */
+static int dev_item_add(struct btrfs_trans *t, u64 devid, u64 delta)
+{
+	struct btrfs_wpath path;
+	struct btrfs_dev_item *di;
+	int ret = btrfs_trans_dev_item(t, devid, &path);
+
+	if (ret == -ENOENT || ret == -EUCLEAN) {
+		error("no dev item (DEV_ITEMS DEV_ITEM %llu) for a new chunk's stripe", devid);
+		return -EUCLEAN;
 	}
-	return ret;
+	if (ret < 0)
+		return ret;
+	di = btrfs_wpath_item_ptr(&path);
+	btrfs_set_device_bytes_used(di, btrfs_device_bytes_used(di) + delta);
+	btrfs_wpath_release(&path);
+	return 0;
 }
 
 static int insert_bg_items(struct btrfs_trans *t, struct wblock_group *bg)
@@ -278,7 +290,7 @@ static int insert_bg_items(struct btrfs_trans *t, struct wblock_group *bg)
 	for (int s = 0; s < c->num_stripes && ret == 0; s++) {
 		struct btrfs_dev_extent de;
 
-		ret = dev_item_add(t, chunk, c->stripes[s].devid, c->stripe_size);
+		ret = dev_item_add(t, c->stripes[s].devid, c->stripe_size);
 		if (ret < 0)
 			break;
 		memset(&de, 0, sizeof(de));

@@ -123,6 +123,12 @@ void btrfs_trans_fail_before_super(struct btrfs_trans *t, bool fail);
 int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot **root);
 
 /*
+ * devid's DEV_ITEM in the chunk tree, copied for modification: 0 with path
+ * at it (release it), -ENOENT without one, -EUCLEAN when it is too short.
+ */
+int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path);
+
+/*
  * A new empty tree (one empty leaf); its ROOT_ITEM (objectid, ROOT_ITEM, 0)
  * is inserted into the root tree at commit.  -EEXIST if it exists.
  */
