@@ -67,6 +67,13 @@ int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_
 	return 0;
 }
 
+int check_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void check_ctx_free(struct check_ctx *ctx)
 {
 	size_t i;

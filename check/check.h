@@ -98,6 +98,9 @@ static inline void check_sort(void *base, size_t nr, size_t size,
 		qsort(base, nr, size, cmp);
 }
 
+/* qsort/bsearch order of u64 values (also of structs that start with their u64 key). */
+int check_cmp_u64(const void *a, const void *b);
+
 static inline void *check_bsearch(const void *key, const void *base, size_t nr, size_t size,
 				  int (*cmp)(const void *, const void *))
 {

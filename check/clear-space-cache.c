@@ -96,13 +96,6 @@ static int inode_item(struct check_ctx *ctx __unused, const struct extent_buffer
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Headers, the items of their inodes, the extents those reference. */
 static int collect_v1(struct check_ctx *ctx, struct v1_cache *c)
 {
@@ -114,7 +107,7 @@ static int collect_v1(struct check_ctx *ctx, struct v1_cache *c)
 	ret = btrfs_find_tree_root(ctx->fs, BTRFS_ROOT_TREE_OBJECTID, &rt);
 	if (ret == 0)
 		ret = check_for_each_item(ctx, &rt, &from, header_item, c);
-	check_sort(c->ino, c->ino_nr, sizeof(*c->ino), cmp_u64);
+	check_sort(c->ino, c->ino_nr, sizeof(*c->ino), check_cmp_u64);
 	for (i = 0; i < c->ino_nr && ret == 0; i++) {
 		u64 ino = c->ino[i];
 

@@ -165,17 +165,10 @@ static void add_hole(struct fr_tree *t, u64 start, u64 end, u64 isize)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	const u64 *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
-
 /* Has ino an orphan item (deletion or truncation in progress)? */
 static bool is_orphan(const struct fr_tree *t, u64 ino)
 {
-	return check_bsearch(&ino, t->orphans, t->orphans_nr, sizeof(u64), cmp_u64) != NULL;
+	return check_bsearch(&ino, t->orphans, t->orphans_nr, sizeof(u64), check_cmp_u64) != NULL;
 }
 
 static void fix_inode_field(struct fr_tree *t, u64 ino, enum rfr_field field, u64 value)
@@ -702,7 +695,7 @@ static int collect_orphans(struct fr_tree *t, const struct btrfs_tree_ref *tree)
 	struct btrfs_key from = { .objectid = BTRFS_ORPHAN_OBJECTID, .type = BTRFS_ORPHAN_ITEM_KEY };
 	int ret = check_for_each_item(t->ctx, tree, &from, orphan_item, t);
 
-	check_sort(t->orphans, t->orphans_nr, sizeof(u64), cmp_u64);
+	check_sort(t->orphans, t->orphans_nr, sizeof(u64), check_cmp_u64);
 	return ret;
 }
 
@@ -877,7 +870,7 @@ static void fix_missing_inodes(struct fr_tree *t)
 		for (size_t i = 0; i < nrs[l]; i++) {
 			struct fr_missing k = { .ino = lists[l][i].ino }, *m;
 
-			m = check_bsearch(&k, t->missing, t->missing_nr, sizeof(k), cmp_u64);
+			m = check_bsearch(&k, t->missing, t->missing_nr, sizeof(k), check_cmp_u64);
 			if (m && lists[l][i].type < ARRAY_SIZE(mode_of))
 				m->ftype = lists[l][i].type;
 		}

@@ -19,16 +19,9 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_lost(const void *a, const void *b)
 {
-	return cmp_u64(&((const struct check_lost *)a)->bytenr, &((const struct check_lost *)b)->bytenr);
+	return check_cmp_u64(&((const struct check_lost *)a)->bytenr, &((const struct check_lost *)b)->bytenr);
 }
 
 static struct check_lost *find_lost(const struct ext_state *st, u64 bytenr)
@@ -107,12 +100,12 @@ int check_find_lost_blocks(struct check_ctx *ctx, struct ext_state *st)
 		}
 		parents[nparents++] = st->got[i].parent;
 	}
-	check_sort(parents, nparents, sizeof(u64), cmp_u64);
+	check_sort(parents, nparents, sizeof(u64), check_cmp_u64);
 	for (i = 0; i < st->lost_nr; i++) {
 		struct check_lost *l = &st->lost[i];
 
 		l->full_backref = !l->in_owner_tree ||
-				  check_bsearch(&l->bytenr, parents, nparents, sizeof(u64), cmp_u64);
+				  check_bsearch(&l->bytenr, parents, nparents, sizeof(u64), check_cmp_u64);
 	}
 	free(parents);
 	return 0;
