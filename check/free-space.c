@@ -32,6 +32,7 @@ struct bg_space {
 	bool have_info;
 	u64 extent_items;     /* FREE_SPACE_EXTENT items */
 	u64 bitmap_items;
+	bool skip;            /* length beyond any real block group: not compared */
 };
 
 struct fst_walk {
@@ -132,8 +133,8 @@ static void finish_bg(struct check_ctx *ctx, struct fst_walk *w)
 	int state = 0, prev = 0;   /* 0 fine, 1 free+used, 2 lost */
 	int reported = 0;
 
-	if (!b->bg)
-		return;
+	if (!b->bg || b->skip)
+		goto out;
 	if (!b->have_info)
 		check_error(ctx, "free space tree: block group %llu has no free space info item", b->bg->start);
 	bytes = (size_t)((b->nbits + 7) / 8);
@@ -195,10 +196,17 @@ out:
 	w->last_bit = false;
 }
 
-/* Start the block group at bytenr, finishing the previous one. */
+/*
+ * Start the block group at bytenr, finishing the previous one.  The bitmaps
+ * hold one bit per sector, so the length is bounded first: no longer than
+ * the tree-checker allows a chunk, nor than the filesystem (pass 3 reports
+ * such a block group against its chunk); a length that is not a multiple of
+ * the sector size gets a bit for its last partial sector.
+ */
 static int enter_bg(struct check_ctx *ctx, struct fst_walk *w, u64 bytenr)
 {
 	struct check_bg *bg = check_find_bg(w->st, bytenr);
+	u64 limit = btrfs_super_total_bytes(btrfs_fs_super(ctx->fs));
 
 	if (w->cur.bg == bg)
 		return 0;
@@ -207,7 +215,15 @@ static int enter_bg(struct check_ctx *ctx, struct fst_walk *w, u64 bytenr)
 		return 0;
 	w->cur.bg = bg;
 	bg->fst_seen = 1;
-	w->cur.nbits = bg->len / w->sectorsize;
+	if (limit > BTRFS_MAX_CHUNK_LENGTH)
+		limit = BTRFS_MAX_CHUNK_LENGTH;
+	if (bg->len > limit) {
+		check_error(ctx, "free space tree: block group %llu has length %llu, more than %llu; its free space is not checked",
+			    bg->start, bg->len, limit);
+		w->cur.skip = true;
+		return 0;
+	}
+	w->cur.nbits = DIV_ROUND_UP(bg->len, (u64)w->sectorsize);
 	w->cur.free_bits = calloc(1, (size_t)((w->cur.nbits + 7) / 8) ?: 1);
 	if (!w->cur.free_bits)
 		return -ENOMEM;
@@ -227,6 +243,8 @@ static int fst_item(struct check_ctx *ctx, const struct extent_buffer *eb, int s
 	if (ret)
 		return ret;
 	b = &w->cur;
+	if (b->skip)
+		return 0;
 	if (!b->bg || key->objectid + key->offset > b->bg->start + b->bg->len) {
 		check_error(ctx, "free space tree: item (%llu %u %llu) is not inside a block group",
 			    key->objectid, key->type, key->offset);

@@ -52,6 +52,12 @@
 #define BTRFS_LINK_MAX 65535U     /* most hard links one inode ref item tracks */
 #define BTRFS_MAX_METADATA_BLOCKSIZE 65536
 #define BTRFS_STRIPE_LEN SZ_64K   /* the only stripe_len the kernel supports */
+/*
+ * The largest chunk (and so block group) length the kernel's tree-checker
+ * accepts: the number of stripes in a chunk must fit in a u32.  No real chunk
+ * comes near it; a longer one is a bit flip or a hostile image.
+ */
+#define BTRFS_MAX_CHUNK_LENGTH ((u64)UINT32_MAX * BTRFS_STRIPE_LEN)
 #define BTRFS_MAX_MIRRORS 4       /* raid1c4 */
 
 /* Superblock copies: the primary at 64 KiB, mirrors at 64 MiB and 256 GiB. */

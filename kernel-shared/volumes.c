@@ -386,6 +386,9 @@ int btrfs_check_chunk(u64 logical, const struct btrfs_chunk *chunk, u32 item_siz
 				 btrfs_chunk_sector_size(chunk), sectorsize);
 	if (!length || !IS_ALIGNED(length, sectorsize))
 		return chunk_err(msg, msglen, "invalid chunk length, have %llu", length);
+	if (length >= BTRFS_MAX_CHUNK_LENGTH)
+		return chunk_err(msg, msglen, "chunk length too large: have %llu limit %llu",
+				 length, BTRFS_MAX_CHUNK_LENGTH);
 	if (logical + length < logical)
 		return chunk_err(msg, msglen, "invalid chunk logical start and length, have %llu+%llu",
 				 logical, length);

@@ -221,6 +221,13 @@ static void test_chunk_items(void)
 	ch = item(buf, SZ_8M, BTRFS_BLOCK_GROUP_DATA, 1, 1);
 	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(2), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
 	CHECK(btrfs_check_chunk(SZ_64M + 1, ch, btrfs_chunk_item_size(1), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
+	/* the length limit: one sector below passes, the limit itself does not */
+	btrfs_set_chunk_length(ch, BTRFS_MAX_CHUNK_LENGTH - 4096);
+	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(1), 4096, 0, msg, sizeof(msg)) == 0);
+	btrfs_set_chunk_length(ch, BTRFS_MAX_CHUNK_LENGTH);
+	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(1), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
+	CHECK(strstr(msg, "chunk length too large") != NULL);
+	btrfs_set_chunk_length(ch, SZ_8M);
 	btrfs_set_chunk_num_stripes(ch, 0);
 	CHECK(btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(0), 4096, 0, msg, sizeof(msg)) == -EUCLEAN);
 	btrfs_chunk_tree_map_free(&map);
