@@ -9,7 +9,7 @@
 #include <libgen.h>
 #include <getopt.h>
 #include "cmds/commands.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/messages.h"
 
 enum { OPT_FORMAT = 256, OPT_AUTH_KEY, OPT_VERSION, OPT_HELP };
 

@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
 
 int check_grow(void **arr, size_t *alloc, size_t nr, size_t elem)
 {

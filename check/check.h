@@ -27,8 +27,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "kernel-shared/kerncompat.h"
-#include "kernel-shared/ctree.h"
+#include "lib/format/kerncompat.h"
+#include "lib/read/ctree.h"
 
 struct check_options {
 	bool check_data_csum;     /* --check-data-csum: read and verify every data block */

@@ -18,9 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/check-extra.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/messages.h"
-#include "kernel-shared/transaction.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
+#include "lib/engine/transaction.h"
 
 struct v1_extent {
 	u64 bytenr, len;

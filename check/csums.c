@@ -10,9 +10,9 @@
 #include "check/check.h"
 #include "check/extents.h"
 #include "check/csum-pipe.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/messages.h"
 
 struct csum_walk {
 	struct ext_state *st;

@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/messages.h"
 
 #define HEADER_SIZE ((u32)sizeof(struct btrfs_header))
 #define ITEM_SIZE ((u32)sizeof(struct btrfs_item))

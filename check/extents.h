@@ -8,9 +8,9 @@
 #define BTRFS_KIT_CHECK_EXTENTS_H
 
 #include "check/check.h"
-#include "kernel-shared/kerncompat.h"
-#include "kernel-shared/ctree.h"
-#include "kernel-shared/volumes.h"
+#include "lib/format/kerncompat.h"
+#include "lib/read/ctree.h"
+#include "lib/read/volumes.h"
 
 /*
  * One back reference: expected (made by a tree pointer or a file extent

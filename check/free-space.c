@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/messages.h"
 
 struct bg_space {
 	struct check_bg *bg;

@@ -33,9 +33,9 @@
 #include <sys/stat.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/messages.h"
 #include "check/repair-fs-roots.h"
 
 /* A name, from either side: an inode ref (kind R), DIR_ITEM (D) or DIR_INDEX (X). */

@@ -24,11 +24,11 @@
 #include <stdlib.h>
 #include "check/check-extra.h"
 #include "check/csum-pipe.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/messages.h"
-#include "kernel-shared/transaction.h"
-#include "kernel-shared/volumes.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/messages.h"
+#include "lib/engine/transaction.h"
+#include "lib/read/volumes.h"
 
 struct data_ranges {
 	struct check_range *r;

@@ -5,7 +5,7 @@
  * the iteration with its error (pass 3 has already reported it).
  */
 #include "check/check.h"
-#include "kernel-shared/accessors.h"
+#include "lib/format/accessors.h"
 
 int check_for_each_item(struct check_ctx *ctx, const struct btrfs_tree_ref *tree,
 			const struct btrfs_key *from, check_item_fn fn, void *arg)

@@ -16,9 +16,9 @@
 #include <string.h>
 #include "check/check.h"
 #include "check/leaf-mend.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/tree-checker.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/read/tree-checker.h"
 
 /* One item of the leaf as it will be rebuilt. */
 struct item_plan {

@@ -8,8 +8,8 @@
 #ifndef BTRFS_KIT_CHECK_LEAF_MEND_H
 #define BTRFS_KIT_CHECK_LEAF_MEND_H
 
-#include "kernel-shared/kerncompat.h"
-#include "kernel-shared/ctree.h"
+#include "lib/format/kerncompat.h"
+#include "lib/read/ctree.h"
 
 /*
  * Mend eb (a leaf of tree, read from fs) in place, printing every change.

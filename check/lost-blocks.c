@@ -16,8 +16,8 @@
  */
 #include "check/check.h"
 #include "check/extents.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
 
 static int cmp_lost(const void *a, const void *b)
 {

@@ -22,9 +22,9 @@
 #include "check/check.h"
 #include "check/check-extra.h"
 #include "check/extents.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/messages.h"
 #include "check/repair-qgroups.h"
 
 struct qgroup {

@@ -18,10 +18,10 @@
 #include <stdio.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/messages.h"
-#include "kernel-shared/transaction.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/messages.h"
+#include "lib/engine/transaction.h"
 
 /* ---- block groups and the superblock ------------------------------------------------ */
 

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "check/repair-fs-roots.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/ctree-append.h"
-#include "kernel-shared/messages.h"
-#include "kernel-shared/transaction.h"
-#include "kernel-shared/tree-checker.h"
+#include "lib/format/accessors.h"
+#include "lib/engine/ctree-append.h"
+#include "lib/format/messages.h"
+#include "lib/engine/transaction.h"
+#include "lib/read/tree-checker.h"
 
 static int get_root(struct btrfs_trans *t, u64 id, struct btrfs_wroot **root)
 {

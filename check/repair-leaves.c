@@ -11,10 +11,10 @@
 #include "check/check.h"
 #include "check/leaf-mend.h"
 #include "check/repair-leaves.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/messages.h"
-#include "kernel-shared/transaction.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/messages.h"
+#include "lib/engine/transaction.h"
 
 struct salvaged_leaf {
 	u64 bytenr;

@@ -24,8 +24,8 @@
 #ifndef BTRFS_KIT_CHECK_REPAIR_LEAVES_H
 #define BTRFS_KIT_CHECK_REPAIR_LEAVES_H
 
-#include "kernel-shared/kerncompat.h"
-#include "kernel-shared/ctree.h"
+#include "lib/format/kerncompat.h"
+#include "lib/read/ctree.h"
 
 struct check_salvage;
 struct btrfs_trans;

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/repair-qgroups.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/messages.h"
-#include "kernel-shared/transaction.h"
-#include "kernel-shared/trans-tree-changes.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
+#include "lib/engine/transaction.h"
+#include "lib/engine/trans-tree-changes.h"
 
 /* The item at key of the quota tree, ready to change, of at least min_size bytes. */
 static int quota_item(struct btrfs_trans *t, const struct btrfs_key *key, u32 min_size,

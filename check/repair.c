@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --repair, through the transaction engine (kernel-shared/transaction.h):
+ * --repair, through the transaction engine (lib/engine/transaction.h):
  * the old generation stays valid until the new superblock is written.
  *
  * The passes queue a fix for each problem they can mend (check_fixable(),
@@ -14,9 +14,9 @@
 #include "check/check.h"
 #include "check/extents.h"
 #include "check/repair-leaves.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/messages.h"
-#include "kernel-shared/transaction.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
+#include "lib/engine/transaction.h"
 #include "check/repair-qgroups.h"
 
 static const char *const pass_names[8] = {

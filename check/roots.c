@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/messages.h"
 
 struct roots_seen {
 	bool extent, dev, fs, csum;

@@ -18,9 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/check-extra.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/messages.h"
 
 struct uses_walk {
 	struct check_uses *u;

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cmds/balance.h"
-#include "common/balance-online.h"
-#include "kernel-shared/balance-plan.h"
-#include "kernel-shared/messages.h"
+#include "balance/balance-online.h"
+#include "balance/balance-plan.h"
+#include "lib/format/messages.h"
 
 static const char *const cmd_balance_start_usage[] = {
 	"btrfs balance start [options] <path>",

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmds/balance.h"
-#include "common/balance-online.h"
-#include "kernel-shared/messages.h"
+#include "balance/balance-online.h"
+#include "lib/format/messages.h"
 
 static const char *const cmd_balance_status_usage[] = {
 	"btrfs balance status [-v] <path>",

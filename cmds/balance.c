@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cmds/balance.h"
-#include "common/balance-online.h"
-#include "kernel-shared/messages.h"
+#include "balance/balance-online.h"
+#include "lib/format/messages.h"
 
 static const char *const balance_cmd_group_usage[] = {
 	"btrfs balance <command> [options] <path>",

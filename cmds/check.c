@@ -13,10 +13,10 @@
 #include "check/check-extra.h"
 #include "check/repair-leaves.h"
 #include "common/device-utils.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/super.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+#include "lib/read/super.h"
+#include "lib/format/messages.h"
 
 static const char *const cmd_check_usage[] = {
 	"btrfs check [options] <device> [<device>...]",

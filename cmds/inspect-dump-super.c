@@ -10,12 +10,12 @@
 #include <errno.h>
 #include "cmds/commands.h"
 #include "common/json-writer.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/super.h"
-#include "kernel-shared/csum.h"
-#include "kernel-shared/flags-names.h"
-#include "kernel-shared/print-super.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/accessors.h"
+#include "lib/read/super.h"
+#include "lib/format/csum.h"
+#include "lib/format/flags-names.h"
+#include "print/print-super.h"
+#include "lib/format/messages.h"
 
 static const char *const cmd_inspect_dump_super_usage[] = {
 	"btrfs inspect-internal dump-super [options] device [device...]",

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <ctype.h>
 #include "cmds/commands.h"
-#include "kernel-shared/ctree.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/print-tree.h"
-#include "kernel-shared/print-tree-json.h"
-#include "kernel-shared/messages.h"
+#include "lib/read/ctree.h"
+#include "lib/format/accessors.h"
+#include "print/print-tree.h"
+#include "print/print-tree-json.h"
+#include "lib/format/messages.h"
 
 static const char *const cmd_inspect_dump_tree_usage[] = {
 	"btrfs inspect-internal dump-tree [options] <device> [<device> ..]",

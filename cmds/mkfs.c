@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mkfs.btrfs / btrfs mkfs: options, checks of the targets, the summary.
- * The filesystem itself is made by btrfs_make_fs() (kernel-shared/mkfs-layout.c).
+ * The filesystem itself is made by btrfs_make_fs() (mkfs/mkfs-layout.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +12,11 @@
 #include <uuid.h>
 #include "cmds/commands.h"
 #include "common/device-utils.h"
-#include "kernel-shared/mkfs-layout.h"
-#include "kernel-shared/chunk-alloc.h"
-#include "kernel-shared/csum.h"
-#include "kernel-shared/compress.h"
-#include "kernel-shared/messages.h"
+#include "mkfs/mkfs-layout.h"
+#include "lib/engine/chunk-alloc.h"
+#include "lib/format/csum.h"
+#include "lib/format/compress.h"
+#include "lib/format/messages.h"
 
 enum {
 	OPT_CSUM = OPT_LONG_BASE, OPT_DEVICE_UUID, OPT_SHRINK, OPT_COMPRESS, OPT_INODE_FLAGS,

@@ -14,9 +14,9 @@
 #include <linux/fs.h>
 #include <blkid.h>
 #include "common/device-utils.h"
-#include "kernel-shared/format.h"
-#include "kernel-shared/volumes.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/format.h"
+#include "lib/read/volumes.h"
+#include "lib/format/messages.h"
 
 int target_open(struct target_device *t, const char *path, u64 create_size)
 {

@@ -7,7 +7,7 @@
 #ifndef BTRFS_KIT_DEVICE_UTILS_H
 #define BTRFS_KIT_DEVICE_UTILS_H
 
-#include "kernel-shared/kerncompat.h"
+#include "lib/format/kerncompat.h"
 
 struct target_device {
 	const char *path;

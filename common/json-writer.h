@@ -23,7 +23,7 @@
 #define BTRFS_KIT_JSON_WRITER_H
 
 #include <stdio.h>
-#include "kernel-shared/kerncompat.h"
+#include "lib/format/kerncompat.h"
 
 #define JSON_MAX_DEPTH 32
 

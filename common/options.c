@@ -4,7 +4,7 @@
 #include <getopt.h>
 #include <ctype.h>
 #include "common/options.h"
-#include "kernel-shared/messages.h"
+#include "lib/format/messages.h"
 
 /* Build the getopt_long tables from the command's option table. */
 static int build_tables(const struct cli_option *opts, struct cli_getopt_state *st)

@@ -30,12 +30,12 @@
 #include <stdlib.h>
 #include <getopt.h>
 #include <time.h>
-#include "kernel-shared/transaction.h"
-#include "kernel-shared/ctree-append.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/messages.h"
-#include "kernel-shared/tree-checker.h"
+#include "lib/engine/transaction.h"
+#include "lib/engine/ctree-append.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
+#include "lib/read/tree-checker.h"
 
 #define DIR_INO BTRFS_FIRST_FREE_OBJECTID
 #define XNAME "user.engine"

@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "kernel-shared/transaction.h"
-#include "kernel-shared/disk-io.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/messages.h"
+#include "lib/engine/transaction.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
 
 int main(int argc, char **argv)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Balance filter parsing (every error path) and chunk selection as the kernel selects. */
 #include "tests/unit/unit.h"
-#include "kernel-shared/balance-args.h"
+#include "balance/balance-args.h"
 
 static int parse(const char *s, struct btrfs_balance_args *a)
 {

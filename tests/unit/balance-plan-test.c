@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The convert planner: kernel chunk placement, and fits / refuses on small layouts. */
 #include "tests/unit/unit.h"
-#include "kernel-shared/balance-plan.h"
+#include "balance/balance-plan.h"
 
 static void test_alloc_chunk(void)
 {

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "kernel-shared/accessors.h"
+#include "lib/format/accessors.h"
 
 #define OFF(type, member) ((unsigned long long)offsetof(struct type, member))
 
@@ -116,7 +116,7 @@ struct field_row {
 static const struct field_row rows[] = {
 #define BTRFS_FIELD(tag, name, member, bits, o) \
 	{ #tag, #name, (o), (bits) / 8, sizeof(struct btrfs_##tag) },
-#include "kernel-shared/accessors.def"
+#include "lib/format/accessors.def"
 #undef BTRFS_FIELD
 };
 

@@ -9,10 +9,10 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include "tests/unit/unit.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/super.h"
-#include "kernel-shared/csum.h"
-#include "kernel-shared/flags-names.h"
+#include "lib/format/accessors.h"
+#include "lib/read/super.h"
+#include "lib/format/csum.h"
+#include "lib/format/flags-names.h"
 #include "common/json-writer.h"
 
 /* A plausible single-device superblock with one SYSTEM|DUP chunk in sys_chunk_array. */

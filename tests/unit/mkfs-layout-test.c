@@ -6,12 +6,12 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "kernel-shared/tree-builder.h"
-#include "kernel-shared/chunk-alloc.h"
-#include "kernel-shared/tree-write.h"
-#include "kernel-shared/raid6.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/ctree.h"
+#include "lib/engine/tree-builder.h"
+#include "lib/engine/chunk-alloc.h"
+#include "lib/engine/tree-write.h"
+#include "lib/format/raid6.h"
+#include "lib/format/accessors.h"
+#include "lib/read/ctree.h"
 
 struct collect {
 	struct btrfs_fs_geometry geo;

@@ -5,9 +5,9 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "kernel-shared/ctree.h"
-#include "kernel-shared/accessors.h"
-#include "kernel-shared/tree-checker.h"
+#include "lib/read/ctree.h"
+#include "lib/format/accessors.h"
+#include "lib/read/tree-checker.h"
 
 #define NS 4096
 #define BYTENR (SZ_16M)

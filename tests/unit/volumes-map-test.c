@@ -6,8 +6,8 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "kernel-shared/volumes.h"
-#include "kernel-shared/accessors.h"
+#include "lib/read/volumes.h"
+#include "lib/format/accessors.h"
 
 #define L0 (1ULL << 30)
 #define K64 0x10000ULL

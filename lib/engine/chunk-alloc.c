@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Chunk placement and block allocation for a filesystem built in memory.
+ * See chunk-alloc.h for the rules.
+ */
+#include <stdlib.h>
+#include <strings.h>
+#include "lib/engine/chunk-alloc.h"
+#include "lib/format/messages.h"
+#include "lib/format/accessors.h"
+
+static const struct btrfs_raid_attr raid_attrs[] = {
+	{ 0, "single", "single", 1, 1, 1, 0, 1, 1, 0 },
+	{ BTRFS_BLOCK_GROUP_DUP, "dup", "DUP", 1, 1, 2, 0, 1, 2, 0 },
+	{ BTRFS_BLOCK_GROUP_RAID0, "raid0", "RAID0", 1, 0, 1, 0, 1, 1, 0 },
+	{ BTRFS_BLOCK_GROUP_RAID1, "raid1", "RAID1", 2, 2, 2, 0, 1, 1, 0 },
+	{ BTRFS_BLOCK_GROUP_RAID1C3, "raid1c3", "RAID1C3", 3, 3, 3, 0, 1, 1,
+	  BTRFS_FEATURE_INCOMPAT_RAID1C34 },
+	{ BTRFS_BLOCK_GROUP_RAID1C4, "raid1c4", "RAID1C4", 4, 4, 4, 0, 1, 1,
+	  BTRFS_FEATURE_INCOMPAT_RAID1C34 },
+	{ BTRFS_BLOCK_GROUP_RAID10, "raid10", "RAID10", 2, 0, 2, 0, 2, 1, 0 },
+	{ BTRFS_BLOCK_GROUP_RAID5, "raid5", "RAID5", 2, 0, 1, 1, 1, 1, BTRFS_FEATURE_INCOMPAT_RAID56 },
+	{ BTRFS_BLOCK_GROUP_RAID6, "raid6", "RAID6", 3, 0, 1, 2, 1, 1, BTRFS_FEATURE_INCOMPAT_RAID56 },
+};
+
+const struct btrfs_raid_attr *btrfs_raid_attr(u64 flags)
+{
+	u64 prof = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+
+	for (size_t i = 0; i < ARRAY_SIZE(raid_attrs); i++)
+		if (raid_attrs[i].bg_flag == prof)
+			return &raid_attrs[i];
+	return NULL;
+}
+
+const struct btrfs_raid_attr *btrfs_raid_attr_by_name(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(raid_attrs); i++)
+		if (!strcasecmp(raid_attrs[i].name, name))
+			return &raid_attrs[i];
+	return NULL;
+}
+
+int ca_init(struct chunk_alloc *ca, int ndevs, const u64 *sizes, u32 sectorsize)
+{
+	memset(ca, 0, sizeof(*ca));
+	if (ndevs < 1 || ndevs > CA_MAX_DEVICES) {
+		error("cannot build a filesystem of %d devices (at most %d)", ndevs, CA_MAX_DEVICES);
+		return -EINVAL;
+	}
+	ca->ndevs = ndevs;
+	ca->sectorsize = sectorsize;
+	ca->next_logical = BTRFS_DEVICE_RANGE_RESERVED;
+	for (int i = 0; i < ndevs; i++) {
+		ca->devs[i].devid = i + 1;
+		ca->devs[i].total_bytes = sizes[i];
+		ca->total_bytes += sizes[i];
+		/* The list starts with the last device: devices join at its head. */
+		ca->order[i] = ndevs - 1 - i;
+	}
+	return 0;
+}
+
+void ca_release(struct chunk_alloc *ca)
+{
+	for (int i = 0; i < ca->ndevs; i++)
+		free(ca->devs[i].ext);
+	for (int i = 0; i < ca->nr_chunks; i++)
+		free(ca->chunks[i]);
+	free(ca->chunks);
+	memset(ca, 0, sizeof(*ca));
+}
+
+struct ca_device *ca_device(struct chunk_alloc *ca, u64 devid)
+{
+	if (devid < 1 || devid > (u64)ca->ndevs)
+		return NULL;
+	return &ca->devs[devid - 1];
+}
+
+/* First hole of len bytes at or after 1 MiB; 0 with *start, or -ENOSPC. */
+static int find_hole(const struct ca_device *dev, u64 len, u64 *start)
+{
+	u64 pos = BTRFS_DEVICE_RANGE_RESERVED;
+
+	for (int i = 0; i < dev->nr_ext; i++) {
+		if (dev->ext[i].start >= pos + len)
+			break;
+		if (dev->ext[i].start + dev->ext[i].len > pos)
+			pos = dev->ext[i].start + dev->ext[i].len;
+	}
+	if (pos + len > dev->total_bytes)
+		return -ENOSPC;
+	*start = pos;
+	return 0;
+}
+
+int ca_add_dev_extent(struct ca_device *dev, u64 start, u64 len)
+{
+	int i;
+
+	if (dev->nr_ext == dev->alloc_ext) {
+		int n = dev->alloc_ext ? dev->alloc_ext * 2 : 8;
+		struct ca_extent *ne = realloc(dev->ext, n * sizeof(*ne));
+
+		if (!ne)
+			return -ENOMEM;
+		dev->ext = ne;
+		dev->alloc_ext = n;
+	}
+	for (i = dev->nr_ext; i > 0 && dev->ext[i - 1].start > start; i--)
+		dev->ext[i] = dev->ext[i - 1];
+	dev->ext[i].start = start;
+	dev->ext[i].len = len;
+	dev->nr_ext++;
+	dev->bytes_used += len;
+	return 0;
+}
+
+static void del_dev_extent(struct ca_device *dev, u64 start)
+{
+	for (int i = 0; i < dev->nr_ext; i++) {
+		if (dev->ext[i].start != start)
+			continue;
+		dev->bytes_used -= dev->ext[i].len;
+		memmove(&dev->ext[i], &dev->ext[i + 1], (dev->nr_ext - i - 1) * sizeof(dev->ext[0]));
+		dev->nr_ext--;
+		return;
+	}
+}
+
+static int data_stripes(u64 type, int num_stripes, int sub_stripes)
+{
+	const struct btrfs_raid_attr *a = btrfs_raid_attr(type);
+
+	if (type & BTRFS_BLOCK_GROUP_RAID0)
+		return num_stripes;
+	if (type & BTRFS_BLOCK_GROUP_RAID10)
+		return num_stripes / sub_stripes;
+	if (type & BTRFS_BLOCK_GROUP_RAID56_MASK)
+		return num_stripes - a->nparity;
+	return 1;
+}
+
+/* Logical ranges of the chunk that sit on a superblock copy of any stripe. */
+static void compute_excluded(struct ca_chunk *c)
+{
+	const struct btrfs_raid_attr *a = btrfs_raid_attr(c->type);
+	int ndata = data_stripes(c->type, c->num_stripes, c->sub_stripes);
+
+	c->nr_excl = 0;
+	for (int i = 0; i < c->num_stripes; i++) {
+		for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+			u64 sb = btrfs_sb_offset(m), off, nr, in_unit;
+			struct ca_excluded *e;
+
+			if (sb + BTRFS_SUPER_INFO_SIZE <= c->stripes[i].physical ||
+			    sb >= c->stripes[i].physical + c->stripe_size)
+				continue;
+			if ((size_t)c->nr_excl >= ARRAY_SIZE(c->excl))
+				return;
+			e = &c->excl[c->nr_excl++];
+			off = sb > c->stripes[i].physical ? sb - c->stripes[i].physical : 0;
+			nr = off / BTRFS_STRIPE_LEN;
+			in_unit = off % BTRFS_STRIPE_LEN;
+			if (c->type & BTRFS_BLOCK_GROUP_RAID0) {
+				e->start = c->logical + (nr * c->num_stripes + i) * BTRFS_STRIPE_LEN + in_unit;
+				e->len = BTRFS_SUPER_INFO_SIZE;
+			} else if (c->type & BTRFS_BLOCK_GROUP_RAID10) {
+				e->start = c->logical + (nr * ndata + i / c->sub_stripes) * BTRFS_STRIPE_LEN +
+					   in_unit;
+				e->len = BTRFS_SUPER_INFO_SIZE;
+			} else if (a && a->nparity) {
+				/* The whole stripe row: its parity covers the copy. */
+				e->start = c->logical + nr * ndata * BTRFS_STRIPE_LEN;
+				e->len = (u64)ndata * BTRFS_STRIPE_LEN;
+			} else {
+				e->start = c->logical + off;
+				e->len = BTRFS_SUPER_INFO_SIZE;
+			}
+		}
+	}
+}
+
+static struct ca_chunk *new_chunk(struct chunk_alloc *ca, int num_stripes)
+{
+	struct ca_chunk *c;
+
+	if (ca->nr_chunks == ca->alloc_chunks) {
+		int n = ca->alloc_chunks ? ca->alloc_chunks * 2 : 8;
+		struct ca_chunk **nc = realloc(ca->chunks, n * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		ca->chunks = nc;
+		ca->alloc_chunks = n;
+	}
+	c = calloc(1, sizeof(*c) + num_stripes * sizeof(c->stripes[0]));
+	if (!c)
+		return NULL;
+	ca->chunks[ca->nr_chunks++] = c;
+	return c;
+}
+
+/* Move device index idx to the front of the rotating list. */
+static void move_to_front(struct chunk_alloc *ca, int idx)
+{
+	int pos = 0;
+
+	while (pos < ca->ndevs && ca->order[pos] != idx)
+		pos++;
+	for (; pos > 0; pos--)
+		ca->order[pos] = ca->order[pos - 1];
+	ca->order[0] = idx;
+}
+
+static const char *type_name(u64 type)
+{
+	if ((type & BTRFS_BLOCK_GROUP_DATA) && (type & BTRFS_BLOCK_GROUP_METADATA))
+		return "data+metadata";
+	if (type & BTRFS_BLOCK_GROUP_DATA)
+		return "data";
+	if (type & BTRFS_BLOCK_GROUP_SYSTEM)
+		return "system";
+	return "metadata";
+}
+
+static int place_chunk(struct chunk_alloc *ca, struct ca_chunk *c, const int *devs)
+{
+	for (int i = 0; i < c->num_stripes; i++) {
+		struct ca_device *d = &ca->devs[devs[i]];
+		u64 start;
+		int ret;
+
+		ret = find_hole(d, c->stripe_size, &start);
+		if (ret < 0)
+			return ret;
+		ret = ca_add_dev_extent(d, start, c->stripe_size);
+		if (ret < 0)
+			return ret;
+		c->stripes[i].devid = d->devid;
+		c->stripes[i].physical = start;
+	}
+	c->logical = ca->next_logical;
+	c->cursor = c->logical;
+	ca->next_logical += c->length;
+	compute_excluded(c);
+	return 0;
+}
+
+struct ca_chunk *ca_alloc_chunk_on(struct chunk_alloc *ca, u64 type, u64 devid, u64 size)
+{
+	struct ca_chunk *c;
+	int idx = (int)devid - 1;
+	int ret;
+
+	if (idx < 0 || idx >= ca->ndevs)
+		return ERR_PTR(-EINVAL);
+	c = new_chunk(ca, 1);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	c->type = type & ~BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	c->length = size;
+	c->stripe_size = size;
+	c->num_stripes = 1;
+	c->sub_stripes = 1;
+	ret = place_chunk(ca, c, &idx);
+	if (ret < 0) {
+		error("device %llu has no room for a %s chunk of %llu bytes",
+		      (unsigned long long)devid, type_name(type), (unsigned long long)size);
+		ca->nr_chunks--;
+		free(c);
+		return ERR_PTR(ret);
+	}
+	return c;
+}
+
+struct ca_chunk *ca_alloc_chunk(struct chunk_alloc *ca, u64 type)
+{
+	const struct btrfs_raid_attr *a = btrfs_raid_attr(type);
+	u64 base_calc, calc, max_chunk, min_stripe, min_free;
+	int num_stripes, ndevs_needed, found, sub;
+	int picked[CA_MAX_DEVICES], stripes_dev[CA_MAX_DEVICES * 2];
+	struct ca_chunk *c;
+	int ret;
+
+	if (!a)
+		return ERR_PTR(-EINVAL);
+	if (type & BTRFS_BLOCK_GROUP_SYSTEM) {
+		calc = SZ_8M;
+		max_chunk = 2 * calc;
+		min_stripe = SZ_1M;
+	} else if (type & BTRFS_BLOCK_GROUP_DATA) {
+		calc = SZ_1G;
+		max_chunk = 10 * calc;
+		min_stripe = SZ_64M;
+	} else {
+		calc = ca->total_bytes > 50 * SZ_1G ? SZ_1G : SZ_256M;
+		max_chunk = calc;
+		min_stripe = SZ_32M;
+	}
+	max_chunk = min_t(u64, max_chunk, ca->total_bytes / 10);
+	base_calc = calc;
+
+	if (ca->ndevs < a->devs_min) {
+		error("a %s chunk with profile %s needs %d devices, have %d", type_name(type),
+		      a->upper, a->devs_min, ca->ndevs);
+		return ERR_PTR(-EINVAL);
+	}
+	num_stripes = a->devs_max ? a->devs_max : ca->ndevs;
+	if (a->dev_stripes == 2)
+		num_stripes = 2;
+	sub = a->sub_stripes;
+	if (sub > 1)
+		num_stripes &= ~(sub - 1);
+
+again:
+	calc = base_calc;
+	if (calc * data_stripes(type, num_stripes, sub) > max_chunk)
+		calc = round_down(max_chunk / num_stripes, BTRFS_STRIPE_LEN);
+	calc = max_t(u64, calc, min_stripe);
+	calc = round_down(calc, BTRFS_STRIPE_LEN);
+
+	ndevs_needed = num_stripes / a->dev_stripes;
+	min_free = calc * a->dev_stripes;
+	found = 0;
+	for (int i = 0; i < ca->ndevs && found < ndevs_needed; i++) {
+		struct ca_device *d = &ca->devs[ca->order[i]];
+		u64 start;
+
+		if (find_hole(d, min_free, &start) < 0)
+			continue;
+		/* Later finds go before earlier ones (a list built at its head). */
+		memmove(&picked[1], &picked[0], found * sizeof(picked[0]));
+		picked[0] = ca->order[i];
+		found++;
+	}
+	if (found < ndevs_needed) {
+		/* Striped profiles make do with the devices that have room. */
+		if (!a->devs_max && a->dev_stripes == 1 && found >= a->devs_min &&
+		    (sub > 1 ? (found & ~(sub - 1)) : found) < num_stripes) {
+			num_stripes = sub > 1 ? found & ~(sub - 1) : found;
+			goto again;
+		}
+		error("not enough free space for a %s chunk with profile %s: %d of %d devices have %llu bytes free",
+		      type_name(type), a->upper, found, ndevs_needed, (unsigned long long)min_free);
+		return ERR_PTR(-ENOSPC);
+	}
+
+	c = new_chunk(ca, num_stripes);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	c->type = type;
+	c->num_stripes = num_stripes;
+	c->sub_stripes = sub;
+	c->stripe_size = calc;
+	c->length = calc * data_stripes(type, num_stripes, sub);
+	for (int i = 0; i < num_stripes; i++)
+		stripes_dev[i] = picked[i / a->dev_stripes];
+	ret = place_chunk(ca, c, stripes_dev);
+	if (ret < 0) {
+		error("cannot place a %s chunk of %llu bytes", type_name(type),
+		      (unsigned long long)c->length);
+		return ERR_PTR(ret);
+	}
+	for (int i = 0; i < ndevs_needed; i++)
+		move_to_front(ca, picked[i]);
+	return c;
+}
+
+void ca_remove_chunk(struct chunk_alloc *ca, struct ca_chunk *chunk)
+{
+	for (int i = 0; i < chunk->num_stripes; i++) {
+		struct ca_device *d = ca_device(ca, chunk->stripes[i].devid);
+
+		if (d)
+			del_dev_extent(d, chunk->stripes[i].physical);
+	}
+	chunk->removed = true;
+}
+
+static int cmp_chunk(const void *a, const void *b)
+{
+	const struct ca_chunk *x = *(struct ca_chunk *const *)a, *y = *(struct ca_chunk *const *)b;
+
+	return x->logical < y->logical ? -1 : x->logical > y->logical;
+}
+
+int ca_sorted_chunks(const struct chunk_alloc *ca, struct ca_chunk **out)
+{
+	int n = 0;
+
+	for (int i = 0; i < ca->nr_chunks; i++)
+		if (!ca->chunks[i]->removed)
+			out[n++] = ca->chunks[i];
+	qsort(out, n, sizeof(*out), cmp_chunk);
+	return n;
+}
+
+void ca_fill_chunk_item(const struct ca_chunk *c, u32 sectorsize, struct btrfs_chunk *ch)
+{
+	btrfs_set_chunk_length(ch, c->length);
+	btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
+	btrfs_set_chunk_stripe_len(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_type(ch, c->type);
+	btrfs_set_chunk_io_align(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_io_width(ch, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_sector_size(ch, sectorsize);
+	btrfs_set_chunk_num_stripes(ch, (u16)c->num_stripes);
+	btrfs_set_chunk_sub_stripes(ch, (u16)c->sub_stripes);
+	for (int s = 0; s < c->num_stripes; s++) {
+		btrfs_set_stripe_devid(btrfs_chunk_stripe(ch, s), c->stripes[s].devid);
+		btrfs_set_stripe_offset(btrfs_chunk_stripe(ch, s), c->stripes[s].physical);
+	}
+}
+
+u64 ca_chunk_dev_bytes(const struct ca_chunk *chunk)
+{
+	return chunk->stripe_size * chunk->num_stripes;
+}
+
+static bool overlaps_excluded(const struct ca_chunk *c, u64 start, u64 len, u64 *skip_to)
+{
+	for (int i = 0; i < c->nr_excl; i++) {
+		if (start < c->excl[i].start + c->excl[i].len && c->excl[i].start < start + len) {
+			*skip_to = c->excl[i].start + c->excl[i].len;
+			return true;
+		}
+	}
+	return false;
+}
+
+int ca_alloc_bytes(struct chunk_alloc *ca, u64 type, u64 len, u64 align, u64 *logical)
+{
+	struct ca_chunk **sorted = malloc((ca->nr_chunks + 1) * sizeof(*sorted));
+	int n;
+
+	if (!sorted)
+		return -ENOMEM;
+	n = ca_sorted_chunks(ca, sorted);
+
+	for (int i = 0; i < n; i++) {
+		struct ca_chunk *c = sorted[i];
+		u64 pos, skip;
+
+		if ((c->type & type) != type)
+			continue;
+		if (!(type & BTRFS_BLOCK_GROUP_DATA) && (c->type & BTRFS_BLOCK_GROUP_DATA) &&
+		    !(c->type & BTRFS_BLOCK_GROUP_METADATA))
+			continue;
+		pos = round_up(c->cursor, align);
+		while (pos + len <= c->logical + c->length) {
+			if (!overlaps_excluded(c, pos, len, &skip)) {
+				c->cursor = pos + len;
+				c->used += len;
+				*logical = pos;
+				free(sorted);
+				return 0;
+			}
+			pos = round_up(skip, align);
+		}
+	}
+	free(sorted);
+	return -ENOSPC;
+}
+
+/* ---- the kernel's placement (new chunks on an existing filesystem) ---- */
+
+struct dev_choice {
+	int idx;                      /* into ca->devs */
+	u64 start;                    /* where the dev extents go */
+	u64 max_avail;                /* room there, at most what was wanted */
+	u64 total_avail;              /* unallocated bytes on the device */
+};
+
+/*
+ * The first hole of at least want bytes at or after 1 MiB (0), else the
+ * largest one (-ENOSPC); *start and *size describe the hole chosen.
+ */
+static int first_or_largest_hole(const struct ca_device *dev, u64 want, u64 *start, u64 *size)
+{
+	u64 pos = BTRFS_DEVICE_RANGE_RESERVED, best = 0, best_start = pos;
+
+	for (int i = 0; i <= dev->nr_ext; i++) {
+		u64 end = i < dev->nr_ext ? dev->ext[i].start : dev->total_bytes;
+
+		if (end > dev->total_bytes)
+			end = dev->total_bytes;
+		if (end > pos) {
+			if (end - pos >= want) {
+				*start = pos;
+				*size = want;
+				return 0;
+			}
+			if (end - pos > best) {
+				best = end - pos;
+				best_start = pos;
+			}
+		}
+		if (i < dev->nr_ext && dev->ext[i].start + dev->ext[i].len > pos)
+			pos = dev->ext[i].start + dev->ext[i].len;
+	}
+	*start = best_start;
+	*size = best;
+	return -ENOSPC;
+}
+
+static int cmp_choice(const void *a, const void *b)
+{
+	const struct dev_choice *x = a, *y = b;
+
+	if (x->max_avail != y->max_avail)
+		return x->max_avail > y->max_avail ? -1 : 1;
+	if (x->total_avail != y->total_avail)
+		return x->total_avail > y->total_avail ? -1 : 1;
+	/* the kernel's heap sort is not stable: on a tie its pick may differ */
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type)
+{
+	const struct btrfs_raid_attr *a = btrfs_raid_attr(type);
+	struct dev_choice devs[CA_MAX_DEVICES];
+	u64 max_chunk, max_stripe, want, min_extent, stripe;
+	int ndevs = 0, devs_max, inc, num_stripes, ndata;
+	struct ca_chunk *c;
+
+	if (!a)
+		return ERR_PTR(-EINVAL);
+	if (type & BTRFS_BLOCK_GROUP_SYSTEM)
+		max_chunk = SZ_32M;
+	else if (type & BTRFS_BLOCK_GROUP_DATA)
+		max_chunk = 10 * SZ_1G;
+	else
+		max_chunk = ca->total_bytes > 50 * SZ_1G ? SZ_1G : SZ_256M;
+	max_stripe = min_t(u64, max_chunk, SZ_1G);
+	max_chunk = min_t(u64, max_chunk, ca->total_bytes / 10);
+	min_extent = BTRFS_STRIPE_LEN * (u64)a->dev_stripes;
+	want = max_stripe * (u64)a->dev_stripes;
+
+	for (int i = 0; i < ca->ndevs; i++) {
+		const struct ca_device *d = &ca->devs[i];
+		struct dev_choice *dc = &devs[ndevs];
+
+		if (d->total_bytes <= d->bytes_used || d->total_bytes - d->bytes_used < min_extent)
+			continue;
+		first_or_largest_hole(d, want, &dc->start, &dc->max_avail);
+		if (dc->max_avail < min_extent)
+			continue;
+		dc->idx = i;
+		dc->total_avail = d->total_bytes - d->bytes_used;
+		ndevs++;
+	}
+	qsort(devs, (size_t)ndevs, sizeof(devs[0]), cmp_choice);
+	devs_max = a->devs_max ? a->devs_max : ca->ndevs;
+	inc = a->sub_stripes > 1 ? a->sub_stripes : 1;
+	ndevs = min_t(int, ndevs, devs_max);
+	ndevs -= ndevs % inc;
+	if (ndevs < a->devs_min || ndevs < 1) {
+		error("no room for a new %s chunk with profile %s: %d device(s) with %llu bytes free, %d needed",
+		      type_name(type), a->upper, ndevs, (unsigned long long)min_extent, a->devs_min);
+		return ERR_PTR(-ENOSPC);
+	}
+
+	/* The device with the least room sets the stripe size. */
+	stripe = devs[ndevs - 1].max_avail / (u64)a->dev_stripes;
+	num_stripes = ndevs * a->dev_stripes;
+	ndata = (num_stripes - a->nparity) / a->ncopies;
+	if (ndata < 1)
+		ndata = 1;
+	if (stripe * (u64)ndata > max_chunk)
+		stripe = min_t(u64, round_up(max_chunk / (u64)ndata, SZ_16M), stripe);
+	stripe = min_t(u64, stripe, SZ_1G);
+	stripe = round_down(stripe, BTRFS_STRIPE_LEN);
+
+	c = new_chunk(ca, num_stripes);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	c->type = type;
+	c->num_stripes = num_stripes;
+	c->sub_stripes = a->sub_stripes;
+	c->stripe_size = stripe;
+	c->length = stripe * (u64)ndata;
+	for (int i = 0; i < ndevs; i++) {
+		struct ca_device *d = &ca->devs[devs[i].idx];
+
+		for (int j = 0; j < a->dev_stripes; j++) {
+			struct ca_stripe *s = &c->stripes[i * a->dev_stripes + j];
+			int ret;
+
+			s->devid = d->devid;
+			s->physical = devs[i].start + (u64)j * stripe;
+			ret = ca_add_dev_extent(d, s->physical, stripe);
+			if (ret < 0)
+				return ERR_PTR(ret);
+		}
+	}
+	c->logical = ca->next_logical;
+	c->cursor = c->logical;
+	ca->next_logical += c->length;
+	compute_excluded(c);
+	return c;
+}

@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The write engine: copy-on-write b-tree transactions.
+ *
+ *   struct btrfs_trans *t;
+ *   ret = btrfs_start_transaction(fs, &t);          fs opened with writable = true
+ *   ret = btrfs_trans_get_root(t, BTRFS_FS_TREE_OBJECTID, &root);
+ *   ret = btrfs_insert_item(t, root, &key, data, size);
+ *   ...
+ *   ret = btrfs_commit_transaction(t);              frees t, success or not
+ *   (or btrfs_abort_transaction(t): nothing written, t freed)
+ *
+ * Model.  A transaction has id super generation + 1.  Every tree block
+ * modified is first copied (CoW) to a newly allocated block owned by the
+ * transaction ("dirty", kept in memory until commit, header generation =
+ * transid); the parent pointer (or the root) is moved to the copy and the
+ * old block is "pinned": its space is not reused before the commit, so the
+ * committed generation stays intact on disk whatever happens before the
+ * superblock is written.  A block allocated and freed inside one
+ * transaction is simply forgotten and its space reused.
+ *
+ * New chunks: when no block group has room for a tree block a chunk of
+ * the profile in use is made at once in memory; its items (chunk tree,
+ * dev tree, block group, free space tree) go in at the start of the next
+ * commit round (trans-chunk.c).
+ *
+ * Commit: (0) the items of new chunks go in; (1) root items of the trees
+ * whose root moved are updated in the root tree; (2) the extent tree gets
+ * a METADATA_ITEM (skinny) or
+ * EXTENT_ITEM + tree_block_info with one inline TREE_BLOCK_REF (owner) for
+ * every new block and loses the items of the pinned ones; (3) block group
+ * items' used bytes and (4) the free space tree (extent or bitmap form)
+ * follow; these steps repeat until they dirty nothing new.  Then every
+ * dirty block goes through btrfs_write_tree_block() (tree-checker, checksum,
+ * every mirror; RAID5/6 rows by read-modify-write, see tree-write.h), the
+ * devices are fsync'ed, and the superblock (generation,
+ * roots, bytes_used, backup roots rotated as the kernel does, new system
+ * chunks in sys_chunk_array; each device's dev_item with the sizes of its
+ * item in the chunk tree) is written to every copy of every device, then fsync'ed again.  Any error before the
+ * superblock write leaves the previous generation as the valid one.
+ * Every commit copies the root tree's root block first, as the kernel
+ * does: the superblock's generation must be its root tree block's, also
+ * when nothing but superblock fields changed.
+ *
+ * Shared blocks (snapshots): a block that may be shared (another owner, or
+ * a generation not newer than its subvolume's last_snapshot) is looked up
+ * in the extent tree.  With refs > 1 or FULL_BACKREF its back references
+ * and its children's (child blocks of a node; data extents referenced by
+ * the file extents of a leaf) are moved as the kernel does
+ * (trans_cow_prepare()).  Old-style (rev 0) back references are refused.
+ *
+ * Paths.  struct btrfs_wpath is the write-side path: nodes[] are either
+ * dirty blocks owned by the transaction (borrowed) or clean copies owned by
+ * the path (read-only searches).  Release it with btrfs_wpath_release().
+ * After btrfs_del_items() the path is released (search again to go on).
+ */
+#ifndef BTRFS_KIT_TRANSACTION_H
+#define BTRFS_KIT_TRANSACTION_H
+
+#include "lib/format/kerncompat.h"
+#include "lib/format/format.h"
+#include "lib/read/ctree.h"
+
+struct btrfs_fs_info;
+struct btrfs_trans;
+struct btrfs_chunk_map;
+struct ca_chunk;
+struct chunk_alloc;
+struct btrfs_block_writer;
+struct bw_device;
+
+/* One tree as a transaction sees it. */
+struct btrfs_wroot {
+	u64 objectid;
+	u64 bytenr;            /* current root block */
+	u8 level;
+	u64 last_snapshot;     /* from the root item: blocks not newer may be shared */
+	bool dirty;            /* root moved in this transaction */
+	bool is_new;           /* created in this transaction (no ROOT_ITEM yet) */
+	bool has_item;         /* item below is the tree's ROOT_ITEM */
+	struct btrfs_root_item item;
+	u64 item_key_offset;   /* key offset of the ROOT_ITEM */
+	u32 item_size;         /* its size on disk */
+	u64 item_bytenr;       /* bytenr, level, generation the ROOT_ITEM holds now */
+	u8 item_level;
+	u64 item_gen;
+};
+
+struct btrfs_wpath {
+	struct extent_buffer *nodes[BTRFS_MAX_LEVEL];
+	int slots[BTRFS_MAX_LEVEL];
+	bool owned[BTRFS_MAX_LEVEL];   /* clean copy to free on release */
+	int lowest_level;              /* search stops at this level */
+};
+
+void btrfs_wpath_init(struct btrfs_wpath *p);
+void btrfs_wpath_release(struct btrfs_wpath *p);
+
+/*
+ * Start a transaction.  Refuses (-EOPNOTSUPP, printed) a filesystem with a
+ * log tree to replay, or a device missing or not opened read-write.
+ */
+int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out);
+
+/* Write everything and the superblocks; t is freed whatever the result. */
+int btrfs_commit_transaction(struct btrfs_trans *t);
+
+/* Drop every change: nothing is written, t is freed. */
+void btrfs_abort_transaction(struct btrfs_trans *t);
+
+u64 btrfs_trans_transid(const struct btrfs_trans *t);
+
+/*
+ * Fault injection for crash-safety tests: the commit writes all tree blocks
+ * and flushes, then fails with -EIO before any superblock is written.
+ */
+void btrfs_trans_fail_before_super(struct btrfs_trans *t, bool fail);
+
+/*
+ * The tree objectid (ROOT_TREE, CHUNK_TREE, or any tree with a ROOT_ITEM
+ * (objectid, ROOT_ITEM, 0)): 0 with *root (owned by t), -ENOENT.
+ */
+int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot **root);
+
+/*
+ * devid's DEV_ITEM in the chunk tree, copied for modification: 0 with path
+ * at it (release it), -ENOENT without one, -EUCLEAN when it is too short.
+ */
+int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path);
+
+/*
+ * A new empty tree (one empty leaf); its ROOT_ITEM (objectid, ROOT_ITEM, 0)
+ * is inserted into the root tree at commit.  -EEXIST if it exists.
+ */
+int btrfs_create_tree(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot **root);
+
+/*
+ * Search key in root, as the kernel's btrfs_search_slot: 0 found (path at
+ * the item), 1 not found (path at the slot where it would go, possibly
+ * nritems), < 0 error.  cow: every block on the way down is copied so that
+ * the leaf may be modified.  ins_len > 0 (needs cow): the leaf ends with at
+ * least ins_len free bytes (an insert needs item size + sizeof(struct
+ * btrfs_item), an extension the extra bytes) and nodes on the way are split
+ * when nearly full.  ins_len < 0 (a delete will follow): accepted, the
+ * rebalancing happens in btrfs_del_items().
+ */
+int btrfs_search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		      struct btrfs_wpath *path, int ins_len, int cow);
+
+/* Next / previous item from the path (read-only path): 0, 1 at the end, < 0. */
+int btrfs_wnext_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path);
+int btrfs_wprev_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path);
+
+/*
+ * Read-only positioning as btrfs_search_key(): the item with key (EXACT),
+ * the first item >= key (NEXT) or the last item <= key (PREV).  0 with the
+ * path at it and *found set (may be NULL), 1 when there is none, < 0.
+ */
+int btrfs_wsearch_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		      enum btrfs_search_mode mode, struct btrfs_wpath *path, struct btrfs_key *found);
+
+/*
+ * Insert nr items with keys (sorted, none existing, all sorting between the
+ * same two neighbours) and sizes into one leaf: the path is left at the
+ * first new item, data zeroed for the caller to fill.  -EEXIST if a key
+ * exists, -E2BIG if they cannot share one leaf.
+ */
+int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
+			     struct btrfs_wpath *path, const struct btrfs_key *keys,
+			     const u32 *sizes, int nr);
+/* One item with its data; path released. */
+int btrfs_insert_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		      const void *data, u32 size);
+
+/*
+ * Delete nr items from slot of the leaf at path (which came from a cow
+ * search); leaves and nodes left small are merged into neighbours, empty
+ * ones freed, the root shrunk.  The path is released.
+ */
+int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+		    int slot, int nr);
+/* Search key and delete that item: 0, -ENOENT. */
+int btrfs_delete_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key);
+
+/*
+ * Grow the item at the path by extra bytes (zeroed, at its end).  The path
+ * must come from btrfs_search_slot(..., ins_len = extra, cow = 1).
+ */
+int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 extra);
+/*
+ * Shrink the item at the path (cow search) to new_size bytes, cutting its
+ * end (from_end) or its start.
+ */
+int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new_size,
+			bool from_end);
+
+/* ---- For repair tools ---------------------------------------------------- */
+
+/*
+ * Account an extent the caller added to (alloc) or removed from the extent
+ * tree itself (data extents; tree blocks are the engine's business):
+ * block group used and super bytes_used follow at once, the free space
+ * tree at commit.  The range must lie in one block group; while the
+ * transaction lasts it is never handed out for tree blocks.  -EINVAL.
+ */
+int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc);
+
+/*
+ * Lenient mode (repair of a damaged extent or free space tree): a freed
+ * tree block without its extent item, or a free space tree range not in
+ * the state expected, is a warning instead of an error.  Shared blocks are
+ * still refused.
+ */
+void btrfs_trans_set_lenient(struct btrfs_trans *t, bool lenient);
+
+/*
+ * At commit, replace the whole free space tree by one computed from the
+ * extent tree (every block group: FREE_SPACE_INFO and extent items, the
+ * gaps between EXTENT_ITEM/METADATA_ITEM keys).  On a filesystem without
+ * one the tree is created and the FREE_SPACE_TREE(_VALID) compat_ro bits
+ * are set.
+ */
+void btrfs_trans_rebuild_free_space_tree(struct btrfs_trans *t);
+
+/*
+ * Free every block of a tree (blocks that cannot be read are skipped with
+ * a warning in lenient mode, else an error) and give it one empty leaf as
+ * root: for rebuilding a tree such as the csum tree.  Refused
+ * (-EOPNOTSUPP) for a tree that may share blocks (last_snapshot set), the
+ * root, chunk, extent and free space trees.
+ */
+int btrfs_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
+
+/*
+ * (tree-drop.c) btrfs_reset_tree() for a tree whose leaves may be damaged
+ * (the csum tree before it is rebuilt): only nodes are read, leaves are
+ * freed by address.  Refused (-EOPNOTSUPP) for a tree that may share
+ * blocks; the caller decides which trees make sense.
+ */
+int btrfs_empty_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
+
+/*
+ * (tree-drop.c) Free every block of tree objectid and delete its ROOT_ITEM:
+ * the tree is gone after the commit.  Refused (-EOPNOTSUPP) for the root,
+ * chunk, extent, block group and dev trees, subvolumes, and a tree that may
+ * share blocks.  The tree must be readable in full (else nothing changes).
+ */
+int btrfs_drop_tree(struct btrfs_trans *t, u64 objectid);
+
+/*
+ * Remove the free space tree (space cache v2): its blocks freed, its
+ * ROOT_ITEM deleted, and at commit the FREE_SPACE_TREE and
+ * FREE_SPACE_TREE_VALID compat_ro bits cleared.  Must come before any other
+ * change in t.  Refused (-EOPNOTSUPP) with the block group tree, which the
+ * kernel only accepts beside a free space tree.
+ */
+int btrfs_drop_free_space_tree(struct btrfs_trans *t);
+
+/* At commit set the superblock's cache_generation to (u64)-1: space cache v1 is invalid. */
+void btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t);
+
+/* Item data and size at a path's leaf slot. */
+void *btrfs_wpath_item_ptr(const struct btrfs_wpath *path);
+u32 btrfs_wpath_item_size(const struct btrfs_wpath *path);
+void btrfs_wpath_item_key(const struct btrfs_wpath *path, struct btrfs_key *key);
+
+/* What a commit did (for tests and tools). */
+struct btrfs_commit_stats {
+	u64 transid;
+	u64 blocks_written;     /* dirty tree blocks written */
+	u64 blocks_pinned;      /* blocks of the old generation freed */
+	u64 rounds;             /* passes of the extent/free space/root item updates */
+};
+/* btrfs_commit_transaction() that also reports what it did (st may be NULL). */
+int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_stats *st);
+
+/*
+ * Data extents (for repair tools, image restore, offline balance).
+ *
+ * btrfs_alloc_data_extent(): len bytes (sectorsize multiple, at most
+ * 128 MiB) in a DATA block group, first fit in address order, never over a
+ * superblock copy; when no data block group has room a new data chunk is
+ * made with the data profile in use.  The extent item (bytenr, EXTENT_ITEM,
+ * len) gets refs 1, flags DATA and one inline EXTENT_DATA_REF (root, ino,
+ * offset, count 1): offset is the file offset minus the file extent's
+ * offset, as in the kernel.  Accounted as btrfs_account_extent() does.
+ * The caller writes the data (btrfs_trans_write_data()) and the file
+ * extent item.
+ */
+int btrfs_alloc_data_extent(struct btrfs_trans *t, u64 len, u64 root, u64 ino, u64 offset,
+			    u64 *bytenr);
+/*
+ * btrfs_alloc_data_extent() that may give less: *len bytes wanted; when no
+ * DATA block group has them, what is left there (halves, down to one
+ * sector: chunks fill up), and only then a new data chunk; *len set.
+ * -ENOSPC is printed only by the chunk allocator.
+ */
+int btrfs_alloc_data_extent_upto(struct btrfs_trans *t, u64 *len, u64 root, u64 ino, u64 offset,
+				 u64 *bytenr);
+/*
+ * Drop a data extent whose only reference is one EXTENT_DATA_REF (inline or
+ * keyed) of count 1: its items go, its space is free after the commit.
+ * -EOPNOTSUPP (printed) for a shared extent, -ENOENT if there is none.
+ */
+int btrfs_free_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len);
+/* Write len bytes at logical (every copy) now: data of an extent allocated in t. */
+int btrfs_trans_write_data(struct btrfs_trans *t, u64 logical, const void *buf, u64 len);
+
+/* ---- Engine internals (transaction.c, ctree-write.c, extent-alloc.c, free-space-tree.c) ---- */
+
+/* A block owned by the transaction (allocated in it, in memory until commit). */
+struct trans_block {
+	struct extent_buffer *eb;
+	u64 owner;
+	bool ref_added;                /* its extent item is in the extent tree */
+	bool fst_applied;              /* its range is out of the free space tree */
+	struct trans_block *next;      /* hash chain */
+};
+
+/* A block freed in the transaction whose space is not reused before the commit. */
+struct pinned_block {
+	u64 bytenr;
+	u64 owner;
+	u8 level;
+	bool need_ref_drop;            /* extent item to delete */
+	bool need_fst;                 /* range to give back to the free space tree */
+};
+
+struct fs_range {
+	u64 start;
+	u64 len;
+};
+
+/* A metadata or system block group the transaction may allocate from. */
+struct wblock_group {
+	u64 start;
+	u64 length;
+	u64 flags;
+	u64 used;                      /* on disk when the transaction started */
+	s64 delta;                     /* bytes allocated minus freed since */
+	s64 written_delta;             /* delta already in the block group item */
+	bool loaded;                   /* free[] known */
+	struct fs_range *free;         /* allocatable ranges, sorted */
+	int nr_free;
+	int alloc_free;
+	/* A block group made by this transaction (new chunk, see trans-chunk.c). */
+	bool is_new;
+	bool items_pending;            /* chunk, dev extent, block group, free space items not in yet */
+	struct ca_chunk *chunk;        /* its placement (owned by t->ca) */
+	u8 *chunk_item;                /* the CHUNK_ITEM as it goes on disk */
+	u32 chunk_item_size;
+};
+
+/* An extent accounted by the caller (btrfs_account_extent). */
+struct acct_range {
+	u64 start;
+	u64 len;
+	bool alloc;
+	bool fst_done;
+};
+
+struct btrfs_trans {
+	struct btrfs_fs_info *fs;
+	struct acct_range *acct;
+	size_t nr_acct;
+	size_t alloc_acct;
+	bool lenient;
+	bool rebuild_fst;              /* pending btrfs_trans_rebuild_free_space_tree() */
+	bool fst_created;              /* the free space tree was made by this transaction */
+	u64 transid;
+	u32 nodesize;
+	struct btrfs_wroot **roots;
+	int nr_roots;
+	int alloc_roots;
+	struct trans_block **hash;
+	u32 hash_size;
+	u64 nr_dirty;
+	struct pinned_block *pinned;
+	size_t nr_pinned;
+	size_t alloc_pinned;
+	struct wblock_group *bgs;      /* sorted by start; never reallocated (pointers are kept) */
+	int nr_bgs;
+	int bgs_cap;                   /* room for the chunks a transaction may add */
+	struct chunk_alloc *ca;        /* devices and dev extents, once a chunk is made */
+	bool committed;                /* the superblock naming the new chunks is written */
+	s64 bytes_used_delta;
+	bool skinny;                   /* SKINNY_METADATA */
+	bool fst;                      /* free space tree in use */
+	bool bgt;                      /* block group items in the block group tree */
+	bool fail_before_super;
+	bool fst_dropped;              /* btrfs_drop_free_space_tree(): clear its compat_ro bits */
+	bool space_cache_v1_stale;     /* cache_generation becomes (u64)-1 at commit */
+	struct btrfs_commit_stats stats;
+};
+
+int trans_read_block(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, u64 gen,
+		     const struct btrfs_disk_key *first, struct extent_buffer **out, bool *owned);
+struct trans_block *trans_lookup(struct btrfs_trans *t, u64 bytenr);
+/* A new dirty block: header filled (bytenr, fsid, uuid, generation, owner, level), no items. */
+int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent_buffer **out);
+/* Free a block of tree owner: forgotten if allocated in t, else pinned. */
+int trans_free_block(struct btrfs_trans *t, u64 bytenr, u64 owner, int level);
+/*
+ * Before eb (a committed block of root) is copied on write: the back
+ * references of a shared block and of its children are moved as the copy
+ * needs them; *free_old says whether eb is root's alone (to free) or stays
+ * for the other trees.  -EOPNOTSUPP (printed) for what is not supported.
+ */
+int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
+		      const struct extent_buffer *eb, bool *free_old);
+
+/* extent-alloc.c */
+int ea_load_block_groups(struct btrfs_trans *t);
+void ea_release(struct btrfs_trans *t);
+struct wblock_group *ea_find_bg(struct btrfs_trans *t, u64 bytenr);
+/*
+ * A nodesize block for a tree (SYSTEM block groups for the chunk tree);
+ * a new chunk when the block groups are full.
+ */
+int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr);
+/* len bytes aligned to align from block groups with any bit of want: 0, -ENOSPC (silent). */
+int ea_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *bytenr);
+/* Block group type (type bits, mixed as DATA|METADATA) for allocations of want. */
+u64 ea_bg_type_for(const struct btrfs_trans *t, u64 want);
+/* Append the in-memory block group of a new chunk (all free but superblock copies). */
+int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
+		  struct wblock_group **out);
+/* The block group holding bytenr waits for its items (free space tree and used not yet). */
+bool ea_bg_pending(struct btrfs_trans *t, u64 bytenr);
+
+/* trans-chunk.c: new chunks */
+/* A new block group of type (type bits) with the profile in use: registered in memory now. */
+int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group **out);
+/* Commit round: the items of new block groups (chunk, dev items, dev extents, bg, free space). */
+int trans_insert_new_chunks(struct btrfs_trans *t, bool *progress);
+/* Superblock of the commit: system chunks into sys_chunk_array. */
+int trans_new_chunks_super(struct btrfs_trans *t, struct btrfs_super_block *sb);
+/*
+ * The chunk tree's device item of every device of fs->devices, as the
+ * transaction leaves it: items[i] with found[i], found[i] false when the
+ * tree has none.  0 or the negative errno of a failed read.
+ */
+int trans_chunk_dev_items(struct btrfs_trans *t, struct btrfs_dev_item *items, bool *found);
+/*
+ * A device's superblock copy of its item takes the chunk tree's sizes
+ * (total_bytes, bytes_used): each superblock carries its device's item.
+ */
+void trans_super_dev_item_sync(struct btrfs_dev_item *super_di, const struct btrfs_dev_item *tree_di);
+/* Forget new chunks (dropped from the chunk map unless committed); free the placement state. */
+void trans_release_new_chunks(struct btrfs_trans *t);
+/* Space of a block allocated and freed inside t: reusable again. */
+int ea_return_range(struct btrfs_trans *t, u64 bytenr);
+int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb);
+int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb);
+int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg);
+
+/* Shared tree blocks: refs/flags of a block's extent item, set flags, add/drop one inline ref. */
+int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags);
+int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags);
+int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
+int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
+
+/* One data back reference: SHARED_DATA_REF (parent) or EXTENT_DATA_REF (root, ino, offset). */
+struct ea_data_ref {
+	u8 type;
+	u64 parent;
+	u64 root;
+	u64 ino;
+	u64 offset;
+};
+/* Add (delta 1) or drop (delta -1) one count of a data back reference of extent bytenr+len. */
+int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_data_ref *ref,
+		    int delta);
+
+/* The used ranges [start, end) of the extent tree (EXTENT_ITEM/METADATA_ITEM), sorted. */
+int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr);
+
+/*
+ * A block writer over the devices and the current chunk map (new chunks
+ * included).  When *devs was set, release the writer and free *devs
+ * whatever the result.
+ */
+int trans_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct bw_device **devs);
+
+/* transaction.c, for fst_rebuild() */
+int trans_settle_refs(struct btrfs_trans *t);
+void trans_fst_all_done(struct btrfs_trans *t);
+int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
+/* One new empty leaf as root's root block (its old blocks already freed). */
+int trans_new_empty_root(struct btrfs_trans *t, struct btrfs_wroot *root);
+
+/* free-space-tree.c: ranges inside one block group */
+int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len);
+int fst_add_range(struct btrfs_trans *t, u64 start, u64 len);
+/* Rewrite the free space tree from the extent tree (creating it if needed). */
+int fst_rebuild(struct btrfs_trans *t);
+
+#endif

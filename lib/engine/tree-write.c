@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tree block and data writes through the chunk map; see tree-write.h.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+#include "lib/engine/tree-write.h"
+#include "lib/engine/raid56-row.h"
+#include "lib/format/raid6.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
+
+struct bw_row {
+	const struct btrfs_chunk_map *chunk;
+	struct raid56_row row;
+};
+
+int btrfs_block_writer_init(struct btrfs_block_writer *w, const struct btrfs_fs_geometry *geo,
+			    struct bw_device *devs, int ndevs)
+{
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	w->geo = *geo;
+	w->devs = devs;
+	w->ndevs = ndevs;
+	ret = hash_ctx_init(&w->csum, (enum hash_alg)geo->csum_type, NULL, 0);
+	if (ret < 0)
+		error("cannot set up checksum type %u", geo->csum_type);
+	return ret;
+}
+
+void btrfs_block_writer_release(struct btrfs_block_writer *w)
+{
+	for (size_t i = 0; i < w->nr_rows; i++)
+		raid56_row_release(&w->rows[i].row);
+	free(w->rows);
+	btrfs_chunk_tree_map_free(&w->map);
+	hash_ctx_release(&w->csum);
+	memset(w, 0, sizeof(*w));
+}
+
+int btrfs_block_writer_add_chunk(struct btrfs_block_writer *w, u64 logical,
+				 const struct btrfs_chunk *chunk, u32 item_size)
+{
+	return btrfs_add_chunk(&w->map, logical, chunk, item_size, w->geo.sectorsize);
+}
+
+static struct bw_device *find_dev(struct btrfs_block_writer *w, u64 devid)
+{
+	for (int i = 0; i < w->ndevs; i++)
+		if (w->devs[i].devid == devid)
+			return &w->devs[i];
+	return NULL;
+}
+
+static int write_dev(struct btrfs_block_writer *w, u64 devid, u64 physical, const void *buf, u64 len)
+{
+	struct bw_device *d = find_dev(w, devid);
+	const u8 *p = buf;
+
+	if (!d || d->fd < 0) {
+		error("write to devid %llu: device not open", (unsigned long long)devid);
+		return -ENODEV;
+	}
+	while (len) {
+		ssize_t n = pwrite(d->fd, p, len, physical);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			error_errno(-errno, "write of %llu bytes at %llu on %s",
+				    (unsigned long long)len, (unsigned long long)physical, d->path);
+			return -EIO;
+		}
+		if (n == 0) {
+			error("short write at %llu on %s", (unsigned long long)physical, d->path);
+			return -EIO;
+		}
+		p += n;
+		len -= n;
+		physical += n;
+	}
+	return 0;
+}
+
+static int read_dev(struct btrfs_block_writer *w, u64 devid, u64 physical, void *buf, u64 len)
+{
+	struct bw_device *d = find_dev(w, devid);
+	u8 *p = buf;
+
+	if (!d || d->fd < 0)
+		return -ENODEV;
+	while (len) {
+		ssize_t n = pread(d->fd, p, len, physical);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		p += n;
+		len -= n;
+		physical += n;
+	}
+	return 0;
+}
+
+/* The device locations of a RAID5/6 row: data units, P, Q; n entries or < 0. */
+static int map_row(const struct btrfs_chunk_map *c, u64 start, struct btrfs_io_stripe *io, int max)
+{
+	int ndata = btrfs_chunk_data_stripes(c);
+	int n = btrfs_chunk_map_parity(c, start, io, max);
+
+	if (n >= 0 && (ndata < 1 || n <= ndata || n > ndata + 2)) {
+		error("chunk %llu: parity map of row %llu has %d entries for %d data units",
+		      (unsigned long long)c->logical, (unsigned long long)start, n, ndata);
+		return -EINVAL;
+	}
+	return n;
+}
+
+struct row_read_ctx {
+	struct btrfs_block_writer *w;
+	const struct btrfs_chunk_map *chunk;
+};
+
+/*
+ * Data unit `unit` as the disk holds it, from the other units and the
+ * parity when it cannot be read.  The others are read afresh from the disk
+ * (the row in memory may already hold new bytes).
+ */
+static int rebuild_unit(struct row_read_ctx *x, const struct raid56_row *r, int unit, u8 *out)
+{
+	struct btrfs_io_stripe io[BTRFS_MAX_MIRRORS + 256];
+	u8 *units[256 + 2] = { NULL };
+	bool lost[256 + 2] = { false };
+	int n, nlost = 0, ret;
+	u8 *space;
+
+	n = map_row(x->chunk, r->start, io, ARRAY_SIZE(io));
+	if (n < 0)
+		return n;
+	space = malloc((size_t)n * r->unit_len);
+	if (!space)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		units[i] = space + (size_t)i * r->unit_len;
+		lost[i] = read_dev(x->w, io[i].devid, io[i].physical, units[i], r->unit_len) < 0;
+		nlost += lost[i];
+	}
+	ret = raid56_rebuild_units(r->ndata, n - r->ndata, r->unit_len, units, lost);
+	if (ret < 0)
+		error("chunk %llu, stripe row %llu: data unit %d cannot be read and %d of its %d units are unreadable; not writing parity over it",
+		      (unsigned long long)x->chunk->logical, (unsigned long long)r->start, unit,
+		      nlost, n);
+	else
+		memcpy(out, units[unit], r->unit_len);
+	free(space);
+	return ret;
+}
+
+static int read_row_unit(void *ctx, const struct raid56_row *r, int unit, u8 *out)
+{
+	struct row_read_ctx *x = ctx;
+	struct btrfs_io_stripe io[BTRFS_MAX_MIRRORS + 256];
+	int n = map_row(x->chunk, r->start, io, ARRAY_SIZE(io));
+
+	if (n < 0)
+		return n;
+	if (unit >= r->ndata || unit >= n)
+		return -EINVAL;
+	if (read_dev(x->w, io[unit].devid, io[unit].physical, out, r->unit_len) == 0)
+		return 0;
+	warning("chunk %llu, stripe row %llu: data unit %d unreadable on devid %llu at %llu, rebuilding it from parity",
+		(unsigned long long)x->chunk->logical, (unsigned long long)r->start, unit,
+		(unsigned long long)io[unit].devid, (unsigned long long)io[unit].physical);
+	return rebuild_unit(x, r, unit, out);
+}
+
+static struct bw_row *find_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start)
+{
+	/* writes come in address order mostly: the last row used first */
+	if (w->last_row < w->nr_rows && w->rows[w->last_row].chunk == c &&
+	    w->rows[w->last_row].row.start == start)
+		return &w->rows[w->last_row];
+	for (size_t i = 0; i < w->nr_rows; i++) {
+		if (w->rows[i].chunk == c && w->rows[i].row.start == start) {
+			w->last_row = i;
+			return &w->rows[i];
+		}
+	}
+	return NULL;
+}
+
+static struct bw_row *get_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start)
+{
+	int ndata = btrfs_chunk_data_stripes(c);
+	struct bw_row *r = find_row(w, c, start);
+	int ret;
+
+	if (r)
+		return r;
+	if (w->nr_rows == w->alloc_rows) {
+		size_t n = w->alloc_rows ? w->alloc_rows * 2 : 16;
+		struct bw_row *nr = realloc(w->rows, n * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		w->rows = nr;
+		w->alloc_rows = n;
+	}
+	r = &w->rows[w->nr_rows];
+	r->chunk = c;
+	ret = raid56_row_init(&r->row, start, ndata, c->num_stripes - ndata, (u32)c->stripe_len,
+			      w->fresh_space);
+	if (ret < 0) {
+		error("chunk %llu: cannot set up stripe row %llu (%d data units of %llu bytes)",
+		      (unsigned long long)c->logical, (unsigned long long)start, ndata,
+		      (unsigned long long)c->stripe_len);
+		return NULL;
+	}
+	w->last_row = w->nr_rows++;
+	return r;
+}
+
+/*
+ * Write the data units of row start of chunk c that write[] selects (NULL:
+ * all) and the parity of all of them; units[] holds every data unit.
+ */
+static int write_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start,
+		     const u8 *const *units, const bool *write)
+{
+	struct btrfs_io_stripe io[BTRFS_MAX_MIRRORS + 256];
+	int ndata = btrfs_chunk_data_stripes(c);
+	size_t unit = c->stripe_len;
+	u8 *p, *q = NULL;
+	int n, ret = 0;
+
+	n = map_row(c, start, io, ARRAY_SIZE(io));
+	if (n < 0)
+		return n;
+	p = malloc((size_t)(n - ndata) * unit);
+	if (!p)
+		return -ENOMEM;
+	if (n - ndata > 1)
+		q = p + unit;
+	raid6_gen_pq(ndata, unit, units, p, q);
+	for (int i = 0; i < n && ret == 0; i++) {
+		if (i < ndata && write && !write[i])
+			continue;
+		ret = write_dev(w, io[i].devid, io[i].physical,
+				i < ndata ? units[i] : (i == ndata ? p : q), unit);
+	}
+	free(p);
+	return ret;
+}
+
+/*
+ * The part of [logical, logical + *piece) inside one RAID5/6 row: into the
+ * row's buffer, or, a whole row with nothing pending for it on an existing
+ * filesystem, straight to the disks with its parity (no read, no copy).
+ * *piece is cut to the row's end.
+ */
+static int write_raid56_piece(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c,
+			      u64 logical, const u8 *p, u64 *piece)
+{
+	int ndata = btrfs_chunk_data_stripes(c);
+	u64 rowlen = (u64)ndata * c->stripe_len;
+	u64 start = c->logical + (logical - c->logical) / rowlen * rowlen;
+	struct bw_row *r;
+
+	if (logical + *piece > start + rowlen)
+		*piece = start + rowlen - logical;
+	/* not with fresh_space: a later part-row write would zero this row's other units */
+	if (!w->fresh_space && logical == start && *piece == rowlen && ndata <= 255 &&
+	    !find_row(w, c, start)) {
+		const u8 *units[255];
+
+		for (int i = 0; i < ndata; i++)
+			units[i] = p + (size_t)i * c->stripe_len;
+		return write_row(w, c, start, units, NULL);
+	}
+	r = get_row(w, c, start);
+	if (!r)
+		return -ENOMEM;
+	return raid56_row_write(&r->row, logical - start, p, *piece, read_row_unit,
+				&(struct row_read_ctx){ w, c });
+}
+
+int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *buf, u64 len)
+{
+	const u8 *p = buf;
+
+	while (len) {
+		const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&w->map, logical);
+		u64 piece = len;
+		int ret;
+
+		if (!c) {
+			error("write at logical %llu: no chunk maps it", (unsigned long long)logical);
+			return -EINVAL;
+		}
+		if (logical + piece > c->logical + c->length)
+			piece = c->logical + c->length - logical;
+		if (c->type & BTRFS_BLOCK_GROUP_RAID56_MASK) {
+			ret = write_raid56_piece(w, c, logical, p, &piece);
+			if (ret < 0)
+				return ret;
+		} else {
+			int mirrors = btrfs_chunk_num_mirrors(c);
+			u64 done = piece;
+
+			for (int m = 1; m <= mirrors; m++) {
+				struct btrfs_io_stripe io;
+
+				ret = btrfs_chunk_map_one(c, logical, m, &io);
+				if (ret < 0)
+					return ret;
+				if (io.len < done)
+					done = io.len;
+			}
+			piece = done;
+			for (int m = 1; m <= mirrors; m++) {
+				struct btrfs_io_stripe io;
+
+				ret = btrfs_chunk_map_one(c, logical, m, &io);
+				if (ret < 0)
+					return ret;
+				ret = write_dev(w, io.devid, io.physical, p, piece);
+				if (ret < 0)
+					return ret;
+			}
+		}
+		p += piece;
+		logical += piece;
+		len -= piece;
+	}
+	return 0;
+}
+
+int btrfs_write_tree_block(struct btrfs_block_writer *w, struct extent_buffer *eb)
+{
+	u8 csum[HASH_MAX_DIGEST];
+	int ret;
+
+	if (!w->skip_checker) {
+		ret = btrfs_check_tree_block(&w->geo, eb);
+		if (ret < 0) {
+			error("refusing to write tree block %llu: it fails the tree-checker",
+			      (unsigned long long)eb->start);
+			return ret;
+		}
+	}
+	memset(eb->data, 0, BTRFS_CSUM_SIZE);
+	ret = hash_digest(&w->csum, eb->data + BTRFS_CSUM_SIZE, eb->len - BTRFS_CSUM_SIZE, csum);
+	if (ret < 0)
+		return ret;
+	memcpy(eb->data, csum, w->geo.csum_size);
+	ret = btrfs_write_logical(w, eb->start, eb->data, eb->len);
+	if (ret == 0)
+		w->blocks_written++;
+	return ret;
+}
+
+static int flush_row(struct btrfs_block_writer *w, struct bw_row *r)
+{
+	const u8 *units[255];
+	bool write[255];
+
+	if (r->row.ndata > 255 || r->row.unit_len != r->chunk->stripe_len)
+		return -EINVAL;
+	for (int i = 0; i < r->row.ndata; i++) {
+		units[i] = r->row.buf + (size_t)i * r->row.unit_len;
+		write[i] = raid56_row_unit_to_write(&r->row, i);
+	}
+	return write_row(w, r->chunk, r->row.start, units, write);
+}
+
+int btrfs_block_writer_flush(struct btrfs_block_writer *w)
+{
+	int ret = 0;
+
+	/* every read first: a row that cannot be completed stops the flush before any write */
+	for (size_t i = 0; i < w->nr_rows && !ret; i++)
+		ret = raid56_row_complete(&w->rows[i].row, read_row_unit,
+					  &(struct row_read_ctx){ w, w->rows[i].chunk });
+	for (size_t i = 0; i < w->nr_rows && !ret; i++)
+		ret = flush_row(w, &w->rows[i]);
+	for (size_t i = 0; i < w->nr_rows; i++)
+		raid56_row_release(&w->rows[i].row);
+	w->nr_rows = 0;
+	w->last_row = 0;
+	if (ret < 0)
+		return ret;
+	for (int i = 0; i < w->ndevs; i++) {
+		if (w->devs[i].fd >= 0 && fsync(w->devs[i].fd) < 0) {
+			error_errno(-errno, "fsync of %s", w->devs[i].path);
+			return -EIO;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Little-endian accessors for every on-disk field, generated from the field
+ * table accessors.def, plus key helpers and leaf/node helpers over
+ * struct extent_buffer.
+ *
+ * Accessors take real pointers into memory (a tree block is one contiguous
+ * buffer; the superblock a 4096-byte one) and read through memcpy, so any
+ * alignment is fine.  They return the field's own width (u8/u16/u32/u64),
+ * as the kernel's do:
+ *
+ *   struct btrfs_item *item = btrfs_leaf_item(eb, slot);
+ *   u32 size = btrfs_item_size(item);
+ *   struct btrfs_inode_item *ii = btrfs_leaf_item_ptr(eb, slot);
+ *   u64 isize = btrfs_inode_size(ii);
+ *
+ * They do no bounds checking: before calling btrfs_leaf_item_ptr() on a
+ * block not yet verified by the tree-checker, check nritems, the item's
+ * offset and size against eb->len yourself.
+ */
+#ifndef BTRFS_KIT_ACCESSORS_H
+#define BTRFS_KIT_ACCESSORS_H
+
+#include <stddef.h>
+#include "lib/format/kerncompat.h"
+#include "lib/format/format.h"
+#include "lib/format/extent-buffer.h"
+
+static inline u8 get_unaligned_le8(const void *p)
+{
+	return *(const u8 *)p;
+}
+static inline void put_unaligned_le8(u8 v, void *p)
+{
+	*(u8 *)p = v;
+}
+
+#define BTRFS_FIELD(tag, name, member, bits, off)                                      \
+	static inline u##bits btrfs_##name(const struct btrfs_##tag *p)                \
+	{                                                                              \
+		return get_unaligned_le##bits(&p->member);                             \
+	}                                                                              \
+	static inline void btrfs_set_##name(struct btrfs_##tag *p, u##bits v)          \
+	{                                                                              \
+		put_unaligned_le##bits(v, &p->member);                                 \
+	}                                                                              \
+	static inline u##bits btrfs_stack_##name(const struct btrfs_##tag *p)          \
+	{                                                                              \
+		return get_unaligned_le##bits(&p->member);                             \
+	}                                                                              \
+	static inline void btrfs_set_stack_##name(struct btrfs_##tag *p, u##bits v)    \
+	{                                                                              \
+		put_unaligned_le##bits(v, &p->member);                                 \
+	}                                                                              \
+	_Static_assert(offsetof(struct btrfs_##tag, member) == (off),                  \
+		       "offset of btrfs_" #tag "." #member);                           \
+	_Static_assert(sizeof(((struct btrfs_##tag *)0)->member) == (bits) / 8,        \
+		       "size of btrfs_" #tag "." #member);
+#include "lib/format/accessors.def"
+#undef BTRFS_FIELD
+
+/* ---- Arrays inside items ------------------------------------------------ */
+
+static inline struct btrfs_stripe *btrfs_chunk_stripe(const struct btrfs_chunk *c, int nr)
+{
+	return (struct btrfs_stripe *)((u8 *)c + sizeof(*c) + sizeof(struct btrfs_stripe) * (size_t)nr);
+}
+static inline u64 btrfs_stripe_devid_nr(const struct btrfs_chunk *c, int nr)
+{
+	return btrfs_stripe_devid(btrfs_chunk_stripe(c, nr));
+}
+static inline u64 btrfs_stripe_offset_nr(const struct btrfs_chunk *c, int nr)
+{
+	return btrfs_stripe_offset(btrfs_chunk_stripe(c, nr));
+}
+
+static inline u64 btrfs_dev_stats_value(const struct btrfs_dev_stats_item *p, int index)
+{
+	return get_unaligned_le64(&p->values[index]);
+}
+static inline void btrfs_set_dev_stats_value(struct btrfs_dev_stats_item *p, int index, u64 v)
+{
+	put_unaligned_le64(v, &p->values[index]);
+}
+
+static inline struct btrfs_raid_stride *btrfs_raid_stride_nr(const struct btrfs_stripe_extent *p, int nr)
+{
+	return (struct btrfs_raid_stride *)((u8 *)p + sizeof(struct btrfs_raid_stride) * (size_t)nr);
+}
+
+/* Directory entry type without the BTRFS_FT_ENCRYPTED flag. */
+static inline u8 btrfs_dir_ftype(const struct btrfs_dir_item *d)
+{
+	return btrfs_dir_type(d) & ~BTRFS_FT_ENCRYPTED;
+}
+/* The name follows the item; the xattr value follows the name. */
+static inline char *btrfs_dir_name_ptr(const struct btrfs_dir_item *d)
+{
+	return (char *)d + sizeof(*d);
+}
+static inline char *btrfs_inode_ref_name_ptr(const struct btrfs_inode_ref *r)
+{
+	return (char *)r + sizeof(*r);
+}
+static inline char *btrfs_root_ref_name_ptr(const struct btrfs_root_ref *r)
+{
+	return (char *)r + sizeof(*r);
+}
+
+/* Inline file extent data, and its length given the item size. */
+static inline u8 *btrfs_file_extent_inline_start(const struct btrfs_file_extent_item *fi)
+{
+	return (u8 *)fi + BTRFS_FILE_EXTENT_INLINE_DATA_START;
+}
+static inline u32 btrfs_file_extent_inline_item_len(u32 item_size)
+{
+	return item_size - BTRFS_FILE_EXTENT_INLINE_DATA_START;
+}
+
+/*
+ * Size of one inline extent back reference of the given type, 0 for a type
+ * that cannot be inline.  EXTENT_DATA_REF's data_ref overlays the offset.
+ */
+static inline u32 btrfs_extent_inline_ref_size(int type)
+{
+	switch (type) {
+	case BTRFS_TREE_BLOCK_REF_KEY:
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+	case BTRFS_EXTENT_OWNER_REF_KEY:
+		return sizeof(struct btrfs_extent_inline_ref);
+	case BTRFS_SHARED_DATA_REF_KEY:
+		return sizeof(struct btrfs_shared_data_ref) + sizeof(struct btrfs_extent_inline_ref);
+	case BTRFS_EXTENT_DATA_REF_KEY:
+		return sizeof(struct btrfs_extent_data_ref) + offsetof(struct btrfs_extent_inline_ref, offset);
+	default:
+		return 0;
+	}
+}
+
+/* Back reference revision, bits 56-63 of the header flags. */
+static inline u8 btrfs_header_backref_rev(const struct btrfs_header *h)
+{
+	return (u8)(btrfs_header_flags(h) >> BTRFS_BACKREF_REV_SHIFT);
+}
+static inline bool btrfs_header_flag(const struct btrfs_header *h, u64 flag)
+{
+	return (btrfs_header_flags(h) & flag) == flag;
+}
+
+/* Qgroup ids: level in the top 16 bits, id below. */
+static inline u64 btrfs_qgroup_level(u64 qgroupid)
+{
+	return qgroupid >> BTRFS_QGROUP_LEVEL_SHIFT;
+}
+static inline u64 btrfs_qgroup_subvolid(u64 qgroupid)
+{
+	return qgroupid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1);
+}
+
+/* A qgroup's usage; the _cmpr fields carry the same numbers, as the kernel writes them. */
+static inline void btrfs_set_qgroup_info_usage(struct btrfs_qgroup_info_item *q, u64 rfer, u64 excl)
+{
+	btrfs_set_qgroup_info_rfer(q, rfer);
+	btrfs_set_qgroup_info_rfer_cmpr(q, rfer);
+	btrfs_set_qgroup_info_excl(q, excl);
+	btrfs_set_qgroup_info_excl_cmpr(q, excl);
+}
+
+/* ---- Keys --------------------------------------------------------------- */
+
+static inline void btrfs_disk_key_to_cpu(struct btrfs_key *cpu, const struct btrfs_disk_key *disk)
+{
+	cpu->objectid = btrfs_disk_key_objectid(disk);
+	cpu->type = btrfs_disk_key_type(disk);
+	cpu->offset = btrfs_disk_key_offset(disk);
+}
+static inline void btrfs_cpu_key_to_disk(struct btrfs_disk_key *disk, const struct btrfs_key *cpu)
+{
+	btrfs_set_disk_key_objectid(disk, cpu->objectid);
+	btrfs_set_disk_key_type(disk, cpu->type);
+	btrfs_set_disk_key_offset(disk, cpu->offset);
+}
+
+/* -1, 0 or 1 as k1 sorts before, equal to or after k2. */
+static inline int btrfs_comp_cpu_keys(const struct btrfs_key *k1, const struct btrfs_key *k2)
+{
+	if (k1->objectid != k2->objectid)
+		return k1->objectid < k2->objectid ? -1 : 1;
+	if (k1->type != k2->type)
+		return k1->type < k2->type ? -1 : 1;
+	if (k1->offset != k2->offset)
+		return k1->offset < k2->offset ? -1 : 1;
+	return 0;
+}
+/* The same with an on-disk first key (the kernel's signature). */
+static inline int btrfs_comp_keys(const struct btrfs_disk_key *disk, const struct btrfs_key *k2)
+{
+	struct btrfs_key k1;
+
+	btrfs_disk_key_to_cpu(&k1, disk);
+	return btrfs_comp_cpu_keys(&k1, k2);
+}
+
+/* ---- Tree blocks (struct extent_buffer, extent-buffer.h) ------------------------ */
+
+static inline struct btrfs_header *btrfs_header(const struct extent_buffer *eb)
+{
+	return (struct btrfs_header *)eb->data;
+}
+static inline u32 btrfs_eb_nritems(const struct extent_buffer *eb)
+{
+	return btrfs_header_nritems(btrfs_header(eb));
+}
+static inline u8 btrfs_eb_level(const struct extent_buffer *eb)
+{
+	return btrfs_header_level(btrfs_header(eb));
+}
+
+/* Leaf: item header of a slot (no bounds check). */
+static inline struct btrfs_item *btrfs_leaf_item(const struct extent_buffer *eb, int slot)
+{
+	return (struct btrfs_item *)(eb->data + sizeof(struct btrfs_header) +
+				     sizeof(struct btrfs_item) * (size_t)slot);
+}
+/* Leaf: the item's data, sizeof(header) + item offset (no bounds check). */
+static inline void *btrfs_leaf_item_ptr(const struct extent_buffer *eb, int slot)
+{
+	return (u8 *)eb->data + sizeof(struct btrfs_header) + btrfs_item_offset(btrfs_leaf_item(eb, slot));
+}
+static inline u32 btrfs_leaf_item_size(const struct extent_buffer *eb, int slot)
+{
+	return btrfs_item_size(btrfs_leaf_item(eb, slot));
+}
+static inline u32 btrfs_leaf_item_offset(const struct extent_buffer *eb, int slot)
+{
+	return btrfs_item_offset(btrfs_leaf_item(eb, slot));
+}
+static inline void btrfs_item_key_to_cpu(const struct extent_buffer *eb, struct btrfs_key *key, int slot)
+{
+	btrfs_disk_key_to_cpu(key, &btrfs_leaf_item(eb, slot)->key);
+}
+
+/* Node: key pointer of a slot (no bounds check). */
+static inline struct btrfs_key_ptr *btrfs_node_key_ptr(const struct extent_buffer *eb, int slot)
+{
+	return (struct btrfs_key_ptr *)(eb->data + sizeof(struct btrfs_header) +
+					sizeof(struct btrfs_key_ptr) * (size_t)slot);
+}
+static inline u64 btrfs_node_blockptr(const struct extent_buffer *eb, int slot)
+{
+	return btrfs_key_blockptr(btrfs_node_key_ptr(eb, slot));
+}
+static inline u64 btrfs_node_ptr_generation(const struct extent_buffer *eb, int slot)
+{
+	return btrfs_key_generation(btrfs_node_key_ptr(eb, slot));
+}
+static inline void btrfs_node_key_to_cpu(const struct extent_buffer *eb, struct btrfs_key *key, int slot)
+{
+	btrfs_disk_key_to_cpu(key, &btrfs_node_key_ptr(eb, slot)->key);
+}
+
+#endif

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Extent compression for mkfs --compress (and readers): see compress.h.
+ */
+#include <stdlib.h>
+#include <strings.h>
+#include <zlib.h>
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#include <zstd_errors.h>
+#endif
+#ifdef HAVE_LZO
+#include <lzo/lzo1x.h>
+#endif
+#include "lib/format/compress.h"
+#include "lib/format/format.h"
+#include "lib/format/messages.h"
+
+#define LZO_HDR 4
+
+bool btrfs_compress_supported(int type)
+{
+	switch (type) {
+	case BTRFS_COMPRESS_ZLIB:
+		return true;
+#ifdef HAVE_LZO
+	case BTRFS_COMPRESS_LZO:
+		return true;
+#endif
+#ifdef HAVE_ZSTD
+	case BTRFS_COMPRESS_ZSTD:
+		return true;
+#endif
+	}
+	return false;
+}
+
+int btrfs_compress_type_by_name(const char *name)
+{
+	if (!strcasecmp(name, "no") || !strcasecmp(name, "none"))
+		return BTRFS_COMPRESS_NONE;
+	if (!strcasecmp(name, "zlib"))
+		return BTRFS_COMPRESS_ZLIB;
+	if (!strcasecmp(name, "lzo"))
+		return BTRFS_COMPRESS_LZO;
+	if (!strcasecmp(name, "zstd"))
+		return BTRFS_COMPRESS_ZSTD;
+	return -1;
+}
+
+const char *btrfs_compress_name(int type)
+{
+	switch (type) {
+	case BTRFS_COMPRESS_ZLIB: return "zlib";
+	case BTRFS_COMPRESS_LZO: return "lzo";
+	case BTRFS_COMPRESS_ZSTD: return "zstd";
+	}
+	return "none";
+}
+
+void btrfs_compress_level_range(int type, int *min, int *max)
+{
+	*min = *max = 0;
+	if (type == BTRFS_COMPRESS_ZLIB) {
+		*min = 1;
+		*max = 9;
+	} else if (type == BTRFS_COMPRESS_ZSTD) {
+		*min = 1;
+		*max = 15;
+	}
+}
+
+int btrfs_compressor_init(struct btrfs_compressor *c, int type, int level, u32 sectorsize)
+{
+	int min, max;
+
+	memset(c, 0, sizeof(*c));
+	if (!btrfs_compress_supported(type))
+		return -EOPNOTSUPP;
+	btrfs_compress_level_range(type, &min, &max);
+	if (!level && max)
+		level = 3;
+	if (level < min || level > max)
+		return -EINVAL;
+	c->type = type;
+	c->level = level;
+	c->sectorsize = sectorsize;
+#ifdef HAVE_ZSTD
+	if (type == BTRFS_COMPRESS_ZSTD) {
+		c->zstd_ctx = ZSTD_createCCtx();
+		if (!c->zstd_ctx)
+			return -ENOMEM;
+	}
+#endif
+#ifdef HAVE_LZO
+	if (type == BTRFS_COMPRESS_LZO) {
+		if (lzo_init() != LZO_E_OK)
+			return -EIO;
+		c->lzo_work = malloc(LZO1X_1_MEM_COMPRESS);
+		/* Worst case of one sector: input + input / 16 + 64 + 3. */
+		c->seg = malloc(sectorsize + sectorsize / 16 + 64 + 3);
+		if (!c->lzo_work || !c->seg) {
+			btrfs_compressor_release(c);
+			return -ENOMEM;
+		}
+	}
+#endif
+	return 0;
+}
+
+void btrfs_compressor_release(struct btrfs_compressor *c)
+{
+#ifdef HAVE_ZSTD
+	if (c->zstd_ctx)
+		ZSTD_freeCCtx(c->zstd_ctx);
+#endif
+	free(c->lzo_work);
+	free(c->seg);
+	memset(c, 0, sizeof(*c));
+}
+
+static int zlib_compress_buf(int level, const u8 *in, u32 len, u8 *out, u32 out_cap)
+{
+	uLongf dlen = out_cap;
+	int ret = compress2(out, &dlen, in, len, level);
+
+	if (ret == Z_BUF_ERROR)
+		return -E2BIG;
+	if (ret != Z_OK)
+		return ret == Z_MEM_ERROR ? -ENOMEM : -EIO;
+	return (int)dlen;
+}
+
+#ifdef HAVE_LZO
+static int lzo_compress_buf(struct btrfs_compressor *c, const u8 *in, u32 len, u8 *out, u32 out_cap)
+{
+	const u32 ss = c->sectorsize;
+	u32 pos = LZO_HDR;
+
+	if (out_cap < LZO_HDR)
+		return -E2BIG;
+	for (u32 off = 0; off < len; off += ss) {
+		lzo_uint seg_len = 0;
+		u32 n = min_t(u32, ss, len - off);
+		u32 room = ss - pos % ss;
+
+		if (lzo1x_1_compress(in + off, n, c->seg, &seg_len, c->lzo_work) != LZO_E_OK)
+			return -EIO;
+		if (room < LZO_HDR) {
+			if (pos + room > out_cap)
+				return -E2BIG;
+			memset(out + pos, 0, room);
+			pos += room;
+		}
+		if ((u64)pos + LZO_HDR + seg_len > out_cap)
+			return -E2BIG;
+		put_unaligned_le32((u32)seg_len, out + pos);
+		memcpy(out + pos + LZO_HDR, c->seg, seg_len);
+		pos += LZO_HDR + seg_len;
+	}
+	put_unaligned_le32(pos, out);
+	return (int)pos;
+}
+#endif
+
+int btrfs_compress_buf(struct btrfs_compressor *c, const u8 *in, u32 len, u8 *out, u32 out_cap)
+{
+	if (len > BTRFS_MAX_UNCOMPRESSED)
+		return -EINVAL;
+	switch (c->type) {
+	case BTRFS_COMPRESS_ZLIB:
+		return zlib_compress_buf(c->level, in, len, out, out_cap);
+#ifdef HAVE_ZSTD
+	case BTRFS_COMPRESS_ZSTD: {
+		size_t r = ZSTD_compressCCtx(c->zstd_ctx, out, out_cap, in, len, c->level);
+
+		if (ZSTD_isError(r))
+			return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? -E2BIG : -EIO;
+		return (int)r;
+	}
+#endif
+#ifdef HAVE_LZO
+	case BTRFS_COMPRESS_LZO:
+		return lzo_compress_buf(c, in, len, out, out_cap);
+#endif
+	}
+	return -EOPNOTSUPP;
+}
+
+static int zlib_decompress_buf(const u8 *in, u32 len, u8 *out, u32 out_len)
+{
+	z_stream s = { 0 };
+	int ret;
+
+	s.next_in = (Bytef *)in;
+	s.avail_in = len;
+	s.next_out = out;
+	s.avail_out = out_len;
+	if (inflateInit(&s) != Z_OK)
+		return -ENOMEM;
+	ret = inflate(&s, Z_FINISH);
+	inflateEnd(&s);
+	if (ret != Z_STREAM_END && !(ret == Z_BUF_ERROR && s.avail_out == 0))
+		return -EUCLEAN;
+	return (int)(out_len - s.avail_out);
+}
+
+#ifdef HAVE_LZO
+static int lzo_decompress_buf(u32 ss, const u8 *in, u32 len, u8 *out, u32 out_len)
+{
+	u32 total, pos = LZO_HDR, done = 0;
+
+	if (len < LZO_HDR)
+		return -EUCLEAN;
+	total = get_unaligned_le32(in);
+	if (total > len || total < LZO_HDR)
+		return -EUCLEAN;
+	while (pos < total && done < out_len) {
+		u32 seg;
+		lzo_uint n = min_t(u32, ss, out_len - done);
+		int r;
+
+		if (ss - pos % ss < LZO_HDR)
+			pos = round_up(pos, ss);
+		if (pos + LZO_HDR > total)
+			return -EUCLEAN;
+		seg = get_unaligned_le32(in + pos);
+		pos += LZO_HDR;
+		if (seg > total - pos)
+			return -EUCLEAN;
+		r = lzo1x_decompress_safe(in + pos, seg, out + done, &n, NULL);
+		if (r != LZO_E_OK && r != LZO_E_INPUT_NOT_CONSUMED)
+			return -EUCLEAN;
+		done += n;
+		pos += seg;
+	}
+	return (int)done;
+}
+#endif
+
+int btrfs_decompress_buf(int type, u32 sectorsize, const u8 *in, u32 len, u8 *out, u32 out_len)
+{
+	switch (type) {
+	case BTRFS_COMPRESS_ZLIB:
+		return zlib_decompress_buf(in, len, out, out_len);
+#ifdef HAVE_ZSTD
+	case BTRFS_COMPRESS_ZSTD: {
+		ZSTD_DCtx *d = ZSTD_createDCtx();
+		ZSTD_outBuffer ob = { out, out_len, 0 };
+		ZSTD_inBuffer ib = { in, len, 0 };
+		size_t r;
+
+		if (!d)
+			return -ENOMEM;
+		do {
+			r = ZSTD_decompressStream(d, &ob, &ib);
+		} while (!ZSTD_isError(r) && r && ob.pos < ob.size && ib.pos < ib.size);
+		ZSTD_freeDCtx(d);
+		if (ZSTD_isError(r))
+			return -EUCLEAN;
+		return (int)ob.pos;
+	}
+#endif
+#ifdef HAVE_LZO
+	case BTRFS_COMPRESS_LZO:
+		return lzo_decompress_buf(sectorsize, in, len, out, out_len);
+#endif
+	}
+	(void)sectorsize;
+	return -EOPNOTSUPP;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Compression of file extents in btrfs' on-disk framing:
+ *   zlib: one zlib stream (RFC 1950 header, deflate, adler32);
+ *   zstd: one zstd frame (window at most 128 KiB: inputs are <= 128 KiB);
+ *   lzo:  le32 total length (header included), then for every sector of
+ *         input a le32 segment length and that segment's lzo1x data; a
+ *         segment header never crosses a sector boundary (zero padding).
+ * zstd and lzo exist when configure found libzstd / liblzo2.
+ */
+#ifndef BTRFS_KIT_COMPRESS_H
+#define BTRFS_KIT_COMPRESS_H
+
+#include "lib/format/kerncompat.h"
+
+#define BTRFS_MAX_UNCOMPRESSED (128 * 1024)   /* input of one compressed extent */
+
+struct btrfs_compressor {
+	int type;                  /* BTRFS_COMPRESS_ZLIB, _LZO, _ZSTD */
+	int level;
+	u32 sectorsize;
+	void *zstd_ctx;
+	void *lzo_work;
+	u8 *seg;                   /* lzo: one compressed segment */
+};
+
+/* Built into this binary? */
+bool btrfs_compress_supported(int type);
+/* Type by name ("zlib", "lzo", "zstd", "no"/"none" = 0), or -1. */
+int btrfs_compress_type_by_name(const char *name);
+const char *btrfs_compress_name(int type);
+/* Level range of type: 0..0 for lzo, 1..9 zlib, 1..15 zstd; the default is 3. */
+void btrfs_compress_level_range(int type, int *min, int *max);
+
+/* 0 or -ENOMEM / -EOPNOTSUPP (type not built in) / -EINVAL (level). */
+int btrfs_compressor_init(struct btrfs_compressor *c, int type, int level, u32 sectorsize);
+void btrfs_compressor_release(struct btrfs_compressor *c);
+
+/*
+ * Compress len bytes (<= BTRFS_MAX_UNCOMPRESSED) into out: the compressed
+ * length, or -E2BIG when the result would not fit in out_cap (give out_cap
+ * smaller than len to refuse results that do not shrink), -EIO on a
+ * library failure.
+ */
+int btrfs_compress_buf(struct btrfs_compressor *c, const u8 *in, u32 len, u8 *out, u32 out_cap);
+
+/*
+ * Decompress one extent of type (len bytes as stored) into out_len bytes;
+ * the bytes produced or a negative errno (-EUCLEAN for a malformed stream).
+ */
+int btrfs_decompress_buf(int type, u32 sectorsize, const u8 *in, u32 len, u8 *out, u32 out_len);
+
+#endif

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Flag name tables; the order is the order btrfs-progs prints them in. */
+#include "lib/format/flags-names.h"
+#include "lib/format/format.h"
+
+#define TABLE(tname, arr) \
+	const struct btrfs_flag_table tname = { arr, ARRAY_SIZE(arr) }
+
+static const struct btrfs_flag_name super_flags[] = {
+	{ BTRFS_HEADER_FLAG_WRITTEN, "WRITTEN" },
+	{ BTRFS_HEADER_FLAG_RELOC, "RELOC" },
+	{ BTRFS_SUPER_FLAG_CHANGING_FSID, "CHANGING_FSID" },
+	{ BTRFS_SUPER_FLAG_CHANGING_FSID_V2, "CHANGING_FSID_V2" },
+	{ BTRFS_SUPER_FLAG_SEEDING, "SEEDING" },
+	{ BTRFS_SUPER_FLAG_METADUMP, "METADUMP" },
+	{ BTRFS_SUPER_FLAG_METADUMP_V2, "METADUMP_V2" },
+	{ BTRFS_SUPER_FLAG_CHANGING_BG_TREE, "CHANGING_BG_TREE" },
+	{ BTRFS_SUPER_FLAG_CHANGING_DATA_CSUM, "CHANGING_DATA_CSUM" },
+	{ BTRFS_SUPER_FLAG_CHANGING_META_CSUM, "CHANGING_META_CSUM" },
+};
+TABLE(btrfs_super_flags_table, super_flags);
+
+static const struct btrfs_flag_name incompat_flags[] = {
+	{ BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF, "MIXED_BACKREF" },
+	{ BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL, "DEFAULT_SUBVOL" },
+	{ BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS, "MIXED_GROUPS" },
+	{ BTRFS_FEATURE_INCOMPAT_COMPRESS_LZO, "COMPRESS_LZO" },
+	{ BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD, "COMPRESS_ZSTD" },
+	{ BTRFS_FEATURE_INCOMPAT_BIG_METADATA, "BIG_METADATA" },
+	{ BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF, "EXTENDED_IREF" },
+	{ BTRFS_FEATURE_INCOMPAT_RAID56, "RAID56" },
+	{ BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA, "SKINNY_METADATA" },
+	{ BTRFS_FEATURE_INCOMPAT_NO_HOLES, "NO_HOLES" },
+	{ BTRFS_FEATURE_INCOMPAT_METADATA_UUID, "METADATA_UUID" },
+	{ BTRFS_FEATURE_INCOMPAT_RAID1C34, "RAID1C34" },
+	{ BTRFS_FEATURE_INCOMPAT_ZONED, "ZONED" },
+	{ BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2, "EXTENT_TREE_V2" },
+	{ BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE, "RAID_STRIPE_TREE" },
+	{ BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA, "SIMPLE_QUOTA" },
+};
+TABLE(btrfs_incompat_flags_table, incompat_flags);
+
+/* btrfs-progs names no VERITY bit here: it prints as an unknown flag. */
+static const struct btrfs_flag_name compat_ro_flags[] = {
+	{ BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE, "FREE_SPACE_TREE" },
+	{ BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID, "FREE_SPACE_TREE_VALID" },
+	{ BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE, "BLOCK_GROUP_TREE" },
+};
+TABLE(btrfs_compat_ro_flags_table, compat_ro_flags);
+
+static const struct btrfs_flag_name header_flags[] = {
+	{ BTRFS_HEADER_FLAG_WRITTEN, "WRITTEN" },
+	{ BTRFS_HEADER_FLAG_RELOC, "RELOC" },
+};
+TABLE(btrfs_header_flags_table, header_flags);
+
+static const struct btrfs_flag_name bg_types[] = {
+	{ BTRFS_BLOCK_GROUP_DATA, "DATA" },
+	{ BTRFS_BLOCK_GROUP_SYSTEM, "SYSTEM" },
+	{ BTRFS_BLOCK_GROUP_METADATA, "METADATA" },
+};
+TABLE(btrfs_bg_type_table, bg_types);
+
+static const struct btrfs_flag_name bg_profiles[] = {
+	{ BTRFS_BLOCK_GROUP_RAID0, "RAID0" },
+	{ BTRFS_BLOCK_GROUP_RAID1, "RAID1" },
+	{ BTRFS_BLOCK_GROUP_DUP, "DUP" },
+	{ BTRFS_BLOCK_GROUP_RAID10, "RAID10" },
+	{ BTRFS_BLOCK_GROUP_RAID5, "RAID5" },
+	{ BTRFS_BLOCK_GROUP_RAID6, "RAID6" },
+	{ BTRFS_BLOCK_GROUP_RAID1C3, "RAID1C3" },
+	{ BTRFS_BLOCK_GROUP_RAID1C4, "RAID1C4" },
+};
+TABLE(btrfs_bg_profile_table, bg_profiles);
+
+static const struct btrfs_flag_name inode_flags[] = {
+	{ BTRFS_INODE_NODATASUM, "NODATASUM" },
+	{ BTRFS_INODE_NODATACOW, "NODATACOW" },
+	{ BTRFS_INODE_READONLY, "READONLY" },
+	{ BTRFS_INODE_NOCOMPRESS, "NOCOMPRESS" },
+	{ BTRFS_INODE_PREALLOC, "PREALLOC" },
+	{ BTRFS_INODE_SYNC, "SYNC" },
+	{ BTRFS_INODE_IMMUTABLE, "IMMUTABLE" },
+	{ BTRFS_INODE_APPEND, "APPEND" },
+	{ BTRFS_INODE_NODUMP, "NODUMP" },
+	{ BTRFS_INODE_NOATIME, "NOATIME" },
+	{ BTRFS_INODE_DIRSYNC, "DIRSYNC" },
+	{ BTRFS_INODE_COMPRESS, "COMPRESS" },
+	{ BTRFS_INODE_ROOT_ITEM_INIT, "ROOT_ITEM_INIT" },
+	{ (u64)BTRFS_INODE_RO_VERITY << 32, "VERITY" },  /* ro flags live in the upper half */
+};
+TABLE(btrfs_inode_flags_table, inode_flags);
+
+static const struct btrfs_flag_name root_flags[] = {
+	{ BTRFS_ROOT_SUBVOL_RDONLY, "RDONLY" },
+	{ BTRFS_ROOT_SUBVOL_DEAD, "DEAD" },
+};
+TABLE(btrfs_root_flags_table, root_flags);
+
+static const struct btrfs_flag_name extent_flags[] = {
+	{ BTRFS_EXTENT_FLAG_DATA, "DATA" },
+	{ BTRFS_EXTENT_FLAG_TREE_BLOCK, "TREE_BLOCK" },
+	{ BTRFS_BLOCK_FLAG_FULL_BACKREF, "FULL_BACKREF" },
+};
+TABLE(btrfs_extent_flags_table, extent_flags);
+
+static const struct btrfs_flag_name qgroup_status_flags[] = {
+	{ BTRFS_QGROUP_STATUS_FLAG_ON, "ON" },
+	{ BTRFS_QGROUP_STATUS_FLAG_RESCAN, "RESCAN" },
+	{ BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT, "INCONSISTENT" },
+	{ BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE, "SIMPLE_MODE" },
+};
+TABLE(btrfs_qgroup_status_flags_table, qgroup_status_flags);
+
+u64 btrfs_flag_table_mask(const struct btrfs_flag_table *t)
+{
+	u64 mask = 0;
+
+	for (size_t i = 0; i < t->nr; i++)
+		mask |= t->names[i].bit;
+	return mask;
+}
+
+const char *btrfs_flag_name(const struct btrfs_flag_table *t, u64 bit)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->names[i].bit == bit)
+			return t->names[i].name;
+	return NULL;
+}

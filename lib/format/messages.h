@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Messages to stderr in the btrfs-progs style ("ERROR: ...", "WARNING: ...").
+ * The format strings carry no trailing newline; one is added.  Report each
+ * problem once, where it is detected, and return a negative errno.
+ */
+#ifndef BTRFS_KIT_MESSAGES_H
+#define BTRFS_KIT_MESSAGES_H
+
+#include "lib/format/kerncompat.h"
+
+void error(const char *fmt, ...) __printf(1, 2);
+void warning(const char *fmt, ...) __printf(1, 2);
+void note(const char *fmt, ...) __printf(1, 2);
+/* error() with ": <strerror(-err)>" appended. */
+void error_errno(int err, const char *fmt, ...) __printf(2, 3);
+
+/*
+ * Log a corruption found in bytes read from disk with its source location,
+ * and evaluate to -EUCLEAN: return CORRUPT("block %llu: ...", ...);
+ */
+int corrupt_report(const char *file, int line, const char *fmt, ...) __printf(3, 4);
+#define CORRUPT(fmt, ...) corrupt_report(__FILE__, __LINE__, fmt, ##__VA_ARGS__)
+
+#endif

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read-only tree walking: search by key, next/previous item and leaf, and
+ * whole-tree block walks in DFS or BFS order (see ctree.h).
+ *
+ * Everything moves a struct btrfs_path: at most one block per level is held.
+ * Every child is read with what its parent pointer promises (level - 1,
+ * generation, first key, owner for trees whose blocks are never shared), and
+ * blocks entered at one level must come in strictly increasing key order
+ * (each block's first key above the previous block's last key at that
+ * level).  So a block is entered at most once per descent order, and
+ * cyclic or cross-linked trees cannot loop.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "lib/read/ctree.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
+
+void btrfs_init_path(struct btrfs_path *path)
+{
+	memset(path, 0, sizeof(*path));
+}
+
+static void free_nodes_below(struct btrfs_path *path, int level)
+{
+	int l;
+
+	for (l = 0; l < level && l < BTRFS_MAX_LEVEL; l++) {
+		free_extent_buffer(path->nodes[l]);
+		path->nodes[l] = NULL;
+		path->slots[l] = 0;
+	}
+}
+
+void btrfs_release_path(struct btrfs_path *path)
+{
+	int lowest = path->lowest_level;
+
+	free_nodes_below(path, BTRFS_MAX_LEVEL);
+	memset(path, 0, sizeof(*path));
+	path->lowest_level = lowest;
+}
+
+void btrfs_path_item_key(const struct btrfs_path *path, struct btrfs_key *key)
+{
+	btrfs_item_key_to_cpu(path->nodes[0], key, path->slots[0]);
+}
+
+/* Trees whose blocks are never shared with another tree: owner is checked. */
+static u64 block_owner(u64 tree)
+{
+	switch (tree) {
+	case BTRFS_ROOT_TREE_OBJECTID:
+	case BTRFS_EXTENT_TREE_OBJECTID:
+	case BTRFS_CHUNK_TREE_OBJECTID:
+	case BTRFS_DEV_TREE_OBJECTID:
+	case BTRFS_CSUM_TREE_OBJECTID:
+	case BTRFS_QUOTA_TREE_OBJECTID:
+	case BTRFS_UUID_TREE_OBJECTID:
+	case BTRFS_FREE_SPACE_TREE_OBJECTID:
+	case BTRFS_BLOCK_GROUP_TREE_OBJECTID:
+	case BTRFS_RAID_STRIPE_TREE_OBJECTID:
+	case BTRFS_TREE_LOG_OBJECTID:
+		return tree;
+	default:
+		return 0;
+	}
+}
+
+static void block_first_key(const struct extent_buffer *eb, struct btrfs_key *key)
+{
+	if (btrfs_eb_level(eb))
+		btrfs_node_key_to_cpu(eb, key, 0);
+	else
+		btrfs_item_key_to_cpu(eb, key, 0);
+}
+
+static void block_last_key(const struct extent_buffer *eb, struct btrfs_key *key)
+{
+	int last = btrfs_eb_nritems(eb) - 1;
+
+	if (btrfs_eb_level(eb))
+		btrfs_node_key_to_cpu(eb, key, last);
+	else
+		btrfs_item_key_to_cpu(eb, key, last);
+}
+
+/*
+ * Loop guard: a verified block entered at its level must start above the
+ * last key seen at that level.  Records its last key.  0 or -EUCLEAN.
+ */
+static int guard_block(struct btrfs_path *path, const struct extent_buffer *eb, bool quiet)
+{
+	int level = btrfs_eb_level(eb);
+	struct btrfs_key first;
+
+	if (btrfs_eb_nritems(eb) == 0)
+		return 0;
+	block_first_key(eb, &first);
+	if ((path->have_last & (1U << level)) &&
+	    btrfs_comp_cpu_keys(&first, &path->last_key[level]) <= 0) {
+		if (!quiet)
+			error("tree %llu: block %llu at level %d entered twice or out of key order, first key (%llu %u %llu) not after (%llu %u %llu)",
+			      (unsigned long long)path->tree.objectid, (unsigned long long)eb->start,
+			      level, (unsigned long long)first.objectid, first.type,
+			      (unsigned long long)first.offset,
+			      (unsigned long long)path->last_key[level].objectid,
+			      path->last_key[level].type,
+			      (unsigned long long)path->last_key[level].offset);
+		return -EUCLEAN;
+	}
+	block_last_key(eb, &path->last_key[level]);
+	path->have_last |= 1U << level;
+	return 0;
+}
+
+/* ---- walking state (NULL for plain iteration) ---- */
+
+struct walker {
+	btrfs_walk_fn fn;
+	void *ctx;
+	const struct read_policy *policy;
+	int report_level;   /* -1: every level (DFS); else only this level (BFS pass) */
+	int stop;           /* fn's non-zero return */
+	int first_err;
+};
+
+static bool reports(const struct walker *w, int level)
+{
+	return w && (w->report_level < 0 || w->report_level == level);
+}
+
+static void visit(struct btrfs_fs_info *fs, struct walker *w, const struct extent_buffer *eb,
+		  u64 bytenr, int err)
+{
+	int ret;
+
+	if (err < 0 && !w->first_err)
+		w->first_err = err;
+	ret = w->fn(fs, eb, bytenr, err, w->ctx);
+	if (ret && !w->stop)
+		w->stop = ret;
+}
+
+/* Read the child at slots[level] of nodes[level]: nodes[level - 1] on success. */
+static int read_child(struct btrfs_fs_info *fs, struct btrfs_path *path, int level,
+		      struct walker *w)
+{
+	const struct extent_buffer *parent = path->nodes[level];
+	const struct btrfs_key_ptr *ptr = btrfs_node_key_ptr(parent, path->slots[level]);
+	struct read_policy pol = { 0 };
+	struct tree_check expect;
+	struct extent_buffer *eb = NULL;
+	u64 bytenr = btrfs_key_blockptr(ptr);
+	int ret;
+
+	if (w && w->policy)
+		pol = *w->policy;
+	/* A BFS pass re-reads upper levels that earlier passes reported on. */
+	if (w && !reports(w, level - 1))
+		pol.quiet = true;
+	expect.owner = block_owner(path->tree.objectid);
+	expect.level = level - 1;
+	expect.transid = btrfs_key_generation(ptr);
+	expect.first_key = &ptr->key;
+	ret = btrfs_read_tree_block_policy(fs, bytenr, &expect, &pol, &eb);
+	if (ret == 0) {
+		ret = guard_block(path, eb, pol.quiet);
+		if (ret < 0 && !pol.keep_bad) {
+			free_extent_buffer(eb);
+			eb = NULL;
+		}
+	}
+	if (ret < 0) {
+		if (reports(w, level - 1))
+			visit(fs, w, eb, bytenr, ret);
+		free_extent_buffer(eb);
+		return ret;
+	}
+	path->nodes[level - 1] = eb;
+	path->slots[level - 1] = 0;
+	if (reports(w, level - 1))
+		visit(fs, w, eb, bytenr, 0);
+	return 0;
+}
+
+/*
+ * Descend from nodes[from] (its slot already set) to level to, taking slot 0
+ * below (or the last slot when last is set).  On a read error nodes below
+ * the failed level stay NULL and the error is returned.
+ */
+static int descend(struct btrfs_fs_info *fs, struct btrfs_path *path, int from, int to,
+		   bool last, struct walker *w)
+{
+	int l, ret;
+
+	for (l = from; l > to; l--) {
+		free_nodes_below(path, l);
+		ret = read_child(fs, path, l, w);
+		if (ret < 0)
+			return ret;
+		if (w && w->stop)
+			return 0;
+		if (last) {
+			int nr = btrfs_eb_nritems(path->nodes[l - 1]);
+
+			path->slots[l - 1] = nr ? nr - 1 : 0;
+		}
+	}
+	return 0;
+}
+
+static int top_level(const struct btrfs_path *path)
+{
+	int l;
+
+	for (l = BTRFS_MAX_LEVEL - 1; l >= 0; l--)
+		if (path->nodes[l])
+			return l;
+	return -1;
+}
+
+/*
+ * Move to the next block at level L: 0 (nodes[L] valid), 1 (no more),
+ * negative errno (that block could not be read; calling again skips it).
+ */
+static int advance(struct btrfs_fs_info *fs, struct btrfs_path *path, int L, struct walker *w)
+{
+	int top = top_level(path), lvl;
+
+	for (lvl = L + 1; lvl <= top; lvl++) {
+		if (!path->nodes[lvl])
+			continue;
+		if (path->slots[lvl] + 1 < (int)btrfs_eb_nritems(path->nodes[lvl])) {
+			path->slots[lvl]++;
+			return descend(fs, path, lvl, L, false, w);
+		}
+	}
+	return 1;
+}
+
+/* As advance(), backwards: the previous block at level L, entered at its last slot. */
+static int retreat(struct btrfs_fs_info *fs, struct btrfs_path *path, int L)
+{
+	int top = top_level(path), lvl, ret;
+	struct btrfs_key before = { 0, 0, 0 };
+	bool have = false;
+
+	if (path->nodes[L] && btrfs_eb_nritems(path->nodes[L])) {
+		block_first_key(path->nodes[L], &before);
+		have = true;
+	}
+	for (lvl = L + 1; lvl <= top; lvl++) {
+		if (!path->nodes[lvl])
+			continue;
+		if (path->slots[lvl] > 0) {
+			path->slots[lvl]--;
+			/* the guard runs forwards: clear it for this descent */
+			path->have_last = 0;
+			ret = descend(fs, path, lvl, L, true, NULL);
+			if (ret < 0)
+				return ret;
+			if (have && btrfs_eb_nritems(path->nodes[L])) {
+				struct btrfs_key last;
+
+				block_last_key(path->nodes[L], &last);
+				if (btrfs_comp_cpu_keys(&last, &before) >= 0) {
+					error("tree %llu: block %llu out of key order",
+					      (unsigned long long)path->tree.objectid,
+					      (unsigned long long)path->nodes[L]->start);
+					return -EUCLEAN;
+				}
+			}
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* ---- search ---- */
+
+/* 0 and the slot of key, or 1 and the first slot with a greater key. */
+static int bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, int *slot)
+{
+	int lo = 0, hi = btrfs_eb_nritems(eb);
+	bool node = btrfs_eb_level(eb) > 0;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		struct btrfs_key k;
+		int c;
+
+		if (node)
+			btrfs_node_key_to_cpu(eb, &k, mid);
+		else
+			btrfs_item_key_to_cpu(eb, &k, mid);
+		c = btrfs_comp_cpu_keys(&k, key);
+		if (c < 0) {
+			lo = mid + 1;
+		} else if (c > 0) {
+			hi = mid;
+		} else {
+			*slot = mid;
+			return 0;
+		}
+	}
+	*slot = lo;
+	return 1;
+}
+
+static int read_root(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		     const struct read_policy *policy, struct extent_buffer **eb)
+{
+	struct tree_check expect = {
+		.owner = block_owner(tree->objectid),
+		.level = tree->level,
+		.transid = tree->generation,
+	};
+
+	if (tree->level >= BTRFS_MAX_LEVEL) {
+		error("tree %llu: root level %u too big", (unsigned long long)tree->objectid,
+		      tree->level);
+		return -EUCLEAN;
+	}
+	return btrfs_read_tree_block_policy(fs, tree->bytenr, &expect, policy, eb);
+}
+
+int btrfs_search_slot_ro(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			 const struct btrfs_key *key, struct btrfs_path *path)
+{
+	struct extent_buffer *eb;
+	int level, ret, slot;
+
+	btrfs_release_path(path);
+	path->tree = *tree;
+	ret = read_root(fs, tree, NULL, &eb);
+	if (ret < 0)
+		return ret;
+	level = btrfs_eb_level(eb);
+	path->nodes[level] = eb;
+	guard_block(path, eb, false);
+	if (level < path->lowest_level) {
+		path->slots[level] = 0;
+		return 1;
+	}
+	for (;;) {
+		eb = path->nodes[level];
+		ret = bin_search(eb, key, &slot);
+		if (level == 0) {
+			path->slots[0] = slot;
+			return ret;
+		}
+		if (ret && slot > 0)
+			slot--;
+		path->slots[level] = slot;
+		if (level == path->lowest_level)
+			return ret;
+		ret = read_child(fs, path, level, NULL);
+		if (ret < 0)
+			return ret;
+		level--;
+	}
+}
+
+int btrfs_next_leaf(struct btrfs_fs_info *fs, struct btrfs_path *path)
+{
+	int L = path->lowest_level, ret;
+
+	for (;;) {
+		ret = advance(fs, path, L, NULL);
+		if (ret)
+			return ret;
+		path->slots[L] = 0;
+		if (L > 0 || btrfs_eb_nritems(path->nodes[0]) > 0)
+			return 0;
+	}
+}
+
+int btrfs_next_item(struct btrfs_fs_info *fs, struct btrfs_path *path)
+{
+	struct extent_buffer *leaf = path->nodes[0];
+
+	if (leaf && path->slots[0] + 1 < (int)btrfs_eb_nritems(leaf)) {
+		path->slots[0]++;
+		return 0;
+	}
+	return btrfs_next_leaf(fs, path);
+}
+
+int btrfs_prev_item(struct btrfs_fs_info *fs, struct btrfs_path *path)
+{
+	int ret;
+
+	if (path->nodes[0] && path->slots[0] > 0) {
+		path->slots[0]--;
+		if (path->slots[0] >= (int)btrfs_eb_nritems(path->nodes[0]))
+			path->slots[0] = btrfs_eb_nritems(path->nodes[0]) - 1;
+		return 0;
+	}
+	for (;;) {
+		ret = retreat(fs, path, 0);
+		if (ret)
+			return ret;
+		if (btrfs_eb_nritems(path->nodes[0]) > 0) {
+			path->slots[0] = btrfs_eb_nritems(path->nodes[0]) - 1;
+			return 0;
+		}
+	}
+}
+
+int btrfs_search_key(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		     const struct btrfs_key *key, enum btrfs_search_mode mode,
+		     struct btrfs_path *path, struct btrfs_key *found)
+{
+	int ret;
+
+	path->lowest_level = 0;
+	ret = btrfs_search_slot_ro(fs, tree, key, path);
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		switch (mode) {
+		case BTRFS_SEARCH_EXACT:
+			return 1;
+		case BTRFS_SEARCH_NEXT:
+			if (path->slots[0] >= (int)btrfs_eb_nritems(path->nodes[0])) {
+				ret = btrfs_next_leaf(fs, path);
+				if (ret)
+					return ret;
+			}
+			break;
+		case BTRFS_SEARCH_PREV:
+			ret = btrfs_prev_item(fs, path);
+			if (ret)
+				return ret;
+			break;
+		}
+	}
+	if (found)
+		btrfs_path_item_key(path, found);
+	return 0;
+}
+
+/* ---- whole-tree walks ---- */
+
+/* One pass: every block from the root down to level L, in key order. */
+static int walk_pass(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		     const struct extent_buffer *root, int L, struct walker *w)
+{
+	struct btrfs_path path;
+	int level = btrfs_eb_level(root), ret;
+
+	btrfs_init_path(&path);
+	path.tree = *tree;
+	path.nodes[level] = clone_extent_buffer(root);
+	if (!path.nodes[level])
+		return -ENOMEM;
+	guard_block(&path, root, true);
+	ret = descend(fs, &path, level, L, false, w);
+	while (!w->stop) {
+		ret = advance(fs, &path, L, w);
+		if (ret == 1)
+			break;
+	}
+	btrfs_release_path(&path);
+	return 0;
+}
+
+int btrfs_walk_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		    enum btrfs_walk_order order, const struct read_policy *policy,
+		    btrfs_walk_fn fn, void *ctx)
+{
+	struct walker w = { .fn = fn, .ctx = ctx, .policy = policy, .report_level = -1 };
+	struct extent_buffer *root = NULL;
+	int ret, level, L;
+
+	ret = read_root(fs, tree, policy, &root);
+	if (ret < 0) {
+		visit(fs, &w, root, tree->bytenr, ret);
+		free_extent_buffer(root);
+		return w.stop ? w.stop : ret;
+	}
+	visit(fs, &w, root, tree->bytenr, 0);
+	level = btrfs_eb_level(root);
+	if (order == BTRFS_WALK_DFS) {
+		if (level > 0 && !w.stop)
+			ret = walk_pass(fs, tree, root, 0, &w);
+	} else {
+		for (L = level - 1; L >= 0 && !w.stop && ret == 0; L--) {
+			w.report_level = L;
+			ret = walk_pass(fs, tree, root, L, &w);
+		}
+	}
+	free_extent_buffer(root);
+	if (w.stop)
+		return w.stop;
+	if (ret < 0)
+		return ret;
+	return w.first_err;
+}

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-memory filesystem context and the read path's public API.
+ *
+ * This header is the contract between the read path (volumes.c, disk-io.c,
+ * tree-checker.c), the printers (print-tree.c) and the commands.  On-disk
+ * structures and their accessors are in format.h / accessors.h.
+ */
+#ifndef BTRFS_KIT_CTREE_H
+#define BTRFS_KIT_CTREE_H
+
+#include "lib/format/kerncompat.h"
+#include "lib/format/format.h"
+#include "lib/format/extent-buffer.h"
+
+
+/*
+ * What a verified read must find in the header; zero/negative fields mean
+ * "not known, do not check".
+ */
+struct tree_check {
+	u64 owner;                      /* expected owner tree id, 0 = any */
+	int level;                      /* expected level, -1 = any */
+	u64 transid;                    /* generation from the parent's pointer, 0 = any */
+	const struct btrfs_disk_key *first_key;  /* from the parent's pointer, NULL = any */
+};
+
+/* What the tree-checker needs to know of the filesystem, for reads and writes alike. */
+struct btrfs_fs_geometry {
+	u32 nodesize;
+	u32 sectorsize;
+	u16 csum_type;
+	u16 csum_size;
+	u64 incompat_flags;
+	u64 compat_ro_flags;
+	u64 super_generation;   /* the newest generation a block may carry */
+	u8 fsid[BTRFS_FSID_SIZE];          /* the fsid headers carry (metadata_uuid if set) */
+	u8 chunk_tree_uuid[BTRFS_UUID_SIZE];
+};
+
+struct btrfs_fs_info;   /* defined by disk-io.h; commands use the functions below */
+
+/* How to open: device paths, scanning, which superblock, how strict. */
+struct btrfs_open_args {
+	char *const *devices;   /* device or image paths named by the user */
+	int ndevices;
+	bool noscan;            /* do not look for other members with libblkid */
+	u64 super_bytenr;       /* 0 = primary (64 KiB) */
+	bool writable;          /* open devices read-write */
+	bool partial;           /* keep going when trees are damaged (dump-tree, check) */
+	bool use_backup_root;   /* roots from the newest backup root slot (check -b) */
+	u64 tree_root_bytenr;   /* root tree root block, 0 = the superblock's (check --tree-root) */
+	u64 chunk_root_bytenr;  /* chunk tree root block, 0 = the superblock's (check --chunk-root) */
+};
+
+int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out);
+void btrfs_close_fs(struct btrfs_fs_info *fs);
+const struct btrfs_super_block *btrfs_fs_super(const struct btrfs_fs_info *fs);
+const struct btrfs_fs_geometry *btrfs_fs_geometry(const struct btrfs_fs_info *fs);
+
+/*
+ * The one function that turns disk bytes into a tree block: range and
+ * alignment checks before allocating, chunk mapping, then for each mirror:
+ * read, checksum, header (bytenr, fsid, level, owner, generation, first key),
+ * tree-checker.  On success *out holds a verified block (free_extent_buffer).
+ * On failure it returns -EIO/-EUCLEAN after one error naming the logical
+ * address, the mirrors tried and the reason.
+ */
+int btrfs_read_tree_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
+			  struct extent_buffer **out);
+
+/*
+ * The tree-checker on one block in memory (no I/O): 0 when valid, -EUCLEAN
+ * after printing "corrupt <leaf|node>: root=%llu block=%llu slot=%d, <reason>".
+ */
+int btrfs_check_tree_block(const struct btrfs_fs_geometry *geo, const struct extent_buffer *eb);
+
+/*
+ * The same without printing: on -EUCLEAN the message (same grammar, no
+ * "ERROR: " prefix) is written to msg (may be NULL).
+ */
+int btrfs_check_tree_block_msg(const struct btrfs_fs_geometry *geo, const struct extent_buffer *eb,
+			       char *msg, size_t msglen);
+
+/* ---- Reading with relaxations (rescue/printing tools) ------------------- */
+
+/*
+ * Relaxations of btrfs_read_tree_block(); each one used is the caller's
+ * explicit choice.  keep_bad: when no mirror verifies, still return (in *out)
+ * the first mirror that could be read in full, and -EUCLEAN; the error is
+ * printed as usual.  quiet: print nothing (the caller reports).
+ */
+struct read_policy {
+	bool skip_csum;
+	bool skip_tree_checker;
+	bool allow_transid_mismatch;
+	bool keep_bad;
+	bool quiet;
+	/*
+	 * checker_soft (btrfs-progs' read for printing): a mirror that passes
+	 * checksum and header but fails the tree-checker is remembered; when no
+	 * mirror passes everything, the first such block is returned with 0
+	 * after the tree-checker's message was printed (unless quiet).
+	 */
+	bool checker_soft;
+};
+
+int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
+				 const struct read_policy *policy, struct extent_buffer **out);
+
+/* Number of mirrors a read of bytenr can try, 0 when it maps to no chunk. */
+int btrfs_num_mirrors(struct btrfs_fs_info *fs, u64 bytenr);
+
+/*
+ * Raw bytes of one mirror (1-based), no verification at all (range checks
+ * only): for dump-tree -b on damaged blocks and for tests.
+ */
+int btrfs_read_tree_block_mirror(struct btrfs_fs_info *fs, u64 bytenr, int mirror,
+				 struct extent_buffer **out);
+
+/*
+ * Data bytes [logical, logical + len) from one mirror (1-based; RAID5/6: 1
+ * the data stripe, 2 and 3 rebuilt from parity), inside one chunk.  0, or
+ * -EIO / -EINVAL with the reason in msg.
+ */
+int btrfs_read_data_mirror(struct btrfs_fs_info *fs, u64 logical, int mirror, void *buf, u32 len,
+			   char *msg, size_t msglen);
+
+/* ---- Trees ---------------------------------------------------------------- */
+
+/* Where a tree starts: its root block and what that block must carry. */
+struct btrfs_tree_ref {
+	u64 objectid;     /* tree id (owner of the root block) */
+	u64 bytenr;       /* logical address of the root block */
+	u8 level;         /* level of the root block */
+	u64 generation;   /* generation of the root block, 0 = unknown */
+};
+
+/*
+ * The root of tree objectid: ROOT_TREE, CHUNK_TREE and TREE_LOG (the log root
+ * tree) come from the superblock, all others from the first ROOT_ITEM with
+ * that objectid in the root tree.  0, -ENOENT when there is no such tree
+ * (not printed), or another negative errno after an error.
+ */
+int btrfs_find_tree_root(struct btrfs_fs_info *fs, u64 objectid, struct btrfs_tree_ref *out);
+
+/* A tree from a ROOT_ITEM (root tree leaf item at slot). */
+void btrfs_tree_ref_from_root_item(struct btrfs_tree_ref *ref, u64 objectid,
+				   const struct btrfs_root_item *ri);
+
+/*
+ * A read-only position in a tree: nodes[0] is the leaf, nodes[level] the
+ * blocks above; slots[l] the slot in nodes[l].  Holds at most
+ * BTRFS_MAX_LEVEL blocks: memory does not grow with the tree.  Zero it (or
+ * btrfs_init_path) before first use; btrfs_release_path frees the blocks.
+ */
+struct btrfs_path {
+	struct extent_buffer *nodes[BTRFS_MAX_LEVEL];
+	int slots[BTRFS_MAX_LEVEL];
+	int lowest_level;          /* stop descending at this level (0 = leaves) */
+	struct btrfs_tree_ref tree;   /* the tree being walked (set by search) */
+	/* loop guard: per level, the last key of the last block entered */
+	struct btrfs_key last_key[BTRFS_MAX_LEVEL];
+	u8 have_last;                 /* bit l: last_key[l] is set */
+};
+
+void btrfs_init_path(struct btrfs_path *path);
+void btrfs_release_path(struct btrfs_path *path);
+
+/*
+ * Descend from the root to key.  Returns 0 when the item exists (path at its
+ * slot), 1 when not (path at the slot where it would be inserted: possibly
+ * nritems, past the leaf's last item), negative errno on a read error.
+ * With lowest_level > 0 the descent stops there and slots[lowest_level] is
+ * the last pointer whose key is <= key (1 is returned unless equal).
+ */
+int btrfs_search_slot_ro(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			 const struct btrfs_key *key, struct btrfs_path *path);
+
+enum btrfs_search_mode {
+	BTRFS_SEARCH_EXACT,   /* the item with this key */
+	BTRFS_SEARCH_NEXT,    /* the first item with key >= this key */
+	BTRFS_SEARCH_PREV,    /* the last item with key <= this key */
+};
+
+/*
+ * Position path on an item by mode.  0 with the path at the item (and *found
+ * filled when not NULL), 1 when there is no such item, negative errno.
+ */
+int btrfs_search_key(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		     const struct btrfs_key *key, enum btrfs_search_mode mode,
+		     struct btrfs_path *path, struct btrfs_key *found);
+
+/*
+ * Move to the next / previous item (crossing leaves, skipping empty ones).
+ * 0 when the path is at an item, 1 at the end of the tree, negative errno.
+ * next_leaf moves to the first item of the next leaf.  Keys must increase
+ * from leaf to leaf: a block seen twice or out of order is -EUCLEAN, so a
+ * cyclic tree cannot loop.
+ */
+int btrfs_next_item(struct btrfs_fs_info *fs, struct btrfs_path *path);
+int btrfs_next_leaf(struct btrfs_fs_info *fs, struct btrfs_path *path);
+int btrfs_prev_item(struct btrfs_fs_info *fs, struct btrfs_path *path);
+
+/* The key of the item at the path, and its leaf/slot. */
+void btrfs_path_item_key(const struct btrfs_path *path, struct btrfs_key *key);
+
+/*
+ * Visit every block of a tree.  DFS: a node, then each child's subtree in
+ * slot order (dump-tree --dfs).  BFS: the root, then all blocks of the next
+ * level down in key order, and so on (dump-tree --bfs, the default).
+ *
+ * fn is called once per block: with the verified block and err = 0, or on a
+ * block that cannot be read with eb = the unverified bytes when the policy
+ * keeps them (else NULL), bytenr and err < 0 (its subtree is skipped).  fn
+ * returns 0 to go on, > 0 to stop the walk (returned as is), < 0 to abort
+ * (returned).  The walk returns 0, or the first read error when fn never
+ * stopped it (it still visits everything it can).  Memory is a path.
+ */
+enum btrfs_walk_order {
+	BTRFS_WALK_BFS,
+	BTRFS_WALK_DFS,
+};
+
+typedef int (*btrfs_walk_fn)(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr,
+			     int err, void *ctx);
+
+int btrfs_walk_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		    enum btrfs_walk_order order, const struct read_policy *policy,
+		    btrfs_walk_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,1002 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Opening a filesystem and the one verified tree block read (see disk-io.h
+ * for the open sequence, ctree.h for the contract).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <uuid.h>
+#include "lib/read/disk-io.h"
+#include "lib/format/raid6.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
+#include "lib/read/super.h"
+#include "lib/format/csum.h"
+
+/* ---- small helpers ---- */
+
+static __printf(3, 4) void msgf(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!msg || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+}
+
+static void hex_csum(char *out, const u8 *csum, int size)
+{
+	int i;
+
+	out += sprintf(out, "0x");
+	for (i = 0; i < size; i++)
+		out += sprintf(out, "%02x", csum[i]);
+}
+
+const struct btrfs_super_block *btrfs_fs_super(const struct btrfs_fs_info *fs)
+{
+	return fs->super;
+}
+
+const struct btrfs_fs_geometry *btrfs_fs_geometry(const struct btrfs_fs_info *fs)
+{
+	return &fs->geo;
+}
+
+/* ---- checksums ---- */
+
+void btrfs_csum_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u8 *out)
+{
+	memset(out, 0, BTRFS_CSUM_SIZE);
+	hash_digest(&fs->csum_ctx, eb->data + BTRFS_CSUM_SIZE, eb->len - BTRFS_CSUM_SIZE, out);
+}
+
+/* ---- block cache (verified blocks only, fixed size) ---- */
+
+static struct btrfs_block_cache_slot *cache_slot(struct btrfs_fs_info *fs, u64 bytenr)
+{
+	u64 h = bytenr / fs->geo.sectorsize;
+
+	h ^= h >> 17;
+	return &fs->cache[h % BTRFS_BLOCK_CACHE_SLOTS];
+}
+
+static void cache_put(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool checker_failed)
+{
+	struct btrfs_block_cache_slot *slot = cache_slot(fs, eb->start);
+	struct extent_buffer *copy = clone_extent_buffer(eb);
+
+	if (!copy)
+		return;
+	free_extent_buffer(slot->eb);
+	slot->eb = copy;
+	slot->bytenr = eb->start;
+	slot->checker_failed = checker_failed;
+}
+
+static void cache_free(struct btrfs_fs_info *fs)
+{
+	int i;
+
+	for (i = 0; i < BTRFS_BLOCK_CACHE_SLOTS; i++) {
+		free_extent_buffer(fs->cache[i].eb);
+		fs->cache[i].eb = NULL;
+		fs->cache[i].bytenr = 0;
+	}
+}
+
+/* ---- mended blocks served instead of the disk's (check --repair) ---- */
+
+int btrfs_override_tree_block(struct btrfs_fs_info *fs, struct extent_buffer *eb)
+{
+	struct extent_buffer **p;
+	char msg[512];
+	size_t n;
+
+	if (btrfs_verify_tree_block(fs, eb, NULL, NULL, msg, sizeof(msg)) < 0) {
+		error("mended block %llu not used: %s", eb->start, msg);
+		return -EUCLEAN;
+	}
+	if (fs->overrides_nr == fs->overrides_alloc) {
+		n = fs->overrides_alloc ? fs->overrides_alloc * 2 : 8;
+		p = realloc(fs->overrides, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		fs->overrides = p;
+		fs->overrides_alloc = n;
+	}
+	fs->overrides[fs->overrides_nr++] = eb;
+	return 0;
+}
+
+static const struct extent_buffer *find_override(const struct btrfs_fs_info *fs, u64 bytenr)
+{
+	size_t i;
+
+	for (i = 0; i < fs->overrides_nr; i++)
+		if (fs->overrides[i]->start == bytenr)
+			return fs->overrides[i];
+	return NULL;
+}
+
+static void overrides_free(struct btrfs_fs_info *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->overrides_nr; i++)
+		free_extent_buffer(fs->overrides[i]);
+	free(fs->overrides);
+	fs->overrides = NULL;
+	fs->overrides_nr = fs->overrides_alloc = 0;
+}
+
+/* ---- reading one mirror ---- */
+
+static struct btrfs_device *find_dev(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c,
+				     int index)
+{
+	return btrfs_find_device(&fs->devices, c->stripes[index].devid, c->stripes[index].dev_uuid);
+}
+
+static int pread_dev(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c,
+		     const struct btrfs_io_stripe *io, u8 *buf, u64 len, char *msg, size_t msglen)
+{
+	struct btrfs_device *dev = find_dev(fs, c, io->stripe_index);
+	ssize_t got;
+
+	if (!dev || dev->missing || dev->fd < 0) {
+		msgf(msg, msglen, "device devid %llu is missing", io->devid);
+		return -ENODEV;
+	}
+	if (io->physical + len < io->physical || io->physical + len > dev->size) {
+		msgf(msg, msglen, "physical %llu+%llu beyond the end of devid %llu (%llu bytes)",
+		     io->physical, len,
+		     io->devid, dev->size);
+		return -EIO;
+	}
+	got = pread(dev->fd, buf, len, io->physical);
+	if (got != (ssize_t)len) {
+		msgf(msg, msglen, "read error on devid %llu at physical %llu",
+		     io->devid, io->physical);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* RAID5/6: rebuild the unit holding logical from the other data units and P. */
+static int rebuild_from_p(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c, u64 logical,
+			  u8 *buf, u64 len, char *msg, size_t msglen)
+{
+	struct btrfs_io_stripe row[BTRFS_MAX_MIRRORS * 64];
+	struct btrfs_io_stripe target;
+	int n, nr_data, i, ret;
+	u64 k;
+
+	if (c->num_stripes > ARRAY_SIZE(row)) {
+		msgf(msg, msglen, "too many stripes to rebuild");
+		return -EIO;
+	}
+	n = btrfs_chunk_map_parity(c, logical, row, ARRAY_SIZE(row));
+	if (n < 0 || btrfs_chunk_map_one(c, logical, 1, &target) < 0) {
+		msgf(msg, msglen, "cannot map parity");
+		return -EIO;
+	}
+	nr_data = btrfs_chunk_data_stripes(c);
+	memset(buf, 0, len);
+	for (i = 0; i <= nr_data; i++) {
+		if (row[i].stripe_index == target.stripe_index)
+			continue;
+		ret = pread_dev(fs, c, &row[i], fs->scratch, len, msg, msglen);
+		if (ret < 0)
+			return ret;
+		for (k = 0; k < len; k++)
+			buf[k] ^= fs->scratch[k];
+	}
+	return 0;
+}
+
+/*
+ * RAID6 mirror >= 3: rebuild the data unit holding logical with P and Q,
+ * taking one more unit of the row as lost: P for mirror 3, else the
+ * (mirror - 3)-th other data unit.  Every other unit must be readable.
+ */
+static int rebuild_raid6(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c, u64 logical,
+			 int mirror, u8 *buf, u64 len, char *msg, size_t msglen)
+{
+	struct btrfs_io_stripe row[BTRFS_MAX_MIRRORS * 64];
+	struct btrfs_io_stripe target;
+	u8 *units[BTRFS_MAX_MIRRORS * 64];
+	int n, nr_data, i, t = -1, lost = -1, ret = 0;
+
+	if (c->num_stripes > ARRAY_SIZE(row)) {
+		msgf(msg, msglen, "too many stripes to rebuild");
+		return -EIO;
+	}
+	n = btrfs_chunk_map_parity(c, logical, row, ARRAY_SIZE(row));
+	if (n < 0 || btrfs_chunk_map_one(c, logical, 1, &target) < 0) {
+		msgf(msg, msglen, "cannot map parity");
+		return -EIO;
+	}
+	nr_data = btrfs_chunk_data_stripes(c);
+	for (i = 0; i < nr_data; i++)
+		if (row[i].stripe_index == target.stripe_index)
+			t = i;
+	if (t < 0) {
+		msgf(msg, msglen, "cannot map parity");
+		return -EIO;
+	}
+	if (mirror == 3) {
+		lost = nr_data;
+	} else {
+		int k = mirror - 3;
+
+		for (i = 0; i < nr_data && lost < 0; i++)
+			if (i != t && --k == 0)
+				lost = i;
+	}
+	if (lost < 0) {
+		msgf(msg, msglen, "no RAID6 mirror %d", mirror);
+		return -EIO;
+	}
+	memset(units, 0, sizeof(units));
+	for (i = 0; i < n; i++) {
+		units[i] = i == t ? buf : malloc(len);
+		if (!units[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (i == t || i == lost)
+			continue;
+		ret = pread_dev(fs, c, &row[i], units[i], len, msg, msglen);
+		if (ret < 0)
+			goto out;
+	}
+	ret = raid6_recover(nr_data, len, units, t, lost);
+	if (ret < 0)
+		msgf(msg, msglen, "RAID6 rebuild failed");
+out:
+	for (i = 0; i < n; i++)
+		if (i != t)
+			free(units[i]);
+	return ret;
+}
+
+/* Read len bytes at logical from one mirror, unit by unit. */
+static int read_logical_mirror(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c,
+			       u64 logical, int mirror, u8 *buf, u32 len, char *msg, size_t msglen)
+{
+	bool raid56 = c->type & BTRFS_BLOCK_GROUP_RAID56_MASK;
+	u32 done = 0;
+	int ret;
+
+	while (done < len) {
+		struct btrfs_io_stripe io;
+		u64 n;
+
+		ret = btrfs_chunk_map_one(c, logical + done, raid56 ? 1 : mirror, &io);
+		if (ret < 0) {
+			msgf(msg, msglen, "cannot map logical %llu mirror %d",
+			     (logical + done), mirror);
+			return -EIO;
+		}
+		n = min_t(u64, io.len, len - done);
+		if (raid56 && mirror > 2)
+			ret = rebuild_raid6(fs, c, logical + done, mirror, buf + done, n, msg, msglen);
+		else if (raid56 && mirror > 1)
+			ret = rebuild_from_p(fs, c, logical + done, buf + done, n, msg, msglen);
+		else
+			ret = pread_dev(fs, c, &io, buf + done, n, msg, msglen);
+		if (ret < 0)
+			return ret;
+		done += n;
+	}
+	return 0;
+}
+
+/* Range and alignment checks, before anything is allocated. */
+static const struct btrfs_chunk_map *check_bytenr(struct btrfs_fs_info *fs, u64 bytenr, bool quiet)
+{
+	const struct btrfs_chunk_map *c;
+	u32 nodesize = fs->geo.nodesize;
+
+	if (!bytenr || !IS_ALIGNED(bytenr, fs->geo.sectorsize)) {
+		if (!quiet)
+			error("tree block bytenr %llu is not aligned to sectorsize %u",
+			      bytenr, fs->geo.sectorsize);
+		return NULL;
+	}
+	c = btrfs_chunk_lookup(&fs->chunks, bytenr);
+	if (!c) {
+		if (!quiet)
+			error("tree block %llu is not in any chunk", bytenr);
+		return NULL;
+	}
+	if (bytenr + nodesize < bytenr || bytenr + nodesize > c->logical + c->length) {
+		if (!quiet)
+			error("tree block %llu crosses the end of chunk %llu",
+			      bytenr, c->logical);
+		return NULL;
+	}
+	return c;
+}
+
+int btrfs_num_mirrors(struct btrfs_fs_info *fs, u64 bytenr)
+{
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&fs->chunks, bytenr);
+
+	return c ? btrfs_chunk_num_mirrors(c) : 0;
+}
+
+int btrfs_read_tree_block_mirror(struct btrfs_fs_info *fs, u64 bytenr, int mirror,
+				 struct extent_buffer **out)
+{
+	const struct btrfs_chunk_map *c = check_bytenr(fs, bytenr, false);
+	struct extent_buffer *eb;
+	char msg[256];
+	int ret;
+
+	*out = NULL;
+	if (!c)
+		return -EIO;
+	if (mirror < 1 || mirror > btrfs_chunk_num_mirrors(c)) {
+		error("tree block %llu has no mirror %d", bytenr, mirror);
+		return -EINVAL;
+	}
+	eb = alloc_extent_buffer(bytenr, fs->geo.nodesize);
+	if (!eb)
+		return -ENOMEM;
+	ret = read_logical_mirror(fs, c, bytenr, mirror, eb->data, eb->len, msg, sizeof(msg));
+	if (ret < 0) {
+		error("failed to read tree block %llu mirror %d: %s", bytenr,
+		      mirror, msg);
+		free_extent_buffer(eb);
+		return -EIO;
+	}
+	eb->mirror = mirror;
+	*out = eb;
+	return 0;
+}
+
+int btrfs_read_data_mirror(struct btrfs_fs_info *fs, u64 logical, int mirror, void *buf, u32 len,
+			   char *msg, size_t msglen)
+{
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&fs->chunks, logical);
+
+	if (!c || logical + len < logical || logical + len > c->logical + c->length) {
+		snprintf(msg, msglen, "range [%llu %llu) is not inside one chunk", logical,
+			 logical + len);
+		return -EINVAL;
+	}
+	if (mirror < 1 || mirror > btrfs_chunk_num_mirrors(c)) {
+		snprintf(msg, msglen, "chunk %llu has no mirror %d", c->logical, mirror);
+		return -EINVAL;
+	}
+	/* parity rebuilds work in fs->scratch: at most nodesize bytes at a time */
+	for (u32 done = 0; done < len; done += fs->geo.nodesize) {
+		u32 n = min_t(u32, fs->geo.nodesize, len - done);
+
+		if (read_logical_mirror(fs, c, logical + done, mirror, (u8 *)buf + done, n, msg,
+					msglen) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* ---- verification ---- */
+
+static void key_str(char *buf, size_t len, const struct btrfs_key *k)
+{
+	snprintf(buf, len, "(%llu %u %llu)", k->objectid, k->type,
+		 k->offset);
+}
+
+static const u8 *header_fsid(const struct btrfs_fs_info *fs)
+{
+	return fs->geo.fsid;
+}
+
+int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
+			    const struct tree_check *expect, const struct read_policy *policy,
+			    char *msg, size_t msglen)
+{
+	const struct btrfs_header *h = btrfs_header(eb);
+	u16 csum_size = fs->geo.csum_size;
+
+	if (!policy || !policy->skip_csum) {
+		u8 csum[BTRFS_CSUM_SIZE];
+
+		btrfs_csum_tree_block(fs, eb, csum);
+		if (memcmp(csum, h->csum, csum_size)) {
+			char have[2 * BTRFS_CSUM_SIZE + 3], want[2 * BTRFS_CSUM_SIZE + 3];
+
+			hex_csum(have, h->csum, csum_size);
+			hex_csum(want, csum, csum_size);
+			msgf(msg, msglen, "checksum mismatch, have %s expect %s", have, want);
+			return -EUCLEAN;
+		}
+	}
+	if (btrfs_header_bytenr(h) != eb->start) {
+		msgf(msg, msglen, "bytenr mismatch, have %llu expect %llu",
+		     btrfs_header_bytenr(h), eb->start);
+		return -EUCLEAN;
+	}
+	if (memcmp(h->fsid, header_fsid(fs), BTRFS_FSID_SIZE)) {
+		char have[BTRFS_UUID_UNPARSED_SIZE], want[BTRFS_UUID_UNPARSED_SIZE];
+
+		uuid_unparse(h->fsid, have);
+		uuid_unparse(header_fsid(fs), want);
+		msgf(msg, msglen, "fsid mismatch, have %s expect %s", have, want);
+		return -EUCLEAN;
+	}
+	if (btrfs_header_level(h) >= BTRFS_MAX_LEVEL) {
+		msgf(msg, msglen, "level %u too big, expect < %d", btrfs_header_level(h),
+		     BTRFS_MAX_LEVEL);
+		return -EUCLEAN;
+	}
+	if (expect && expect->level >= 0 && btrfs_header_level(h) != expect->level) {
+		msgf(msg, msglen, "level mismatch, have %u expect %d", btrfs_header_level(h),
+		     expect->level);
+		return -EUCLEAN;
+	}
+	if (expect && expect->owner && btrfs_header_owner(h) != expect->owner) {
+		msgf(msg, msglen, "owner mismatch, have %llu expect %llu",
+		     btrfs_header_owner(h), expect->owner);
+		return -EUCLEAN;
+	}
+	if (expect && expect->transid && btrfs_header_generation(h) != expect->transid &&
+	    !(policy && policy->allow_transid_mismatch)) {
+		msgf(msg, msglen, "parent transid verify failed, have %llu expect %llu",
+		     btrfs_header_generation(h),
+		     expect->transid);
+		return -EUCLEAN;
+	}
+	if (expect && expect->first_key && btrfs_header_nritems(h) > 0) {
+		struct btrfs_key want, have;
+		u32 nr = btrfs_header_nritems(h);
+		bool fits = btrfs_header_level(h) ?
+			sizeof(*h) + sizeof(struct btrfs_key_ptr) <= eb->len :
+			sizeof(*h) + sizeof(struct btrfs_item) <= eb->len;
+
+		btrfs_disk_key_to_cpu(&want, expect->first_key);
+		if (fits && nr) {
+			if (btrfs_header_level(h))
+				btrfs_node_key_to_cpu(eb, &have, 0);
+			else
+				btrfs_item_key_to_cpu(eb, &have, 0);
+			if (btrfs_comp_cpu_keys(&have, &want)) {
+				char a[64], b[64];
+
+				key_str(a, sizeof(a), &have);
+				key_str(b, sizeof(b), &want);
+				msgf(msg, msglen, "first key mismatch, have %s expect %s", a, b);
+				return -EUCLEAN;
+			}
+		}
+	}
+	if (!policy || !policy->skip_tree_checker)
+		return btrfs_check_tree_block_msg(&fs->geo, eb, msg, msglen);
+	return 0;
+}
+
+int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
+				 const struct read_policy *policy, struct extent_buffer **out)
+{
+	bool quiet = policy && policy->quiet;
+	const struct btrfs_chunk_map *c;
+	struct btrfs_block_cache_slot *slot;
+	const struct extent_buffer *ovr;
+	struct extent_buffer *eb, *bad = NULL, *soft = NULL;
+	char reasons[1024], msg[512], soft_msg[512];
+	size_t used = 0;
+	int mirror, nmirrors, ret = -EIO;
+
+	*out = NULL;
+	c = check_bytenr(fs, bytenr, quiet);
+	if (!c)
+		return -EIO;
+
+	ovr = find_override(fs, bytenr);
+	if (ovr) {
+		struct read_policy p = { .skip_csum = true, .skip_tree_checker = true };
+
+		/* verified in full when installed: only what this reader expects is left */
+		p.allow_transid_mismatch = policy && policy->allow_transid_mismatch;
+		if (btrfs_verify_tree_block(fs, ovr, expect, &p, NULL, 0) == 0) {
+			*out = clone_extent_buffer(ovr);
+			return *out ? 0 : -ENOMEM;
+		}
+	}
+	slot = cache_slot(fs, bytenr);
+	/* a block that failed the tree-checker is served only to soft readers */
+	if (slot->eb && slot->bytenr == bytenr &&
+	    (!slot->checker_failed || (policy && policy->checker_soft))) {
+		static const struct read_policy header_only = {
+			.skip_csum = true, .skip_tree_checker = true,
+		};
+		struct read_policy p = header_only;
+
+		if (policy)
+			p.allow_transid_mismatch = policy->allow_transid_mismatch;
+		if (btrfs_verify_tree_block(fs, slot->eb, expect, &p, NULL, 0) == 0) {
+			*out = clone_extent_buffer(slot->eb);
+			return *out ? 0 : -ENOMEM;
+		}
+	}
+
+	eb = alloc_extent_buffer(bytenr, fs->geo.nodesize);
+	if (!eb)
+		return -ENOMEM;
+	reasons[0] = 0;
+	nmirrors = btrfs_chunk_num_mirrors(c);
+	for (mirror = 1; mirror <= nmirrors; mirror++) {
+		msg[0] = 0;
+		ret = read_logical_mirror(fs, c, bytenr, mirror, eb->data, eb->len, msg, sizeof(msg));
+		if (ret == 0) {
+			eb->mirror = mirror;
+			if (policy && policy->checker_soft && !policy->skip_tree_checker) {
+				struct read_policy hdr = *policy;
+
+				hdr.skip_tree_checker = true;
+				ret = btrfs_verify_tree_block(fs, eb, expect, &hdr, msg, sizeof(msg));
+				if (ret == 0) {
+					ret = btrfs_check_tree_block_msg(&fs->geo, eb, msg, sizeof(msg));
+					if (ret && !soft) {
+						soft = clone_extent_buffer(eb);
+						snprintf(soft_msg, sizeof(soft_msg), "%s", msg);
+					}
+				}
+			} else {
+				ret = btrfs_verify_tree_block(fs, eb, expect, policy, msg, sizeof(msg));
+			}
+			if (ret == 0) {
+				bool relaxed = policy && (policy->skip_csum || policy->skip_tree_checker ||
+							   policy->allow_transid_mismatch);
+
+				if (!relaxed)
+					cache_put(fs, eb, false);
+				free_extent_buffer(bad);
+				free_extent_buffer(soft);
+				*out = eb;
+				return 0;
+			}
+			if (policy && policy->keep_bad && !bad)
+				bad = clone_extent_buffer(eb);
+		}
+		if (used < sizeof(reasons))
+			used += snprintf(reasons + used, sizeof(reasons) - used, "%smirror %d: %s",
+					 mirror > 1 ? "; " : "", mirror, msg);
+	}
+	if (soft) {
+		/*
+		 * As btrfs-progs: the block is returned, the tree-checker's
+		 * verdict reported on stderr in its own grammar, no prefix.
+		 */
+		if (!quiet)
+			fprintf(stderr, "%s\n", soft_msg);
+		if (!policy->skip_csum && !policy->allow_transid_mismatch)
+			cache_put(fs, soft, true);
+		free_extent_buffer(eb);
+		free_extent_buffer(bad);
+		*out = soft;
+		return 0;
+	}
+	if (!quiet)
+		error("failed to read tree block %llu (%d mirror%s tried): %s",
+		      bytenr, nmirrors, nmirrors > 1 ? "s" : "", reasons);
+	free_extent_buffer(eb);
+	*out = bad;
+	return ret == -EUCLEAN ? -EUCLEAN : -EIO;
+}
+
+int btrfs_read_tree_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
+			  struct extent_buffer **out)
+{
+	return btrfs_read_tree_block_policy(fs, bytenr, expect, NULL, out);
+}
+
+/* ---- tree roots ---- */
+
+void btrfs_tree_ref_from_root_item(struct btrfs_tree_ref *ref, u64 objectid,
+				   const struct btrfs_root_item *ri)
+{
+	ref->objectid = objectid;
+	ref->bytenr = btrfs_root_bytenr(ri);
+	ref->level = btrfs_root_level(ri);
+	ref->generation = btrfs_root_generation(ri);
+}
+
+int btrfs_find_tree_root(struct btrfs_fs_info *fs, u64 objectid, struct btrfs_tree_ref *out)
+{
+	struct btrfs_path path;
+	struct btrfs_key key, found;
+	int ret;
+
+	if (objectid == BTRFS_ROOT_TREE_OBJECTID) {
+		*out = fs->tree_root;
+		return 0;
+	}
+	if (objectid == BTRFS_CHUNK_TREE_OBJECTID) {
+		*out = fs->chunk_root;
+		return 0;
+	}
+	if (objectid == BTRFS_TREE_LOG_OBJECTID) {
+		if (!btrfs_super_log_root(fs->super))
+			return -ENOENT;
+		out->objectid = BTRFS_TREE_LOG_OBJECTID;
+		out->bytenr = btrfs_super_log_root(fs->super);
+		out->level = btrfs_super_log_root_level(fs->super);
+		out->generation = 0;
+		return 0;
+	}
+	key.objectid = objectid;
+	key.type = BTRFS_ROOT_ITEM_KEY;
+	key.offset = 0;
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(fs, &fs->tree_root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	if (ret == 0 && (found.objectid != objectid || found.type != BTRFS_ROOT_ITEM_KEY))
+		ret = 1;
+	if (ret == 0) {
+		const struct extent_buffer *leaf = path.nodes[0];
+
+		btrfs_tree_ref_from_root_item(out, objectid, btrfs_leaf_item_ptr(leaf, path.slots[0]));
+	}
+	btrfs_release_path(&path);
+	return ret == 1 ? -ENOENT : ret;
+}
+
+/* ---- open ---- */
+
+static int open_one_device(struct btrfs_fs_info *fs, const char *path, u64 super_bytenr,
+			   bool writable, struct btrfs_super_block *sb)
+{
+	struct btrfs_device *dev;
+	u64 devid;
+	int fd, ret;
+
+	fd = open(path, writable ? O_RDWR : O_RDONLY);
+	if (fd < 0) {
+		ret = -errno;
+		error_errno(ret, "cannot open %s", path);
+		return ret;
+	}
+	ret = btrfs_read_super(fd, super_bytenr, 0, sb, NULL);
+	if (ret < 0) {
+		error("%s: no valid superblock at %llu", path, super_bytenr);
+		goto fail;
+	}
+	devid = btrfs_device_id(&sb->dev_item);
+	if (btrfs_find_device(&fs->devices, devid, NULL)) {
+		error("%s: device id %llu given twice", path, devid);
+		ret = -EINVAL;
+		goto fail;
+	}
+	dev = btrfs_add_device(&fs->devices, devid, sb->dev_item.uuid);
+	if (!dev) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	dev->path = strdup(path);
+	if (!dev->path) {
+		fs->devices.nr--;
+		ret = -ENOMEM;
+		goto fail;
+	}
+	dev->fd = fd;
+	dev->size = btrfs_device_fd_size(fd);
+	dev->total_bytes = btrfs_device_total_bytes(&sb->dev_item);
+	dev->missing = false;
+	return 0;
+fail:
+	close(fd);
+	return ret;
+}
+
+static void setup_geometry(struct btrfs_fs_info *fs)
+{
+	const struct btrfs_super_block *sb = fs->super;
+	struct btrfs_fs_geometry *g = &fs->geo;
+
+	g->nodesize = btrfs_super_nodesize(sb);
+	g->sectorsize = btrfs_super_sectorsize(sb);
+	g->csum_type = btrfs_super_csum_type(sb);
+	g->csum_size = btrfs_csum_type_size(g->csum_type);
+	g->incompat_flags = btrfs_super_incompat_flags(sb);
+	g->compat_ro_flags = btrfs_super_compat_ro_flags(sb);
+	g->super_generation = btrfs_super_generation(sb);
+	memcpy(g->fsid, btrfs_super_metadata_fsid(sb), BTRFS_FSID_SIZE);
+}
+
+/* Chunk items into the map, dev items into the device list. */
+static int read_chunk_tree(struct btrfs_fs_info *fs)
+{
+	struct btrfs_path path;
+	struct btrfs_key key = { 0, 0, 0 }, found;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(fs, &fs->chunk_root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	while (ret == 0) {
+		const struct extent_buffer *leaf = path.nodes[0];
+		int slot = path.slots[0];
+
+		btrfs_item_key_to_cpu(leaf, &found, slot);
+		if (found.type == BTRFS_CHUNK_ITEM_KEY) {
+			ret = btrfs_add_chunk(&fs->chunks, found.offset, btrfs_leaf_item_ptr(leaf, slot),
+					      btrfs_leaf_item_size(leaf, slot), fs->geo.sectorsize);
+			if (ret < 0 && ret != -EEXIST)
+				break;
+		} else if (found.type == BTRFS_DEV_ITEM_KEY &&
+			   btrfs_leaf_item_size(leaf, slot) >= sizeof(struct btrfs_dev_item)) {
+			const struct btrfs_dev_item *di = btrfs_leaf_item_ptr(leaf, slot);
+			struct btrfs_device *dev;
+
+			dev = btrfs_find_device(&fs->devices, btrfs_device_id(di), di->uuid);
+			if (!dev) {
+				dev = btrfs_add_device(&fs->devices, btrfs_device_id(di), di->uuid);
+				if (!dev) {
+					ret = -ENOMEM;
+					break;
+				}
+			}
+			dev->total_bytes = btrfs_device_total_bytes(di);
+		}
+		ret = btrfs_next_item(fs, &path);
+	}
+	btrfs_release_path(&path);
+	return ret == 1 ? 0 : ret;
+}
+
+static bool any_missing(struct btrfs_fs_info *fs)
+{
+	int i;
+
+	for (i = 0; i < fs->devices.nr; i++)
+		if (fs->devices.devs[i].missing)
+			return true;
+	return false;
+}
+
+static void report_missing(struct btrfs_fs_info *fs)
+{
+	int i;
+
+	for (i = 0; i < fs->devices.nr; i++) {
+		struct btrfs_device *d = &fs->devices.devs[i];
+		char uuid[BTRFS_UUID_UNPARSED_SIZE];
+
+		if (!d->missing || d->reported)
+			continue;
+		uuid_unparse(d->uuid, uuid);
+		warning("device devid %llu uuid %s is missing", d->devid, uuid);
+		d->reported = true;
+	}
+}
+
+/* Devices named in the sys chunk array that we do not have: add them as missing. */
+static int note_stripe_devices(struct btrfs_fs_info *fs)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < fs->chunks.nr; i++) {
+		const struct btrfs_chunk_map *c = fs->chunks.chunks[i];
+
+		for (j = 0; j < c->num_stripes; j++) {
+			if (btrfs_find_device(&fs->devices, c->stripes[j].devid, c->stripes[j].dev_uuid))
+				continue;
+			if (!btrfs_add_device(&fs->devices, c->stripes[j].devid, c->stripes[j].dev_uuid))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The newest backup root slot whose generation is not beyond the super's:
+ * the tree and chunk roots it names replace the superblock's.
+ */
+static void use_backup_root(struct btrfs_fs_info *fs)
+{
+	const struct btrfs_root_backup *best = NULL;
+	int i;
+
+	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &fs->super->super_roots[i];
+
+		if (!btrfs_backup_tree_root(b) ||
+		    btrfs_backup_tree_root_gen(b) > btrfs_super_generation(fs->super))
+			continue;
+		if (!best || btrfs_backup_tree_root_gen(b) > btrfs_backup_tree_root_gen(best))
+			best = b;
+	}
+	if (!best) {
+		warning("no usable backup root, using the superblock's roots");
+		return;
+	}
+	fs->tree_root.bytenr = btrfs_backup_tree_root(best);
+	fs->tree_root.level = btrfs_backup_tree_root_level(best);
+	fs->tree_root.generation = btrfs_backup_tree_root_gen(best);
+	if (btrfs_backup_chunk_root(best)) {
+		fs->chunk_root.bytenr = btrfs_backup_chunk_root(best);
+		fs->chunk_root.level = btrfs_backup_chunk_root_level(best);
+		fs->chunk_root.generation = btrfs_backup_chunk_root_gen(best);
+	}
+}
+
+/* The level a block's header states (checksum and header verified), 0 if unreadable. */
+static u8 root_level_from_header(struct btrfs_fs_info *fs, u64 bytenr)
+{
+	static const struct read_policy any = { .allow_transid_mismatch = true, .quiet = true,
+						.checker_soft = true };
+	struct tree_check expect = { .level = -1 };
+	struct extent_buffer *eb;
+	u8 level;
+
+	if (btrfs_read_tree_block_policy(fs, bytenr, &expect, &any, &eb) < 0)
+		return 0;
+	level = btrfs_eb_level(eb);
+	free_extent_buffer(eb);
+	return level;
+}
+
+int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out)
+{
+	struct btrfs_fs_info *fs;
+	struct btrfs_super_block *sb = NULL;
+	struct extent_buffer *eb;
+	struct tree_check expect;
+	struct read_policy soft = { 0 };
+	u64 super_bytenr = args->super_bytenr ? args->super_bytenr : BTRFS_SUPER_INFO_OFFSET;
+	int i, ret;
+
+	*out = NULL;
+	if (args->ndevices < 1) {
+		error("no device given");
+		return -EINVAL;
+	}
+	fs = calloc(1, sizeof(*fs));
+	sb = malloc(BTRFS_SUPER_INFO_SIZE);
+	if (!fs || !sb) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	fs->partial = args->partial;
+	for (i = 0; i < args->ndevices; i++) {
+		ret = open_one_device(fs, args->devices[i], super_bytenr, args->writable, sb);
+		if (ret < 0)
+			goto fail;
+		if (!fs->super) {
+			fs->super = sb;
+			sb = malloc(BTRFS_SUPER_INFO_SIZE);
+			if (!sb) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+			continue;
+		}
+		if (memcmp(sb->fsid, fs->super->fsid, BTRFS_FSID_SIZE)) {
+			char a[BTRFS_UUID_UNPARSED_SIZE], b[BTRFS_UUID_UNPARSED_SIZE];
+
+			uuid_unparse(sb->fsid, a);
+			uuid_unparse(fs->super->fsid, b);
+			error("%s belongs to filesystem %s, not %s", args->devices[i], a, b);
+			ret = -EINVAL;
+			goto fail;
+		}
+		if (btrfs_super_generation(sb) > btrfs_super_generation(fs->super))
+			memcpy(fs->super, sb, BTRFS_SUPER_INFO_SIZE);
+	}
+	free(sb);
+	sb = NULL;
+
+	setup_geometry(fs);
+	if (btrfs_csum_ctx_init(&fs->csum_ctx, fs->geo.csum_type, NULL, 0) < 0) {
+		error("cannot initialise checksum type %u", fs->geo.csum_type);
+		ret = -EOPNOTSUPP;
+		goto fail;
+	}
+	fs->scratch = malloc(fs->geo.nodesize);
+	if (!fs->scratch) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = btrfs_read_sys_chunk_array(&fs->chunks, fs->super);
+	if (ret < 0)
+		goto fail;
+	ret = note_stripe_devices(fs);
+	if (ret < 0)
+		goto fail;
+	if (!args->noscan && any_missing(fs)) {
+		ret = btrfs_scan_devices(&fs->devices, fs->super->fsid);
+		if (ret < 0)
+			goto fail;
+	}
+
+	fs->chunk_root.objectid = BTRFS_CHUNK_TREE_OBJECTID;
+	fs->chunk_root.bytenr = btrfs_super_chunk_root(fs->super);
+	fs->chunk_root.level = btrfs_super_chunk_root_level(fs->super);
+	fs->chunk_root.generation = btrfs_super_chunk_root_generation(fs->super);
+	fs->tree_root.objectid = BTRFS_ROOT_TREE_OBJECTID;
+	fs->tree_root.bytenr = btrfs_super_root(fs->super);
+	fs->tree_root.level = btrfs_super_root_level(fs->super);
+	fs->tree_root.generation = btrfs_super_generation(fs->super);
+
+	if (args->use_backup_root)
+		use_backup_root(fs);
+	/* A root block named by the user: level and generation from its header. */
+	if (args->chunk_root_bytenr) {
+		fs->chunk_root.bytenr = args->chunk_root_bytenr;
+		fs->chunk_root.generation = 0;
+		fs->chunk_root.level = root_level_from_header(fs, args->chunk_root_bytenr);
+	}
+
+	/*
+	 * A partial open (printing tools) takes a root block that fails only the
+	 * tree-checker, after its message, as btrfs-progs does.
+	 */
+	soft.checker_soft = fs->partial;
+	/* The chunk tree's root header gives the chunk tree uuid the tree-checker may use. */
+	expect = (struct tree_check){ .owner = BTRFS_CHUNK_TREE_OBJECTID,
+				      .level = fs->chunk_root.level,
+				      .transid = fs->chunk_root.generation };
+	ret = btrfs_read_tree_block_policy(fs, fs->chunk_root.bytenr, &expect, &soft, &eb);
+	if (ret < 0) {
+		error("cannot read chunk root");
+		goto fail;
+	}
+	memcpy(fs->geo.chunk_tree_uuid, btrfs_header(eb)->chunk_tree_uuid, BTRFS_UUID_SIZE);
+	free_extent_buffer(eb);
+	ret = read_chunk_tree(fs);
+	if (ret < 0) {
+		error("cannot read chunk tree");
+		if (!fs->partial)
+			goto fail;
+	}
+	if (!args->noscan && any_missing(fs)) {
+		ret = btrfs_scan_devices(&fs->devices, fs->super->fsid);
+		if (ret < 0)
+			goto fail;
+	}
+	report_missing(fs);
+
+	if (args->tree_root_bytenr) {
+		fs->tree_root.bytenr = args->tree_root_bytenr;
+		fs->tree_root.generation = 0;
+		fs->tree_root.level = root_level_from_header(fs, args->tree_root_bytenr);
+	}
+	expect = (struct tree_check){ .owner = BTRFS_ROOT_TREE_OBJECTID,
+				      .level = fs->tree_root.level,
+				      .transid = fs->tree_root.generation };
+	ret = btrfs_read_tree_block_policy(fs, fs->tree_root.bytenr, &expect, &soft, &eb);
+	if (ret < 0) {
+		error("cannot read root tree");
+		if (!fs->partial)
+			goto fail;
+	}
+	free_extent_buffer(eb);
+	*out = fs;
+	return 0;
+fail:
+	free(sb);
+	btrfs_close_fs(fs);
+	return ret;
+}
+
+void btrfs_close_fs(struct btrfs_fs_info *fs)
+{
+	if (!fs)
+		return;
+	cache_free(fs);
+	hash_ctx_release(&fs->csum_ctx);   /* a library provider holds a key/state object */
+	overrides_free(fs);
+	btrfs_chunk_tree_map_free(&fs->chunks);
+	btrfs_free_devices(&fs->devices);
+	free(fs->scratch);
+	free(fs->super);
+	free(fs);
+}

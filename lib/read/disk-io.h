@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * struct btrfs_fs_info: one opened filesystem (read path).  Commands use the
+ * functions of ctree.h; code in kernel-shared/ may look inside.
+ *
+ * Open sequence (btrfs_open_fs):
+ *   1. open every device named, read its superblock (magic + checksum);
+ *      the one with the newest generation is the filesystem's super copy;
+ *   2. unless noscan, find the other members with libblkid;
+ *   3. bootstrap the chunk map from sys_chunk_array;
+ *   4. read the whole chunk tree: chunk items into the map, dev items into
+ *      the device list (devices not found are reported once, by devid and
+ *      uuid; reads use the other mirrors);
+ *   5. read and verify the root tree's root block.
+ * Nothing else is cached except a small fixed block cache.
+ */
+#ifndef BTRFS_KIT_DISK_IO_H
+#define BTRFS_KIT_DISK_IO_H
+
+#include "lib/format/kerncompat.h"
+#include "lib/format/format.h"
+#include "lib/read/ctree.h"
+#include "lib/read/volumes.h"
+#include "crypto/hash.h"
+
+#define BTRFS_BLOCK_CACHE_SLOTS 64
+
+struct btrfs_block_cache_slot {
+	u64 bytenr;                /* 0 = empty */
+	struct extent_buffer *eb;  /* a verified block */
+	bool checker_failed;       /* passed checksum and header only (read_policy.checker_soft) */
+};
+
+struct btrfs_fs_info {
+	struct btrfs_device_list devices;
+	struct btrfs_chunk_tree_map chunks;
+	struct btrfs_super_block *super;   /* the super copy the filesystem is read by */
+	struct btrfs_fs_geometry geo;
+	struct hash_ctx csum_ctx;
+	struct btrfs_tree_ref tree_root;
+	struct btrfs_tree_ref chunk_root;
+	bool partial;
+	u8 *scratch;                       /* nodesize bytes: parity rebuild */
+	struct btrfs_block_cache_slot cache[BTRFS_BLOCK_CACHE_SLOTS];
+	struct extent_buffer **overrides;  /* btrfs_override_tree_block() */
+	size_t overrides_nr;
+	size_t overrides_alloc;
+};
+
+/* Checksum of a tree block's bytes [BTRFS_CSUM_SIZE, len) into out (32 bytes). */
+void btrfs_csum_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u8 *out);
+
+/*
+ * Verify one block in memory against expect: checksum (unless skip_csum),
+ * header and tree-checker.  0, or -EUCLEAN with the reason in msg.
+ */
+int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
+			    const struct tree_check *expect, const struct read_policy *policy,
+			    char *msg, size_t msglen);
+
+/*
+ * Repair (check --repair): from now on every read of eb->start through
+ * btrfs_read_tree_block_policy() (the write engine's included) gets a copy
+ * of eb instead of the disk's bytes, when eb meets what the reader expects,
+ * so the next transaction copies the mended block on write.  eb must pass
+ * checksum, header and tree-checker: the tree-checker is not loosened.
+ * fs takes eb on success.  0, -EUCLEAN (eb fails verification), -ENOMEM.
+ */
+int btrfs_override_tree_block(struct btrfs_fs_info *fs, struct extent_buffer *eb);
+
+#endif

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Superblock copies: read, verify, write; sys_chunk_array walking. */
+#include <unistd.h>
+#include <string.h>
+#include <errno.h>
+#include "lib/read/super.h"
+#include "lib/format/accessors.h"
+#include "lib/format/csum.h"
+#include "lib/format/messages.h"
+
+int btrfs_super_read_raw(int fd, u64 bytenr, struct btrfs_super_block *sb, size_t *got)
+{
+	size_t done = 0;
+
+	if (got)
+		*got = 0;
+	if (bytenr > (u64)INT64_MAX - BTRFS_SUPER_INFO_SIZE)
+		return -ERANGE;
+	while (done < BTRFS_SUPER_INFO_SIZE) {
+		ssize_t n = pread(fd, (u8 *)sb + done, BTRFS_SUPER_INFO_SIZE - done,
+				  (off_t)(bytenr + done));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	if (got)
+		*got = done;
+	if (done == 0)
+		return -ERANGE;
+	if (done < BTRFS_SUPER_INFO_SIZE)
+		return -EIO;
+	return 0;
+}
+
+int btrfs_super_csum_verify(const struct btrfs_super_block *sb)
+{
+	u8 csum[BTRFS_CSUM_SIZE];
+	u16 type = btrfs_super_csum_type(sb);
+	int ret;
+
+	ret = btrfs_csum_data(type, (const u8 *)sb + BTRFS_CSUM_SIZE,
+			      BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, csum);
+	if (ret < 0)
+		return ret;
+	if (memcmp(csum, sb->csum, btrfs_csum_type_size(type)))
+		return -EUCLEAN;
+	return 0;
+}
+
+int btrfs_super_csum_set(struct btrfs_super_block *sb)
+{
+	u8 csum[BTRFS_CSUM_SIZE];
+	int ret;
+
+	ret = btrfs_csum_data(btrfs_super_csum_type(sb), (const u8 *)sb + BTRFS_CSUM_SIZE,
+			      BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, csum);
+	if (ret < 0)
+		return ret;
+	memcpy(sb->csum, csum, BTRFS_CSUM_SIZE);
+	return 0;
+}
+
+const u8 *btrfs_super_metadata_fsid(const struct btrfs_super_block *sb)
+{
+	return btrfs_super_has_metadata_uuid(sb) ? sb->metadata_uuid : sb->fsid;
+}
+
+static bool is_power_of_2(u64 v)
+{
+	return v && !(v & (v - 1));
+}
+
+#define SB_BAD(...) (error(__VA_ARGS__), ret = -EUCLEAN)
+
+int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr)
+{
+	u64 at = bytenr == (u64)-1 ? btrfs_super_bytenr(sb) : bytenr;
+	u32 sectorsize = btrfs_super_sectorsize(sb);
+	u32 nodesize = btrfs_super_nodesize(sb);
+	u16 type = btrfs_super_csum_type(sb);
+	u32 sys_size = btrfs_super_sys_array_size(sb);
+	int ret = 0;
+
+	if (btrfs_super_magic(sb) != BTRFS_MAGIC) {
+		error("superblock at %llu: bad magic", at);
+		return -EUCLEAN;
+	}
+	if (!btrfs_csum_type_valid(type)) {
+		error("superblock at %llu: unsupported checksum type %u", at, type);
+		return -EOPNOTSUPP;
+	}
+	if (btrfs_super_csum_verify(sb)) {
+		error("superblock at %llu: checksum mismatch (%s)", at, btrfs_csum_type_name(type));
+		return -EUCLEAN;
+	}
+	if (bytenr != (u64)-1 && btrfs_super_bytenr(sb) != bytenr)
+		SB_BAD("superblock at %llu: bytenr mismatch, have %llu expect %llu", at,
+		       btrfs_super_bytenr(sb), bytenr);
+	if (!is_power_of_2(sectorsize) || sectorsize < SZ_4K || sectorsize > SZ_64K)
+		SB_BAD("superblock at %llu: invalid sectorsize %u", at, sectorsize);
+	if (!is_power_of_2(nodesize) || nodesize < sectorsize || nodesize < SZ_4K ||
+	    nodesize > BTRFS_MAX_METADATA_BLOCKSIZE)
+		SB_BAD("superblock at %llu: invalid nodesize %u (sectorsize %u)", at, nodesize,
+		       sectorsize);
+	if (btrfs_super_leafsize(sb) != nodesize)
+		SB_BAD("superblock at %llu: leafsize %u differs from nodesize %u", at,
+		       btrfs_super_leafsize(sb), nodesize);
+	if (is_power_of_2(sectorsize)) {
+		if (!IS_ALIGNED(btrfs_super_root(sb), sectorsize))
+			SB_BAD("superblock at %llu: root %llu not aligned to sectorsize %u", at,
+			       btrfs_super_root(sb), sectorsize);
+		if (!IS_ALIGNED(btrfs_super_chunk_root(sb), sectorsize))
+			SB_BAD("superblock at %llu: chunk_root %llu not aligned to sectorsize %u", at,
+			       btrfs_super_chunk_root(sb), sectorsize);
+		if (!IS_ALIGNED(btrfs_super_log_root(sb), sectorsize))
+			SB_BAD("superblock at %llu: log_root %llu not aligned to sectorsize %u", at,
+			       btrfs_super_log_root(sb), sectorsize);
+	}
+	if (btrfs_super_root_level(sb) >= BTRFS_MAX_LEVEL)
+		SB_BAD("superblock at %llu: root_level %u, have %u expect < %u", at,
+		       btrfs_super_root_level(sb), btrfs_super_root_level(sb), BTRFS_MAX_LEVEL);
+	if (btrfs_super_chunk_root_level(sb) >= BTRFS_MAX_LEVEL)
+		SB_BAD("superblock at %llu: chunk_root_level %u, have %u expect < %u", at,
+		       btrfs_super_chunk_root_level(sb), btrfs_super_chunk_root_level(sb),
+		       BTRFS_MAX_LEVEL);
+	if (btrfs_super_log_root_level(sb) >= BTRFS_MAX_LEVEL)
+		SB_BAD("superblock at %llu: log_root_level %u, have %u expect < %u", at,
+		       btrfs_super_log_root_level(sb), btrfs_super_log_root_level(sb),
+		       BTRFS_MAX_LEVEL);
+	if (!btrfs_super_root(sb))
+		SB_BAD("superblock at %llu: root is 0", at);
+	if (!btrfs_super_chunk_root(sb))
+		SB_BAD("superblock at %llu: chunk_root is 0", at);
+	if (!btrfs_super_num_devices(sb))
+		SB_BAD("superblock at %llu: num_devices is 0", at);
+	if (sys_size > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE)
+		SB_BAD("superblock at %llu: sys_array_size %u, have %u expect <= %u", at, sys_size,
+		       sys_size, BTRFS_SYSTEM_CHUNK_ARRAY_SIZE);
+	if (sys_size < sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(1))
+		SB_BAD("superblock at %llu: sys_array_size %u too small, expect >= %lu", at,
+		       sys_size, (unsigned long)(sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(1)));
+	if (memcmp(sb->dev_item.fsid, btrfs_super_metadata_fsid(sb), BTRFS_FSID_SIZE))
+		SB_BAD("superblock at %llu: dev_item fsid does not match the %s", at,
+		       btrfs_super_has_metadata_uuid(sb) ? "metadata_uuid" : "fsid");
+	if (btrfs_super_has_metadata_uuid(sb) &&
+	    !memcmp(sb->metadata_uuid, (u8[BTRFS_FSID_SIZE]){ 0 }, BTRFS_FSID_SIZE))
+		SB_BAD("superblock at %llu: METADATA_UUID set but metadata_uuid is zero", at);
+	return ret;
+}
+
+static int read_one(int fd, u64 bytenr, bool quiet, struct btrfs_super_block *sb)
+{
+	size_t got;
+	int ret;
+
+	ret = btrfs_super_read_raw(fd, bytenr, sb, &got);
+	if (ret == -ERANGE) {
+		if (!quiet)
+			error("no superblock at %llu: beyond the end of the device", bytenr);
+		return ret;
+	}
+	if (ret == -EIO) {
+		if (!quiet)
+			error("superblock at %llu: short read, %zu of %u bytes", bytenr, got,
+			      BTRFS_SUPER_INFO_SIZE);
+		return ret;
+	}
+	if (ret < 0) {
+		if (!quiet)
+			error_errno(ret, "cannot read superblock at %llu", bytenr);
+		return ret;
+	}
+	if (quiet) {
+		if (btrfs_super_magic(sb) != BTRFS_MAGIC ||
+		    !btrfs_csum_type_valid(btrfs_super_csum_type(sb)) || btrfs_super_csum_verify(sb))
+			return -EUCLEAN;
+		/* Structural problems are worth a message even when quiet. */
+	}
+	return btrfs_super_validate(sb, bytenr);
+}
+
+int btrfs_read_super(int fd, u64 bytenr, unsigned int flags, struct btrfs_super_block *sb,
+		     u64 *found_at)
+{
+	struct btrfs_super_block tmp;
+	bool quiet = flags & BTRFS_SUPER_READ_QUIET;
+	u64 best_gen = 0;
+	int ret, best = -1;
+
+	if (!bytenr)
+		bytenr = BTRFS_SUPER_INFO_OFFSET;
+	ret = read_one(fd, bytenr, quiet, sb);
+	if (found_at)
+		*found_at = bytenr;
+	if (!ret || bytenr != BTRFS_SUPER_INFO_OFFSET || !(flags & BTRFS_SUPER_READ_RECOVER))
+		return ret;
+
+	for (int i = 1; i < BTRFS_SUPER_MIRROR_MAX; i++) {
+		if (read_one(fd, btrfs_sb_offset(i), true, &tmp))
+			continue;
+		if (best < 0 || btrfs_super_generation(&tmp) > best_gen) {
+			best = i;
+			best_gen = btrfs_super_generation(&tmp);
+			memcpy(sb, &tmp, sizeof(tmp));
+		}
+	}
+	if (best < 0)
+		return ret;
+	if (!quiet)
+		warning("primary superblock is bad, using the copy at %llu (generation %llu)",
+			btrfs_sb_offset(best), best_gen);
+	if (found_at)
+		*found_at = btrfs_sb_offset(best);
+	return 0;
+}
+
+int btrfs_write_super(int fd, const struct btrfs_super_block *sb, int mirror)
+{
+	struct btrfs_super_block copy;
+	u64 bytenr;
+	size_t done = 0;
+	int ret;
+
+	if (mirror < 0 || mirror >= BTRFS_SUPER_MIRROR_MAX)
+		return -EINVAL;
+	bytenr = btrfs_sb_offset(mirror);
+	memcpy(&copy, sb, sizeof(copy));
+	btrfs_set_super_bytenr(&copy, bytenr);
+	ret = btrfs_super_csum_set(&copy);
+	if (ret < 0) {
+		error("cannot checksum superblock: unsupported checksum type %u",
+		      btrfs_super_csum_type(&copy));
+		return ret;
+	}
+	while (done < sizeof(copy)) {
+		ssize_t n = pwrite(fd, (u8 *)&copy + done, sizeof(copy) - done, (off_t)(bytenr + done));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			error_errno(ret, "cannot write superblock at %llu", bytenr);
+			return ret;
+		}
+		if (n == 0) {
+			error("cannot write superblock at %llu: no space", bytenr);
+			return -ENOSPC;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int btrfs_write_super_all(int fd, const struct btrfs_super_block *sb, u64 device_size)
+{
+	int ret;
+
+	for (int i = 0; i < BTRFS_SUPER_MIRROR_MAX; i++) {
+		if (btrfs_sb_offset(i) + BTRFS_SUPER_INFO_SIZE > device_size)
+			break;
+		ret = btrfs_write_super(fd, sb, i);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- sys_chunk_array ---------------------------------------------------- */
+
+int btrfs_sys_array_init(struct btrfs_sys_array_iter *it, const struct btrfs_super_block *sb)
+{
+	it->sb = sb;
+	it->size = btrfs_super_sys_array_size(sb);
+	it->cur = 0;
+	it->nr = 0;
+	if (it->size > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE) {
+		error("sys_array_size %u shouldn't exceed %u bytes", it->size,
+		      BTRFS_SYSTEM_CHUNK_ARRAY_SIZE);
+		it->size = 0;
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+static int too_short(const struct btrfs_sys_array_iter *it, u32 len)
+{
+	error("sys_array too short to read %u bytes at offset %u", len, it->cur);
+	return -EUCLEAN;
+}
+
+int btrfs_sys_array_next_key(struct btrfs_sys_array_iter *it, const struct btrfs_disk_key **key)
+{
+	if (it->cur >= it->size)
+		return 0;
+	if (it->size - it->cur < sizeof(struct btrfs_disk_key))
+		return too_short(it, sizeof(struct btrfs_disk_key));
+	*key = (const struct btrfs_disk_key *)(it->sb->sys_chunk_array + it->cur);
+	it->cur += sizeof(struct btrfs_disk_key);
+	it->nr++;
+	return 1;
+}
+
+int btrfs_sys_array_next_chunk(struct btrfs_sys_array_iter *it, const struct btrfs_disk_key *key,
+			       const struct btrfs_chunk **chunk, u32 *len)
+{
+	const struct btrfs_chunk *c;
+	u16 num_stripes;
+	u32 need;
+
+	if (btrfs_disk_key_type(key) != BTRFS_CHUNK_ITEM_KEY) {
+		error("unexpected item type %u in sys_array at offset %u", btrfs_disk_key_type(key),
+		      it->cur);
+		return -EUCLEAN;
+	}
+	/* The fixed part and one stripe, before num_stripes may be read. */
+	need = btrfs_chunk_item_size(1);
+	if (it->size - it->cur < need)
+		return too_short(it, need);
+	c = (const struct btrfs_chunk *)(it->sb->sys_chunk_array + it->cur);
+	num_stripes = btrfs_chunk_num_stripes(c);
+	if (!num_stripes) {
+		error("invalid number of stripes %u in sys_array at offset %u", num_stripes, it->cur);
+		return -EUCLEAN;
+	}
+	need = btrfs_chunk_item_size(num_stripes);
+	if (it->size - it->cur < need)
+		return too_short(it, need);
+	*chunk = c;
+	*len = need;
+	it->cur += need;
+	return 0;
+}

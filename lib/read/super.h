@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Superblock copies: read, verify, write.
+ *
+ * Every device carries up to three copies (btrfs_sb_offset(): 64 KiB,
+ * 64 MiB, 256 GiB), each BTRFS_SUPER_INFO_SIZE bytes, checksummed over
+ * bytes [BTRFS_CSUM_SIZE, 4096) with the filesystem's csum type.  A copy
+ * that starts beyond the end of the device simply does not exist.
+ *
+ * Tree block headers carry the "metadata fsid": metadata_uuid when the
+ * METADATA_UUID incompat bit is set, else fsid (btrfs_super_metadata_fsid()).
+ */
+#ifndef BTRFS_KIT_SUPER_H
+#define BTRFS_KIT_SUPER_H
+
+#include "lib/format/kerncompat.h"
+#include "lib/format/format.h"
+
+/*
+ * Read the 4096 bytes at bytenr of fd, no checks.  Silent: returns 0;
+ * -ERANGE when nothing is there (bytenr at or past the end of the device);
+ * -EIO for a short read (*got says how many bytes came back); or the
+ * negative errno of a failed pread.  got may be NULL.
+ */
+int btrfs_super_read_raw(int fd, u64 bytenr, struct btrfs_super_block *sb, size_t *got);
+
+/* Checksum of the copy against its csum field: 0 match, -EUCLEAN mismatch,
+ * -EOPNOTSUPP unknown csum type.  Silent. */
+int btrfs_super_csum_verify(const struct btrfs_super_block *sb);
+/* Compute and store the checksum (csum field zero padded); 0 or -EOPNOTSUPP. */
+int btrfs_super_csum_set(struct btrfs_super_block *sb);
+
+/* The fsid tree block headers carry: metadata_uuid or fsid. */
+const u8 *btrfs_super_metadata_fsid(const struct btrfs_super_block *sb);
+static inline bool btrfs_super_has_metadata_uuid(const struct btrfs_super_block *sb);
+
+/*
+ * Sanity checks of a copy read at bytenr (pass (u64)-1 to skip the bytenr
+ * check), as the kernel does before mounting: magic, csum type and
+ * checksum, sector and node sizes, root alignment and levels, device
+ * counts, sys_chunk_array size, dev_item fsid.  Prints one error per
+ * problem naming the field ("superblock at %llu: ..."), returns 0 or
+ * -EUCLEAN (or -EOPNOTSUPP for an unknown csum type).
+ */
+int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr);
+
+/* Flags for btrfs_read_super(). */
+#define BTRFS_SUPER_READ_QUIET      (1U << 0)  /* no messages for a missing or invalid copy */
+#define BTRFS_SUPER_READ_RECOVER    (1U << 1)  /* primary bad: use the newest valid mirror */
+
+/*
+ * The one function that reads a superblock for use: the copy at bytenr
+ * (0 = primary) read and btrfs_super_validate()d.  With
+ * BTRFS_SUPER_READ_RECOVER and bytenr 0, a bad primary falls back to the
+ * valid mirror with the highest generation; *found_at (may be NULL) says
+ * which copy was taken.  Returns 0, -ERANGE (no such copy), -EIO, -EUCLEAN.
+ */
+int btrfs_read_super(int fd, u64 bytenr, unsigned int flags, struct btrfs_super_block *sb,
+		     u64 *found_at);
+
+/*
+ * The pair of btrfs_read_super(): write a copy of sb as superblock mirror
+ * (0..2) of fd.  The copy gets bytenr = btrfs_sb_offset(mirror) and its
+ * checksum computed last; sb itself is not modified.  Returns 0 or -errno.
+ */
+int btrfs_write_super(int fd, const struct btrfs_super_block *sb, int mirror);
+/* Every mirror that fits a device of device_size bytes; returns 0 or the first error. */
+int btrfs_write_super_all(int fd, const struct btrfs_super_block *sb, u64 device_size);
+
+/*
+ * Walking sys_chunk_array: (disk key, chunk item) pairs, sys_array_size bytes.
+ *
+ *   struct btrfs_sys_array_iter it;
+ *   ret = btrfs_sys_array_init(&it, sb);
+ *   while (ret == 0 && (ret = btrfs_sys_array_next_key(&it, &key)) > 0) {
+ *           ...key...
+ *           ret = btrfs_sys_array_next_chunk(&it, key, &chunk, &len);
+ *           ...chunk (len bytes, num_stripes checked to fit)...
+ *   }
+ *
+ * Each step returns 0/1 or -EUCLEAN after printing (btrfs-progs wording):
+ * "sys_array_size %u shouldn't exceed %u bytes", "sys_array too short to
+ * read %u bytes at offset %u", "unexpected item type %u in sys_array at
+ * offset %u", "invalid number of stripes %u in sys_array at offset %u".
+ */
+struct btrfs_sys_array_iter {
+	const struct btrfs_super_block *sb;
+	u32 size;       /* sys_array_size */
+	u32 cur;        /* offset of the next key or chunk */
+	int nr;         /* items returned so far */
+};
+int btrfs_sys_array_init(struct btrfs_sys_array_iter *it, const struct btrfs_super_block *sb);
+/* 1 and *key for the next item, 0 at the end, -EUCLEAN. */
+int btrfs_sys_array_next_key(struct btrfs_sys_array_iter *it, const struct btrfs_disk_key **key);
+/* The chunk after key: 0 with *chunk and *len, or -EUCLEAN. */
+int btrfs_sys_array_next_chunk(struct btrfs_sys_array_iter *it, const struct btrfs_disk_key *key,
+			       const struct btrfs_chunk **chunk, u32 *len);
+
+#include "lib/format/accessors.h"
+
+static inline bool btrfs_super_has_metadata_uuid(const struct btrfs_super_block *sb)
+{
+	return btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_METADATA_UUID;
+}
+
+#endif

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkfs --rootdir, the filesystem side: the empty filesystem mkfs has just
+ * committed is opened with the write engine, rootdir.c copies the tree in
+ * through transactions, then this file finishes: the "default" dir item
+ * (-u default:DIR), --shrink (device and super total_bytes cut to the end
+ * of the last dev extent), qgroup counts (every tree block and data extent
+ * of a subvolume is its own: referenced = exclusive), in the last
+ * transaction so the qgroup status generation is the filesystem's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+#include "mkfs/rootdir-internal.h"
+#include "lib/read/disk-io.h"
+#include "lib/format/accessors.h"
+#include "lib/read/tree-checker.h"
+#include "lib/format/messages.h"
+
+int rd_fs_commit(struct rd_fs *f, bool restart)
+{
+	int ret = btrfs_commit_transaction(f->t);
+
+	f->t = NULL;
+	if (ret < 0) {
+		error("cannot commit the filesystem while copying --rootdir");
+		return ret;
+	}
+	return restart ? btrfs_start_transaction(f->fs, &f->t) : 0;
+}
+
+static int insert_in(struct btrfs_trans *t, u64 tree, u64 objectid, u8 type, u64 offset, const void *data,
+		     u32 size)
+{
+	struct btrfs_key key = { objectid, type, offset };
+	struct btrfs_wroot *root;
+	int ret = btrfs_trans_get_root(t, tree, &root);
+
+	return ret < 0 ? ret : btrfs_insert_item(t, root, &key, data, size);
+}
+
+static int add_root_ref(struct btrfs_trans *t, u64 objectid, u8 type, u64 offset, u64 dir, u64 index,
+			const char *name)
+{
+	u8 buf[sizeof(struct btrfs_root_ref) + 256];
+	struct btrfs_root_ref *ref = (struct btrfs_root_ref *)buf;
+	size_t len = strlen(name);
+
+	if (len > 255)
+		return -ENAMETOOLONG;
+	btrfs_set_root_ref_dirid(ref, dir);
+	btrfs_set_root_ref_sequence(ref, index);
+	btrfs_set_root_ref_name_len(ref, len);
+	memcpy(buf + sizeof(*ref), name, len);
+	return insert_in(t, BTRFS_ROOT_TREE_OBJECTID, objectid, type, offset, buf, sizeof(*ref) + len);
+}
+
+static bool has_quota(const struct rd_fs *f)
+{
+	return f->cfg->quota || f->cfg->squota;
+}
+
+static void fill_subvol_root_item(const struct rd_fs *f, struct btrfs_root_item *ri, const u8 *uuid,
+				  bool readonly, u64 transid)
+{
+	btrfs_set_inode_generation(&ri->inode, 1);
+	btrfs_set_inode_size(&ri->inode, 3);
+	btrfs_set_inode_nlink(&ri->inode, 1);
+	btrfs_set_inode_nbytes(&ri->inode, f->cfg->nodesize);
+	btrfs_set_inode_mode(&ri->inode, 040755);
+	/* Without ROOT_ITEM_INIT the kernel takes the item as pre-3.x and clears the flags (RDONLY). */
+	btrfs_set_inode_flags(&ri->inode, BTRFS_INODE_ROOT_ITEM_INIT);
+	btrfs_set_root_dirid(ri, BTRFS_FIRST_FREE_OBJECTID);
+	btrfs_set_root_refs(ri, 1);
+	btrfs_set_root_flags(ri, readonly ? BTRFS_ROOT_SUBVOL_RDONLY : 0);
+	memcpy(ri->uuid, uuid, BTRFS_UUID_SIZE);
+	btrfs_set_root_ctransid(ri, transid);
+	btrfs_set_root_otransid(ri, transid);
+	btrfs_set_timespec_sec(&ri->ctime, f->cfg->now);
+	btrfs_set_timespec_sec(&ri->otime, f->cfg->now);
+}
+
+int rd_fs_new_subvol(struct rd_fs *f, u64 parent, u64 dir, u64 index, const char *name, int type,
+		     struct rd_subvol **out)
+{
+	struct btrfs_trans *t = f->t;
+	struct rd_subvol *sv;
+	struct btrfs_wroot *r;
+	__le64 id;
+	int ret;
+
+	if (f->nr_sv >= RD_MAX_SUBVOLS) {
+		error("too many subvolumes (at most %d)", RD_MAX_SUBVOLS);
+		return -E2BIG;
+	}
+	sv = &f->sv[f->nr_sv];
+	memset(sv, 0, sizeof(*sv));
+	sv->id = BTRFS_FIRST_FREE_OBJECTID + f->nr_sv;
+	uuid_generate(sv->uuid);
+	ret = btrfs_create_tree(t, sv->id, &r);
+	if (ret < 0)
+		return ret;
+	f->nr_sv++;
+	fill_subvol_root_item(f, &r->item, sv->uuid,
+			      type == MKFS_SUBVOL_RO || type == MKFS_SUBVOL_DEFAULT_RO, t->transid);
+	ret = add_root_ref(t, sv->id, BTRFS_ROOT_BACKREF_KEY, parent, dir, index, name);
+	if (!ret)
+		ret = add_root_ref(t, parent, BTRFS_ROOT_REF_KEY, sv->id, dir, index, name);
+	put_unaligned_le64(sv->id, &id);
+	if (!ret)
+		ret = insert_in(t, BTRFS_UUID_TREE_OBJECTID, get_unaligned_le64(sv->uuid), BTRFS_UUID_KEY_SUBVOL,
+				get_unaligned_le64(sv->uuid + 8), &id, sizeof(id));
+	if (!ret && has_quota(f)) {
+		struct btrfs_qgroup_info_item info = { 0 };
+		struct btrfs_qgroup_limit_item lim = { 0 };
+
+		ret = insert_in(t, BTRFS_QUOTA_TREE_OBJECTID, 0, BTRFS_QGROUP_INFO_KEY, sv->id, &info,
+				sizeof(info));
+		if (!ret)
+			ret = insert_in(t, BTRFS_QUOTA_TREE_OBJECTID, 0, BTRFS_QGROUP_LIMIT_KEY, sv->id, &lim,
+					sizeof(lim));
+	}
+	if (ret < 0) {
+		error("cannot create subvolume %s", name);
+		return ret;
+	}
+	if (type == MKFS_SUBVOL_DEFAULT || type == MKFS_SUBVOL_DEFAULT_RO)
+		f->default_subvol = sv->id;
+	*out = sv;
+	return 0;
+}
+
+/* "default" in the root tree directory names the default subvolume; DEFAULT_SUBVOL set. */
+static int set_default_subvol(struct rd_fs *f)
+{
+	const char *def = "default";
+	struct btrfs_key key = { BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
+				 btrfs_name_hash(def, (int)strlen(def)) };
+	struct btrfs_super_block *sb = f->fs->super;
+	struct btrfs_wroot *root;
+	struct btrfs_wpath path;
+	int ret;
+
+	if (!f->default_subvol)
+		return 0;
+	ret = btrfs_trans_get_root(f->t, BTRFS_ROOT_TREE_OBJECTID, &root);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = btrfs_search_slot(f->t, root, &key, &path, 0, 1);
+	if (ret == 0) {
+		struct btrfs_dir_item *di = btrfs_wpath_item_ptr(&path);
+
+		btrfs_set_disk_key_objectid(&di->location, f->default_subvol);
+	}
+	btrfs_wpath_release(&path);
+	if (ret > 0) {
+		error("the root tree has no \"default\" directory item");
+		return -ENOENT;
+	}
+	if (ret < 0)
+		return ret;
+	btrfs_set_super_incompat_flags(sb, btrfs_super_incompat_flags(sb) |
+					   BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL);
+	f->fs->geo.incompat_flags |= BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL;
+	return 0;
+}
+
+/* Blocks of the subtree at bytenr. */
+static int count_blocks(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, u64 gen,
+			const struct btrfs_disk_key *first, u64 *n)
+{
+	struct extent_buffer *eb;
+	bool owned;
+	int ret = 0;
+
+	(*n)++;
+	if (level == 0)
+		return 0;
+	ret = trans_read_block(t, tree, bytenr, level, gen, first, &eb, &owned);
+	if (ret < 0)
+		return ret;
+	for (u32 i = 0; i < btrfs_eb_nritems(eb) && !ret; i++) {
+		const struct btrfs_key_ptr *p = btrfs_node_key_ptr(eb, (int)i);
+
+		ret = count_blocks(t, tree, btrfs_key_blockptr(p), level - 1, btrfs_key_generation(p), &p->key, n);
+	}
+	if (owned)
+		free_extent_buffer(eb);
+	return ret;
+}
+
+/* The quota tree item at key, for changing in place (path released by the caller). */
+static void *quota_item(struct btrfs_trans *t, u8 type, u64 offset, struct btrfs_wpath *path, int *ret)
+{
+	struct btrfs_key key = { 0, type, offset };
+	struct btrfs_wroot *quota;
+
+	btrfs_wpath_init(path);
+	*ret = btrfs_trans_get_root(t, BTRFS_QUOTA_TREE_OBJECTID, &quota);
+	if (!*ret)
+		*ret = btrfs_search_slot(t, quota, &key, path, 0, 1);
+	if (*ret > 0) {
+		error("quota tree: no item (0 %u %llu)", type, (unsigned long long)offset);
+		*ret = -ENOENT;
+	}
+	return *ret ? NULL : btrfs_wpath_item_ptr(path);
+}
+
+/* One subvolume's qgroup: its tree blocks and data. */
+static int set_qgroup(struct rd_fs *f, u64 id, u64 data_bytes)
+{
+	struct btrfs_trans *t = f->t;
+	struct btrfs_qgroup_info_item *info;
+	struct btrfs_wroot *root;
+	struct btrfs_wpath path;
+	u64 blocks = 0, bytes;
+	int ret;
+
+	ret = btrfs_trans_get_root(t, id, &root);
+	if (!ret)
+		ret = count_blocks(t, id, root->bytenr, root->level, 0, NULL, &blocks);
+	if (ret < 0)
+		return ret;
+	bytes = blocks * f->cfg->nodesize + data_bytes;
+	info = quota_item(t, BTRFS_QGROUP_INFO_KEY, id, &path, &ret);
+	if (info) {
+		btrfs_set_qgroup_info_generation(info, t->transid);
+		if (!f->cfg->squota)
+			btrfs_set_qgroup_info_usage(info, bytes, bytes);
+	}
+	btrfs_wpath_release(&path);
+	return ret;
+}
+
+/* Qgroup counts and status generation, in the last transaction (nothing else changes after). */
+static int set_qgroups(struct rd_fs *f)
+{
+	struct btrfs_qgroup_status_item *st;
+	struct btrfs_wpath path;
+	int ret;
+
+	if (!has_quota(f))
+		return 0;
+	st = quota_item(f->t, BTRFS_QGROUP_STATUS_KEY, 0, &path, &ret);
+	if (st)
+		btrfs_set_qgroup_status_generation(st, f->t->transid);
+	btrfs_wpath_release(&path);
+	if (!ret)
+		ret = set_qgroup(f, BTRFS_FS_TREE_OBJECTID, f->top_data_bytes);
+	for (int i = 0; i < f->nr_sv && !ret; i++)
+		ret = set_qgroup(f, f->sv[i].id, f->sv[i].data_bytes);
+	return ret;
+}
+
+/* --shrink: device 1 (the only one) ends where its last dev extent ends; *end set. */
+static int shrink_device(struct rd_fs *f, u64 *end)
+{
+	struct btrfs_trans *t = f->t;
+	struct btrfs_key key = { 1, BTRFS_DEV_EXTENT_KEY, (u64)-1 }, found;
+	struct btrfs_super_block *sb = f->fs->super;
+	struct btrfs_wroot *dev;
+	struct btrfs_wpath path;
+	int ret;
+
+	*end = BTRFS_DEVICE_RANGE_RESERVED;
+	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
+	if (ret < 0)
+		return ret;
+	btrfs_wpath_init(&path);
+	ret = btrfs_wsearch_key(t, dev, &key, BTRFS_SEARCH_PREV, &path, &found);
+	if (ret == 0 && found.objectid == 1 && found.type == BTRFS_DEV_EXTENT_KEY)
+		*end = found.offset +
+		       btrfs_dev_extent_length((const struct btrfs_dev_extent *)btrfs_wpath_item_ptr(&path));
+	btrfs_wpath_release(&path);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_trans_dev_item(t, 1, &path);
+	if (ret) {
+		error("--shrink: no dev item for device 1");
+		return ret;
+	}
+	btrfs_set_device_total_bytes(btrfs_wpath_item_ptr(&path), *end);
+	btrfs_wpath_release(&path);
+	/* the superblocks' dev_item copies follow the chunk tree's at commit */
+	btrfs_set_super_total_bytes(sb, *end);
+	/* No superblock copy past the end any more. */
+	f->fs->devices.devs[0].total_bytes = *end;
+	f->fs->devices.devs[0].size = *end;
+	return 0;
+}
+
+/* Zero the superblock copies of a block device past the shrunk end. */
+static int wipe_supers_past(const struct mkfs_device *d, u64 end)
+{
+	static const u8 zero[BTRFS_SUPER_INFO_SIZE];
+
+	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		u64 off = btrfs_sb_offset(m);
+
+		if (off + BTRFS_SUPER_INFO_SIZE <= end || off + BTRFS_SUPER_INFO_SIZE > d->size)
+			continue;
+		if (pwrite(d->fd, zero, sizeof(zero), off) != sizeof(zero)) {
+			error_errno(-errno, "cannot clear superblock %d on %s", m, d->path);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+static void fill_summary(const struct rd_fs *f, struct mkfs_summary *s, u64 dev_size)
+{
+	const struct btrfs_chunk_tree_map *map = &f->fs->chunks;
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < map->nr && s->nr_chunks < (int)ARRAY_SIZE(s->chunks); i++) {
+		s->chunks[s->nr_chunks].type = map->chunks[i]->type;
+		s->chunks[s->nr_chunks].size = map->chunks[i]->length;
+		s->nr_chunks++;
+	}
+	s->total_bytes = btrfs_super_total_bytes(f->fs->super);
+	s->bytes_used = btrfs_super_bytes_used(f->fs->super);
+	s->dev_size[0] = dev_size;
+}
+
+int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summary)
+{
+	struct rd_fs *f = calloc(1, sizeof(*f));
+	struct btrfs_open_args args = { 0 };
+	char **paths = calloc(cfg->ndevs + 1, sizeof(*paths));
+	u64 end = cfg->devs[0].size;
+	int ret;
+
+	if (!f || !paths) {
+		free(f);
+		free(paths);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < cfg->ndevs; i++)
+		paths[i] = (char *)cfg->devs[i].path;
+	f->cfg = cfg;
+	args.devices = paths;
+	args.ndevices = cfg->ndevs;
+	args.noscan = true;
+	args.writable = true;
+	ret = btrfs_open_fs(&args, &f->fs);
+	if (!ret)
+		ret = btrfs_start_transaction(f->fs, &f->t);
+	if (!ret)
+		ret = rd_copy_tree(f);
+	if (!ret)
+		ret = set_default_subvol(f);
+	if (!ret && cfg->shrink) {
+		/* Every chunk is made: the copy's last transaction is in. */
+		ret = rd_fs_commit(f, true);
+		if (!ret)
+			ret = shrink_device(f, &end);
+	}
+	if (!ret)
+		ret = set_qgroups(f);
+	if (!ret) {
+		/* The uuid tree is complete: no rescan at the next mount (mkfs' own promise). */
+		btrfs_set_super_uuid_tree_generation(f->fs->super, f->t->transid);
+		ret = rd_fs_commit(f, false);
+	}
+	if (!ret && cfg->shrink)
+		ret = wipe_supers_past(&cfg->devs[0], end);
+	if (!ret && summary)
+		fill_summary(f, summary, end);
+	if (f->t)
+		btrfs_abort_transaction(f->t);
+	if (f->fs)
+		btrfs_close_fs(f->fs);
+	free(paths);
+	free(f);
+	return ret;
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/* dump-super's text output. */
+#include <ctype.h>
+#include "print/print-super.h"
+#include "print/print-tree.h"
+#include "lib/format/accessors.h"
+#include "lib/read/super.h"
+#include "lib/format/csum.h"
+
+void btrfs_print_readable_flags(FILE *out, u64 flags, const struct btrfs_flag_table *t)
+{
+	u64 unknown = flags & ~btrfs_flag_table_mask(t);
+	bool first = true;
+
+	if (!flags)
+		return;
+	for (size_t i = 0; i < t->nr; i++) {
+		if (!(flags & t->names[i].bit))
+			continue;
+		fprintf(out, "%s%s", first ? "\t\t\t( " : " |\n\t\t\t  ", t->names[i].name);
+		first = false;
+	}
+	if (unknown)
+		fprintf(out, "%sunknown flag: 0x%llx", first ? "\t\t\t( " : " |\n\t\t\t  ", unknown);
+	fputs(" )\n", out);
+}
+
+void btrfs_print_chunk_item(FILE *out, const struct btrfs_chunk *chunk, u32 len)
+{
+	char type[128], uuid[BTRFS_UUID_UNPARSED_SIZE];
+	u16 num_stripes;
+
+	if (len < sizeof(*chunk))
+		return;
+	num_stripes = btrfs_chunk_num_stripes(chunk);
+	btrfs_bg_flags_to_str(btrfs_chunk_type(chunk), type, sizeof(type));
+	fprintf(out, "\t\tlength %llu owner %llu stripe_len %llu type %s\n",
+		btrfs_chunk_length(chunk), btrfs_chunk_owner(chunk), btrfs_chunk_stripe_len(chunk),
+		type);
+	fprintf(out, "\t\tio_align %u io_width %u sector_size %u\n", btrfs_chunk_io_align(chunk),
+		btrfs_chunk_io_width(chunk), btrfs_chunk_sector_size(chunk));
+	fprintf(out, "\t\tnum_stripes %u sub_stripes %u\n", num_stripes,
+		btrfs_chunk_sub_stripes(chunk));
+	for (int i = 0; i < num_stripes && btrfs_chunk_item_size(i + 1) <= len; i++) {
+		const struct btrfs_stripe *s = btrfs_chunk_stripe(chunk, i);
+
+		btrfs_uuid_to_str(s->dev_uuid, uuid);
+		fprintf(out, "\t\t\tstripe %d devid %llu offset %llu\n", i, btrfs_stripe_devid(s),
+			btrfs_stripe_offset(s));
+		fprintf(out, "\t\t\tdev_uuid %s\n", uuid);
+	}
+}
+
+static void print_sys_chunk_array(FILE *out, const struct btrfs_super_block *sb)
+{
+	struct btrfs_sys_array_iter it;
+	const struct btrfs_disk_key *key;
+	const struct btrfs_chunk *chunk;
+	u32 len;
+	int ret;
+
+	fprintf(out, "sys_chunk_array[%d]:\n", BTRFS_SYSTEM_CHUNK_ARRAY_SIZE);
+	ret = btrfs_sys_array_init(&it, sb);
+	while (ret == 0 && (ret = btrfs_sys_array_next_key(&it, &key)) > 0) {
+		fprintf(out, "\titem %d ", it.nr - 1);
+		btrfs_print_disk_key(out, key);
+		fputc('\n', out);
+		ret = btrfs_sys_array_next_chunk(&it, key, &chunk, &len);
+		if (ret == 0)
+			btrfs_print_chunk_item(out, chunk, len);
+	}
+}
+
+static void print_backup_root(FILE *out, const char *name, const char *tabs, u64 bytenr, u64 gen,
+			      u8 level)
+{
+	fprintf(out, "\t\t%s:%s%llu\tgen: %llu\tlevel: %u\n", name, tabs, bytenr, gen, level);
+}
+
+static void print_backup_roots(FILE *out, const struct btrfs_super_block *sb)
+{
+	bool v2 = btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2;
+
+	fprintf(out, "backup_roots[%d]:\n", BTRFS_NUM_BACKUP_ROOTS);
+	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &sb->super_roots[i];
+
+		/* A slot never used (no tree root, no generation) is not printed. */
+		if (!btrfs_backup_tree_root(b) && !btrfs_backup_tree_root_gen(b))
+			continue;
+		fprintf(out, "\tbackup %d:\n", i);
+		print_backup_root(out, "backup_tree_root", "\t", btrfs_backup_tree_root(b),
+				  btrfs_backup_tree_root_gen(b), btrfs_backup_tree_root_level(b));
+		print_backup_root(out, "backup_chunk_root", "\t", btrfs_backup_chunk_root(b),
+				  btrfs_backup_chunk_root_gen(b), btrfs_backup_chunk_root_level(b));
+		/* extent-tree-v2 keeps the block group root in the extent root slot. */
+		print_backup_root(out, v2 ? "backup_block_group_root" : "backup_extent_root", "\t",
+				  btrfs_backup_extent_root(b), btrfs_backup_extent_root_gen(b),
+				  btrfs_backup_extent_root_level(b));
+		print_backup_root(out, "backup_fs_root", "\t\t", btrfs_backup_fs_root(b),
+				  btrfs_backup_fs_root_gen(b), btrfs_backup_fs_root_level(b));
+		print_backup_root(out, "backup_dev_root", "\t", btrfs_backup_dev_root(b),
+				  btrfs_backup_dev_root_gen(b), btrfs_backup_dev_root_level(b));
+		print_backup_root(out, "csum_root", "\t", btrfs_backup_csum_root(b),
+				  btrfs_backup_csum_root_gen(b), btrfs_backup_csum_root_level(b));
+		fprintf(out, "\t\tbackup_total_bytes:\t%llu\n", btrfs_backup_total_bytes(b));
+		fprintf(out, "\t\tbackup_bytes_used:\t%llu\n", btrfs_backup_bytes_used(b));
+		fprintf(out, "\t\tbackup_num_devices:\t%llu\n", btrfs_backup_num_devices(b));
+		fputc('\n', out);
+	}
+}
+
+/* Printable bytes as they are, anything else as '.'. */
+static void print_printable(FILE *out, const u8 *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		fputc(isprint(s[i]) ? s[i] : '.', out);
+}
+
+static void print_uuid_line(FILE *out, const char *label, const u8 *uuid)
+{
+	char buf[BTRFS_UUID_UNPARSED_SIZE];
+
+	btrfs_uuid_to_str(uuid, buf);
+	fprintf(out, "%s%s", label, buf);
+}
+
+void btrfs_print_superblock(FILE *out, const struct btrfs_super_block *sb, bool full)
+{
+	const struct btrfs_dev_item *dev = &sb->dev_item;
+	u16 csum_type = btrfs_super_csum_type(sb);
+	const char *csum_name = btrfs_csum_type_name(csum_type);
+	u16 csum_size = csum_name ? btrfs_csum_type_size(csum_type) : BTRFS_CSUM_SIZE;
+	u8 magic[8];
+	size_t label_len;
+
+	fprintf(out, "csum_type\t\t%u (%s)\n", csum_type, csum_name ? csum_name : "INVALID");
+	fprintf(out, "csum_size\t\t%u\n", csum_size);
+	fputs("csum\t\t\t0x", out);
+	for (int i = 0; i < csum_size; i++)
+		fprintf(out, "%02x", sb->csum[i]);
+	if (!csum_name)
+		fputs(" [UNKNOWN CSUM TYPE OR SIZE]\n", out);
+	else
+		fputs(btrfs_super_csum_verify(sb) ? " [DON'T MATCH]\n" : " [match]\n", out);
+
+	fprintf(out, "bytenr\t\t\t%llu\n", btrfs_super_bytenr(sb));
+	fprintf(out, "flags\t\t\t0x%llx\n", btrfs_super_flags(sb));
+	btrfs_print_readable_flags(out, btrfs_super_flags(sb), &btrfs_super_flags_table);
+
+	memcpy(magic, &sb->magic, sizeof(magic));
+	fputs("magic\t\t\t", out);
+	print_printable(out, magic, sizeof(magic));
+	fputs(btrfs_super_magic(sb) == BTRFS_MAGIC ? " [match]\n" : " [DON'T MATCH]\n", out);
+
+	print_uuid_line(out, "fsid\t\t\t", sb->fsid);
+	fputc('\n', out);
+	print_uuid_line(out, "metadata_uuid\t\t", sb->metadata_uuid);
+	fputc('\n', out);
+	label_len = strnlen(sb->label, BTRFS_LABEL_SIZE);
+	fputs("label\t\t\t", out);
+	print_printable(out, (const u8 *)sb->label, label_len);
+	fputc('\n', out);
+
+	fprintf(out, "generation\t\t%llu\n", btrfs_super_generation(sb));
+	fprintf(out, "root\t\t\t%llu\n", btrfs_super_root(sb));
+	fprintf(out, "sys_array_size\t\t%u\n", btrfs_super_sys_array_size(sb));
+	fprintf(out, "chunk_root_generation\t%llu\n", btrfs_super_chunk_root_generation(sb));
+	fprintf(out, "root_level\t\t%u\n", btrfs_super_root_level(sb));
+	fprintf(out, "chunk_root\t\t%llu\n", btrfs_super_chunk_root(sb));
+	fprintf(out, "chunk_root_level\t%u\n", btrfs_super_chunk_root_level(sb));
+	fprintf(out, "log_root\t\t%llu\n", btrfs_super_log_root(sb));
+	fprintf(out, "log_root_transid (deprecated)\t%llu\n", btrfs_super_log_root_transid(sb));
+	fprintf(out, "log_root_level\t\t%u\n", btrfs_super_log_root_level(sb));
+	fprintf(out, "total_bytes\t\t%llu\n", btrfs_super_total_bytes(sb));
+	fprintf(out, "bytes_used\t\t%llu\n", btrfs_super_bytes_used(sb));
+	fprintf(out, "sectorsize\t\t%u\n", btrfs_super_sectorsize(sb));
+	fprintf(out, "nodesize\t\t%u\n", btrfs_super_nodesize(sb));
+	fprintf(out, "leafsize (deprecated)\t%u\n", btrfs_super_leafsize(sb));
+	fprintf(out, "stripesize\t\t%u\n", btrfs_super_stripesize(sb));
+	fprintf(out, "root_dir\t\t%llu\n", btrfs_super_root_dir(sb));
+	fprintf(out, "num_devices\t\t%llu\n", btrfs_super_num_devices(sb));
+	fprintf(out, "compat_flags\t\t0x%llx\n", btrfs_super_compat_flags(sb));
+	fprintf(out, "compat_ro_flags\t\t0x%llx\n", btrfs_super_compat_ro_flags(sb));
+	btrfs_print_readable_flags(out, btrfs_super_compat_ro_flags(sb), &btrfs_compat_ro_flags_table);
+	fprintf(out, "incompat_flags\t\t0x%llx\n", btrfs_super_incompat_flags(sb));
+	btrfs_print_readable_flags(out, btrfs_super_incompat_flags(sb), &btrfs_incompat_flags_table);
+	fprintf(out, "cache_generation\t%llu\n", btrfs_super_cache_generation(sb));
+	fprintf(out, "uuid_tree_generation\t%llu\n", btrfs_super_uuid_tree_generation(sb));
+
+	print_uuid_line(out, "dev_item.uuid\t\t", dev->uuid);
+	fputc('\n', out);
+	print_uuid_line(out, "dev_item.fsid\t\t", dev->fsid);
+	fputs(memcmp(dev->fsid, btrfs_super_metadata_fsid(sb), BTRFS_FSID_SIZE) ?
+	      " [DON'T MATCH]\n" : " [match]\n", out);
+	fprintf(out, "dev_item.type\t\t%llu\n", btrfs_device_type(dev));
+	fprintf(out, "dev_item.total_bytes\t%llu\n", btrfs_device_total_bytes(dev));
+	fprintf(out, "dev_item.bytes_used\t%llu\n", btrfs_device_bytes_used(dev));
+	fprintf(out, "dev_item.io_align\t%u\n", btrfs_device_io_align(dev));
+	fprintf(out, "dev_item.io_width\t%u\n", btrfs_device_io_width(dev));
+	fprintf(out, "dev_item.sector_size\t%u\n", btrfs_device_sector_size(dev));
+	fprintf(out, "dev_item.devid\t\t%llu\n", btrfs_device_id(dev));
+	fprintf(out, "dev_item.dev_group\t%u\n", btrfs_device_group(dev));
+	fprintf(out, "dev_item.seek_speed\t%u\n", btrfs_device_seek_speed(dev));
+	fprintf(out, "dev_item.bandwidth\t%u\n", btrfs_device_bandwidth(dev));
+	fprintf(out, "dev_item.generation\t%llu\n", btrfs_device_generation(dev));
+
+	if (full) {
+		print_sys_chunk_array(out, sb);
+		print_backup_roots(out, sb);
+	}
+}

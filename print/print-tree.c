@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tree block printer, core: names of objectids and key types, keys, block
+ * headers, node key pointers, the leaf item loop and tree traversal.  The
+ * item bodies are printed by print-fs-items.c (inodes, directories, file
+ * extents, roots) and print-extent-items.c (extents, block groups, chunks,
+ * devices, qgroups and the rest).  The output matches btrfs-progs'
+ * dump-tree line for line.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "print/print-tree.h"
+#include "print/print-tree-internal.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
+
+void btrfs_print_opts_init(struct btrfs_print_opts *opts, const struct btrfs_fs_geometry *geo)
+{
+	opts->nodesize = geo->nodesize;
+	opts->sectorsize = geo->sectorsize;
+	opts->csum_type = geo->csum_type;
+	opts->csum_size = geo->csum_size;
+}
+
+/* ---- Small formatting helpers ------------------------------------------ */
+
+void print_flag_names(FILE *out, u64 flags, const struct btrfs_flag_table *table)
+{
+	const struct btrfs_flag_name *names = table->names;
+	size_t nr = table->nr;
+	bool first = true;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		if (!first)
+			fputc('|', out);
+		fputs(names[i].name, out);
+		first = false;
+	}
+	if (first)
+		fputs("none", out);
+}
+
+void print_hex_bytes(FILE *out, const u8 *p, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	char buf[2 + 2 * 64 + 1];
+	size_t i, n = 0;
+
+	buf[n++] = '0';
+	buf[n++] = 'x';
+	for (i = 0; i < len && i < 64; i++) {
+		buf[n++] = hex[p[i] >> 4];
+		buf[n++] = hex[p[i] & 15];
+	}
+	buf[n] = 0;
+	fputs(buf, out);
+}
+
+void btrfs_uuid_to_str(const u8 *uuid, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	int i, n = 0;
+
+	for (i = 0; i < BTRFS_UUID_SIZE; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			buf[n++] = '-';
+		buf[n++] = hex[uuid[i] >> 4];
+		buf[n++] = hex[uuid[i] & 15];
+	}
+	buf[n] = 0;
+}
+
+void print_uuid_line(const char *label, const u8 *uuid)
+{
+	char buf[BTRFS_UUID_UNPARSED_SIZE];
+
+	btrfs_uuid_to_str(uuid, buf);
+	printf("%s %s\n", label, buf);
+}
+
+/*
+ * Names are printed with whitespace, backslash and non-printable bytes
+ * escaped: "\ " for a space, "\\" for a backslash, C escapes for the usual
+ * control characters and three octal digits for anything else.
+ */
+void print_escaped(FILE *out, const u8 *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		u8 c = s[i];
+
+		switch (c) {
+		case '\a': fputs("\\a", out); break;
+		case '\b': fputs("\\b", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\v': fputs("\\v", out); break;
+		case '\f': fputs("\\f", out); break;
+		case '\r': fputs("\\r", out); break;
+		case ' ': fputs("\\ ", out); break;
+		case '\\': fputs("\\\\", out); break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				fprintf(out, "\\%03o", c);
+			else
+				fputc(c, out);
+		}
+	}
+}
+
+void print_name(const struct print_item *it, const u8 *s, size_t len)
+{
+	if (it->opts->hide_names)
+		fputs("HIDDEN", stdout);
+	else
+		print_escaped(stdout, s, len);
+}
+
+void print_timespec(FILE *out, const char *label, const struct btrfs_timespec *ts)
+{
+	u64 sec = btrfs_timespec_sec(ts);
+	u32 nsec = btrfs_timespec_nsec(ts);
+	time_t t = (time_t)sec;
+	struct tm tm;
+	char buf[64];
+
+	if (localtime_r(&t, &tm))
+		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	else
+		buf[0] = 0;
+	fprintf(out, "\t\t%s %llu.%u (%s)\n", label, (unsigned long long)sec, nsec, buf);
+}
+
+/* ---- Objectids, key types, keys ----------------------------------------- */
+
+void btrfs_print_objectid(FILE *out, u64 objectid, u8 type)
+{
+	const char *name = NULL;
+
+	switch (type) {
+	case BTRFS_DEV_EXTENT_KEY:
+		fprintf(out, "%llu", (unsigned long long)objectid);
+		return;
+	case BTRFS_QGROUP_RELATION_KEY:
+		fprintf(out, "%llu/%llu", (unsigned long long)(objectid >> BTRFS_QGROUP_LEVEL_SHIFT),
+			(unsigned long long)(objectid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1)));
+		return;
+	case BTRFS_UUID_KEY_SUBVOL:
+	case BTRFS_UUID_KEY_RECEIVED_SUBVOL:
+		fprintf(out, "0x%016llx", (unsigned long long)objectid);
+		return;
+	case BTRFS_PERSISTENT_ITEM_KEY:
+		if (objectid == BTRFS_DEV_STATS_OBJECTID) {
+			fputs("DEV_STATS", out);
+			return;
+		}
+		break;
+	}
+
+	switch (objectid) {
+	case BTRFS_ROOT_TREE_OBJECTID:
+		name = type == BTRFS_DEV_ITEM_KEY ? "DEV_ITEMS" : "ROOT_TREE";
+		break;
+	case BTRFS_EXTENT_TREE_OBJECTID: name = "EXTENT_TREE"; break;
+	case BTRFS_CHUNK_TREE_OBJECTID: name = "CHUNK_TREE"; break;
+	case BTRFS_DEV_TREE_OBJECTID: name = "DEV_TREE"; break;
+	case BTRFS_FS_TREE_OBJECTID: name = "FS_TREE"; break;
+	case BTRFS_ROOT_TREE_DIR_OBJECTID: name = "ROOT_TREE_DIR"; break;
+	case BTRFS_CSUM_TREE_OBJECTID: name = "CSUM_TREE"; break;
+	case BTRFS_QUOTA_TREE_OBJECTID: name = "QUOTA_TREE"; break;
+	case BTRFS_UUID_TREE_OBJECTID: name = "UUID_TREE"; break;
+	case BTRFS_FREE_SPACE_TREE_OBJECTID: name = "FREE_SPACE_TREE"; break;
+	case BTRFS_BLOCK_GROUP_TREE_OBJECTID: name = "BLOCK_GROUP_TREE"; break;
+	case BTRFS_RAID_STRIPE_TREE_OBJECTID: name = "RAID_STRIPE_TREE"; break;
+	case BTRFS_BALANCE_OBJECTID: name = "BALANCE"; break;
+	case BTRFS_ORPHAN_OBJECTID: name = "ORPHAN"; break;
+	case BTRFS_TREE_LOG_OBJECTID: name = "TREE_LOG"; break;
+	case BTRFS_TREE_LOG_FIXUP_OBJECTID: name = "LOG_FIXUP"; break;
+	case BTRFS_TREE_RELOC_OBJECTID: name = "TREE_RELOC"; break;
+	case BTRFS_DATA_RELOC_TREE_OBJECTID: name = "DATA_RELOC_TREE"; break;
+	case BTRFS_EXTENT_CSUM_OBJECTID: name = "EXTENT_CSUM"; break;
+	case BTRFS_FREE_SPACE_OBJECTID: name = "FREE_SPACE"; break;
+	case BTRFS_FREE_INO_OBJECTID: name = "FREE_INO"; break;
+	case BTRFS_CSUM_CHANGE_OBJECTID: name = "CSUM_CHANGE"; break;
+	case BTRFS_MULTIPLE_OBJECTIDS: name = "MULTIPLE"; break;
+	case (u64)-1: name = "-1"; break;
+	case BTRFS_FIRST_CHUNK_TREE_OBJECTID:
+		if (type == BTRFS_CHUNK_ITEM_KEY)
+			name = "FIRST_CHUNK_TREE";
+		break;
+	}
+	if (name)
+		fputs(name, out);
+	else
+		fprintf(out, "%llu", (unsigned long long)objectid);
+}
+
+static const char *key_type_name(u8 type)
+{
+	switch (type) {
+	case BTRFS_INODE_ITEM_KEY: return "INODE_ITEM";
+	case BTRFS_INODE_REF_KEY: return "INODE_REF";
+	case BTRFS_INODE_EXTREF_KEY: return "INODE_EXTREF";
+	case BTRFS_XATTR_ITEM_KEY: return "XATTR_ITEM";
+	case BTRFS_VERITY_DESC_ITEM_KEY: return "VERITY_DESC_ITEM";
+	case BTRFS_VERITY_MERKLE_ITEM_KEY: return "VERITY_MERKLE_ITEM";
+	case BTRFS_ORPHAN_ITEM_KEY: return "ORPHAN_ITEM";
+	case BTRFS_DIR_LOG_ITEM_KEY: return "DIR_LOG_ITEM";
+	case BTRFS_DIR_LOG_INDEX_KEY: return "DIR_LOG_INDEX";
+	case BTRFS_DIR_ITEM_KEY: return "DIR_ITEM";
+	case BTRFS_DIR_INDEX_KEY: return "DIR_INDEX";
+	case BTRFS_EXTENT_DATA_KEY: return "EXTENT_DATA";
+	case BTRFS_EXTENT_CSUM_KEY: return "EXTENT_CSUM";
+	case BTRFS_ROOT_ITEM_KEY: return "ROOT_ITEM";
+	case BTRFS_ROOT_BACKREF_KEY: return "ROOT_BACKREF";
+	case BTRFS_ROOT_REF_KEY: return "ROOT_REF";
+	case BTRFS_EXTENT_ITEM_KEY: return "EXTENT_ITEM";
+	case BTRFS_METADATA_ITEM_KEY: return "METADATA_ITEM";
+	case BTRFS_EXTENT_OWNER_REF_KEY: return "EXTENT_OWNER_REF";
+	case BTRFS_TREE_BLOCK_REF_KEY: return "TREE_BLOCK_REF";
+	case BTRFS_EXTENT_DATA_REF_KEY: return "EXTENT_DATA_REF";
+	case BTRFS_EXTENT_REF_V0_KEY: return "EXTENT_REF_V0";
+	case BTRFS_SHARED_BLOCK_REF_KEY: return "SHARED_BLOCK_REF";
+	case BTRFS_SHARED_DATA_REF_KEY: return "SHARED_DATA_REF";
+	case BTRFS_BLOCK_GROUP_ITEM_KEY: return "BLOCK_GROUP_ITEM";
+	case BTRFS_FREE_SPACE_INFO_KEY: return "FREE_SPACE_INFO";
+	case BTRFS_FREE_SPACE_EXTENT_KEY: return "FREE_SPACE_EXTENT";
+	case BTRFS_FREE_SPACE_BITMAP_KEY: return "FREE_SPACE_BITMAP";
+	case BTRFS_DEV_EXTENT_KEY: return "DEV_EXTENT";
+	case BTRFS_DEV_ITEM_KEY: return "DEV_ITEM";
+	case BTRFS_CHUNK_ITEM_KEY: return "CHUNK_ITEM";
+	case BTRFS_RAID_STRIPE_KEY: return "RAID_STRIPE";
+	case BTRFS_QGROUP_STATUS_KEY: return "QGROUP_STATUS";
+	case BTRFS_QGROUP_INFO_KEY: return "QGROUP_INFO";
+	case BTRFS_QGROUP_LIMIT_KEY: return "QGROUP_LIMIT";
+	case BTRFS_QGROUP_RELATION_KEY: return "QGROUP_RELATION";
+	case BTRFS_TEMPORARY_ITEM_KEY: return "TEMPORARY_ITEM";
+	case BTRFS_PERSISTENT_ITEM_KEY: return "PERSISTENT_ITEM";
+	case BTRFS_DEV_REPLACE_KEY: return "DEV_REPLACE";
+	case BTRFS_UUID_KEY_SUBVOL: return "UUID_KEY_SUBVOL";
+	case BTRFS_UUID_KEY_RECEIVED_SUBVOL: return "UUID_KEY_RECEIVED_SUBVOL";
+	case BTRFS_STRING_ITEM_KEY: return "STRING_ITEM";
+	}
+	return NULL;
+}
+
+void btrfs_print_key_type(FILE *out, u8 type)
+{
+	const char *name = key_type_name(type);
+
+	if (name)
+		fputs(name, out);
+	else
+		fprintf(out, "UNKNOWN.%u", type);
+}
+
+void btrfs_print_key(FILE *out, const struct btrfs_key *key)
+{
+	u64 off = key->offset;
+
+	fputs("key (", out);
+	btrfs_print_objectid(out, key->objectid, key->type);
+	fputc(' ', out);
+	/* the free space cache (v1) headers: btrfs-progs names their type 0 so */
+	if (key->type == 0 && key->objectid == BTRFS_FREE_SPACE_OBJECTID)
+		fputs("UNTYPED", out);
+	else
+		btrfs_print_key_type(out, key->type);
+	switch (key->type) {
+	case BTRFS_QGROUP_RELATION_KEY:
+	case BTRFS_QGROUP_INFO_KEY:
+	case BTRFS_QGROUP_LIMIT_KEY:
+		fprintf(out, " %llu/%llu)", (unsigned long long)(off >> BTRFS_QGROUP_LEVEL_SHIFT),
+			(unsigned long long)(off & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1)));
+		break;
+	case BTRFS_UUID_KEY_SUBVOL:
+	case BTRFS_UUID_KEY_RECEIVED_SUBVOL:
+		fprintf(out, " 0x%016llx)", (unsigned long long)off);
+		break;
+	case BTRFS_ROOT_ITEM_KEY:
+		if (key->objectid == BTRFS_TREE_RELOC_OBJECTID) {
+			fputc(' ', out);
+			btrfs_print_objectid(out, off, 0);
+			fputc(')', out);
+			break;
+		}
+		fprintf(out, " %llu)", (unsigned long long)off);
+		break;
+	default:
+		if (off == (u64)-1)
+			fputs(" -1)", out);
+		else
+			fprintf(out, " %llu)", (unsigned long long)off);
+	}
+}
+
+void btrfs_print_disk_key(FILE *out, const struct btrfs_disk_key *dk)
+{
+	struct btrfs_key key = {
+		.objectid = btrfs_disk_key_objectid(dk),
+		.type = btrfs_disk_key_type(dk),
+		.offset = btrfs_disk_key_offset(dk),
+	};
+
+	btrfs_print_key(out, &key);
+}
+
+/* ---- Block group profile strings ----------------------------------------- */
+
+void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len)
+{
+	const char *type, *profile;
+
+	switch (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) {
+	case BTRFS_BLOCK_GROUP_DATA: type = "DATA"; break;
+	case BTRFS_BLOCK_GROUP_METADATA: type = "METADATA"; break;
+	case BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA: type = "DATA|METADATA"; break;
+	case BTRFS_BLOCK_GROUP_SYSTEM: type = "SYSTEM"; break;
+	default: type = "UNKNOWN"; break;
+	}
+	switch (flags & BTRFS_BLOCK_GROUP_PROFILE_MASK) {
+	case 0: profile = "single"; break;
+	case BTRFS_BLOCK_GROUP_RAID0: profile = "RAID0"; break;
+	case BTRFS_BLOCK_GROUP_RAID1: profile = "RAID1"; break;
+	case BTRFS_BLOCK_GROUP_DUP: profile = "DUP"; break;
+	case BTRFS_BLOCK_GROUP_RAID10: profile = "RAID10"; break;
+	case BTRFS_BLOCK_GROUP_RAID5: profile = "RAID5"; break;
+	case BTRFS_BLOCK_GROUP_RAID6: profile = "RAID6"; break;
+	case BTRFS_BLOCK_GROUP_RAID1C3: profile = "RAID1C3"; break;
+	case BTRFS_BLOCK_GROUP_RAID1C4: profile = "RAID1C4"; break;
+	default: profile = "UNKNOWN"; break;
+	}
+	snprintf(buf, len, "%s|%s", type, profile);
+}
+
+/* ---- Block headers -------------------------------------------------------- */
+
+static void print_header(const struct btrfs_print_opts *opts, const struct extent_buffer *eb,
+			 bool leaf, long long free_space)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	const char *what = leaf ? "leaf" : "node";
+	u64 bytenr = btrfs_header_bytenr(h);
+	u64 flags = btrfs_header_flags(h) & ~BTRFS_BACKREF_REV_MASK;
+	char uuid[BTRFS_UUID_UNPARSED_SIZE];
+
+	if (leaf)
+		printf("leaf %llu items %u free space %lld generation %llu owner ",
+		       (unsigned long long)bytenr, btrfs_header_nritems(h), free_space,
+		       (unsigned long long)btrfs_header_generation(h));
+	else
+		printf("node %llu level %u items %u free space %lld generation %llu owner ",
+		       (unsigned long long)bytenr, btrfs_header_level(h), btrfs_header_nritems(h),
+		       free_space, (unsigned long long)btrfs_header_generation(h));
+	btrfs_print_objectid(stdout, btrfs_header_owner(h), 0);
+	printf("\n%s %llu flags 0x%llx(", what, (unsigned long long)bytenr, (unsigned long long)flags);
+	print_flag_names(stdout, flags, &btrfs_header_flags_table);
+	printf(") backref revision %u", btrfs_header_backref_rev(h));
+	if (opts->csum_headers) {
+		fputs(" csum ", stdout);
+		print_hex_bytes(stdout, h->csum, min_t(u32, opts->csum_size, BTRFS_CSUM_SIZE));
+	}
+	btrfs_uuid_to_str(h->fsid, uuid);
+	printf("\nfs uuid %s\n", uuid);
+	btrfs_uuid_to_str(h->chunk_tree_uuid, uuid);
+	printf("chunk uuid %s\n", uuid);
+}
+
+static u32 block_len(const struct btrfs_print_opts *opts, const struct extent_buffer *eb)
+{
+	u32 len = eb->len;
+
+	if (opts->nodesize && opts->nodesize < len)
+		len = opts->nodesize;
+	return len;
+}
+
+void btrfs_print_node(const struct btrfs_print_opts *opts, const struct extent_buffer *eb)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	u32 len = block_len(opts, eb);
+	u32 nr = btrfs_header_nritems(h);
+	u32 max = (len - sizeof(*h)) / sizeof(struct btrfs_key_ptr);
+	u32 i;
+
+	print_header(opts, eb, false, (long long)max - nr);
+	if (nr > max) {
+		error("node %llu: nritems %u exceeds the maximum %u, printing %u",
+		      (unsigned long long)eb->start, nr, max, max);
+		nr = max;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct btrfs_key_ptr *kp = (const struct btrfs_key_ptr *)
+			(eb->data + sizeof(*h) + (size_t)i * sizeof(*kp));
+
+		putchar('\t');
+		btrfs_print_disk_key(stdout, &kp->key);
+		printf(" block %llu gen %llu\n", (unsigned long long)btrfs_key_blockptr(kp),
+		       (unsigned long long)btrfs_key_generation(kp));
+	}
+}
+
+/* Items whose data is empty by design print no body. */
+static void print_unknown_item(const struct print_item *it)
+{
+	(void)it;
+}
+
+void btrfs_print_leaf(const struct btrfs_print_opts *opts, const struct extent_buffer *eb)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	u32 len = block_len(opts, eb);
+	u32 data_size = len - sizeof(*h);
+	u32 nr = btrfs_header_nritems(h);
+	u32 max = data_size / sizeof(struct btrfs_item);
+	long long free_space = data_size;
+	u32 i;
+
+	if (nr > 0 && nr <= max) {
+		const struct btrfs_item *first = (const struct btrfs_item *)(eb->data + sizeof(*h));
+		const struct btrfs_item *last = first + (nr - 1);
+
+		free_space = (long long)data_size - (long long)nr * sizeof(struct btrfs_item) -
+			((long long)btrfs_item_offset(first) + btrfs_item_size(first) -
+			 (long long)btrfs_item_offset(last));
+	} else if (nr > max) {
+		free_space = (long long)data_size - (long long)nr * sizeof(struct btrfs_item);
+	}
+	print_header(opts, eb, true, free_space);
+	if (nr > max) {
+		error("leaf %llu: nritems %u exceeds the maximum %u, printing %u",
+		      (unsigned long long)eb->start, nr, max, max);
+		nr = max;
+	}
+
+	for (i = 0; i < nr; i++) {
+		const struct btrfs_item *item = (const struct btrfs_item *)
+			(eb->data + sizeof(*h) + (size_t)i * sizeof(*item));
+		u32 off = btrfs_item_offset(item);
+		u32 size = btrfs_item_size(item);
+		struct print_item it = {
+			.opts = opts,
+			.eb = eb,
+			.slot = (int)i,
+		};
+
+		it.key.objectid = btrfs_disk_key_objectid(&item->key);
+		it.key.type = btrfs_disk_key_type(&item->key);
+		it.key.offset = btrfs_disk_key_offset(&item->key);
+		printf("\titem %u ", i);
+		btrfs_print_key(stdout, &it.key);
+		printf(" itemoff %u itemsize %u\n", off, size);
+
+		if ((u64)off + size > data_size ||
+		    (u64)off < (u64)(i + 1) * sizeof(struct btrfs_item)) {
+			error("leaf %llu slot %u: item data [%u, %llu) outside the leaf data area",
+			      (unsigned long long)eb->start, i, off, (unsigned long long)off + size);
+			continue;
+		}
+		it.data = eb->data + sizeof(*h) + off;
+		it.size = size;
+		if (print_fs_item(&it))
+			continue;
+		if (print_extent_family_item(&it))
+			continue;
+		print_unknown_item(&it);
+	}
+}
+
+void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_buffer *eb)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+
+	if (btrfs_header_level(h) == 0)
+		btrfs_print_leaf(opts, eb);
+	else
+		btrfs_print_node(opts, eb);
+}
+
+/*
+ * Reads for printing, as btrfs-progs: checksum, header and tree-checker on
+ * every mirror; a block that fails only the tree-checker everywhere is still
+ * returned (the checker's message printed), so it prints what it holds.
+ */
+int btrfs_print_read_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
+			   struct extent_buffer **out)
+{
+	static const struct read_policy policy = { .checker_soft = true };
+
+	return btrfs_read_tree_block_policy(fs, bytenr, expect, &policy, out);
+}
+
+/* ---- Traversal -------------------------------------------------------------- */
+
+static int read_child(struct btrfs_fs_info *fs, const struct extent_buffer *parent, u32 slot,
+		      struct extent_buffer **out)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)parent->data;
+	const struct btrfs_key_ptr *kp = (const struct btrfs_key_ptr *)
+		(parent->data + sizeof(*h) + (size_t)slot * sizeof(*kp));
+	struct tree_check check = {
+		.owner = 0,
+		.level = btrfs_header_level(h) - 1,
+		.transid = btrfs_key_generation(kp),
+		.first_key = &kp->key,
+	};
+
+	return btrfs_print_read_block(fs, btrfs_key_blockptr(kp), &check, out);
+}
+
+static u32 node_nritems(const struct extent_buffer *eb)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	u32 nr = btrfs_header_nritems(h);
+	u32 max = (eb->len - sizeof(*h)) / sizeof(struct btrfs_key_ptr);
+
+	return nr > max ? max : nr;
+}
+
+struct visit {
+	struct btrfs_fs_info *fs;
+	btrfs_block_fn fn;
+	void *priv;
+	bool leaves_only;
+};
+
+static int visit_dfs(const struct visit *v, const struct extent_buffer *eb)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	u32 i, nr;
+	int ret = 0;
+
+	if (!v->leaves_only || btrfs_header_level(h) == 0)
+		v->fn(eb, v->priv);
+	if (btrfs_header_level(h) == 0)
+		return 0;
+	nr = node_nritems(eb);
+	for (i = 0; i < nr; i++) {
+		struct extent_buffer *child;
+		int err = read_child(v->fs, eb, i, &child);
+
+		if (err) {
+			ret = -EIO;
+			continue;
+		}
+		err = visit_dfs(v, child);
+		free_extent_buffer(child);
+		if (err)
+			ret = err;
+	}
+	return ret;
+}
+
+/* Visit every block of level target below eb (eb's level > target). */
+static int visit_level(const struct visit *v, const struct extent_buffer *eb, int target)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	int level = btrfs_header_level(h);
+	u32 i, nr = node_nritems(eb);
+	int ret = 0;
+
+	for (i = 0; i < nr; i++) {
+		struct extent_buffer *child;
+		int err = read_child(v->fs, eb, i, &child);
+
+		if (err) {
+			/* Reported once, when the level above was visited. */
+			if (level - 1 == target)
+				ret = -EIO;
+			continue;
+		}
+		if (level - 1 == target)
+			v->fn(child, v->priv);
+		else
+			err = visit_level(v, child, target);
+		free_extent_buffer(child);
+		if (err)
+			ret = err;
+	}
+	return ret;
+}
+
+int btrfs_visit_tree(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool dfs,
+		     btrfs_block_fn fn, void *priv)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	struct visit v = { .fs = fs, .fn = fn, .priv = priv };
+	int level = btrfs_header_level(h);
+	int target, ret = 0;
+
+	if (level == 0 || level >= BTRFS_MAX_LEVEL) {
+		fn(eb, priv);
+		return level ? -EUCLEAN : 0;
+	}
+	if (dfs)
+		return visit_dfs(&v, eb);
+	fn(eb, priv);
+	for (target = level - 1; target >= 0; target--) {
+		int err = visit_level(&v, eb, target);
+
+		if (err)
+			ret = err;
+	}
+	return ret;
+}
+
+static void print_block_cb(const struct extent_buffer *eb, void *priv)
+{
+	btrfs_print_block(priv, eb);
+}
+
+int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
+		     const struct extent_buffer *eb, bool follow)
+{
+	if (!follow) {
+		btrfs_print_block(opts, eb);
+		return 0;
+	}
+	return btrfs_visit_tree(fs, eb, opts->dfs, print_block_cb, (void *)opts);
+}
+
+int btrfs_print_tree_leaves(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
+			    const struct extent_buffer *eb)
+{
+	struct visit v = { .fs = fs, .fn = print_block_cb, .priv = (void *)opts, .leaves_only = true };
+
+	return visit_dfs(&v, eb);
+}
+
+int btrfs_walk_leaves(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
+		      btrfs_leaf_fn fn, void *priv)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	u32 i, nr;
+
+	if (btrfs_header_level(h) == 0)
+		return fn(eb, priv);
+	if (btrfs_header_level(h) >= BTRFS_MAX_LEVEL)
+		return 0;
+	nr = node_nritems(eb);
+	for (i = 0; i < nr; i++) {
+		struct extent_buffer *child;
+		int ret;
+
+		if (read_child(fs, eb, i, &child))
+			continue;
+		ret = btrfs_walk_leaves(fs, child, fn, priv);
+		free_extent_buffer(child);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- Superblock backup roots ---------------------------------------------- */
+
+void btrfs_print_backup_roots(const struct btrfs_super_block *sb)
+{
+	int i;
+
+	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &sb->super_roots[i];
+
+		printf("btrfs root backup slot %d\n", i);
+		printf("\ttree root gen %llu block %llu\n",
+		       (unsigned long long)btrfs_backup_tree_root_gen(b),
+		       (unsigned long long)btrfs_backup_tree_root(b));
+		printf("\t\textent root gen %llu block %llu\n",
+		       (unsigned long long)btrfs_backup_extent_root_gen(b),
+		       (unsigned long long)btrfs_backup_extent_root(b));
+		printf("\t\tchunk root gen %llu block %llu\n",
+		       (unsigned long long)btrfs_backup_chunk_root_gen(b),
+		       (unsigned long long)btrfs_backup_chunk_root(b));
+		printf("\t\tdevice root gen %llu block %llu\n",
+		       (unsigned long long)btrfs_backup_dev_root_gen(b),
+		       (unsigned long long)btrfs_backup_dev_root(b));
+		printf("\t\tcsum root gen %llu block %llu\n",
+		       (unsigned long long)btrfs_backup_csum_root_gen(b),
+		       (unsigned long long)btrfs_backup_csum_root(b));
+		printf("\t\tfs root gen %llu block %llu\n",
+		       (unsigned long long)btrfs_backup_fs_root_gen(b),
+		       (unsigned long long)btrfs_backup_fs_root(b));
+		printf("\t\t%llu used %llu total %llu devices\n",
+		       (unsigned long long)btrfs_backup_bytes_used(b),
+		       (unsigned long long)btrfs_backup_total_bytes(b),
+		       (unsigned long long)btrfs_backup_num_devices(b));
+	}
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tree block printer: the text btrfs-progs' dump-tree prints for headers,
+ * node key pointers and every leaf item, and tree traversal (BFS or DFS)
+ * on top of the verified read path.  Output goes to stdout.
+ *
+ * Every item is printed from its bytes in the block, bounds checked against
+ * the item size: a short or damaged item prints what it can, never reads
+ * past the block.
+ */
+#ifndef BTRFS_KIT_PRINT_TREE_H
+#define BTRFS_KIT_PRINT_TREE_H
+
+#include <stdio.h>
+#include "lib/format/kerncompat.h"
+#include "lib/format/format.h"
+#include "lib/read/ctree.h"
+
+/* What the printer needs to know: geometry and the dump-tree switches. */
+struct btrfs_print_opts {
+	u32 nodesize;
+	u32 sectorsize;
+	u16 csum_type;
+	u16 csum_size;
+	bool hide_names;      /* --hide-names: names and xattr values as HIDDEN */
+	bool csum_headers;    /* --csum-headers: print the header checksum */
+	bool csum_items;      /* --csum-items: print each data checksum */
+	bool dfs;             /* traversal order for btrfs_print_tree() */
+};
+
+/* Fill geometry fields of opts from the filesystem geometry. */
+void btrfs_print_opts_init(struct btrfs_print_opts *opts, const struct btrfs_fs_geometry *geo);
+
+/* "EXTENT_TREE", "DEV_ITEMS", "256", "0x00ab..." as dump-tree prints objectids. */
+void btrfs_print_objectid(FILE *out, u64 objectid, u8 type);
+/* "INODE_ITEM", "UNKNOWN.77". */
+void btrfs_print_key_type(FILE *out, u8 type);
+/* "key (OBJECTID TYPE OFFSET)" without newline. */
+void btrfs_print_disk_key(FILE *out, const struct btrfs_disk_key *key);
+void btrfs_print_key(FILE *out, const struct btrfs_key *key);
+
+/* Block group / chunk type string, e.g. "DATA|METADATA|single" (buf >= 64). */
+void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len);
+/* Lower-case uuid text (buf >= BTRFS_UUID_UNPARSED_SIZE). */
+void btrfs_uuid_to_str(const u8 *uuid, char *buf);
+
+/* One block: a leaf prints all items, a node its key pointers. */
+void btrfs_print_leaf(const struct btrfs_print_opts *opts, const struct extent_buffer *eb);
+void btrfs_print_node(const struct btrfs_print_opts *opts, const struct extent_buffer *eb);
+void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_buffer *eb);
+
+/*
+ * Print eb; with follow, also every block below it, breadth-first (nodes of
+ * each level before the next level, memory proportional to the tree height)
+ * or depth-first (opts->dfs).  Children that cannot be read are reported on
+ * stderr and skipped.  Returns 0, or -EIO when some child could not be read.
+ */
+int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
+		     const struct extent_buffer *eb, bool follow);
+
+/*
+ * Call fn on eb and every block below it, breadth-first or depth-first,
+ * holding one block per level.  Unreadable children are reported and
+ * skipped (-EIO returned at the end).
+ */
+typedef void (*btrfs_block_fn)(const struct extent_buffer *eb, void *priv);
+int btrfs_visit_tree(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool dfs,
+		     btrfs_block_fn fn, void *priv);
+
+/* Print only the leaves below eb (dump-tree -e). */
+int btrfs_print_tree_leaves(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
+			    const struct extent_buffer *eb);
+
+/*
+ * Visit every leaf of the tree rooted at eb in key order (depth-first,
+ * one block per level in memory).  Stops when fn returns non-zero and
+ * returns that value; unreadable children are reported and skipped.
+ */
+typedef int (*btrfs_leaf_fn)(const struct extent_buffer *leaf, void *priv);
+int btrfs_walk_leaves(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
+		      btrfs_leaf_fn fn, void *priv);
+
+/* Read a block for printing: verified, except for the tree-checker. */
+int btrfs_print_read_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
+			   struct extent_buffer **out);
+
+/* "btrfs root backup slot N" blocks of dump-tree -R. */
+void btrfs_print_backup_roots(const struct btrfs_super_block *sb);
+
+#endif

@@ -1,0 +1,54 @@
+#!/bin/bash
+# The layer rule (ARCHITECTURE.md): a file includes only from its own layer or
+# the layers below it, and library code never ends the process.  Run by
+# make test (tests/cli/003-layers.sh); prints each violation and exits 1 when any.
+#   tests/tools/layers.sh [OBJDIR]   OBJDIR (default .obj/default) for the symbol check
+set -u
+cd "$(dirname "$0")/../.."
+objdir=${1:-.obj/default}
+# Layer of a path: a number; folders on one line are siblings, which may not
+# include each other (each stands on the layers below it alone).
+layer_of() {
+	case $1 in
+	crypto/*) echo 0 ;;
+	lib/format/*) echo 1 ;;
+	lib/read/*) echo 2 ;;
+	lib/engine/*) echo 3 ;;
+	common/*) echo 4 ;;
+	print/*|mkfs/*|balance/*|check/*) echo 5 ;;
+	cmds/*) echo 6 ;;
+	btrfs.c) echo 7 ;;
+	*) echo "" ;;
+	esac
+}
+bad=0
+while IFS= read -r file; do
+	from=$(layer_of "$file")
+	[ -n "$from" ] || continue
+	while IFS= read -r inc; do
+		to=$(layer_of "$inc")
+		[ -n "$to" ] || continue
+		if [ "$to" -gt "$from" ] || { [ "$to" -eq "$from" ] && [ "$(dirname "$inc")" != "$(dirname "$file")" ]; }; then
+			echo "layer: $file includes $inc (a layer above it, or a sibling)"
+			bad=1
+		fi
+	done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+done < <(git ls-files '*.c' '*.h' '*.def')
+
+# Below cmds/ nothing may end the process: errors go back as negative errnos.
+if [ -d "$objdir" ]; then
+	for o in $(find "$objdir" -name '*.o' \( -path "$objdir/crypto/*" -o -path "$objdir/lib/*" \
+			-o -path "$objdir/common/*" -o -path "$objdir/print/*" -o -path "$objdir/mkfs/*" \
+			-o -path "$objdir/balance/*" -o -path "$objdir/check/*" \) | sort); do
+		syms=$(nm "$o" | awk '$1 == "U" && $2 ~ /^(exit|_exit|_Exit|abort|__assert_fail|quick_exit)$/ {print $2}' | tr '\n' ' ')
+		if [ -n "$syms" ]; then
+			echo "layer: ${o#"$objdir"/} calls $syms(library code returns an error instead)"
+			bad=1
+		fi
+	done
+else
+	echo "layer: no $objdir to check symbols in (build first)"
+	bad=1
+fi
+[ $bad -eq 0 ] && echo "layers ok"
+exit $bad
