@@ -141,7 +141,7 @@ static int mend_layout(struct mend *m)
 /* Header generation of tree block bytenr from a mirror with a good checksum; 0 if none. */
 static u64 block_generation(struct btrfs_fs_info *fs, u64 bytenr)
 {
-	static const struct read_policy header_only = { .skip_tree_checker = true };
+	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER };
 	int mirror, nr = btrfs_num_mirrors(fs, bytenr);
 	u64 gen = 0;
 

@@ -73,7 +73,7 @@ static int add_tree(struct salvaged_leaf *l, u64 tree)
 /* The copy of bytenr with a good checksum and header, or NULL. */
 static struct extent_buffer *good_copy(struct btrfs_fs_info *fs, u64 bytenr)
 {
-	static const struct read_policy header_only = { .skip_tree_checker = true };
+	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER };
 	const struct tree_check expect = { .level = 0 };
 	int mirror, nr = btrfs_num_mirrors(fs, bytenr);
 
@@ -164,7 +164,7 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 static int salvage_tree(struct btrfs_fs_info *fs, struct check_salvage *s,
 			const struct btrfs_tree_ref *tree)
 {
-	static const struct read_policy policy = { .keep_bad = true, .quiet = true };
+	static const struct read_policy policy = { .on_failure = READ_KEEP_BAD, .quiet = true };
 	struct walk_arg w = { .s = s, .tree = tree->objectid };
 	int ret = btrfs_walk_tree(fs, tree, BTRFS_WALK_DFS, &policy, salvage_visit, &w);
 

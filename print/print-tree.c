@@ -490,7 +490,7 @@ void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_
 int btrfs_print_read_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
 			   struct extent_buffer **out)
 {
-	static const struct read_policy policy = { .checker_soft = true };
+	static const struct read_policy policy = { .on_failure = READ_CHECKER_SOFT };
 
 	return btrfs_read_tree_block_policy(fs, bytenr, expect, &policy, out);
 }

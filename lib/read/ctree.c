@@ -167,7 +167,7 @@ static int read_child(struct btrfs_fs_info *fs, struct btrfs_path *path, int lev
 	ret = btrfs_read_tree_block_policy(fs, bytenr, &expect, &pol, &eb);
 	if (ret == 0) {
 		ret = guard_block(path, eb, pol.quiet);
-		if (ret < 0 && !pol.keep_bad) {
+		if (ret < 0 && pol.on_failure != READ_KEEP_BAD) {
 			free_extent_buffer(eb);
 			eb = NULL;
 		}

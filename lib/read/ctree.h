@@ -85,24 +85,36 @@ int btrfs_check_tree_block_msg(const struct btrfs_fs_geometry *geo, const struct
 /* ---- Reading with relaxations (rescue/printing tools) ------------------- */
 
 /*
- * Relaxations of btrfs_read_tree_block(); each one used is the caller's
- * explicit choice.  keep_bad: when no mirror verifies, still return (in *out)
- * the first mirror that could be read in full, and -EUCLEAN; the error is
- * printed as usual.  quiet: print nothing (the caller reports).
+ * How btrfs_read_tree_block_policy() reads a block (NULL: as
+ * btrfs_read_tree_block()).  A mirror's copy passes when every check not
+ * relaxed holds: checksum, header against the tree_check, tree-checker.
+ * Mirrors are tried in order and the first copy that passes is returned
+ * with 0.  When none passes, on_failure says what comes back.  Each
+ * relaxation used is the caller's explicit choice.
  */
-struct read_policy {
-	bool skip_csum;
-	bool skip_tree_checker;
-	bool allow_transid_mismatch;
-	bool keep_bad;
-	bool quiet;
+enum read_relax {
+	READ_NO_CSUM = 1U << 0,          /* the checksum is not verified */
+	READ_NO_TREE_CHECKER = 1U << 1,  /* the tree-checker is not run */
+	READ_ANY_TRANSID = 1U << 2,      /* the header's generation need not match */
+};
+
+enum read_on_failure {
+	/* nothing in *out; -EUCLEAN (the last mirror read failed verification) or -EIO */
+	READ_FAIL,
+	/* the first mirror that could be read in full, with -EUCLEAN (the caller mends it) */
+	READ_KEEP_BAD,
 	/*
-	 * checker_soft (btrfs-progs' read for printing): a mirror that passes
-	 * checksum and header but fails the tree-checker is remembered; when no
-	 * mirror passes everything, the first such block is returned with 0
-	 * after the tree-checker's message was printed (unless quiet).
+	 * btrfs-progs' read for printing: the first mirror that passes checksum
+	 * and header but fails the tree-checker, with 0, after the
+	 * tree-checker's message; as READ_FAIL when there is none.
 	 */
-	bool checker_soft;
+	READ_CHECKER_SOFT,
+};
+
+struct read_policy {
+	unsigned int relax;              /* enum read_relax bits */
+	enum read_on_failure on_failure;
+	bool quiet;                      /* print nothing: the caller reports */
 };
 
 int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,

@@ -406,8 +406,9 @@ int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer
 {
 	const struct btrfs_header *h = btrfs_header(eb);
 	u16 csum_size = fs->geo.csum_size;
+	unsigned int relax = policy ? policy->relax : 0;
 
-	if (!policy || !policy->skip_csum) {
+	if (!(relax & READ_NO_CSUM)) {
 		u8 csum[BTRFS_CSUM_SIZE];
 
 		btrfs_csum_tree_block(fs, eb, csum);
@@ -449,7 +450,7 @@ int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer
 		return -EUCLEAN;
 	}
 	if (expect && expect->transid && btrfs_header_generation(h) != expect->transid &&
-	    !(policy && policy->allow_transid_mismatch)) {
+	    !(relax & READ_ANY_TRANSID)) {
 		msgf(msg, msglen, "parent transid verify failed, have %llu expect %llu",
 		     btrfs_header_generation(h),
 		     expect->transid);
@@ -478,119 +479,176 @@ int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer
 			}
 		}
 	}
-	if (!policy || !policy->skip_tree_checker)
+	if (!(relax & READ_NO_TREE_CHECKER))
 		return btrfs_check_tree_block_msg(&fs->geo, eb, msg, msglen);
 	return 0;
+}
+
+/* ---- the one tree block read: cache, mirrors, verify, pick ---- */
+
+static const struct read_policy verify_all;   /* every check, READ_FAIL, not quiet */
+
+/*
+ * Step 1: a mended block (check --repair) or a cached copy, when it meets
+ * what this reader expects.  Both were verified in full when stored (a
+ * cached block that failed the tree-checker goes to soft readers only), so
+ * only the header against expect is checked again.  1 with *out, 0 none.
+ */
+static int read_from_cache(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
+			   const struct read_policy *pol, struct extent_buffer **out)
+{
+	const struct read_policy header = {
+		.relax = READ_NO_CSUM | READ_NO_TREE_CHECKER | (pol->relax & READ_ANY_TRANSID),
+	};
+	const struct btrfs_block_cache_slot *slot = cache_slot(fs, bytenr);
+	const struct extent_buffer *have = find_override(fs, bytenr);
+
+	if (!have || btrfs_verify_tree_block(fs, have, expect, &header, NULL, 0) < 0) {
+		have = NULL;
+		if (slot->eb && slot->bytenr == bytenr &&
+		    (!slot->checker_failed || pol->on_failure == READ_CHECKER_SOFT) &&
+		    btrfs_verify_tree_block(fs, slot->eb, expect, &header, NULL, 0) == 0)
+			have = slot->eb;
+	}
+	if (!have)
+		return 0;
+	*out = clone_extent_buffer(have);
+	return *out ? 1 : -ENOMEM;
+}
+
+/* What one mirror's copy came to (step 3). */
+enum mirror_verdict {
+	MIRROR_GOOD,
+	MIRROR_CHECKER_FAILED,   /* checksum and header pass, the tree-checker does not */
+	MIRROR_BAD,              /* read in full, checksum or header fails */
+	MIRROR_UNREADABLE,
+};
+
+static enum mirror_verdict verify_mirror(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
+					 const struct tree_check *expect,
+					 const struct read_policy *pol, char *msg, size_t msglen)
+{
+	const struct read_policy header = { .relax = pol->relax | READ_NO_TREE_CHECKER };
+
+	if (btrfs_verify_tree_block(fs, eb, expect, &header, msg, msglen) < 0)
+		return MIRROR_BAD;
+	if (!(pol->relax & READ_NO_TREE_CHECKER) &&
+	    btrfs_check_tree_block_msg(&fs->geo, eb, msg, msglen) < 0)
+		return MIRROR_CHECKER_FAILED;
+	return MIRROR_GOOD;
+}
+
+/* What the mirrors tried so far left for step 4. */
+struct mirror_results {
+	struct extent_buffer *good;   /* the first copy that passed: the loop stops there */
+	struct extent_buffer *bad;    /* READ_KEEP_BAD: the first copy read in full */
+	struct extent_buffer *soft;   /* READ_CHECKER_SOFT: the first that failed only the checker */
+	char soft_msg[512];
+	char reasons[1024];           /* "mirror N: why; ..." */
+	size_t used;
+	int last_ret;                 /* -EUCLEAN when the last mirror was read but failed */
+};
+
+/* Steps 2 and 3: read each mirror into eb and verify it, until one passes; the mirrors tried. */
+static int read_mirrors(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c,
+			struct extent_buffer *eb, const struct tree_check *expect,
+			const struct read_policy *pol, struct mirror_results *res)
+{
+	int mirror, nmirrors = btrfs_chunk_num_mirrors(c);
+	enum mirror_verdict v;
+	char msg[512];
+
+	res->last_ret = -EIO;
+	for (mirror = 1; mirror <= nmirrors; mirror++) {
+		msg[0] = 0;
+		v = MIRROR_UNREADABLE;
+		if (read_logical_mirror(fs, c, eb->start, mirror, eb->data, eb->len, msg,
+					sizeof(msg)) == 0) {
+			eb->mirror = mirror;
+			v = verify_mirror(fs, eb, expect, pol, msg, sizeof(msg));
+		}
+		if (v == MIRROR_GOOD) {
+			res->good = eb;
+			return mirror;
+		}
+		res->last_ret = v == MIRROR_UNREADABLE ? -EIO : -EUCLEAN;
+		if (v != MIRROR_UNREADABLE && pol->on_failure == READ_KEEP_BAD && !res->bad) {
+			res->bad = clone_extent_buffer(eb);
+		} else if (v == MIRROR_CHECKER_FAILED && pol->on_failure == READ_CHECKER_SOFT &&
+			   !res->soft) {
+			res->soft = clone_extent_buffer(eb);
+			snprintf(res->soft_msg, sizeof(res->soft_msg), "%s", msg);
+		}
+		if (res->used < sizeof(res->reasons))
+			res->used += snprintf(res->reasons + res->used, sizeof(res->reasons) - res->used,
+					      "%smirror %d: %s", mirror > 1 ? "; " : "", mirror, msg);
+	}
+	return nmirrors;
+}
+
+/*
+ * Step 4: the copy that passed; else what on_failure asks for.  Only
+ * copies verified without relaxing the checksum or the generation are
+ * cached (one that failed the tree-checker marked so).
+ */
+static int pick_result(struct btrfs_fs_info *fs, u64 bytenr, int nmirrors,
+		       const struct read_policy *pol, struct mirror_results *res,
+		       struct extent_buffer **out)
+{
+	if (res->good) {
+		if (!pol->relax)
+			cache_put(fs, res->good, false);
+		*out = res->good;
+		return 0;
+	}
+	if (res->soft) {
+		/*
+		 * As btrfs-progs: the block is returned, the tree-checker's
+		 * verdict reported on stderr in its own grammar, no prefix.
+		 */
+		if (!pol->quiet)
+			fprintf(stderr, "%s\n", res->soft_msg);
+		if (!(pol->relax & (READ_NO_CSUM | READ_ANY_TRANSID)))
+			cache_put(fs, res->soft, true);
+		*out = res->soft;
+		return 0;
+	}
+	if (!pol->quiet)
+		error("failed to read tree block %llu (%d mirror%s tried): %s",
+		      bytenr, nmirrors, nmirrors > 1 ? "s" : "", res->reasons);
+	*out = res->bad;
+	return res->last_ret == -EUCLEAN ? -EUCLEAN : -EIO;
 }
 
 int btrfs_read_tree_block_policy(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
 				 const struct read_policy *policy, struct extent_buffer **out)
 {
-	bool quiet = policy && policy->quiet;
+	const struct read_policy *pol = policy ? policy : &verify_all;
+	struct mirror_results res = { 0 };
 	const struct btrfs_chunk_map *c;
-	struct btrfs_block_cache_slot *slot;
-	const struct extent_buffer *ovr;
-	struct extent_buffer *eb, *bad = NULL, *soft = NULL;
-	char reasons[1024], msg[512], soft_msg[512];
-	size_t used = 0;
-	int mirror, nmirrors, ret = -EIO;
+	struct extent_buffer *eb;
+	int ret, nmirrors;
 
 	*out = NULL;
-	c = check_bytenr(fs, bytenr, quiet);
+	c = check_bytenr(fs, bytenr, pol->quiet);
 	if (!c)
 		return -EIO;
-
-	ovr = find_override(fs, bytenr);
-	if (ovr) {
-		struct read_policy p = { .skip_csum = true, .skip_tree_checker = true };
-
-		/* verified in full when installed: only what this reader expects is left */
-		p.allow_transid_mismatch = policy && policy->allow_transid_mismatch;
-		if (btrfs_verify_tree_block(fs, ovr, expect, &p, NULL, 0) == 0) {
-			*out = clone_extent_buffer(ovr);
-			return *out ? 0 : -ENOMEM;
-		}
-	}
-	slot = cache_slot(fs, bytenr);
-	/* a block that failed the tree-checker is served only to soft readers */
-	if (slot->eb && slot->bytenr == bytenr &&
-	    (!slot->checker_failed || (policy && policy->checker_soft))) {
-		static const struct read_policy header_only = {
-			.skip_csum = true, .skip_tree_checker = true,
-		};
-		struct read_policy p = header_only;
-
-		if (policy)
-			p.allow_transid_mismatch = policy->allow_transid_mismatch;
-		if (btrfs_verify_tree_block(fs, slot->eb, expect, &p, NULL, 0) == 0) {
-			*out = clone_extent_buffer(slot->eb);
-			return *out ? 0 : -ENOMEM;
-		}
-	}
-
+	ret = read_from_cache(fs, bytenr, expect, pol, out);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	eb = alloc_extent_buffer(bytenr, fs->geo.nodesize);
 	if (!eb)
 		return -ENOMEM;
-	reasons[0] = 0;
-	nmirrors = btrfs_chunk_num_mirrors(c);
-	for (mirror = 1; mirror <= nmirrors; mirror++) {
-		msg[0] = 0;
-		ret = read_logical_mirror(fs, c, bytenr, mirror, eb->data, eb->len, msg, sizeof(msg));
-		if (ret == 0) {
-			eb->mirror = mirror;
-			if (policy && policy->checker_soft && !policy->skip_tree_checker) {
-				struct read_policy hdr = *policy;
-
-				hdr.skip_tree_checker = true;
-				ret = btrfs_verify_tree_block(fs, eb, expect, &hdr, msg, sizeof(msg));
-				if (ret == 0) {
-					ret = btrfs_check_tree_block_msg(&fs->geo, eb, msg, sizeof(msg));
-					if (ret && !soft) {
-						soft = clone_extent_buffer(eb);
-						snprintf(soft_msg, sizeof(soft_msg), "%s", msg);
-					}
-				}
-			} else {
-				ret = btrfs_verify_tree_block(fs, eb, expect, policy, msg, sizeof(msg));
-			}
-			if (ret == 0) {
-				bool relaxed = policy && (policy->skip_csum || policy->skip_tree_checker ||
-							   policy->allow_transid_mismatch);
-
-				if (!relaxed)
-					cache_put(fs, eb, false);
-				free_extent_buffer(bad);
-				free_extent_buffer(soft);
-				*out = eb;
-				return 0;
-			}
-			if (policy && policy->keep_bad && !bad)
-				bad = clone_extent_buffer(eb);
-		}
-		if (used < sizeof(reasons))
-			used += snprintf(reasons + used, sizeof(reasons) - used, "%smirror %d: %s",
-					 mirror > 1 ? "; " : "", mirror, msg);
-	}
-	if (soft) {
-		/*
-		 * As btrfs-progs: the block is returned, the tree-checker's
-		 * verdict reported on stderr in its own grammar, no prefix.
-		 */
-		if (!quiet)
-			fprintf(stderr, "%s\n", soft_msg);
-		if (!policy->skip_csum && !policy->allow_transid_mismatch)
-			cache_put(fs, soft, true);
+	nmirrors = read_mirrors(fs, c, eb, expect, pol, &res);
+	ret = pick_result(fs, bytenr, nmirrors, pol, &res, out);
+	/* what was not handed out */
+	if (*out != eb)
 		free_extent_buffer(eb);
-		free_extent_buffer(bad);
-		*out = soft;
-		return 0;
-	}
-	if (!quiet)
-		error("failed to read tree block %llu (%d mirror%s tried): %s",
-		      bytenr, nmirrors, nmirrors > 1 ? "s" : "", reasons);
-	free_extent_buffer(eb);
-	*out = bad;
-	return ret == -EUCLEAN ? -EUCLEAN : -EIO;
+	if (*out != res.bad)
+		free_extent_buffer(res.bad);
+	if (*out != res.soft)
+		free_extent_buffer(res.soft);
+	return ret;
 }
 
 int btrfs_read_tree_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
@@ -831,8 +889,8 @@ static void use_backup_root(struct btrfs_fs_info *fs)
 /* The level a block's header states (checksum and header verified), 0 if unreadable. */
 static u8 root_level_from_header(struct btrfs_fs_info *fs, u64 bytenr)
 {
-	static const struct read_policy any = { .allow_transid_mismatch = true, .quiet = true,
-						.checker_soft = true };
+	static const struct read_policy any = { .relax = READ_ANY_TRANSID,
+						.on_failure = READ_CHECKER_SOFT, .quiet = true };
 	struct tree_check expect = { .level = -1 };
 	struct extent_buffer *eb;
 	u8 level;
@@ -939,7 +997,7 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	 * A partial open (printing tools) takes a root block that fails only the
 	 * tree-checker, after its message, as btrfs-progs does.
 	 */
-	soft.checker_soft = fs->partial;
+	soft.on_failure = fs->partial ? READ_CHECKER_SOFT : READ_FAIL;
 	/* The chunk tree's root header gives the chunk tree uuid the tree-checker may use. */
 	expect = (struct tree_check){ .owner = BTRFS_CHUNK_TREE_OBJECTID,
 				      .level = fs->chunk_root.level,

@@ -28,7 +28,7 @@
 struct btrfs_block_cache_slot {
 	u64 bytenr;                /* 0 = empty */
 	struct extent_buffer *eb;  /* a verified block */
-	bool checker_failed;       /* passed checksum and header only (read_policy.checker_soft) */
+	bool checker_failed;       /* passed checksum and header only (READ_CHECKER_SOFT) */
 };
 
 struct btrfs_fs_info {
@@ -51,8 +51,9 @@ struct btrfs_fs_info {
 void btrfs_csum_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u8 *out);
 
 /*
- * Verify one block in memory against expect: checksum (unless skip_csum),
- * header and tree-checker.  0, or -EUCLEAN with the reason in msg.
+ * Verify one block in memory against expect: checksum, header and
+ * tree-checker, less the policy's relaxations (NULL: none; its on_failure
+ * and quiet do not apply).  0, or -EUCLEAN with the reason in msg.
  */
 int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
 			    const struct tree_check *expect, const struct read_policy *policy,
