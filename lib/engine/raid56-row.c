@@ -103,22 +103,3 @@ void raid56_row_parity(const struct raid56_row *r, u8 *p, u8 *q)
 		units[i] = r->buf + (size_t)i * r->unit_len;
 	raid6_gen_pq(r->ndata, r->unit_len, units, p, q);
 }
-
-int raid56_rebuild_units(int ndata, int nparity, size_t len, u8 *const *units, const bool *lost)
-{
-	int fail[2] = { -1, -1 }, nfail = 0, ndata_lost = 0;
-
-	for (int i = 0; i < ndata + nparity; i++) {
-		if (!lost[i])
-			continue;
-		if (nfail == 2 || nfail == nparity)
-			return -EIO;
-		fail[nfail++] = i;
-		if (i < ndata)
-			ndata_lost++;
-	}
-	if (!ndata_lost)
-		return 0;
-	/* raid6_recover() puts lost P/Q back too; RAID5 has no Q to lose */
-	return raid6_recover(ndata, len, units, fail[0], fail[1]) < 0 ? -EIO : 0;
-}

@@ -62,14 +62,4 @@ bool raid56_row_unit_to_write(const struct raid56_row *r, int unit);
 /* P (and Q when q is not NULL) of the row's units, unit_len bytes each; the row must be complete. */
 void raid56_row_parity(const struct raid56_row *r, u8 *p, u8 *q);
 
-/*
- * Rebuild lost units of one row in place.  units[0 .. ndata-1] data,
- * units[ndata] P, units[ndata + 1] Q (NULL for RAID5; the array has
- * ndata + 2 entries), len bytes each; lost[i] says unit i could not be
- * read.  0 when every lost data unit was rebuilt (lost parity need not
- * be: the caller recomputes it), -EIO when more
- * units are lost than the parity can make up for.
- */
-int raid56_rebuild_units(int ndata, int nparity, size_t len, u8 *const *units, const bool *lost);
-
 #endif

@@ -39,4 +39,16 @@ void raid6_gen_pq(int ndata, size_t len, const u8 *const *units, u8 *p, u8 *q);
  */
 int raid6_recover(int ndata, size_t len, u8 *const *units, int fail_a, int fail_b);
 
+/*
+ * Rebuild the lost units of one RAID5/6 stripe row in place: the read
+ * path's rebuild of a mirror and the writer's read-modify-write both.
+ * units[0 .. ndata-1] data, units[ndata] P, units[ndata + 1] Q (NULL for
+ * RAID5; the array has ndata + 2 entries), len bytes each; lost[i] says
+ * unit i could not be read (nparity 1 on a RAID6 row: from P alone, Q
+ * unused).  0 when every lost data unit was rebuilt (lost parity need not
+ * be: the caller recomputes it), -EIO when more units are lost than the
+ * parity can make up for.
+ */
+int raid56_rebuild_units(int ndata, int nparity, size_t len, u8 *const *units, const bool *lost);
+
 #endif

@@ -168,61 +168,33 @@ static int pread_dev(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c,
 	return 0;
 }
 
-/* RAID5/6: rebuild the unit holding logical from the other data units and P. */
-static int rebuild_from_p(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c, u64 logical,
-			  u8 *buf, u64 len, char *msg, size_t msglen)
-{
-	struct btrfs_io_stripe row[BTRFS_MAX_MIRRORS * 64];
-	struct btrfs_io_stripe target;
-	int n, nr_data, i, ret;
-	u64 k;
-
-	if (c->num_stripes > ARRAY_SIZE(row)) {
-		msgf(msg, msglen, "too many stripes to rebuild");
-		return -EIO;
-	}
-	n = btrfs_chunk_map_parity(c, logical, row, ARRAY_SIZE(row));
-	if (n < 0 || btrfs_chunk_map_one(c, logical, 1, &target) < 0) {
-		msgf(msg, msglen, "cannot map parity");
-		return -EIO;
-	}
-	nr_data = btrfs_chunk_data_stripes(c);
-	memset(buf, 0, len);
-	for (i = 0; i <= nr_data; i++) {
-		if (row[i].stripe_index == target.stripe_index)
-			continue;
-		ret = pread_dev(fs, c, &row[i], fs->scratch, len, msg, msglen);
-		if (ret < 0)
-			return ret;
-		for (k = 0; k < len; k++)
-			buf[k] ^= fs->scratch[k];
-	}
-	return 0;
-}
-
 /*
- * RAID6 mirror >= 3: rebuild the data unit holding logical with P and Q,
- * taking one more unit of the row as lost: P for mirror 3, else the
- * (mirror - 3)-th other data unit.  Every other unit must be readable.
+ * RAID5/6 mirror >= 2: the data unit holding logical, rebuilt from the rest
+ * of its row with that unit taken as lost.  Mirror 2 rebuilds from the
+ * other data units and P; mirror >= 3 (RAID6) takes one more unit as lost,
+ * P for mirror 3, else the (mirror - 3)-th other data unit, and rebuilds
+ * with P and Q.  Every unit used must be readable.
  */
-static int rebuild_raid6(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c, u64 logical,
-			 int mirror, u8 *buf, u64 len, char *msg, size_t msglen)
+static int rebuild_unit(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c, u64 logical,
+			int mirror, u8 *buf, u64 len, char *msg, size_t msglen)
 {
 	struct btrfs_io_stripe row[BTRFS_MAX_MIRRORS * 64];
 	struct btrfs_io_stripe target;
-	u8 *units[BTRFS_MAX_MIRRORS * 64];
-	int n, nr_data, i, t = -1, lost = -1, ret = 0;
+	u8 *units[BTRFS_MAX_MIRRORS * 64] = { NULL };
+	bool lost[BTRFS_MAX_MIRRORS * 64] = { false };
+	int n, nr_data, nparity = mirror == 2 ? 1 : 2, i, t = -1, other = -1, ret = 0;
+	u8 *space;
 
 	if (c->num_stripes > ARRAY_SIZE(row)) {
 		msgf(msg, msglen, "too many stripes to rebuild");
 		return -EIO;
 	}
 	n = btrfs_chunk_map_parity(c, logical, row, ARRAY_SIZE(row));
-	if (n < 0 || btrfs_chunk_map_one(c, logical, 1, &target) < 0) {
+	nr_data = btrfs_chunk_data_stripes(c);
+	if (n < nr_data + nparity || btrfs_chunk_map_one(c, logical, 1, &target) < 0) {
 		msgf(msg, msglen, "cannot map parity");
 		return -EIO;
 	}
-	nr_data = btrfs_chunk_data_stripes(c);
 	for (i = 0; i < nr_data; i++)
 		if (row[i].stripe_index == target.stripe_index)
 			t = i;
@@ -231,38 +203,35 @@ static int rebuild_raid6(struct btrfs_fs_info *fs, const struct btrfs_chunk_map 
 		return -EIO;
 	}
 	if (mirror == 3) {
-		lost = nr_data;
-	} else {
+		other = nr_data;
+	} else if (mirror > 3) {
 		int k = mirror - 3;
 
-		for (i = 0; i < nr_data && lost < 0; i++)
+		for (i = 0; i < nr_data && other < 0; i++)
 			if (i != t && --k == 0)
-				lost = i;
-	}
-	if (lost < 0) {
-		msgf(msg, msglen, "no RAID6 mirror %d", mirror);
-		return -EIO;
-	}
-	memset(units, 0, sizeof(units));
-	for (i = 0; i < n; i++) {
-		units[i] = i == t ? buf : malloc(len);
-		if (!units[i]) {
-			ret = -ENOMEM;
-			goto out;
+				other = i;
+		if (other < 0) {
+			msgf(msg, msglen, "no RAID6 mirror %d", mirror);
+			return -EIO;
 		}
-		if (i == t || i == lost)
+	}
+	space = malloc((size_t)(nr_data + nparity) * len);
+	if (!space)
+		return -ENOMEM;
+	for (i = 0; i < nr_data + nparity; i++) {
+		units[i] = i == t ? buf : space + (size_t)i * len;
+		lost[i] = i == t || i == other;
+		if (lost[i])
 			continue;
 		ret = pread_dev(fs, c, &row[i], units[i], len, msg, msglen);
 		if (ret < 0)
 			goto out;
 	}
-	ret = raid6_recover(nr_data, len, units, t, lost);
+	ret = raid56_rebuild_units(nr_data, nparity, len, units, lost);
 	if (ret < 0)
-		msgf(msg, msglen, "RAID6 rebuild failed");
+		msgf(msg, msglen, "rebuild from parity failed");
 out:
-	for (i = 0; i < n; i++)
-		if (i != t)
-			free(units[i]);
+	free(space);
 	return ret;
 }
 
@@ -285,10 +254,8 @@ static int read_logical_mirror(struct btrfs_fs_info *fs, const struct btrfs_chun
 			return -EIO;
 		}
 		n = min_t(u64, io.len, len - done);
-		if (raid56 && mirror > 2)
-			ret = rebuild_raid6(fs, c, logical + done, mirror, buf + done, n, msg, msglen);
-		else if (raid56 && mirror > 1)
-			ret = rebuild_from_p(fs, c, logical + done, buf + done, n, msg, msglen);
+		if (raid56 && mirror > 1)
+			ret = rebuild_unit(fs, c, logical + done, mirror, buf + done, n, msg, msglen);
 		else
 			ret = pread_dev(fs, c, &io, buf + done, n, msg, msglen);
 		if (ret < 0)
@@ -376,7 +343,7 @@ int btrfs_read_data_mirror(struct btrfs_fs_info *fs, u64 logical, int mirror, vo
 		snprintf(msg, msglen, "chunk %llu has no mirror %d", c->logical, mirror);
 		return -EINVAL;
 	}
-	/* parity rebuilds work in fs->scratch: at most nodesize bytes at a time */
+	/* a parity rebuild holds a row of units: at most nodesize bytes each */
 	for (u32 done = 0; done < len; done += fs->geo.nodesize) {
 		u32 n = min_t(u32, fs->geo.nodesize, len - done);
 
@@ -958,11 +925,6 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 		ret = -EOPNOTSUPP;
 		goto fail;
 	}
-	fs->scratch = malloc(fs->geo.nodesize);
-	if (!fs->scratch) {
-		ret = -ENOMEM;
-		goto fail;
-	}
 	ret = btrfs_read_sys_chunk_array(&fs->chunks, fs->super);
 	if (ret < 0)
 		goto fail;
@@ -1054,7 +1016,6 @@ void btrfs_close_fs(struct btrfs_fs_info *fs)
 	overrides_free(fs);
 	btrfs_chunk_tree_map_free(&fs->chunks);
 	btrfs_free_devices(&fs->devices);
-	free(fs->scratch);
 	free(fs->super);
 	free(fs);
 }

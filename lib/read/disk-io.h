@@ -40,7 +40,6 @@ struct btrfs_fs_info {
 	struct btrfs_tree_ref tree_root;
 	struct btrfs_tree_ref chunk_root;
 	bool partial;
-	u8 *scratch;                       /* nodesize bytes: parity rebuild */
 	struct btrfs_block_cache_slot cache[BTRFS_BLOCK_CACHE_SLOTS];
 	struct extent_buffer **overrides;  /* btrfs_override_tree_block() */
 	size_t overrides_nr;
