@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The offline consistency checker (btrfs check): the contract between its
- * passes.  The checker sits beside kernel-shared/: it reads through the
+ * passes.  The checker sits above lib/: it reads through the
  * verified read path and knows no CLI (cmds/check.c parses options and fills
  * struct check_options).
  *
