@@ -1,0 +1,69 @@
+#!/bin/bash
+# tests/tools/corrupt-block, the corruption tool of the check tests: each kind
+# of edit (item field by name, raw bytes, item entry, header by key and by
+# block, delete, duplicate, swap, shift, one mirror only, stale checksum)
+# changes what dump-tree shows and is found by our check (exit 1, the message
+# naming what is wrong); a bad request exits 1 and writes nothing.
+. "$TOP/tests/lib/common.sh"
+CB=$TOOL_DIR/corrupt-block
+[ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
+src=$T/src
+mkdir -p "$src/d"
+echo hello > "$src/a"
+echo world > "$src/d/b"
+img0=$T/clean.img
+run_check "$TOP/mkfs.btrfs" -q -f -r "$src" -b 256M "$img0" > /dev/null
+run_check "$BTRFS" check "$img0" > "$T/out" 2>&1
+assert_grep "no error found" "$T/out"
+ino=$("$BTRFS" inspect-internal dump-tree -t 5 "$img0" |
+	awk '/location key/ { i = $3; sub(/\(/, "", i) } $1 == "name:" && $2 == "a" { print i; exit }')
+[ -n "$ino" ] || _fail "no inode number for file a"
+
+# corrupt ARGS... -- PATTERN: the edit succeeds, then check exits 1 saying PATTERN
+corrupt() {
+	local pat
+	pat=${*: -1}; set -- "${@:1:$#-2}"
+	cp --sparse=always "$img0" "$T/img"
+	run_check "$CB" "$@" > "$T/edit" 2>&1
+	assert_grep '^wrote block' "$T/edit"
+	expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+	assert_grep "$pat" "$T/check"
+}
+corrupt "$T/img" field 5 "$ino,INODE_ITEM,0" nlink +1 -- "inode $ino: nlink 2, 1 names found"
+grep -q "nlink: 1 -> 2" "$T/edit" || _fail "the tool did not report the old and new value"
+"$BTRFS" inspect-internal dump-tree -t 5 "$T/img" | grep -A2 "item [0-9]* key ($ino INODE_ITEM 0)" | grep -q " links 2 " ||
+	_fail "dump-tree does not show links 2"
+corrupt "$T/img" field 5 "$ino,EXTENT_DATA,0" file_extent_item.ram_bytes 99 -- "invalid ram_bytes for uncompressed inline extent"
+corrupt "$T/img" field 5 "$ino,INODE_REF,256" u8@10 0x7a -- "unresolved ref dir 256"
+corrupt "$T/img" field 3 1,DEV_ITEM,1 bytes_used +4096 -- "device item devid 1: bytes_used"
+corrupt "$T/img" shift 5 "$ino,INODE_ITEM,0" +4 -- "unexpected item end"
+corrupt "$T/img" field 5 "$ino,INODE_ITEM,0" item.size -1 -- "unexpected item end\|item end"
+corrupt "$T/img" delete 5 "$ino,INODE_REF,256" -- "has no inode ref for it"
+corrupt "$T/img" dup 5 "$ino,INODE_REF,256" -- "bad key order"
+corrupt "$T/img" swap 5 "$ino,INODE_REF,256" "$ino,INODE_ITEM,0" -- "slot=.*unexpected item end\|bad key order"
+corrupt "$T/img" header 5 "$ino,INODE_ITEM,0" generation +100 -- "parent transid verify failed"
+leaf=$(sed -n 's/^wrote block \([0-9]*\) mirror 1 .*/\1/p' "$T/edit")
+[ -n "$leaf" ] || _fail "no block number in the tool's output"
+corrupt "$T/img" block "$leaf" nritems 0 -- "root 5 must never be empty"
+corrupt --no-csum "$T/img" field 5 "$ino,INODE_ITEM,0" mode 0 -- "checksum mismatch"
+# one copy of a DUP block: the tool writes only mirror 2
+cp --sparse=always "$img0" "$T/img"
+run_check "$CB" --mirror 2 --no-csum "$T/img" field 5 "$ino,INODE_ITEM,0" mode 0 > "$T/edit" 2>&1
+assert_grep '^wrote block [0-9]* mirror 2 ' "$T/edit"
+assert_not_grep 'mirror 1' "$T/edit"
+
+# refusals: exit 1 with a message, the image unchanged
+cp --sparse=always "$img0" "$T/img"
+refuse() {
+	local pat=$1; shift
+	expect_exit 1 "$CB" "$@" > "$T/edit" 2>&1
+	assert_grep "$pat" "$T/edit"
+	cmp -s "$img0" "$T/img" || _fail "refused edit changed the image: $*"
+}
+refuse "no field 'nosuch' in struct btrfs_inode_item" "$T/img" field 5 "$ino,INODE_ITEM,0" nosuch 1
+refuse "beyond the item's" "$T/img" field 5 "$ino,INODE_REF,256" u64@100 1
+refuse "not found in tree 5" "$T/img" field 5 99999,INODE_ITEM,0 nlink 1
+refuse "bad tree id or key" "$T/img" field 5 1,NO_SUCH_TYPE,0 nlink 1
+refuse "no mirror 3" --mirror 3 "$T/img" field 5 "$ino,INODE_ITEM,0" nlink 1
+refuse "usage:" "$T/img" frobnicate 5
+echo "all edits found by check, refusals wrote nothing"
