@@ -46,6 +46,20 @@ leaf=$(sed -n 's/^wrote block \([0-9]*\) mirror 1 .*/\1/p' "$T/edit")
 [ -n "$leaf" ] || _fail "no block number in the tool's output"
 corrupt "$T/img" block "$leaf" nritems 0 -- "root 5 must never be empty"
 corrupt --no-csum "$T/img" field 5 "$ino,INODE_ITEM,0" mode 0 -- "checksum mismatch"
+# superblock fields (every copy): the open refuses the filesystem, naming the field
+super() {
+	local pat=$1; shift
+	cp --sparse=always "$img0" "$T/img"
+	run_check "$CB" "$T/img" super "$@" > "$T/edit" 2>&1
+	assert_grep '^wrote superblock copy 2 ' "$T/edit"
+	expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+	assert_grep "$pat" "$T/check"
+}
+super "invalid stripesize 8192" stripesize 8192
+super "unsupported incompat features 0x100000" incompat_flags +0x100000
+super "unrecognized or unsupported super flag 0x1000000" flags +0x1000000
+super "invalid bytes_used 4096" bytes_used 4096
+super "super num devices mismatch, have 2 expect 1" num_devices 2
 # one copy of a DUP block: the tool writes only mirror 2
 cp --sparse=always "$img0" "$T/img"
 run_check "$CB" --mirror 2 --no-csum "$T/img" field 5 "$ino,INODE_ITEM,0" mode 0 > "$T/edit" 2>&1

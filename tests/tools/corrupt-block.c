@@ -18,6 +18,9 @@
  *   dup    TREE KEY               insert a copy of the item right after it
  *   swap   TREE KEY KEY2          exchange two items of one leaf (order broken)
  *   shift  TREE KEY DELTA         add DELTA to the item's data offset
+ *   super  FIELD VALUE            set a superblock field of the first device
+ *                                 (super_block members, dev_item.MEMBER, uN@N;
+ *                                 every copy that fits, or --mirror N: copy N)
  *
  * FIELD names a field of accessors.def: "MEMBER" of the structure the item's
  * key type holds (nlink for an INODE_ITEM), or "STRUCT.MEMBER" (inode_item.nlink,
@@ -38,7 +41,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include "lib/read/disk-io.h"
+#include "lib/read/super.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 #include "print/print-tree.h"
@@ -143,6 +148,9 @@ static int parse_key(const char *s, struct btrfs_key *key)
 	return 0;
 }
 
+/* resolve_field()'s slot for a superblock edit (the header is -1) */
+#define SUPER_SLOT -2
+
 /* Where a named field lives: byte offset in the block and width. */
 struct place {
 	u32 at;
@@ -180,7 +188,7 @@ static int resolve_field(const struct extent_buffer *eb, int slot, u8 key_type, 
 		member = dot + 1;
 	} else {
 		member = buf;
-		tag = slot < 0 ? "header" : item_struct(key_type);
+		tag = slot == SUPER_SLOT ? "super_block" : slot < 0 ? "header" : item_struct(key_type);
 	}
 	snprintf(out->name, sizeof(out->name), "%s", spec);
 	if (!dot && !strncmp(buf, "u", 1) && has_extra &&
@@ -206,7 +214,14 @@ static int resolve_field(const struct extent_buffer *eb, int slot, u8 key_type, 
 		out->bits = f->bits;
 		extra += f->offset;
 	}
-	if (tag && !strcmp(tag, "header")) {
+	if (slot == SUPER_SLOT) {
+		/* the superblock's own fields, or its embedded dev_item */
+		base = tag && !strcmp(tag, "dev_item") ? offsetof(struct btrfs_super_block, dev_item) : 0;
+		if (tag && strcmp(tag, "dev_item") && strcmp(tag, "super_block")) {
+			error("a superblock edit takes super_block, dev_item or uN@N fields");
+			return -EINVAL;
+		}
+	} else if (tag && !strcmp(tag, "header")) {
 		base = 0;
 	} else if (tag && (!strcmp(tag, "item") || !strcmp(tag, "disk_key"))) {
 		if (slot < 0)
@@ -512,6 +527,64 @@ static int edit_shift(struct extent_buffer *eb, const struct target *tg, char **
 	return set_place(eb, &pl, args[0]);
 }
 
+/*
+ * The superblock: edit the copy the device holds at 64 KiB, then write it to
+ * every copy that fits the device (or copy mirror), checksum recomputed
+ * unless told not to.
+ */
+static int edit_super(const char *path, int mirror, bool csum, const char *spec, const char *value)
+{
+	struct extent_buffer *eb = alloc_extent_buffer(0, BTRFS_SUPER_INFO_SIZE);
+	struct btrfs_super_block *sb;
+	struct place pl;
+	u64 size;
+	int fd, ret = -EINVAL;
+
+	if (!eb)
+		return -ENOMEM;
+	sb = (struct btrfs_super_block *)eb->data;
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		error("cannot open %s: %m", path);
+		free_extent_buffer(eb);
+		return -errno;
+	}
+	size = btrfs_device_fd_size(fd);
+	if (btrfs_super_read_raw(fd, btrfs_sb_offset(0), sb, NULL) || btrfs_super_magic(sb) != BTRFS_MAGIC) {
+		error("%s has no btrfs superblock at %llu", path, btrfs_sb_offset(0));
+		goto out;
+	}
+	if (mirror > BTRFS_SUPER_MIRROR_MAX ||
+	    (mirror && btrfs_sb_offset(mirror - 1) + BTRFS_SUPER_INFO_SIZE > size)) {
+		error("%s has no superblock copy %d", path, mirror);
+		goto out;
+	}
+	if (resolve_field(eb, SUPER_SLOT, 0, spec, &pl) || set_place(eb, &pl, value))
+		goto out;
+	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		u64 at = btrfs_sb_offset(m);
+
+		if ((mirror && m != mirror - 1) || at + BTRFS_SUPER_INFO_SIZE > size)
+			continue;
+		btrfs_set_super_bytenr(sb, at);
+		if (csum && btrfs_super_csum_set(sb) < 0) {
+			error("cannot checksum the superblock (checksum type %u)", btrfs_super_csum_type(sb));
+			goto out;
+		}
+		if (pwrite(fd, sb, BTRFS_SUPER_INFO_SIZE, (off_t)at) != BTRFS_SUPER_INFO_SIZE || fsync(fd)) {
+			error("writing the superblock at %llu of %s: %m", at, path);
+			ret = -EIO;
+			goto out;
+		}
+		printf("wrote superblock copy %d at %llu of %s\n", m + 1, at, path);
+	}
+	ret = 0;
+out:
+	close(fd);
+	free_extent_buffer(eb);
+	return ret;
+}
+
 static const struct command {
 	const char *name;
 	int nargs;          /* after the command name */
@@ -526,6 +599,7 @@ static const struct command {
 	{ "dup", 2, false, false, edit_dup },
 	{ "swap", 3, false, false, edit_swap },
 	{ "shift", 3, false, false, edit_shift },
+	{ "super", 2, false, false, NULL },
 };
 
 static int usage(void)
@@ -533,6 +607,7 @@ static int usage(void)
 	fprintf(stderr, "usage: corrupt-block [--mirror N] [--no-csum] [--level L] DEVICE[,DEVICE...] COMMAND ARGS\n"
 		"  field TREE KEY FIELD VALUE | header TREE KEY FIELD VALUE | block BYTENR FIELD VALUE\n"
 		"  delete TREE KEY | dup TREE KEY | swap TREE KEY KEY2 | shift TREE KEY DELTA\n"
+		"  super FIELD VALUE\n"
 		"  (see the comment at the top of tests/tools/corrupt-block.c)\n");
 	return 1;
 }
@@ -571,6 +646,12 @@ int main(int argc, char **argv)
 	if (!cmd || argc - i - 1 != cmd->nargs)
 		return usage();
 	i++;
+	if (!cmd->edit) {
+		ret = edit_super(devs[0], (int)mirror, csum, argv[i], argv[i + 1]) ? 1 : 0;
+		if (ret)
+			error("nothing written");
+		return ret;
+	}
 	ret = btrfs_open_fs(&oa, &fs);
 	if (ret) {
 		error("cannot open the filesystem: %s", strerror(-ret));
