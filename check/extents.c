@@ -103,6 +103,41 @@ const char *check_tree_name(u64 id, char *buf, size_t len)
 	}
 }
 
+/*
+ * A chunk item of the chunk tree against the mapping reads go through: for a
+ * system chunk that is the superblock's sys_chunk_array copy (the kernel,
+ * too, keeps the first copy it reads), so the two must agree; a chunk tree
+ * copy that differs is what the kernel would write back at its next commit.
+ */
+static void compare_chunk_item(struct check_ctx *ctx, const struct btrfs_key *key,
+			       const struct btrfs_chunk *chunk, u32 size)
+{
+	const struct btrfs_chunk_map *m = btrfs_chunk_lookup(&ctx->fs->chunks, key->offset);
+	u16 n;
+
+	if (size < sizeof(*chunk) || !m || m->logical != key->offset)
+		return;   /* the tree-checker and the open reported it */
+	n = btrfs_chunk_num_stripes(chunk);
+	if (btrfs_chunk_length(chunk) != m->length || btrfs_chunk_type(chunk) != m->type ||
+	    n != m->num_stripes || btrfs_chunk_sub_stripes(chunk) != m->sub_stripes ||
+	    size < btrfs_chunk_item_size(n)) {
+		check_error(ctx, "chunk [%llu %llu]: the chunk tree item (length %llu type 0x%llx stripes %u) differs from the superblock's sys_chunk_array copy (length %llu type 0x%llx stripes %u)",
+			    m->logical, m->length, btrfs_chunk_length(chunk), btrfs_chunk_type(chunk), n,
+			    m->length, m->type, m->num_stripes);
+		return;
+	}
+	for (u16 i = 0; i < n; i++) {
+		const struct btrfs_stripe *st = &chunk->stripe[i];
+
+		if (btrfs_stripe_devid(st) != m->stripes[i].devid ||
+		    btrfs_stripe_offset(st) != m->stripes[i].physical ||
+		    memcmp(st->dev_uuid, m->stripes[i].dev_uuid, BTRFS_UUID_SIZE))
+			check_error(ctx, "chunk [%llu %llu] stripe %u: the chunk tree item has devid %llu physical %llu (or another device uuid), the superblock's sys_chunk_array copy devid %llu physical %llu",
+				    m->logical, m->length, i, btrfs_stripe_devid(st), btrfs_stripe_offset(st),
+				    m->stripes[i].devid, m->stripes[i].physical);
+	}
+}
+
 /* Bytes one device stripe of a chunk occupies. */
 u64 check_chunk_dev_len(const struct btrfs_chunk_map *c)
 {
@@ -358,6 +393,8 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 			d->physical = key.offset;
 			d->len = btrfs_dev_extent_length(ptr);
 			d->chunk_offset = btrfs_dev_extent_chunk_offset(ptr);
+		} else if (key.type == BTRFS_CHUNK_ITEM_KEY && tree_id == BTRFS_CHUNK_TREE_OBJECTID) {
+			compare_chunk_item(ctx, &key, ptr, size);
 		} else if (key.type == BTRFS_DEV_ITEM_KEY && tree_id == BTRFS_CHUNK_TREE_OBJECTID) {
 			struct check_dev *d;
 

@@ -593,11 +593,15 @@ static int inode_refs(struct fr_tree *t, const struct extent_buffer *eb, int slo
 		if (p + hdr + nl > end)
 			break;
 		t->cur.names++;
-		/* a subvolume's top directory names itself ".." */
+		/* a subvolume's top directory names itself "..", index 0 */
 		if (!(parent == key->objectid && key->objectid == BTRFS_FIRST_FREE_OBJECTID)) {
 			ret = add_name(t, 'R', parent, key->objectid, index, 0, p + hdr, nl, 0);
 			if (ret)
 				return ret;
+		} else if (ext || index != 0 || nl != 2 || memcmp(p + hdr, "..", 2)) {
+			check_error(t->ctx, "root %llu: the top directory's own %s has index %llu name '%.*s', expected index 0 name '..'",
+				    t->root, ext ? "inode extref" : "inode ref", index, (int)min_t(u32, nl, 255),
+				    (char *)(p + hdr));
 		}
 		p += hdr + nl;
 	}

@@ -45,6 +45,15 @@ corrupt "$T/img" header 5 "$ino,INODE_ITEM,0" generation +100 -- "parent transid
 leaf=$(sed -n 's/^wrote block \([0-9]*\) mirror 1 .*/\1/p' "$T/edit")
 [ -n "$leaf" ] || _fail "no block number in the tool's output"
 corrupt "$T/img" block "$leaf" nritems 0 -- "root 5 must never be empty"
+# the top directory's own ref names itself '..' with index 0
+corrupt "$T/img" field 5 256,INODE_REF,256 u8@10 0x78 -- "top directory's own inode ref has index 0 name 'x.'"
+corrupt "$T/img" field 5 256,INODE_REF,256 index 5 -- "top directory's own inode ref has index 5 name '..'"
+# a system chunk's chunk tree item must agree with the superblock's copy
+sys=$("$BTRFS" inspect-internal dump-tree -t chunk "$img0" |
+	awk '/CHUNK_ITEM/ { k = $6; sub(/\)/, "", k) } /type SYSTEM/ { print k; exit }')
+[ -n "$sys" ] || _fail "no system chunk in the chunk tree"
+corrupt "$T/img" field 3 "256,CHUNK_ITEM,$sys" stripe.offset@48 +65536 -- "chunk \[$sys [0-9]*\] stripe 0: the chunk tree item has devid 1 physical"
+corrupt "$T/img" field 3 "256,CHUNK_ITEM,$sys" stripe.devid@48 2 -- "chunk \[$sys [0-9]*\] stripe 0: the chunk tree item has devid 2"
 corrupt --no-csum "$T/img" field 5 "$ino,INODE_ITEM,0" mode 0 -- "checksum mismatch"
 # superblock fields (every copy): the open refuses the filesystem, naming the field
 super() {
@@ -60,6 +69,8 @@ super "unsupported incompat features 0x100000" incompat_flags +0x100000
 super "unrecognized or unsupported super flag 0x1000000" flags +0x1000000
 super "invalid bytes_used 4096" bytes_used 4096
 super "super num devices mismatch, have 2 expect 1" num_devices 2
+super "the free space tree exists but the superblock's compat_ro flags 0xa lack FREE_SPACE_TREE" compat_ro_flags -1
+super "the block group tree exists but the superblock's compat_ro flags 0x3 lack BLOCK_GROUP_TREE" compat_ro_flags -8
 # one copy of a DUP block: the tool writes only mirror 2
 cp --sparse=always "$img0" "$T/img"
 run_check "$CB" --mirror 2 --no-csum "$T/img" field 5 "$ino,INODE_ITEM,0" mode 0 > "$T/edit" 2>&1
