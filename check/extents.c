@@ -426,12 +426,61 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 
 /* ---- walking one tree ------------------------------------------------------------ */
 
-static void account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_id, const struct extent_buffer *eb)
+/* A subvolume tree (the kernel's is_fstree): its blocks may be owned by any other one. */
+static bool is_subvolume_tree(u64 id)
+{
+	return id == BTRFS_FS_TREE_OBJECTID ||
+	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
+}
+
+/*
+ * What the header of a block of tree tree_id may say beyond what the read
+ * path verifies: its owner (the kernel's rule: the tree itself, or for a
+ * subvolume any subvolume; log and relocation trees name other owners), its
+ * flags (WRITTEN and RELOC; a relocation tree's blocks may be owned by the
+ * subvolume it was made from and still carry RELOC) and the back reference
+ * revision (1; 0 only on a filesystem older than mixed back refs).
+ */
+static void check_block_header(struct check_ctx *ctx, u64 tree_id, const struct extent_buffer *eb)
+{
+	const struct btrfs_header *h = btrfs_header(eb);
+	u64 owner = btrfs_header_owner(h), flags = btrfs_header_flags(h) & ~BTRFS_BACKREF_REV_MASK;
+	u8 rev = btrfs_header_backref_rev(h);
+	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(ctx->fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
+	char nbuf[32];
+	const char *tname = check_tree_name(tree_id, nbuf, sizeof(nbuf));
+
+	if (tree_id != BTRFS_TREE_LOG_OBJECTID && tree_id != BTRFS_TREE_RELOC_OBJECTID &&
+	    (is_subvolume_tree(tree_id) ? !is_subvolume_tree(owner) : owner != tree_id))
+		check_error(ctx, "%s: tree block %llu has owner %llu, expected %s%llu",
+			    tname, eb->start, owner, is_subvolume_tree(tree_id) ? "a subvolume like " : "",
+			    tree_id);
+	if (flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC))
+		check_error(ctx, "%s: tree block %llu has unknown header flags 0x%llx",
+			    tname, eb->start, flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC));
+	else if (!(flags & BTRFS_HEADER_FLAG_WRITTEN))
+		check_error(ctx, "%s: tree block %llu lacks the WRITTEN header flag every written block has",
+			    tname, eb->start);
+	if (rev > BTRFS_MIXED_BACKREF_REV || (rev == BTRFS_OLD_BACKREF_REV && mixed))
+		check_error(ctx, "%s: tree block %llu has back reference revision %u, expected %u",
+			    tname, eb->start, rev, BTRFS_MIXED_BACKREF_REV);
+}
+
+static int account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_id, const struct extent_buffer *eb)
 {
 	u32 nr = btrfs_eb_nritems(eb), i, used = 0;
 	u64 owner = btrfs_header_owner(btrfs_header(eb));
 	struct check_stats *s = &ctx->stats;
 
+	check_block_header(ctx, tree_id, eb);
+	if (tree_id != BTRFS_TREE_LOG_OBJECTID) {
+		struct check_owner *o = CHECK_PUSH(st, owners);
+
+		if (!o)
+			return -ENOMEM;
+		o->bytenr = eb->start;
+		o->owner = owner;
+	}
 	ctx->items += 1 + nr;
 	s->total_tree_bytes += eb->len;
 	if (is_fs_tree(tree_id) || is_fs_tree(owner))
@@ -449,7 +498,7 @@ static void account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_
 		if (nr <= maxptr)
 			s->btree_space_waste += (u64)(maxptr - nr) * PTR_SIZE;
 	}
-	(void)st;
+	return 0;
 }
 
 struct walk_level {
@@ -511,7 +560,11 @@ static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const stru
 	top = 0;
 	lv[0].eb = eb;
 	lv[0].slot = 0;
-	account_block(ctx, st, tree->objectid, eb);
+	ret = account_block(ctx, st, tree->objectid, eb);
+	if (ret) {
+		free_extent_buffer(eb);
+		return ret;
+	}
 	if (btrfs_eb_level(eb) == 0) {
 		ret = collect_leaf(ctx, st, tree->objectid, eb);
 		free_extent_buffer(eb);
@@ -562,7 +615,11 @@ static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const stru
 			ret = 0;
 			continue;
 		}
-		account_block(ctx, st, tree->objectid, child);
+		ret = account_block(ctx, st, tree->objectid, child);
+		if (ret) {
+			free_extent_buffer(child);
+			break;
+		}
 		if (level == 0) {
 			ret = collect_leaf(ctx, st, tree->objectid, child);
 			free_extent_buffer(child);
@@ -839,6 +896,50 @@ static void compare_refs(struct check_ctx *ctx, struct ext_state *st)
 	}
 }
 
+static int cmp_owner(const void *a, const void *b)
+{
+	const struct check_owner *x = a, *y = b;
+
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+/*
+ * A tree block's header owner against its back references: when they are
+ * by root (its extent item is not FULL_BACKREF), one of them names the
+ * owner, as the tree that made the block references it.  (btrfs-progs
+ * checks the same; a block shared by parent pointers is not checked.)
+ */
+static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
+{
+	size_t i, j = 0;
+
+	check_sort(st->owners, st->owners_nr, sizeof(*st->owners), cmp_owner);
+	for (i = 0; i < st->owners_nr; i++) {
+		const struct check_owner *o = &st->owners[i];
+		const struct check_extent *x;
+		size_t tree_refs = 0;
+		bool named = false;
+		u64 other = 0;
+
+		if (i && o->bytenr == st->owners[i - 1].bytenr)
+			continue;
+		while (j < st->got_nr && st->got[j].bytenr < o->bytenr)
+			j++;
+		for (size_t k = j; k < st->got_nr && st->got[k].bytenr == o->bytenr; k++) {
+			if (st->got[k].type != BTRFS_TREE_BLOCK_REF_KEY)
+				continue;
+			tree_refs++;
+			named |= st->got[k].root == o->owner;
+			other = st->got[k].root;
+		}
+		x = check_find_extent(st, o->bytenr);
+		if (!tree_refs || named || !x || (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
+			continue;
+		check_error(ctx, "tree block %llu: header owner %llu, but its %zu tree back reference(s) name root %llu%s",
+			    o->bytenr, o->owner, tree_refs, other, tree_refs > 1 ? " and others" : "");
+	}
+}
+
 static void check_extent_items(struct check_ctx *ctx, struct ext_state *st)
 {
 	u64 gen = btrfs_super_generation(btrfs_fs_super(ctx->fs));
@@ -1046,6 +1147,7 @@ void check_extents_free(struct ext_state *st)
 	free(st->root);
 	free(st->rebuild);
 	free(st->lost);
+	free(st->owners);
 	free(st);
 }
 
@@ -1094,6 +1196,7 @@ int check_extents(struct check_ctx *ctx)
 	sort_merge(st->got, &st->got_nr);
 	check_extent_items(ctx, st);
 	compare_refs(ctx, st);
+	check_block_owners(ctx, st);
 	check_block_groups(ctx, st);
 	check_devices(ctx, st);
 	return 0;

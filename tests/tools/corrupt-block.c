@@ -18,6 +18,9 @@
  *   dup    TREE KEY               insert a copy of the item right after it
  *   swap   TREE KEY KEY2          exchange two items of one leaf (order broken)
  *   shift  TREE KEY DELTA         add DELTA to the item's data offset
+ *   list                          print every item of every tree: TREE KEY SIZE STRUCT
+ *                                 (the structure its FIELD names default to, or -)
+ *   fields [STRUCT]               print the field table: STRUCT MEMBER BITS OFFSET
  *   super  FIELD VALUE            set a superblock field of the first device
  *                                 (super_block members, dev_item.MEMBER, uN@N;
  *                                 every copy that fits, or --mirror N: copy N)
@@ -585,6 +588,61 @@ out:
 	return ret;
 }
 
+/* Every item of one tree, one line each (for the fuzzing scripts). */
+static int list_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree)
+{
+	struct btrfs_key key = { 0 }, found;
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(fs, tree, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	while (ret == 0) {
+		const char *st;
+
+		btrfs_path_item_key(&path, &found);
+		st = item_struct(found.type);
+		printf("%llu %llu,%u,%llu %u %s\n", tree->objectid, found.objectid, found.type,
+		       found.offset, btrfs_leaf_item_size(path.nodes[0], path.slots[0]), st ? st : "-");
+		ret = btrfs_next_item(fs, &path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+static int list_items(struct btrfs_fs_info *fs)
+{
+	struct btrfs_key key = { 0 }, found;
+	struct btrfs_path path;
+	struct btrfs_tree_ref tree;
+	int ret = list_tree(fs, &fs->tree_root);
+
+	if (!ret)
+		ret = list_tree(fs, &fs->chunk_root);
+	btrfs_init_path(&path);
+	key.type = BTRFS_ROOT_ITEM_KEY;
+	for (int r = btrfs_search_key(fs, &fs->tree_root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	     r == 0 && !ret; r = btrfs_next_item(fs, &path)) {
+		btrfs_path_item_key(&path, &found);
+		if (found.type != BTRFS_ROOT_ITEM_KEY ||
+		    btrfs_leaf_item_size(path.nodes[0], path.slots[0]) < sizeof(struct btrfs_root_item))
+			continue;
+		btrfs_tree_ref_from_root_item(&tree, found.objectid,
+					      btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]));
+		ret = list_tree(fs, &tree);
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+static void list_fields(const char *tag)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
+		if (!tag || !strcmp(tag, fields[i].tag))
+			printf("%s %s %u %u\n", fields[i].tag, fields[i].member, fields[i].bits,
+			       fields[i].offset);
+}
+
 static const struct command {
 	const char *name;
 	int nargs;          /* after the command name */
@@ -600,6 +658,7 @@ static const struct command {
 	{ "swap", 3, false, false, edit_swap },
 	{ "shift", 3, false, false, edit_shift },
 	{ "super", 2, false, false, NULL },
+	{ "list", 0, false, false, NULL },
 };
 
 static int usage(void)
@@ -607,7 +666,7 @@ static int usage(void)
 	fprintf(stderr, "usage: corrupt-block [--mirror N] [--no-csum] [--level L] DEVICE[,DEVICE...] COMMAND ARGS\n"
 		"  field TREE KEY FIELD VALUE | header TREE KEY FIELD VALUE | block BYTENR FIELD VALUE\n"
 		"  delete TREE KEY | dup TREE KEY | swap TREE KEY KEY2 | shift TREE KEY DELTA\n"
-		"  super FIELD VALUE\n"
+		"  super FIELD VALUE | list | fields [STRUCT]\n"
 		"  (see the comment at the top of tests/tools/corrupt-block.c)\n");
 	return 1;
 }
@@ -634,6 +693,10 @@ int main(int argc, char **argv)
 		else
 			return usage();
 	}
+	if (argc - i >= 1 && argc - i <= 2 && !strcmp(argv[i], "fields")) {
+		list_fields(argc - i == 2 ? argv[i + 1] : NULL);
+		return 0;
+	}
 	if (argc - i < 2)
 		return usage();
 	devlist = argv[i++];
@@ -646,6 +709,15 @@ int main(int argc, char **argv)
 	if (!cmd || argc - i - 1 != cmd->nargs)
 		return usage();
 	i++;
+	if (!strcmp(cmd->name, "list")) {
+		ret = btrfs_open_fs(&oa, &fs);
+		if (!ret)
+			ret = list_items(fs);
+		btrfs_close_fs(fs);
+		if (ret)
+			error("cannot list the items: %s", strerror(-ret));
+		return ret ? 1 : 0;
+	}
 	if (!cmd->edit) {
 		ret = edit_super(devs[0], (int)mirror, csum, argv[i], argv[i + 1]) ? 1 : 0;
 		if (ret)

@@ -120,6 +120,10 @@ static void test_inode_item(void)
 
 	inode(ii, 0);
 	EXPECT_BAD(eb, "slot=0, key (256 1 0) invalid inode mode");
+	inode(ii, 0100644 | 040000000);
+	EXPECT_BAD(eb, "slot=0, key (256 1 0) unknown mode bit detected: 040000000");
+	inode(ii, 0106755);   /* setuid, setgid, sticky: fine */
+	CHECK(run(eb) == 0);
 	inode(ii, 040755);
 	btrfs_set_inode_nlink(ii, 2);
 	EXPECT_BAD(eb, "invalid nlink for directory");
