@@ -52,7 +52,11 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	case BTRFS_BLOCK_GROUP_TREE_OBJECTID: seen->block_group = true; break;
 	}
 	btrfs_tree_ref_from_root_item(&ref, key->objectid, ri);
-	if (btrfs_root_generation(ri) > btrfs_super_generation(sb))
+	/* every tree was made by some transaction (the kernel reads a 0 as "any") */
+	if (!btrfs_root_generation(ri))
+		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) generation is 0",
+			    name, key->objectid, key->offset);
+	else if (btrfs_root_generation(ri) > btrfs_super_generation(sb))
 		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) generation %llu is beyond the superblock's %llu",
 			    name, key->objectid, key->offset, btrfs_root_generation(ri),
 			    btrfs_super_generation(sb));
