@@ -29,6 +29,7 @@
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/messages.h"
+#include "lib/engine/tree-write.h"
 
 #define HEADER_SIZE ((u32)sizeof(struct btrfs_header))
 #define ITEM_SIZE ((u32)sizeof(struct btrfs_item))
@@ -136,6 +137,28 @@ static void compare_chunk_item(struct check_ctx *ctx, const struct btrfs_key *ke
 				    m->logical, m->length, i, btrfs_stripe_devid(st), btrfs_stripe_offset(st),
 				    m->stripes[i].devid, m->stripes[i].physical);
 	}
+}
+
+/* --repair: the good copy of a tree block goes over its bad copy. */
+struct copy_fix {
+	u64 bytenr;
+	int good, bad;
+};
+
+static int fix_copy(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct copy_fix *f = arg;
+	struct extent_buffer *eb;
+	int ret;
+
+	ret = btrfs_read_tree_block_mirror(ctx->fs, f->bytenr, f->good, &eb);
+	if (ret)
+		return ret;
+	ret = btrfs_write_tree_block_copies(ctx->fs, eb, f->bad);
+	if (!ret)
+		printf("Rewrote copy %d of tree block %llu from copy %d\n", f->bad, f->bytenr, f->good);
+	free_extent_buffer(eb);
+	return ret;
 }
 
 /* Bytes one device stripe of a chunk occupies. */
@@ -466,6 +489,51 @@ static void check_block_header(struct check_ctx *ctx, u64 tree_id, const struct 
 			    tname, eb->start, rev, BTRFS_MIXED_BACKREF_REV);
 }
 
+/*
+ * The copies of a DUP, RAID1(C3/C4) or RAID10 tree block other than the one the read
+ * used: a copy that differs from it and fails verification is damage that
+ * reads hide while the good copy lasts.  Report it, naming the copy's
+ * device and place, and queue its rewrite from the good copy.
+ */
+static void check_other_copies(struct check_ctx *ctx, u64 tree_id, const struct extent_buffer *eb,
+			       const struct tree_check *tc)
+{
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&ctx->fs->chunks, eb->start);
+	char nbuf[32], msg[256];
+	const char *tname = check_tree_name(tree_id, nbuf, sizeof(nbuf));
+	int n;
+
+	if (!c || (c->type & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)))
+		return;   /* RAID5/6 "mirrors" are rebuilds from parity */
+	n = btrfs_chunk_num_mirrors(c);
+	for (int m = 1; m <= n; m++) {
+		struct extent_buffer *copy = NULL;
+		struct btrfs_io_stripe where = { 0 };
+		int ret;
+
+		if (m == eb->mirror)
+			continue;
+		btrfs_chunk_map_one(c, eb->start, m, &where);
+		ret = btrfs_read_tree_block_mirror(ctx->fs, eb->start, m, &copy);
+		if (!ret && !memcmp(copy->data, eb->data, eb->len)) {
+			free_extent_buffer(copy);
+			continue;
+		}
+		if (ret)
+			snprintf(msg, sizeof(msg), "cannot be read");
+		else if (!btrfs_verify_tree_block(ctx->fs, copy, tc, NULL, msg, sizeof(msg)))
+			snprintf(msg, sizeof(msg), "differs from mirror %d though both verify", eb->mirror);
+		free_extent_buffer(copy);
+		check_error(ctx, "%s: tree block %llu mirror %d (devid %llu physical %llu) is bad: %s; mirror %d is good",
+			    tname, eb->start, m, where.devid, where.physical, msg, eb->mirror);
+		if (check_repairing(ctx)) {
+			struct copy_fix f = { eb->start, eb->mirror, m };
+
+			check_fixable(ctx, fix_copy, &f, sizeof(f));
+		}
+	}
+}
+
 static int account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_id, const struct extent_buffer *eb)
 {
 	u32 nr = btrfs_eb_nritems(eb), i, used = 0;
@@ -560,6 +628,7 @@ static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const stru
 	top = 0;
 	lv[0].eb = eb;
 	lv[0].slot = 0;
+	check_other_copies(ctx, tree->objectid, eb, &tc);
 	ret = account_block(ctx, st, tree->objectid, eb);
 	if (ret) {
 		free_extent_buffer(eb);
@@ -615,6 +684,7 @@ static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const stru
 			ret = 0;
 			continue;
 		}
+		check_other_copies(ctx, tree->objectid, child, &tc);
 		ret = account_block(ctx, st, tree->objectid, child);
 		if (ret) {
 			free_extent_buffer(child);

@@ -550,6 +550,10 @@ static int dir_entries(struct fr_tree *t, const struct extent_buffer *eb, int sl
 		t->cur.dir_size += nl;
 		if (key->type == BTRFS_DIR_INDEX_KEY && n++)
 			INODE_ERR(t, key->objectid, "dir index %llu holds more than one entry", key->offset);
+		/* the flag is reserved for encrypted names, which no kernel writes */
+		if (btrfs_dir_type(di) & BTRFS_FT_ENCRYPTED)
+			INODE_ERR(t, key->objectid, "directory entry '%.*s' has type 0x%x: the encrypted-name flag on a filesystem without encryption",
+				  (int)nl, (char *)(p + sizeof(*di)), btrfs_dir_type(di));
 		if (loc.type == BTRFS_INODE_ITEM_KEY)
 			ret = add_name(t, key->type == BTRFS_DIR_ITEM_KEY ? 'D' : 'X', key->objectid,
 				       loc.objectid,

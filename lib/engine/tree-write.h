@@ -74,4 +74,14 @@ int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *b
 /* Complete (read) and write the pending RAID5/6 rows, then fsync every device. */
 int btrfs_block_writer_flush(struct btrfs_block_writer *w);
 
+struct btrfs_fs_info;
+/*
+ * Write eb's bytes as they are (checksummed already) over copy mirror
+ * (1-based; 0 every copy) of the tree block at eb->start of an opened
+ * filesystem, each device fsynced (tree-copy.c): the kernel's read repair,
+ * for check --repair and the corruption tool.  Every copy is mapped before
+ * one is written.  Not for RAID5/6 (-EOPNOTSUPP).
+ */
+int btrfs_write_tree_block_copies(struct btrfs_fs_info *fs, const struct extent_buffer *eb, int mirror);
+
 #endif

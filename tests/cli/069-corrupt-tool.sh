@@ -5,6 +5,7 @@
 # changes what dump-tree shows and is found by our check (exit 1, the message
 # naming what is wrong); a bad request exits 1 and writes nothing.
 . "$TOP/tests/lib/common.sh"
+check_prereq progs
 CB=$TOOL_DIR/corrupt-block
 [ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
 src=$T/src
@@ -42,7 +43,7 @@ corrupt "$T/img" delete 5 "$ino,INODE_REF,256" -- "has no inode ref for it"
 corrupt "$T/img" dup 5 "$ino,INODE_REF,256" -- "bad key order"
 corrupt "$T/img" swap 5 "$ino,INODE_REF,256" "$ino,INODE_ITEM,0" -- "slot=.*unexpected item end\|bad key order"
 corrupt "$T/img" header 5 "$ino,INODE_ITEM,0" generation +100 -- "parent transid verify failed"
-leaf=$(sed -n 's/^wrote block \([0-9]*\) mirror 1 .*/\1/p' "$T/edit")
+leaf=$(sed -n 's/^wrote block \([0-9]*\) every copy of 2$/\1/p' "$T/edit")
 [ -n "$leaf" ] || _fail "no block number in the tool's output"
 corrupt "$T/img" block "$leaf" nritems 0 -- "root 5 must never be empty"
 # the top directory's own ref names itself '..' with index 0
@@ -71,11 +72,21 @@ super "invalid bytes_used 4096" bytes_used 4096
 super "super num devices mismatch, have 2 expect 1" num_devices 2
 super "the free space tree exists but the superblock's compat_ro flags 0xa lack FREE_SPACE_TREE" compat_ro_flags -1
 super "the block group tree exists but the superblock's compat_ro flags 0x3 lack BLOCK_GROUP_TREE" compat_ro_flags -8
-# one copy of a DUP block: the tool writes only mirror 2
-cp --sparse=always "$img0" "$T/img"
-run_check "$CB" --mirror 2 --no-csum "$T/img" field 5 "$ino,INODE_ITEM,0" mode 0 > "$T/edit" 2>&1
-assert_grep '^wrote block [0-9]* mirror 2 ' "$T/edit"
-assert_not_grep 'mirror 1' "$T/edit"
+# one copy of a DUP block bad, the other good: check names the bad copy, and
+# --repair writes the good one over it (Debian's check too is clean then)
+for bad in 1 2; do
+	good=$((3 - bad))
+	cp --sparse=always "$img0" "$T/img"
+	run_check "$CB" --mirror $bad --no-csum "$T/img" field 5 "$ino,INODE_ITEM,0" mode 0 > "$T/edit" 2>&1
+	assert_grep "^wrote block [0-9]* copy $bad\$" "$T/edit"
+	expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+	assert_grep "fs tree: tree block [0-9]* mirror $bad (devid 1 physical [0-9]*) is bad: checksum mismatch.*; mirror $good is good" "$T/check"
+	run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+	assert_grep "^Rewrote copy $bad of tree block [0-9]* from copy $good\$" "$T/repair"
+	run_check "$BTRFS" check "$T/img" > "$T/check" 2>&1
+	assert_grep "no error found" "$T/check"
+	run_check /usr/bin/btrfs check "$T/img" > "$T/check" 2>&1
+done
 
 # refusals: exit 1 with a message, the image unchanged
 cp --sparse=always "$img0" "$T/img"
@@ -89,6 +100,6 @@ refuse "no field 'nosuch' in struct btrfs_inode_item" "$T/img" field 5 "$ino,INO
 refuse "beyond the item's" "$T/img" field 5 "$ino,INODE_REF,256" u64@100 1
 refuse "not found in tree 5" "$T/img" field 5 99999,INODE_ITEM,0 nlink 1
 refuse "bad tree id or key" "$T/img" field 5 1,NO_SUCH_TYPE,0 nlink 1
-refuse "no mirror 3" --mirror 3 "$T/img" field 5 "$ino,INODE_ITEM,0" nlink 1
+refuse "has 2 copies, no copy 3" --mirror 3 "$T/img" field 5 "$ino,INODE_ITEM,0" nlink 1
 refuse "usage:" "$T/img" frobnicate 5
 echo "all edits found by check, refusals wrote nothing"

@@ -47,6 +47,7 @@
 #include <fcntl.h>
 #include "lib/read/disk-io.h"
 #include "lib/read/super.h"
+#include "lib/engine/tree-write.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 #include "print/print-tree.h"
@@ -384,35 +385,17 @@ static int find_block(struct btrfs_fs_info *fs, u64 tree_id, const struct btrfs_
 typedef int (*edit_fn)(struct extent_buffer *eb, const struct target *tg, char **args);
 
 /*
- * Read the block (verified when possible, else mirror 1's raw bytes), apply
- * edit, recompute the checksum unless told not to, and write the copies.
+ * Read the block (verified when possible, else the raw bytes of the copy
+ * named or copy 1), apply edit, recompute the checksum unless told not to,
+ * and write the copies (all, or the one named) through the library's copy
+ * writer, which maps every copy before it writes one.
  */
 static int edit_block(struct btrfs_fs_info *fs, const struct target *tg, int mirror, bool csum,
 		      edit_fn edit, char **args)
 {
-	const struct btrfs_chunk_map *chunk = btrfs_chunk_lookup(&fs->chunks, tg->bytenr);
-	struct btrfs_io_stripe stripes[BTRFS_MAX_MIRRORS];
-	struct btrfs_device *devs[BTRFS_MAX_MIRRORS];
 	struct extent_buffer *eb = NULL;
-	int nmirrors, ret;
+	int ret;
 
-	if (!chunk) {
-		error("block %llu is in no chunk", tg->bytenr);
-		return -EINVAL;
-	}
-	if (chunk->type & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)) {
-		error("block %llu is in a RAID5/6 chunk: not supported (parity would be stale)", tg->bytenr);
-		return -EOPNOTSUPP;
-	}
-	nmirrors = btrfs_chunk_num_mirrors(chunk);
-	if (nmirrors < 1 || nmirrors > BTRFS_MAX_MIRRORS) {
-		error("block %llu: chunk with %d copies", tg->bytenr, nmirrors);
-		return -EINVAL;
-	}
-	if (mirror > nmirrors) {
-		error("block %llu has %d copies, no mirror %d", tg->bytenr, nmirrors, mirror);
-		return -EINVAL;
-	}
 	if (btrfs_read_tree_block(fs, tg->bytenr, NULL, &eb) &&
 	    btrfs_read_tree_block_mirror(fs, tg->bytenr, mirror ? mirror : 1, &eb)) {
 		error("cannot read block %llu", tg->bytenr);
@@ -427,42 +410,10 @@ static int edit_block(struct btrfs_fs_info *fs, const struct target *tg, int mir
 		btrfs_csum_tree_block(fs, eb, sum);
 		memcpy(eb->data, sum, BTRFS_CSUM_SIZE);
 	}
-	/* map every copy first: a copy that cannot be written stops before any is */
-	for (int m = 1; m <= nmirrors; m++) {
-		struct btrfs_io_stripe *st = &stripes[m - 1];
-
-		devs[m - 1] = NULL;
-		if (mirror && m != mirror)
-			continue;
-		ret = btrfs_chunk_map_one(chunk, tg->bytenr, m, st);
-		if (ret || st->len < eb->len) {
-			error("block %llu mirror %d cannot be mapped to one stripe", tg->bytenr, m);
-			ret = -EINVAL;
-			goto out;
-		}
-		devs[m - 1] = btrfs_find_device(&fs->devices, st->devid, NULL);
-		if (!devs[m - 1] || devs[m - 1]->fd < 0) {
-			error("block %llu mirror %d: device %llu is missing", tg->bytenr, m, st->devid);
-			ret = -ENODEV;
-			goto out;
-		}
-	}
-	for (int m = 1; m <= nmirrors; m++) {
-		const struct btrfs_io_stripe *st = &stripes[m - 1];
-		struct btrfs_device *dev = devs[m - 1];
-
-		if (!dev)
-			continue;
-		if (pwrite(dev->fd, eb->data, eb->len, (off_t)st->physical) != (ssize_t)eb->len ||
-		    fsync(dev->fd)) {
-			error("writing block %llu mirror %d to %s: %m", tg->bytenr, m, dev->path);
-			ret = -EIO;
-			goto out;
-		}
-		printf("wrote block %llu mirror %d (devid %llu physical %llu)\n", tg->bytenr, m,
-		       st->devid, st->physical);
-	}
-	ret = 0;
+	ret = btrfs_write_tree_block_copies(fs, eb, mirror);
+	if (!ret)
+		printf("wrote block %llu %s%d\n", tg->bytenr, mirror ? "copy " : "every copy of ",
+		       mirror ? mirror : btrfs_num_mirrors(fs, tg->bytenr));
 out:
 	free_extent_buffer(eb);
 	return ret;
