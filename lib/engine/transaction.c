@@ -151,7 +151,6 @@ int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct trans_block *tb;
-	struct btrfs_header *h;
 	struct extent_buffer *eb;
 	struct wblock_group *bg;
 	u64 bytenr;
@@ -168,14 +167,7 @@ int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent
 		ea_return_range(t, bytenr);
 		return -ENOMEM;
 	}
-	h = btrfs_header(eb);
-	memcpy(h->fsid, fs->geo.fsid, BTRFS_FSID_SIZE);
-	memcpy(h->chunk_tree_uuid, fs->geo.chunk_tree_uuid, BTRFS_UUID_SIZE);
-	btrfs_set_header_bytenr(h, bytenr);
-	btrfs_set_header_flags(h, (u64)BTRFS_MIXED_BACKREF_REV << BTRFS_BACKREF_REV_SHIFT);
-	btrfs_set_header_generation(h, t->transid);
-	btrfs_set_header_owner(h, owner);
-	btrfs_set_header_level(h, (u8)level);
+	btrfs_init_header(eb, fs->geo.fsid, fs->geo.chunk_tree_uuid, t->transid, owner, level);
 	tb->eb = eb;
 	tb->owner = owner;
 	ret = hash_insert(t, tb);

@@ -280,8 +280,7 @@ static int retreat(struct btrfs_fs_info *fs, struct btrfs_path *path, int L)
 
 /* ---- search ---- */
 
-/* 0 and the slot of key, or 1 and the first slot with a greater key. */
-static int bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, int *slot)
+int btrfs_bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, int *slot)
 {
 	int lo = 0, hi = btrfs_eb_nritems(eb);
 	bool node = btrfs_eb_level(eb) > 0;
@@ -346,7 +345,7 @@ int btrfs_search_slot_ro(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *
 	}
 	for (;;) {
 		eb = path->nodes[level];
-		ret = bin_search(eb, key, &slot);
+		ret = btrfs_bin_search(eb, key, &slot);
 		if (level == 0) {
 			path->slots[0] = slot;
 			return ret;

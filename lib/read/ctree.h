@@ -164,6 +164,13 @@ struct btrfs_path {
 	u8 have_last;                 /* bit l: last_key[l] is set */
 };
 
+/*
+ * The key's place in one leaf or node, for readers and the CoW b-tree alike:
+ * 0 and the slot holding key, or 1 and the first slot with a greater key
+ * (nritems when none).
+ */
+int btrfs_bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, int *slot);
+
 void btrfs_init_path(struct btrfs_path *path);
 void btrfs_release_path(struct btrfs_path *path);
 
