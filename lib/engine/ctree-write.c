@@ -124,47 +124,8 @@ static void node_move_ptrs(struct extent_buffer *dst, int dst_slot, struct exten
 
 /* ---- paths ---- */
 
-void btrfs_wpath_init(struct btrfs_wpath *p)
-{
-	memset(p, 0, sizeof(*p));
-}
-
-static void path_drop_level(struct btrfs_wpath *p, int l)
-{
-	if (p->owned[l])
-		free_extent_buffer(p->nodes[l]);
-	p->nodes[l] = NULL;
-	p->owned[l] = false;
-	p->slots[l] = 0;
-}
-
-void btrfs_wpath_release(struct btrfs_wpath *p)
-{
-	int lowest = p->lowest_level;
-
-	for (int l = 0; l < BTRFS_MAX_LEVEL; l++)
-		path_drop_level(p, l);
-	memset(p, 0, sizeof(*p));
-	p->lowest_level = lowest;
-}
-
-void *btrfs_wpath_item_ptr(const struct btrfs_wpath *path)
-{
-	return btrfs_leaf_item_ptr(path->nodes[0], path->slots[0]);
-}
-
-u32 btrfs_wpath_item_size(const struct btrfs_wpath *path)
-{
-	return btrfs_leaf_item_size(path->nodes[0], path->slots[0]);
-}
-
-void btrfs_wpath_item_key(const struct btrfs_wpath *path, struct btrfs_key *key)
-{
-	btrfs_item_key_to_cpu(path->nodes[0], key, path->slots[0]);
-}
-
 /* Set the key of nodes[level] at slots[level], and upwards while that slot is 0. */
-static void fixup_low_keys(struct btrfs_wpath *path, const struct btrfs_disk_key *key, int level)
+static void fixup_low_keys(struct btrfs_path *path, const struct btrfs_disk_key *key, int level)
 {
 	for (int l = level; l < BTRFS_MAX_LEVEL && path->nodes[l]; l++) {
 		btrfs_node_key_ptr(path->nodes[l], path->slots[l])->key = *key;
@@ -202,14 +163,14 @@ static int cow_copy(struct btrfs_trans *t, struct btrfs_wroot *root, const struc
 }
 
 /* Make nodes[level] of the path dirty, moving the parent pointer or the root. */
-static int cow_path_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int cow_path_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 			  int level)
 {
 	struct extent_buffer *eb = path->nodes[level], *neb;
 	int ret;
 
-	if (!path->owned[level])
-		return 0;       /* borrowed = already dirty */
+	if (path->borrowed[level])
+		return 0;       /* already dirty */
 	ret = cow_copy(t, root, eb, &neb);
 	if (ret < 0)
 		return ret;
@@ -225,7 +186,7 @@ static int cow_path_block(struct btrfs_trans *t, struct btrfs_wroot *root, struc
 	}
 	free_extent_buffer(eb);
 	path->nodes[level] = neb;
-	path->owned[level] = false;
+	path->borrowed[level] = true;
 	return 0;
 }
 
@@ -256,19 +217,25 @@ static int cow_child(struct btrfs_trans *t, struct btrfs_wroot *root, struct ext
 	return 0;
 }
 
-static int read_path_child(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
-			   int level)
+/*
+ * The child at slots[level] of nodes[level] into nodes[level - 1], read
+ * through the path's transaction (btrfs_path.read_child of the engine's
+ * paths: the one descent and next/previous item of lib/read/ctree.c call it).
+ */
+static int trans_path_read_child(struct btrfs_path *path, int level)
 {
 	struct extent_buffer *parent = path->nodes[level];
 	struct btrfs_key_ptr *p = btrfs_node_key_ptr(parent, path->slots[level]);
+	bool owned = false;
 	int ret;
 
-	path_drop_level(path, level - 1);
-	ret = trans_read_block(t, root->objectid, btrfs_key_blockptr(p), level - 1,
-			       btrfs_key_generation(p), &p->key, &path->nodes[level - 1],
-			       &path->owned[level - 1]);
+	if (!path->borrowed[level - 1])
+		free_extent_buffer(path->nodes[level - 1]);
+	ret = trans_read_block(path->trans, path->root->objectid, btrfs_key_blockptr(p), level - 1,
+			       btrfs_key_generation(p), &p->key, &path->nodes[level - 1], &owned);
 	if (ret < 0)
 		path->nodes[level - 1] = NULL;
+	path->borrowed[level - 1] = ret == 0 && !owned;
 	path->slots[level - 1] = 0;
 	return ret;
 }
@@ -276,7 +243,7 @@ static int read_path_child(struct btrfs_trans *t, struct btrfs_wroot *root, stru
 /* ---- growing ---- */
 
 /* A new root node above the current root (which is dirty, at path). */
-static int grow_root(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path)
+static int grow_root(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path)
 {
 	int level = root->level + 1;
 	struct extent_buffer *old = path->nodes[root->level], *n;
@@ -298,12 +265,12 @@ static int grow_root(struct btrfs_trans *t, struct btrfs_wroot *root, struct btr
 	root->level = level;
 	root->dirty = true;
 	path->nodes[level] = n;
-	path->owned[level] = false;
+	path->borrowed[level] = true;
 	path->slots[level] = 0;
 	return 0;
 }
 
-static int insert_ptr(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int insert_ptr(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 		      int level, int slot, const struct btrfs_disk_key *key, u64 bytenr)
 {
 	struct extent_buffer *n = path->nodes[level];
@@ -319,7 +286,7 @@ static int insert_ptr(struct btrfs_trans *t, struct btrfs_wroot *root, struct bt
 	return 0;
 }
 
-static int split_node(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int split_node(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 		      int level)
 {
 	struct extent_buffer *c, *right;
@@ -356,7 +323,7 @@ static int split_node(struct btrfs_trans *t, struct btrfs_wroot *root, struct bt
  * leaf gets need free bytes; the item at the path stays.  0 done, 1 not
  * possible (nothing moved), < 0 error.
  */
-static int push_leaf_right(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int push_leaf_right(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 			   u32 need, bool existing)
 {
 	struct extent_buffer *l = path->nodes[0], *parent = path->nodes[1], *right;
@@ -391,7 +358,7 @@ static int push_leaf_right(struct btrfs_trans *t, struct btrfs_wroot *root, stru
 }
 
 /* The same to the left sibling with leading items before the path's slot. */
-static int push_leaf_left(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int push_leaf_left(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 			  u32 need)
 {
 	struct extent_buffer *l = path->nodes[0], *parent = path->nodes[1], *left;
@@ -426,7 +393,7 @@ static int push_leaf_left(struct btrfs_trans *t, struct btrfs_wroot *root, struc
 }
 
 /* Split the leaf at mid: items [mid, nr) go to a new right leaf. */
-static int split_leaf_at(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int split_leaf_at(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 			 u32 mid, const struct btrfs_key *key, bool to_right)
 {
 	struct extent_buffer *l, *right;
@@ -471,7 +438,7 @@ static int split_leaf_at(struct btrfs_trans *t, struct btrfs_wroot *root, struct
  * halves fit, else isolate the slot and try again.
  */
 static int split_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		      struct btrfs_wpath *path, u32 need, bool existing)
+		      struct btrfs_path *path, u32 need, bool existing)
 {
 	int iter, ret;
 
@@ -550,102 +517,88 @@ static int split_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, const str
 
 /* ---- search ---- */
 
-/* insert: the caller adds a new item, so a key found needs no room. */
-static int search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		       struct btrfs_wpath *path, int ins_len, int cow, bool insert)
+/*
+ * The engine's search is the one descent of lib/read/ctree.c
+ * (btrfs_search_descend) on a path that reads through the transaction, with
+ * two steps added: copy on write of every block entered (cow) and, for an
+ * insertion of ins_len bytes, splitting a full leaf or a nearly full node on
+ * the way down.  Without them (cow = 0, ins_len <= 0) it is the read-only
+ * search of the tree as this transaction sees it.
+ */
+struct search_steps {
+	struct btrfs_trans *t;
+	struct btrfs_wroot *root;
+	int ins_len;
+	bool insert;    /* the caller adds a new item, so a key found needs no room */
+};
+
+static int search_cow(struct btrfs_path *path, int level, void *arg)
 {
-	int level = root->level, ret, slot;
+	struct search_steps *s = arg;
+
+	return cow_path_block(s->t, s->root, path, level);
+}
+
+static int search_split(struct btrfs_path *path, int level, const struct btrfs_key *key, int found,
+			void *arg)
+{
+	struct search_steps *s = arg;
+	struct extent_buffer *eb = path->nodes[level];
+
+	if (s->ins_len <= 0)
+		return 0;
+	if (level == 0) {
+		if (btrfs_leaf_free_space(eb) < s->ins_len && !(s->insert && found == 0))
+			return split_leaf(s->t, s->root, key, path, (u32)s->ins_len, found == 0);
+		return 0;
+	}
+	if (btrfs_eb_nritems(eb) + 3 >= btrfs_node_max_ptrs(eb))
+		return split_node(s->t, s->root, path, level);
+	return 0;
+}
+
+static const struct btrfs_search_ops cow_search_ops = {
+	.enter = search_cow,
+	.leave = search_split,
+};
+
+static int search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		       struct btrfs_path *path, int ins_len, int cow, bool insert)
+{
+	struct search_steps steps = { .t = t, .root = root, .ins_len = ins_len, .insert = insert };
+	int level = root->level, ret;
+	bool owned = false;
 
 	if (ins_len > 0 && !cow)
 		return -EINVAL;
-	btrfs_wpath_release(path);
+	btrfs_release_path(path);
+	path->trans = t;
+	path->root = root;
+	path->read_child = trans_path_read_child;
+	path->tree.objectid = root->objectid;
 	ret = trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &path->nodes[level],
-			       &path->owned[level]);
+			       &owned);
 	if (ret < 0) {
 		path->nodes[level] = NULL;
 		return ret;
 	}
-	for (;;) {
-		struct extent_buffer *eb;
-
-		if (cow) {
-			ret = cow_path_block(t, root, path, level);
-			if (ret < 0)
-				goto fail;
-		}
-		eb = path->nodes[level];
-		ret = btrfs_bin_search(eb, key, &slot);
-		if (level == 0) {
-			int err;
-
-			path->slots[0] = slot;
-			if (ins_len > 0 && btrfs_leaf_free_space(eb) < ins_len && !(insert && ret == 0)) {
-				err = split_leaf(t, root, key, path, (u32)ins_len, ret == 0);
-				if (err < 0) {
-					ret = err;
-					goto fail;
-				}
-			}
-			return ret;
-		}
-		if (ret && slot > 0)
-			slot--;
-		path->slots[level] = slot;
-		if (ins_len > 0 && btrfs_eb_nritems(eb) + 3 >= btrfs_node_max_ptrs(eb)) {
-			int err = split_node(t, root, path, level);
-
-			if (err < 0) {
-				ret = err;
-				goto fail;
-			}
-		}
-		if (level == path->lowest_level)
-			return ret;
-		ret = read_path_child(t, root, path, level);
-		if (ret < 0)
-			goto fail;
-		level--;
-	}
-fail:
-	btrfs_wpath_release(path);
+	path->borrowed[level] = !owned;
+	ret = btrfs_search_descend(path, level, key, cow ? &cow_search_ops : NULL, &steps);
+	if (ret < 0)
+		btrfs_release_path(path);
 	return ret;
 }
 
 int btrfs_search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		      struct btrfs_wpath *path, int ins_len, int cow)
+		      struct btrfs_path *path, int ins_len, int cow)
 {
 	return search_slot(t, root, key, path, ins_len, cow, false);
-}
-
-int btrfs_wnext_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path)
-{
-	int l, ret;
-
-	if (!path->nodes[0])
-		return -EINVAL;
-	if ((u32)path->slots[0] + 1 < btrfs_eb_nritems(path->nodes[0])) {
-		path->slots[0]++;
-		return 0;
-	}
-	for (l = 1; l < BTRFS_MAX_LEVEL && path->nodes[l]; l++) {
-		if ((u32)path->slots[l] + 1 < btrfs_eb_nritems(path->nodes[l]))
-			break;
-	}
-	if (l >= BTRFS_MAX_LEVEL || !path->nodes[l])
-		return 1;
-	path->slots[l]++;
-	for (; l > 0; l--) {
-		ret = read_path_child(t, root, path, l);
-		if (ret < 0)
-			return ret;
-	}
-	return btrfs_eb_nritems(path->nodes[0]) ? 0 : 1;
 }
 
 /* ---- insert ---- */
 
 int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
-			     struct btrfs_wpath *path, const struct btrfs_key *keys,
+			     struct btrfs_path *path, const struct btrfs_key *keys,
 			     const u32 *sizes, int nr)
 {
 	struct extent_buffer *l;
@@ -671,7 +624,7 @@ int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
 	if (ret < 0)
 		return ret;
 	if (ret == 0) {
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 		return -EEXIST;
 	}
 	l = path->nodes[0];
@@ -679,7 +632,7 @@ int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
 	if ((u32)slot < btrfs_eb_nritems(l)) {
 		block_key(l, slot, &dk);
 		if (btrfs_comp_keys(&dk, &keys[nr - 1]) <= 0) {
-			btrfs_wpath_release(path);
+			btrfs_release_path(path);
 			return -EEXIST;
 		}
 	}
@@ -696,27 +649,27 @@ int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
 int btrfs_insert_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
 		      const void *data, u32 size)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_insert_empty_items(t, root, &path, key, &size, 1);
 	if (ret == 0 && size)
-		memcpy(btrfs_wpath_item_ptr(&path), data, size);
-	btrfs_wpath_release(&path);
+		memcpy(btrfs_path_item_ptr(&path), data, size);
+	btrfs_release_path(&path);
 	return ret;
 }
 
 /* ---- extend / truncate ---- */
 
-int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 extra)
+int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_path *path, u32 extra)
 {
 	struct extent_buffer *l = path->nodes[0];
 	int slot = path->slots[0];
 	u32 off, sz, dend, nr;
 	u8 *ld;
 
-	if (!l || path->owned[0] || (u32)slot >= btrfs_eb_nritems(l))
+	if (!l || !path->borrowed[0] || (u32)slot >= btrfs_eb_nritems(l))
 		return -EINVAL;
 	if (btrfs_leaf_free_space(l) < (int)extra) {
 		error("leaf %llu: no room to extend slot %d by %u bytes (search with ins_len)",
@@ -737,7 +690,7 @@ int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 extra
 	return 0;
 }
 
-int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new_size,
+int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_path *path, u32 new_size,
 			bool from_end)
 {
 	struct extent_buffer *l = path->nodes[0];
@@ -745,7 +698,7 @@ int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new
 	u32 off, sz, dend, nr, d;
 	u8 *ld;
 
-	if (!l || path->owned[0] || (u32)slot >= btrfs_eb_nritems(l))
+	if (!l || !path->borrowed[0] || (u32)slot >= btrfs_eb_nritems(l))
 		return -EINVAL;
 	off = btrfs_leaf_item_offset(l, slot);
 	sz = btrfs_leaf_item_size(l, slot);
@@ -778,7 +731,7 @@ int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new
  * Remove nodes[level] (empty or merged away) from its parent and free it;
  * a parent left empty goes too.
  */
-static int remove_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int remove_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 			int level)
 {
 	struct extent_buffer *eb = path->nodes[level], *parent = path->nodes[level + 1];
@@ -788,7 +741,7 @@ static int remove_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct 
 
 	node_remove_ptr(parent, pslot);
 	path->nodes[level] = NULL;
-	path->owned[level] = false;
+	path->borrowed[level] = false;
 	ret = trans_free_block(t, bytenr, root->objectid, level);
 	if (ret < 0)
 		return ret;
@@ -809,7 +762,7 @@ static int remove_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct 
 }
 
 /* A leaf left small: move all its items into a neighbour and drop it. */
-static int merge_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path)
+static int merge_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path)
 {
 	struct extent_buffer *l = path->nodes[0], *parent = path->nodes[1], *sib;
 	int pslot = path->slots[1], ret;
@@ -844,7 +797,7 @@ static int merge_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, struct bt
 }
 
 /* Nodes on the path left small are merged with a neighbour. */
-static int merge_nodes_up(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path)
+static int merge_nodes_up(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path)
 {
 	int level, ret;
 
@@ -924,14 +877,14 @@ static int shrink_root(struct btrfs_trans *t, struct btrfs_wroot *root)
 	return 0;
 }
 
-int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 		    int slot, int nr)
 {
 	struct extent_buffer *l = path->nodes[0];
 	int ret = 0;
 
-	if (!l || path->owned[0] || slot < 0 || nr <= 0 || (u32)(slot + nr) > btrfs_eb_nritems(l)) {
-		btrfs_wpath_release(path);
+	if (!l || !path->borrowed[0] || slot < 0 || nr <= 0 || (u32)(slot + nr) > btrfs_eb_nritems(l)) {
+		btrfs_release_path(path);
 		return -EINVAL;
 	}
 	leaf_remove(l, slot, nr);
@@ -951,7 +904,7 @@ int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrf
 		if (ret == 0)
 			ret = merge_nodes_up(t, root, path);
 	}
-	btrfs_wpath_release(path);
+	btrfs_release_path(path);
 	if (ret == 0)
 		ret = shrink_root(t, root);
 	return ret;
@@ -959,72 +912,22 @@ int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrf
 
 int btrfs_delete_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, key, &path, -1, 1);
 	if (ret < 0)
 		return ret;
 	if (ret > 0) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return -ENOENT;
 	}
 	return btrfs_del_items(t, root, &path, path.slots[0], 1);
 }
 
-int btrfs_wprev_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path)
+int btrfs_trans_search_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+			   enum btrfs_search_mode mode, struct btrfs_path *path, struct btrfs_key *found)
 {
-	int l, ret;
-
-	if (!path->nodes[0])
-		return -EINVAL;
-	if (path->slots[0] > 0) {
-		path->slots[0]--;
-		return 0;
-	}
-	for (l = 1; l < BTRFS_MAX_LEVEL && path->nodes[l]; l++) {
-		if (path->slots[l] > 0)
-			break;
-	}
-	if (l >= BTRFS_MAX_LEVEL || !path->nodes[l])
-		return 1;
-	path->slots[l]--;
-	for (; l > 0; l--) {
-		ret = read_path_child(t, root, path, l);
-		if (ret < 0)
-			return ret;
-		path->slots[l - 1] = (int)btrfs_eb_nritems(path->nodes[l - 1]) - 1;
-	}
-	return path->slots[0] >= 0 ? 0 : 1;
-}
-
-int btrfs_wsearch_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		      enum btrfs_search_mode mode, struct btrfs_wpath *path, struct btrfs_key *found)
-{
-	int ret;
-
-	ret = btrfs_search_slot(t, root, key, path, 0, 0);
-	if (ret < 0)
-		return ret;
-	if (mode == BTRFS_SEARCH_EXACT) {
-		if (ret == 0 && found)
-			btrfs_wpath_item_key(path, found);
-		return ret;
-	}
-	if (mode == BTRFS_SEARCH_NEXT) {
-		if ((u32)path->slots[0] >= btrfs_eb_nritems(path->nodes[0])) {
-			path->slots[0] = (int)btrfs_eb_nritems(path->nodes[0]) - 1;
-			ret = btrfs_wnext_item(t, root, path);
-			if (ret)
-				return ret;
-		}
-	} else if (ret == 1) {
-		ret = btrfs_wprev_item(t, root, path);
-		if (ret)
-			return ret;
-	}
-	if (found)
-		btrfs_wpath_item_key(path, found);
-	return 0;
+	return btrfs_search_position(path, btrfs_search_slot(t, root, key, path, 0, 0), mode, found);
 }
