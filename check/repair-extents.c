@@ -151,12 +151,12 @@ static int delete_extent_records(struct btrfs_trans *t, struct btrfs_wroot *exte
 {
 	for (;;) {
 		struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, 0 }, found;
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		int ret;
 
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
-		btrfs_wpath_release(&path);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
+		btrfs_release_path(&path);
 		if (ret < 0)
 			return ret;
 		/* the record types sort together, before a block group item of the same start */
@@ -192,32 +192,32 @@ static int delete_csums(struct check_ctx *ctx, struct btrfs_trans *t, u64 start,
 		return 0;
 	while (ret == 0) {
 		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, end - 1 }, found;
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		u64 istart, iend;
 		u32 size;
 		u8 *data;
 
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(t, csum, &key, BTRFS_SEARCH_PREV, &path, &found);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(t, csum, &key, BTRFS_SEARCH_PREV, &path, &found);
 		if (ret) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return ret < 0 ? ret : 0;
 		}
-		size = btrfs_wpath_item_size(&path);
+		size = btrfs_path_item_size(&path);
 		istart = found.offset;
 		iend = istart + (u64)(size / cs) * ss;
 		if (found.objectid != BTRFS_EXTENT_CSUM_OBJECTID || found.type != BTRFS_EXTENT_CSUM_KEY ||
 		    iend <= start) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return 0;
 		}
 		data = malloc(size);
 		if (!data) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return -ENOMEM;
 		}
-		memcpy(data, btrfs_wpath_item_ptr(&path), size);
-		btrfs_wpath_release(&path);
+		memcpy(data, btrfs_path_item_ptr(&path), size);
+		btrfs_release_path(&path);
 		ret = btrfs_delete_item(t, csum, &found);
 		if (ret == 0 && istart < start)
 			ret = insert_csums(t, csum, istart, data, (u32)((start - istart) / ss * cs));

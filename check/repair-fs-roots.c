@@ -31,23 +31,23 @@ static int get_root(struct btrfs_trans *t, u64 id, struct btrfs_wroot **root)
  * 0, -ENOENT (printed), or another error.
  */
 static int inode_item(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino,
-		      struct btrfs_wpath *path, struct btrfs_inode_item **ii)
+		      struct btrfs_path *path, struct btrfs_inode_item **ii)
 {
 	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
 	int ret;
 
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	ret = btrfs_search_slot(t, root, &key, path, 0, 1);
-	if (ret == 0 && btrfs_wpath_item_size(path) < sizeof(**ii))
+	if (ret == 0 && btrfs_path_item_size(path) < sizeof(**ii))
 		ret = -EUCLEAN;
 	if (ret) {
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 		if (ret > 0)
 			ret = -ENOENT;
 		error("repair: root %llu inode %llu: inode item: %s", root->objectid, ino, strerror(-ret));
 		return ret;
 	}
-	*ii = btrfs_wpath_item_ptr(path);
+	*ii = btrfs_path_item_ptr(path);
 	return 0;
 }
 
@@ -55,7 +55,7 @@ static int inode_item(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino,
 static int adjust_inode(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino, s64 dsize,
 			s32 dnlink)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_inode_item *ii;
 	int ret = inode_item(t, root, ino, &path, &ii);
 
@@ -64,7 +64,7 @@ static int adjust_inode(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino
 	btrfs_set_inode_size(ii, btrfs_inode_size(ii) + (u64)dsize);
 	btrfs_set_inode_nlink(ii, btrfs_inode_nlink(ii) + (u32)dnlink);
 	btrfs_set_inode_transid(ii, t->transid);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return 0;
 }
 
@@ -73,7 +73,7 @@ int rfr_set_inode_field(struct check_ctx *ctx __unused, struct btrfs_trans *t, v
 	static const char *const names[] = { "nlink", "isize", "nbytes" };
 	const struct rfr_set_inode *f = arg;
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_inode_item *ii;
 	int ret = get_root(t, f->root, &root);
 
@@ -86,7 +86,7 @@ int rfr_set_inode_field(struct check_ctx *ctx __unused, struct btrfs_trans *t, v
 	case RFR_SIZE: btrfs_set_inode_size(ii, f->value); break;
 	case RFR_NBYTES: btrfs_set_inode_nbytes(ii, f->value); break;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	printf("root %llu inode %llu: %s set to %llu\n", f->root, f->ino, names[f->field], f->value);
 	return 0;
 }
@@ -218,10 +218,10 @@ int rfr_add_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *a
  * The entry of n in the item at path (cow search): its offset in the item
  * and length, or -ENOENT.
  */
-static int find_entry(const struct btrfs_wpath *path, const struct rfr_name *n, u32 *off, u32 *len)
+static int find_entry(const struct btrfs_path *path, const struct rfr_name *n, u32 *off, u32 *len)
 {
-	u8 *p = btrfs_wpath_item_ptr(path);
-	u32 size = btrfs_wpath_item_size(path), o = 0;
+	u8 *p = btrfs_path_item_ptr(path);
+	u32 size = btrfs_path_item_size(path), o = 0;
 
 	while (o + sizeof(struct btrfs_dir_item) <= size) {
 		struct btrfs_dir_item *di = (struct btrfs_dir_item *)(p + o);
@@ -244,19 +244,19 @@ static int find_entry(const struct btrfs_wpath *path, const struct rfr_name *n, 
 
 /* Search the entry's item for a change (ins_len < 0: maybe deleted): 0 or a negative errno. */
 static int search_entry(struct btrfs_trans *t, struct btrfs_wroot *root, const struct rfr_name *n,
-			int ins_len, struct btrfs_wpath *path, u32 *off, u32 *len)
+			int ins_len, struct btrfs_path *path, u32 *off, u32 *len)
 {
 	struct btrfs_key key = entry_key(n);
 	int ret;
 
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	ret = btrfs_search_slot(t, root, &key, path, ins_len, 1);
 	if (ret > 0)
 		ret = -ENOENT;
 	if (!ret)
 		ret = find_entry(path, n, off, len);
 	if (ret)
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 	return ret;
 }
 
@@ -264,22 +264,22 @@ int rfr_del_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *a
 {
 	const struct rfr_name *n = arg;
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u32 off, len, size;
 	int ret = get_root(t, n->root, &root);
 
 	if (!ret)
 		ret = search_entry(t, root, n, -1, &path, &off, &len);
 	if (!ret) {
-		size = btrfs_wpath_item_size(&path);
+		size = btrfs_path_item_size(&path);
 		if (len == size) {
 			ret = btrfs_del_items(t, root, &path, path.slots[0], 1);
 		} else {
-			u8 *p = btrfs_wpath_item_ptr(&path);
+			u8 *p = btrfs_path_item_ptr(&path);
 
 			memmove(p + off, p + off + len, size - off - len);
 			ret = btrfs_truncate_item(t, &path, size - len, true);
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 		}
 	}
 	if (!ret)
@@ -299,7 +299,7 @@ int rfr_set_entry_type(struct check_ctx *ctx __unused, struct btrfs_trans *t, vo
 {
 	const struct rfr_name *n = arg;
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u32 off, len;
 	int ret = get_root(t, n->root, &root);
 
@@ -310,8 +310,8 @@ int rfr_set_entry_type(struct check_ctx *ctx __unused, struct btrfs_trans *t, vo
 		      entry_kind(n), (int)n->name_len, n->name, n->ino, strerror(-ret));
 		return ret;
 	}
-	btrfs_set_dir_type((struct btrfs_dir_item *)((u8 *)btrfs_wpath_item_ptr(&path) + off), n->ftype);
-	btrfs_wpath_release(&path);
+	btrfs_set_dir_type((struct btrfs_dir_item *)((u8 *)btrfs_path_item_ptr(&path) + off), n->ftype);
+	btrfs_release_path(&path);
 	printf("root %llu dir %llu: %s '%.*s' for inode %llu: file type set to %u\n", n->root, n->dir,
 	       entry_kind(n), (int)n->name_len, n->name, n->ino, n->ftype);
 	return 0;
@@ -373,12 +373,12 @@ int rfr_add_orphan(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *
 static int last_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_key key,
 		     struct btrfs_key *found)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, root, &key, BTRFS_SEARCH_PREV, &path, found);
-	btrfs_wpath_release(&path);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, root, &key, BTRFS_SEARCH_PREV, &path, found);
+	btrfs_release_path(&path);
 	return ret;
 }
 
@@ -428,13 +428,13 @@ static int lost_found(struct check_ctx *ctx, struct btrfs_trans *t, struct btrfs
 	struct btrfs_key key = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_DIR_ITEM_KEY,
 				 btrfs_name_hash(LOST_FOUND, len) }, found;
 	struct rfr_new_inode n = { .root = root->objectid, .mode = 040700 };
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, root, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, root, &key, BTRFS_SEARCH_EXACT, &path, NULL);
 	if (ret == 0) {
-		u8 *p = btrfs_wpath_item_ptr(&path), *end = p + btrfs_wpath_item_size(&path);
+		u8 *p = btrfs_path_item_ptr(&path), *end = p + btrfs_path_item_size(&path);
 		ret = -ENOENT;
 		while (p + sizeof(struct btrfs_dir_item) <= end) {
 			struct btrfs_dir_item *di = (struct btrfs_dir_item *)p;
@@ -451,7 +451,7 @@ static int lost_found(struct check_ctx *ctx, struct btrfs_trans *t, struct btrfs
 			p += sizeof(*di) + nl + btrfs_dir_data_len(di);
 		}
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret <= 0 && ret != -ENOENT)
 		return ret;
 	/* a new directory, with the highest inode number yet */
@@ -593,7 +593,7 @@ int rfr_read_ref_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tre
 	while (ret == 0 && found.objectid == n->ino && found.type == BTRFS_INODE_EXTREF_KEY) {
 		if (ref_item_has(&path, &found, nhash, n))
 			goto out;
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 		if (ret == 0)
 			btrfs_path_item_key(&path, &found);
 	}

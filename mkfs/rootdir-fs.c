@@ -139,7 +139,7 @@ static int set_default_subvol(struct rd_fs *f)
 				 btrfs_name_hash(def, (int)strlen(def)) };
 	struct btrfs_super_block *sb = f->fs->super;
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	if (!f->default_subvol)
@@ -147,14 +147,14 @@ static int set_default_subvol(struct rd_fs *f)
 	ret = btrfs_trans_get_root(f->t, BTRFS_ROOT_TREE_OBJECTID, &root);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(f->t, root, &key, &path, 0, 1);
 	if (ret == 0) {
-		struct btrfs_dir_item *di = btrfs_wpath_item_ptr(&path);
+		struct btrfs_dir_item *di = btrfs_path_item_ptr(&path);
 
 		btrfs_set_disk_key_objectid(&di->location, f->default_subvol);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret > 0) {
 		error("the root tree has no \"default\" directory item");
 		return -ENOENT;
@@ -192,12 +192,12 @@ static int count_blocks(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, 
 }
 
 /* The quota tree item at key, for changing in place (path released by the caller). */
-static void *quota_item(struct btrfs_trans *t, u8 type, u64 offset, struct btrfs_wpath *path, int *ret)
+static void *quota_item(struct btrfs_trans *t, u8 type, u64 offset, struct btrfs_path *path, int *ret)
 {
 	struct btrfs_key key = { 0, type, offset };
 	struct btrfs_wroot *quota;
 
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	*ret = btrfs_trans_get_root(t, BTRFS_QUOTA_TREE_OBJECTID, &quota);
 	if (!*ret)
 		*ret = btrfs_search_slot(t, quota, &key, path, 0, 1);
@@ -205,7 +205,7 @@ static void *quota_item(struct btrfs_trans *t, u8 type, u64 offset, struct btrfs
 		error("quota tree: no item (0 %u %llu)", type, (unsigned long long)offset);
 		*ret = -ENOENT;
 	}
-	return *ret ? NULL : btrfs_wpath_item_ptr(path);
+	return *ret ? NULL : btrfs_path_item_ptr(path);
 }
 
 /* One subvolume's qgroup: its tree blocks and data. */
@@ -214,7 +214,7 @@ static int set_qgroup(struct rd_fs *f, u64 id, u64 data_bytes)
 	struct btrfs_trans *t = f->t;
 	struct btrfs_qgroup_info_item *info;
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u64 blocks = 0, bytes;
 	int ret;
 
@@ -230,7 +230,7 @@ static int set_qgroup(struct rd_fs *f, u64 id, u64 data_bytes)
 		if (!f->cfg->squota)
 			btrfs_set_qgroup_info_usage(info, bytes, bytes);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret;
 }
 
@@ -238,7 +238,7 @@ static int set_qgroup(struct rd_fs *f, u64 id, u64 data_bytes)
 static int set_qgroups(struct rd_fs *f)
 {
 	struct btrfs_qgroup_status_item *st;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	if (!has_quota(f))
@@ -246,7 +246,7 @@ static int set_qgroups(struct rd_fs *f)
 	st = quota_item(f->t, BTRFS_QGROUP_STATUS_KEY, 0, &path, &ret);
 	if (st)
 		btrfs_set_qgroup_status_generation(st, f->t->transid);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (!ret)
 		ret = set_qgroup(f, BTRFS_FS_TREE_OBJECTID, f->top_data_bytes);
 	for (int i = 0; i < f->nr_sv && !ret; i++)
@@ -261,19 +261,19 @@ static int shrink_device(struct rd_fs *f, u64 *end)
 	struct btrfs_key key = { 1, BTRFS_DEV_EXTENT_KEY, (u64)-1 }, found;
 	struct btrfs_super_block *sb = f->fs->super;
 	struct btrfs_wroot *dev;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	*end = BTRFS_DEVICE_RANGE_RESERVED;
 	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, dev, &key, BTRFS_SEARCH_PREV, &path, &found);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, dev, &key, BTRFS_SEARCH_PREV, &path, &found);
 	if (ret == 0 && found.objectid == 1 && found.type == BTRFS_DEV_EXTENT_KEY)
 		*end = found.offset +
-		       btrfs_dev_extent_length((const struct btrfs_dev_extent *)btrfs_wpath_item_ptr(&path));
-	btrfs_wpath_release(&path);
+		       btrfs_dev_extent_length((const struct btrfs_dev_extent *)btrfs_path_item_ptr(&path));
+	btrfs_release_path(&path);
 	if (ret < 0)
 		return ret;
 	ret = btrfs_trans_dev_item(t, 1, &path);
@@ -281,8 +281,8 @@ static int shrink_device(struct rd_fs *f, u64 *end)
 		error("--shrink: no dev item for device 1");
 		return ret;
 	}
-	btrfs_set_device_total_bytes(btrfs_wpath_item_ptr(&path), *end);
-	btrfs_wpath_release(&path);
+	btrfs_set_device_total_bytes(btrfs_path_item_ptr(&path), *end);
+	btrfs_release_path(&path);
 	/* the superblocks' dev_item copies follow the chunk tree's at commit */
 	btrfs_set_super_total_bytes(sb, *end);
 	/* No superblock copy past the end any more. */

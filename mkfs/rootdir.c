@@ -188,7 +188,7 @@ static int put_inode(struct rd *rd, const struct rd_inode *in, bool replace)
 	const struct stat *st = &in->st;
 	struct btrfs_key key = { in->ino, BTRFS_INODE_ITEM_KEY, 0 };
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	memset(&ii, 0, sizeof(ii));
@@ -212,11 +212,11 @@ static int put_inode(struct rd *rd, const struct rd_inode *in, bool replace)
 	ret = cur_root(rd, &root);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(rd->fs->t, root, &key, &path, 0, 1);
 	if (ret == 0)
-		memcpy(btrfs_wpath_item_ptr(&path), &ii, sizeof(ii));
-	btrfs_wpath_release(&path);
+		memcpy(btrfs_path_item_ptr(&path), &ii, sizeof(ii));
+	btrfs_release_path(&path);
 	if (ret > 0)
 		return rd_insert(rd, in->ino, BTRFS_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
 	return ret;
@@ -227,19 +227,19 @@ static int add_nlink(struct rd *rd, u64 ino)
 {
 	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret = cur_root(rd, &root);
 
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(rd->fs->t, root, &key, &path, 0, 1);
 	if (ret == 0) {
-		struct btrfs_inode_item *ii = btrfs_wpath_item_ptr(&path);
+		struct btrfs_inode_item *ii = btrfs_path_item_ptr(&path);
 
 		btrfs_set_inode_nlink(ii, btrfs_inode_nlink(ii) + 1);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret > 0 ? -ENOENT : ret;
 }
 

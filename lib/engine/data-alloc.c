@@ -151,12 +151,12 @@ static int sole_data_ref(const u8 *p, u32 size)
 static int drop_keyed_data_ref(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr)
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_DATA_REF_KEY, 0 }, found;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
-	btrfs_wpath_release(&path);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	btrfs_release_path(&path);
 	if (ret == 0 && (found.objectid != bytenr || found.type != BTRFS_EXTENT_DATA_REF_KEY))
 		ret = 1;
 	if (ret > 0) {
@@ -170,23 +170,23 @@ int btrfs_free_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len)
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret, keyed;
 
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, extent, &key, &path, -1, 1);
 	if (ret) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		if (ret > 0)
 			error("data extent (%llu EXTENT_ITEM %llu) not found", bytenr, len);
 		return ret > 0 ? -ENOENT : ret;
 	}
-	keyed = sole_data_ref(btrfs_wpath_item_ptr(&path), btrfs_wpath_item_size(&path));
+	keyed = sole_data_ref(btrfs_path_item_ptr(&path), btrfs_path_item_size(&path));
 	if (keyed < 0) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		error("data extent %llu+%llu is shared or not a data extent; not freed", bytenr, len);
 		return keyed;
 	}

@@ -113,18 +113,18 @@ int ea_load_block_groups(struct btrfs_trans *t)
 	for (size_t i = 0; i < fs->chunks.nr; i++) {
 		const struct btrfs_chunk_map *c = fs->chunks.chunks[i];
 		struct wblock_group *bg;
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		struct btrfs_key key;
 
 		key.objectid = c->logical;
 		key.type = BTRFS_BLOCK_GROUP_ITEM_KEY;
 		key.offset = c->length;
-		btrfs_wpath_init(&path);
+		btrfs_init_path(&path);
 		ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
-		if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(struct btrfs_block_group_item))
+		if (ret == 0 && btrfs_path_item_size(&path) < sizeof(struct btrfs_block_group_item))
 			ret = -EUCLEAN;
 		if (ret) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			error("no block group item (%llu BLOCK_GROUP_ITEM %llu) for chunk %llu",
 			      c->logical, c->length, c->logical);
 			return ret < 0 ? ret : -EUCLEAN;
@@ -132,9 +132,9 @@ int ea_load_block_groups(struct btrfs_trans *t)
 		bg = &t->bgs[t->nr_bgs++];
 		bg->start = c->logical;
 		bg->length = c->length;
-		bg->flags = btrfs_block_group_flags(btrfs_wpath_item_ptr(&path));
-		bg->used = btrfs_block_group_used(btrfs_wpath_item_ptr(&path));
-		btrfs_wpath_release(&path);
+		bg->flags = btrfs_block_group_flags(btrfs_path_item_ptr(&path));
+		bg->used = btrfs_block_group_used(btrfs_path_item_ptr(&path));
+		btrfs_release_path(&path);
 	}
 	return 0;
 }
@@ -208,7 +208,7 @@ int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **
 	struct fs_range *used = NULL;
 	int nr_used = 0, alloc_used = 0, ret;
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key, found;
 
 	*out = NULL;
@@ -219,8 +219,8 @@ int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **
 	key.objectid = start;
 	key.type = 0;
 	key.offset = 0;
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
 	while (ret == 0 && found.objectid < end) {
 		u64 len = 0;
 
@@ -233,11 +233,11 @@ int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **
 			if (ret < 0)
 				break;
 		}
-		ret = btrfs_wnext_item(t, extent, &path);
+		ret = btrfs_next_item(&path);
 		if (ret == 0)
-			btrfs_wpath_item_key(&path, &found);
+			btrfs_path_item_key(&path, &found);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret < 0) {
 		free(used);
 		return ret;
@@ -559,7 +559,7 @@ int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb)
 int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 {
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key;
 	const struct btrfs_extent_item *ei;
 	u32 size, iref_at;
@@ -569,7 +569,7 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	key.objectid = pb->bytenr;
 	key.type = BTRFS_METADATA_ITEM_KEY;
 	key.offset = pb->level;
@@ -582,7 +582,7 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 		iref_at += sizeof(struct btrfs_tree_block_info);
 	}
 	if (ret) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		if (ret > 0) {
 			if (t->lenient) {
 				warning("freed tree block %llu (tree %llu, level %u) had no extent item",
@@ -595,8 +595,8 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 		}
 		return ret;
 	}
-	ei = btrfs_wpath_item_ptr(&path);
-	size = btrfs_wpath_item_size(&path);
+	ei = btrfs_path_item_ptr(&path);
+	size = btrfs_path_item_size(&path);
 	/* FULL_BACKREF is fine here: its children's shared refs were moved at CoW time */
 	if (size < iref_at || btrfs_extent_refs(ei) != 1 ||
 	    !(btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK)) {
@@ -613,7 +613,7 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 		ret = -EOPNOTSUPP;
 	}
 	if (ret < 0) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		error("freed tree block %llu (tree %llu): extent item (%llu %u %llu) is not a single reference of that tree (shared blocks are not supported)",
 		      pb->bytenr, pb->owner, key.objectid, key.type, key.offset);
 		return ret;
@@ -638,7 +638,7 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
 {
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key;
 	s64 used;
 	int ret;
@@ -655,17 +655,17 @@ int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
 	key.objectid = bg->start;
 	key.type = BTRFS_BLOCK_GROUP_ITEM_KEY;
 	key.offset = bg->length;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	/* delta may move while this search copies blocks: written_delta is what was stored */
 	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
 	if (ret == 0) {
 		bg->written_delta = bg->delta;
-		btrfs_set_block_group_used(btrfs_wpath_item_ptr(&path), bg->used + (u64)bg->delta);
+		btrfs_set_block_group_used(btrfs_path_item_ptr(&path), bg->used + (u64)bg->delta);
 	} else if (ret > 0) {
 		error("block group item (%llu BLOCK_GROUP_ITEM %llu) vanished", bg->start, bg->length);
 		ret = -EUCLEAN;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret;
 }
 
@@ -735,13 +735,13 @@ static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, const struct ea_da
  * as btrfs_search_slot), *iref_at where its inline refs start.  1 if none.
  */
 static int find_tree_extent(struct btrfs_trans *t, struct btrfs_wroot **extentp, u64 bytenr, int level,
-			    struct btrfs_wpath *path, int ins_len, int cow, u32 *iref_at)
+			    struct btrfs_path *path, int ins_len, int cow, u32 *iref_at)
 {
 	struct btrfs_key key = { bytenr, BTRFS_METADATA_ITEM_KEY, (u64)level };
 	struct btrfs_wroot *extent;
 	int ret;
 
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, extentp);
 	if (ret < 0)
 		return ret;
@@ -754,10 +754,10 @@ static int find_tree_extent(struct btrfs_trans *t, struct btrfs_wroot **extentp,
 		*iref_at += sizeof(struct btrfs_tree_block_info);
 		ret = btrfs_search_slot(t, extent, &key, path, ins_len, cow);
 	}
-	if (ret == 0 && btrfs_wpath_item_size(path) < *iref_at)
+	if (ret == 0 && btrfs_path_item_size(path) < *iref_at)
 		ret = -EUCLEAN;
 	if (ret)
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 	if (ret > 0)
 		error("tree block %llu (level %d) has no extent item", bytenr, level);
 	else if (ret == -EUCLEAN)
@@ -768,23 +768,23 @@ static int find_tree_extent(struct btrfs_trans *t, struct btrfs_wroot **extentp,
 int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags)
 {
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u32 iref_at;
 	int ret;
 
 	ret = find_tree_extent(t, &extent, bytenr, level, &path, 0, 0, &iref_at);
 	if (ret < 0)
 		return ret;
-	*refs = btrfs_extent_refs(btrfs_wpath_item_ptr(&path));
-	*flags = btrfs_extent_flags(btrfs_wpath_item_ptr(&path));
-	btrfs_wpath_release(&path);
+	*refs = btrfs_extent_refs(btrfs_path_item_ptr(&path));
+	*flags = btrfs_extent_flags(btrfs_path_item_ptr(&path));
+	btrfs_release_path(&path);
 	return 0;
 }
 
 int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags)
 {
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_extent_item *ei;
 	u32 iref_at;
 	int ret;
@@ -792,9 +792,9 @@ int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 fl
 	ret = find_tree_extent(t, &extent, bytenr, level, &path, 0, 1, &iref_at);
 	if (ret < 0)
 		return ret;
-	ei = btrfs_wpath_item_ptr(&path);
+	ei = btrfs_path_item_ptr(&path);
 	btrfs_set_extent_flags(ei, btrfs_extent_flags(ei) | flags);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return 0;
 }
 
@@ -802,7 +802,7 @@ int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 {
 	struct ea_data_ref want = { .type = type, .parent = offset };
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_extent_inline_ref *r;
 	u32 iref_at, size, pos, rsize = sizeof(*r);
 	bool exists;
@@ -812,17 +812,17 @@ int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 	ret = find_tree_extent(t, &extent, bytenr, level, &path, (int)rsize, 1, &iref_at);
 	if (ret < 0)
 		return ret;
-	p = btrfs_wpath_item_ptr(&path);
-	size = btrfs_wpath_item_size(&path);
+	p = btrfs_path_item_ptr(&path);
+	size = btrfs_path_item_size(&path);
 	pos = inline_ref_pos(p, iref_at, size, &want, offset, &exists);
 	if (exists) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		error("tree block %llu already has back reference (%u %llu)", bytenr, type, offset);
 		return -EUCLEAN;
 	}
 	ret = btrfs_extend_item(t, &path, rsize);
 	if (ret == 0) {
-		p = btrfs_wpath_item_ptr(&path);
+		p = btrfs_path_item_ptr(&path);
 		memmove(p + pos + rsize, p + pos, size - pos);
 		r = (struct btrfs_extent_inline_ref *)(p + pos);
 		btrfs_set_extent_inline_ref_type(r, type);
@@ -830,7 +830,7 @@ int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 		btrfs_set_extent_refs((struct btrfs_extent_item *)p,
 				      btrfs_extent_refs((struct btrfs_extent_item *)p) + 1);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret;
 }
 
@@ -838,7 +838,7 @@ int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 {
 	struct ea_data_ref want = { .type = type, .parent = offset };
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_extent_item *ei;
 	u32 iref_at, size, pos, rsize = sizeof(struct btrfs_extent_inline_ref);
 	bool exists;
@@ -848,11 +848,11 @@ int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 	ret = find_tree_extent(t, &extent, bytenr, level, &path, -1, 1, &iref_at);
 	if (ret < 0)
 		return ret;
-	p = btrfs_wpath_item_ptr(&path);
+	p = btrfs_path_item_ptr(&path);
 	ei = (struct btrfs_extent_item *)p;
-	size = btrfs_wpath_item_size(&path);
+	size = btrfs_path_item_size(&path);
 	if (btrfs_extent_refs(ei) < 2) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		error("tree block %llu: dropping back reference (%u %llu) of its last reference",
 		      bytenr, type, offset);
 		return -EUCLEAN;
@@ -862,10 +862,10 @@ int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 	if (exists) {
 		memmove(p + pos, p + pos + rsize, size - pos - rsize);
 		ret = btrfs_truncate_item(t, &path, size - rsize, true);
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return ret;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	{
 		struct btrfs_key key = { bytenr, type, offset };
 
@@ -892,20 +892,20 @@ static int data_extent_refs_add(struct btrfs_trans *t, struct btrfs_wroot *exten
 				u64 len, s64 delta)
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_extent_item *ei;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, extent, &key, &path, 0, 1);
 	if (ret == 0) {
-		ei = btrfs_wpath_item_ptr(&path);
+		ei = btrfs_path_item_ptr(&path);
 		if ((s64)btrfs_extent_refs(ei) + delta < 1)
 			ret = -EUCLEAN;
 		else
 			btrfs_set_extent_refs(ei, (u64)((s64)btrfs_extent_refs(ei) + delta));
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret > 0 ? -EUCLEAN : ret;
 }
 
@@ -916,23 +916,23 @@ static int keyed_data_ref_mod(struct btrfs_trans *t, struct btrfs_wroot *extent,
 	struct btrfs_key key = { bytenr, want->type, seq };
 	u32 size = want->type == BTRFS_SHARED_DATA_REF_KEY ? sizeof(struct btrfs_shared_data_ref) :
 							     sizeof(struct btrfs_extent_data_ref);
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u8 *p;
 	u32 *count;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, extent, &key, &path, delta > 0 ? (int)(size + 25) : -1, 1);
 	if (ret < 0)
 		return ret;
 	if (ret == 0) {
-		p = btrfs_wpath_item_ptr(&path);
-		if (btrfs_wpath_item_size(&path) < size ||
+		p = btrfs_path_item_ptr(&path);
+		if (btrfs_path_item_size(&path) < size ||
 		    (want->type == BTRFS_EXTENT_DATA_REF_KEY &&
 		     (btrfs_extent_data_ref_root((void *)p) != want->root ||
 		      btrfs_extent_data_ref_objectid((void *)p) != want->ino ||
 		      btrfs_extent_data_ref_offset((void *)p) != want->offset))) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			error("data extent %llu: back reference item (%llu %u %llu) is not the one wanted (hash collision or damage)",
 			      bytenr, key.objectid, key.type, key.offset);
 			return -EOPNOTSUPP;
@@ -942,10 +942,10 @@ static int keyed_data_ref_mod(struct btrfs_trans *t, struct btrfs_wroot *extent,
 		if ((s64)get_unaligned_le32(count) + delta <= 0)
 			return btrfs_del_items(t, extent, &path, path.slots[0], 1);
 		put_unaligned_le32((u32)((s64)get_unaligned_le32(count) + delta), count);
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return 0;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (delta < 0) {
 		error("data extent %llu has no back reference (%u %llu) to drop", bytenr, want->type,
 		      seq);
@@ -972,7 +972,7 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u32 rsize = btrfs_extent_inline_ref_size(want->type), size, pos;
 	u64 seq = want->type == BTRFS_SHARED_DATA_REF_KEY ? want->parent :
 		  btrfs_extent_data_ref_hash(want->root, want->ino, want->offset);
@@ -983,18 +983,18 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, extent, &key, &path, delta > 0 ? (int)rsize : -1, 1);
-	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(struct btrfs_extent_item))
+	if (ret == 0 && btrfs_path_item_size(&path) < sizeof(struct btrfs_extent_item))
 		ret = -EUCLEAN;
 	if (ret) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		error("data extent (%llu EXTENT_ITEM %llu) referenced by a shared leaf is missing or damaged",
 		      bytenr, len);
 		return ret > 0 ? -EUCLEAN : ret;
 	}
-	p = btrfs_wpath_item_ptr(&path);
-	size = btrfs_wpath_item_size(&path);
+	p = btrfs_path_item_ptr(&path);
+	size = btrfs_path_item_size(&path);
 	pos = inline_ref_pos(p, sizeof(struct btrfs_extent_item), size, want, seq, &exists);
 	if (exists) {
 		u32 *count = data_ref_count_ptr(p + pos, want->type);
@@ -1002,19 +1002,19 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 		struct btrfs_extent_item *ei = (struct btrfs_extent_item *)p;
 
 		if ((s64)btrfs_extent_refs(ei) + delta < 1) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			error("data extent %llu: dropping its last reference", bytenr);
 			return -EUCLEAN;
 		}
 		btrfs_set_extent_refs(ei, (u64)((s64)btrfs_extent_refs(ei) + delta));
 		if (n > 0) {
 			put_unaligned_le32((u32)n, count);
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return 0;
 		}
 		memmove(p + pos, p + pos + rsize, size - pos - rsize);
 		ret = btrfs_truncate_item(t, &path, size - rsize, true);
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return ret;
 	}
 	if (delta > 0 && size + rsize <= t->nodesize / 8) {
@@ -1022,7 +1022,7 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 
 		ret = btrfs_extend_item(t, &path, rsize);
 		if (ret == 0) {
-			p = btrfs_wpath_item_ptr(&path);
+			p = btrfs_path_item_ptr(&path);
 			memmove(p + pos + rsize, p + pos, size - pos);
 			memset(p + pos, 0, rsize);
 			r = (struct btrfs_extent_inline_ref *)(p + pos);
@@ -1040,10 +1040,10 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 			btrfs_set_extent_refs((struct btrfs_extent_item *)p,
 					      btrfs_extent_refs((struct btrfs_extent_item *)p) + 1);
 		}
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return ret;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	ret = keyed_data_ref_mod(t, extent, bytenr, want, seq, delta);
 	if (ret == 0)
 		ret = data_extent_refs_add(t, extent, bytenr, len, delta);

@@ -35,24 +35,24 @@ static int ctx_init(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len
 /* Read (and with delta != 0 update) the block group's FREE_SPACE_INFO. */
 static int info_update(struct fst_ctx *c, s64 delta, u32 *flags)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
 	struct btrfs_free_space_info *fi;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, delta != 0);
-	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(*fi))
+	if (ret == 0 && btrfs_path_item_size(&path) < sizeof(*fi))
 		ret = 1;
 	if (ret) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		if (ret > 0) {
 			error("free space tree: no FREE_SPACE_INFO for block group %llu", c->bg->start);
 			return -EUCLEAN;
 		}
 		return ret;
 	}
-	fi = btrfs_wpath_item_ptr(&path);
+	fi = btrfs_path_item_ptr(&path);
 	if (flags)
 		*flags = btrfs_free_space_flags(fi);
 	if (delta) {
@@ -63,7 +63,7 @@ static int info_update(struct fst_ctx *c, s64 delta, u32 *flags)
 		else
 			btrfs_set_free_space_extent_count(fi, (u32)n);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret < 0)
 		error("free space tree: extent count of block group %llu would go negative",
 		      c->bg->start);
@@ -82,13 +82,13 @@ static int insert_extent(struct fst_ctx *c, u64 start, u64 len)
 /* The bitmap item holding addr: its key (0, 1 none, < 0). */
 static int find_bitmap(struct fst_ctx *c, u64 addr, struct btrfs_key *found)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { addr, BTRFS_FREE_SPACE_BITMAP_KEY, (u64)-1 };
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(c->t, c->root, &key, BTRFS_SEARCH_PREV, &path, found);
-	btrfs_wpath_release(&path);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(c->t, c->root, &key, BTRFS_SEARCH_PREV, &path, found);
+	btrfs_release_path(&path);
 	if (ret)
 		return ret;
 	if (found->type != BTRFS_FREE_SPACE_BITMAP_KEY || found->objectid > addr ||
@@ -99,7 +99,7 @@ static int find_bitmap(struct fst_ctx *c, u64 addr, struct btrfs_key *found)
 
 static int bit_free(struct fst_ctx *c, u64 addr, bool *is_free)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key;
 	u32 sectorsize = c->t->fs->geo.sectorsize;
 	int ret = find_bitmap(c, addr, &key);
@@ -111,18 +111,18 @@ static int bit_free(struct fst_ctx *c, u64 addr, bool *is_free)
 			      c->bg->start);
 		return ret < 0 ? ret : -EUCLEAN;
 	}
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 0);
 	if (ret == 0) {
-		const u8 *bits = btrfs_wpath_item_ptr(&path);
+		const u8 *bits = btrfs_path_item_ptr(&path);
 
 		bit = (addr - key.objectid) / sectorsize;
-		if (bit / 8 >= btrfs_wpath_item_size(&path))
+		if (bit / 8 >= btrfs_path_item_size(&path))
 			ret = -EUCLEAN;
 		else
 			*is_free = bits[bit / 8] & (1U << (bit % 8));
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret > 0 ? -EUCLEAN : ret;
 }
 
@@ -144,7 +144,7 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
 			return ret;
 	}
 	while (cur < end) {
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		struct btrfs_key key;
 		u64 stop;
 		u8 *bits;
@@ -157,20 +157,20 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
 			return ret < 0 ? ret : -EUCLEAN;
 		}
 		stop = min_t(u64, end, key.objectid + key.offset);
-		btrfs_wpath_init(&path);
+		btrfs_init_path(&path);
 		ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 1);
 		if (ret) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return ret < 0 ? ret : -EUCLEAN;
 		}
-		bits = btrfs_wpath_item_ptr(&path);
+		bits = btrfs_path_item_ptr(&path);
 		for (; cur < stop; cur += sectorsize) {
 			u64 bit = (cur - key.objectid) / sectorsize;
 			u8 mask = (u8)(1U << (bit % 8));
-			bool was = bit / 8 < btrfs_wpath_item_size(&path) && (bits[bit / 8] & mask);
+			bool was = bit / 8 < btrfs_path_item_size(&path) && (bits[bit / 8] & mask);
 
-			if (bit / 8 >= btrfs_wpath_item_size(&path) || was == make_free) {
-				btrfs_wpath_release(&path);
+			if (bit / 8 >= btrfs_path_item_size(&path) || was == make_free) {
+				btrfs_release_path(&path);
 				error("free space tree: sector %llu of block group %llu is already %s",
 				      cur, c->bg->start, make_free ? "free" : "used");
 				return -EUCLEAN;
@@ -180,7 +180,7 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
 			else
 				bits[bit / 8] &= (u8)~mask;
 		}
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 	}
 	if (make_free)
 		return info_update(c, 1 - (s64)lf - (s64)rf, NULL);
@@ -211,19 +211,19 @@ static void fst_thresholds(const struct fst_ctx *c, u64 *high, u64 *low)
 /* Set extent_count and flags of the block group's FREE_SPACE_INFO. */
 static int info_set(struct fst_ctx *c, u32 count, u32 flags)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 1);
-	if (ret == 0 && btrfs_wpath_item_size(&path) >= sizeof(struct btrfs_free_space_info)) {
-		btrfs_set_free_space_extent_count(btrfs_wpath_item_ptr(&path), count);
-		btrfs_set_free_space_flags(btrfs_wpath_item_ptr(&path), flags);
+	if (ret == 0 && btrfs_path_item_size(&path) >= sizeof(struct btrfs_free_space_info)) {
+		btrfs_set_free_space_extent_count(btrfs_path_item_ptr(&path), count);
+		btrfs_set_free_space_flags(btrfs_path_item_ptr(&path), flags);
 	} else if (ret >= 0) {
 		ret = -EUCLEAN;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret;
 }
 
@@ -236,21 +236,21 @@ static int take_items(struct fst_ctx *c, u8 type, u8 *bits, u64 nbits)
 {
 	u32 ss = c->t->fs->geo.sectorsize;
 	struct btrfs_key key = { c->bg->start, type, 0 }, found;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	for (;;) {
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(c->t, c->root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(c->t, c->root, &key, BTRFS_SEARCH_NEXT, &path, &found);
 		if (ret) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return ret < 0 ? ret : 0;
 		}
 		if (found.type != type || found.objectid >= c->end)
 			break;
 		if (found.objectid < c->bg->start || found.objectid + found.offset > c->end ||
 		    (found.objectid - c->bg->start) % ss || found.offset % ss) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			error("free space tree: item (%llu %u %llu) is not a sector range of block group %llu",
 			      found.objectid, found.type, found.offset, c->bg->start);
 			return -EUCLEAN;
@@ -260,19 +260,19 @@ static int take_items(struct fst_ctx *c, u8 type, u8 *bits, u64 nbits)
 			bool set = true;
 
 			if (type == BTRFS_FREE_SPACE_BITMAP_KEY) {
-				const u8 *src = btrfs_wpath_item_ptr(&path);
+				const u8 *src = btrfs_path_item_ptr(&path);
 
-				set = i / 8 < btrfs_wpath_item_size(&path) && (src[i / 8] & (1U << (i % 8)));
+				set = i / 8 < btrfs_path_item_size(&path) && (src[i / 8] & (1U << (i % 8)));
 			}
 			if (set && bit < nbits)
 				bits[bit / 8] |= (u8)(1U << (bit % 8));
 		}
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		ret = btrfs_delete_item(c->t, c->root, &found);
 		if (ret < 0)
 			return ret;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return 0;
 }
 
@@ -293,22 +293,22 @@ static int put_items(struct fst_ctx *c, const u8 *bits, u64 nbits, bool to_bitma
 		u64 n;
 
 		if (to_bitmaps) {
-			struct btrfs_wpath path;
+			struct btrfs_path path;
 			u32 size;
 			u8 *dst;
 
 			n = min_t(u64, nbits - i, FST_BITMAP_BITS);
 			size = (u32)((n + 7) / 8);
 			key = (struct btrfs_key){ c->bg->start + i * ss, BTRFS_FREE_SPACE_BITMAP_KEY, n * ss };
-			btrfs_wpath_init(&path);
+			btrfs_init_path(&path);
 			ret = btrfs_insert_empty_items(c->t, c->root, &path, &key, &size, 1);
 			if (ret == 0) {
-				dst = btrfs_wpath_item_ptr(&path);
+				dst = btrfs_path_item_ptr(&path);
 				for (u64 j = 0; j < n; j++)
 					if (bit_at(bits, i + j))
 						dst[j / 8] |= (u8)(1U << (j % 8));
 			}
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			i += n;
 			continue;
 		}
@@ -331,7 +331,7 @@ static int put_items(struct fst_ctx *c, const u8 *bits, u64 nbits, bool to_bitma
 /* Convert the block group of c between extents and bitmaps at the thresholds. */
 static int maybe_convert(struct fst_ctx *c)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
 	u64 high, low, nbits = c->bg->length / c->t->fs->geo.sectorsize;
 	u32 count, flags;
@@ -339,15 +339,15 @@ static int maybe_convert(struct fst_ctx *c)
 	u8 *bits;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 0);
-	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(struct btrfs_free_space_info))
+	if (ret == 0 && btrfs_path_item_size(&path) < sizeof(struct btrfs_free_space_info))
 		ret = -EUCLEAN;
 	if (ret == 0) {
-		count = btrfs_free_space_extent_count(btrfs_wpath_item_ptr(&path));
-		flags = btrfs_free_space_flags(btrfs_wpath_item_ptr(&path));
+		count = btrfs_free_space_extent_count(btrfs_path_item_ptr(&path));
+		flags = btrfs_free_space_flags(btrfs_path_item_ptr(&path));
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret)
 		return ret < 0 ? ret : 0;
 	fst_thresholds(c, &high, &low);
@@ -401,7 +401,7 @@ static int begin(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len, b
 static int remove_range(struct btrfs_trans *t, u64 start, u64 len)
 {
 	struct fst_ctx c;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, (u64)-1 }, found;
 	u64 fend;
 	int parts = 0, ret;
@@ -409,9 +409,9 @@ static int remove_range(struct btrfs_trans *t, u64 start, u64 len)
 	ret = begin(&c, t, start, len, false);
 	if (ret != 1)
 		return ret;
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, c.root, &key, BTRFS_SEARCH_PREV, &path, &found);
-	btrfs_wpath_release(&path);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, c.root, &key, BTRFS_SEARCH_PREV, &path, &found);
+	btrfs_release_path(&path);
 	if (ret < 0)
 		return ret;
 	if (ret || found.type != BTRFS_FREE_SPACE_EXTENT_KEY || found.objectid < c.bg->start ||
@@ -438,7 +438,7 @@ static int remove_range(struct btrfs_trans *t, u64 start, u64 len)
 static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 {
 	struct fst_ctx c;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, 0 }, found;
 	struct btrfs_key left = { 0 }, right = { 0 };
 	bool has_left = false, has_right = false;
@@ -449,8 +449,8 @@ static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 	if (ret != 1)
 		return ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, c.root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, c.root, &key, BTRFS_SEARCH_NEXT, &path, &found);
 	if (ret == 0 && found.type == BTRFS_FREE_SPACE_EXTENT_KEY && found.objectid < nend) {
 		ret = -EUCLEAN;
 	} else if (ret == 0 && found.type == BTRFS_FREE_SPACE_EXTENT_KEY && found.objectid == nend) {
@@ -458,7 +458,7 @@ static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 		has_right = true;
 	}
 	if (ret >= 0) {
-		ret = btrfs_wsearch_key(t, c.root, &key, BTRFS_SEARCH_PREV, &path, &found);
+		ret = btrfs_trans_search_key(t, c.root, &key, BTRFS_SEARCH_PREV, &path, &found);
 		if (ret == 0 && found.type == BTRFS_FREE_SPACE_EXTENT_KEY &&
 		    found.objectid >= c.bg->start) {
 			if (found.objectid + found.offset > start) {
@@ -473,7 +473,7 @@ static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 	} else if (ret > 0) {
 		ret = 0;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret == -EUCLEAN) {
 		error("free space tree: freed range %llu+%llu is already free in block group %llu",
 		      start, len, c.bg->start);

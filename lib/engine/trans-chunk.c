@@ -74,7 +74,7 @@ static int load_devices(struct btrfs_trans *t)
 	struct chunk_alloc *ca;
 	u64 sizes[CA_MAX_DEVICES];
 	struct btrfs_wroot *dev;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { 0, 0, 0 }, found;
 	int ret;
 
@@ -115,8 +115,8 @@ static int load_devices(struct btrfs_trans *t)
 		error("cannot find the dev tree");
 		return ret;
 	}
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, dev, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, dev, &key, BTRFS_SEARCH_NEXT, &path, &found);
 	while (ret == 0) {
 		if (found.type == BTRFS_DEV_EXTENT_KEY) {
 			struct ca_device *d = NULL;
@@ -124,22 +124,22 @@ static int load_devices(struct btrfs_trans *t)
 			for (int i = 0; i < ca->ndevs; i++)
 				if (ca->devs[i].devid == found.objectid)
 					d = &ca->devs[i];
-			if (!d || btrfs_wpath_item_size(&path) < sizeof(struct btrfs_dev_extent)) {
+			if (!d || btrfs_path_item_size(&path) < sizeof(struct btrfs_dev_extent)) {
 				error("dev extent (%llu DEV_EXTENT %llu): unknown device or short item",
 				      found.objectid, found.offset);
 				ret = -EUCLEAN;
 				break;
 			}
 			ret = ca_add_dev_extent(d, found.offset,
-						btrfs_dev_extent_length(btrfs_wpath_item_ptr(&path)));
+						btrfs_dev_extent_length(btrfs_path_item_ptr(&path)));
 			if (ret < 0)
 				break;
 		}
-		ret = btrfs_wnext_item(t, dev, &path);
+		ret = btrfs_next_item(&path);
 		if (ret == 0)
-			btrfs_wpath_item_key(&path, &found);
+			btrfs_path_item_key(&path, &found);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret < 0 ? ret : 0;
 }
 
@@ -233,27 +233,27 @@ int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group *
 	return 0;
 }
 
-int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path)
+int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_path *path)
 {
 	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devid };
 	struct btrfs_wroot *chunk;
 	int ret;
 
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
 	if (ret == 0)
 		ret = btrfs_search_slot(t, chunk, &key, path, 0, 1);
-	if (ret == 0 && btrfs_wpath_item_size(path) < sizeof(struct btrfs_dev_item))
+	if (ret == 0 && btrfs_path_item_size(path) < sizeof(struct btrfs_dev_item))
 		ret = -EUCLEAN;
 	if (ret)
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 	return ret > 0 ? -ENOENT : ret;
 }
 
 /* Add delta to the bytes_used of devid's dev item in the chunk tree. */
 static int dev_item_add(struct btrfs_trans *t, u64 devid, u64 delta)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_dev_item *di;
 	int ret = btrfs_trans_dev_item(t, devid, &path);
 
@@ -263,9 +263,9 @@ static int dev_item_add(struct btrfs_trans *t, u64 devid, u64 delta)
 	}
 	if (ret < 0)
 		return ret;
-	di = btrfs_wpath_item_ptr(&path);
+	di = btrfs_path_item_ptr(&path);
 	btrfs_set_device_bytes_used(di, btrfs_device_bytes_used(di) + delta);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return 0;
 }
 
@@ -358,14 +358,14 @@ int trans_chunk_dev_items(struct btrfs_trans *t, struct btrfs_dev_item *items, b
 
 	for (int i = 0; ret == 0 && i < devs->nr; i++) {
 		struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devs->devs[i].devid };
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(t, chunk, &key, BTRFS_SEARCH_EXACT, &path, NULL);
-		found[i] = ret == 0 && btrfs_wpath_item_size(&path) >= sizeof(items[i]);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(t, chunk, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+		found[i] = ret == 0 && btrfs_path_item_size(&path) >= sizeof(items[i]);
 		if (found[i])
-			memcpy(&items[i], btrfs_wpath_item_ptr(&path), sizeof(items[i]));
-		btrfs_wpath_release(&path);
+			memcpy(&items[i], btrfs_path_item_ptr(&path), sizeof(items[i]));
+		btrfs_release_path(&path);
 		if (ret > 0)
 			ret = 0;
 	}

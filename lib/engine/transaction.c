@@ -151,7 +151,6 @@ int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct trans_block *tb;
-	struct btrfs_header *h;
 	struct extent_buffer *eb;
 	struct wblock_group *bg;
 	u64 bytenr;
@@ -168,14 +167,7 @@ int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent
 		ea_return_range(t, bytenr);
 		return -ENOMEM;
 	}
-	h = btrfs_header(eb);
-	memcpy(h->fsid, fs->geo.fsid, BTRFS_FSID_SIZE);
-	memcpy(h->chunk_tree_uuid, fs->geo.chunk_tree_uuid, BTRFS_UUID_SIZE);
-	btrfs_set_header_bytenr(h, bytenr);
-	btrfs_set_header_flags(h, (u64)BTRFS_MIXED_BACKREF_REV << BTRFS_BACKREF_REV_SHIFT);
-	btrfs_set_header_generation(h, t->transid);
-	btrfs_set_header_owner(h, owner);
-	btrfs_set_header_level(h, (u8)level);
+	btrfs_init_header(eb, fs->geo.fsid, fs->geo.chunk_tree_uuid, t->transid, owner, level);
 	tb->eb = eb;
 	tb->owner = owner;
 	ret = hash_insert(t, tb);
@@ -271,7 +263,7 @@ int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot
 {
 	const struct btrfs_super_block *sb = t->fs->super;
 	struct btrfs_wroot *r = find_loaded_root(t, objectid), *rt;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key, found;
 	int ret;
 
@@ -296,14 +288,14 @@ int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot
 		key.objectid = objectid;
 		key.type = BTRFS_ROOT_ITEM_KEY;
 		key.offset = 0;
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(t, rt, &key, BTRFS_SEARCH_NEXT, &path, &found);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(t, rt, &key, BTRFS_SEARCH_NEXT, &path, &found);
 		if (ret == 0 && (found.objectid != objectid || found.type != BTRFS_ROOT_ITEM_KEY))
 			ret = 1;
 		if (ret == 0) {
-			u32 size = btrfs_wpath_item_size(&path);
+			u32 size = btrfs_path_item_size(&path);
 
-			memcpy(&r->item, btrfs_wpath_item_ptr(&path),
+			memcpy(&r->item, btrfs_path_item_ptr(&path),
 			       min_t(u32, size, sizeof(r->item)));
 			r->item_size = size;
 			r->item_key_offset = found.offset;
@@ -315,7 +307,7 @@ int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot
 			r->item_level = r->level;
 			r->item_gen = btrfs_root_generation(&r->item);
 		}
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		if (ret) {
 			if (ret > 0)
 				ret = -ENOENT;
@@ -590,7 +582,7 @@ static int update_root_items(struct btrfs_trans *t, bool *progress)
 	for (int i = 0; i < t->nr_roots; i++) {
 		struct btrfs_wroot *r = t->roots[i];
 		struct btrfs_root_item *ri = &r->item;
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		struct btrfs_key key;
 
 		if (r->objectid == BTRFS_ROOT_TREE_OBJECTID || r->objectid == BTRFS_CHUNK_TREE_OBJECTID ||
@@ -616,16 +608,16 @@ static int update_root_items(struct btrfs_trans *t, bool *progress)
 			r->is_new = false;
 			r->has_item = true;
 		} else {
-			btrfs_wpath_init(&path);
+			btrfs_init_path(&path);
 			ret = btrfs_search_slot(t, rt, &key, &path, 0, 1);
 			if (ret > 0) {
 				error("root item of tree %llu vanished", r->objectid);
 				ret = -EUCLEAN;
 			}
 			if (ret == 0)
-				memcpy(btrfs_wpath_item_ptr(&path), ri,
+				memcpy(btrfs_path_item_ptr(&path), ri,
 				       min_t(u32, r->item_size, sizeof(*ri)));
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			if (ret < 0)
 				return ret;
 		}
@@ -1094,13 +1086,13 @@ static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb,
 static int cow_root_tree_root(struct btrfs_trans *t, struct btrfs_wroot *rt)
 {
 	struct btrfs_key key = { 0, 0, 0 };
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	path.lowest_level = rt->level;
 	ret = btrfs_search_slot(t, rt, &key, &path, 0, 1);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret < 0) {
 		error("commit of transaction %llu: root tree block %llu not copied: %s", t->transid,
 		      rt->bytenr, strerror(-ret));

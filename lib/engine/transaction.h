@@ -49,9 +49,11 @@
  * the file extents of a leaf) are moved as the kernel does
  * (trans_cow_prepare()).  Old-style (rev 0) back references are refused.
  *
- * Paths.  struct btrfs_wpath is the write-side path: nodes[] are either
- * dirty blocks owned by the transaction (borrowed) or clean copies owned by
- * the path (read-only searches).  Release it with btrfs_wpath_release().
+ * Paths.  The engine moves the one struct btrfs_path of lib/read/ctree.h:
+ * its nodes[] are either dirty blocks owned by the transaction (borrowed)
+ * or clean copies owned by the path (read-only searches).  Release it with
+ * btrfs_release_path(); btrfs_next_item()/btrfs_prev_item() move it through
+ * the transaction it was searched in.
  * After btrfs_del_items() the path is released (search again to go on).
  */
 #ifndef BTRFS_KIT_TRANSACTION_H
@@ -86,16 +88,6 @@ struct btrfs_wroot {
 	u64 item_gen;
 };
 
-struct btrfs_wpath {
-	struct extent_buffer *nodes[BTRFS_MAX_LEVEL];
-	int slots[BTRFS_MAX_LEVEL];
-	bool owned[BTRFS_MAX_LEVEL];   /* clean copy to free on release */
-	int lowest_level;              /* search stops at this level */
-};
-
-void btrfs_wpath_init(struct btrfs_wpath *p);
-void btrfs_wpath_release(struct btrfs_wpath *p);
-
 /*
  * Start a transaction.  Refuses (-EOPNOTSUPP, printed) a filesystem with a
  * log tree to replay, or a device missing or not opened read-write.
@@ -126,7 +118,7 @@ int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot
  * devid's DEV_ITEM in the chunk tree, copied for modification: 0 with path
  * at it (release it), -ENOENT without one, -EUCLEAN when it is too short.
  */
-int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path);
+int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_path *path);
 
 /*
  * A new empty tree (one empty leaf); its ROOT_ITEM (objectid, ROOT_ITEM, 0)
@@ -145,19 +137,16 @@ int btrfs_create_tree(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot **
  * rebalancing happens in btrfs_del_items().
  */
 int btrfs_search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		      struct btrfs_wpath *path, int ins_len, int cow);
-
-/* Next / previous item from the path (read-only path): 0, 1 at the end, < 0. */
-int btrfs_wnext_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path);
-int btrfs_wprev_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path);
+		      struct btrfs_path *path, int ins_len, int cow);
 
 /*
- * Read-only positioning as btrfs_search_key(): the item with key (EXACT),
- * the first item >= key (NEXT) or the last item <= key (PREV).  0 with the
- * path at it and *found set (may be NULL), 1 when there is none, < 0.
+ * btrfs_search_key() on the tree as transaction t sees it (no CoW): the
+ * item with key (EXACT), the first item >= key (NEXT) or the last item <=
+ * key (PREV).  0 with the path at it and *found set (may be NULL), 1 when
+ * there is none, < 0.  Move on with btrfs_next_item()/btrfs_prev_item().
  */
-int btrfs_wsearch_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		      enum btrfs_search_mode mode, struct btrfs_wpath *path, struct btrfs_key *found);
+int btrfs_trans_search_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		      enum btrfs_search_mode mode, struct btrfs_path *path, struct btrfs_key *found);
 
 /*
  * Insert nr items with keys (sorted, none existing, all sorting between the
@@ -166,7 +155,7 @@ int btrfs_wsearch_key(struct btrfs_trans *t, struct btrfs_wroot *root, const str
  * exists, -E2BIG if they cannot share one leaf.
  */
 int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
-			     struct btrfs_wpath *path, const struct btrfs_key *keys,
+			     struct btrfs_path *path, const struct btrfs_key *keys,
 			     const u32 *sizes, int nr);
 /* One item with its data; path released. */
 int btrfs_insert_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
@@ -177,7 +166,7 @@ int btrfs_insert_item(struct btrfs_trans *t, struct btrfs_wroot *root, const str
  * search); leaves and nodes left small are merged into neighbours, empty
  * ones freed, the root shrunk.  The path is released.
  */
-int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 		    int slot, int nr);
 /* Search key and delete that item: 0, -ENOENT. */
 int btrfs_delete_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key);
@@ -186,12 +175,12 @@ int btrfs_delete_item(struct btrfs_trans *t, struct btrfs_wroot *root, const str
  * Grow the item at the path by extra bytes (zeroed, at its end).  The path
  * must come from btrfs_search_slot(..., ins_len = extra, cow = 1).
  */
-int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 extra);
+int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_path *path, u32 extra);
 /*
  * Shrink the item at the path (cow search) to new_size bytes, cutting its
  * end (from_end) or its start.
  */
-int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new_size,
+int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_path *path, u32 new_size,
 			bool from_end);
 
 /* ---- For repair tools ---------------------------------------------------- */
@@ -258,11 +247,6 @@ int btrfs_drop_free_space_tree(struct btrfs_trans *t);
 
 /* At commit set the superblock's cache_generation to (u64)-1: space cache v1 is invalid. */
 void btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t);
-
-/* Item data and size at a path's leaf slot. */
-void *btrfs_wpath_item_ptr(const struct btrfs_wpath *path);
-u32 btrfs_wpath_item_size(const struct btrfs_wpath *path);
-void btrfs_wpath_item_key(const struct btrfs_wpath *path, struct btrfs_key *key);
 
 /* What a commit did (for tests and tools). */
 struct btrfs_commit_stats {

@@ -745,7 +745,7 @@ static int read_chunk_tree(struct btrfs_fs_info *fs)
 			}
 			dev->total_bytes = btrfs_device_total_bytes(di);
 		}
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 	}
 	btrfs_release_path(&path);
 	return ret == 1 ? 0 : ret;
