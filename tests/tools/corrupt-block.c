@@ -555,7 +555,7 @@ static int list_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 		st = item_struct(found.type);
 		printf("%llu %llu,%u,%llu %u %s\n", tree->objectid, found.objectid, found.type,
 		       found.offset, btrfs_leaf_item_size(path.nodes[0], path.slots[0]), st ? st : "-");
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 	}
 	btrfs_release_path(&path);
 	return ret < 0 ? ret : 0;
@@ -573,7 +573,7 @@ static int list_items(struct btrfs_fs_info *fs)
 	btrfs_init_path(&path);
 	key.type = BTRFS_ROOT_ITEM_KEY;
 	for (int r = btrfs_search_key(fs, &fs->tree_root, &key, BTRFS_SEARCH_NEXT, &path, &found);
-	     r == 0 && !ret; r = btrfs_next_item(fs, &path)) {
+	     r == 0 && !ret; r = btrfs_next_item(&path)) {
 		btrfs_path_item_key(&path, &found);
 		if (found.type != BTRFS_ROOT_ITEM_KEY ||
 		    btrfs_leaf_item_size(path.nodes[0], path.slots[0]) < sizeof(struct btrfs_root_item))
