@@ -43,8 +43,8 @@ static const int alloc_order[] = { T_FS, T_CSUM, T_RELOC, T_UUID, T_QUOTA, T_DEV
 u64 btrfs_mkfs_min_dev_size(const struct mkfs_config *cfg)
 {
 	u64 size = BTRFS_DEVICE_RANGE_RESERVED + 4 * SZ_1M + SZ_8M;
-	const struct btrfs_raid_attr *m = btrfs_raid_attr(cfg->meta_profile);
-	const struct btrfs_raid_attr *d = btrfs_raid_attr(cfg->data_profile);
+	const struct btrfs_raid_profile *m = btrfs_raid_profile_find(cfg->meta_profile);
+	const struct btrfs_raid_profile *d = btrfs_raid_profile_find(cfg->data_profile);
 
 	if (!cfg->mixed)
 		size += SZ_8M;
