@@ -7,6 +7,7 @@
 #include "lib/engine/chunk-alloc.h"
 #include "lib/format/messages.h"
 #include "lib/format/accessors.h"
+#include "lib/format/growable-array.h"
 
 int ca_init(struct chunk_alloc *ca, int ndevs, const u64 *sizes, u32 sectorsize)
 {
@@ -66,15 +67,8 @@ int ca_add_dev_extent(struct ca_device *dev, u64 start, u64 len)
 {
 	int i;
 
-	if (dev->nr_ext == dev->alloc_ext) {
-		int n = dev->alloc_ext ? dev->alloc_ext * 2 : 8;
-		struct ca_extent *ne = realloc(dev->ext, n * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		dev->ext = ne;
-		dev->alloc_ext = n;
-	}
+	if (ARRAY_GROW(dev->ext, dev->nr_ext, dev->alloc_ext))
+		return -ENOMEM;
 	for (i = dev->nr_ext; i > 0 && dev->ext[i - 1].start > start; i--)
 		dev->ext[i] = dev->ext[i - 1];
 	dev->ext[i].start = start;
@@ -153,15 +147,8 @@ static struct ca_chunk *new_chunk(struct chunk_alloc *ca, int num_stripes)
 {
 	struct ca_chunk *c;
 
-	if (ca->nr_chunks == ca->alloc_chunks) {
-		int n = ca->alloc_chunks ? ca->alloc_chunks * 2 : 8;
-		struct ca_chunk **nc = realloc(ca->chunks, n * sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		ca->chunks = nc;
-		ca->alloc_chunks = n;
-	}
+	if (ARRAY_GROW(ca->chunks, ca->nr_chunks, ca->alloc_chunks))
+		return NULL;
 	c = calloc(1, sizeof(*c) + num_stripes * sizeof(c->stripes[0]));
 	if (!c)
 		return NULL;

@@ -13,6 +13,7 @@
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 #include "lib/read/super.h"
+#include "lib/format/growable-array.h"
 
 /* ---- devices ---- */
 
@@ -36,15 +37,8 @@ struct btrfs_device *btrfs_add_device(struct btrfs_device_list *list, u64 devid,
 {
 	struct btrfs_device *d;
 
-	if (list->nr == list->alloc) {
-		int n = list->alloc ? list->alloc * 2 : 4;
-		struct btrfs_device *nd = realloc(list->devs, n * sizeof(*nd));
-
-		if (!nd)
-			return NULL;
-		list->devs = nd;
-		list->alloc = n;
-	}
+	if (ARRAY_GROW(list->devs, list->nr, list->alloc))
+		return NULL;
 	d = &list->devs[list->nr++];
 	memset(d, 0, sizeof(*d));
 	d->devid = devid;
@@ -436,15 +430,8 @@ int btrfs_add_chunk(struct btrfs_chunk_tree_map *map, u64 logical, const struct 
 		      logical, length);
 		return -EEXIST;
 	}
-	if (map->nr == map->alloc) {
-		size_t n = map->alloc ? map->alloc * 2 : 16;
-		struct btrfs_chunk_map **nc = realloc(map->chunks, n * sizeof(*nc));
-
-		if (!nc)
-			return -ENOMEM;
-		map->chunks = nc;
-		map->alloc = n;
-	}
+	if (ARRAY_GROW(map->chunks, map->nr, map->alloc))
+		return -ENOMEM;
 	c = calloc(1, sizeof(*c) + num_stripes * sizeof(c->stripes[0]));
 	if (!c)
 		return -ENOMEM;
