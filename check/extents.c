@@ -181,7 +181,7 @@ u64 check_chunk_dev_len(const struct btrfs_chunk_map *c)
 
 static int push_ref(struct check_ref **arr, size_t *nr, size_t *alloc, const struct check_ref *r)
 {
-	if (check_grow((void **)arr, alloc, *nr, sizeof(**arr)))
+	if (ARRAY_GROW(*arr, *nr, *alloc))
 		return -ENOMEM;
 	(*arr)[(*nr)++] = *r;
 	return 0;

@@ -26,6 +26,7 @@
 #include "lib/read/disk-io.h"
 #include "lib/format/messages.h"
 #include "check/repair-qgroups.h"
+#include "lib/format/growable-array.h"
 
 struct qgroup {
 	u64 id;
@@ -33,7 +34,7 @@ struct qgroup {
 	u64 rfer, excl;             /* on disk */
 	u64 our_rfer, our_excl;     /* recomputed */
 	u64 *members;               /* level-0 ids (subvolumes) in this group */
-	size_t members_nr;
+	size_t members_nr, members_alloc;
 };
 
 struct qg_state {
@@ -85,7 +86,7 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
 	}
 	case BTRFS_QGROUP_RELATION_KEY:
 		if (key->objectid < key->offset) {
-			if (check_grow((void **)&q->rel, &q->rel_alloc, q->rel_nr, sizeof(*q->rel)))
+			if (ARRAY_GROW(q->rel, q->rel_nr, q->rel_alloc))
 				return -ENOMEM;
 			q->rel[q->rel_nr][0] = key->objectid;
 			q->rel[q->rel_nr][1] = key->offset;
@@ -118,17 +119,14 @@ static int resolve_members(struct qg_state *q)
 				continue;
 			for (size_t m = 0; m < c->members_nr; m++) {
 				size_t k;
-				u64 *n;
 
 				for (k = 0; k < p->members_nr; k++)
 					if (p->members[k] == c->members[m])
 						break;
 				if (k < p->members_nr)
 					continue;
-				n = realloc(p->members, (p->members_nr + 1) * sizeof(u64));
-				if (!n)
+				if (ARRAY_GROW(p->members, p->members_nr, p->members_alloc))
 					return -ENOMEM;
-				p->members = n;
 				p->members[p->members_nr++] = c->members[m];
 			}
 		}

@@ -389,7 +389,7 @@ bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64
 	if (r)
 		return queue_once(ctx, st, bytenr, true, r->ok);
 	key.ok = rebuild_possible(st, bytenr, &key.len, &key.reserve);
-	if (check_grow((void **)&st->rebuild, &st->rebuild_alloc, st->rebuild_nr, sizeof(key)))
+	if (ARRAY_GROW(st->rebuild, st->rebuild_nr, st->rebuild_alloc))
 		return false;
 	/* the passes report in ascending order: this is an append */
 	for (at = st->rebuild_nr; at && st->rebuild[at - 1].bytenr > bytenr; at--)

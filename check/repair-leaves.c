@@ -201,7 +201,7 @@ static int list_trees(struct btrfs_fs_info *fs, struct btrfs_tree_ref **out, siz
 		    (!n || found.objectid != last) &&
 		    btrfs_leaf_item_size(path.nodes[0], path.slots[0]) >=
 		    offsetof(struct btrfs_root_item, generation_v2)) {
-			ret = check_grow((void **)&refs, &alloc, n, sizeof(*refs));
+			ret = ARRAY_GROW(refs, n, alloc);
 			if (ret < 0)
 				break;
 			btrfs_tree_ref_from_root_item(&refs[n++], found.objectid,

@@ -27,6 +27,7 @@
 #include "lib/read/super.h"
 #include "lib/format/messages.h"
 #include "crypto/hash.h"
+#include "lib/format/growable-array.h"
 
 const u64 mkfs_tree_ids[T_NR] = {
 	BTRFS_ROOT_TREE_OBJECTID, BTRFS_EXTENT_TREE_OBJECTID, BTRFS_CHUNK_TREE_OBJECTID,
@@ -43,8 +44,8 @@ static const int alloc_order[] = { T_FS, T_CSUM, T_RELOC, T_UUID, T_QUOTA, T_DEV
 u64 btrfs_mkfs_min_dev_size(const struct mkfs_config *cfg)
 {
 	u64 size = BTRFS_DEVICE_RANGE_RESERVED + 4 * SZ_1M + SZ_8M;
-	const struct btrfs_raid_attr *m = btrfs_raid_attr(cfg->meta_profile);
-	const struct btrfs_raid_attr *d = btrfs_raid_attr(cfg->data_profile);
+	const struct btrfs_raid_profile *m = btrfs_raid_profile_find(cfg->meta_profile);
+	const struct btrfs_raid_profile *d = btrfs_raid_profile_find(cfg->data_profile);
 
 	if (!cfg->mixed)
 		size += SZ_8M;
@@ -123,15 +124,8 @@ static int alloc_blocks(struct mkfs_ctx *ctx, int t, u32 count)
 	u64 type = t == T_CHUNK ? BTRFS_BLOCK_GROUP_SYSTEM : BTRFS_BLOCK_GROUP_METADATA;
 	u32 ns = ctx->cfg->nodesize;
 
-	if (b->nr + count > b->alloc) {
-		u32 n = max_t(u32, b->alloc * 2, b->nr + count);
-		u64 *nb = realloc(b->bytenr, n * sizeof(*nb));
-
-		if (!nb)
-			return -ENOMEM;
-		b->bytenr = nb;
-		b->alloc = n;
-	}
+	if (ARRAY_RESERVE(b->bytenr, b->alloc, (size_t)b->nr + count))
+		return -ENOMEM;
 	for (u32 i = 0; i < count; i++) {
 		int ret = ca_alloc_bytes(&ctx->ca, type, ns, ns, &b->bytenr[b->nr]);
 

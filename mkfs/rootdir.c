@@ -48,6 +48,7 @@
 #include "lib/format/accessors.h"
 #include "lib/format/csum.h"
 #include "lib/format/messages.h"
+#include "lib/format/growable-array.h"
 
 #define RD_COMMIT_DIRTY (64 * SZ_1M) /* dirty tree block bytes that make a commit */
 
@@ -85,15 +86,8 @@ static void put_slot(struct rd_tree *rt, size_t index)
 /* Remember a hard-linked file: source st, inode ino. */
 static int add_link(struct rd_tree *rt, const struct stat *st, u64 ino)
 {
-	if (rt->nr_links == rt->alloc_links) {
-		size_t n = rt->alloc_links ? rt->alloc_links * 2 : 64;
-		struct rd_link *nl = realloc(rt->links, n * sizeof(*nl));
-
-		if (!nl)
-			return -ENOMEM;
-		rt->links = nl;
-		rt->alloc_links = n;
-	}
+	if (ARRAY_GROW(rt->links, rt->nr_links, rt->alloc_links))
+		return -ENOMEM;
 	if ((rt->nr_links + 1) * 2 > rt->slots_cap) {
 		size_t cap = rt->slots_cap ? rt->slots_cap * 2 : 1024;
 		size_t *ns = malloc(cap * sizeof(*ns));
@@ -459,15 +453,8 @@ static char **read_names(DIR *d, size_t *nr)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (*nr == alloc) {
-			size_t n = alloc ? alloc * 2 : 64;
-			char **nn = realloc(names, n * sizeof(*nn));
-
-			if (!nn)
-				goto fail;
-			names = nn;
-			alloc = n;
-		}
+		if (ARRAY_GROW(names, *nr, alloc))
+			goto fail;
 		names[*nr] = strdup(de->d_name);
 		if (!names[*nr])
 			goto fail;

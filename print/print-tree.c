@@ -13,6 +13,7 @@
 #include "print/print-tree.h"
 #include "print/print-tree-internal.h"
 #include "lib/format/accessors.h"
+#include "lib/format/profiles.h"
 #include "lib/format/messages.h"
 
 void btrfs_print_opts_init(struct btrfs_print_opts *opts, const struct btrfs_fs_geometry *geo)
@@ -314,6 +315,7 @@ void btrfs_print_disk_key(FILE *out, const struct btrfs_disk_key *dk)
 
 void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len)
 {
+	const struct btrfs_raid_profile *p;
 	const char *type, *profile;
 
 	switch (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) {
@@ -323,18 +325,8 @@ void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len)
 	case BTRFS_BLOCK_GROUP_SYSTEM: type = "SYSTEM"; break;
 	default: type = "UNKNOWN"; break;
 	}
-	switch (flags & BTRFS_BLOCK_GROUP_PROFILE_MASK) {
-	case 0: profile = "single"; break;
-	case BTRFS_BLOCK_GROUP_RAID0: profile = "RAID0"; break;
-	case BTRFS_BLOCK_GROUP_RAID1: profile = "RAID1"; break;
-	case BTRFS_BLOCK_GROUP_DUP: profile = "DUP"; break;
-	case BTRFS_BLOCK_GROUP_RAID10: profile = "RAID10"; break;
-	case BTRFS_BLOCK_GROUP_RAID5: profile = "RAID5"; break;
-	case BTRFS_BLOCK_GROUP_RAID6: profile = "RAID6"; break;
-	case BTRFS_BLOCK_GROUP_RAID1C3: profile = "RAID1C3"; break;
-	case BTRFS_BLOCK_GROUP_RAID1C4: profile = "RAID1C4"; break;
-	default: profile = "UNKNOWN"; break;
-	}
+	p = btrfs_raid_profile_find(flags);
+	profile = p ? p->upper : "UNKNOWN";
 	snprintf(buf, len, "%s|%s", type, profile);
 }
 

@@ -4,42 +4,10 @@
  * See chunk-alloc.h for the rules.
  */
 #include <stdlib.h>
-#include <strings.h>
 #include "lib/engine/chunk-alloc.h"
 #include "lib/format/messages.h"
 #include "lib/format/accessors.h"
-
-static const struct btrfs_raid_attr raid_attrs[] = {
-	{ 0, "single", "single", 1, 1, 1, 0, 1, 1, 0 },
-	{ BTRFS_BLOCK_GROUP_DUP, "dup", "DUP", 1, 1, 2, 0, 1, 2, 0 },
-	{ BTRFS_BLOCK_GROUP_RAID0, "raid0", "RAID0", 1, 0, 1, 0, 1, 1, 0 },
-	{ BTRFS_BLOCK_GROUP_RAID1, "raid1", "RAID1", 2, 2, 2, 0, 1, 1, 0 },
-	{ BTRFS_BLOCK_GROUP_RAID1C3, "raid1c3", "RAID1C3", 3, 3, 3, 0, 1, 1,
-	  BTRFS_FEATURE_INCOMPAT_RAID1C34 },
-	{ BTRFS_BLOCK_GROUP_RAID1C4, "raid1c4", "RAID1C4", 4, 4, 4, 0, 1, 1,
-	  BTRFS_FEATURE_INCOMPAT_RAID1C34 },
-	{ BTRFS_BLOCK_GROUP_RAID10, "raid10", "RAID10", 2, 0, 2, 0, 2, 1, 0 },
-	{ BTRFS_BLOCK_GROUP_RAID5, "raid5", "RAID5", 2, 0, 1, 1, 1, 1, BTRFS_FEATURE_INCOMPAT_RAID56 },
-	{ BTRFS_BLOCK_GROUP_RAID6, "raid6", "RAID6", 3, 0, 1, 2, 1, 1, BTRFS_FEATURE_INCOMPAT_RAID56 },
-};
-
-const struct btrfs_raid_attr *btrfs_raid_attr(u64 flags)
-{
-	u64 prof = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
-
-	for (size_t i = 0; i < ARRAY_SIZE(raid_attrs); i++)
-		if (raid_attrs[i].bg_flag == prof)
-			return &raid_attrs[i];
-	return NULL;
-}
-
-const struct btrfs_raid_attr *btrfs_raid_attr_by_name(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(raid_attrs); i++)
-		if (!strcasecmp(raid_attrs[i].name, name))
-			return &raid_attrs[i];
-	return NULL;
-}
+#include "lib/format/growable-array.h"
 
 int ca_init(struct chunk_alloc *ca, int ndevs, const u64 *sizes, u32 sectorsize)
 {
@@ -99,15 +67,8 @@ int ca_add_dev_extent(struct ca_device *dev, u64 start, u64 len)
 {
 	int i;
 
-	if (dev->nr_ext == dev->alloc_ext) {
-		int n = dev->alloc_ext ? dev->alloc_ext * 2 : 8;
-		struct ca_extent *ne = realloc(dev->ext, n * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		dev->ext = ne;
-		dev->alloc_ext = n;
-	}
+	if (ARRAY_GROW(dev->ext, dev->nr_ext, dev->alloc_ext))
+		return -ENOMEM;
 	for (i = dev->nr_ext; i > 0 && dev->ext[i - 1].start > start; i--)
 		dev->ext[i] = dev->ext[i - 1];
 	dev->ext[i].start = start;
@@ -131,7 +92,7 @@ static void del_dev_extent(struct ca_device *dev, u64 start)
 
 static int data_stripes(u64 type, int num_stripes, int sub_stripes)
 {
-	const struct btrfs_raid_attr *a = btrfs_raid_attr(type);
+	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(type);
 
 	if (type & BTRFS_BLOCK_GROUP_RAID0)
 		return num_stripes;
@@ -145,7 +106,7 @@ static int data_stripes(u64 type, int num_stripes, int sub_stripes)
 /* Logical ranges of the chunk that sit on a superblock copy of any stripe. */
 static void compute_excluded(struct ca_chunk *c)
 {
-	const struct btrfs_raid_attr *a = btrfs_raid_attr(c->type);
+	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(c->type);
 	int ndata = data_stripes(c->type, c->num_stripes, c->sub_stripes);
 
 	c->nr_excl = 0;
@@ -186,15 +147,8 @@ static struct ca_chunk *new_chunk(struct chunk_alloc *ca, int num_stripes)
 {
 	struct ca_chunk *c;
 
-	if (ca->nr_chunks == ca->alloc_chunks) {
-		int n = ca->alloc_chunks ? ca->alloc_chunks * 2 : 8;
-		struct ca_chunk **nc = realloc(ca->chunks, n * sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		ca->chunks = nc;
-		ca->alloc_chunks = n;
-	}
+	if (ARRAY_GROW(ca->chunks, ca->nr_chunks, ca->alloc_chunks))
+		return NULL;
 	c = calloc(1, sizeof(*c) + num_stripes * sizeof(c->stripes[0]));
 	if (!c)
 		return NULL;
@@ -277,7 +231,7 @@ struct ca_chunk *ca_alloc_chunk_on(struct chunk_alloc *ca, u64 type, u64 devid, 
 
 struct ca_chunk *ca_alloc_chunk(struct chunk_alloc *ca, u64 type)
 {
-	const struct btrfs_raid_attr *a = btrfs_raid_attr(type);
+	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(type);
 	u64 base_calc, calc, max_chunk, min_stripe, min_free;
 	int num_stripes, ndevs_needed, found, sub;
 	int picked[CA_MAX_DEVICES], stripes_dev[CA_MAX_DEVICES * 2];
@@ -519,7 +473,7 @@ static int cmp_choice(const void *a, const void *b)
 
 struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type)
 {
-	const struct btrfs_raid_attr *a = btrfs_raid_attr(type);
+	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(type);
 	struct dev_choice devs[CA_MAX_DEVICES];
 	u64 max_chunk, max_stripe, want, min_extent, stripe;
 	int ndevs = 0, devs_max, inc, num_stripes, ndata;

@@ -4,9 +4,10 @@
  * and the kernel's placement of a new chunk for the write engine
  * (ca_alloc_chunk_kernel(), trans-chunk.c).
  *
- * Profiles.  struct btrfs_raid_attr describes each profile: how many devices
- * at least, how many copies of each byte, parity stripes, sub stripes
- * (raid10) and device stripes (DUP puts two on one device).
+ * Profiles.  struct btrfs_raid_profile (lib/format/profiles.h) describes
+ * each profile: how many devices at least, how many copies of each byte,
+ * parity stripes, sub stripes (raid10) and device stripes (DUP puts two on
+ * one device).
  *
  * Chunks.  A struct chunk_alloc holds the devices (size, dev extents) and the
  * chunks made so far.  ca_alloc_chunk() places a chunk as btrfs-progs' mkfs
@@ -28,26 +29,9 @@
 
 #include "lib/format/kerncompat.h"
 #include "lib/format/format.h"
+#include "lib/format/profiles.h"
 
 #define CA_MAX_DEVICES 64
-
-struct btrfs_raid_attr {
-	u64 bg_flag;            /* BTRFS_BLOCK_GROUP_* profile bit, 0 = single */
-	const char *name;       /* lowercase, as on the command line */
-	const char *upper;      /* as btrfs-progs prints it in messages */
-	int devs_min;           /* fewest devices */
-	int devs_max;           /* most stripes, 0 = as many as there are devices */
-	int ncopies;            /* copies of each byte */
-	int nparity;            /* parity stripes per row */
-	int sub_stripes;        /* raid10: 2 */
-	int dev_stripes;        /* stripes per device: DUP 2 */
-	u64 incompat;           /* feature bit the profile needs */
-};
-
-/* The profile of a block group flags value (profile bits), or NULL. */
-const struct btrfs_raid_attr *btrfs_raid_attr(u64 flags);
-/* By name (case-insensitive: "raid1c3", "DUP", "single"), or NULL. */
-const struct btrfs_raid_attr *btrfs_raid_attr_by_name(const char *name);
 
 struct ca_extent {
 	u64 start;

@@ -9,6 +9,7 @@
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 #include "lib/read/tree-checker.h"
+#include "lib/format/growable-array.h"
 
 /* New chunks one transaction may make (t->bgs is sized for them once). */
 #define EA_NEW_CHUNKS_MAX 256
@@ -17,15 +18,8 @@
 
 static int ranges_insert(struct fs_range **arr, int *nr, int *alloc, int at, u64 start, u64 len)
 {
-	if (*nr == *alloc) {
-		int n = *alloc ? *alloc * 2 : 16;
-		struct fs_range *na = realloc(*arr, (size_t)n * sizeof(*na));
-
-		if (!na)
-			return -ENOMEM;
-		*arr = na;
-		*alloc = n;
-	}
+	if (ARRAY_GROW(*arr, *nr, *alloc))
+		return -ENOMEM;
 	memmove(&(*arr)[at + 1], &(*arr)[at], (size_t)(*nr - at) * sizeof(**arr));
 	(*arr)[at].start = start;
 	(*arr)[at].len = len;
@@ -334,15 +328,8 @@ int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
 		error("extent %llu+%llu is not inside one block group", bytenr, len);
 		return -EINVAL;
 	}
-	if (t->nr_acct == t->alloc_acct) {
-		size_t n = t->alloc_acct ? t->alloc_acct * 2 : 32;
-		struct acct_range *na = realloc(t->acct, n * sizeof(*na));
-
-		if (!na)
-			return -ENOMEM;
-		t->acct = na;
-		t->alloc_acct = n;
-	}
+	if (ARRAY_GROW(t->acct, t->nr_acct, t->alloc_acct))
+		return -ENOMEM;
 	if (bg->loaded) {
 		ret = free_carve(bg, bytenr, len);
 		if (ret < 0)

@@ -58,7 +58,7 @@ static void pick_profile(struct btrfs_trans *t, u64 type, u64 *profile)
 	}
 	*profile = 0;
 	for (size_t p = 0; any && p < ARRAY_SIZE(profile_pref); p++) {
-		const struct btrfs_raid_attr *a = btrfs_raid_attr(profile_pref[p]);
+		const struct btrfs_raid_profile *a = btrfs_raid_profile_find(profile_pref[p]);
 
 		if (present[p] && a && a->devs_min <= t->fs->devices.nr) {
 			*profile = profile_pref[p];
@@ -401,7 +401,7 @@ int trans_new_chunks_super(struct btrfs_trans *t, struct btrfs_super_block *sb)
 	btrfs_set_super_sys_array_size(sb, at);
 	/* a profile's feature bit (raid56, raid1c34) goes in with its first chunk */
 	for (int i = 0; i < t->nr_bgs; i++) {
-		const struct btrfs_raid_attr *a = btrfs_raid_attr(t->bgs[i].flags);
+		const struct btrfs_raid_profile *a = btrfs_raid_profile_find(t->bgs[i].flags);
 
 		if (t->bgs[i].is_new && a && a->incompat)
 			btrfs_set_super_incompat_flags(sb, btrfs_super_incompat_flags(sb) |

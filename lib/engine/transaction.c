@@ -11,6 +11,7 @@
 #include "lib/format/messages.h"
 #include "lib/read/super.h"
 #include "lib/engine/tree-write.h"
+#include "lib/format/growable-array.h"
 
 #define MAX_COMMIT_ROUNDS 256
 
@@ -189,15 +190,8 @@ static int pin(struct btrfs_trans *t, u64 bytenr, u64 owner, int level, bool ref
 {
 	struct pinned_block *pb;
 
-	if (t->nr_pinned == t->alloc_pinned) {
-		size_t n = t->alloc_pinned ? t->alloc_pinned * 2 : 64;
-		struct pinned_block *np = realloc(t->pinned, n * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		t->pinned = np;
-		t->alloc_pinned = n;
-	}
+	if (ARRAY_GROW(t->pinned, t->nr_pinned, t->alloc_pinned))
+		return -ENOMEM;
 	pb = &t->pinned[t->nr_pinned++];
 	pb->bytenr = bytenr;
 	pb->owner = owner;
@@ -246,15 +240,8 @@ static struct btrfs_wroot *find_loaded_root(struct btrfs_trans *t, u64 objectid)
 
 static int add_root(struct btrfs_trans *t, struct btrfs_wroot *r)
 {
-	if (t->nr_roots == t->alloc_roots) {
-		int n = t->alloc_roots ? t->alloc_roots * 2 : 16;
-		struct btrfs_wroot **nr = realloc(t->roots, (size_t)n * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		t->roots = nr;
-		t->alloc_roots = n;
-	}
+	if (ARRAY_GROW(t->roots, t->nr_roots, t->alloc_roots))
+		return -ENOMEM;
 	t->roots[t->nr_roots++] = r;
 	return 0;
 }

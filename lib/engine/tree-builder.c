@@ -7,6 +7,7 @@
 #include "lib/format/accessors.h"
 #include "lib/format/tree-block.h"
 #include "lib/format/messages.h"
+#include "lib/format/growable-array.h"
 
 void tb_init(struct tree_builder *tb, u64 owner)
 {
@@ -36,27 +37,10 @@ void *tb_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
 {
 	struct tb_item *it;
 
-	if (tb->nr == tb->alloc) {
-		size_t n = tb->alloc ? tb->alloc * 2 : 64;
-		struct tb_item *ni = realloc(tb->items, n * sizeof(*ni));
-
-		if (!ni)
-			return NULL;
-		tb->items = ni;
-		tb->alloc = n;
-	}
-	if (tb->arena_len + size + 1 > tb->arena_alloc) {
-		size_t n = tb->arena_alloc ? tb->arena_alloc * 2 : 4096;
-		u8 *na;
-
-		while (n < tb->arena_len + size + 1)
-			n *= 2;
-		na = realloc(tb->arena, n);
-		if (!na)
-			return NULL;
-		tb->arena = na;
-		tb->arena_alloc = n;
-	}
+	if (ARRAY_GROW(tb->items, tb->nr, tb->alloc))
+		return NULL;
+	if (ARRAY_RESERVE(tb->arena, tb->arena_alloc, tb->arena_len + size + 1))
+		return NULL;
 	it = &tb->items[tb->nr++];
 	it->key = *key;
 	it->size = size;

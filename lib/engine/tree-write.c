@@ -9,6 +9,7 @@
 #include "lib/format/raid6.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
+#include "lib/format/growable-array.h"
 
 struct bw_row {
 	const struct btrfs_chunk_map *chunk;
@@ -200,15 +201,8 @@ static struct bw_row *get_row(struct btrfs_block_writer *w, const struct btrfs_c
 
 	if (r)
 		return r;
-	if (w->nr_rows == w->alloc_rows) {
-		size_t n = w->alloc_rows ? w->alloc_rows * 2 : 16;
-		struct bw_row *nr = realloc(w->rows, n * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		w->rows = nr;
-		w->alloc_rows = n;
-	}
+	if (ARRAY_GROW(w->rows, w->nr_rows, w->alloc_rows))
+		return NULL;
 	r = &w->rows[w->nr_rows];
 	r->chunk = c;
 	ret = raid56_row_init(&r->row, start, ndata, c->num_stripes - ndata, (u32)c->stripe_len,

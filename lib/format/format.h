@@ -354,12 +354,17 @@ static inline u8 btrfs_ftype_of_mode(u32 mode)
 
 /* ---- Balance ------------------------------------------------------------ */
 
+/* btrfs_balance_item.flags and btrfs_ioctl_balance_args.flags: which
+ * types, and how. */
 #define BTRFS_BALANCE_DATA (1ULL << 0)
 #define BTRFS_BALANCE_SYSTEM (1ULL << 1)
 #define BTRFS_BALANCE_METADATA (1ULL << 2)
-#define BTRFS_BALANCE_FORCE (1ULL << 3)
-#define BTRFS_BALANCE_RESUME (1ULL << 4)
+#define BTRFS_BALANCE_TYPE_MASK (BTRFS_BALANCE_DATA | BTRFS_BALANCE_SYSTEM | BTRFS_BALANCE_METADATA)
+#define BTRFS_BALANCE_FORCE (1ULL << 3)     /* allow reducing metadata redundancy */
+#define BTRFS_BALANCE_RESUME (1ULL << 4)    /* resume a paused balance */
 
+/* btrfs_disk_balance_args.flags and btrfs_balance_args.flags: the filters
+ * that are set. */
 #define BTRFS_BALANCE_ARGS_PROFILES (1ULL << 0)
 #define BTRFS_BALANCE_ARGS_USAGE (1ULL << 1)
 #define BTRFS_BALANCE_ARGS_DEVID (1ULL << 2)
