@@ -1,12 +1,15 @@
 # Helper library for shell tests: source it first thing.
 #   . "$TOP/tests/lib/common.sh"
 #
-# run_check CMD...          run, fail the test unless it exits 0
-# run_check_stdout CMD...   the same, passing stdout through (for pipes/redirects)
-# run_mayfail CMD...        any exit code is fine, but a crash or signal (>=128) fails
+# run_check CMD...          run, fail the test unless it exits 0 (redirect its output freely)
+# run_mayfail CMD...        any clean exit is fine (returns it); a crash or signal (>=128) or
+#                           a command not found / not runnable (127, 126) fails
 # run_mustfail "why" CMD... must fail cleanly: exit 1..125; success, 126/127 or >=128 fail
 # expect_exit N CMD...      exit code must be exactly N
-# check_golden EXPECT ACTUAL    diff -u after normalising nothing; fails on difference
+# check_golden EXPECT ACTUAL [WHAT]   diff -u, byte for byte but for one line: a first line
+#                           naming the program and version ("btrfs-progs v6.19" in the
+#                           references, "btrfs-kit v0.1.0" in ours) is dropped from both.
+#                           Fails when they differ and when EXPECT has nothing to compare.
 # assert_grep PATTERN FILE  / assert_not_grep PATTERN FILE
 # _fail MSG / _skip REASON  end the test (skip exits 77 with a "SKIP:" line)
 # check_prereq root|loop|btrfs-kernel|progs|python3   skip when missing
@@ -14,6 +17,8 @@
 # mount_tracked DEV DIR [OPTS]  mount; unmounted at exit
 # corpus_case NAME          decompress a ../shared/corpus case (cached), echo its folder
 # $BTRFS the binary, $TOP the tree, $SHARED ../shared, $T a fresh scratch folder
+# The "#### command" lines and FAIL messages go to the test's own stderr (its log), never
+# into a file the command's stderr is redirected to.
 set -u
 : "${TOP:?run tests through tests/run.sh or make test}"
 BTRFS=${BTRFS:-$TOP/btrfs}
@@ -39,16 +44,14 @@ _cleanup() {
 }
 trap _cleanup EXIT
 
-_fail() { echo "FAIL: $*" >&2; exit 1; }
+# fd 8: the test's stderr as it was when this library was sourced (run.sh: the log)
+exec 8>&2
+_fail() { echo "FAIL: $*" >&8; exit 1; }
 _skip() { echo "SKIP: $*"; exit 77; }
 
-_show_cmd() { echo "#### $*" >&2; }
+_show_cmd() { echo "#### $*" >&8; }
 
 run_check() {
-	_show_cmd "$@"
-	"$@" || _fail "command failed (exit $?): $*"
-}
-run_check_stdout() {
 	_show_cmd "$@"
 	"$@" || _fail "command failed (exit $?): $*"
 }
@@ -56,7 +59,7 @@ run_mayfail() {
 	local rc
 	_show_cmd "$@"
 	"$@"; rc=$?
-	[ $rc -lt 128 ] || _fail "command crashed or was killed (exit $rc): $*"
+	[ $rc -lt 126 ] || _fail "command crashed, was killed or not found (exit $rc): $*"
 	return $rc
 }
 run_mustfail() {
@@ -74,14 +77,21 @@ expect_exit() {
 	[ $rc -eq "$want" ] || _fail "exit $rc, expected $want: $*"
 	return 0
 }
+_golden_norm() { sed '1{/^btrfs-\(progs\|kit\) v[0-9]/d}' "$1"; }
 check_golden() {
-	diff -u "$1" "$2" >&2 || _fail "output differs from $1"
+	local what=${3:-output}
+	_golden_norm "$1" > "$T/.golden.expect" || _fail "cannot read golden $1"
+	[ -s "$T/.golden.expect" ] || _fail "$what: golden $1 is empty, nothing to compare"
+	_golden_norm "$2" > "$T/.golden.actual" || _fail "cannot read $2"
+	diff -u "$T/.golden.expect" "$T/.golden.actual" > "$T/.golden.diff" && return 0
+	head -n 60 "$T/.golden.diff" >&8
+	_fail "$what differs from $1 ($(grep -c '^[-+][^-+]' "$T/.golden.diff") lines)"
 }
 assert_grep() {
-	grep -q -e "$1" "$2" || { sed 's/^/    /' "$2" >&2; _fail "'$1' not found in $2"; }
+	grep -q -e "$1" "$2" || { sed 's/^/    /' "$2" >&8; _fail "'$1' not found in $2"; }
 }
 assert_not_grep() {
-	! grep -q -e "$1" "$2" || { grep -e "$1" "$2" >&2; _fail "'$1' unexpectedly found in $2"; }
+	! grep -q -e "$1" "$2" || { grep -e "$1" "$2" >&8; _fail "'$1' unexpectedly found in $2"; }
 }
 
 check_prereq() {
