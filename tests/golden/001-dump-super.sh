@@ -6,7 +6,6 @@
 check_prereq corpus
 
 cases=$(cd "$SHARED/corpus" && ls)
-[ -n "$cases" ] || _skip "no corpus in $SHARED/corpus"
 nfail=0 npass=0
 for c in $cases; do
 	dir=$(corpus_case "$c")

@@ -6,9 +6,8 @@
 # tree leaf of empty-defaults, dir item name "default" changed to "defaulu"
 # (name hash mismatch), checksum recomputed on both DUP copies.
 . "$TOP/tests/lib/common.sh"
-check_prereq python3
+check_prereq python3 corpus
 
-[ -d "$SHARED/corpus/empty-defaults" ] || _skip "no corpus in $SHARED/corpus"
 dir=$(corpus_case empty-defaults)
 cp --sparse=always "$dir/dev1.img" "$T/dev1.img"
 ref=$SHARED/corpus/empty-defaults/dump-tree.txt

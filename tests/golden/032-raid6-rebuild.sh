@@ -9,8 +9,7 @@
 #      the blocks read back as zeros, fail their checksum, and are rebuilt
 #      the same way (mirror 3: Q, mirror 4: P+Q).
 . "$TOP/tests/lib/common.sh"
-check_prereq python3
-[ -d "$SHARED/corpus/raid5-raid6" ] || _skip "no corpus in $SHARED/corpus"
+check_prereq python3 corpus
 dir=$(corpus_case raid5-raid6)
 
 compare() { # what devices...

@@ -6,6 +6,7 @@
 # (exit 0) and then our check and Debian's pass, or it refuses (exit 1) and
 # the image is as it was (the superblock; byte for byte up to 2 GiB).
 . "$TOP/tests/lib/common.sh"
+check_prereq fsck-images
 # cases our --repair mends: a refusal there is a regression
 must_repair=" 005-bad-item-offset 007-bad-offset-snapshots 008-bad-dir-index-name 011-no-inode-item
 	014-no-extent-info 017-missing-all-file-extent 026-bad-dir-item-name
@@ -53,7 +54,7 @@ for d in "$SHARED"/fsck-images/*/; do
 	n=$((n + 1))
 	echo "ok $c exit $rc"
 done
-[ $n -gt 0 ] || _skip "no fsck images"
+[ $n -gt 0 ] || _fail "no restored image in $SHARED/fsck-images"
 # every case of the list was there and repaired (a renamed or lost image is not a pass)
 for m in $must_repair; do
 	case "$must_done " in *" $m "*) ;; *) _fail "$m: in the must-repair list but not repaired (no such image?)" ;; esac
