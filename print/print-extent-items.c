@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "print/print-tree-internal.h"
+#include "print/emit.h"
 #include "lib/format/accessors.h"
 #include "crypto/hash.h"
 #include "lib/read/tree-checker.h"
@@ -134,50 +135,20 @@ static void print_csum_item(const struct print_item *it)
 
 static void print_dev_item(const struct print_item *it)
 {
-	const struct btrfs_dev_item *d = (const void *)it->data;
+	struct emitter e = emit_text_to(stdout);
 
-	if (it->size < sizeof(*d))
+	if (it->size < sizeof(struct btrfs_dev_item))
 		return;
-	printf("\t\tdevid %llu total_bytes %llu bytes_used %llu\n",
-	       (unsigned long long)btrfs_device_id(d), (unsigned long long)btrfs_device_total_bytes(d),
-	       (unsigned long long)btrfs_device_bytes_used(d));
-	printf("\t\tio_align %u io_width %u sector_size %u type %llu\n", btrfs_device_io_align(d),
-	       btrfs_device_io_width(d), btrfs_device_sector_size(d),
-	       (unsigned long long)btrfs_device_type(d));
-	printf("\t\tgeneration %llu start_offset %llu dev_group %u\n",
-	       (unsigned long long)btrfs_device_generation(d),
-	       (unsigned long long)btrfs_device_start_offset(d), btrfs_device_group(d));
-	printf("\t\tseek_speed %u bandwidth %u\n", btrfs_device_seek_speed(d),
-	       btrfs_device_bandwidth(d));
-	print_uuid_line("\t\tuuid", d->uuid);
-	print_uuid_line("\t\tfsid", d->fsid);
+	emit_dev_item(&e, (const void *)it->data);
 }
 
 static void print_chunk(const struct print_item *it)
 {
-	const struct btrfs_chunk *c = (const void *)it->data;
-	char type[64];
-	u32 i, nr;
+	struct emitter e = emit_text_to(stdout);
 
-	if (it->size < sizeof(*c))
+	if (it->size < sizeof(struct btrfs_chunk))
 		return;
-	nr = btrfs_chunk_num_stripes(c);
-	btrfs_bg_flags_to_str(btrfs_chunk_type(c), type, sizeof(type));
-	printf("\t\tlength %llu owner %llu stripe_len %llu type %s\n",
-	       (unsigned long long)btrfs_chunk_length(c), (unsigned long long)btrfs_chunk_owner(c),
-	       (unsigned long long)btrfs_chunk_stripe_len(c), type);
-	printf("\t\tio_align %u io_width %u sector_size %u\n", btrfs_chunk_io_align(c),
-	       btrfs_chunk_io_width(c), btrfs_chunk_sector_size(c));
-	printf("\t\tnum_stripes %u sub_stripes %u\n", nr, btrfs_chunk_sub_stripes(c));
-	if (nr > (it->size - sizeof(*c)) / sizeof(struct btrfs_stripe))
-		nr = (it->size - sizeof(*c)) / sizeof(struct btrfs_stripe);
-	for (i = 0; i < nr; i++) {
-		const struct btrfs_stripe *s = btrfs_chunk_stripe(c, (int)i);
-
-		printf("\t\t\tstripe %u devid %llu offset %llu\n", i,
-		       (unsigned long long)btrfs_stripe_devid(s), (unsigned long long)btrfs_stripe_offset(s));
-		print_uuid_line("\t\t\tdev_uuid", s->dev_uuid);
-	}
+	emit_chunk_item(&e, (const void *)it->data, it->size);
 }
 
 static void print_dev_extent(const struct print_item *it)
