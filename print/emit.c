@@ -182,3 +182,53 @@ void emit_dev_item(struct emitter *e, const struct btrfs_dev_item *d)
 	emit_uuid(e, "fsid", "\t\tfsid ", d->fsid);
 	emit_eol(e);
 }
+
+void emit_block_group_item(struct emitter *e, const struct btrfs_block_group_item *bg)
+{
+	emit_u64(e, "used", "\t\tblock group used ", btrfs_block_group_used(bg));
+	emit_u64(e, "chunk_objectid", " chunk_objectid ", btrfs_block_group_chunk_objectid(bg));
+	emit_bg_flags(e, "flags", " flags ", btrfs_block_group_flags(bg));
+	emit_eol(e);
+}
+
+void emit_dev_extent(struct emitter *e, const struct btrfs_dev_extent *de)
+{
+	emit_u64(e, "chunk_tree", "\t\tdev extent chunk_tree ", btrfs_dev_extent_chunk_tree(de));
+	emit_eol(e);
+	emit_u64(e, "chunk_objectid", "\t\tchunk_objectid ", btrfs_dev_extent_chunk_objectid(de));
+	emit_u64(e, "chunk_offset", " chunk_offset ", btrfs_dev_extent_chunk_offset(de));
+	emit_u64(e, "length", " length ", btrfs_dev_extent_length(de));
+	emit_eol(e);
+	emit_uuid(e, "chunk_tree_uuid", "\t\tchunk_tree_uuid ", de->chunk_tree_uuid);
+	emit_eol(e);
+}
+
+void emit_qgroup_info(struct emitter *e, const struct btrfs_qgroup_info_item *qi)
+{
+	emit_u64(e, "generation", "\t\tgeneration ", btrfs_qgroup_info_generation(qi));
+	emit_eol(e);
+	emit_u64(e, "rfer", "\t\treferenced ", btrfs_qgroup_info_rfer(qi));
+	emit_u64(e, "rfer_cmpr", " referenced_compressed ", btrfs_qgroup_info_rfer_cmpr(qi));
+	emit_eol(e);
+	emit_u64(e, "excl", "\t\texclusive ", btrfs_qgroup_info_excl(qi));
+	emit_u64(e, "excl_cmpr", " exclusive_compressed ", btrfs_qgroup_info_excl_cmpr(qi));
+	emit_eol(e);
+}
+
+void emit_raid_stripe(struct emitter *e, const struct btrfs_stripe_extent *se, u32 size)
+{
+	u32 i, nr = size / sizeof(struct btrfs_raid_stride);
+
+	emit_begin_array(e, "strides");
+	for (i = 0; i < nr; i++) {
+		const struct btrfs_raid_stride *s = btrfs_raid_stride_nr(se, (int)i);
+
+		emit_begin_object(e, NULL);
+		emit_textf(e, "\t\t\tstripe %u", i);
+		emit_u64(e, "devid", " devid ", btrfs_raid_stride_devid(s));
+		emit_u64(e, "physical", " physical ", btrfs_raid_stride_physical(s));
+		emit_eol(e);
+		emit_end_object(e);
+	}
+	emit_end_array(e);
+}

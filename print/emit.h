@@ -80,5 +80,10 @@ void emit_textf(struct emitter *e, const char *fmt, ...);
 void emit_chunk_item(struct emitter *e, const struct btrfs_chunk *c, u32 size);
 /* A device item (in the chunk tree or the superblock). */
 void emit_dev_item(struct emitter *e, const struct btrfs_dev_item *d);
+void emit_block_group_item(struct emitter *e, const struct btrfs_block_group_item *bg);
+void emit_dev_extent(struct emitter *e, const struct btrfs_dev_extent *de);
+void emit_qgroup_info(struct emitter *e, const struct btrfs_qgroup_info_item *qi);
+/* The strides of a RAID stripe extent item of size bytes (those that fit). */
+void emit_raid_stripe(struct emitter *e, const struct btrfs_stripe_extent *se, u32 size);
 
 #endif

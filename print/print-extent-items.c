@@ -153,16 +153,11 @@ static void print_chunk(const struct print_item *it)
 
 static void print_dev_extent(const struct print_item *it)
 {
-	const struct btrfs_dev_extent *de = (const void *)it->data;
+	struct emitter e = emit_text_to(stdout);
 
-	if (it->size < sizeof(*de))
+	if (it->size < sizeof(struct btrfs_dev_extent))
 		return;
-	printf("\t\tdev extent chunk_tree %llu\n\t\tchunk_objectid %llu chunk_offset %llu length %llu\n",
-	       (unsigned long long)btrfs_dev_extent_chunk_tree(de),
-	       (unsigned long long)btrfs_dev_extent_chunk_objectid(de),
-	       (unsigned long long)btrfs_dev_extent_chunk_offset(de),
-	       (unsigned long long)btrfs_dev_extent_length(de));
-	print_uuid_line("\t\tchunk_tree_uuid", de->chunk_tree_uuid);
+	emit_dev_extent(&e, (const void *)it->data);
 }
 
 static void print_qgroup_status(const struct print_item *it)
@@ -200,17 +195,11 @@ static void print_qgroup_status(const struct print_item *it)
 
 static void print_qgroup_info(const struct print_item *it)
 {
-	const struct btrfs_qgroup_info_item *qi = (const void *)it->data;
+	struct emitter e = emit_text_to(stdout);
 
-	if (it->size < sizeof(*qi))
+	if (it->size < sizeof(struct btrfs_qgroup_info_item))
 		return;
-	printf("\t\tgeneration %llu\n\t\treferenced %llu referenced_compressed %llu\n"
-	       "\t\texclusive %llu exclusive_compressed %llu\n",
-	       (unsigned long long)btrfs_qgroup_info_generation(qi),
-	       (unsigned long long)btrfs_qgroup_info_rfer(qi),
-	       (unsigned long long)btrfs_qgroup_info_rfer_cmpr(qi),
-	       (unsigned long long)btrfs_qgroup_info_excl(qi),
-	       (unsigned long long)btrfs_qgroup_info_excl_cmpr(qi));
+	emit_qgroup_info(&e, (const void *)it->data);
 }
 
 static void print_qgroup_limit(const struct print_item *it)
@@ -354,16 +343,9 @@ static void print_dev_replace(const struct print_item *it)
 
 static void print_raid_stripe(const struct print_item *it)
 {
-	const struct btrfs_stripe_extent *se = (const void *)it->data;
-	u32 i, nr = it->size / sizeof(struct btrfs_raid_stride);
+	struct emitter e = emit_text_to(stdout);
 
-	for (i = 0; i < nr; i++) {
-		const struct btrfs_raid_stride *s = btrfs_raid_stride_nr(se, (int)i);
-
-		printf("\t\t\tstripe %u devid %llu physical %llu\n", i,
-		       (unsigned long long)btrfs_raid_stride_devid(s),
-		       (unsigned long long)btrfs_raid_stride_physical(s));
-	}
+	emit_raid_stripe(&e, (const void *)it->data, it->size);
 }
 
 bool print_extent_family_item(const struct print_item *it)
@@ -410,13 +392,9 @@ bool print_extent_family_item(const struct print_item *it)
 		return true;
 	case BTRFS_BLOCK_GROUP_ITEM_KEY:
 		if (it->size >= sizeof(struct btrfs_block_group_item)) {
-			const struct btrfs_block_group_item *bg = (const void *)it->data;
-			char flags[64];
+			struct emitter e = emit_text_to(stdout);
 
-			btrfs_bg_flags_to_str(btrfs_block_group_flags(bg), flags, sizeof(flags));
-			printf("\t\tblock group used %llu chunk_objectid %llu flags %s\n",
-			       (unsigned long long)btrfs_block_group_used(bg),
-			       (unsigned long long)btrfs_block_group_chunk_objectid(bg), flags);
+			emit_block_group_item(&e, (const void *)it->data);
 		}
 		return true;
 	case BTRFS_FREE_SPACE_INFO_KEY:

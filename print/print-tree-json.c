@@ -403,14 +403,9 @@ static void j_item_body(struct json_writer *w, const struct print_item *it)
 	case BTRFS_SHARED_DATA_REF_KEY:
 		json_u64(w, "count", btrfs_shared_data_ref_count(p));
 		break;
-	case BTRFS_BLOCK_GROUP_ITEM_KEY: {
-		const struct btrfs_block_group_item *bg = p;
-
-		json_u64(w, "used", btrfs_block_group_used(bg));
-		json_u64(w, "chunk_objectid", btrfs_block_group_chunk_objectid(bg));
-		emit_bg_flags(&e, "flags", NULL, btrfs_block_group_flags(bg));
+	case BTRFS_BLOCK_GROUP_ITEM_KEY:
+		emit_block_group_item(&e, p);
 		break;
-	}
 	case BTRFS_FREE_SPACE_INFO_KEY: {
 		const struct btrfs_free_space_info *fsi = p;
 
@@ -428,16 +423,9 @@ static void j_item_body(struct json_writer *w, const struct print_item *it)
 		json_end_array(w);
 		break;
 	}
-	case BTRFS_DEV_EXTENT_KEY: {
-		const struct btrfs_dev_extent *de = p;
-
-		json_u64(w, "chunk_tree", btrfs_dev_extent_chunk_tree(de));
-		json_u64(w, "chunk_objectid", btrfs_dev_extent_chunk_objectid(de));
-		json_u64(w, "chunk_offset", btrfs_dev_extent_chunk_offset(de));
-		json_u64(w, "length", btrfs_dev_extent_length(de));
-		json_uuid(w, "chunk_tree_uuid", de->chunk_tree_uuid);
+	case BTRFS_DEV_EXTENT_KEY:
+		emit_dev_extent(&e, p);
 		break;
-	}
 	case BTRFS_CHUNK_ITEM_KEY:
 		emit_chunk_item(&e, p, it->size);
 		break;
@@ -455,16 +443,9 @@ static void j_item_body(struct json_writer *w, const struct print_item *it)
 			json_u64(w, "enable_gen", btrfs_qgroup_status_enable_gen(qs));
 		break;
 	}
-	case BTRFS_QGROUP_INFO_KEY: {
-		const struct btrfs_qgroup_info_item *qi = p;
-
-		json_u64(w, "generation", btrfs_qgroup_info_generation(qi));
-		json_u64(w, "rfer", btrfs_qgroup_info_rfer(qi));
-		json_u64(w, "rfer_cmpr", btrfs_qgroup_info_rfer_cmpr(qi));
-		json_u64(w, "excl", btrfs_qgroup_info_excl(qi));
-		json_u64(w, "excl_cmpr", btrfs_qgroup_info_excl_cmpr(qi));
+	case BTRFS_QGROUP_INFO_KEY:
+		emit_qgroup_info(&e, p);
 		break;
-	}
 	case BTRFS_QGROUP_LIMIT_KEY: {
 		const struct btrfs_qgroup_limit_item *ql = p;
 
@@ -531,17 +512,7 @@ static void j_item_body(struct json_writer *w, const struct print_item *it)
 		json_u64(w, "merkle_bytes", it->size);
 		break;
 	case BTRFS_RAID_STRIPE_KEY:
-		json_begin_array(w, "strides");
-		for (cur = 0; cur + sizeof(struct btrfs_raid_stride) <= it->size;
-		     cur += sizeof(struct btrfs_raid_stride)) {
-			const struct btrfs_raid_stride *st = (const void *)(it->data + cur);
-
-			json_begin_object(w, NULL);
-			json_u64(w, "devid", btrfs_raid_stride_devid(st));
-			json_u64(w, "physical", btrfs_raid_stride_physical(st));
-			json_end_object(w);
-		}
-		json_end_array(w);
+		emit_raid_stripe(&e, p, it->size);
 		break;
 	case BTRFS_EXTENT_CSUM_KEY:
 		json_begin_array(w, "csum");
