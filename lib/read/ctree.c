@@ -9,7 +9,9 @@
  * blocks entered at one level must come in strictly increasing key order
  * (each block's first key above the previous block's last key at that
  * level).  So a block is entered at most once per descent order, and
- * cyclic or cross-linked trees cannot loop.
+ * cyclic or cross-linked trees cannot loop.  A walk with BTRFS_WALK_REVISIT
+ * drops that order check (dump-tree shows what every pointer leads to); it
+ * still ends, each child being one level below its parent.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +136,7 @@ struct walker {
 	void *ctx;
 	const struct read_policy *policy;
 	int report_level;   /* -1: every level (DFS); else only this level (BFS pass) */
+	bool revisit;       /* BTRFS_WALK_REVISIT: no key-order guard */
 	int stop;           /* fn's non-zero return */
 	int first_err;
 };
@@ -179,7 +182,7 @@ static int read_child(struct btrfs_fs_info *fs, struct btrfs_path *path, int lev
 	expect.transid = btrfs_key_generation(ptr);
 	expect.first_key = &ptr->key;
 	ret = btrfs_read_tree_block_policy(fs, bytenr, &expect, &pol, &eb);
-	if (ret == 0) {
+	if (ret == 0 && !(w && w->revisit)) {
 		ret = guard_block(path, eb, pol.quiet);
 		if (ret < 0 && !pol.keep_bad) {
 			free_extent_buffer(eb);
@@ -225,6 +228,17 @@ static int descend(struct btrfs_fs_info *fs, struct btrfs_path *path, int from, 
 	return 0;
 }
 
+/*
+ * Pointers of a node that fit in its block: a walk under a relaxed policy may
+ * hold a node whose nritems the tree-checker rejected.
+ */
+static int node_slots(const struct extent_buffer *eb)
+{
+	u32 max = (eb->len - sizeof(struct btrfs_header)) / sizeof(struct btrfs_key_ptr);
+
+	return min_t(u32, btrfs_eb_nritems(eb), max);
+}
+
 static int top_level(const struct btrfs_path *path)
 {
 	int l;
@@ -246,7 +260,7 @@ static int advance(struct btrfs_fs_info *fs, struct btrfs_path *path, int L, str
 	for (lvl = L + 1; lvl <= top; lvl++) {
 		if (!path->nodes[lvl])
 			continue;
-		if (path->slots[lvl] + 1 < (int)btrfs_eb_nritems(path->nodes[lvl])) {
+		if (path->slots[lvl] + 1 < node_slots(path->nodes[lvl])) {
 			path->slots[lvl]++;
 			return descend(fs, path, lvl, L, false, w);
 		}
@@ -487,7 +501,12 @@ static int walk_pass(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 	path.nodes[level] = clone_extent_buffer(root);
 	if (!path.nodes[level])
 		return -ENOMEM;
-	guard_block(&path, root, true);
+	if (!w->revisit)
+		guard_block(&path, root, true);
+	if (node_slots(root) == 0) {
+		btrfs_release_path(&path);
+		return 0;
+	}
 	ret = descend(fs, &path, level, L, false, w);
 	while (!w->stop) {
 		ret = advance(fs, &path, L, w);
@@ -498,13 +517,38 @@ static int walk_pass(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 	return 0;
 }
 
+/* The walk below a root block already visited. */
+static int walk_below(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		      const struct extent_buffer *root, enum btrfs_walk_order order,
+		      struct walker *w)
+{
+	int ret = 0, level = btrfs_eb_level(root), L;
+
+	if (level >= BTRFS_MAX_LEVEL)
+		return -EUCLEAN;
+	if (order == BTRFS_WALK_DFS) {
+		if (level > 0 && !w->stop)
+			ret = walk_pass(fs, tree, root, 0, w);
+	} else {
+		for (L = level - 1; L >= 0 && !w->stop && ret == 0; L--) {
+			w->report_level = L;
+			ret = walk_pass(fs, tree, root, L, w);
+		}
+	}
+	if (w->stop)
+		return w->stop;
+	if (ret < 0)
+		return ret;
+	return w->first_err;
+}
+
 int btrfs_walk_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 		    enum btrfs_walk_order order, const struct read_policy *policy,
 		    btrfs_walk_fn fn, void *ctx)
 {
 	struct walker w = { .fn = fn, .ctx = ctx, .policy = policy, .report_level = -1 };
 	struct extent_buffer *root = NULL;
-	int ret, level, L;
+	int ret;
 
 	ret = read_root(fs, tree, policy, &root);
 	if (ret < 0) {
@@ -513,20 +557,19 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 		return w.stop ? w.stop : ret;
 	}
 	visit(fs, &w, root, tree->bytenr, 0);
-	level = btrfs_eb_level(root);
-	if (order == BTRFS_WALK_DFS) {
-		if (level > 0 && !w.stop)
-			ret = walk_pass(fs, tree, root, 0, &w);
-	} else {
-		for (L = level - 1; L >= 0 && !w.stop && ret == 0; L--) {
-			w.report_level = L;
-			ret = walk_pass(fs, tree, root, L, &w);
-		}
-	}
+	ret = walk_below(fs, tree, root, order, &w);
 	free_extent_buffer(root);
-	if (w.stop)
-		return w.stop;
-	if (ret < 0)
-		return ret;
-	return w.first_err;
+	return ret;
+}
+
+int btrfs_walk_block(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		     const struct extent_buffer *root, enum btrfs_walk_order order,
+		     const struct read_policy *policy, unsigned int flags,
+		     btrfs_walk_fn fn, void *ctx)
+{
+	struct walker w = { .fn = fn, .ctx = ctx, .policy = policy, .report_level = -1,
+			    .revisit = flags & BTRFS_WALK_REVISIT };
+
+	visit(fs, &w, root, root->start, 0);
+	return walk_below(fs, tree, root, order, &w);
 }

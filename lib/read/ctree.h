@@ -296,4 +296,19 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 		    enum btrfs_walk_order order, const struct read_policy *policy,
 		    btrfs_walk_fn fn, void *ctx);
 
+/*
+ * As btrfs_walk_tree, from a root block the caller has read (visited first,
+ * with err = 0).  tree->objectid 0 checks no owner below.  A root whose level
+ * is BTRFS_MAX_LEVEL or more is visited alone and -EUCLEAN returned.
+ * Flags: BTRFS_WALK_REVISIT follows every pointer without the key-order
+ * guard, so a block reached twice is visited twice (dump-tree, as
+ * btrfs-progs); the walk still ends, each child one level below its parent.
+ */
+#define BTRFS_WALK_REVISIT	(1U << 0)
+
+int btrfs_walk_block(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		     const struct extent_buffer *root, enum btrfs_walk_order order,
+		     const struct read_policy *policy, unsigned int flags,
+		     btrfs_walk_fn fn, void *ctx);
+
 #endif
