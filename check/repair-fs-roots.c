@@ -63,7 +63,7 @@ static int adjust_inode(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino
 		return ret;
 	btrfs_set_inode_size(ii, btrfs_inode_size(ii) + (u64)dsize);
 	btrfs_set_inode_nlink(ii, btrfs_inode_nlink(ii) + (u32)dnlink);
-	btrfs_set_inode_transid(ii, t->transid);
+	btrfs_set_inode_transid(ii, btrfs_trans_transid(t));
 	btrfs_wpath_release(&path);
 	return 0;
 }
@@ -109,8 +109,8 @@ static int insert_inode(struct btrfs_trans *t, const struct rfr_new_inode *n)
 	if (ret)
 		return ret;
 	memset(&ii, 0, sizeof(ii));
-	btrfs_set_inode_generation(&ii, t->transid);
-	btrfs_set_inode_transid(&ii, t->transid);
+	btrfs_set_inode_generation(&ii, btrfs_trans_transid(t));
+	btrfs_set_inode_transid(&ii, btrfs_trans_transid(t));
 	btrfs_set_inode_size(&ii, n->size);
 	btrfs_set_inode_nbytes(&ii, n->nbytes);
 	btrfs_set_inode_nlink(&ii, n->nlink);
@@ -150,7 +150,7 @@ int rfr_insert_holes(struct check_ctx *ctx __unused, struct btrfs_trans *t, void
 		u64 len = h->hole[i].end - h->hole[i].start;
 
 		memset(&fi, 0, sizeof(fi));
-		btrfs_set_file_extent_generation(&fi, t->transid);
+		btrfs_set_file_extent_generation(&fi, btrfs_trans_transid(t));
 		btrfs_set_file_extent_type(&fi, BTRFS_FILE_EXTENT_REG);
 		btrfs_set_file_extent_num_bytes(&fi, len);
 		btrfs_set_file_extent_ram_bytes(&fi, len);
@@ -193,7 +193,7 @@ int rfr_add_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *a
 		return ret;
 	memset(buf, 0, sizeof(buf));
 	btrfs_cpu_key_to_disk(&di->location, &loc);
-	btrfs_set_dir_transid(di, t->transid);
+	btrfs_set_dir_transid(di, btrfs_trans_transid(t));
 	btrfs_set_dir_name_len(di, n->name_len);
 	btrfs_set_dir_type(di, n->ftype);
 	memcpy(buf + sizeof(*di), n->name, n->name_len);

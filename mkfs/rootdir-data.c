@@ -51,12 +51,12 @@ static int open_writer(struct rd *rd)
 	struct btrfs_trans *t = rd->fs->t;
 	int ret;
 
-	if (rd->w_open && rd->w_bgs == t->nr_bgs)
+	if (rd->w_open && rd->w_bgs == btrfs_trans_nr_block_groups(t))
 		return 0;
 	ret = rd_close_writer(rd);
 	if (ret < 0)
 		return ret;
-	ret = trans_writer_init(t, &rd->w, &rd->wdevs);
+	ret = btrfs_trans_block_writer_init(t, &rd->w, &rd->wdevs);
 	if (ret < 0) {
 		if (rd->wdevs) {
 			btrfs_block_writer_release(&rd->w);
@@ -66,7 +66,7 @@ static int open_writer(struct rd *rd)
 		return ret;
 	}
 	rd->w_open = true;
-	rd->w_bgs = t->nr_bgs;
+	rd->w_bgs = btrfs_trans_nr_block_groups(t);
 	return 0;
 }
 

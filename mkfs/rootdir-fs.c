@@ -103,7 +103,7 @@ int rd_fs_new_subvol(struct rd_fs *f, u64 parent, u64 dir, u64 index, const char
 		return ret;
 	f->nr_sv++;
 	fill_subvol_root_item(f, &r->item, sv->uuid,
-			      type == MKFS_SUBVOL_RO || type == MKFS_SUBVOL_DEFAULT_RO, t->transid);
+			      type == MKFS_SUBVOL_RO || type == MKFS_SUBVOL_DEFAULT_RO, btrfs_trans_transid(t));
 	ret = add_root_ref(t, sv->id, BTRFS_ROOT_BACKREF_KEY, parent, dir, index, name);
 	if (!ret)
 		ret = add_root_ref(t, parent, BTRFS_ROOT_REF_KEY, sv->id, dir, index, name);
@@ -178,7 +178,7 @@ static int count_blocks(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, 
 	(*n)++;
 	if (level == 0)
 		return 0;
-	ret = trans_read_block(t, tree, bytenr, level, gen, first, &eb, &owned);
+	ret = btrfs_trans_read_block(t, tree, bytenr, level, gen, first, &eb, &owned);
 	if (ret < 0)
 		return ret;
 	for (u32 i = 0; i < btrfs_eb_nritems(eb) && !ret; i++) {
@@ -226,7 +226,7 @@ static int set_qgroup(struct rd_fs *f, u64 id, u64 data_bytes)
 	bytes = blocks * f->cfg->nodesize + data_bytes;
 	info = quota_item(t, BTRFS_QGROUP_INFO_KEY, id, &path, &ret);
 	if (info) {
-		btrfs_set_qgroup_info_generation(info, t->transid);
+		btrfs_set_qgroup_info_generation(info, btrfs_trans_transid(t));
 		if (!f->cfg->squota)
 			btrfs_set_qgroup_info_usage(info, bytes, bytes);
 	}
@@ -245,7 +245,7 @@ static int set_qgroups(struct rd_fs *f)
 		return 0;
 	st = quota_item(f->t, BTRFS_QGROUP_STATUS_KEY, 0, &path, &ret);
 	if (st)
-		btrfs_set_qgroup_status_generation(st, f->t->transid);
+		btrfs_set_qgroup_status_generation(st, btrfs_trans_transid(f->t));
 	btrfs_wpath_release(&path);
 	if (!ret)
 		ret = set_qgroup(f, BTRFS_FS_TREE_OBJECTID, f->top_data_bytes);
@@ -361,7 +361,7 @@ int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summar
 		ret = set_qgroups(f);
 	if (!ret) {
 		/* The uuid tree is complete: no rescan at the next mount (mkfs' own promise). */
-		btrfs_set_super_uuid_tree_generation(f->fs->super, f->t->transid);
+		btrfs_set_super_uuid_tree_generation(f->fs->super, btrfs_trans_transid(f->t));
 		ret = rd_fs_commit(f, false);
 	}
 	if (!ret && cfg->shrink)

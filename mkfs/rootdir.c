@@ -120,7 +120,7 @@ static void release_tree(struct rd_tree *rt)
 
 u64 rd_transid(const struct rd *rd)
 {
-	return rd->fs->t->transid;
+	return btrfs_trans_transid(rd->fs->t);
 }
 
 /* The current tree's root in the transaction. */
@@ -168,7 +168,7 @@ static int rd_commit(struct rd *rd, bool restart)
 /* Commit when the transaction holds enough dirty tree blocks. */
 static int maybe_commit(struct rd *rd)
 {
-	if (rd->fs->t->nr_dirty * rd->cfg->nodesize < RD_COMMIT_DIRTY)
+	if (btrfs_trans_dirty_blocks(rd->fs->t) * rd->cfg->nodesize < RD_COMMIT_DIRTY)
 		return 0;
 	return rd_commit(rd, true);
 }

@@ -13,7 +13,7 @@
  * touched.
  */
 #include <stdlib.h>
-#include "lib/engine/transaction.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
@@ -369,7 +369,7 @@ static int cow_child(struct btrfs_trans *t, struct btrfs_wroot *root, struct ext
 	bool owned;
 	int ret;
 
-	ret = trans_read_block(t, root->objectid, btrfs_key_blockptr(p), btrfs_eb_level(parent) - 1,
+	ret = btrfs_trans_read_block(t, root->objectid, btrfs_key_blockptr(p), btrfs_eb_level(parent) - 1,
 			       btrfs_key_generation(p), &p->key, &eb, &owned);
 	if (ret < 0)
 		return ret;
@@ -395,7 +395,7 @@ static int read_path_child(struct btrfs_trans *t, struct btrfs_wroot *root, stru
 	int ret;
 
 	path_drop_level(path, level - 1);
-	ret = trans_read_block(t, root->objectid, btrfs_key_blockptr(p), level - 1,
+	ret = btrfs_trans_read_block(t, root->objectid, btrfs_key_blockptr(p), level - 1,
 			       btrfs_key_generation(p), &p->key, &path->nodes[level - 1],
 			       &path->owned[level - 1]);
 	if (ret < 0)
@@ -690,7 +690,7 @@ static int search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 	if (ins_len > 0 && !cow)
 		return -EINVAL;
 	btrfs_wpath_release(path);
-	ret = trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &path->nodes[level],
+	ret = btrfs_trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &path->nodes[level],
 			       &path->owned[level]);
 	if (ret < 0) {
 		path->nodes[level] = NULL;
@@ -1026,7 +1026,7 @@ static int shrink_root(struct btrfs_trans *t, struct btrfs_wroot *root)
 		u64 old;
 		int ret, level = root->level;
 
-		ret = trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &r, &owned);
+		ret = btrfs_trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &r, &owned);
 		if (ret < 0)
 			return ret;
 		if (owned) {    /* not touched in this transaction: leave it */

@@ -6,8 +6,7 @@
  * of btrfs_account_extent().
  */
 #include <stdlib.h>
-#include "lib/engine/transaction.h"
-#include "lib/engine/extent-alloc.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/engine/tree-write.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
@@ -204,7 +203,7 @@ int btrfs_trans_write_data(struct btrfs_trans *t, u64 logical, const void *buf, 
 	struct bw_device *devs = NULL;
 	int ret;
 
-	ret = trans_writer_init(t, &w, &devs);
+	ret = btrfs_trans_block_writer_init(t, &w, &devs);
 	if (ret < 0 && !devs)
 		return ret;
 	if (ret == 0)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Block groups, in-memory free space and extent items of tree blocks
- * (see extent-alloc.h).
+ * (see engine-internal.h).
  */
 #include <stdlib.h>
-#include "lib/engine/extent-alloc.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
@@ -324,7 +324,8 @@ static int free_carve(struct wblock_group *bg, u64 start, u64 len)
 	return 0;
 }
 
-int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
+/* btrfs_account_extent(); with update_fst the free space tree follows at commit. */
+static int account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc, bool update_fst)
 {
 	struct wblock_group *bg = ea_find_bg(t, bytenr);
 	struct acct_range *a;
@@ -352,10 +353,21 @@ int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
 	a->start = bytenr;
 	a->len = len;
 	a->alloc = alloc;
-	a->fst_done = !t->fst;
+	a->fst_done = !t->fst || !update_fst;
 	bg->delta += alloc ? (s64)len : -(s64)len;
 	t->bytes_used_delta += alloc ? (s64)len : -(s64)len;
 	return 0;
+}
+
+int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
+{
+	return account_extent(t, bytenr, len, alloc, true);
+}
+
+int btrfs_account_extent_keep_free_space_tree(struct btrfs_trans *t, u64 bytenr, u64 len,
+					      bool alloc)
+{
+	return account_extent(t, bytenr, len, alloc, false);
 }
 
 void btrfs_trans_set_lenient(struct btrfs_trans *t, bool lenient)
@@ -669,6 +681,26 @@ int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
 	return ret;
 }
 
+int btrfs_trans_block_group_used(struct btrfs_trans *t, u64 start, u64 *used)
+{
+	struct wblock_group *bg = ea_find_bg(t, start);
+
+	if (!bg || bg->start != start)
+		return -ENOENT;
+	*used = bg->used;
+	return 0;
+}
+
+int btrfs_trans_set_block_group_used(struct btrfs_trans *t, u64 start, u64 used)
+{
+	struct wblock_group *bg = ea_find_bg(t, start);
+
+	if (!bg || bg->start != start)
+		return -ENOENT;
+	bg->used = used;
+	return ea_update_block_group(t, bg);
+}
+
 /* ---- inline back references ---- */
 
 /* The value inline refs of a type are sorted by (descending), as the tree-checker wants. */
@@ -684,7 +716,7 @@ static u64 inline_seq(const struct btrfs_extent_inline_ref *r, u8 type)
 	return btrfs_extent_inline_ref_offset(r);
 }
 
-static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct ea_data_ref *want)
+static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct btrfs_data_ref *want)
 {
 	const struct btrfs_extent_data_ref *d = (const void *)&r->offset;
 
@@ -700,7 +732,7 @@ static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct
  * block and shared data refs), or where a new one goes: sorted by type,
  * then descending by seq.
  */
-static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, const struct ea_data_ref *want,
+static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, const struct btrfs_data_ref *want,
 			  u64 seq, bool *exists)
 {
 	u32 cur = iref_at;
@@ -798,9 +830,9 @@ int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 fl
 	return 0;
 }
 
-int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
+int btrfs_tree_block_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
 {
-	struct ea_data_ref want = { .type = type, .parent = offset };
+	struct btrfs_data_ref want = { .type = type, .parent = offset };
 	struct btrfs_wroot *extent;
 	struct btrfs_wpath path;
 	struct btrfs_extent_inline_ref *r;
@@ -836,7 +868,7 @@ int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 
 int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
 {
-	struct ea_data_ref want = { .type = type, .parent = offset };
+	struct btrfs_data_ref want = { .type = type, .parent = offset };
 	struct btrfs_wroot *extent;
 	struct btrfs_wpath path;
 	struct btrfs_extent_item *ei;
@@ -911,7 +943,7 @@ static int data_extent_refs_add(struct btrfs_trans *t, struct btrfs_wroot *exten
 
 /* A keyed data back reference: count changed by delta (created, deleted). */
 static int keyed_data_ref_mod(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr,
-			      const struct ea_data_ref *want, u64 seq, int delta)
+			      const struct btrfs_data_ref *want, u64 seq, int delta)
 {
 	struct btrfs_key key = { bytenr, want->type, seq };
 	u32 size = want->type == BTRFS_SHARED_DATA_REF_KEY ? sizeof(struct btrfs_shared_data_ref) :
@@ -967,7 +999,7 @@ static int keyed_data_ref_mod(struct btrfs_trans *t, struct btrfs_wroot *extent,
 	}
 }
 
-int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_data_ref *want,
+int btrfs_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct btrfs_data_ref *want,
 		    int delta)
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Free space tree updates (see free-space-tree.h).
+ * Free space tree updates (see engine-internal.h).
  */
 #include <stdlib.h>
-#include "lib/engine/free-space-tree.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"

@@ -22,8 +22,7 @@
  * commit takes its chunks out of the chunk map again.
  */
 #include <stdlib.h>
-#include "lib/engine/transaction.h"
-#include "lib/engine/extent-alloc.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/engine/chunk-alloc.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <fcntl.h>
-#include "lib/engine/transaction.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
@@ -119,7 +119,7 @@ static bool is_subvol_tree(u64 tree)
 	       (tree >= BTRFS_FIRST_FREE_OBJECTID && tree <= BTRFS_LAST_FREE_OBJECTID);
 }
 
-int trans_read_block(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, u64 gen,
+int btrfs_trans_read_block(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, u64 gen,
 		     const struct btrfs_disk_key *first, struct extent_buffer **out, bool *owned)
 {
 	struct trans_block *tb = trans_lookup(t, bytenr);
@@ -387,7 +387,7 @@ static int leaf_data_refs(struct btrfs_trans *t, const struct extent_buffer *eb,
 	for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0; i++) {
 		struct btrfs_key key;
 		const struct btrfs_file_extent_item *fi;
-		struct ea_data_ref ref = { .type = type, .parent = eb->start, .root = root };
+		struct btrfs_data_ref ref = { .type = type, .parent = eb->start, .root = root };
 		u8 ft;
 
 		btrfs_item_key_to_cpu(eb, &key, (int)i);
@@ -401,7 +401,7 @@ static int leaf_data_refs(struct btrfs_trans *t, const struct extent_buffer *eb,
 			continue;
 		ref.ino = key.objectid;
 		ref.offset = key.offset - btrfs_file_extent_offset(fi);
-		ret = ea_data_ref_mod(t, btrfs_file_extent_disk_bytenr(fi),
+		ret = btrfs_data_ref_mod(t, btrfs_file_extent_disk_bytenr(fi),
 				      btrfs_file_extent_disk_num_bytes(fi), &ref, inc ? 1 : -1);
 	}
 	return ret;
@@ -421,7 +421,7 @@ static int children_refs(struct btrfs_trans *t, const struct extent_buffer *eb, 
 	for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0; i++) {
 		u64 child = btrfs_node_blockptr(eb, (int)i);
 
-		ret = inc ? ea_tree_ref_inc(t, child, level, type, offset) :
+		ret = inc ? btrfs_tree_block_ref_inc(t, child, level, type, offset) :
 			    ea_tree_ref_dec(t, child, level, type, offset);
 	}
 	return ret;
@@ -489,6 +489,39 @@ int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
 u64 btrfs_trans_transid(const struct btrfs_trans *t)
 {
 	return t->transid;
+}
+
+struct btrfs_fs_info *btrfs_trans_fs(const struct btrfs_trans *t)
+{
+	return t->fs;
+}
+
+u64 btrfs_trans_dirty_blocks(const struct btrfs_trans *t)
+{
+	return t->nr_dirty;
+}
+
+int btrfs_trans_check_dirty_blocks(struct btrfs_trans *t)
+{
+	struct btrfs_fs_geometry geo = t->fs->geo;
+	int bad = 0;
+
+	geo.super_generation = t->transid;
+	for (u32 i = 0; i < t->hash_size; i++)
+		for (struct trans_block *tb = t->hash[i]; tb; tb = tb->next)
+			if (btrfs_check_tree_block(&geo, tb->eb) < 0)
+				bad++;
+	return bad;
+}
+
+bool btrfs_trans_has_free_space_tree(const struct btrfs_trans *t)
+{
+	return t->fst;
+}
+
+int btrfs_trans_nr_block_groups(const struct btrfs_trans *t)
+{
+	return t->nr_bgs;
 }
 
 void btrfs_trans_fail_before_super(struct btrfs_trans *t, bool fail)
@@ -830,7 +863,7 @@ static int free_subtree(struct btrfs_trans *t, struct btrfs_wroot *root, u64 byt
 	bool owned;
 	int ret;
 
-	ret = trans_read_block(t, root->objectid, bytenr, level, gen, first, &eb, &owned);
+	ret = btrfs_trans_read_block(t, root->objectid, bytenr, level, gen, first, &eb, &owned);
 	if (ret < 0) {
 		if (!t->lenient)
 			return ret;
@@ -963,7 +996,7 @@ static void fill_backup(struct btrfs_trans *t, struct btrfs_super_block *sb)
 	btrfs_set_backup_num_devices(b, btrfs_super_num_devices(sb));
 }
 
-int trans_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct bw_device **devsp)
+int btrfs_trans_block_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct bw_device **devsp)
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct btrfs_fs_geometry geo = fs->geo;
@@ -1010,7 +1043,7 @@ static int write_blocks(struct btrfs_trans *t)
 	size_t nr = 0;
 	int ret;
 
-	ret = trans_writer_init(t, &w, &devs);
+	ret = btrfs_trans_block_writer_init(t, &w, &devs);
 	if (ret < 0 && !devs)
 		return ret;
 	if (ret < 0)
