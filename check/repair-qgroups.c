@@ -32,9 +32,9 @@ static int quota_item(struct btrfs_trans *t, const struct btrfs_key *key, u32 mi
 	return ret;
 }
 
-int rqg_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_qgroup_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct rqg_info *q = arg;
+	const struct repair_qgroup_info *q = arg;
 	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, q->qgroupid };
 	struct btrfs_qgroup_info_item *info;
 	struct btrfs_wpath path;
@@ -128,7 +128,7 @@ static int follow_tree_changes(struct btrfs_trans *t, struct btrfs_wroot *quota,
 	return ret;
 }
 
-int rqg_update_status(struct btrfs_trans *t)
+int repair_qgroup_update_status(struct btrfs_trans *t)
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
 	struct btrfs_wroot *quota;

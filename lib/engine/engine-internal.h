@@ -52,7 +52,7 @@ struct wblock_group {
 	/* A block group made by this transaction (new chunk, see trans-chunk.c). */
 	bool is_new;
 	bool items_pending;            /* chunk, dev extent, block group, free space items not in yet */
-	struct ca_chunk *chunk;        /* its placement (owned by t->ca) */
+	struct chunk_placement *chunk;        /* its placement (owned by t->ca) */
 	u8 *chunk_item;                /* the CHUNK_ITEM as it goes on disk */
 	u32 chunk_item_size;
 };
@@ -137,23 +137,23 @@ int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
  * freed block's item must have refs 1 and one TREE_BLOCK_REF (inline, or
  * keyed with no inline refs) to its tree, else -EOPNOTSUPP (shared).
  */
-int ea_load_block_groups(struct btrfs_trans *t);
-void ea_release(struct btrfs_trans *t);
-struct wblock_group *ea_find_bg(struct btrfs_trans *t, u64 bytenr);
+int extent_alloc_load_block_groups(struct btrfs_trans *t);
+void extent_alloc_release(struct btrfs_trans *t);
+struct wblock_group *extent_alloc_find_block_group(struct btrfs_trans *t, u64 bytenr);
 /*
  * A nodesize block for a tree (SYSTEM block groups for the chunk tree);
  * a new chunk when the block groups are full.
  */
-int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr);
+int extent_alloc_tree_block(struct btrfs_trans *t, u64 owner, u64 *bytenr);
 /* len bytes aligned to align from block groups with any bit of want: 0, -ENOSPC (silent). */
-int ea_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *bytenr);
+int extent_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *bytenr);
 /* Block group type (type bits, mixed as DATA|METADATA) for allocations of want. */
-u64 ea_bg_type_for(const struct btrfs_trans *t, u64 want);
+u64 extent_alloc_block_group_type(const struct btrfs_trans *t, u64 want);
 /* Append the in-memory block group of a new chunk (all free but superblock copies). */
-int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
+int extent_alloc_add_block_group(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
 		  struct wblock_group **out);
 /* The block group holding bytenr waits for its items (free space tree and used not yet). */
-bool ea_bg_pending(struct btrfs_trans *t, u64 bytenr);
+bool extent_alloc_block_group_pending(struct btrfs_trans *t, u64 bytenr);
 
 /* trans-chunk.c: new chunks */
 /* A new block group of type (type bits) with the profile in use: registered in memory now. */
@@ -176,29 +176,29 @@ void trans_super_dev_item_sync(struct btrfs_dev_item *super_di, const struct btr
 /* Forget new chunks (dropped from the chunk map unless committed); free the placement state. */
 void trans_release_new_chunks(struct btrfs_trans *t);
 /* Space of a block allocated and freed inside t: reusable again. */
-int ea_return_range(struct btrfs_trans *t, u64 bytenr);
-int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb);
-int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb);
-int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg);
+int extent_alloc_return_block(struct btrfs_trans *t, u64 bytenr);
+int extent_alloc_insert_tree_block_item(struct btrfs_trans *t, const struct trans_block *tb);
+int extent_alloc_drop_tree_block_item(struct btrfs_trans *t, const struct pinned_block *pb);
+int extent_alloc_update_block_group_item(struct btrfs_trans *t, struct wblock_group *bg);
 
 /*
  * Shared tree blocks: refs/flags of a block's extent item, set flags, drop
  * one inline ref (adding one is btrfs_tree_block_ref_inc(), transaction.h).
  */
-int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags);
-int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags);
-int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
+int extent_alloc_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags);
+int extent_alloc_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags);
+int extent_alloc_tree_block_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
 
 /* The used ranges [start, end) of the extent tree (EXTENT_ITEM/METADATA_ITEM), sorted. */
-int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr);
+int extent_alloc_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr);
 /*
  * The logical ranges of a chunk that hold superblock copies (each a 64 KiB
  * stripe unit; RAID5/6: the whole stripe row), into out (max entries);
  * returns how many.
  */
-int ea_super_ranges(const struct btrfs_chunk_map *chunk, struct fs_range *out, int max);
+int extent_alloc_super_ranges(const struct btrfs_chunk_map *chunk, struct fs_range *out, int max);
 
-/* transaction.c, for fst_rebuild() */
+/* transaction.c, for free_space_tree_rebuild() */
 int trans_settle_refs(struct btrfs_trans *t);
 void trans_fst_all_done(struct btrfs_trans *t);
 int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
@@ -214,8 +214,8 @@ int trans_new_empty_root(struct btrfs_trans *t, struct btrfs_wroot *root);
  * FREE_SPACE_EXTENT, len) items, or with USING_BITMAPS as (start,
  * FREE_SPACE_BITMAP, len) items whose bit i (byte i / 8, bit i % 8) set
  * means sector start + i * sectorsize is free.  A range is taken out with
- * fst_remove_range() (it must be entirely free) and given back with
- * fst_add_range() (it must be entirely used); neighbouring free extents are
+ * free_space_tree_remove_range() (it must be entirely free) and given back with
+ * free_space_tree_add_range() (it must be entirely used); neighbouring free extents are
  * merged and extent_count follows.  After each change the block group
  * switches format at the kernel's thresholds: to bitmaps (one item per
  * 2048 sectors, 256 bytes, the last one shorter) when extent_count exceeds
@@ -227,9 +227,9 @@ int trans_new_empty_root(struct btrfs_trans *t, struct btrfs_wroot *root);
  * A range that is not in the state expected is -EUCLEAN naming block group
  * and range.
  */
-int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len);
-int fst_add_range(struct btrfs_trans *t, u64 start, u64 len);
+int free_space_tree_remove_range(struct btrfs_trans *t, u64 start, u64 len);
+int free_space_tree_add_range(struct btrfs_trans *t, u64 start, u64 len);
 /* Rewrite the free space tree from the extent tree (creating it if needed). */
-int fst_rebuild(struct btrfs_trans *t);
+int free_space_tree_rebuild(struct btrfs_trans *t);
 
 #endif

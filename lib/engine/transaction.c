@@ -157,7 +157,7 @@ int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent
 	u64 bytenr;
 	int ret;
 
-	ret = ea_alloc_range(t, owner, &bytenr);
+	ret = extent_alloc_tree_block(t, owner, &bytenr);
 	if (ret < 0)
 		return ret;
 	eb = alloc_extent_buffer(bytenr, t->nodesize);
@@ -165,7 +165,7 @@ int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent
 	if (!eb || !tb) {
 		free(eb);
 		free(tb);
-		ea_return_range(t, bytenr);
+		extent_alloc_return_block(t, bytenr);
 		return -ENOMEM;
 	}
 	h = btrfs_header(eb);
@@ -182,10 +182,10 @@ int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent
 	if (ret < 0) {
 		free(eb);
 		free(tb);
-		ea_return_range(t, bytenr);
+		extent_alloc_return_block(t, bytenr);
 		return ret;
 	}
-	bg = ea_find_bg(t, bytenr);
+	bg = extent_alloc_find_block_group(t, bytenr);
 	if (bg)
 		bg->delta += t->nodesize;
 	t->bytes_used_delta += t->nodesize;
@@ -218,7 +218,7 @@ static int pin(struct btrfs_trans *t, u64 bytenr, u64 owner, int level, bool ref
 int trans_free_block(struct btrfs_trans *t, u64 bytenr, u64 owner, int level)
 {
 	struct trans_block *tb = trans_lookup(t, bytenr);
-	struct wblock_group *bg = ea_find_bg(t, bytenr);
+	struct wblock_group *bg = extent_alloc_find_block_group(t, bytenr);
 	int ret = 0;
 
 	if (!bg) {
@@ -228,7 +228,7 @@ int trans_free_block(struct btrfs_trans *t, u64 bytenr, u64 owner, int level)
 	if (tb) {
 		hash_remove(t, tb);
 		if (!tb->ref_added && !tb->fst_applied)
-			ret = ea_return_range(t, bytenr);
+			ret = extent_alloc_return_block(t, bytenr);
 		else
 			ret = pin(t, bytenr, owner, level, tb->ref_added, tb->fst_applied && t->fst);
 		free_extent_buffer(tb->eb);
@@ -422,7 +422,7 @@ static int children_refs(struct btrfs_trans *t, const struct extent_buffer *eb, 
 		u64 child = btrfs_node_blockptr(eb, (int)i);
 
 		ret = inc ? btrfs_tree_block_ref_inc(t, child, level, type, offset) :
-			    ea_tree_ref_dec(t, child, level, type, offset);
+			    extent_alloc_tree_block_ref_dec(t, child, level, type, offset);
 	}
 	return ret;
 }
@@ -458,7 +458,7 @@ int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
 	if (owner == root->objectid && btrfs_header_generation(h) > root->last_snapshot)
 		return 0;
 	/* May be shared with a snapshot: its extent item decides. */
-	ret = ea_tree_block_refs(t, eb->start, level, &refs, &flags);
+	ret = extent_alloc_tree_block_refs(t, eb->start, level, &refs, &flags);
 	if (ret < 0)
 		return ret;
 	if (refs == 1 && !(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
@@ -467,13 +467,13 @@ int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
 		if (owner == root->objectid && !(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
 			ret = children_refs(t, eb, true, BTRFS_SHARED_BLOCK_REF_KEY, eb->start);
 			if (ret == 0)
-				ret = ea_tree_block_set_flags(t, eb->start, level,
+				ret = extent_alloc_tree_block_set_flags(t, eb->start, level,
 							      BTRFS_BLOCK_FLAG_FULL_BACKREF);
 		} else {
 			ret = children_refs(t, eb, true, BTRFS_TREE_BLOCK_REF_KEY, root->objectid);
 		}
 		if (ret == 0)
-			ret = ea_tree_ref_dec(t, eb->start, level, BTRFS_TREE_BLOCK_REF_KEY,
+			ret = extent_alloc_tree_block_ref_dec(t, eb->start, level, BTRFS_TREE_BLOCK_REF_KEY,
 					      root->objectid);
 		*free_old = false;
 		return ret;
@@ -551,7 +551,7 @@ static void trans_free(struct btrfs_trans *t)
 	free(t->pinned);
 	free(t->acct);
 	trans_release_new_chunks(t);
-	ea_release(t);
+	extent_alloc_release(t);
 	free(t);
 }
 
@@ -601,7 +601,7 @@ int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out)
 		 (ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID);
 	t->bgt = ro & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE;
 	t->stats.transid = t->transid;
-	ret = ea_load_block_groups(t);
+	ret = extent_alloc_load_block_groups(t);
 	if (ret < 0) {
 		trans_free(t);
 		return ret;
@@ -684,7 +684,7 @@ static int add_extent_refs(struct btrfs_trans *t, bool *progress)
 
 		if (!tb || tb->ref_added)
 			continue;
-		ret = ea_insert_tree_ref(t, tb);
+		ret = extent_alloc_insert_tree_block_item(t, tb);
 		/* the insert may have freed or moved nothing but tree blocks of the extent tree */
 		tb = trans_lookup(t, list[i]);
 		if (ret == 0 && tb)
@@ -705,7 +705,7 @@ static int drop_extent_refs(struct btrfs_trans *t, bool *progress)
 		if (!pb.need_ref_drop)
 			continue;
 		t->pinned[i].need_ref_drop = false;
-		ret = ea_drop_tree_ref(t, &pb);
+		ret = extent_alloc_drop_tree_block_item(t, &pb);
 		if (ret < 0)
 			return ret;
 		*progress = true;
@@ -722,7 +722,7 @@ static int update_block_groups(struct btrfs_trans *t, bool *progress)
 
 		if (bg->delta == bg->written_delta || bg->items_pending)
 			continue;
-		ret = ea_update_block_group(t, bg);
+		ret = extent_alloc_update_block_group_item(t, bg);
 		if (ret < 0)
 			return ret;
 		*progress = true;
@@ -731,7 +731,7 @@ static int update_block_groups(struct btrfs_trans *t, bool *progress)
 }
 
 /* Free space tree: ranges of sorted addresses, merged while adjacent in one block group. */
-static int fst_apply(struct btrfs_trans *t, u64 *list, size_t nr, bool add)
+static int free_space_tree_apply(struct btrfs_trans *t, u64 *list, size_t nr, bool add)
 {
 	size_t i = 0;
 	int ret;
@@ -739,14 +739,14 @@ static int fst_apply(struct btrfs_trans *t, u64 *list, size_t nr, bool add)
 	qsort(list, nr, sizeof(*list), cmp_u64);
 	while (i < nr) {
 		u64 start = list[i], len = t->nodesize;
-		struct wblock_group *bg = ea_find_bg(t, start);
+		struct wblock_group *bg = extent_alloc_find_block_group(t, start);
 
 		i++;
-		while (i < nr && list[i] == start + len && ea_find_bg(t, list[i]) == bg) {
+		while (i < nr && list[i] == start + len && extent_alloc_find_block_group(t, list[i]) == bg) {
 			len += t->nodesize;
 			i++;
 		}
-		ret = add ? fst_add_range(t, start, len) : fst_remove_range(t, start, len);
+		ret = add ? free_space_tree_add_range(t, start, len) : free_space_tree_remove_range(t, start, len);
 		if (ret == -EUCLEAN && t->lenient) {
 			warning("free space tree: range %llu+%llu left as it was", start, len);
 			ret = 0;
@@ -774,7 +774,7 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 		t->pinned[i].need_fst = false;
 		list[nr++] = t->pinned[i].bytenr;
 	}
-	ret = fst_apply(t, list, nr, true);
+	ret = free_space_tree_apply(t, list, nr, true);
 	free(list);
 	if (ret < 0)
 		return ret;
@@ -785,11 +785,11 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 
 		if (a->fst_done)
 			continue;
-		if (ea_bg_pending(t, a->start))
+		if (extent_alloc_block_group_pending(t, a->start))
 			continue;
 		a->fst_done = true;
-		ret = a->alloc ? fst_remove_range(t, a->start, a->len) :
-				 fst_add_range(t, a->start, a->len);
+		ret = a->alloc ? free_space_tree_remove_range(t, a->start, a->len) :
+				 free_space_tree_add_range(t, a->start, a->len);
 		if (ret == -EUCLEAN && t->lenient) {
 			warning("free space tree: range %llu+%llu left as it was", a->start, a->len);
 			ret = 0;
@@ -807,19 +807,19 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 		struct trans_block *tb = trans_lookup(t, list[i]);
 
 		/* a block group not in the free space tree yet: next round */
-		if (tb && !tb->fst_applied && !ea_bg_pending(t, list[i])) {
+		if (tb && !tb->fst_applied && !extent_alloc_block_group_pending(t, list[i])) {
 			tb->fst_applied = true;
 			list[nr++] = list[i];
 		}
 	}
-	ret = fst_apply(t, list, nr, false);
+	ret = free_space_tree_apply(t, list, nr, false);
 	free(list);
 	if (nr)
 		*progress = true;
 	return ret;
 }
 
-/* Extent items added and dropped until nothing is pending (for fst_rebuild). */
+/* Extent items added and dropped until nothing is pending (for free_space_tree_rebuild). */
 int trans_settle_refs(struct btrfs_trans *t)
 {
 	for (int round = 0; round < MAX_COMMIT_ROUNDS; round++) {
@@ -842,12 +842,12 @@ void trans_fst_all_done(struct btrfs_trans *t)
 	/* new block groups get their free space items later, and these changes with them */
 	for (u32 i = 0; i < t->hash_size; i++)
 		for (struct trans_block *tb = t->hash[i]; tb; tb = tb->next)
-			if (!ea_bg_pending(t, tb->eb->start))
+			if (!extent_alloc_block_group_pending(t, tb->eb->start))
 				tb->fst_applied = true;
 	for (size_t i = 0; i < t->nr_pinned; i++)
 		t->pinned[i].need_fst = false;
 	for (size_t i = 0; i < t->nr_acct; i++)
-		if (!ea_bg_pending(t, t->acct[i].start))
+		if (!extent_alloc_block_group_pending(t, t->acct[i].start))
 			t->acct[i].fst_done = true;
 }
 
@@ -996,11 +996,11 @@ static void fill_backup(struct btrfs_trans *t, struct btrfs_super_block *sb)
 	btrfs_set_backup_num_devices(b, btrfs_super_num_devices(sb));
 }
 
-int btrfs_trans_block_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct bw_device **devsp)
+int btrfs_trans_block_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct block_writer_device **devsp)
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct btrfs_fs_geometry geo = fs->geo;
-	struct bw_device *devs;
+	struct block_writer_device *devs;
 	int ret;
 
 	devs = calloc((size_t)fs->devices.nr, sizeof(*devs));
@@ -1038,7 +1038,7 @@ int btrfs_trans_block_writer_init(struct btrfs_trans *t, struct btrfs_block_writ
 static int write_blocks(struct btrfs_trans *t)
 {
 	struct btrfs_block_writer w;
-	struct bw_device *devs = NULL;
+	struct block_writer_device *devs = NULL;
 	u64 *list = NULL;
 	size_t nr = 0;
 	int ret;
@@ -1178,7 +1178,7 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 			ret = update_free_space(t, &progress);
 		if (ret == 0 && !progress && t->rebuild_fst) {
 			t->rebuild_fst = false;
-			ret = fst_rebuild(t);
+			ret = free_space_tree_rebuild(t);
 			progress = true;
 		}
 		for (int i = 0; i < t->nr_bgs && !progress; i++)

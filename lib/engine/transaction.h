@@ -64,10 +64,10 @@
 struct btrfs_fs_info;
 struct btrfs_trans;
 struct btrfs_chunk_map;
-struct ca_chunk;
+struct chunk_placement;
 struct chunk_alloc;
 struct btrfs_block_writer;
-struct bw_device;
+struct block_writer_device;
 
 /* One tree as a transaction sees it. */
 struct btrfs_wroot {
@@ -290,7 +290,7 @@ int btrfs_trans_nr_block_groups(const struct btrfs_trans *t);
  * whatever the result.
  */
 int btrfs_trans_block_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w,
-				  struct bw_device **devs);
+				  struct block_writer_device **devs);
 
 /*
  * Used bytes of the block group starting at start (its item as t sees it):

@@ -7,21 +7,21 @@
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 
-void tb_init(struct tree_builder *tb, u64 owner)
+void tree_builder_init(struct tree_builder *tb, u64 owner)
 {
 	memset(tb, 0, sizeof(*tb));
 	tb->owner = owner;
 }
 
-void tb_release(struct tree_builder *tb)
+void tree_builder_release(struct tree_builder *tb)
 {
 	free(tb->items);
 	free(tb->arena);
 	free(tb->leaf_first);
-	tb_init(tb, tb->owner);
+	tree_builder_init(tb, tb->owner);
 }
 
-void tb_reset(struct tree_builder *tb)
+void tree_builder_reset(struct tree_builder *tb)
 {
 	tb->nr = 0;
 	tb->arena_len = 0;
@@ -31,13 +31,13 @@ void tb_reset(struct tree_builder *tb)
 	tb->nr_blocks = 0;
 }
 
-void *tb_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
+void *tree_builder_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
 {
-	struct tb_item *it;
+	struct tree_builder_item *it;
 
 	if (tb->nr == tb->alloc) {
 		size_t n = tb->alloc ? tb->alloc * 2 : 64;
-		struct tb_item *ni = realloc(tb->items, n * sizeof(*ni));
+		struct tree_builder_item *ni = realloc(tb->items, n * sizeof(*ni));
 
 		if (!ni)
 			return NULL;
@@ -65,21 +65,21 @@ void *tb_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
 	return tb->arena + it->data_off;
 }
 
-void *tb_add_key(struct tree_builder *tb, u64 objectid, u8 type, u64 offset, u32 size)
+void *tree_builder_add_key(struct tree_builder *tb, u64 objectid, u8 type, u64 offset, u32 size)
 {
 	struct btrfs_key key = { .objectid = objectid, .type = type, .offset = offset };
 
-	return tb_add(tb, &key, size);
+	return tree_builder_add(tb, &key, size);
 }
 
 static int cmp_item(const void *a, const void *b)
 {
-	const struct tb_item *x = a, *y = b;
+	const struct tree_builder_item *x = a, *y = b;
 
 	return btrfs_comp_cpu_keys(&x->key, &y->key);
 }
 
-int tb_plan(struct tree_builder *tb, u32 nodesize)
+int tree_builder_plan(struct tree_builder *tb, u32 nodesize)
 {
 	const u32 leaf_space = nodesize - sizeof(struct btrfs_header);
 	const u32 ptrs = leaf_space / sizeof(struct btrfs_key_ptr);
@@ -160,7 +160,7 @@ static void level_of_index(const struct tree_builder *tb, u32 index, int *level,
 	*rel = index;
 }
 
-void tb_block_info(const struct tree_builder *tb, u32 index, int *level, struct btrfs_key *first)
+void tree_builder_block_info(const struct tree_builder *tb, u32 index, int *level, struct btrfs_key *first)
 {
 	u32 rel;
 	size_t leaf, item;
@@ -175,7 +175,7 @@ void tb_block_info(const struct tree_builder *tb, u32 index, int *level, struct 
 }
 
 static void init_header(struct extent_buffer *eb, const struct tree_builder *tb,
-			const struct tb_params *p, int level, u32 nritems)
+			const struct tree_builder_params *p, int level, u32 nritems)
 {
 	struct btrfs_header *h = btrfs_header(eb);
 
@@ -191,7 +191,7 @@ static void init_header(struct extent_buffer *eb, const struct tree_builder *tb,
 	btrfs_set_header_level(h, level);
 }
 
-int tb_build(struct tree_builder *tb, const struct tb_params *p, const u64 *bytenrs, tb_emit_fn emit,
+int tree_builder_build(struct tree_builder *tb, const struct tree_builder_params *p, const u64 *bytenrs, tree_builder_emit_fn emit,
 	     void *ctx)
 {
 	const u32 ptrs = (tb->nodesize - sizeof(struct btrfs_header)) / sizeof(struct btrfs_key_ptr);
@@ -211,7 +211,7 @@ int tb_build(struct tree_builder *tb, const struct tb_params *p, const u64 *byte
 		init_header(eb, tb, p, 0, end - first);
 		for (size_t i = first; i < end; i++) {
 			struct btrfs_item *item = btrfs_leaf_item(eb, i - first);
-			const struct tb_item *it = &tb->items[i];
+			const struct tree_builder_item *it = &tb->items[i];
 
 			off -= it->size;
 			btrfs_cpu_key_to_disk(&item->key, &it->key);
@@ -239,7 +239,7 @@ int tb_build(struct tree_builder *tb, const struct tb_params *p, const u64 *byte
 				struct btrfs_key key;
 				int lv;
 
-				tb_block_info(tb, child_base + c, &lv, &key);
+				tree_builder_block_info(tb, child_base + c, &lv, &key);
 				btrfs_cpu_key_to_disk(&kp->key, &key);
 				btrfs_set_key_blockptr(kp, bytenrs[child_base + c]);
 				btrfs_set_key_generation(kp, p->generation);
