@@ -37,7 +37,7 @@ struct qgroup {
 	size_t members_nr, members_alloc;
 };
 
-struct qg_state {
+struct qgroup_state {
 	struct check_ctx *ctx;
 	u64 status_flags;
 	bool have_status;
@@ -48,7 +48,7 @@ struct qg_state {
 	struct check_uses u;        /* who uses each extent (check_collect_uses) */
 };
 
-static struct qgroup *find_group(struct qg_state *q, u64 id)
+static struct qgroup *find_group(struct qgroup_state *q, u64 id)
 {
 	for (size_t i = 0; i < q->g_nr; i++)
 		if (q->g[i].id == id)
@@ -59,7 +59,7 @@ static struct qgroup *find_group(struct qg_state *q, u64 id)
 static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer *eb, int slot,
 		      const struct btrfs_key *key, void *arg)
 {
-	struct qg_state *q = arg;
+	struct qgroup_state *q = arg;
 	void *p = btrfs_leaf_item_ptr(eb, slot);
 	u32 size = btrfs_leaf_item_size(eb, slot);
 
@@ -98,7 +98,7 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
 }
 
 /* Level-0 members of every group, following relations up to 8 levels. */
-static int resolve_members(struct qg_state *q)
+static int resolve_members(struct qgroup_state *q)
 {
 	for (size_t i = 0; i < q->g_nr; i++) {
 		struct qgroup *g = &q->g[i];
@@ -142,7 +142,7 @@ static bool is_member(const struct qgroup *g, u64 root)
 	return false;
 }
 
-static void account(struct qg_state *q)
+static void account(struct qgroup_state *q)
 {
 	size_t i = 0;
 
@@ -173,7 +173,7 @@ static void account(struct qg_state *q)
 	}
 }
 
-static void report(struct qg_state *q)
+static void report(struct qgroup_state *q)
 {
 	const struct check_options *o = q->ctx->opts;
 
@@ -186,12 +186,12 @@ static void report(struct qg_state *q)
 	}
 	for (size_t i = 0; i < q->g_nr; i++) {
 		struct qgroup *g = &q->g[i];
-		struct rqg_info fix = { g->id, g->our_rfer, g->our_excl };
+		struct repair_qgroup_info fix = { g->id, g->our_rfer, g->our_excl };
 
 		if (g->our_rfer == g->rfer && g->our_excl == g->excl)
 			continue;
 		q->ctx->errors++;
-		check_fixable(q->ctx, rqg_set_info, &fix, sizeof(fix));
+		check_fixable(q->ctx, repair_qgroup_set_info, &fix, sizeof(fix));
 		fflush(stdout);
 		fprintf(stderr, "Counts for qgroup id: %llu/%llu are different\n",
 			g->id >> BTRFS_QGROUP_LEVEL_SHIFT, g->id & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1));
@@ -214,7 +214,7 @@ int check_qgroups(struct check_ctx *ctx)
 {
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
 	struct ext_state *st = ctx->extents_state;
-	struct qg_state q = { .ctx = ctx };
+	struct qgroup_state q = { .ctx = ctx };
 	struct btrfs_tree_ref quota;
 	size_t i;
 	int ret = 0;

@@ -33,15 +33,15 @@ struct bg_used_fix {
 static int fix_bg_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct bg_used_fix *f = arg;
-	struct wblock_group *bg = ea_find_bg(t, f->start);
+	u64 used;
+	int ret = btrfs_trans_block_group_used(t, f->start, &used);
 
 	(void)ctx;
-	if (!bg || bg->start != f->start)
-		return -ENOENT;
+	if (ret < 0)
+		return ret;
 	printf("Block group %llu: used %llu reset to %llu, the sum of its extents\n", f->start,
-	       bg->used, f->used);
-	bg->used = f->used;
-	return ea_update_block_group(t, bg);
+	       used, f->used);
+	return btrfs_trans_set_block_group_used(t, f->start, f->used);
 }
 
 void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg)

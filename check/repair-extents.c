@@ -139,11 +139,7 @@ static bool rebuild_possible(struct ext_state *st, u64 bytenr, u64 *len, bool *r
  */
 static int account(struct btrfs_trans *t, u64 start, u64 len, bool alloc)
 {
-	int ret = btrfs_account_extent(t, start, len, alloc);
-
-	if (ret == 0)
-		t->acct[t->nr_acct - 1].fst_done = true;
-	return ret;
+	return btrfs_account_extent_keep_free_space_tree(t, start, len, alloc);
 }
 
 /* Delete every extent item and back reference item of extent bytenr. */
@@ -296,15 +292,15 @@ static int add_back_refs(struct btrfs_trans *t, const struct check_ref *refs, si
 		const struct check_ref *r = &refs[i];
 
 		if (!r->is_data) {
-			ret = ea_tree_ref_inc(t, r->bytenr, r->level, r->type,
+			ret = btrfs_tree_block_ref_inc(t, r->bytenr, r->level, r->type,
 					      r->type == BTRFS_SHARED_BLOCK_REF_KEY ? r->parent : r->root);
 			continue;
 		}
 		for (c = 0; c < r->count && !ret; c++) {
-			struct ea_data_ref d = { .type = r->type, .parent = r->parent, .root = r->root,
+			struct btrfs_data_ref d = { .type = r->type, .parent = r->parent, .root = r->root,
 						 .ino = r->objectid, .offset = r->offset };
 
-			ret = ea_data_ref_mod(t, r->bytenr, r->len, &d, 1);
+			ret = btrfs_data_ref_mod(t, r->bytenr, r->len, &d, 1);
 		}
 	}
 	return ret;
@@ -411,7 +407,7 @@ int check_repair_extents_prepare(struct check_ctx *ctx, struct btrfs_trans *t)
 	 * allocator: account them before anything is copied on write.
 	 */
 	/* a free space cache (v1) is invalidated by the commit instead */
-	if (st && st->rebuilds && t->fst)
+	if (st && st->rebuilds && btrfs_trans_has_free_space_tree(t))
 		ctx->repair_rebuild_fst = true;
 	for (i = 0; st && i < st->rebuild_nr; i++) {
 		if (!st->rebuild[i].ok || !st->rebuild[i].reserve)

@@ -8,6 +8,7 @@
 #include "check/repair-qgroups.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
+#include "lib/read/disk-io.h"
 #include "lib/engine/transaction.h"
 #include "lib/engine/trans-tree-changes.h"
 
@@ -31,9 +32,9 @@ static int quota_item(struct btrfs_trans *t, const struct btrfs_key *key, u32 mi
 	return ret;
 }
 
-int rqg_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_qgroup_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct rqg_info *q = arg;
+	const struct repair_qgroup_info *q = arg;
 	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, q->qgroupid };
 	struct btrfs_qgroup_info_item *info;
 	struct btrfs_path path;
@@ -45,7 +46,7 @@ int rqg_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *ar
 		return ret;
 	}
 	info = btrfs_path_item_ptr(&path);
-	btrfs_set_qgroup_info_generation(info, t->transid);
+	btrfs_set_qgroup_info_generation(info, btrfs_trans_transid(t));
 	btrfs_set_qgroup_info_usage(info, q->rfer, q->excl);
 	btrfs_release_path(&path);
 	printf("Repair qgroup %llu/%llu: referenced %llu exclusive %llu\n",
@@ -79,7 +80,7 @@ static int shift_info(struct btrfs_trans *t, u64 id, s64 delta)
 	if (ret)
 		return ret;
 	info = btrfs_path_item_ptr(&path);
-	btrfs_set_qgroup_info_generation(info, t->transid);
+	btrfs_set_qgroup_info_generation(info, btrfs_trans_transid(t));
 	btrfs_set_qgroup_info_rfer(info, btrfs_qgroup_info_rfer(info) + (u64)delta);
 	btrfs_set_qgroup_info_rfer_cmpr(info, btrfs_qgroup_info_rfer_cmpr(info) + (u64)delta);
 	btrfs_set_qgroup_info_excl(info, btrfs_qgroup_info_excl(info) + (u64)delta);
@@ -116,7 +117,8 @@ static int follow_tree_changes(struct btrfs_trans *t, struct btrfs_wroot *quota,
 			continue;
 		ret = has_parent_group(t, quota, id);
 		if (ret == 0)
-			ret = shift_info(t, id, c[i].blocks_delta * (s64)t->nodesize);
+			ret = shift_info(t, id,
+					 c[i].blocks_delta * (s64)btrfs_trans_fs(t)->geo.nodesize);
 		if (ret > 0 || ret == -ENOENT) {
 			*inconsistent = true;
 			ret = 0;
@@ -126,7 +128,7 @@ static int follow_tree_changes(struct btrfs_trans *t, struct btrfs_wroot *quota,
 	return ret;
 }
 
-int rqg_update_status(struct btrfs_trans *t)
+int repair_qgroup_update_status(struct btrfs_trans *t)
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
 	struct btrfs_wroot *quota;
@@ -151,7 +153,7 @@ int rqg_update_status(struct btrfs_trans *t)
 		return ret;
 	}
 	st = btrfs_path_item_ptr(&path);
-	btrfs_set_qgroup_status_generation(st, t->transid);
+	btrfs_set_qgroup_status_generation(st, btrfs_trans_transid(t));
 	if (inconsistent && !(btrfs_qgroup_status_flags(st) & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT)) {
 		btrfs_set_qgroup_status_flags(st, btrfs_qgroup_status_flags(st) |
 					      BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT);

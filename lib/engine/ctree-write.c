@@ -11,7 +11,7 @@
  * touched.
  */
 #include <stdlib.h>
-#include "lib/engine/transaction.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/tree-block.h"
@@ -199,7 +199,7 @@ static int cow_child(struct btrfs_trans *t, struct btrfs_wroot *root, struct ext
 	bool owned;
 	int ret;
 
-	ret = trans_read_block(t, root->objectid, btrfs_key_blockptr(p), btrfs_eb_level(parent) - 1,
+	ret = btrfs_trans_read_block(t, root->objectid, btrfs_key_blockptr(p), btrfs_eb_level(parent) - 1,
 			       btrfs_key_generation(p), &p->key, &eb, &owned);
 	if (ret < 0)
 		return ret;
@@ -231,7 +231,7 @@ static int trans_path_read_child(struct btrfs_path *path, int level)
 
 	if (!path->borrowed[level - 1])
 		free_extent_buffer(path->nodes[level - 1]);
-	ret = trans_read_block(path->trans, path->root->objectid, btrfs_key_blockptr(p), level - 1,
+	ret = btrfs_trans_read_block(path->trans, path->root->objectid, btrfs_key_blockptr(p), level - 1,
 			       btrfs_key_generation(p), &p->key, &path->nodes[level - 1], &owned);
 	if (ret < 0)
 		path->nodes[level - 1] = NULL;
@@ -576,7 +576,7 @@ static int search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 	path->root = root;
 	path->read_child = trans_path_read_child;
 	path->tree.objectid = root->objectid;
-	ret = trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &path->nodes[level],
+	ret = btrfs_trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &path->nodes[level],
 			       &owned);
 	if (ret < 0) {
 		path->nodes[level] = NULL;
@@ -848,7 +848,7 @@ static int shrink_root(struct btrfs_trans *t, struct btrfs_wroot *root)
 		u64 old;
 		int ret, level = root->level;
 
-		ret = trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &r, &owned);
+		ret = btrfs_trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &r, &owned);
 		if (ret < 0)
 			return ret;
 		if (owned) {    /* not touched in this transaction: leave it */

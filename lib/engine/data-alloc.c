@@ -6,8 +6,7 @@
  * of btrfs_account_extent().
  */
 #include <stdlib.h>
-#include "lib/engine/transaction.h"
-#include "lib/engine/extent-alloc.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/engine/tree-write.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
@@ -20,11 +19,11 @@
 static int alloc_existing(struct btrfs_trans *t, u64 *len, bool shrink, u64 *bytenr)
 {
 	u32 sectorsize = t->fs->geo.sectorsize;
-	int ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, *len, sectorsize, bytenr);
+	int ret = extent_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, *len, sectorsize, bytenr);
 
 	for (u64 try = *len; ret == -ENOSPC && shrink && try > sectorsize;) {
 		try = max_t(u64, round_down(try / 2, (u64)sectorsize), sectorsize);
-		ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, try, sectorsize, bytenr);
+		ret = extent_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, try, sectorsize, bytenr);
 		if (ret == 0)
 			*len = try;
 	}
@@ -44,7 +43,7 @@ static int reserve_data(struct btrfs_trans *t, u64 *len, bool shrink, u64 *byten
 	ret = alloc_existing(t, len, shrink, bytenr);
 	if (ret != -ENOSPC)
 		return ret;
-	ret = trans_new_block_group(t, ea_bg_type_for(t, BTRFS_BLOCK_GROUP_DATA), &bg);
+	ret = trans_new_block_group(t, extent_alloc_block_group_type(t, BTRFS_BLOCK_GROUP_DATA), &bg);
 	if (ret < 0)
 		return ret;
 	return alloc_existing(t, len, shrink, bytenr);
@@ -201,10 +200,10 @@ int btrfs_free_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len)
 int btrfs_trans_write_data(struct btrfs_trans *t, u64 logical, const void *buf, u64 len)
 {
 	struct btrfs_block_writer w;
-	struct bw_device *devs = NULL;
+	struct block_writer_device *devs = NULL;
 	int ret;
 
-	ret = trans_writer_init(t, &w, &devs);
+	ret = btrfs_trans_block_writer_init(t, &w, &devs);
 	if (ret < 0 && !devs)
 		return ret;
 	if (ret == 0)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Block groups, in-memory free space and extent items of tree blocks
- * (see extent-alloc.h).
+ * (see engine-internal.h).
  */
 #include <stdlib.h>
-#include "lib/engine/extent-alloc.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
@@ -12,7 +12,7 @@
 #include "lib/format/growable-array.h"
 
 /* New chunks one transaction may make (t->bgs is sized for them once). */
-#define EA_NEW_CHUNKS_MAX 256
+#define EXTENT_ALLOC_NEW_CHUNKS_MAX 256
 
 /* ---- range lists ---- */
 
@@ -65,7 +65,7 @@ static int cmp_range(const void *a, const void *b)
 
 /* ---- block groups ---- */
 
-struct wblock_group *ea_find_bg(struct btrfs_trans *t, u64 bytenr)
+struct wblock_group *extent_alloc_find_block_group(struct btrfs_trans *t, u64 bytenr)
 {
 	int lo = 0, hi = t->nr_bgs;
 
@@ -89,7 +89,7 @@ static int bg_tree(struct btrfs_trans *t, struct btrfs_wroot **root)
 					       BTRFS_EXTENT_TREE_OBJECTID, root);
 }
 
-int ea_load_block_groups(struct btrfs_trans *t)
+int extent_alloc_load_block_groups(struct btrfs_trans *t)
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct btrfs_wroot *root;
@@ -100,7 +100,7 @@ int ea_load_block_groups(struct btrfs_trans *t)
 		error("cannot find the %s tree", t->bgt ? "block group" : "extent");
 		return ret;
 	}
-	t->bgs_cap = (int)fs->chunks.nr + EA_NEW_CHUNKS_MAX;
+	t->bgs_cap = (int)fs->chunks.nr + EXTENT_ALLOC_NEW_CHUNKS_MAX;
 	t->bgs = calloc((size_t)t->bgs_cap, sizeof(*t->bgs));
 	if (!t->bgs)
 		return -ENOMEM;
@@ -133,7 +133,7 @@ int ea_load_block_groups(struct btrfs_trans *t)
 	return 0;
 }
 
-void ea_release(struct btrfs_trans *t)
+void extent_alloc_release(struct btrfs_trans *t)
 {
 	for (int i = 0; i < t->nr_bgs; i++) {
 		free(t->bgs[i].free);
@@ -144,7 +144,7 @@ void ea_release(struct btrfs_trans *t)
 	t->nr_bgs = 0;
 }
 
-int ea_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *out, int max)
+int extent_alloc_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *out, int max)
 {
 	u64 per_stripe, groups = 1;
 	int n = 0;
@@ -197,7 +197,7 @@ int ea_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *out, int m
 	return n;
 }
 
-int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr)
+int extent_alloc_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr)
 {
 	struct fs_range *used = NULL;
 	int nr_used = 0, alloc_used = 0, ret;
@@ -251,11 +251,11 @@ static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
 	u64 end = bg->start + bg->length, cur;
 	int nsup;
 
-	ret = ea_used_ranges(t, bg->start, end, &used, &nr_used);
+	ret = extent_alloc_used_ranges(t, bg->start, end, &used, &nr_used);
 	if (ret < 0)
 		return ret;
 	alloc_used = nr_used;
-	nsup = c ? ea_super_ranges(c, sup, (int)ARRAY_SIZE(sup)) : 0;
+	nsup = c ? extent_alloc_super_ranges(c, sup, (int)ARRAY_SIZE(sup)) : 0;
 	for (int i = 0; i < nsup && ret == 0; i++)
 		ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, sup[i].start, sup[i].len);
 	for (size_t i = 0; i < t->nr_pinned && ret == 0; i++)
@@ -318,9 +318,10 @@ static int free_carve(struct wblock_group *bg, u64 start, u64 len)
 	return 0;
 }
 
-int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
+/* btrfs_account_extent(); with update_fst the free space tree follows at commit. */
+static int account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc, bool update_fst)
 {
-	struct wblock_group *bg = ea_find_bg(t, bytenr);
+	struct wblock_group *bg = extent_alloc_find_block_group(t, bytenr);
 	struct acct_range *a;
 	int ret;
 
@@ -339,10 +340,21 @@ int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
 	a->start = bytenr;
 	a->len = len;
 	a->alloc = alloc;
-	a->fst_done = !t->fst;
+	a->fst_done = !t->fst || !update_fst;
 	bg->delta += alloc ? (s64)len : -(s64)len;
 	t->bytes_used_delta += alloc ? (s64)len : -(s64)len;
 	return 0;
+}
+
+int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
+{
+	return account_extent(t, bytenr, len, alloc, true);
+}
+
+int btrfs_account_extent_keep_free_space_tree(struct btrfs_trans *t, u64 bytenr, u64 len,
+					      bool alloc)
+{
+	return account_extent(t, bytenr, len, alloc, false);
 }
 
 void btrfs_trans_set_lenient(struct btrfs_trans *t, bool lenient)
@@ -381,7 +393,7 @@ static int bg_take(struct wblock_group *bg, u64 len, u64 align, u64 *bytenr)
 	return -ENOSPC;
 }
 
-int ea_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *bytenr)
+int extent_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *bytenr)
 {
 	int ret;
 
@@ -402,7 +414,7 @@ int ea_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *byt
 	return -ENOSPC;
 }
 
-u64 ea_bg_type_for(const struct btrfs_trans *t, u64 want)
+u64 extent_alloc_block_group_type(const struct btrfs_trans *t, u64 want)
 {
 	const u64 mixed = BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA;
 
@@ -414,17 +426,17 @@ u64 ea_bg_type_for(const struct btrfs_trans *t, u64 want)
 	return want;
 }
 
-int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr)
+int extent_alloc_tree_block(struct btrfs_trans *t, u64 owner, u64 *bytenr)
 {
 	u64 want = owner == BTRFS_CHUNK_TREE_OBJECTID ? BTRFS_BLOCK_GROUP_SYSTEM :
 							BTRFS_BLOCK_GROUP_METADATA;
 	struct wblock_group *bg;
 	int ret;
 
-	ret = ea_alloc_bytes(t, want, t->nodesize, t->nodesize, bytenr);
+	ret = extent_alloc_bytes(t, want, t->nodesize, t->nodesize, bytenr);
 	if (ret != -ENOSPC)
 		return ret;
-	ret = trans_new_block_group(t, ea_bg_type_for(t, want), &bg);
+	ret = trans_new_block_group(t, extent_alloc_block_group_type(t, want), &bg);
 	if (ret == 0)
 		ret = bg_take(bg, t->nodesize, t->nodesize, bytenr);
 	if (ret < 0)
@@ -433,7 +445,7 @@ int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr)
 	return ret;
 }
 
-int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
+int extent_alloc_add_block_group(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
 		  struct wblock_group **out)
 {
 	struct fs_range sup[BTRFS_SUPER_MIRROR_MAX * 16];
@@ -441,7 +453,7 @@ int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
 	int nsup, ret;
 
 	if (t->nr_bgs >= t->bgs_cap) {
-		error("more than %d new chunks in one transaction", EA_NEW_CHUNKS_MAX);
+		error("more than %d new chunks in one transaction", EXTENT_ALLOC_NEW_CHUNKS_MAX);
 		return -ENOSPC;
 	}
 	if (t->nr_bgs && t->bgs[t->nr_bgs - 1].start + t->bgs[t->nr_bgs - 1].length > map->logical) {
@@ -456,7 +468,7 @@ int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
 	bg->is_new = true;
 	bg->items_pending = true;
 	ret = ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, 0, bg->start, bg->length);
-	nsup = ea_super_ranges(map, sup, (int)ARRAY_SIZE(sup));
+	nsup = extent_alloc_super_ranges(map, sup, (int)ARRAY_SIZE(sup));
 	for (int i = 0; i < nsup && ret == 0; i++)
 		ret = free_carve(bg, sup[i].start, sup[i].len);
 	if (ret < 0) {
@@ -469,16 +481,16 @@ int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
 	return 0;
 }
 
-bool ea_bg_pending(struct btrfs_trans *t, u64 bytenr)
+bool extent_alloc_block_group_pending(struct btrfs_trans *t, u64 bytenr)
 {
-	const struct wblock_group *bg = ea_find_bg(t, bytenr);
+	const struct wblock_group *bg = extent_alloc_find_block_group(t, bytenr);
 
 	return bg && bg->items_pending;
 }
 
-int ea_return_range(struct btrfs_trans *t, u64 bytenr)
+int extent_alloc_return_block(struct btrfs_trans *t, u64 bytenr)
 {
-	struct wblock_group *bg = ea_find_bg(t, bytenr);
+	struct wblock_group *bg = extent_alloc_find_block_group(t, bytenr);
 	int ret;
 
 	if (!bg || !bg->loaded)
@@ -491,7 +503,7 @@ int ea_return_range(struct btrfs_trans *t, u64 bytenr)
 
 /* ---- extent items ---- */
 
-int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb)
+int extent_alloc_insert_tree_block_item(struct btrfs_trans *t, const struct trans_block *tb)
 {
 	u8 buf[sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_tree_block_info) +
 	       sizeof(struct btrfs_extent_inline_ref)];
@@ -543,7 +555,7 @@ int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb)
 	return ret;
 }
 
-int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
+int extent_alloc_drop_tree_block_item(struct btrfs_trans *t, const struct pinned_block *pb)
 {
 	struct btrfs_wroot *extent;
 	struct btrfs_path path;
@@ -622,7 +634,7 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 	return ret;
 }
 
-int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
+int extent_alloc_update_block_group_item(struct btrfs_trans *t, struct wblock_group *bg)
 {
 	struct btrfs_wroot *root;
 	struct btrfs_path path;
@@ -656,6 +668,26 @@ int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
 	return ret;
 }
 
+int btrfs_trans_block_group_used(struct btrfs_trans *t, u64 start, u64 *used)
+{
+	struct wblock_group *bg = extent_alloc_find_block_group(t, start);
+
+	if (!bg || bg->start != start)
+		return -ENOENT;
+	*used = bg->used;
+	return 0;
+}
+
+int btrfs_trans_set_block_group_used(struct btrfs_trans *t, u64 start, u64 used)
+{
+	struct wblock_group *bg = extent_alloc_find_block_group(t, start);
+
+	if (!bg || bg->start != start)
+		return -ENOENT;
+	bg->used = used;
+	return extent_alloc_update_block_group_item(t, bg);
+}
+
 /* ---- inline back references ---- */
 
 /* The value inline refs of a type are sorted by (descending), as the tree-checker wants. */
@@ -671,7 +703,7 @@ static u64 inline_seq(const struct btrfs_extent_inline_ref *r, u8 type)
 	return btrfs_extent_inline_ref_offset(r);
 }
 
-static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct ea_data_ref *want)
+static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct btrfs_data_ref *want)
 {
 	const struct btrfs_extent_data_ref *d = (const void *)&r->offset;
 
@@ -687,7 +719,7 @@ static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct
  * block and shared data refs), or where a new one goes: sorted by type,
  * then descending by seq.
  */
-static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, const struct ea_data_ref *want,
+static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, const struct btrfs_data_ref *want,
 			  u64 seq, bool *exists)
 {
 	u32 cur = iref_at;
@@ -752,7 +784,7 @@ static int find_tree_extent(struct btrfs_trans *t, struct btrfs_wroot **extentp,
 	return ret > 0 ? -EUCLEAN : ret;
 }
 
-int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags)
+int extent_alloc_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags)
 {
 	struct btrfs_wroot *extent;
 	struct btrfs_path path;
@@ -768,7 +800,7 @@ int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, 
 	return 0;
 }
 
-int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags)
+int extent_alloc_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags)
 {
 	struct btrfs_wroot *extent;
 	struct btrfs_path path;
@@ -785,9 +817,9 @@ int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 fl
 	return 0;
 }
 
-int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
+int btrfs_tree_block_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
 {
-	struct ea_data_ref want = { .type = type, .parent = offset };
+	struct btrfs_data_ref want = { .type = type, .parent = offset };
 	struct btrfs_wroot *extent;
 	struct btrfs_path path;
 	struct btrfs_extent_inline_ref *r;
@@ -821,9 +853,9 @@ int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 	return ret;
 }
 
-int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
+int extent_alloc_tree_block_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
 {
-	struct ea_data_ref want = { .type = type, .parent = offset };
+	struct btrfs_data_ref want = { .type = type, .parent = offset };
 	struct btrfs_wroot *extent;
 	struct btrfs_path path;
 	struct btrfs_extent_item *ei;
@@ -898,7 +930,7 @@ static int data_extent_refs_add(struct btrfs_trans *t, struct btrfs_wroot *exten
 
 /* A keyed data back reference: count changed by delta (created, deleted). */
 static int keyed_data_ref_mod(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr,
-			      const struct ea_data_ref *want, u64 seq, int delta)
+			      const struct btrfs_data_ref *want, u64 seq, int delta)
 {
 	struct btrfs_key key = { bytenr, want->type, seq };
 	u32 size = want->type == BTRFS_SHARED_DATA_REF_KEY ? sizeof(struct btrfs_shared_data_ref) :
@@ -954,7 +986,7 @@ static int keyed_data_ref_mod(struct btrfs_trans *t, struct btrfs_wroot *extent,
 	}
 }
 
-int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_data_ref *want,
+int btrfs_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct btrfs_data_ref *want,
 		    int delta)
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };

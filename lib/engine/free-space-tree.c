@@ -1,26 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Free space tree updates (see free-space-tree.h).
+ * Free space tree updates (see engine-internal.h).
  */
 #include <stdlib.h>
-#include "lib/engine/free-space-tree.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 
-struct fst_ctx {
+struct free_space_tree_ctx {
 	struct btrfs_trans *t;
 	struct btrfs_wroot *root;
 	struct wblock_group *bg;
 	u64 end;                       /* bg end */
 };
 
-static int ctx_init(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len)
+static int ctx_init(struct free_space_tree_ctx *c, struct btrfs_trans *t, u64 start, u64 len)
 {
 	int ret;
 
 	c->t = t;
-	c->bg = ea_find_bg(t, start);
+	c->bg = extent_alloc_find_block_group(t, start);
 	if (!c->bg || start + len > c->bg->start + c->bg->length) {
 		error("free space tree: range %llu+%llu is not inside one block group", start, len);
 		return -EINVAL;
@@ -33,7 +33,7 @@ static int ctx_init(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len
 }
 
 /* Read (and with delta != 0 update) the block group's FREE_SPACE_INFO. */
-static int info_update(struct fst_ctx *c, s64 delta, u32 *flags)
+static int info_update(struct free_space_tree_ctx *c, s64 delta, u32 *flags)
 {
 	struct btrfs_path path;
 	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
@@ -70,7 +70,7 @@ static int info_update(struct fst_ctx *c, s64 delta, u32 *flags)
 	return ret;
 }
 
-static int insert_extent(struct fst_ctx *c, u64 start, u64 len)
+static int insert_extent(struct free_space_tree_ctx *c, u64 start, u64 len)
 {
 	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, len };
 
@@ -80,7 +80,7 @@ static int insert_extent(struct fst_ctx *c, u64 start, u64 len)
 /* ---- bitmaps ---- */
 
 /* The bitmap item holding addr: its key (0, 1 none, < 0). */
-static int find_bitmap(struct fst_ctx *c, u64 addr, struct btrfs_key *found)
+static int find_bitmap(struct free_space_tree_ctx *c, u64 addr, struct btrfs_key *found)
 {
 	struct btrfs_path path;
 	struct btrfs_key key = { addr, BTRFS_FREE_SPACE_BITMAP_KEY, (u64)-1 };
@@ -97,7 +97,7 @@ static int find_bitmap(struct fst_ctx *c, u64 addr, struct btrfs_key *found)
 	return 0;
 }
 
-static int bit_free(struct fst_ctx *c, u64 addr, bool *is_free)
+static int bit_free(struct free_space_tree_ctx *c, u64 addr, bool *is_free)
 {
 	struct btrfs_path path;
 	struct btrfs_key key;
@@ -126,7 +126,7 @@ static int bit_free(struct fst_ctx *c, u64 addr, bool *is_free)
 	return ret > 0 ? -EUCLEAN : ret;
 }
 
-static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
+static int bitmap_modify(struct free_space_tree_ctx *c, u64 start, u64 len, bool make_free)
 {
 	u32 sectorsize = c->t->fs->geo.sectorsize;
 	bool lf = false, rf = false;
@@ -190,8 +190,8 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
 /* ---- extent <-> bitmap conversion ---- */
 
 /* New bitmap items cover this many sectors (256 bytes), as the kernel's. */
-#define FST_BITMAP_BYTES 256U
-#define FST_BITMAP_BITS (FST_BITMAP_BYTES * 8U)
+#define FREE_SPACE_BITMAP_BYTES 256U
+#define FREE_SPACE_BITMAP_BITS (FREE_SPACE_BITMAP_BYTES * 8U)
 
 /*
  * The kernel's thresholds: bitmaps once the extent items would take more
@@ -199,17 +199,17 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
  * header size), back to extents 100 extents below that (none for block
  * groups whose threshold is 100 or less).
  */
-static void fst_thresholds(const struct fst_ctx *c, u64 *high, u64 *low)
+static void free_space_tree_thresholds(const struct free_space_tree_ctx *c, u64 *high, u64 *low)
 {
-	u64 range = (u64)c->t->fs->geo.sectorsize * FST_BITMAP_BITS;
+	u64 range = (u64)c->t->fs->geo.sectorsize * FREE_SPACE_BITMAP_BITS;
 	u64 nr = (c->bg->length + range - 1) / range;
 
-	*high = nr * (sizeof(struct btrfs_item) + FST_BITMAP_BYTES) / sizeof(struct btrfs_item);
+	*high = nr * (sizeof(struct btrfs_item) + FREE_SPACE_BITMAP_BYTES) / sizeof(struct btrfs_item);
 	*low = *high > 100 ? *high - 100 : 0;
 }
 
 /* Set extent_count and flags of the block group's FREE_SPACE_INFO. */
-static int info_set(struct fst_ctx *c, u32 count, u32 flags)
+static int info_set(struct free_space_tree_ctx *c, u32 count, u32 flags)
 {
 	struct btrfs_path path;
 	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
@@ -232,7 +232,7 @@ static int info_set(struct fst_ctx *c, u32 count, u32 flags)
  * bit per sector, set = free): free space extents set their range, bitmaps
  * are copied.
  */
-static int take_items(struct fst_ctx *c, u8 type, u8 *bits, u64 nbits)
+static int take_items(struct free_space_tree_ctx *c, u8 type, u8 *bits, u64 nbits)
 {
 	u32 ss = c->t->fs->geo.sectorsize;
 	struct btrfs_key key = { c->bg->start, type, 0 }, found;
@@ -282,7 +282,7 @@ static bool bit_at(const u8 *bits, u64 i)
 }
 
 /* The block group's free space as bitmap items (to_bitmaps) or extent items. */
-static int put_items(struct fst_ctx *c, const u8 *bits, u64 nbits, bool to_bitmaps, u32 *count)
+static int put_items(struct free_space_tree_ctx *c, const u8 *bits, u64 nbits, bool to_bitmaps, u32 *count)
 {
 	u32 ss = c->t->fs->geo.sectorsize;
 	int ret = 0;
@@ -297,7 +297,7 @@ static int put_items(struct fst_ctx *c, const u8 *bits, u64 nbits, bool to_bitma
 			u32 size;
 			u8 *dst;
 
-			n = min_t(u64, nbits - i, FST_BITMAP_BITS);
+			n = min_t(u64, nbits - i, FREE_SPACE_BITMAP_BITS);
 			size = (u32)((n + 7) / 8);
 			key = (struct btrfs_key){ c->bg->start + i * ss, BTRFS_FREE_SPACE_BITMAP_KEY, n * ss };
 			btrfs_init_path(&path);
@@ -329,7 +329,7 @@ static int put_items(struct fst_ctx *c, const u8 *bits, u64 nbits, bool to_bitma
 }
 
 /* Convert the block group of c between extents and bitmaps at the thresholds. */
-static int maybe_convert(struct fst_ctx *c)
+static int maybe_convert(struct free_space_tree_ctx *c)
 {
 	struct btrfs_path path;
 	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
@@ -350,7 +350,7 @@ static int maybe_convert(struct fst_ctx *c)
 	btrfs_release_path(&path);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	fst_thresholds(c, &high, &low);
+	free_space_tree_thresholds(c, &high, &low);
 	bitmaps = flags & BTRFS_FREE_SPACE_USING_BITMAPS;
 	if (bitmaps ? count >= low : count <= high)
 		return 0;
@@ -374,7 +374,7 @@ static int maybe_convert(struct fst_ctx *c)
 /* After a change in the block group holding start: its format as the thresholds say. */
 static int check_format(struct btrfs_trans *t, u64 start)
 {
-	struct fst_ctx c;
+	struct free_space_tree_ctx c;
 	int ret = ctx_init(&c, t, start, 1);
 
 	return ret < 0 ? ret : maybe_convert(&c);
@@ -383,7 +383,7 @@ static int check_format(struct btrfs_trans *t, u64 start)
 /* ---- public ---- */
 
 /* Set up; bitmap block groups are done here (0 or < 0); 1: extent format, go on. */
-static int begin(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len, bool make_free)
+static int begin(struct free_space_tree_ctx *c, struct btrfs_trans *t, u64 start, u64 len, bool make_free)
 {
 	u32 flags;
 	int ret;
@@ -400,7 +400,7 @@ static int begin(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len, b
 
 static int remove_range(struct btrfs_trans *t, u64 start, u64 len)
 {
-	struct fst_ctx c;
+	struct free_space_tree_ctx c;
 	struct btrfs_path path;
 	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, (u64)-1 }, found;
 	u64 fend;
@@ -437,7 +437,7 @@ static int remove_range(struct btrfs_trans *t, u64 start, u64 len)
 
 static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 {
-	struct fst_ctx c;
+	struct free_space_tree_ctx c;
 	struct btrfs_path path;
 	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, 0 }, found;
 	struct btrfs_key left = { 0 }, right = { 0 };
@@ -496,21 +496,21 @@ static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 	return ret;
 }
 
-int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len)
+int free_space_tree_remove_range(struct btrfs_trans *t, u64 start, u64 len)
 {
 	int ret = remove_range(t, start, len);
 
 	return ret < 0 ? ret : check_format(t, start);
 }
 
-int fst_add_range(struct btrfs_trans *t, u64 start, u64 len)
+int free_space_tree_add_range(struct btrfs_trans *t, u64 start, u64 len)
 {
 	int ret = add_range(t, start, len);
 
 	return ret < 0 ? ret : check_format(t, start);
 }
 
-int fst_rebuild(struct btrfs_trans *t)
+int free_space_tree_rebuild(struct btrfs_trans *t)
 {
 	struct btrfs_wroot *root;
 	int ret;
@@ -542,7 +542,7 @@ int fst_rebuild(struct btrfs_trans *t)
 		/* a new block group gets its items with the chunk's */
 		if (bg->items_pending)
 			continue;
-		ret = ea_used_ranges(t, bg->start, end, &used, &nr);
+		ret = extent_alloc_used_ranges(t, bg->start, end, &used, &nr);
 		if (ret < 0)
 			break;
 		for (int j = 0; j <= nr && ret == 0; j++) {

@@ -9,21 +9,21 @@
 #include "lib/format/messages.h"
 #include "lib/format/growable-array.h"
 
-void tb_init(struct tree_builder *tb, u64 owner)
+void tree_builder_init(struct tree_builder *tb, u64 owner)
 {
 	memset(tb, 0, sizeof(*tb));
 	tb->owner = owner;
 }
 
-void tb_release(struct tree_builder *tb)
+void tree_builder_release(struct tree_builder *tb)
 {
 	free(tb->items);
 	free(tb->arena);
 	free(tb->leaf_first);
-	tb_init(tb, tb->owner);
+	tree_builder_init(tb, tb->owner);
 }
 
-void tb_reset(struct tree_builder *tb)
+void tree_builder_reset(struct tree_builder *tb)
 {
 	tb->nr = 0;
 	tb->arena_len = 0;
@@ -33,9 +33,9 @@ void tb_reset(struct tree_builder *tb)
 	tb->nr_blocks = 0;
 }
 
-void *tb_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
+void *tree_builder_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
 {
-	struct tb_item *it;
+	struct tree_builder_item *it;
 
 	if (ARRAY_GROW(tb->items, tb->nr, tb->alloc))
 		return NULL;
@@ -50,21 +50,21 @@ void *tb_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
 	return tb->arena + it->data_off;
 }
 
-void *tb_add_key(struct tree_builder *tb, u64 objectid, u8 type, u64 offset, u32 size)
+void *tree_builder_add_key(struct tree_builder *tb, u64 objectid, u8 type, u64 offset, u32 size)
 {
 	struct btrfs_key key = { .objectid = objectid, .type = type, .offset = offset };
 
-	return tb_add(tb, &key, size);
+	return tree_builder_add(tb, &key, size);
 }
 
 static int cmp_item(const void *a, const void *b)
 {
-	const struct tb_item *x = a, *y = b;
+	const struct tree_builder_item *x = a, *y = b;
 
 	return btrfs_comp_cpu_keys(&x->key, &y->key);
 }
 
-int tb_plan(struct tree_builder *tb, u32 nodesize)
+int tree_builder_plan(struct tree_builder *tb, u32 nodesize)
 {
 	const u32 leaf_space = (u32)BTRFS_LEAF_DATA_SIZE(nodesize);
 	const u32 ptrs = (u32)BTRFS_NODEPTRS_PER_BLOCK(nodesize);
@@ -145,7 +145,7 @@ static void level_of_index(const struct tree_builder *tb, u32 index, int *level,
 	*rel = index;
 }
 
-void tb_block_info(const struct tree_builder *tb, u32 index, int *level, struct btrfs_key *first)
+void tree_builder_block_info(const struct tree_builder *tb, u32 index, int *level, struct btrfs_key *first)
 {
 	u32 rel;
 	size_t leaf, item;
@@ -161,7 +161,7 @@ void tb_block_info(const struct tree_builder *tb, u32 index, int *level, struct 
 
 /* An empty block of the tree at level: the common header, marked written as mkfs writes it. */
 static void init_block(struct extent_buffer *eb, const struct tree_builder *tb,
-		       const struct tb_params *p, int level)
+		       const struct tree_builder_params *p, int level)
 {
 	struct btrfs_header *h = btrfs_header(eb);
 
@@ -170,7 +170,7 @@ static void init_block(struct extent_buffer *eb, const struct tree_builder *tb,
 	btrfs_set_header_flags(h, btrfs_header_flags(h) | BTRFS_HEADER_FLAG_WRITTEN);
 }
 
-int tb_build(struct tree_builder *tb, const struct tb_params *p, const u64 *bytenrs, tb_emit_fn emit,
+int tree_builder_build(struct tree_builder *tb, const struct tree_builder_params *p, const u64 *bytenrs, tree_builder_emit_fn emit,
 	     void *ctx)
 {
 	const u32 ptrs = (u32)BTRFS_NODEPTRS_PER_BLOCK(tb->nodesize);
@@ -187,7 +187,7 @@ int tb_build(struct tree_builder *tb, const struct tb_params *p, const u64 *byte
 		eb->start = bytenrs[l];
 		init_block(eb, tb, p, 0);
 		for (size_t i = first; i < end; i++) {
-			const struct tb_item *it = &tb->items[i];
+			const struct tree_builder_item *it = &tb->items[i];
 			int slot = (int)(i - first);
 
 			btrfs_leaf_make_room(eb, slot, &it->size, 1);
@@ -213,7 +213,7 @@ int tb_build(struct tree_builder *tb, const struct tb_params *p, const u64 *byte
 				struct btrfs_key key;
 				int lv;
 
-				tb_block_info(tb, child_base + c, &lv, &key);
+				tree_builder_block_info(tb, child_base + c, &lv, &key);
 				btrfs_cpu_key_to_disk(&dk, &key);
 				btrfs_node_insert_ptr(eb, (int)(c - first), &dk, bytenrs[child_base + c],
 						      p->generation);

@@ -146,7 +146,7 @@ static int update_dir(struct btrfs_trans *t, struct btrfs_wroot *root, s64 size_
 	if (ret == 0) {
 		ii = btrfs_path_item_ptr(&path);
 		btrfs_set_inode_size(ii, btrfs_inode_size(ii) + (u64)size_delta);
-		btrfs_set_inode_transid(ii, t->transid);
+		btrfs_set_inode_transid(ii, btrfs_trans_transid(t));
 		btrfs_set_inode_sequence(ii, btrfs_inode_sequence(ii) + 1);
 		set_now(&ii->ctime);
 		set_now(&ii->mtime);
@@ -177,7 +177,7 @@ static int add_file_data(struct btrfs_trans *t, struct btrfs_wroot *root, const 
 	if (ret)
 		return ret;
 	memset(&fi, 0, sizeof(fi));
-	btrfs_set_file_extent_generation(&fi, t->transid);
+	btrfs_set_file_extent_generation(&fi, btrfs_trans_transid(t));
 	btrfs_set_file_extent_ram_bytes(&fi, o->data_len);
 	btrfs_set_file_extent_type(&fi, BTRFS_FILE_EXTENT_REG);
 	btrfs_set_file_extent_disk_bytenr(&fi, bytenr);
@@ -200,8 +200,8 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 	int ret;
 
 	memset(&ii, 0, sizeof(ii));
-	btrfs_set_inode_generation(&ii, t->transid);
-	btrfs_set_inode_transid(&ii, t->transid);
+	btrfs_set_inode_generation(&ii, btrfs_trans_transid(t));
+	btrfs_set_inode_transid(&ii, btrfs_trans_transid(t));
 	btrfs_set_inode_nlink(&ii, 1);
 	btrfs_set_inode_mode(&ii, 0100644);
 	if (o->data_len) {
@@ -226,7 +226,7 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 	ret = btrfs_insert_item(t, root, &key, buf, sizeof(*ref) + len);
 	if (ret)
 		return ret;
-	fill_dir_item(buf, &loc, t->transid, c->name, len, NULL, 0, BTRFS_FT_REG_FILE);
+	fill_dir_item(buf, &loc, btrfs_trans_transid(t), c->name, len, NULL, 0, BTRFS_FT_REG_FILE);
 	key = (struct btrfs_key){ DIR_INO, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(c->name, len) };
 	ret = btrfs_insert_or_append_item(t, root, &key, buf, disz);
 	if (ret)
@@ -251,7 +251,7 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 			memset(val + strlen(val), 'x', vlen - strlen(val));
 		else
 			vlen = (u16)strlen(val);
-		fill_dir_item(xbuf, NULL, t->transid, XNAME, strlen(XNAME), val, vlen, BTRFS_FT_XATTR);
+		fill_dir_item(xbuf, NULL, btrfs_trans_transid(t), XNAME, strlen(XNAME), val, vlen, BTRFS_FT_XATTR);
 		key = (struct btrfs_key){ c->ino, BTRFS_XATTR_ITEM_KEY,
 					  btrfs_name_hash(XNAME, strlen(XNAME)) };
 		ret = btrfs_insert_or_append_item(t, root, &key, xbuf,

@@ -165,20 +165,6 @@ static struct btrfs_fs_info *fresh_fs(const char *mkfs_opts, u32 *maxitem)
 
 /* ---- checks ---- */
 
-/* Every dirty block passes the tree-checker. */
-static int check_dirty_blocks(struct btrfs_trans *t)
-{
-	struct btrfs_fs_geometry geo = t->fs->geo;
-	int bad = 0;
-
-	geo.super_generation = t->transid;
-	for (u32 i = 0; i < t->hash_size; i++)
-		for (struct trans_block *tb = t->hash[i]; tb; tb = tb->next)
-			if (btrfs_check_tree_block(&geo, tb->eb) < 0)
-				bad++;
-	return bad;
-}
-
 /* The tree through the transaction equals the model. */
 static int compare_trans(struct btrfs_trans *t, struct btrfs_wroot *root, const struct model *m)
 {
@@ -636,13 +622,13 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit, u
 			if (root->level > top_level)
 				top_level = root->level;
 			if (i % 500 == 499) {
-				CHECK(check_dirty_blocks(t) == 0);
+				CHECK(btrfs_trans_check_dirty_blocks(t) == 0);
 				CHECK(compare_trans(t, root, &m) == 0);
 			}
 		}
 		CHECK(ret == 0);
 		CHECK(compare_trans(t, root, &m) == 0);
-		CHECK(check_dirty_blocks(t) == 0);
+		CHECK(btrfs_trans_check_dirty_blocks(t) == 0);
 		ret = btrfs_commit_transaction_stats(t, &cs);
 		CHECK(ret == 0);
 		printf("  commit %d: generation %llu, %zu items, tree level max %u, %llu blocks written, %llu freed, %llu rounds\n",
@@ -682,7 +668,7 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit, u
 		}
 		CHECK(ret == 0);
 		CHECK(compare_trans(t, root, &m) == 0);
-		CHECK(check_dirty_blocks(t) == 0);
+		CHECK(btrfs_trans_check_dirty_blocks(t) == 0);
 		printf("  drained to %zu items: root level %u\n", m.nr, ret == 0 ? root->level : 99);
 		CHECK(ret == 0 && root->level <= (keep ? 1 : 0));
 		CHECK(btrfs_commit_transaction(t) == 0);
@@ -762,7 +748,7 @@ static int data_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool add)
 	}
 	memset(buf, 0, sizeof(buf));
 	btrfs_set_extent_refs(ei, 1);
-	btrfs_set_extent_generation(ei, t->transid);
+	btrfs_set_extent_generation(ei, btrfs_trans_transid(t));
 	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_DATA);
 	buf[sizeof(*ei)] = BTRFS_EXTENT_DATA_REF_KEY;
 	btrfs_set_extent_data_ref_root(dr, BTRFS_FS_TREE_OBJECTID);
