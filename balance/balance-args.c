@@ -7,63 +7,6 @@
 #include "balance/balance-args.h"
 #include "lib/format/messages.h"
 
-/*
- * The allocation rules per profile, as the kernel has them since 5.15
- * (degenerate raid0 on one device and raid10 on two are allowed).
- */
-const struct btrfs_raid_profile btrfs_raid_profiles[] = {
-	/* name      flag                             cp par dst min max inc sub tol */
-	{ "single",  BTRFS_AVAIL_ALLOC_BIT_SINGLE,    1, 0, 1, 1, 1, 1, 1, 0 },
-	{ "dup",     BTRFS_BLOCK_GROUP_DUP,           2, 0, 2, 1, 1, 1, 1, 0 },
-	{ "raid0",   BTRFS_BLOCK_GROUP_RAID0,         1, 0, 1, 1, 0, 1, 1, 0 },
-	{ "raid1",   BTRFS_BLOCK_GROUP_RAID1,         2, 0, 1, 2, 2, 2, 1, 1 },
-	{ "raid1c3", BTRFS_BLOCK_GROUP_RAID1C3,       3, 0, 1, 3, 3, 3, 1, 2 },
-	{ "raid1c4", BTRFS_BLOCK_GROUP_RAID1C4,       4, 0, 1, 4, 4, 4, 1, 3 },
-	{ "raid10",  BTRFS_BLOCK_GROUP_RAID10,        2, 0, 1, 2, 0, 2, 2, 1 },
-	{ "raid5",   BTRFS_BLOCK_GROUP_RAID5,         1, 1, 1, 2, 0, 1, 1, 1 },
-	{ "raid6",   BTRFS_BLOCK_GROUP_RAID6,         1, 2, 1, 3, 0, 1, 1, 2 },
-	{ NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-};
-
-const struct btrfs_raid_profile *btrfs_raid_profile_by_name(const char *name)
-{
-	for (const struct btrfs_raid_profile *p = btrfs_raid_profiles; p->name; p++)
-		if (!strcasecmp(p->name, name))
-			return p;
-	return NULL;
-}
-
-u64 btrfs_extended_profile(u64 type)
-{
-	u64 prof = type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
-
-	return prof ? prof : BTRFS_AVAIL_ALLOC_BIT_SINGLE;
-}
-
-const struct btrfs_raid_profile *btrfs_raid_profile_of(u64 type)
-{
-	u64 prof = btrfs_extended_profile(type & BTRFS_EXTENDED_PROFILE_MASK);
-
-	for (const struct btrfs_raid_profile *p = btrfs_raid_profiles; p->name; p++)
-		if (p->flag == prof)
-			return p;
-	/* Several profile bits at once: not a valid chunk; treat as its first bit. */
-	for (const struct btrfs_raid_profile *p = btrfs_raid_profiles; p->name; p++)
-		if (p->flag & prof)
-			return p;
-	return &btrfs_raid_profiles[0];
-}
-
-u32 btrfs_raid_data_stripes(const struct btrfs_raid_profile *p, u32 num_stripes)
-{
-	u32 n;
-
-	if (num_stripes <= p->nparity)
-		return 1;
-	n = (num_stripes - p->nparity) / p->ncopies;
-	return n ? n : 1;
-}
-
 int btrfs_balance_parse_profiles(const char *s, u64 *profiles)
 {
 	char buf[256];
@@ -82,7 +25,7 @@ int btrfs_balance_parse_profiles(const char *s, u64 *profiles)
 			error("unknown profile: %s", tok);
 			return -EINVAL;
 		}
-		flags |= p->flag;
+		flags |= btrfs_extended_profile(p->bg_flag);
 	}
 	if (!flags) {
 		error("unknown profile: %s", s);
@@ -266,7 +209,7 @@ static int parse_one_filter(const char *name, const char *value, struct btrfs_ba
 			error("invalid convert argument");
 			return -EINVAL;
 		}
-		args->target = p->flag;
+		args->target = btrfs_extended_profile(p->bg_flag);
 		args->flags |= BTRFS_BALANCE_ARGS_CONVERT;
 		break;
 	}

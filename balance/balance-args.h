@@ -15,38 +15,7 @@
 #include "lib/format/kerncompat.h"
 #include "lib/format/format.h"
 #include "lib/format/ioctl.h"
-
-/*
- * One block group profile and the allocation rules the kernel applies to it
- * (its btrfs_raid_array): a chunk of this profile has num_stripes =
- * ndevs * dev_stripes stripes over ndevs devices, ndevs between devs_min and
- * devs_max (0: no upper bound) in steps of devs_increment; it stores
- * (num_stripes - nparity) / ncopies stripes' worth of data.
- */
-struct btrfs_raid_profile {
-	const char *name;               /* "single", "dup", "raid1c3", ... */
-	u64 flag;                       /* extended profile bit (single: AVAIL_ALLOC_BIT_SINGLE) */
-	u8 ncopies;                     /* full copies of each byte */
-	u8 nparity;                     /* parity stripes (raid5 1, raid6 2) */
-	u8 dev_stripes;                 /* stripes per device (dup 2) */
-	u8 devs_min;                    /* fewest devices a chunk needs */
-	u8 devs_max;                    /* most devices a chunk uses, 0 = all */
-	u8 devs_increment;              /* ndevs is a multiple of this */
-	u8 sub_stripes;                 /* raid10 2, else 1 */
-	u8 tolerated_failures;          /* devices that may be lost */
-};
-
-/* Every profile, in the order btrfs-progs lists them; NULL-terminated by name. */
-extern const struct btrfs_raid_profile btrfs_raid_profiles[];
-
-/* Profile by name ("raid1c3", case-insensitive), NULL if unknown. */
-const struct btrfs_raid_profile *btrfs_raid_profile_by_name(const char *name);
-/* Profile of a block group type or an extended profile (no profile bit: single). */
-const struct btrfs_raid_profile *btrfs_raid_profile_of(u64 type);
-/* Profile bits of a chunk type as an extended profile: single becomes AVAIL_ALLOC_BIT_SINGLE. */
-u64 btrfs_extended_profile(u64 type);
-/* Stripes' worth of data in a chunk of this profile with num_stripes stripes (>= 1). */
-u32 btrfs_raid_data_stripes(const struct btrfs_raid_profile *p, u32 num_stripes);
+#include "lib/format/profiles.h"
 
 /* "raid1|dup" into extended profile bits; 0 or -EINVAL after an error(). */
 int btrfs_balance_parse_profiles(const char *s, u64 *profiles);

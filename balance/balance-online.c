@@ -13,6 +13,7 @@
 #include "balance/balance-online.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
+#include "lib/format/growable-array.h"
 
 /* Does the file or device at path carry a btrfs primary superblock? */
 static bool has_btrfs_super(const char *path)
@@ -251,24 +252,9 @@ static int collect_chunk(const struct btrfs_ioctl_search_header *sh, const u8 *i
 		error("chunk item at %llu: %u stripes do not fill its %u bytes", sh->offset, n, sh->len);
 		return -EUCLEAN;
 	}
-	if (ol->nr_chunks == cc->alloc_chunks) {
-		size_t na = cc->alloc_chunks ? cc->alloc_chunks * 2 : 64;
-		void *p = realloc(ol->chunks, na * sizeof(*ol->chunks));
-
-		if (!p)
-			return -ENOMEM;
-		ol->chunks = p;
-		cc->alloc_chunks = na;
-	}
-	while (ol->nr_stripes + n > cc->alloc_stripes) {
-		size_t na = cc->alloc_stripes ? cc->alloc_stripes * 2 : 256;
-		void *p = realloc(ol->stripes, na * sizeof(*ol->stripes));
-
-		if (!p)
-			return -ENOMEM;
-		ol->stripes = p;
-		cc->alloc_stripes = na;
-	}
+	if (ARRAY_GROW(ol->chunks, ol->nr_chunks, cc->alloc_chunks) ||
+	    ARRAY_RESERVE(ol->stripes, cc->alloc_stripes, (size_t)ol->nr_stripes + n))
+		return -ENOMEM;
 	c = &ol->chunks[ol->nr_chunks++];
 	memset(c, 0, sizeof(*c));
 	c->logical = sh->offset;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "balance/balance-plan.h"
+#include "lib/format/growable-array.h"
 
 #define PLAN_MIN_STRIPE SZ_64K          /* BTRFS_STRIPE_LEN: smallest device extent per stripe */
 
@@ -117,7 +118,7 @@ struct pool {
 
 struct plan_state {
 	struct pool *pools;
-	size_t nr_pools;
+	size_t nr_pools, alloc_pools;
 	u64 *free;                      /* per device */
 	u64 *take;
 };
@@ -129,10 +130,8 @@ static struct pool *get_pool(struct plan_state *st, u64 type, u64 profile)
 	for (size_t i = 0; i < st->nr_pools; i++)
 		if (st->pools[i].type == type && st->pools[i].profile == profile)
 			return &st->pools[i];
-	np = realloc(st->pools, (st->nr_pools + 1) * sizeof(*np));
-	if (!np)
+	if (ARRAY_GROW(st->pools, st->nr_pools, st->alloc_pools))
 		return NULL;
-	st->pools = np;
 	np = &st->pools[st->nr_pools++];
 	np->type = type;
 	np->profile = profile;

@@ -15,22 +15,6 @@
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 
-int check_grow(void **arr, size_t *alloc, size_t nr, size_t elem)
-{
-	size_t n;
-	void *p;
-
-	if (nr < *alloc)
-		return 0;
-	n = *alloc ? *alloc * 2 : 64;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*alloc = n;
-	return 0;
-}
-
 void check_error(struct check_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;

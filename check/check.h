@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The offline consistency checker (btrfs check): the contract between its
- * passes.  The checker sits beside kernel-shared/: it reads through the
+ * passes.  The checker sits above lib/: it reads through the
  * verified read path and knows no CLI (cmds/check.c parses options and fills
  * struct check_options).
  *
@@ -29,6 +29,7 @@
 #include <string.h>
 #include "lib/format/kerncompat.h"
 #include "lib/read/ctree.h"
+#include "lib/format/growable-array.h"
 
 struct check_options {
 	bool check_data_csum;     /* --check-data-csum: read and verify every data block */
@@ -79,15 +80,9 @@ struct check_ctx {
 	size_t log_extents_nr;
 };
 
-/*
- * Make room for one more element in a growable array (*arr holding nr of
- * *alloc elements of elem bytes): doubles it when full.  0 or -ENOMEM.
- */
-int check_grow(void **arr, size_t *alloc, size_t nr, size_t elem);
-
 /* Append one zeroed element to (t)->name, with (t)->name##_nr and _alloc; NULL if out of memory. */
 #define CHECK_PUSH(t, name) \
-	(check_grow((void **)&(t)->name, &(t)->name##_alloc, (t)->name##_nr, sizeof(*(t)->name)) ? NULL : \
+	(ARRAY_GROW((t)->name, (t)->name##_nr, (t)->name##_alloc) ? NULL : \
 	 memset(&(t)->name[(t)->name##_nr++], 0, sizeof(*(t)->name)))
 
 /* qsort and bsearch that accept an empty (NULL) array: the C library's may not. */

@@ -140,19 +140,19 @@ static int drop_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len, u64 refs
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len }, found;
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u64 on_disk;
 	int ret;
 
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_EXACT, &path, NULL);
-	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(struct btrfs_extent_item))
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+	if (ret == 0 && btrfs_path_item_size(&path) < sizeof(struct btrfs_extent_item))
 		ret = 1;
-	on_disk = ret ? 0 : btrfs_extent_refs(btrfs_wpath_item_ptr(&path));
-	btrfs_wpath_release(&path);
+	on_disk = ret ? 0 : btrfs_extent_refs(btrfs_path_item_ptr(&path));
+	btrfs_release_path(&path);
 	if (ret) {
 		error("space cache data extent (%llu EXTENT_ITEM %llu) is missing or damaged",
 		      bytenr, len);
@@ -165,9 +165,9 @@ static int drop_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len, u64 refs
 	}
 	for (;;) {
 		key = (struct btrfs_key){ bytenr, 0, 0 };
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
-		btrfs_wpath_release(&path);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
+		btrfs_release_path(&path);
 		if (ret < 0)
 			return ret;
 		if (ret > 0 || found.objectid != bytenr)

@@ -29,6 +29,7 @@
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/messages.h"
+#include "lib/engine/tree-write.h"
 
 #define HEADER_SIZE ((u32)sizeof(struct btrfs_header))
 #define ITEM_SIZE ((u32)sizeof(struct btrfs_item))
@@ -103,6 +104,63 @@ const char *check_tree_name(u64 id, char *buf, size_t len)
 	}
 }
 
+/*
+ * A chunk item of the chunk tree against the mapping reads go through: for a
+ * system chunk that is the superblock's sys_chunk_array copy (the kernel,
+ * too, keeps the first copy it reads), so the two must agree; a chunk tree
+ * copy that differs is what the kernel would write back at its next commit.
+ */
+static void compare_chunk_item(struct check_ctx *ctx, const struct btrfs_key *key,
+			       const struct btrfs_chunk *chunk, u32 size)
+{
+	const struct btrfs_chunk_map *m = btrfs_chunk_lookup(&ctx->fs->chunks, key->offset);
+	u16 n;
+
+	if (size < sizeof(*chunk) || !m || m->logical != key->offset)
+		return;   /* the tree-checker and the open reported it */
+	n = btrfs_chunk_num_stripes(chunk);
+	if (btrfs_chunk_length(chunk) != m->length || btrfs_chunk_type(chunk) != m->type ||
+	    n != m->num_stripes || btrfs_chunk_sub_stripes(chunk) != m->sub_stripes ||
+	    size < btrfs_chunk_item_size(n)) {
+		check_error(ctx, "chunk [%llu %llu]: the chunk tree item (length %llu type 0x%llx stripes %u) differs from the superblock's sys_chunk_array copy (length %llu type 0x%llx stripes %u)",
+			    m->logical, m->length, btrfs_chunk_length(chunk), btrfs_chunk_type(chunk), n,
+			    m->length, m->type, m->num_stripes);
+		return;
+	}
+	for (u16 i = 0; i < n; i++) {
+		const struct btrfs_stripe *st = &chunk->stripe[i];
+
+		if (btrfs_stripe_devid(st) != m->stripes[i].devid ||
+		    btrfs_stripe_offset(st) != m->stripes[i].physical ||
+		    memcmp(st->dev_uuid, m->stripes[i].dev_uuid, BTRFS_UUID_SIZE))
+			check_error(ctx, "chunk [%llu %llu] stripe %u: the chunk tree item has devid %llu physical %llu (or another device uuid), the superblock's sys_chunk_array copy devid %llu physical %llu",
+				    m->logical, m->length, i, btrfs_stripe_devid(st), btrfs_stripe_offset(st),
+				    m->stripes[i].devid, m->stripes[i].physical);
+	}
+}
+
+/* --repair: the good copy of a tree block goes over its bad copy. */
+struct copy_fix {
+	u64 bytenr;
+	int good, bad;
+};
+
+static int fix_copy(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct copy_fix *f = arg;
+	struct extent_buffer *eb;
+	int ret;
+
+	ret = btrfs_read_tree_block_mirror(ctx->fs, f->bytenr, f->good, &eb);
+	if (ret)
+		return ret;
+	ret = btrfs_write_tree_block_copies(ctx->fs, eb, f->bad);
+	if (!ret)
+		printf("Rewrote copy %d of tree block %llu from copy %d\n", f->bad, f->bytenr, f->good);
+	free_extent_buffer(eb);
+	return ret;
+}
+
 /* Bytes one device stripe of a chunk occupies. */
 u64 check_chunk_dev_len(const struct btrfs_chunk_map *c)
 {
@@ -123,7 +181,7 @@ u64 check_chunk_dev_len(const struct btrfs_chunk_map *c)
 
 static int push_ref(struct check_ref **arr, size_t *nr, size_t *alloc, const struct check_ref *r)
 {
-	if (check_grow((void **)arr, alloc, *nr, sizeof(**arr)))
+	if (ARRAY_GROW(*arr, *nr, *alloc))
 		return -ENOMEM;
 	(*arr)[(*nr)++] = *r;
 	return 0;
@@ -358,6 +416,8 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 			d->physical = key.offset;
 			d->len = btrfs_dev_extent_length(ptr);
 			d->chunk_offset = btrfs_dev_extent_chunk_offset(ptr);
+		} else if (key.type == BTRFS_CHUNK_ITEM_KEY && tree_id == BTRFS_CHUNK_TREE_OBJECTID) {
+			compare_chunk_item(ctx, &key, ptr, size);
 		} else if (key.type == BTRFS_DEV_ITEM_KEY && tree_id == BTRFS_CHUNK_TREE_OBJECTID) {
 			struct check_dev *d;
 
@@ -389,12 +449,106 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 
 /* ---- walking one tree ------------------------------------------------------------ */
 
-static void account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_id, const struct extent_buffer *eb)
+/* A subvolume tree (the kernel's is_fstree): its blocks may be owned by any other one. */
+static bool is_subvolume_tree(u64 id)
+{
+	return id == BTRFS_FS_TREE_OBJECTID ||
+	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
+}
+
+/*
+ * What the header of a block of tree tree_id may say beyond what the read
+ * path verifies: its owner (the kernel's rule: the tree itself, or for a
+ * subvolume any subvolume; log and relocation trees name other owners), its
+ * flags (WRITTEN and RELOC; a relocation tree's blocks may be owned by the
+ * subvolume it was made from and still carry RELOC) and the back reference
+ * revision (1; 0 only on a filesystem older than mixed back refs).
+ */
+static void check_block_header(struct check_ctx *ctx, u64 tree_id, const struct extent_buffer *eb)
+{
+	const struct btrfs_header *h = btrfs_header(eb);
+	u64 owner = btrfs_header_owner(h), flags = btrfs_header_flags(h) & ~BTRFS_BACKREF_REV_MASK;
+	u8 rev = btrfs_header_backref_rev(h);
+	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(ctx->fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
+	char nbuf[32];
+	const char *tname = check_tree_name(tree_id, nbuf, sizeof(nbuf));
+
+	if (tree_id != BTRFS_TREE_LOG_OBJECTID && tree_id != BTRFS_TREE_RELOC_OBJECTID &&
+	    (is_subvolume_tree(tree_id) ? !is_subvolume_tree(owner) : owner != tree_id))
+		check_error(ctx, "%s: tree block %llu has owner %llu, expected %s%llu",
+			    tname, eb->start, owner, is_subvolume_tree(tree_id) ? "a subvolume like " : "",
+			    tree_id);
+	if (flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC))
+		check_error(ctx, "%s: tree block %llu has unknown header flags 0x%llx",
+			    tname, eb->start, flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC));
+	else if (!(flags & BTRFS_HEADER_FLAG_WRITTEN))
+		check_error(ctx, "%s: tree block %llu lacks the WRITTEN header flag every written block has",
+			    tname, eb->start);
+	if (rev > BTRFS_MIXED_BACKREF_REV || (rev == BTRFS_OLD_BACKREF_REV && mixed))
+		check_error(ctx, "%s: tree block %llu has back reference revision %u, expected %u",
+			    tname, eb->start, rev, BTRFS_MIXED_BACKREF_REV);
+}
+
+/*
+ * The copies of a DUP, RAID1(C3/C4) or RAID10 tree block other than the one the read
+ * used: a copy that differs from it and fails verification is damage that
+ * reads hide while the good copy lasts.  Report it, naming the copy's
+ * device and place, and queue its rewrite from the good copy.
+ */
+static void check_other_copies(struct check_ctx *ctx, u64 tree_id, const struct extent_buffer *eb,
+			       const struct tree_check *tc)
+{
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&ctx->fs->chunks, eb->start);
+	char nbuf[32], msg[256];
+	const char *tname = check_tree_name(tree_id, nbuf, sizeof(nbuf));
+	int n;
+
+	if (!c || (c->type & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)))
+		return;   /* RAID5/6 "mirrors" are rebuilds from parity */
+	n = btrfs_chunk_num_mirrors(c);
+	for (int m = 1; m <= n; m++) {
+		struct extent_buffer *copy = NULL;
+		struct btrfs_io_stripe where = { 0 };
+		int ret;
+
+		if (m == eb->mirror)
+			continue;
+		btrfs_chunk_map_one(c, eb->start, m, &where);
+		ret = btrfs_read_tree_block_mirror(ctx->fs, eb->start, m, &copy);
+		if (!ret && !memcmp(copy->data, eb->data, eb->len)) {
+			free_extent_buffer(copy);
+			continue;
+		}
+		if (ret)
+			snprintf(msg, sizeof(msg), "cannot be read");
+		else if (!btrfs_verify_tree_block(ctx->fs, copy, tc, NULL, msg, sizeof(msg)))
+			snprintf(msg, sizeof(msg), "differs from mirror %d though both verify", eb->mirror);
+		free_extent_buffer(copy);
+		check_error(ctx, "%s: tree block %llu mirror %d (devid %llu physical %llu) is bad: %s; mirror %d is good",
+			    tname, eb->start, m, where.devid, where.physical, msg, eb->mirror);
+		if (check_repairing(ctx)) {
+			struct copy_fix f = { eb->start, eb->mirror, m };
+
+			check_fixable(ctx, fix_copy, &f, sizeof(f));
+		}
+	}
+}
+
+static int account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_id, const struct extent_buffer *eb)
 {
 	u32 nr = btrfs_eb_nritems(eb), i, used = 0;
 	u64 owner = btrfs_header_owner(btrfs_header(eb));
 	struct check_stats *s = &ctx->stats;
 
+	check_block_header(ctx, tree_id, eb);
+	if (tree_id != BTRFS_TREE_LOG_OBJECTID) {
+		struct check_owner *o = CHECK_PUSH(st, owners);
+
+		if (!o)
+			return -ENOMEM;
+		o->bytenr = eb->start;
+		o->owner = owner;
+	}
 	ctx->items += 1 + nr;
 	s->total_tree_bytes += eb->len;
 	if (is_fs_tree(tree_id) || is_fs_tree(owner))
@@ -412,7 +566,7 @@ static void account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_
 		if (nr <= maxptr)
 			s->btree_space_waste += (u64)(maxptr - nr) * PTR_SIZE;
 	}
-	(void)st;
+	return 0;
 }
 
 struct walk_level {
@@ -474,7 +628,12 @@ static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const stru
 	top = 0;
 	lv[0].eb = eb;
 	lv[0].slot = 0;
-	account_block(ctx, st, tree->objectid, eb);
+	check_other_copies(ctx, tree->objectid, eb, &tc);
+	ret = account_block(ctx, st, tree->objectid, eb);
+	if (ret) {
+		free_extent_buffer(eb);
+		return ret;
+	}
 	if (btrfs_eb_level(eb) == 0) {
 		ret = collect_leaf(ctx, st, tree->objectid, eb);
 		free_extent_buffer(eb);
@@ -525,7 +684,12 @@ static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const stru
 			ret = 0;
 			continue;
 		}
-		account_block(ctx, st, tree->objectid, child);
+		check_other_copies(ctx, tree->objectid, child, &tc);
+		ret = account_block(ctx, st, tree->objectid, child);
+		if (ret) {
+			free_extent_buffer(child);
+			break;
+		}
 		if (level == 0) {
 			ret = collect_leaf(ctx, st, tree->objectid, child);
 			free_extent_buffer(child);
@@ -802,6 +966,50 @@ static void compare_refs(struct check_ctx *ctx, struct ext_state *st)
 	}
 }
 
+static int cmp_owner(const void *a, const void *b)
+{
+	const struct check_owner *x = a, *y = b;
+
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+/*
+ * A tree block's header owner against its back references: when they are
+ * by root (its extent item is not FULL_BACKREF), one of them names the
+ * owner, as the tree that made the block references it.  (btrfs-progs
+ * checks the same; a block shared by parent pointers is not checked.)
+ */
+static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
+{
+	size_t i, j = 0;
+
+	check_sort(st->owners, st->owners_nr, sizeof(*st->owners), cmp_owner);
+	for (i = 0; i < st->owners_nr; i++) {
+		const struct check_owner *o = &st->owners[i];
+		const struct check_extent *x;
+		size_t tree_refs = 0;
+		bool named = false;
+		u64 other = 0;
+
+		if (i && o->bytenr == st->owners[i - 1].bytenr)
+			continue;
+		while (j < st->got_nr && st->got[j].bytenr < o->bytenr)
+			j++;
+		for (size_t k = j; k < st->got_nr && st->got[k].bytenr == o->bytenr; k++) {
+			if (st->got[k].type != BTRFS_TREE_BLOCK_REF_KEY)
+				continue;
+			tree_refs++;
+			named |= st->got[k].root == o->owner;
+			other = st->got[k].root;
+		}
+		x = check_find_extent(st, o->bytenr);
+		if (!tree_refs || named || !x || (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
+			continue;
+		check_error(ctx, "tree block %llu: header owner %llu, but its %zu tree back reference(s) name root %llu%s",
+			    o->bytenr, o->owner, tree_refs, other, tree_refs > 1 ? " and others" : "");
+	}
+}
+
 static void check_extent_items(struct check_ctx *ctx, struct ext_state *st)
 {
 	u64 gen = btrfs_super_generation(btrfs_fs_super(ctx->fs));
@@ -1009,6 +1217,7 @@ void check_extents_free(struct ext_state *st)
 	free(st->root);
 	free(st->rebuild);
 	free(st->lost);
+	free(st->owners);
 	free(st);
 }
 
@@ -1057,6 +1266,7 @@ int check_extents(struct check_ctx *ctx)
 	sort_merge(st->got, &st->got_nr);
 	check_extent_items(ctx, st);
 	compare_refs(ctx, st);
+	check_block_owners(ctx, st);
 	check_block_groups(ctx, st);
 	check_devices(ctx, st);
 	return 0;

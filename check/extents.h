@@ -103,6 +103,12 @@ struct check_lost {
 	bool full_backref;     /* inferred flag of its lost item */
 };
 
+/* The header owner of a tree block the walk read. */
+struct check_owner {
+	u64 bytenr;
+	u64 owner;
+};
+
 #define CHECK_ARRAY(type, name) type *name; size_t name##_nr, name##_alloc
 
 struct ext_state {
@@ -121,6 +127,7 @@ struct ext_state {
 	CHECK_ARRAY(struct check_rebuild, rebuild);   /* sorted by bytenr */
 	size_t rebuilds;         /* extent record rebuilds queued */
 	CHECK_ARRAY(struct check_lost, lost);   /* sorted by bytenr (check/lost-blocks.c) */
+	CHECK_ARRAY(struct check_owner, owners);   /* every block read, sorted by bytenr */
 	u64 stats_alloc;         /* disk_num_bytes of every file extent item */
 	u64 stats_ref;           /* num_bytes of every file extent item */
 	u64 bytes_used;          /* sum of extent item lengths */

@@ -35,7 +35,7 @@ struct bg_space {
 	bool skip;            /* length beyond any real block group: not compared */
 };
 
-struct fst_walk {
+struct free_space_tree_walk {
 	struct ext_state *st;
 	u32 sectorsize;
 	struct bg_space cur;
@@ -120,7 +120,7 @@ static void report_range(struct check_ctx *ctx, const struct check_bg *bg, u32 s
 			    bg->start, start, start + len);
 }
 
-static void finish_bg(struct check_ctx *ctx, struct fst_walk *w)
+static void finish_bg(struct check_ctx *ctx, struct free_space_tree_walk *w)
 {
 	struct bg_space *b = &w->cur;
 	struct ext_state *st = w->st;
@@ -203,7 +203,7 @@ out:
  * such a block group against its chunk); a length that is not a multiple of
  * the sector size gets a bit for its last partial sector.
  */
-static int enter_bg(struct check_ctx *ctx, struct fst_walk *w, u64 bytenr)
+static int enter_bg(struct check_ctx *ctx, struct free_space_tree_walk *w, u64 bytenr)
 {
 	struct check_bg *bg = check_find_bg(w->st, bytenr);
 	u64 limit = btrfs_super_total_bytes(btrfs_fs_super(ctx->fs));
@@ -230,10 +230,10 @@ static int enter_bg(struct check_ctx *ctx, struct fst_walk *w, u64 bytenr)
 	return 0;
 }
 
-static int fst_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
+static int free_space_tree_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
 		    const struct btrfs_key *key, void *arg)
 {
-	struct fst_walk *w = arg;
+	struct free_space_tree_walk *w = arg;
 	u32 size = btrfs_leaf_item_size(eb, slot);
 	struct bg_space *b;
 	u64 first, nbits, i;
@@ -322,7 +322,7 @@ int check_free_space(struct check_ctx *ctx)
 {
 	struct ext_state *st = ctx->extents_state;
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
-	struct fst_walk w = { .st = st, .sectorsize = btrfs_super_sectorsize(sb) };
+	struct free_space_tree_walk w = { .st = st, .sectorsize = btrfs_super_sectorsize(sb) };
 	struct btrfs_tree_ref fst;
 	size_t i;
 	int ret;
@@ -337,7 +337,7 @@ int check_free_space(struct check_ctx *ctx)
 			    ret == -ENOENT ? "has no root item" : "cannot be found");
 		return 0;
 	}
-	ret = check_for_each_item(ctx, &fst, NULL, fst_item, &w);
+	ret = check_for_each_item(ctx, &fst, NULL, free_space_tree_item, &w);
 	finish_bg(ctx, &w);
 	if (ret < 0) {
 		check_error(ctx, "free space tree cannot be read to the end: %s", strerror(-ret));

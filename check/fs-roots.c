@@ -39,7 +39,7 @@
 #include "check/repair-fs-roots.h"
 
 /* A name, from either side: an inode ref (kind R), DIR_ITEM (D) or DIR_INDEX (X). */
-struct fr_name {
+struct fs_root_name {
 	u64 dir;
 	u64 ino;
 	u64 index;       /* R and X; D: 0 */
@@ -52,7 +52,7 @@ struct fr_name {
 	char name[24];   /* the start of the name, for messages */
 };
 
-struct fr_inode {
+struct fs_root_inode {
 	u64 ino;
 	u32 mode;
 	bool linkless;          /* nlink > 0 but no names: its nlink fix is owed */
@@ -60,7 +60,7 @@ struct fr_inode {
 };
 
 /* An inode with names but no inode item: what its items say, to recreate it. */
-struct fr_missing {
+struct fs_root_missing {
 	u64 ino;
 	u32 names;
 	u64 dir_size, found_nbytes, extent_end, inline_size;
@@ -68,7 +68,7 @@ struct fr_missing {
 	u8 ftype;               /* from a directory entry naming it, 0 none */
 };
 
-struct fr_cur {                 /* the inode being read */
+struct fs_root_cursor {                 /* the inode being read */
 	u64 ino;
 	bool have_item;
 	u32 mode, nlink;
@@ -90,35 +90,35 @@ struct fr_cur {                 /* the inode being read */
 };
 
 /* The csum tree's coverage, read once for all trees when a data extent first needs it. */
-struct fr_csums {
+struct fs_root_csums {
 	int state;              /* 0 not read yet, 1 read, < 0 no csum tree or unreadable */
 	struct check_range *span;
 	size_t span_nr;
 };
 
-struct fr_tree {
+struct fs_root_tree {
 	struct check_ctx *ctx;
 	const struct btrfs_tree_ref *tree;
 	u64 root;
 	u32 sectorsize;
 	bool no_holes;
 	u64 super_gen;
-	struct fr_cur cur;
-	struct fr_csums *csums;
-	CHECK_ARRAY(struct fr_name, refs);
-	CHECK_ARRAY(struct fr_name, items);
-	CHECK_ARRAY(struct fr_name, index);
-	CHECK_ARRAY(struct fr_inode, inodes);
+	struct fs_root_cursor cur;
+	struct fs_root_csums *csums;
+	CHECK_ARRAY(struct fs_root_name, refs);
+	CHECK_ARRAY(struct fs_root_name, items);
+	CHECK_ARRAY(struct fs_root_name, index);
+	CHECK_ARRAY(struct fs_root_inode, inodes);
 	CHECK_ARRAY(u64, unlinked);     /* nlink 0, need an orphan item */
 	CHECK_ARRAY(u64, orphans);
 	CHECK_ARRAY(struct check_range, holes);      /* of the inode being read */
-	CHECK_ARRAY(struct fr_missing, missing);
+	CHECK_ARRAY(struct fs_root_missing, missing);
 };
 
-static int add_name(struct fr_tree *t, int kind, u64 dir, u64 ino, u64 index, u64 koff,
+static int add_name(struct fs_root_tree *t, int kind, u64 dir, u64 ino, u64 index, u64 koff,
 		    const u8 *name, u32 len, u8 type)
 {
-	struct fr_name *n = kind == 'R' ? CHECK_PUSH(t, refs) : kind == 'D' ? CHECK_PUSH(t, items) :
+	struct fs_root_name *n = kind == 'R' ? CHECK_PUSH(t, refs) : kind == 'D' ? CHECK_PUSH(t, items) :
 			    CHECK_PUSH(t, index);
 	u32 c = len < sizeof(n->name) - 1 ? len : (u32)sizeof(n->name) - 1;
 
@@ -147,7 +147,7 @@ static int add_name(struct fr_tree *t, int kind, u64 dir, u64 ino, u64 index, u6
  * A range of the file no extent covers (without NO_HOLES), the last one up
  * to isize (else isize 0): recorded for the repair, the first four reported.
  */
-static void add_hole(struct fr_tree *t, u64 start, u64 end, u64 isize)
+static void add_hole(struct fs_root_tree *t, u64 start, u64 end, u64 isize)
 {
 	struct check_range *h = CHECK_PUSH(t, holes);
 
@@ -166,23 +166,23 @@ static void add_hole(struct fr_tree *t, u64 start, u64 end, u64 isize)
 }
 
 /* Has ino an orphan item (deletion or truncation in progress)? */
-static bool is_orphan(const struct fr_tree *t, u64 ino)
+static bool is_orphan(const struct fs_root_tree *t, u64 ino)
 {
 	return check_bsearch(&ino, t->orphans, t->orphans_nr, sizeof(u64), check_cmp_u64) != NULL;
 }
 
-static void fix_inode_field(struct fr_tree *t, u64 ino, enum rfr_field field, u64 value)
+static void fix_inode_field(struct fs_root_tree *t, u64 ino, enum repair_inode_field field, u64 value)
 {
-	struct rfr_set_inode f = { .root = t->root, .ino = ino, .field = field, .value = value };
+	struct repair_set_inode f = { .root = t->root, .ino = ino, .field = field, .value = value };
 
-	check_fixable(t->ctx, rfr_set_inode_field, &f, sizeof(f));
+	check_fixable(t->ctx, repair_set_inode_field, &f, sizeof(f));
 }
 
 /* One fix inserts every hole of the inode; the other hole reports it answers too. */
-static void fix_holes(struct fr_tree *t, u64 ino)
+static void fix_holes(struct fs_root_tree *t, u64 ino)
 {
-	size_t size = sizeof(struct rfr_holes) + t->holes_nr * sizeof(struct check_range);
-	struct rfr_holes *h = malloc(size);
+	size_t size = sizeof(struct repair_holes) + t->holes_nr * sizeof(struct check_range);
+	struct repair_holes *h = malloc(size);
 	u32 reported = t->cur.hole_reports < 4 ? t->cur.hole_reports : 4;
 
 	if (!h)
@@ -191,17 +191,17 @@ static void fix_holes(struct fr_tree *t, u64 ino)
 	h->ino = ino;
 	h->nr = (u32)t->holes_nr;
 	memcpy(h->hole, t->holes, t->holes_nr * sizeof(struct check_range));
-	if (!check_fixable(t->ctx, rfr_insert_holes, h, size))
+	if (!check_fixable(t->ctx, repair_insert_holes, h, size))
 		while (--reported)
 			check_fixable(t->ctx, NULL, NULL, 0);
 	free(h);
 }
 
 /* No inode item: remember what its items say; the fix is queued once its names are matched. */
-static void note_missing(struct fr_tree *t)
+static void note_missing(struct fs_root_tree *t)
 {
-	const struct fr_cur *c = &t->cur;
-	struct fr_missing *m;
+	const struct fs_root_cursor *c = &t->cur;
+	struct fs_root_missing *m;
 
 	if (!c->names || t->holes_nr)
 		return;
@@ -218,9 +218,9 @@ static void note_missing(struct fr_tree *t)
 }
 
 /* Data with checksums lacks some: --init-csum-tree mends it, plain --repair does not. */
-static void report_csum_missing(struct fr_tree *t)
+static void report_csum_missing(struct fs_root_tree *t)
 {
-	const struct fr_cur *c = &t->cur;
+	const struct fs_root_cursor *c = &t->cur;
 
 	INODE_ERR(t, c->ino, "file extent at %llu, disk [%llu %llu): the sector at %llu has no checksum%s (some csum missing)",
 		  c->miss_offset, c->miss_disk, c->miss_disk_end, c->miss_at,
@@ -228,9 +228,9 @@ static void report_csum_missing(struct fr_tree *t)
 }
 
 /* Checksums over data that has none (odd csum item): mended by --init-csum-tree only. */
-static void report_odd_csums(struct fr_tree *t)
+static void report_odd_csums(struct fs_root_tree *t)
 {
-	const struct fr_cur *c = &t->cur;
+	const struct fs_root_cursor *c = &t->cur;
 
 	INODE_ERR(t, c->ino, "%sfile extent (%llu EXTENT_DATA %llu), disk [%llu %llu): %s, yet the csum tree has checksums for %llu bytes of it%s (odd csum item)",
 		  c->odd_prealloc ? "prealloc " : "", c->ino, c->odd_offset, c->odd_disk, c->odd_disk_end,
@@ -238,9 +238,9 @@ static void report_odd_csums(struct fr_tree *t)
 		  c->odd_bytes, c->odd_csums > 1 ? ", and of other extents" : "");
 }
 
-static void finish_inode(struct fr_tree *t)
+static void finish_inode(struct fs_root_tree *t)
 {
-	struct fr_cur *c = &t->cur;
+	struct fs_root_cursor *c = &t->cur;
 	u64 ino = c->ino;
 	bool linkless = false;
 
@@ -265,7 +265,7 @@ static void finish_inode(struct fr_tree *t)
 	} else if (c->nlink != c->names) {
 		INODE_ERR(t, ino, "nlink %u, %u names found (link count wrong)", c->nlink, c->names);
 		if (c->names)
-			fix_inode_field(t, ino, RFR_NLINK, c->names);
+			fix_inode_field(t, ino, REPAIR_INODE_NLINK, c->names);
 		else
 			linkless = true;   /* mended only if a name is proven (check_tree_names) */
 	}
@@ -281,7 +281,7 @@ static void finish_inode(struct fr_tree *t)
 		if (c->dir_size != c->size) {
 			INODE_ERR(t, ino, "directory isize %llu, its entries' names sum to %llu (dir isize wrong)",
 				  c->size, c->dir_size);
-			fix_inode_field(t, ino, RFR_SIZE, c->dir_size);
+			fix_inode_field(t, ino, REPAIR_INODE_SIZE, c->dir_size);
 		}
 		if (c->have_extent)
 			INODE_ERR(t, ino, "directory has file extent items");
@@ -296,7 +296,7 @@ static void finish_inode(struct fr_tree *t)
 		if (c->nbytes != c->found_nbytes) {
 			INODE_ERR(t, ino, "nbytes %llu, its file extents account %llu (nbytes wrong)",
 				  c->nbytes, c->found_nbytes);
-			fix_inode_field(t, ino, RFR_NBYTES, c->found_nbytes);
+			fix_inode_field(t, ino, REPAIR_INODE_NBYTES, c->found_nbytes);
 		}
 		if (c->csum_missing)
 			report_csum_missing(t);
@@ -307,7 +307,7 @@ static void finish_inode(struct fr_tree *t)
 	}
 keep:
 	{
-		struct fr_inode *in = CHECK_PUSH(t, inodes);
+		struct fs_root_inode *in = CHECK_PUSH(t, inodes);
 
 		if (in) {
 			in->ino = ino;
@@ -323,7 +323,7 @@ out:
 /* ---- items -------------------------------------------------------------------- */
 
 /* Index of the first csum span ending after byte start (span_nr when none); spans are sorted, disjoint. */
-static size_t first_span_ending_after(const struct fr_csums *cs, u64 start)
+static size_t first_span_ending_after(const struct fs_root_csums *cs, u64 start)
 {
 	size_t lo = 0, hi = cs->span_nr;
 
@@ -339,7 +339,7 @@ static size_t first_span_ending_after(const struct fr_csums *cs, u64 start)
 }
 
 /* The first byte of [start, end) no csum item covers; end when all are covered. */
-static u64 first_unsummed(const struct fr_csums *cs, u64 start, u64 end)
+static u64 first_unsummed(const struct fs_root_csums *cs, u64 start, u64 end)
 {
 	size_t i = first_span_ending_after(cs, start);
 
@@ -349,7 +349,7 @@ static u64 first_unsummed(const struct fr_csums *cs, u64 start, u64 end)
 }
 
 /* Bytes of [start, end) the csum tree's items cover. */
-static u64 summed_bytes(const struct fr_csums *cs, u64 start, u64 end)
+static u64 summed_bytes(const struct fs_root_csums *cs, u64 start, u64 end)
 {
 	u64 sum = 0;
 
@@ -359,9 +359,9 @@ static u64 summed_bytes(const struct fr_csums *cs, u64 start, u64 end)
 }
 
 /* The csum tree's coverage, read when first needed: false without it (pass 2 or 6 reports it). */
-static bool csums_ready(struct fr_tree *t)
+static bool csums_ready(struct fs_root_tree *t)
 {
-	struct fr_csums *cs = t->csums;
+	struct fs_root_csums *cs = t->csums;
 
 	if (!cs->state) {
 		cs->state = check_csum_tree_spans(t->ctx, &cs->span, &cs->span_nr);
@@ -398,10 +398,10 @@ static bool extent_csum_range(const struct btrfs_file_extent_item *fi, u64 num_b
  * data).  Prealloc extents are never written, so have none; inline ones live
  * in the tree; the data relocation tree copies extents that may have none.
  */
-static void check_extent_csums(struct fr_tree *t, const struct btrfs_file_extent_item *fi,
+static void check_extent_csums(struct fs_root_tree *t, const struct btrfs_file_extent_item *fi,
 			       u64 file_off, u64 num_bytes)
 {
-	struct fr_cur *c = &t->cur;
+	struct fs_root_cursor *c = &t->cur;
 	u64 start, len, miss;
 
 	if (!c->have_item || !num_bytes || t->root == BTRFS_DATA_RELOC_TREE_OBJECTID)
@@ -426,10 +426,10 @@ static void check_extent_csums(struct fr_tree *t, const struct btrfs_file_extent
  * regular extent of a NODATASUM inode, or over a prealloc extent that no
  * regular file extent item refers to (one that does, a reflink, wrote it).
  */
-static void check_odd_csums(struct fr_tree *t, const struct btrfs_file_extent_item *fi, u64 file_off,
+static void check_odd_csums(struct fs_root_tree *t, const struct btrfs_file_extent_item *fi, u64 file_off,
 			    u64 num_bytes)
 {
-	struct fr_cur *c = &t->cur;
+	struct fs_root_cursor *c = &t->cur;
 	bool prealloc = btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_PREALLOC;
 	struct ext_state *st = t->ctx->extents_state;
 	const struct check_extent *x;
@@ -456,10 +456,10 @@ static void check_odd_csums(struct fr_tree *t, const struct btrfs_file_extent_it
 	}
 }
 
-static void file_extent(struct fr_tree *t, const struct extent_buffer *eb, int slot,
+static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, int slot,
 			const struct btrfs_key *key)
 {
-	struct fr_cur *c = &t->cur;
+	struct fs_root_cursor *c = &t->cur;
 	struct btrfs_file_extent_item *fi = btrfs_leaf_item_ptr(eb, slot);
 	u32 size = btrfs_leaf_item_size(eb, slot);
 	u64 ino = key->objectid, len, start = key->offset;
@@ -532,7 +532,7 @@ static void file_extent(struct fr_tree *t, const struct extent_buffer *eb, int s
 }
 
 /* DIR_ITEM or DIR_INDEX: one or more entries. */
-static int dir_entries(struct fr_tree *t, const struct extent_buffer *eb, int slot,
+static int dir_entries(struct fs_root_tree *t, const struct extent_buffer *eb, int slot,
 		       const struct btrfs_key *key)
 {
 	u8 *p = btrfs_leaf_item_ptr(eb, slot), *end = p + btrfs_leaf_item_size(eb, slot);
@@ -550,6 +550,10 @@ static int dir_entries(struct fr_tree *t, const struct extent_buffer *eb, int sl
 		t->cur.dir_size += nl;
 		if (key->type == BTRFS_DIR_INDEX_KEY && n++)
 			INODE_ERR(t, key->objectid, "dir index %llu holds more than one entry", key->offset);
+		/* the flag is reserved for encrypted names, which no kernel writes */
+		if (btrfs_dir_type(di) & BTRFS_FT_ENCRYPTED)
+			INODE_ERR(t, key->objectid, "directory entry '%.*s' has type 0x%x: the encrypted-name flag on a filesystem without encryption",
+				  (int)nl, (char *)(p + sizeof(*di)), btrfs_dir_type(di));
 		if (loc.type == BTRFS_INODE_ITEM_KEY)
 			ret = add_name(t, key->type == BTRFS_DIR_ITEM_KEY ? 'D' : 'X', key->objectid,
 				       loc.objectid,
@@ -565,7 +569,7 @@ static int dir_entries(struct fr_tree *t, const struct extent_buffer *eb, int sl
 	return 0;
 }
 
-static int inode_refs(struct fr_tree *t, const struct extent_buffer *eb, int slot,
+static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, int slot,
 		      const struct btrfs_key *key)
 {
 	u8 *p = btrfs_leaf_item_ptr(eb, slot), *end = p + btrfs_leaf_item_size(eb, slot);
@@ -593,11 +597,15 @@ static int inode_refs(struct fr_tree *t, const struct extent_buffer *eb, int slo
 		if (p + hdr + nl > end)
 			break;
 		t->cur.names++;
-		/* a subvolume's top directory names itself ".." */
+		/* a subvolume's top directory names itself "..", index 0 */
 		if (!(parent == key->objectid && key->objectid == BTRFS_FIRST_FREE_OBJECTID)) {
 			ret = add_name(t, 'R', parent, key->objectid, index, 0, p + hdr, nl, 0);
 			if (ret)
 				return ret;
+		} else if (ext || index != 0 || nl != 2 || memcmp(p + hdr, "..", 2)) {
+			check_error(t->ctx, "root %llu: the top directory's own %s has index %llu name '%.*s', expected index 0 name '..'",
+				    t->root, ext ? "inode extref" : "inode ref", index, (int)min_t(u32, nl, 255),
+				    (char *)(p + hdr));
 		}
 		p += hdr + nl;
 	}
@@ -627,8 +635,8 @@ static bool fs_tree_key_type_known(u8 type)
 static int fs_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
 		   const struct btrfs_key *key, void *arg)
 {
-	struct fr_tree *t = arg;
-	struct fr_cur *c = &t->cur;
+	struct fs_root_tree *t = arg;
+	struct fs_root_cursor *c = &t->cur;
 
 	if (key->objectid != c->ino) {
 		finish_inode(t);
@@ -675,7 +683,7 @@ static int fs_item(struct check_ctx *ctx, const struct extent_buffer *eb, int sl
 static int orphan_item(struct check_ctx *ctx __unused, const struct extent_buffer *eb __unused,
 		       int slot __unused, const struct btrfs_key *key, void *arg)
 {
-	struct fr_tree *t = arg;
+	struct fs_root_tree *t = arg;
 	u64 *o;
 
 	if (key->objectid != BTRFS_ORPHAN_OBJECTID)
@@ -690,7 +698,7 @@ static int orphan_item(struct check_ctx *ctx __unused, const struct extent_buffe
 }
 
 /* The orphan items sit at the end of the tree; the inode checks need them first. */
-static int collect_orphans(struct fr_tree *t, const struct btrfs_tree_ref *tree)
+static int collect_orphans(struct fs_root_tree *t, const struct btrfs_tree_ref *tree)
 {
 	struct btrfs_key from = { .objectid = BTRFS_ORPHAN_OBJECTID, .type = BTRFS_ORPHAN_ITEM_KEY };
 	int ret = check_for_each_item(t->ctx, tree, &from, orphan_item, t);
@@ -701,7 +709,7 @@ static int collect_orphans(struct fr_tree *t, const struct btrfs_tree_ref *tree)
 
 /* ---- matching names ------------------------------------------------------------- */
 
-static int cmp_name(const struct fr_name *x, const struct fr_name *y, bool by_index)
+static int cmp_name(const struct fs_root_name *x, const struct fs_root_name *y, bool by_index)
 {
 #define C(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
 	C(dir);
@@ -719,14 +727,14 @@ static int cmp_by_index(const void *a, const void *b) { return cmp_name(a, b, tr
 
 static int cmp_inode(const void *a, const void *b)
 {
-	const struct fr_inode *x = a, *y = b;
+	const struct fs_root_inode *x = a, *y = b;
 
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static struct fr_inode *find_inode(struct fr_tree *t, u64 ino)
+static struct fs_root_inode *find_inode(struct fs_root_tree *t, u64 ino)
 {
-	struct fr_inode k = { .ino = ino };
+	struct fs_root_inode k = { .ino = ino };
 
 	return check_bsearch(&k, t->inodes, t->inodes_nr, sizeof(k), cmp_inode);
 }
@@ -734,16 +742,16 @@ static struct fr_inode *find_inode(struct fr_tree *t, u64 ino)
 /* ---- repairs of names ----------------------------------------------------------- */
 
 /* A directory we can add entries to or delete them from (its isize follows). */
-static bool is_dir(struct fr_tree *t, u64 ino)
+static bool is_dir(struct fs_root_tree *t, u64 ino)
 {
-	const struct fr_inode *in = find_inode(t, ino);
+	const struct fs_root_inode *in = find_inode(t, ino);
 
 	return in && S_ISDIR(in->mode);
 }
 
 /* The fix argument for name f, as an entry of key_type and file type ftype (name not read). */
-static void fix_arg(struct fr_tree *t, const struct fr_name *f, u8 key_type, u8 ftype,
-		    struct rfr_name *n)
+static void fix_arg(struct fs_root_tree *t, const struct fs_root_name *f, u8 key_type, u8 ftype,
+		    struct repair_name *n)
 {
 	memset(n, 0, sizeof(*n));
 	n->root = t->root;
@@ -756,58 +764,58 @@ static void fix_arg(struct fr_tree *t, const struct fr_name *f, u8 key_type, u8 
 }
 
 /* The fix argument for entry e (of key_type), with its full name read from the tree. */
-static bool entry_fix_arg(struct fr_tree *t, const struct fr_name *e, u8 key_type, struct rfr_name *n)
+static bool entry_fix_arg(struct fs_root_tree *t, const struct fs_root_name *e, u8 key_type, struct repair_name *n)
 {
 	fix_arg(t, e, key_type, e->type, n);
-	return rfr_read_entry_name(t->ctx->fs, t->tree, key_type == BTRFS_DIR_INDEX_KEY ? e->index : e->koff,
+	return repair_read_entry_name(t->ctx->fs, t->tree, key_type == BTRFS_DIR_INDEX_KEY ? e->index : e->koff,
 				   e->nhash, n) == 0;
 }
 
 /* The fix argument for the entry of key_type ref r misses, with the name read from the ref. */
-static bool ref_fix_arg(struct fr_tree *t, const struct fr_name *r, u8 key_type, struct rfr_name *n)
+static bool ref_fix_arg(struct fs_root_tree *t, const struct fs_root_name *r, u8 key_type, struct repair_name *n)
 {
-	const struct fr_inode *in = find_inode(t, r->ino);
+	const struct fs_root_inode *in = find_inode(t, r->ino);
 
 	if (!in)
 		return false;
 	fix_arg(t, r, key_type, btrfs_ftype_of_mode(in->mode), n);
-	return rfr_read_ref_name(t->ctx->fs, t->tree, r->nhash, n) == 0;
+	return repair_read_ref_name(t->ctx->fs, t->tree, r->nhash, n) == 0;
 }
 
 /* An entry that no inode ref and no twin entry proves: deleted. */
-static void fix_stray_entry(struct fr_tree *t, const struct fr_name *e, u8 key_type)
+static void fix_stray_entry(struct fs_root_tree *t, const struct fs_root_name *e, u8 key_type)
 {
-	struct rfr_name n;
+	struct repair_name n;
 
 	if (is_dir(t, e->dir) && entry_fix_arg(t, e, key_type, &n))
-		check_fixable(t->ctx, rfr_del_entry, &n, sizeof(n));
+		check_fixable(t->ctx, repair_del_entry, &n, sizeof(n));
 }
 
 /*
  * A DIR_INDEX and DIR_ITEM of the same name and inode but no inode ref: the
  * ref is added (a directory only when it has no name at all: one link).
  */
-static bool ref_addable(struct fr_tree *t, const struct fr_name *x)
+static bool ref_addable(struct fs_root_tree *t, const struct fs_root_name *x)
 {
-	const struct fr_inode *in = find_inode(t, x->ino);
+	const struct fs_root_inode *in = find_inode(t, x->ino);
 
 	return in && is_dir(t, x->dir) && (!S_ISDIR(in->mode) || (in->linkless && !in->ref_added));
 }
 
-static void fix_missing_ref(struct fr_tree *t, const struct fr_name *x)
+static void fix_missing_ref(struct fs_root_tree *t, const struct fs_root_name *x)
 {
-	struct fr_inode *in = find_inode(t, x->ino);
-	struct rfr_name n;
+	struct fs_root_inode *in = find_inode(t, x->ino);
+	struct repair_name n;
 
 	if (!in || !entry_fix_arg(t, x, BTRFS_DIR_INDEX_KEY, &n))
 		return;
 	if (in->linkless) {
 		/* its "link count wrong": nlink from 0, each ref added counts one */
-		fix_inode_field(t, in->ino, RFR_NLINK, 0);
+		fix_inode_field(t, in->ino, REPAIR_INODE_NLINK, 0);
 		in->linkless = false;
 	}
 	in->ref_added = true;
-	if (!check_fixable(t->ctx, rfr_add_ref, &n, sizeof(n)))
+	if (!check_fixable(t->ctx, repair_add_ref, &n, sizeof(n)))
 		check_fixable(t->ctx, NULL, NULL, 0);   /* the DIR_ITEM's report */
 }
 
@@ -816,12 +824,12 @@ static void fix_missing_ref(struct fr_tree *t, const struct fr_name *x)
  * then the entries refs miss added, then the proven refs.  Deletions come
  * first so that an entry added may take the key of a wrong one.
  */
-static void fix_names(struct fr_tree *t)
+static void fix_names(struct fs_root_tree *t)
 {
 	size_t i;
 
 	for (i = 0; i < t->index_nr; i++) {
-		struct fr_name *x = &t->index[i], *d;
+		struct fs_root_name *x = &t->index[i], *d;
 
 		if (x->matched)
 			continue;
@@ -838,14 +846,14 @@ static void fix_names(struct fr_tree *t)
 		if (!t->items[i].matched)
 			fix_stray_entry(t, &t->items[i], BTRFS_DIR_ITEM_KEY);
 	for (i = 0; i < t->refs_nr; i++) {
-		const struct fr_name *r = &t->refs[i];
-		struct rfr_name n;
+		const struct fs_root_name *r = &t->refs[i];
+		struct repair_name n;
 
 		for (int k = 0; k < 2; k++) {
 			u8 type = k ? BTRFS_DIR_INDEX_KEY : BTRFS_DIR_ITEM_KEY;
 
 			if ((r->missing & (1 << k)) && is_dir(t, r->dir) && ref_fix_arg(t, r, type, &n))
-				check_fixable(t->ctx, rfr_add_entry, &n, sizeof(n));
+				check_fixable(t->ctx, repair_add_entry, &n, sizeof(n));
 		}
 	}
 	for (i = 0; i < t->inodes_nr; i++)
@@ -856,27 +864,27 @@ static void fix_names(struct fr_tree *t)
 }
 
 /* Inode items recreated: mode from an entry naming the inode, sizes from its items. */
-static void fix_missing_inodes(struct fr_tree *t)
+static void fix_missing_inodes(struct fs_root_tree *t)
 {
 	static const u32 mode_of[] = {
 		[BTRFS_FT_REG_FILE] = 0100644, [BTRFS_FT_DIR] = 040755, [BTRFS_FT_CHRDEV] = 020644,
 		[BTRFS_FT_BLKDEV] = 060644, [BTRFS_FT_FIFO] = 010644, [BTRFS_FT_SOCK] = 0140644,
 		[BTRFS_FT_SYMLINK] = 0120777,
 	};
-	struct fr_name *lists[2] = { t->items, t->index };
+	struct fs_root_name *lists[2] = { t->items, t->index };
 	size_t nrs[2] = { t->items_nr, t->index_nr };
 
 	for (int l = 0; l < 2; l++)
 		for (size_t i = 0; i < nrs[l]; i++) {
-			struct fr_missing k = { .ino = lists[l][i].ino }, *m;
+			struct fs_root_missing k = { .ino = lists[l][i].ino }, *m;
 
 			m = check_bsearch(&k, t->missing, t->missing_nr, sizeof(k), check_cmp_u64);
 			if (m && lists[l][i].type < ARRAY_SIZE(mode_of))
 				m->ftype = lists[l][i].type;
 		}
 	for (size_t i = 0; i < t->missing_nr; i++) {
-		const struct fr_missing *m = &t->missing[i];
-		struct rfr_new_inode n = { .root = t->root, .ino = m->ino, .nlink = m->names };
+		const struct fs_root_missing *m = &t->missing[i];
+		struct repair_new_inode n = { .root = t->root, .ino = m->ino, .nlink = m->names };
 
 		n.mode = m->ftype && mode_of[m->ftype] ? mode_of[m->ftype] :
 			 m->dir_size ? 040755 : 0100644;
@@ -888,12 +896,12 @@ static void fix_missing_inodes(struct fr_tree *t)
 			n.size = m->inline_extent ? m->inline_size : m->extent_end;
 			n.nbytes = m->found_nbytes;
 		}
-		check_fixable(t->ctx, rfr_recreate_inode, &n, sizeof(n));
+		check_fixable(t->ctx, repair_recreate_inode, &n, sizeof(n));
 	}
 }
 
 /* Each ref against the entries of one kind (sorted by cmp), then the unmatched entries. */
-static void match_kind(struct fr_tree *t, struct fr_name *ents, size_t nr, bool by_index,
+static void match_kind(struct fs_root_tree *t, struct fs_root_name *ents, size_t nr, bool by_index,
 		       const char *what)
 {
 	u8 key_type = by_index ? BTRFS_DIR_INDEX_KEY : BTRFS_DIR_ITEM_KEY;
@@ -902,10 +910,10 @@ static void match_kind(struct fr_tree *t, struct fr_name *ents, size_t nr, bool 
 	check_sort(ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
 	check_sort(t->refs, t->refs_nr, sizeof(*t->refs), by_index ? cmp_by_index : cmp_by_hash);
 	for (i = 0; i < t->refs_nr; i++) {
-		struct fr_name *r = &t->refs[i];
-		struct fr_name *e = check_bsearch(r, ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
-		const struct fr_inode *in;
-		struct rfr_name n;
+		struct fs_root_name *r = &t->refs[i];
+		struct fs_root_name *e = check_bsearch(r, ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
+		const struct fs_root_inode *in;
+		struct repair_name n;
 
 		if (is_orphan(t, r->dir) || is_orphan(t, r->ino)) {
 			if (e)
@@ -928,7 +936,7 @@ static void match_kind(struct fr_tree *t, struct fr_name *ents, size_t nr, bool 
 				    t->root, r->dir, what, r->name, r->ino, e->type, in->mode, btrfs_ftype_of_mode(in->mode));
 			if (entry_fix_arg(t, e, key_type, &n)) {
 				n.ftype = btrfs_ftype_of_mode(in->mode);
-				check_fixable(t->ctx, rfr_set_entry_type, &n, sizeof(n));
+				check_fixable(t->ctx, repair_set_entry_type, &n, sizeof(n));
 			}
 		}
 	}
@@ -945,7 +953,7 @@ static void match_kind(struct fr_tree *t, struct fr_name *ents, size_t nr, bool 
 	}
 }
 
-static void check_tree_names(struct fr_tree *t)
+static void check_tree_names(struct fs_root_tree *t)
 {
 	size_t i, o = 0;
 
@@ -956,14 +964,14 @@ static void check_tree_names(struct fr_tree *t)
 	fix_names(t);
 	for (i = 0; i < t->inodes_nr; i++) {
 		/* names nothing proves: lost+found gives it one */
-		struct rfr_lost lost = { .root = t->root, .ino = t->inodes[i].ino,
+		struct repair_lost_inode lost = { .root = t->root, .ino = t->inodes[i].ino,
 					 .ftype = btrfs_ftype_of_mode(t->inodes[i].mode) };
 
 		if (t->inodes[i].linkless)
-			check_fixable(t->ctx, rfr_link_lost_found, &lost, sizeof(lost));
+			check_fixable(t->ctx, repair_link_lost_found, &lost, sizeof(lost));
 	}
 	for (i = 0; i < t->unlinked_nr; i++) {
-		struct rfr_orphan orphan = { .root = t->root, .ino = t->unlinked[i] };
+		struct repair_orphan orphan = { .root = t->root, .ino = t->unlinked[i] };
 
 		while (o < t->orphans_nr && t->orphans[o] < t->unlinked[i])
 			o++;
@@ -973,11 +981,11 @@ static void check_tree_names(struct fr_tree *t)
 		if (find_inode(t, t->unlinked[i]) && find_inode(t, t->unlinked[i])->ref_added)
 			check_fixable(t->ctx, NULL, NULL, 0);   /* it gets a name */
 		else
-			check_fixable(t->ctx, rfr_add_orphan, &orphan, sizeof(orphan));
+			check_fixable(t->ctx, repair_add_orphan, &orphan, sizeof(orphan));
 	}
 }
 
-static void free_tree(struct fr_tree *t)
+static void free_tree(struct fs_root_tree *t)
 {
 	free(t->refs);
 	free(t->items);
@@ -999,7 +1007,7 @@ int check_fs_roots(struct check_ctx *ctx)
 {
 	struct ext_state *st = ctx->extents_state;
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
-	struct fr_csums csums = { 0 };
+	struct fs_root_csums csums = { 0 };
 	size_t i;
 	int ret;
 
@@ -1007,7 +1015,7 @@ int check_fs_roots(struct check_ctx *ctx)
 		return 0;
 	for (i = 0; i < st->root_nr; i++) {
 		const struct check_root *r = &st->root[i];
-		struct fr_tree t = {
+		struct fs_root_tree t = {
 			.ctx = ctx, .tree = &r->tree, .root = r->key.objectid, .sectorsize = btrfs_super_sectorsize(sb),
 			.no_holes = btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_NO_HOLES,
 			.super_gen = btrfs_super_generation(sb), .csums = &csums,

@@ -25,7 +25,7 @@ int check_for_each_item(struct check_ctx *ctx, const struct btrfs_tree_ref *tree
 		ret = fn(ctx, eb, slot, &key, arg);
 		if (ret)
 			break;
-		ret = btrfs_next_item(ctx->fs, &path);
+		ret = btrfs_next_item(&path);
 	}
 	btrfs_release_path(&path);
 	return ret < 0 ? ret : 0;

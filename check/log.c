@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include "check/check.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
@@ -74,7 +75,7 @@ struct log_items {
 
 static int push(void **arr, size_t *nr, size_t *alloc, size_t elem, const void *v)
 {
-	if (check_grow(arr, alloc, *nr, elem))
+	if (btrfs_array_reserve(arr, alloc, *nr + 1, elem, SIZE_MAX))
 		return -ENOMEM;
 	memcpy((u8 *)*arr + *nr * elem, v, elem);
 	(*nr)++;

@@ -94,7 +94,7 @@ int check_find_lost_blocks(struct check_ctx *ctx, struct ext_state *st)
 	for (i = 0; i < st->got_nr; i++) {
 		if (st->got[i].type != BTRFS_SHARED_BLOCK_REF_KEY && st->got[i].type != BTRFS_SHARED_DATA_REF_KEY)
 			continue;
-		if (check_grow((void **)&parents, &aparents, nparents, sizeof(u64))) {
+		if (ARRAY_GROW(parents, nparents, aparents)) {
 			free(parents);
 			return -ENOMEM;
 		}

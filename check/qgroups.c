@@ -26,6 +26,7 @@
 #include "lib/read/disk-io.h"
 #include "lib/format/messages.h"
 #include "check/repair-qgroups.h"
+#include "lib/format/growable-array.h"
 
 struct qgroup {
 	u64 id;
@@ -33,10 +34,10 @@ struct qgroup {
 	u64 rfer, excl;             /* on disk */
 	u64 our_rfer, our_excl;     /* recomputed */
 	u64 *members;               /* level-0 ids (subvolumes) in this group */
-	size_t members_nr;
+	size_t members_nr, members_alloc;
 };
 
-struct qg_state {
+struct qgroup_state {
 	struct check_ctx *ctx;
 	u64 status_flags;
 	bool have_status;
@@ -47,7 +48,7 @@ struct qg_state {
 	struct check_uses u;        /* who uses each extent (check_collect_uses) */
 };
 
-static struct qgroup *find_group(struct qg_state *q, u64 id)
+static struct qgroup *find_group(struct qgroup_state *q, u64 id)
 {
 	for (size_t i = 0; i < q->g_nr; i++)
 		if (q->g[i].id == id)
@@ -58,7 +59,7 @@ static struct qgroup *find_group(struct qg_state *q, u64 id)
 static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer *eb, int slot,
 		      const struct btrfs_key *key, void *arg)
 {
-	struct qg_state *q = arg;
+	struct qgroup_state *q = arg;
 	void *p = btrfs_leaf_item_ptr(eb, slot);
 	u32 size = btrfs_leaf_item_size(eb, slot);
 
@@ -85,7 +86,7 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
 	}
 	case BTRFS_QGROUP_RELATION_KEY:
 		if (key->objectid < key->offset) {
-			if (check_grow((void **)&q->rel, &q->rel_alloc, q->rel_nr, sizeof(*q->rel)))
+			if (ARRAY_GROW(q->rel, q->rel_nr, q->rel_alloc))
 				return -ENOMEM;
 			q->rel[q->rel_nr][0] = key->objectid;
 			q->rel[q->rel_nr][1] = key->offset;
@@ -97,7 +98,7 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
 }
 
 /* Level-0 members of every group, following relations up to 8 levels. */
-static int resolve_members(struct qg_state *q)
+static int resolve_members(struct qgroup_state *q)
 {
 	for (size_t i = 0; i < q->g_nr; i++) {
 		struct qgroup *g = &q->g[i];
@@ -118,17 +119,14 @@ static int resolve_members(struct qg_state *q)
 				continue;
 			for (size_t m = 0; m < c->members_nr; m++) {
 				size_t k;
-				u64 *n;
 
 				for (k = 0; k < p->members_nr; k++)
 					if (p->members[k] == c->members[m])
 						break;
 				if (k < p->members_nr)
 					continue;
-				n = realloc(p->members, (p->members_nr + 1) * sizeof(u64));
-				if (!n)
+				if (ARRAY_GROW(p->members, p->members_nr, p->members_alloc))
 					return -ENOMEM;
-				p->members = n;
 				p->members[p->members_nr++] = c->members[m];
 			}
 		}
@@ -144,7 +142,7 @@ static bool is_member(const struct qgroup *g, u64 root)
 	return false;
 }
 
-static void account(struct qg_state *q)
+static void account(struct qgroup_state *q)
 {
 	size_t i = 0;
 
@@ -175,7 +173,7 @@ static void account(struct qg_state *q)
 	}
 }
 
-static void report(struct qg_state *q)
+static void report(struct qgroup_state *q)
 {
 	const struct check_options *o = q->ctx->opts;
 
@@ -188,12 +186,12 @@ static void report(struct qg_state *q)
 	}
 	for (size_t i = 0; i < q->g_nr; i++) {
 		struct qgroup *g = &q->g[i];
-		struct rqg_info fix = { g->id, g->our_rfer, g->our_excl };
+		struct repair_qgroup_info fix = { g->id, g->our_rfer, g->our_excl };
 
 		if (g->our_rfer == g->rfer && g->our_excl == g->excl)
 			continue;
 		q->ctx->errors++;
-		check_fixable(q->ctx, rqg_set_info, &fix, sizeof(fix));
+		check_fixable(q->ctx, repair_qgroup_set_info, &fix, sizeof(fix));
 		fflush(stdout);
 		fprintf(stderr, "Counts for qgroup id: %llu/%llu are different\n",
 			g->id >> BTRFS_QGROUP_LEVEL_SHIFT, g->id & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1));
@@ -216,7 +214,7 @@ int check_qgroups(struct check_ctx *ctx)
 {
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
 	struct ext_state *st = ctx->extents_state;
-	struct qg_state q = { .ctx = ctx };
+	struct qgroup_state q = { .ctx = ctx };
 	struct btrfs_tree_ref quota;
 	size_t i;
 	int ret = 0;

@@ -33,15 +33,15 @@ struct bg_used_fix {
 static int fix_bg_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct bg_used_fix *f = arg;
-	struct wblock_group *bg = ea_find_bg(t, f->start);
+	u64 used;
+	int ret = btrfs_trans_block_group_used(t, f->start, &used);
 
 	(void)ctx;
-	if (!bg || bg->start != f->start)
-		return -ENOENT;
+	if (ret < 0)
+		return ret;
 	printf("Block group %llu: used %llu reset to %llu, the sum of its extents\n", f->start,
-	       bg->used, f->used);
-	bg->used = f->used;
-	return ea_update_block_group(t, bg);
+	       used, f->used);
+	return btrfs_trans_set_block_group_used(t, f->start, f->used);
 }
 
 void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg)
@@ -60,7 +60,7 @@ struct super_fix {
 };
 
 /* A device item of the chunk tree, found for modification: path at it. */
-static int dev_item_path(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path)
+static int dev_item_path(struct btrfs_trans *t, u64 devid, struct btrfs_path *path)
 {
 	int ret = btrfs_trans_dev_item(t, devid, path);
 
@@ -78,15 +78,15 @@ static int align_device_sizes(struct check_ctx *ctx, struct btrfs_trans *t)
 
 	for (i = 0; i < st->dev_nr; i++) {
 		u64 old = st->dev[i].total_bytes, now = round_down(old, (u64)st->sectorsize);
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 
 		if (old == now)
 			continue;
 		ret = dev_item_path(t, st->dev[i].devid, &path);
 		if (ret < 0)
 			return ret;
-		btrfs_set_device_total_bytes(btrfs_wpath_item_ptr(&path), now);
-		btrfs_wpath_release(&path);
+		btrfs_set_device_total_bytes(btrfs_path_item_ptr(&path), now);
+		btrfs_release_path(&path);
 		printf("Fixed device size for devid %llu, old size: %llu new size: %llu\n",
 		       st->dev[i].devid, old, now);
 	}
@@ -164,17 +164,17 @@ struct devext_fix {
 /* Add delta to the bytes_used of device item devid (never below 0). */
 static int dev_used_add(struct btrfs_trans *t, u64 devid, s64 delta)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_dev_item *di;
 	u64 used;
 	int ret = dev_item_path(t, devid, &path);
 
 	if (ret < 0)
 		return ret;
-	di = btrfs_wpath_item_ptr(&path);
+	di = btrfs_path_item_ptr(&path);
 	used = btrfs_device_bytes_used(di);
 	btrfs_set_device_bytes_used(di, delta < 0 && used < (u64)-delta ? 0 : used + (u64)delta);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return 0;
 }
 
@@ -214,7 +214,7 @@ struct dev_used_fix {
 static int fix_dev_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct dev_used_fix *f = arg;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	(void)ctx;
@@ -222,9 +222,9 @@ static int fix_dev_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 	if (ret < 0)
 		return ret;
 	printf("Device %llu: bytes_used %llu reset to %llu, the sum of its dev extents\n", f->devid,
-	       btrfs_device_bytes_used(btrfs_wpath_item_ptr(&path)), f->used);
-	btrfs_set_device_bytes_used(btrfs_wpath_item_ptr(&path), f->used);
-	btrfs_wpath_release(&path);
+	       btrfs_device_bytes_used(btrfs_path_item_ptr(&path)), f->used);
+	btrfs_set_device_bytes_used(btrfs_path_item_ptr(&path), f->used);
+	btrfs_release_path(&path);
 	return 0;
 }
 

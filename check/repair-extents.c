@@ -139,11 +139,7 @@ static bool rebuild_possible(struct ext_state *st, u64 bytenr, u64 *len, bool *r
  */
 static int account(struct btrfs_trans *t, u64 start, u64 len, bool alloc)
 {
-	int ret = btrfs_account_extent(t, start, len, alloc);
-
-	if (ret == 0)
-		t->acct[t->nr_acct - 1].fst_done = true;
-	return ret;
+	return btrfs_account_extent_keep_free_space_tree(t, start, len, alloc);
 }
 
 /* Delete every extent item and back reference item of extent bytenr. */
@@ -151,12 +147,12 @@ static int delete_extent_records(struct btrfs_trans *t, struct btrfs_wroot *exte
 {
 	for (;;) {
 		struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, 0 }, found;
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		int ret;
 
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
-		btrfs_wpath_release(&path);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
+		btrfs_release_path(&path);
 		if (ret < 0)
 			return ret;
 		/* the record types sort together, before a block group item of the same start */
@@ -192,32 +188,32 @@ static int delete_csums(struct check_ctx *ctx, struct btrfs_trans *t, u64 start,
 		return 0;
 	while (ret == 0) {
 		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, end - 1 }, found;
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		u64 istart, iend;
 		u32 size;
 		u8 *data;
 
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(t, csum, &key, BTRFS_SEARCH_PREV, &path, &found);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(t, csum, &key, BTRFS_SEARCH_PREV, &path, &found);
 		if (ret) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return ret < 0 ? ret : 0;
 		}
-		size = btrfs_wpath_item_size(&path);
+		size = btrfs_path_item_size(&path);
 		istart = found.offset;
 		iend = istart + (u64)(size / cs) * ss;
 		if (found.objectid != BTRFS_EXTENT_CSUM_OBJECTID || found.type != BTRFS_EXTENT_CSUM_KEY ||
 		    iend <= start) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return 0;
 		}
 		data = malloc(size);
 		if (!data) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return -ENOMEM;
 		}
-		memcpy(data, btrfs_wpath_item_ptr(&path), size);
-		btrfs_wpath_release(&path);
+		memcpy(data, btrfs_path_item_ptr(&path), size);
+		btrfs_release_path(&path);
 		ret = btrfs_delete_item(t, csum, &found);
 		if (ret == 0 && istart < start)
 			ret = insert_csums(t, csum, istart, data, (u32)((start - istart) / ss * cs));
@@ -296,15 +292,15 @@ static int add_back_refs(struct btrfs_trans *t, const struct check_ref *refs, si
 		const struct check_ref *r = &refs[i];
 
 		if (!r->is_data) {
-			ret = ea_tree_ref_inc(t, r->bytenr, r->level, r->type,
+			ret = btrfs_tree_block_ref_inc(t, r->bytenr, r->level, r->type,
 					      r->type == BTRFS_SHARED_BLOCK_REF_KEY ? r->parent : r->root);
 			continue;
 		}
 		for (c = 0; c < r->count && !ret; c++) {
-			struct ea_data_ref d = { .type = r->type, .parent = r->parent, .root = r->root,
+			struct btrfs_data_ref d = { .type = r->type, .parent = r->parent, .root = r->root,
 						 .ino = r->objectid, .offset = r->offset };
 
-			ret = ea_data_ref_mod(t, r->bytenr, r->len, &d, 1);
+			ret = btrfs_data_ref_mod(t, r->bytenr, r->len, &d, 1);
 		}
 	}
 	return ret;
@@ -389,7 +385,7 @@ bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64
 	if (r)
 		return queue_once(ctx, st, bytenr, true, r->ok);
 	key.ok = rebuild_possible(st, bytenr, &key.len, &key.reserve);
-	if (check_grow((void **)&st->rebuild, &st->rebuild_alloc, st->rebuild_nr, sizeof(key)))
+	if (ARRAY_GROW(st->rebuild, st->rebuild_nr, st->rebuild_alloc))
 		return false;
 	/* the passes report in ascending order: this is an append */
 	for (at = st->rebuild_nr; at && st->rebuild[at - 1].bytenr > bytenr; at--)
@@ -411,7 +407,7 @@ int check_repair_extents_prepare(struct check_ctx *ctx, struct btrfs_trans *t)
 	 * allocator: account them before anything is copied on write.
 	 */
 	/* a free space cache (v1) is invalidated by the commit instead */
-	if (st && st->rebuilds && t->fst)
+	if (st && st->rebuilds && btrfs_trans_has_free_space_tree(t))
 		ctx->repair_rebuild_fst = true;
 	for (i = 0; st && i < st->rebuild_nr; i++) {
 		if (!st->rebuild[i].ok || !st->rebuild[i].reserve)

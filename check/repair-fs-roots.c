@@ -31,23 +31,23 @@ static int get_root(struct btrfs_trans *t, u64 id, struct btrfs_wroot **root)
  * 0, -ENOENT (printed), or another error.
  */
 static int inode_item(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino,
-		      struct btrfs_wpath *path, struct btrfs_inode_item **ii)
+		      struct btrfs_path *path, struct btrfs_inode_item **ii)
 {
 	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
 	int ret;
 
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	ret = btrfs_search_slot(t, root, &key, path, 0, 1);
-	if (ret == 0 && btrfs_wpath_item_size(path) < sizeof(**ii))
+	if (ret == 0 && btrfs_path_item_size(path) < sizeof(**ii))
 		ret = -EUCLEAN;
 	if (ret) {
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 		if (ret > 0)
 			ret = -ENOENT;
 		error("repair: root %llu inode %llu: inode item: %s", root->objectid, ino, strerror(-ret));
 		return ret;
 	}
-	*ii = btrfs_wpath_item_ptr(path);
+	*ii = btrfs_path_item_ptr(path);
 	return 0;
 }
 
@@ -55,7 +55,7 @@ static int inode_item(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino,
 static int adjust_inode(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino, s64 dsize,
 			s32 dnlink)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_inode_item *ii;
 	int ret = inode_item(t, root, ino, &path, &ii);
 
@@ -63,17 +63,17 @@ static int adjust_inode(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino
 		return ret;
 	btrfs_set_inode_size(ii, btrfs_inode_size(ii) + (u64)dsize);
 	btrfs_set_inode_nlink(ii, btrfs_inode_nlink(ii) + (u32)dnlink);
-	btrfs_set_inode_transid(ii, t->transid);
-	btrfs_wpath_release(&path);
+	btrfs_set_inode_transid(ii, btrfs_trans_transid(t));
+	btrfs_release_path(&path);
 	return 0;
 }
 
-int rfr_set_inode_field(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_set_inode_field(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
 	static const char *const names[] = { "nlink", "isize", "nbytes" };
-	const struct rfr_set_inode *f = arg;
+	const struct repair_set_inode *f = arg;
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_inode_item *ii;
 	int ret = get_root(t, f->root, &root);
 
@@ -82,11 +82,11 @@ int rfr_set_inode_field(struct check_ctx *ctx __unused, struct btrfs_trans *t, v
 	if (ret)
 		return ret;
 	switch (f->field) {
-	case RFR_NLINK: btrfs_set_inode_nlink(ii, (u32)f->value); break;
-	case RFR_SIZE: btrfs_set_inode_size(ii, f->value); break;
-	case RFR_NBYTES: btrfs_set_inode_nbytes(ii, f->value); break;
+	case REPAIR_INODE_NLINK: btrfs_set_inode_nlink(ii, (u32)f->value); break;
+	case REPAIR_INODE_SIZE: btrfs_set_inode_size(ii, f->value); break;
+	case REPAIR_INODE_NBYTES: btrfs_set_inode_nbytes(ii, f->value); break;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	printf("root %llu inode %llu: %s set to %llu\n", f->root, f->ino, names[f->field], f->value);
 	return 0;
 }
@@ -98,7 +98,7 @@ static void set_now(struct btrfs_timespec *ts, time_t now)
 }
 
 /* A new inode item as n says, times now. */
-static int insert_inode(struct btrfs_trans *t, const struct rfr_new_inode *n)
+static int insert_inode(struct btrfs_trans *t, const struct repair_new_inode *n)
 {
 	struct btrfs_key key = { n->ino, BTRFS_INODE_ITEM_KEY, 0 };
 	struct btrfs_inode_item ii;
@@ -109,8 +109,8 @@ static int insert_inode(struct btrfs_trans *t, const struct rfr_new_inode *n)
 	if (ret)
 		return ret;
 	memset(&ii, 0, sizeof(ii));
-	btrfs_set_inode_generation(&ii, t->transid);
-	btrfs_set_inode_transid(&ii, t->transid);
+	btrfs_set_inode_generation(&ii, btrfs_trans_transid(t));
+	btrfs_set_inode_transid(&ii, btrfs_trans_transid(t));
 	btrfs_set_inode_size(&ii, n->size);
 	btrfs_set_inode_nbytes(&ii, n->nbytes);
 	btrfs_set_inode_nlink(&ii, n->nlink);
@@ -126,9 +126,9 @@ static int insert_inode(struct btrfs_trans *t, const struct rfr_new_inode *n)
 	return ret;
 }
 
-int rfr_recreate_inode(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_recreate_inode(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct rfr_new_inode *n = arg;
+	const struct repair_new_inode *n = arg;
 	int ret = insert_inode(t, n);
 
 	if (ret)
@@ -138,9 +138,9 @@ int rfr_recreate_inode(struct check_ctx *ctx __unused, struct btrfs_trans *t, vo
 	return 0;
 }
 
-int rfr_insert_holes(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_insert_holes(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct rfr_holes *h = arg;
+	const struct repair_holes *h = arg;
 	struct btrfs_file_extent_item fi;
 	struct btrfs_wroot *root;
 	int ret = get_root(t, h->root, &root);
@@ -150,7 +150,7 @@ int rfr_insert_holes(struct check_ctx *ctx __unused, struct btrfs_trans *t, void
 		u64 len = h->hole[i].end - h->hole[i].start;
 
 		memset(&fi, 0, sizeof(fi));
-		btrfs_set_file_extent_generation(&fi, t->transid);
+		btrfs_set_file_extent_generation(&fi, btrfs_trans_transid(t));
 		btrfs_set_file_extent_type(&fi, BTRFS_FILE_EXTENT_REG);
 		btrfs_set_file_extent_num_bytes(&fi, len);
 		btrfs_set_file_extent_ram_bytes(&fi, len);
@@ -165,7 +165,7 @@ int rfr_insert_holes(struct check_ctx *ctx __unused, struct btrfs_trans *t, void
 	return ret;
 }
 
-static struct btrfs_key entry_key(const struct rfr_name *n)
+static struct btrfs_key entry_key(const struct repair_name *n)
 {
 	struct btrfs_key key = { n->dir, n->key_type, n->index };
 
@@ -174,14 +174,14 @@ static struct btrfs_key entry_key(const struct rfr_name *n)
 	return key;
 }
 
-static const char *entry_kind(const struct rfr_name *n)
+static const char *entry_kind(const struct repair_name *n)
 {
 	return n->key_type == BTRFS_DIR_ITEM_KEY ? "dir item" : "dir index";
 }
 
-int rfr_add_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_add_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct rfr_name *n = arg;
+	const struct repair_name *n = arg;
 	struct btrfs_key key = entry_key(n), loc = { n->ino, BTRFS_INODE_ITEM_KEY, 0 };
 	u8 buf[sizeof(struct btrfs_dir_item) + BTRFS_NAME_LEN];
 	struct btrfs_dir_item *di = (struct btrfs_dir_item *)buf;
@@ -193,7 +193,7 @@ int rfr_add_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *a
 		return ret;
 	memset(buf, 0, sizeof(buf));
 	btrfs_cpu_key_to_disk(&di->location, &loc);
-	btrfs_set_dir_transid(di, t->transid);
+	btrfs_set_dir_transid(di, btrfs_trans_transid(t));
 	btrfs_set_dir_name_len(di, n->name_len);
 	btrfs_set_dir_type(di, n->ftype);
 	memcpy(buf + sizeof(*di), n->name, n->name_len);
@@ -218,10 +218,10 @@ int rfr_add_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *a
  * The entry of n in the item at path (cow search): its offset in the item
  * and length, or -ENOENT.
  */
-static int find_entry(const struct btrfs_wpath *path, const struct rfr_name *n, u32 *off, u32 *len)
+static int find_entry(const struct btrfs_path *path, const struct repair_name *n, u32 *off, u32 *len)
 {
-	u8 *p = btrfs_wpath_item_ptr(path);
-	u32 size = btrfs_wpath_item_size(path), o = 0;
+	u8 *p = btrfs_path_item_ptr(path);
+	u32 size = btrfs_path_item_size(path), o = 0;
 
 	while (o + sizeof(struct btrfs_dir_item) <= size) {
 		struct btrfs_dir_item *di = (struct btrfs_dir_item *)(p + o);
@@ -243,43 +243,43 @@ static int find_entry(const struct btrfs_wpath *path, const struct rfr_name *n, 
 }
 
 /* Search the entry's item for a change (ins_len < 0: maybe deleted): 0 or a negative errno. */
-static int search_entry(struct btrfs_trans *t, struct btrfs_wroot *root, const struct rfr_name *n,
-			int ins_len, struct btrfs_wpath *path, u32 *off, u32 *len)
+static int search_entry(struct btrfs_trans *t, struct btrfs_wroot *root, const struct repair_name *n,
+			int ins_len, struct btrfs_path *path, u32 *off, u32 *len)
 {
 	struct btrfs_key key = entry_key(n);
 	int ret;
 
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	ret = btrfs_search_slot(t, root, &key, path, ins_len, 1);
 	if (ret > 0)
 		ret = -ENOENT;
 	if (!ret)
 		ret = find_entry(path, n, off, len);
 	if (ret)
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 	return ret;
 }
 
-int rfr_del_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_del_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct rfr_name *n = arg;
+	const struct repair_name *n = arg;
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u32 off, len, size;
 	int ret = get_root(t, n->root, &root);
 
 	if (!ret)
 		ret = search_entry(t, root, n, -1, &path, &off, &len);
 	if (!ret) {
-		size = btrfs_wpath_item_size(&path);
+		size = btrfs_path_item_size(&path);
 		if (len == size) {
 			ret = btrfs_del_items(t, root, &path, path.slots[0], 1);
 		} else {
-			u8 *p = btrfs_wpath_item_ptr(&path);
+			u8 *p = btrfs_path_item_ptr(&path);
 
 			memmove(p + off, p + off + len, size - off - len);
 			ret = btrfs_truncate_item(t, &path, size - len, true);
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 		}
 	}
 	if (!ret)
@@ -295,11 +295,11 @@ int rfr_del_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *a
 	return 0;
 }
 
-int rfr_set_entry_type(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_set_entry_type(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct rfr_name *n = arg;
+	const struct repair_name *n = arg;
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u32 off, len;
 	int ret = get_root(t, n->root, &root);
 
@@ -310,16 +310,16 @@ int rfr_set_entry_type(struct check_ctx *ctx __unused, struct btrfs_trans *t, vo
 		      entry_kind(n), (int)n->name_len, n->name, n->ino, strerror(-ret));
 		return ret;
 	}
-	btrfs_set_dir_type((struct btrfs_dir_item *)((u8 *)btrfs_wpath_item_ptr(&path) + off), n->ftype);
-	btrfs_wpath_release(&path);
+	btrfs_set_dir_type((struct btrfs_dir_item *)((u8 *)btrfs_path_item_ptr(&path) + off), n->ftype);
+	btrfs_release_path(&path);
 	printf("root %llu dir %llu: %s '%.*s' for inode %llu: file type set to %u\n", n->root, n->dir,
 	       entry_kind(n), (int)n->name_len, n->name, n->ino, n->ftype);
 	return 0;
 }
 
-int rfr_add_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_add_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct rfr_name *n = arg;
+	const struct repair_name *n = arg;
 	struct btrfs_key key = { n->ino, BTRFS_INODE_REF_KEY, n->dir };
 	u8 buf[sizeof(struct btrfs_inode_ref) + BTRFS_NAME_LEN];
 	struct btrfs_inode_ref *ref = (struct btrfs_inode_ref *)buf;
@@ -346,9 +346,9 @@ int rfr_add_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg
 	return 0;
 }
 
-int rfr_add_orphan(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_add_orphan(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct rfr_orphan *o = arg;
+	const struct repair_orphan *o = arg;
 	struct btrfs_key key = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, o->ino };
 	struct btrfs_wroot *root;
 	int ret = get_root(t, o->root, &root);
@@ -373,12 +373,12 @@ int rfr_add_orphan(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *
 static int last_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_key key,
 		     struct btrfs_key *found)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, root, &key, BTRFS_SEARCH_PREV, &path, found);
-	btrfs_wpath_release(&path);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, root, &key, BTRFS_SEARCH_PREV, &path, found);
+	btrfs_release_path(&path);
 	return ret;
 }
 
@@ -399,7 +399,7 @@ static int next_index(struct btrfs_trans *t, struct btrfs_wroot *root, u64 dir, 
 static int link_name(struct check_ctx *ctx, struct btrfs_trans *t, u64 rootid, u64 dir, u64 ino,
 		     u8 ftype, const char *name)
 {
-	struct rfr_name n = { .root = rootid, .dir = dir, .ino = ino, .ftype = ftype,
+	struct repair_name n = { .root = rootid, .dir = dir, .ino = ino, .ftype = ftype,
 			      .name_len = (u16)strlen(name) };
 	struct btrfs_wroot *root;
 	int ret = get_root(t, rootid, &root);
@@ -410,13 +410,13 @@ static int link_name(struct check_ctx *ctx, struct btrfs_trans *t, u64 rootid, u
 		return ret;
 	memcpy(n.name, name, n.name_len);
 	n.key_type = BTRFS_DIR_ITEM_KEY;
-	ret = rfr_add_entry(ctx, t, &n);
+	ret = repair_add_entry(ctx, t, &n);
 	n.key_type = BTRFS_DIR_INDEX_KEY;
 	if (!ret)
-		ret = rfr_add_entry(ctx, t, &n);
+		ret = repair_add_entry(ctx, t, &n);
 	n.key_type = BTRFS_INODE_REF_KEY;
 	if (!ret)
-		ret = rfr_add_ref(ctx, t, &n);
+		ret = repair_add_ref(ctx, t, &n);
 	return ret;
 }
 
@@ -427,14 +427,14 @@ static int lost_found(struct check_ctx *ctx, struct btrfs_trans *t, struct btrfs
 	u16 len = (u16)strlen(LOST_FOUND);
 	struct btrfs_key key = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_DIR_ITEM_KEY,
 				 btrfs_name_hash(LOST_FOUND, len) }, found;
-	struct rfr_new_inode n = { .root = root->objectid, .mode = 040700 };
-	struct btrfs_wpath path;
+	struct repair_new_inode n = { .root = root->objectid, .mode = 040700 };
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, root, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, root, &key, BTRFS_SEARCH_EXACT, &path, NULL);
 	if (ret == 0) {
-		u8 *p = btrfs_wpath_item_ptr(&path), *end = p + btrfs_wpath_item_size(&path);
+		u8 *p = btrfs_path_item_ptr(&path), *end = p + btrfs_path_item_size(&path);
 		ret = -ENOENT;
 		while (p + sizeof(struct btrfs_dir_item) <= end) {
 			struct btrfs_dir_item *di = (struct btrfs_dir_item *)p;
@@ -451,7 +451,7 @@ static int lost_found(struct check_ctx *ctx, struct btrfs_trans *t, struct btrfs
 			p += sizeof(*di) + nl + btrfs_dir_data_len(di);
 		}
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret <= 0 && ret != -ENOENT)
 		return ret;
 	/* a new directory, with the highest inode number yet */
@@ -470,10 +470,10 @@ static int lost_found(struct check_ctx *ctx, struct btrfs_trans *t, struct btrfs
 	return ret;
 }
 
-int rfr_link_lost_found(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+int repair_link_lost_found(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
-	const struct rfr_lost *l = arg;
-	struct rfr_set_inode zero = { .root = l->root, .ino = l->ino, .field = RFR_NLINK, .value = 0 };
+	const struct repair_lost_inode *l = arg;
+	struct repair_set_inode zero = { .root = l->root, .ino = l->ino, .field = REPAIR_INODE_NLINK, .value = 0 };
 	struct btrfs_wroot *root;
 	char name[24];
 	u64 lf;
@@ -482,7 +482,7 @@ int rfr_link_lost_found(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 	if (!ret)
 		ret = lost_found(ctx, t, root, &lf);
 	if (!ret)
-		ret = rfr_set_inode_field(ctx, t, &zero);
+		ret = repair_set_inode_field(ctx, t, &zero);
 	snprintf(name, sizeof(name), "%llu", (unsigned long long)l->ino);
 	if (!ret)
 		ret = link_name(ctx, t, l->root, lf, l->ino, l->ftype, name);
@@ -499,7 +499,7 @@ int rfr_link_lost_found(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 /* ---- reading full names from the committed tree (when queueing) ---------------- */
 
 /* Copy the name at p (len bytes) into n when it is n's: same length and hash. */
-static bool take_name(struct rfr_name *n, const u8 *p, u32 len, u64 nhash)
+static bool take_name(struct repair_name *n, const u8 *p, u32 len, u64 nhash)
 {
 	if (len != n->name_len || len > BTRFS_NAME_LEN || check_name_hash64(p, len) != nhash)
 		return false;
@@ -507,8 +507,8 @@ static bool take_name(struct rfr_name *n, const u8 *p, u32 len, u64 nhash)
 	return true;
 }
 
-int rfr_read_entry_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
-			u64 key_offset, u64 nhash, struct rfr_name *n)
+int repair_read_entry_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			u64 key_offset, u64 nhash, struct repair_name *n)
 {
 	struct btrfs_key key = { n->dir, n->key_type, key_offset };
 	struct btrfs_path path;
@@ -544,7 +544,7 @@ int rfr_read_entry_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *t
 
 /* Look for n's name among the refs (or extrefs) of the item at path. */
 static bool ref_item_has(const struct btrfs_path *path, const struct btrfs_key *key, u64 nhash,
-			 struct rfr_name *n)
+			 struct repair_name *n)
 {
 	const struct extent_buffer *eb = path->nodes[0];
 	u8 *p = btrfs_leaf_item_ptr(eb, path->slots[0]);
@@ -573,8 +573,8 @@ static bool ref_item_has(const struct btrfs_path *path, const struct btrfs_key *
 	return false;
 }
 
-int rfr_read_ref_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree, u64 nhash,
-		      struct rfr_name *n)
+int repair_read_ref_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree, u64 nhash,
+		      struct repair_name *n)
 {
 	struct btrfs_key key = { n->ino, BTRFS_INODE_REF_KEY, n->dir }, found;
 	struct btrfs_path path;
@@ -593,7 +593,7 @@ int rfr_read_ref_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tre
 	while (ret == 0 && found.objectid == n->ino && found.type == BTRFS_INODE_EXTREF_KEY) {
 		if (ref_item_has(&path, &found, nhash, n))
 			goto out;
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 		if (ret == 0)
 			btrfs_path_item_key(&path, &found);
 	}

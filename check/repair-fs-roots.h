@@ -26,37 +26,37 @@ static inline u64 check_name_hash64(const u8 *p, u32 len)
 	return h;
 }
 
-enum rfr_field { RFR_NLINK, RFR_SIZE, RFR_NBYTES };
+enum repair_inode_field { REPAIR_INODE_NLINK, REPAIR_INODE_SIZE, REPAIR_INODE_NBYTES };
 
 /* Set one field of inode ino's item in tree root. */
-struct rfr_set_inode {
+struct repair_set_inode {
 	u64 root, ino;
-	enum rfr_field field;
+	enum repair_inode_field field;
 	u64 value;
 };
-int rfr_set_inode_field(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+int repair_set_inode_field(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /* A new inode item for an inode whose other items exist. */
-struct rfr_new_inode {
+struct repair_new_inode {
 	u64 root, ino;
 	u32 mode, nlink;
 	u64 size, nbytes;
 };
-int rfr_recreate_inode(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+int repair_recreate_inode(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /* Hole file extents for the ranges of a file no extent covers (no NO_HOLES). */
-struct rfr_holes {
+struct repair_holes {
 	u64 root, ino;
 	u32 nr;
 	struct check_range hole[];
 };
-int rfr_insert_holes(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+int repair_insert_holes(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /*
  * One name: a directory entry (key_type DIR_ITEM or DIR_INDEX, in dir,
  * pointing to ino) or an inode ref (INODE_REF, of ino, in dir).
  */
-struct rfr_name {
+struct repair_name {
 	u64 root, dir, ino;
 	u64 index;          /* DIR_INDEX key offset; the inode ref's index */
 	u8 key_type;
@@ -65,30 +65,30 @@ struct rfr_name {
 	char name[BTRFS_NAME_LEN];
 };
 /* Add the entry (dir isize += name_len). */
-int rfr_add_entry(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+int repair_add_entry(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 /* Remove the entry named name pointing to ino (dir isize -= name_len). */
-int rfr_del_entry(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+int repair_del_entry(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 /* Give the entry named name pointing to ino the file type ftype. */
-int rfr_set_entry_type(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+int repair_set_entry_type(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 /* Add the inode ref (nlink += 1). */
-int rfr_add_ref(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+int repair_add_ref(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /*
  * An inode with nlink > 0 but no name anything proves: linked into
  * lost+found (made in the tree's top directory when missing) under its
  * inode number, nlink 1, as btrfs-progs does.
  */
-struct rfr_lost {
+struct repair_lost_inode {
 	u64 root, ino;
 	u8 ftype;
 };
-int rfr_link_lost_found(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+int repair_link_lost_found(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /* An orphan item for an inode without names and nlink 0 (the kernel deletes it at mount). */
-struct rfr_orphan {
+struct repair_orphan {
 	u64 root, ino;
 };
-int rfr_add_orphan(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+int repair_add_orphan(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /*
  * Read the full name of a directory entry (key (dir, key_type, key_offset),
@@ -96,9 +96,9 @@ int rfr_add_orphan(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
  * nhash) or of an inode ref of n->ino in n->dir with index n->index, from
  * the committed tree, into n->name.  0, -ENOENT, or a read error.
  */
-int rfr_read_entry_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
-			u64 key_offset, u64 nhash, struct rfr_name *n);
-int rfr_read_ref_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree, u64 nhash,
-		      struct rfr_name *n);
+int repair_read_entry_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			u64 key_offset, u64 nhash, struct repair_name *n);
+int repair_read_ref_name(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree, u64 nhash,
+		      struct repair_name *n);
 
 #endif

@@ -201,14 +201,14 @@ static int list_trees(struct btrfs_fs_info *fs, struct btrfs_tree_ref **out, siz
 		    (!n || found.objectid != last) &&
 		    btrfs_leaf_item_size(path.nodes[0], path.slots[0]) >=
 		    offsetof(struct btrfs_root_item, generation_v2)) {
-			ret = check_grow((void **)&refs, &alloc, n, sizeof(*refs));
+			ret = ARRAY_GROW(refs, n, alloc);
 			if (ret < 0)
 				break;
 			btrfs_tree_ref_from_root_item(&refs[n++], found.objectid,
 						      btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]));
 			last = found.objectid;
 		}
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 	}
 	btrfs_release_path(&path);
 	*out = refs;
@@ -259,7 +259,7 @@ int check_salvage_write(const struct check_salvage *s, struct btrfs_trans *t)
 
 		for (j = 0; j < l->trees_nr; j++) {
 			struct btrfs_wroot *root;
-			struct btrfs_wpath path;
+			struct btrfs_path path;
 			char key[80];
 
 			snprintf(key, sizeof(key), "(%llu %u %llu)",
@@ -267,14 +267,14 @@ int check_salvage_write(const struct check_salvage *s, struct btrfs_trans *t)
 				 (unsigned long long)l->first.offset);
 			ret = btrfs_trans_get_root(t, l->trees[j], &root);
 			if (ret == 0) {
-				btrfs_wpath_init(&path);
+				btrfs_init_path(&path);
 				ret = btrfs_search_slot(t, root, &l->first, &path, 0, 1);
 				if (ret == 0)
 					printf("Leaf %llu of tree %llu (key %s) mended, copied to %llu\n",
 					       (unsigned long long)l->bytenr,
 					       (unsigned long long)l->trees[j], key,
 					       (unsigned long long)path.nodes[0]->start);
-				btrfs_wpath_release(&path);
+				btrfs_release_path(&path);
 			}
 			if (ret) {
 				error("cannot rewrite the mended leaf %llu of tree %llu at key %s: %s",

@@ -8,35 +8,36 @@
 #include "check/repair-qgroups.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
+#include "lib/read/disk-io.h"
 #include "lib/engine/transaction.h"
 #include "lib/engine/trans-tree-changes.h"
 
 /* The item at key of the quota tree, ready to change, of at least min_size bytes. */
 static int quota_item(struct btrfs_trans *t, const struct btrfs_key *key, u32 min_size,
-		      struct btrfs_wpath *path)
+		      struct btrfs_path *path)
 {
 	struct btrfs_wroot *root;
 	int ret = btrfs_trans_get_root(t, BTRFS_QUOTA_TREE_OBJECTID, &root);
 
 	if (ret)
 		return ret;
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	ret = btrfs_search_slot(t, root, key, path, 0, 1);
 	if (ret > 0)
 		ret = -ENOENT;
-	if (!ret && btrfs_wpath_item_size(path) < min_size)
+	if (!ret && btrfs_path_item_size(path) < min_size)
 		ret = -EUCLEAN;
 	if (ret)
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 	return ret;
 }
 
-int rqg_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_qgroup_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct rqg_info *q = arg;
+	const struct repair_qgroup_info *q = arg;
 	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, q->qgroupid };
 	struct btrfs_qgroup_info_item *info;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret = quota_item(t, &key, sizeof(*info), &path);
 
 	if (ret) {
@@ -44,10 +45,10 @@ int rqg_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *ar
 		      btrfs_qgroup_subvolid(q->qgroupid), strerror(-ret));
 		return ret;
 	}
-	info = btrfs_wpath_item_ptr(&path);
-	btrfs_set_qgroup_info_generation(info, t->transid);
+	info = btrfs_path_item_ptr(&path);
+	btrfs_set_qgroup_info_generation(info, btrfs_trans_transid(t));
 	btrfs_set_qgroup_info_usage(info, q->rfer, q->excl);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	printf("Repair qgroup %llu/%llu: referenced %llu exclusive %llu\n",
 	       btrfs_qgroup_level(q->qgroupid), btrfs_qgroup_subvolid(q->qgroupid), q->rfer, q->excl);
 	return 0;
@@ -57,12 +58,12 @@ int rqg_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *ar
 static int has_parent_group(struct btrfs_trans *t, struct btrfs_wroot *quota, u64 id)
 {
 	struct btrfs_key key = { id, BTRFS_QGROUP_RELATION_KEY, 0 }, found;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, quota, &key, BTRFS_SEARCH_NEXT, &path, &found);
-	btrfs_wpath_release(&path);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, quota, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	btrfs_release_path(&path);
 	if (ret < 0)
 		return ret;
 	return ret == 0 && found.objectid == id && found.type == BTRFS_QGROUP_RELATION_KEY;
@@ -73,18 +74,18 @@ static int shift_info(struct btrfs_trans *t, u64 id, s64 delta)
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, id };
 	struct btrfs_qgroup_info_item *info;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret = quota_item(t, &key, sizeof(*info), &path);
 
 	if (ret)
 		return ret;
-	info = btrfs_wpath_item_ptr(&path);
-	btrfs_set_qgroup_info_generation(info, t->transid);
+	info = btrfs_path_item_ptr(&path);
+	btrfs_set_qgroup_info_generation(info, btrfs_trans_transid(t));
 	btrfs_set_qgroup_info_rfer(info, btrfs_qgroup_info_rfer(info) + (u64)delta);
 	btrfs_set_qgroup_info_rfer_cmpr(info, btrfs_qgroup_info_rfer_cmpr(info) + (u64)delta);
 	btrfs_set_qgroup_info_excl(info, btrfs_qgroup_info_excl(info) + (u64)delta);
 	btrfs_set_qgroup_info_excl_cmpr(info, btrfs_qgroup_info_excl_cmpr(info) + (u64)delta);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	printf("qgroup 0/%llu: %+lld bytes of tree blocks the repair added or removed\n", id,
 	       (long long)delta);
 	return 0;
@@ -116,7 +117,8 @@ static int follow_tree_changes(struct btrfs_trans *t, struct btrfs_wroot *quota,
 			continue;
 		ret = has_parent_group(t, quota, id);
 		if (ret == 0)
-			ret = shift_info(t, id, c[i].blocks_delta * (s64)t->nodesize);
+			ret = shift_info(t, id,
+					 c[i].blocks_delta * (s64)btrfs_trans_fs(t)->geo.nodesize);
 		if (ret > 0 || ret == -ENOENT) {
 			*inconsistent = true;
 			ret = 0;
@@ -126,11 +128,11 @@ static int follow_tree_changes(struct btrfs_trans *t, struct btrfs_wroot *quota,
 	return ret;
 }
 
-int rqg_update_status(struct btrfs_trans *t)
+int repair_qgroup_update_status(struct btrfs_trans *t)
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
 	struct btrfs_wroot *quota;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	bool inconsistent = false;
 	void *st;
 	int ret;
@@ -150,13 +152,13 @@ int rqg_update_status(struct btrfs_trans *t)
 		error("repair: qgroup status item: %s", strerror(-ret));
 		return ret;
 	}
-	st = btrfs_wpath_item_ptr(&path);
-	btrfs_set_qgroup_status_generation(st, t->transid);
+	st = btrfs_path_item_ptr(&path);
+	btrfs_set_qgroup_status_generation(st, btrfs_trans_transid(t));
 	if (inconsistent && !(btrfs_qgroup_status_flags(st) & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT)) {
 		btrfs_set_qgroup_status_flags(st, btrfs_qgroup_status_flags(st) |
 					      BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT);
 		printf("Quota groups marked inconsistent: the repair changed tree blocks their numbers cannot follow here, run 'btrfs quota rescan' after mounting\n");
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return 0;
 }

@@ -9,11 +9,11 @@
 #include "check/check.h"
 
 /* A QGROUP_INFO item rewritten with the recomputed numbers. */
-struct rqg_info {
+struct repair_qgroup_info {
 	u64 qgroupid;
 	u64 rfer, excl;
 };
-int rqg_set_info(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+int repair_qgroup_set_info(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /*
  * Last in every repair transaction on a filesystem with quotas: tree blocks
@@ -23,6 +23,6 @@ int rqg_set_info(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
  * numbers inconsistent at mount when they differ).  0 without a quota
  * tree, or a negative errno.
  */
-int rqg_update_status(struct btrfs_trans *t);
+int repair_qgroup_update_status(struct btrfs_trans *t);
 
 #endif

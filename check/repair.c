@@ -84,7 +84,7 @@ int check_repair(struct check_ctx *ctx)
 		}
 	}
 	/* quotas follow the tree blocks the fixes changed; the status keeps the generation */
-	ret = rqg_update_status(t);
+	ret = repair_qgroup_update_status(t);
 	if (ret < 0) {
 		btrfs_abort_transaction(t);
 		error("repair of quota groups failed (%s): nothing was written", strerror(-ret));

@@ -42,7 +42,7 @@ static int rref_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 			    key->objectid, key->type, key->offset, eb->start, size);
 		return 0;
 	}
-	if (check_grow((void **)&w->r, &w->alloc, w->nr, sizeof(*w->r)))
+	if (ARRAY_GROW(w->r, w->nr, w->alloc))
 		return -ENOMEM;
 	r = &w->r[w->nr++];
 	memset(r, 0, sizeof(*r));

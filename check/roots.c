@@ -12,7 +12,7 @@
 #include "lib/format/messages.h"
 
 struct roots_seen {
-	bool extent, dev, fs, csum;
+	bool extent, dev, fs, csum, free_space, block_group;
 };
 
 static bool fs_tree_id(u64 id)
@@ -48,9 +48,15 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	case BTRFS_DEV_TREE_OBJECTID: seen->dev = true; break;
 	case BTRFS_FS_TREE_OBJECTID: seen->fs = true; break;
 	case BTRFS_CSUM_TREE_OBJECTID: seen->csum = true; break;
+	case BTRFS_FREE_SPACE_TREE_OBJECTID: seen->free_space = true; break;
+	case BTRFS_BLOCK_GROUP_TREE_OBJECTID: seen->block_group = true; break;
 	}
 	btrfs_tree_ref_from_root_item(&ref, key->objectid, ri);
-	if (btrfs_root_generation(ri) > btrfs_super_generation(sb))
+	/* every tree was made by some transaction (the kernel reads a 0 as "any") */
+	if (!btrfs_root_generation(ri))
+		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) generation is 0",
+			    name, key->objectid, key->offset);
+	else if (btrfs_root_generation(ri) > btrfs_super_generation(sb))
 		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) generation %llu is beyond the superblock's %llu",
 			    name, key->objectid, key->offset, btrfs_root_generation(ri),
 			    btrfs_super_generation(sb));
@@ -76,6 +82,30 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	return 0;
 }
 
+/*
+ * A tree that exists must be announced by its compat_ro bit: a kernel that
+ * does not know the free space tree is there lets it go stale, one that does
+ * not know of the block group tree looks for block group items where there
+ * are none.  (A bit without its tree is reported by the passes that use it.)
+ */
+static void check_tree_feature(struct check_ctx *ctx, bool have, u64 bit, const char *feature,
+			       const char *tree)
+{
+	u64 ro = btrfs_super_compat_ro_flags(btrfs_fs_super(ctx->fs));
+
+	if (have && !(ro & bit))
+		check_error(ctx, "root tree: the %s exists but the superblock's compat_ro flags 0x%llx lack %s",
+			    tree, ro, feature);
+}
+
+static void check_tree_features(struct check_ctx *ctx, const struct roots_seen *seen)
+{
+	check_tree_feature(ctx, seen->free_space, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE,
+			   "FREE_SPACE_TREE", "free space tree");
+	check_tree_feature(ctx, seen->block_group, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE,
+			   "BLOCK_GROUP_TREE", "block group tree");
+}
+
 int check_root_items(struct check_ctx *ctx)
 {
 	struct roots_seen seen = { 0 };
@@ -94,5 +124,6 @@ int check_root_items(struct check_ctx *ctx)
 		check_error(ctx, "root tree: no root item for the fs tree (5)");
 	if (!seen.csum)
 		check_error(ctx, "root tree: no root item for the csum tree");
+	check_tree_features(ctx, &seen);
 	return 0;
 }

@@ -12,8 +12,6 @@
 #include "common/json-writer.h"
 #include "lib/format/accessors.h"
 #include "lib/read/super.h"
-#include "lib/format/csum.h"
-#include "lib/format/flags-names.h"
 #include "print/print-super.h"
 #include "lib/format/messages.h"
 
@@ -48,188 +46,6 @@ struct dump_super_args {
 	struct json_writer *json;   /* NULL for text */
 };
 
-/* ---- JSON ---------------------------------------------------------------- */
-
-static void json_disk_key(struct json_writer *w, const char *name, const struct btrfs_disk_key *k)
-{
-	json_begin_object(w, name);
-	json_u64(w, "objectid", btrfs_disk_key_objectid(k));
-	json_u64(w, "type", btrfs_disk_key_type(k));
-	json_u64(w, "offset", btrfs_disk_key_offset(k));
-	json_end_object(w);
-}
-
-static void json_chunk(struct json_writer *w, const struct btrfs_chunk *c, u32 len)
-{
-	u16 num_stripes = btrfs_chunk_num_stripes(c);
-
-	json_begin_object(w, "chunk");
-	json_u64(w, "length", btrfs_chunk_length(c));
-	json_u64(w, "owner", btrfs_chunk_owner(c));
-	json_u64(w, "stripe_len", btrfs_chunk_stripe_len(c));
-	json_begin_array(w, "type");
-	for (size_t i = 0; i < btrfs_bg_type_table.nr; i++)
-		if (btrfs_chunk_type(c) & btrfs_bg_type_table.names[i].bit)
-			json_string(w, NULL, btrfs_bg_type_table.names[i].name);
-	for (size_t i = 0; i < btrfs_bg_profile_table.nr; i++)
-		if (btrfs_chunk_type(c) & btrfs_bg_profile_table.names[i].bit)
-			json_string(w, NULL, btrfs_bg_profile_table.names[i].name);
-	json_end_array(w);
-	json_u64(w, "io_align", btrfs_chunk_io_align(c));
-	json_u64(w, "io_width", btrfs_chunk_io_width(c));
-	json_u64(w, "sector_size", btrfs_chunk_sector_size(c));
-	json_u64(w, "num_stripes", num_stripes);
-	json_u64(w, "sub_stripes", btrfs_chunk_sub_stripes(c));
-	json_begin_array(w, "stripe");
-	for (int i = 0; i < num_stripes && btrfs_chunk_item_size(i + 1) <= len; i++) {
-		const struct btrfs_stripe *s = btrfs_chunk_stripe(c, i);
-
-		json_begin_object(w, NULL);
-		json_u64(w, "devid", btrfs_stripe_devid(s));
-		json_u64(w, "offset", btrfs_stripe_offset(s));
-		json_uuid(w, "dev_uuid", s->dev_uuid);
-		json_end_object(w);
-	}
-	json_end_array(w);
-	json_end_object(w);
-}
-
-static void json_sys_chunk_array(struct json_writer *w, const struct btrfs_super_block *sb)
-{
-	struct btrfs_sys_array_iter it;
-	const struct btrfs_disk_key *key;
-	const struct btrfs_chunk *chunk;
-	u32 len;
-	int ret;
-
-	json_begin_array(w, "sys_chunk_array");
-	ret = btrfs_sys_array_init(&it, sb);
-	while (ret == 0 && (ret = btrfs_sys_array_next_key(&it, &key)) > 0) {
-		json_begin_object(w, NULL);
-		json_disk_key(w, "key", key);
-		ret = btrfs_sys_array_next_chunk(&it, key, &chunk, &len);
-		if (ret == 0)
-			json_chunk(w, chunk, len);
-		json_end_object(w);
-	}
-	json_end_array(w);
-}
-
-static void json_backup_roots(struct json_writer *w, const struct btrfs_super_block *sb)
-{
-	json_begin_array(w, "super_roots");
-	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
-		const struct btrfs_root_backup *b = &sb->super_roots[i];
-
-		json_begin_object(w, NULL);
-		json_u64(w, "tree_root", btrfs_backup_tree_root(b));
-		json_u64(w, "tree_root_gen", btrfs_backup_tree_root_gen(b));
-		json_u64(w, "tree_root_level", btrfs_backup_tree_root_level(b));
-		json_u64(w, "chunk_root", btrfs_backup_chunk_root(b));
-		json_u64(w, "chunk_root_gen", btrfs_backup_chunk_root_gen(b));
-		json_u64(w, "chunk_root_level", btrfs_backup_chunk_root_level(b));
-		json_u64(w, "extent_root", btrfs_backup_extent_root(b));
-		json_u64(w, "extent_root_gen", btrfs_backup_extent_root_gen(b));
-		json_u64(w, "extent_root_level", btrfs_backup_extent_root_level(b));
-		json_u64(w, "fs_root", btrfs_backup_fs_root(b));
-		json_u64(w, "fs_root_gen", btrfs_backup_fs_root_gen(b));
-		json_u64(w, "fs_root_level", btrfs_backup_fs_root_level(b));
-		json_u64(w, "dev_root", btrfs_backup_dev_root(b));
-		json_u64(w, "dev_root_gen", btrfs_backup_dev_root_gen(b));
-		json_u64(w, "dev_root_level", btrfs_backup_dev_root_level(b));
-		json_u64(w, "csum_root", btrfs_backup_csum_root(b));
-		json_u64(w, "csum_root_gen", btrfs_backup_csum_root_gen(b));
-		json_u64(w, "csum_root_level", btrfs_backup_csum_root_level(b));
-		json_u64(w, "total_bytes", btrfs_backup_total_bytes(b));
-		json_u64(w, "bytes_used", btrfs_backup_bytes_used(b));
-		json_u64(w, "num_devices", btrfs_backup_num_devices(b));
-		json_end_object(w);
-	}
-	json_end_array(w);
-}
-
-/* One copy; member names as in struct btrfs_super_block ("__unused_" dropped). */
-static void json_superblock(struct json_writer *w, const char *device, u64 bytenr,
-			    const struct btrfs_super_block *sb, bool full)
-{
-	const struct btrfs_dev_item *dev = &sb->dev_item;
-	u16 csum_type = btrfs_super_csum_type(sb);
-	const char *csum_name = btrfs_csum_type_name(csum_type);
-	u16 csum_size = csum_name ? btrfs_csum_type_size(csum_type) : BTRFS_CSUM_SIZE;
-
-	json_begin_object(w, NULL);
-	json_string(w, "device", device);
-	json_u64(w, "superblock_bytenr", bytenr);
-	json_u64(w, "csum_type", csum_type);
-	if (csum_name)
-		json_string(w, "csum_type_name", csum_name);
-	else
-		json_null(w, "csum_type_name");
-	json_u64(w, "csum_size", csum_size);
-	json_hex(w, "csum", sb->csum, csum_size);
-	if (csum_name)
-		json_bool(w, "csum_match", btrfs_super_csum_verify(sb) == 0);
-	else
-		json_null(w, "csum_match");
-	json_u64(w, "bytenr", btrfs_super_bytenr(sb));
-	json_flags(w, "flags", btrfs_super_flags(sb), &btrfs_super_flags_table);
-	json_string_len(w, "magic", &sb->magic, sizeof(sb->magic));
-	json_bool(w, "magic_match", btrfs_super_magic(sb) == BTRFS_MAGIC);
-	json_uuid(w, "fsid", sb->fsid);
-	json_uuid(w, "metadata_uuid", sb->metadata_uuid);
-	json_string_len(w, "label", sb->label, strnlen(sb->label, BTRFS_LABEL_SIZE));
-	json_u64(w, "generation", btrfs_super_generation(sb));
-	json_u64(w, "root", btrfs_super_root(sb));
-	json_u64(w, "sys_chunk_array_size", btrfs_super_sys_array_size(sb));
-	json_u64(w, "chunk_root_generation", btrfs_super_chunk_root_generation(sb));
-	json_u64(w, "root_level", btrfs_super_root_level(sb));
-	json_u64(w, "chunk_root", btrfs_super_chunk_root(sb));
-	json_u64(w, "chunk_root_level", btrfs_super_chunk_root_level(sb));
-	json_u64(w, "log_root", btrfs_super_log_root(sb));
-	json_u64(w, "log_root_transid", btrfs_super_log_root_transid(sb));
-	json_u64(w, "log_root_level", btrfs_super_log_root_level(sb));
-	json_u64(w, "total_bytes", btrfs_super_total_bytes(sb));
-	json_u64(w, "bytes_used", btrfs_super_bytes_used(sb));
-	json_u64(w, "sectorsize", btrfs_super_sectorsize(sb));
-	json_u64(w, "nodesize", btrfs_super_nodesize(sb));
-	json_u64(w, "leafsize", btrfs_super_leafsize(sb));
-	json_u64(w, "stripesize", btrfs_super_stripesize(sb));
-	json_u64(w, "root_dir_objectid", btrfs_super_root_dir(sb));
-	json_u64(w, "num_devices", btrfs_super_num_devices(sb));
-	json_flags(w, "compat_flags", btrfs_super_compat_flags(sb),
-		   &(const struct btrfs_flag_table){ NULL, 0 });
-	json_flags(w, "compat_ro_flags", btrfs_super_compat_ro_flags(sb), &btrfs_compat_ro_flags_table);
-	json_flags(w, "incompat_flags", btrfs_super_incompat_flags(sb), &btrfs_incompat_flags_table);
-	json_u64(w, "cache_generation", btrfs_super_cache_generation(sb));
-	json_u64(w, "uuid_tree_generation", btrfs_super_uuid_tree_generation(sb));
-	json_u64(w, "nr_global_roots", btrfs_super_nr_global_roots(sb));
-
-	json_begin_object(w, "dev_item");
-	json_u64(w, "devid", btrfs_device_id(dev));
-	json_u64(w, "total_bytes", btrfs_device_total_bytes(dev));
-	json_u64(w, "bytes_used", btrfs_device_bytes_used(dev));
-	json_u64(w, "io_align", btrfs_device_io_align(dev));
-	json_u64(w, "io_width", btrfs_device_io_width(dev));
-	json_u64(w, "sector_size", btrfs_device_sector_size(dev));
-	json_u64(w, "type", btrfs_device_type(dev));
-	json_u64(w, "generation", btrfs_device_generation(dev));
-	json_u64(w, "start_offset", btrfs_device_start_offset(dev));
-	json_u64(w, "dev_group", btrfs_device_group(dev));
-	json_u64(w, "seek_speed", btrfs_device_seek_speed(dev));
-	json_u64(w, "bandwidth", btrfs_device_bandwidth(dev));
-	json_uuid(w, "uuid", dev->uuid);
-	json_uuid(w, "fsid", dev->fsid);
-	json_bool(w, "fsid_match",
-		  !memcmp(dev->fsid, btrfs_super_metadata_fsid(sb), BTRFS_FSID_SIZE));
-	json_end_object(w);
-
-	if (full) {
-		json_sys_chunk_array(w, sb);
-		json_backup_roots(w, sb);
-	}
-	json_end_object(w);
-}
-
 /* ---- one copy ------------------------------------------------------------ */
 
 /* 0 when printed or absent (beyond the end of the device), 1 on error. */
@@ -259,7 +75,7 @@ static int dump_one(const struct dump_super_args *a, int fd, const char *path, u
 		return 1;
 	}
 	if (a->json) {
-		json_superblock(a->json, path, bytenr, &sb, a->full);
+		btrfs_print_superblock_json(a->json, path, bytenr, &sb, a->full);
 	} else {
 		btrfs_print_superblock(stdout, &sb, a->full);
 		putchar('\n');

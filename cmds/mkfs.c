@@ -211,7 +211,7 @@ static void print_profile_line(const char *what, const struct mkfs_summary *s, u
 	if (!any)
 		return;
 	pretty_size(size, sz, sizeof(sz));
-	printf("  %-18s%-7s%18s\n", what, btrfs_raid_attr(profile)->upper, sz);
+	printf("  %-18s%-7s%18s\n", what, btrfs_raid_profile_find(profile)->upper, sz);
 }
 
 static void print_summary(const char *label, const u8 *fsid, u32 nodesize, u32 sectorsize,
@@ -382,8 +382,8 @@ static int rootdir_image_size(const char *dir, u64 sectorsize, u64 meta_profile,
 {
 	struct mkfs_config tmp = { .meta_profile = meta_profile, .data_profile = data_profile,
 				   .mixed = mixed };
-	const struct btrfs_raid_attr *m = btrfs_raid_attr(meta_profile);
-	const struct btrfs_raid_attr *d = btrfs_raid_attr(data_profile);
+	const struct btrfs_raid_profile *m = btrfs_raid_profile_find(meta_profile);
+	const struct btrfs_raid_profile *d = btrfs_raid_profile_find(data_profile);
 	u64 data, meta;
 
 	if (mkfs_rootdir_estimate(dir, sectorsize, &data, &meta) < 0)
@@ -399,7 +399,7 @@ static int rootdir_image_size(const char *dir, u64 sectorsize, u64 meta_profile,
 
 static int parse_profile(const char *arg, const char *what, u64 *out)
 {
-	const struct btrfs_raid_attr *a = btrfs_raid_attr_by_name(arg);
+	const struct btrfs_raid_profile *a = btrfs_raid_profile_by_name(arg);
 
 	if (!a) {
 		error("unknown %s profile %s", what, arg);
@@ -411,7 +411,7 @@ static int parse_profile(const char *arg, const char *what, u64 *out)
 
 static int check_profile_devices(u64 profile, const char *what, int ndevs)
 {
-	const struct btrfs_raid_attr *a = btrfs_raid_attr(profile);
+	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(profile);
 
 	if (ndevs < a->devs_min) {
 		error("unable to create FS with %s profile %s (have %d devices but %d devices are required)",
@@ -670,10 +670,9 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		goto out;
 	if (o.mixed)
 		o.incompat |= BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS;
-	if ((data_profile | meta_profile) & BTRFS_BLOCK_GROUP_RAID56_MASK)
-		o.incompat |= BTRFS_FEATURE_INCOMPAT_RAID56;
-	if ((data_profile | meta_profile) & (BTRFS_BLOCK_GROUP_RAID1C3 | BTRFS_BLOCK_GROUP_RAID1C4))
-		o.incompat |= BTRFS_FEATURE_INCOMPAT_RAID1C34;
+	/* raid56, raid1c34 */
+	o.incompat |= btrfs_raid_profile_find(data_profile)->incompat |
+		      btrfs_raid_profile_find(meta_profile)->incompat;
 	if (o.squota)
 		o.incompat |= BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA;
 	if (o.quota && o.squota) {

@@ -25,7 +25,7 @@ struct tree_blocks {
 struct mkfs_ctx {
 	const struct mkfs_config *cfg;
 	struct chunk_alloc ca;
-	struct ca_chunk *chunks[64];      /* live chunks by logical address */
+	struct chunk_placement *chunks[64];      /* live chunks by logical address */
 	int nr_chunks;
 	struct tree_builder tb[T_NR];
 	struct tree_blocks blk[T_NR];

@@ -27,6 +27,7 @@
 #include "lib/read/super.h"
 #include "lib/format/messages.h"
 #include "crypto/hash.h"
+#include "lib/format/growable-array.h"
 
 const u64 mkfs_tree_ids[T_NR] = {
 	BTRFS_ROOT_TREE_OBJECTID, BTRFS_EXTENT_TREE_OBJECTID, BTRFS_CHUNK_TREE_OBJECTID,
@@ -43,8 +44,8 @@ static const int alloc_order[] = { T_FS, T_CSUM, T_RELOC, T_UUID, T_QUOTA, T_DEV
 u64 btrfs_mkfs_min_dev_size(const struct mkfs_config *cfg)
 {
 	u64 size = BTRFS_DEVICE_RANGE_RESERVED + 4 * SZ_1M + SZ_8M;
-	const struct btrfs_raid_attr *m = btrfs_raid_attr(cfg->meta_profile);
-	const struct btrfs_raid_attr *d = btrfs_raid_attr(cfg->data_profile);
+	const struct btrfs_raid_profile *m = btrfs_raid_profile_find(cfg->meta_profile);
+	const struct btrfs_raid_profile *d = btrfs_raid_profile_find(cfg->data_profile);
 
 	if (!cfg->mixed)
 		size += SZ_8M;
@@ -61,15 +62,15 @@ u64 btrfs_mkfs_min_dev_size(const struct mkfs_config *cfg)
 static int plan_chunks(struct mkfs_ctx *ctx)
 {
 	const struct mkfs_config *cfg = ctx->cfg;
-	u64 sizes[CA_MAX_DEVICES];
-	struct ca_chunk *tmp_sys, *tmp_meta, *tmp_data = NULL, *c;
+	u64 sizes[CHUNK_ALLOC_MAX_DEVICES];
+	struct chunk_placement *tmp_sys, *tmp_meta, *tmp_data = NULL, *c;
 	u64 meta_type = cfg->mixed ? BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DATA :
 				     BTRFS_BLOCK_GROUP_METADATA;
 	int ret;
 
 	for (int i = 0; i < cfg->ndevs; i++)
 		sizes[i] = cfg->devs[i].size;
-	ret = ca_init(&ctx->ca, cfg->ndevs, sizes, cfg->sectorsize);
+	ret = chunk_alloc_init(&ctx->ca, cfg->ndevs, sizes, cfg->sectorsize);
 	if (ret < 0)
 		return ret;
 	/*
@@ -79,39 +80,39 @@ static int plan_chunks(struct mkfs_ctx *ctx)
 	 */
 	if (cfg->shrink)
 		ctx->ca.total_bytes = min_t(u64, ctx->ca.total_bytes, SZ_1G);
-	tmp_sys = ca_alloc_chunk_on(&ctx->ca, BTRFS_BLOCK_GROUP_SYSTEM, 1, 4 * SZ_1M);
+	tmp_sys = chunk_alloc_new_chunk_on_device(&ctx->ca, BTRFS_BLOCK_GROUP_SYSTEM, 1, 4 * SZ_1M);
 	if (IS_ERR(tmp_sys))
 		return PTR_ERR(tmp_sys);
-	tmp_meta = ca_alloc_chunk_on(&ctx->ca, meta_type, 1, SZ_8M);
+	tmp_meta = chunk_alloc_new_chunk_on_device(&ctx->ca, meta_type, 1, SZ_8M);
 	if (IS_ERR(tmp_meta))
 		return PTR_ERR(tmp_meta);
 	if (!cfg->mixed) {
-		tmp_data = ca_alloc_chunk_on(&ctx->ca, BTRFS_BLOCK_GROUP_DATA, 1, SZ_8M);
+		tmp_data = chunk_alloc_new_chunk_on_device(&ctx->ca, BTRFS_BLOCK_GROUP_DATA, 1, SZ_8M);
 		if (IS_ERR(tmp_data))
 			return PTR_ERR(tmp_data);
 	}
 	if (cfg->meta_profile) {
-		c = ca_alloc_chunk(&ctx->ca, BTRFS_BLOCK_GROUP_SYSTEM | cfg->meta_profile);
+		c = chunk_alloc_new_chunk(&ctx->ca, BTRFS_BLOCK_GROUP_SYSTEM | cfg->meta_profile);
 		if (IS_ERR(c))
 			return PTR_ERR(c);
-		c = ca_alloc_chunk(&ctx->ca, meta_type | cfg->meta_profile);
+		c = chunk_alloc_new_chunk(&ctx->ca, meta_type | cfg->meta_profile);
 		if (IS_ERR(c))
 			return PTR_ERR(c);
 	}
 	if (!cfg->mixed && cfg->data_profile) {
-		c = ca_alloc_chunk(&ctx->ca, BTRFS_BLOCK_GROUP_DATA | cfg->data_profile);
+		c = chunk_alloc_new_chunk(&ctx->ca, BTRFS_BLOCK_GROUP_DATA | cfg->data_profile);
 		if (IS_ERR(c))
 			return PTR_ERR(c);
 	}
 	if (cfg->meta_profile) {
-		ca_remove_chunk(&ctx->ca, tmp_sys);
-		ca_remove_chunk(&ctx->ca, tmp_meta);
+		chunk_alloc_remove_chunk(&ctx->ca, tmp_sys);
+		chunk_alloc_remove_chunk(&ctx->ca, tmp_meta);
 	}
 	if (tmp_data && cfg->data_profile)
-		ca_remove_chunk(&ctx->ca, tmp_data);
+		chunk_alloc_remove_chunk(&ctx->ca, tmp_data);
 	if (ctx->ca.nr_chunks > (int)ARRAY_SIZE(ctx->chunks))
 		return -E2BIG;
-	ctx->nr_chunks = ca_sorted_chunks(&ctx->ca, ctx->chunks);
+	ctx->nr_chunks = chunk_alloc_sorted_chunks(&ctx->ca, ctx->chunks);
 	return 0;
 }
 
@@ -123,17 +124,10 @@ static int alloc_blocks(struct mkfs_ctx *ctx, int t, u32 count)
 	u64 type = t == T_CHUNK ? BTRFS_BLOCK_GROUP_SYSTEM : BTRFS_BLOCK_GROUP_METADATA;
 	u32 ns = ctx->cfg->nodesize;
 
-	if (b->nr + count > b->alloc) {
-		u32 n = max_t(u32, b->alloc * 2, b->nr + count);
-		u64 *nb = realloc(b->bytenr, n * sizeof(*nb));
-
-		if (!nb)
-			return -ENOMEM;
-		b->bytenr = nb;
-		b->alloc = n;
-	}
+	if (ARRAY_RESERVE(b->bytenr, b->alloc, (size_t)b->nr + count))
+		return -ENOMEM;
 	for (u32 i = 0; i < count; i++) {
-		int ret = ca_alloc_bytes(&ctx->ca, type, ns, ns, &b->bytenr[b->nr]);
+		int ret = chunk_alloc_bytes(&ctx->ca, type, ns, ns, &b->bytenr[b->nr]);
 
 		if (ret < 0) {
 			error("no room for tree blocks of tree %lld in the %s chunks", (long long)ctx->tree_id[t],
@@ -172,7 +166,7 @@ static void fill_dir_inode(const struct mkfs_ctx *ctx, struct btrfs_inode_item *
 static int add_inode_ref(struct tree_builder *tb, u64 ino, u64 parent, u64 index, const char *name)
 {
 	size_t len = strlen(name);
-	struct btrfs_inode_ref *ref = tb_add_key(tb, ino, BTRFS_INODE_REF_KEY, parent, sizeof(*ref) + len);
+	struct btrfs_inode_ref *ref = tree_builder_add_key(tb, ino, BTRFS_INODE_REF_KEY, parent, sizeof(*ref) + len);
 
 	if (!ref)
 		return -ENOMEM;
@@ -187,7 +181,7 @@ static int fill_subvol_tree(struct mkfs_ctx *ctx, struct tree_builder *tb)
 {
 	struct btrfs_inode_item *ii;
 
-	ii = tb_add_key(tb, BTRFS_FIRST_FREE_OBJECTID, BTRFS_INODE_ITEM_KEY, 0, sizeof(*ii));
+	ii = tree_builder_add_key(tb, BTRFS_FIRST_FREE_OBJECTID, BTRFS_INODE_ITEM_KEY, 0, sizeof(*ii));
 	if (!ii)
 		return -ENOMEM;
 	fill_dir_inode(ctx, ii);
@@ -198,7 +192,7 @@ static int fill_subvol_tree(struct mkfs_ctx *ctx, struct tree_builder *tb)
 static void fill_dev_item(const struct mkfs_ctx *ctx, struct btrfs_dev_item *di, int i)
 {
 	const struct mkfs_config *cfg = ctx->cfg;
-	const struct ca_device *d = &ctx->ca.devs[i];
+	const struct chunk_alloc_device *d = &ctx->ca.devs[i];
 
 	btrfs_set_device_id(di, i + 1);
 	btrfs_set_device_total_bytes(di, d->total_bytes);
@@ -211,15 +205,15 @@ static void fill_dev_item(const struct mkfs_ctx *ctx, struct btrfs_dev_item *di,
 }
 
 /* The CHUNK_ITEM of c (btrfs_chunk_item_size(c->num_stripes) bytes, zeroed). */
-static void fill_chunk_item(const struct mkfs_ctx *ctx, const struct ca_chunk *c, struct btrfs_chunk *ch)
+static void fill_chunk_item(const struct mkfs_ctx *ctx, const struct chunk_placement *c, struct btrfs_chunk *ch)
 {
-	ca_fill_chunk_item(c, ctx->cfg->sectorsize, ch);
+	chunk_alloc_fill_chunk_item(c, ctx->cfg->sectorsize, ch);
 	for (int s = 0; s < c->num_stripes; s++)
 		memcpy(btrfs_chunk_stripe(ch, s)->dev_uuid, ctx->cfg->devs[c->stripes[s].devid - 1].uuid,
 		       BTRFS_UUID_SIZE);
 }
 
-static int writer_add_chunk(struct mkfs_ctx *ctx, const struct ca_chunk *c)
+static int writer_add_chunk(struct mkfs_ctx *ctx, const struct chunk_placement *c)
 {
 	u32 size = btrfs_chunk_item_size(c->num_stripes);
 	struct btrfs_chunk *ch = calloc(1, size);
@@ -239,7 +233,7 @@ static int fill_chunk_tree(struct mkfs_ctx *ctx)
 	struct tree_builder *tb = &ctx->tb[T_CHUNK];
 
 	for (int i = 0; i < cfg->ndevs; i++) {
-		struct btrfs_dev_item *di = tb_add_key(tb, BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY,
+		struct btrfs_dev_item *di = tree_builder_add_key(tb, BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY,
 						       i + 1, sizeof(*di));
 
 		if (!di)
@@ -247,8 +241,8 @@ static int fill_chunk_tree(struct mkfs_ctx *ctx)
 		fill_dev_item(ctx, di, i);
 	}
 	for (int i = 0; i < ctx->nr_chunks; i++) {
-		const struct ca_chunk *c = ctx->chunks[i];
-		struct btrfs_chunk *ch = tb_add_key(tb, BTRFS_FIRST_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY,
+		const struct chunk_placement *c = ctx->chunks[i];
+		struct btrfs_chunk *ch = tree_builder_add_key(tb, BTRFS_FIRST_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY,
 						    c->logical, btrfs_chunk_item_size(c->num_stripes));
 
 		if (!ch)
@@ -263,10 +257,10 @@ static int fill_dev_tree(struct mkfs_ctx *ctx)
 	struct tree_builder *tb = &ctx->tb[T_DEV];
 
 	for (int i = 0; i < ctx->nr_chunks; i++) {
-		const struct ca_chunk *c = ctx->chunks[i];
+		const struct chunk_placement *c = ctx->chunks[i];
 
 		for (int s = 0; s < c->num_stripes; s++) {
-			struct btrfs_dev_extent *de = tb_add_key(tb, c->stripes[s].devid, BTRFS_DEV_EXTENT_KEY,
+			struct btrfs_dev_extent *de = tree_builder_add_key(tb, c->stripes[s].devid, BTRFS_DEV_EXTENT_KEY,
 								 c->stripes[s].physical, sizeof(*de));
 
 			if (!de)
@@ -284,7 +278,7 @@ static int fill_dev_tree(struct mkfs_ctx *ctx)
 static int fill_uuid_tree(struct mkfs_ctx *ctx)
 {
 	const u8 *u = ctx->cfg->fs_uuid;
-	__le64 *id = tb_add_key(&ctx->tb[T_UUID], get_unaligned_le64(u), BTRFS_UUID_KEY_SUBVOL,
+	__le64 *id = tree_builder_add_key(&ctx->tb[T_UUID], get_unaligned_le64(u), BTRFS_UUID_KEY_SUBVOL,
 				get_unaligned_le64(u + 8), sizeof(*id));
 
 	if (!id)
@@ -301,7 +295,7 @@ static int fill_quota_tree(struct mkfs_ctx *ctx)
 	struct btrfs_qgroup_limit_item *lim;
 	u64 flags = BTRFS_QGROUP_STATUS_FLAG_ON;
 
-	st = tb_add_key(tb, 0, BTRFS_QGROUP_STATUS_KEY, 0, sizeof(*st));
+	st = tree_builder_add_key(tb, 0, BTRFS_QGROUP_STATUS_KEY, 0, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	if (ctx->cfg->squota)
@@ -316,13 +310,13 @@ static int fill_quota_tree(struct mkfs_ctx *ctx)
 		u64 id = BTRFS_FS_TREE_OBJECTID;
 		/* The empty top-level subvolume: one leaf. */
 		u64 bytes = ctx->cfg->nodesize;
-		info = tb_add_key(tb, 0, BTRFS_QGROUP_INFO_KEY, id, sizeof(*info));
+		info = tree_builder_add_key(tb, 0, BTRFS_QGROUP_INFO_KEY, id, sizeof(*info));
 		if (!info)
 			return -ENOMEM;
 		btrfs_set_qgroup_info_generation(info, ctx->gen);
 		if (!ctx->cfg->squota)
 			btrfs_set_qgroup_info_usage(info, bytes, bytes);
-		lim = tb_add_key(tb, 0, BTRFS_QGROUP_LIMIT_KEY, id, sizeof(*lim));
+		lim = tree_builder_add_key(tb, 0, BTRFS_QGROUP_LIMIT_KEY, id, sizeof(*lim));
 		if (!lim)
 			return -ENOMEM;
 	}
@@ -337,7 +331,7 @@ static u64 tree_root_bytenr(const struct mkfs_ctx *ctx, int t)
 /* The root item of tree t, as every tree's: its root block, size, level, generation. */
 static struct btrfs_root_item *add_root_item(struct mkfs_ctx *ctx, struct tree_builder *tb, int t, u64 dirid)
 {
-	struct btrfs_root_item *ri = tb_add_key(tb, ctx->tree_id[t], BTRFS_ROOT_ITEM_KEY, 0, sizeof(*ri));
+	struct btrfs_root_item *ri = tree_builder_add_key(tb, ctx->tree_id[t], BTRFS_ROOT_ITEM_KEY, 0, sizeof(*ri));
 
 	if (!ri)
 		return NULL;
@@ -351,7 +345,7 @@ static struct btrfs_root_item *add_root_item(struct mkfs_ctx *ctx, struct tree_b
 	btrfs_set_root_bytenr(ri, tree_root_bytenr(ctx, t));
 	btrfs_set_root_used(ri, (u64)ctx->blk[t].nr * ctx->cfg->nodesize);
 	btrfs_set_root_refs(ri, 1);
-	btrfs_set_root_level(ri, tb_root_level(&ctx->tb[t]));
+	btrfs_set_root_level(ri, tree_builder_root_level(&ctx->tb[t]));
 	btrfs_set_root_generation_v2(ri, ctx->gen);
 	return ri;
 }
@@ -365,7 +359,7 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 	size_t deflen = strlen(def);
 	int ret;
 
-	tb_reset(tb);
+	tree_builder_reset(tb);
 	for (int t = 0; t < T_NR; t++) {
 		struct btrfs_root_item *ri;
 		bool subvol = t == T_FS || t == T_RELOC;
@@ -389,14 +383,14 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 	ret = add_inode_ref(tb, BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, def);
 	if (ret < 0)
 		return ret;
-	ii = tb_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_INODE_ITEM_KEY, 0, sizeof(*ii));
+	ii = tree_builder_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_INODE_ITEM_KEY, 0, sizeof(*ii));
 	if (!ii)
 		return -ENOMEM;
 	fill_dir_inode(ctx, ii);
 	ret = add_inode_ref(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_ROOT_TREE_DIR_OBJECTID, 0, "..");
 	if (ret < 0)
 		return ret;
-	di = tb_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
+	di = tree_builder_add_key(tb, BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
 			btrfs_name_hash(def, (int)deflen), sizeof(*di) + deflen);
 	if (!di)
 		return -ENOMEM;
@@ -413,7 +407,7 @@ static int fill_root_tree(struct mkfs_ctx *ctx)
 }
 
 /* Bytes of tree blocks and data in chunk c. */
-static u64 chunk_used(const struct ca_chunk *c)
+static u64 chunk_used(const struct chunk_placement *c)
 {
 	return c->used;
 }
@@ -421,8 +415,8 @@ static u64 chunk_used(const struct ca_chunk *c)
 static int add_block_group_items(struct mkfs_ctx *ctx, struct tree_builder *tb)
 {
 	for (int i = 0; i < ctx->nr_chunks; i++) {
-		const struct ca_chunk *c = ctx->chunks[i];
-		struct btrfs_block_group_item *bg = tb_add_key(tb, c->logical, BTRFS_BLOCK_GROUP_ITEM_KEY,
+		const struct chunk_placement *c = ctx->chunks[i];
+		struct btrfs_block_group_item *bg = tree_builder_add_key(tb, c->logical, BTRFS_BLOCK_GROUP_ITEM_KEY,
 							       c->length, sizeof(*bg));
 
 		if (!bg)
@@ -473,14 +467,14 @@ static int fill_free_space_tree(struct mkfs_ctx *ctx)
 
 	if (!used)
 		return -ENOMEM;
-	tb_reset(tb);
+	tree_builder_reset(tb);
 	for (int i = 0; i < ctx->nr_chunks; i++) {
-		const struct ca_chunk *c = ctx->chunks[i];
+		const struct chunk_placement *c = ctx->chunks[i];
 		struct btrfs_free_space_info *info;
 		u64 pos = c->logical, end = c->logical + c->length;
 		u32 count = 0;
 
-		info = tb_add_key(tb, c->logical, BTRFS_FREE_SPACE_INFO_KEY, c->length, sizeof(*info));
+		info = tree_builder_add_key(tb, c->logical, BTRFS_FREE_SPACE_INFO_KEY, c->length, sizeof(*info));
 		if (!info) {
 			free(used);
 			return -ENOMEM;
@@ -489,7 +483,7 @@ static int fill_free_space_tree(struct mkfs_ctx *ctx)
 			j++;
 		for (; j < nr && used[j].start < end; j++) {
 			if (used[j].start > pos) {
-				if (!tb_add_key(tb, pos, BTRFS_FREE_SPACE_EXTENT_KEY, used[j].start - pos, 0)) {
+				if (!tree_builder_add_key(tb, pos, BTRFS_FREE_SPACE_EXTENT_KEY, used[j].start - pos, 0)) {
 					free(used);
 					return -ENOMEM;
 				}
@@ -498,13 +492,13 @@ static int fill_free_space_tree(struct mkfs_ctx *ctx)
 			pos = used[j].start + used[j].len;
 		}
 		if (pos < end) {
-			if (!tb_add_key(tb, pos, BTRFS_FREE_SPACE_EXTENT_KEY, end - pos, 0)) {
+			if (!tree_builder_add_key(tb, pos, BTRFS_FREE_SPACE_EXTENT_KEY, end - pos, 0)) {
 				free(used);
 				return -ENOMEM;
 			}
 			count++;
 		}
-		/* Find the info again: tb_add moved the arena. */
+		/* Find the info again: tree_builder_add moved the arena. */
 		info = (struct btrfs_free_space_info *)(tb->arena + tb->items[tb->nr - count - 1].data_off);
 		btrfs_set_free_space_extent_count(info, count);
 		btrfs_set_free_space_flags(info, 0);
@@ -529,7 +523,7 @@ static int fill_extent_tree(struct mkfs_ctx *ctx, const struct block_info *own)
 	const u32 ns = ctx->cfg->nodesize;
 	int ret;
 
-	tb_reset(tb);
+	tree_builder_reset(tb);
 	for (int t = 0; t < T_NR; t++) {
 		for (u32 i = 0; i < ctx->blk[t].nr; i++) {
 			struct btrfs_extent_item *ei;
@@ -544,13 +538,13 @@ static int fill_extent_tree(struct mkfs_ctx *ctx, const struct block_info *own)
 					first = own[i].first;
 				}
 			} else if (i < ctx->tb[t].nr_blocks) {
-				tb_block_info(&ctx->tb[t], i, &level, &first);
+				tree_builder_block_info(&ctx->tb[t], i, &level, &first);
 			}
 			if (ctx->skinny) {
-				ei = tb_add_key(tb, ctx->blk[t].bytenr[i], BTRFS_METADATA_ITEM_KEY, level, size);
+				ei = tree_builder_add_key(tb, ctx->blk[t].bytenr[i], BTRFS_METADATA_ITEM_KEY, level, size);
 			} else {
 				size += sizeof(struct btrfs_tree_block_info);
-				ei = tb_add_key(tb, ctx->blk[t].bytenr[i], BTRFS_EXTENT_ITEM_KEY, ns, size);
+				ei = tree_builder_add_key(tb, ctx->blk[t].bytenr[i], BTRFS_EXTENT_ITEM_KEY, ns, size);
 			}
 			if (!ei)
 				return -ENOMEM;
@@ -584,7 +578,7 @@ static int plan_extent_tree(struct mkfs_ctx *ctx)
 
 	if (ret < 0)
 		return ret;
-	return tb_plan(&ctx->tb[T_EXTENT], ctx->cfg->nodesize);
+	return tree_builder_plan(&ctx->tb[T_EXTENT], ctx->cfg->nodesize);
 }
 
 /*
@@ -608,10 +602,10 @@ static int final_extent_tree(struct mkfs_ctx *ctx)
 	if (!own)
 		return -ENOMEM;
 	for (u32 i = 0; i < n; i++)
-		tb_block_info(tb, i, &own[i].level, &own[i].first);
+		tree_builder_block_info(tb, i, &own[i].level, &own[i].first);
 	ret = fill_extent_tree(ctx, own);
 	if (ret >= 0) {
-		ret = tb_plan(tb, ctx->cfg->nodesize);
+		ret = tree_builder_plan(tb, ctx->cfg->nodesize);
 		if (ret >= 0 && (u32)ret != n)
 			ret = -EAGAIN;
 	}
@@ -670,7 +664,7 @@ static int settle_allocations(struct mkfs_ctx *ctx)
 			ret = fill_free_space_tree(ctx);
 			if (ret < 0)
 				return ret;
-			need_fst = tb_plan(&ctx->tb[T_FST], ctx->cfg->nodesize);
+			need_fst = tree_builder_plan(&ctx->tb[T_FST], ctx->cfg->nodesize);
 			if (need_fst < 0)
 				return need_fst;
 			if ((u32)need_fst > ctx->blk[T_FST].nr) {
@@ -701,22 +695,22 @@ static void fill_backup(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 	memset(sb->super_roots, 0, sizeof(sb->super_roots));
 	btrfs_set_backup_tree_root(b, tree_root_bytenr(ctx, T_ROOT));
 	btrfs_set_backup_tree_root_gen(b, ctx->gen);
-	btrfs_set_backup_tree_root_level(b, tb_root_level(&ctx->tb[T_ROOT]));
+	btrfs_set_backup_tree_root_level(b, tree_builder_root_level(&ctx->tb[T_ROOT]));
 	btrfs_set_backup_chunk_root(b, tree_root_bytenr(ctx, T_CHUNK));
 	btrfs_set_backup_chunk_root_gen(b, ctx->gen);
-	btrfs_set_backup_chunk_root_level(b, tb_root_level(&ctx->tb[T_CHUNK]));
+	btrfs_set_backup_chunk_root_level(b, tree_builder_root_level(&ctx->tb[T_CHUNK]));
 	btrfs_set_backup_extent_root(b, tree_root_bytenr(ctx, T_EXTENT));
 	btrfs_set_backup_extent_root_gen(b, ctx->gen);
-	btrfs_set_backup_extent_root_level(b, tb_root_level(&ctx->tb[T_EXTENT]));
+	btrfs_set_backup_extent_root_level(b, tree_builder_root_level(&ctx->tb[T_EXTENT]));
 	btrfs_set_backup_fs_root(b, tree_root_bytenr(ctx, T_FS));
 	btrfs_set_backup_fs_root_gen(b, ctx->gen);
-	btrfs_set_backup_fs_root_level(b, tb_root_level(&ctx->tb[T_FS]));
+	btrfs_set_backup_fs_root_level(b, tree_builder_root_level(&ctx->tb[T_FS]));
 	btrfs_set_backup_dev_root(b, tree_root_bytenr(ctx, T_DEV));
 	btrfs_set_backup_dev_root_gen(b, ctx->gen);
-	btrfs_set_backup_dev_root_level(b, tb_root_level(&ctx->tb[T_DEV]));
+	btrfs_set_backup_dev_root_level(b, tree_builder_root_level(&ctx->tb[T_DEV]));
 	btrfs_set_backup_csum_root(b, tree_root_bytenr(ctx, T_CSUM));
 	btrfs_set_backup_csum_root_gen(b, ctx->gen);
-	btrfs_set_backup_csum_root_level(b, tb_root_level(&ctx->tb[T_CSUM]));
+	btrfs_set_backup_csum_root_level(b, tree_builder_root_level(&ctx->tb[T_CSUM]));
 	btrfs_set_backup_total_bytes(b, btrfs_super_total_bytes(sb));
 	btrfs_set_backup_bytes_used(b, btrfs_super_bytes_used(sb));
 	btrfs_set_backup_num_devices(b, btrfs_super_num_devices(sb));
@@ -733,9 +727,9 @@ static int fill_super(struct mkfs_ctx *ctx, struct btrfs_super_block *sb, u64 by
 	btrfs_set_super_magic(sb, BTRFS_MAGIC);
 	btrfs_set_super_generation(sb, ctx->gen);
 	btrfs_set_super_root(sb, tree_root_bytenr(ctx, T_ROOT));
-	btrfs_set_super_root_level(sb, tb_root_level(&ctx->tb[T_ROOT]));
+	btrfs_set_super_root_level(sb, tree_builder_root_level(&ctx->tb[T_ROOT]));
 	btrfs_set_super_chunk_root(sb, tree_root_bytenr(ctx, T_CHUNK));
-	btrfs_set_super_chunk_root_level(sb, tb_root_level(&ctx->tb[T_CHUNK]));
+	btrfs_set_super_chunk_root_level(sb, tree_builder_root_level(&ctx->tb[T_CHUNK]));
 	btrfs_set_super_chunk_root_generation(sb, ctx->gen);
 	btrfs_set_super_total_bytes(sb, ctx->ca.total_bytes);
 	btrfs_set_super_bytes_used(sb, bytes_used);
@@ -755,7 +749,7 @@ static int fill_super(struct mkfs_ctx *ctx, struct btrfs_super_block *sb, u64 by
 		strncpy(sb->label, cfg->label, BTRFS_LABEL_SIZE - 1);
 	/* The system chunks, for bootstrapping the chunk tree. */
 	for (int i = 0; i < ctx->nr_chunks; i++) {
-		const struct ca_chunk *c = ctx->chunks[i];
+		const struct chunk_placement *c = ctx->chunks[i];
 		struct btrfs_disk_key *k;
 		struct btrfs_chunk *ch;
 		u32 isize = btrfs_chunk_item_size(c->num_stripes);
@@ -846,7 +840,7 @@ static int writer_add_chunks(struct mkfs_ctx *ctx)
  * The writer (ctx->w, devs its device table), knowing every chunk made so
  * far; the superblocks are wiped before anything else is written.
  */
-static int open_writer(struct mkfs_ctx *ctx, struct btrfs_block_writer *w, struct bw_device *devs)
+static int open_writer(struct mkfs_ctx *ctx, struct btrfs_block_writer *w, struct block_writer_device *devs)
 {
 	const struct mkfs_config *cfg = ctx->cfg;
 	struct btrfs_fs_geometry geo = { 0 };
@@ -862,7 +856,7 @@ static int open_writer(struct mkfs_ctx *ctx, struct btrfs_block_writer *w, struc
 	memcpy(geo.fsid, cfg->fsid, BTRFS_FSID_SIZE);
 	memcpy(geo.chunk_tree_uuid, cfg->chunk_uuid, BTRFS_UUID_SIZE);
 	for (int i = 0; i < cfg->ndevs; i++)
-		devs[i] = (struct bw_device){ i + 1, cfg->devs[i].fd, cfg->devs[i].path };
+		devs[i] = (struct block_writer_device){ i + 1, cfg->devs[i].fd, cfg->devs[i].path };
 	ret = btrfs_block_writer_init(w, &geo, devs, cfg->ndevs);
 	if (ret < 0)
 		return ret;
@@ -880,7 +874,7 @@ static int write_everything(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 	const struct mkfs_config *cfg = ctx->cfg;
 	struct btrfs_block_writer *w = ctx->w;
 	struct emit_ctx e = { w };
-	struct tb_params p = { ctx->gen, cfg->fsid, cfg->chunk_uuid };
+	struct tree_builder_params p = { ctx->gen, cfg->fsid, cfg->chunk_uuid };
 	int ret = writer_add_chunks(ctx);
 
 	if (ret < 0)
@@ -889,7 +883,7 @@ static int write_everything(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 	for (int t = 0; t < T_NR; t++) {
 		if (!ctx->present[t])
 			continue;
-		ret = tb_build(&ctx->tb[t], &p, ctx->blk[t].bytenr, emit_block, &e);
+		ret = tree_builder_build(&ctx->tb[t], &p, ctx->blk[t].bytenr, emit_block, &e);
 		if (ret < 0)
 			return ret;
 	}
@@ -904,7 +898,7 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 	struct mkfs_ctx *ctx;
 	struct btrfs_super_block *sb = NULL;
 	struct btrfs_block_writer w;
-	struct bw_device devs[CA_MAX_DEVICES];
+	struct block_writer_device devs[CHUNK_ALLOC_MAX_DEVICES];
 	u64 bytes_used = 0;
 	int ret;
 
@@ -916,7 +910,7 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 	ctx->skinny = cfg->incompat & BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA;
 	for (int t = 0; t < T_NR; t++) {
 		ctx->tree_id[t] = mkfs_tree_ids[t];
-		tb_init(&ctx->tb[t], mkfs_tree_ids[t]);
+		tree_builder_init(&ctx->tb[t], mkfs_tree_ids[t]);
 		ctx->present[t] = true;
 	}
 	ctx->present[T_FST] = cfg->compat_ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE;
@@ -940,7 +934,7 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 
 		if (!ctx->present[t] || t == T_EXTENT || t == T_FST)
 			continue;
-		n = tb_plan(&ctx->tb[t], cfg->nodesize);
+		n = tree_builder_plan(&ctx->tb[t], cfg->nodesize);
 		if (n < 0) {
 			ret = n;
 			goto out;
@@ -963,24 +957,24 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 	ret = final_extent_tree(ctx);
 	if (ret >= 0 && ctx->present[T_FST]) {
 		ret = fill_free_space_tree(ctx);
-		if (ret >= 0 && tb_plan(&ctx->tb[T_FST], cfg->nodesize) != (int)ctx->blk[T_FST].nr)
+		if (ret >= 0 && tree_builder_plan(&ctx->tb[T_FST], cfg->nodesize) != (int)ctx->blk[T_FST].nr)
 			ret = -EAGAIN;
 	}
 	if (ret >= 0)
 		ret = fill_root_tree(ctx);
-	if (ret >= 0 && tb_plan(&ctx->tb[T_ROOT], cfg->nodesize) != (int)ctx->blk[T_ROOT].nr)
+	if (ret >= 0 && tree_builder_plan(&ctx->tb[T_ROOT], cfg->nodesize) != (int)ctx->blk[T_ROOT].nr)
 		ret = -EAGAIN;
 	if (ret >= 0 && ctx->present[T_QUOTA]) {
 		/* The qgroup counts, now that every tree's blocks are known. */
-		tb_reset(&ctx->tb[T_QUOTA]);
+		tree_builder_reset(&ctx->tb[T_QUOTA]);
 		ret = fill_quota_tree(ctx);
-		if (ret >= 0 && tb_plan(&ctx->tb[T_QUOTA], cfg->nodesize) != (int)ctx->blk[T_QUOTA].nr)
+		if (ret >= 0 && tree_builder_plan(&ctx->tb[T_QUOTA], cfg->nodesize) != (int)ctx->blk[T_QUOTA].nr)
 			ret = -EAGAIN;
 	}
 	if (ret >= 0 && ctx->present[T_BGT]) {
-		tb_reset(&ctx->tb[T_BGT]);
+		tree_builder_reset(&ctx->tb[T_BGT]);
 		ret = add_block_group_items(ctx, &ctx->tb[T_BGT]);
-		if (ret >= 0 && tb_plan(&ctx->tb[T_BGT], cfg->nodesize) != (int)ctx->blk[T_BGT].nr)
+		if (ret >= 0 && tree_builder_plan(&ctx->tb[T_BGT], cfg->nodesize) != (int)ctx->blk[T_BGT].nr)
 			ret = -EAGAIN;
 	}
 	if (ret == -EAGAIN)
@@ -1019,10 +1013,10 @@ out:
 		btrfs_block_writer_release(ctx->w);
 	free(sb);
 	for (int t = 0; t < T_NR; t++) {
-		tb_release(&ctx->tb[t]);
+		tree_builder_release(&ctx->tb[t]);
 		free(ctx->blk[t].bytenr);
 	}
-	ca_release(&ctx->ca);
+	chunk_alloc_release(&ctx->ca);
 	free(ctx);
 	if (ret >= 0 && cfg->rootdir) {
 		/* The empty filesystem is committed: fill it through the write engine. */

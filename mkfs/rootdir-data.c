@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mkfs --rootdir: the data of regular files (see rootdir.c).  Read once in
- * pieces of at most RD_IO_SIZE, checksummed in batches (a run of checksums
+ * pieces of at most ROOTDIR_IO_SIZE, checksummed in batches (a run of checksums
  * of adjacent sectors becomes one csum item, as the kernel merges them),
  * written at once through a block writer that knows the transaction's
  * chunks (made again when a chunk is added); extents next to each other
- * are gathered into writes of up to RD_IO_SIZE.
+ * are gathered into writes of up to ROOTDIR_IO_SIZE.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +15,11 @@
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 
-#define RD_MAX_EXTENT (128 * SZ_1M)
-#define RD_BATCH 64                 /* sectors checksummed per hash_digest_batch() call */
+#define ROOTDIR_MAX_EXTENT (128 * SZ_1M)
+#define ROOTDIR_BATCH 64                 /* sectors checksummed per hash_digest_batch() call */
 
 /* Gathered data out through the writer. */
-static int flush_data(struct rd *rd)
+static int flush_data(struct rootdir *rd)
 {
 	int ret = 0;
 
@@ -29,7 +29,7 @@ static int flush_data(struct rd *rd)
 	return ret;
 }
 
-int rd_close_writer(struct rd *rd)
+int rootdir_close_writer(struct rootdir *rd)
 {
 	int ret;
 
@@ -46,17 +46,17 @@ int rd_close_writer(struct rd *rd)
 }
 
 /* A writer that knows every chunk of the transaction. */
-static int open_writer(struct rd *rd)
+static int open_writer(struct rootdir *rd)
 {
 	struct btrfs_trans *t = rd->fs->t;
 	int ret;
 
-	if (rd->w_open && rd->w_bgs == t->nr_bgs)
+	if (rd->w_open && rd->w_bgs == btrfs_trans_nr_block_groups(t))
 		return 0;
-	ret = rd_close_writer(rd);
+	ret = rootdir_close_writer(rd);
 	if (ret < 0)
 		return ret;
-	ret = trans_writer_init(t, &rd->w, &rd->wdevs);
+	ret = btrfs_trans_block_writer_init(t, &rd->w, &rd->wdevs);
 	if (ret < 0) {
 		if (rd->wdevs) {
 			btrfs_block_writer_release(&rd->w);
@@ -66,27 +66,27 @@ static int open_writer(struct rd *rd)
 		return ret;
 	}
 	rd->w_open = true;
-	rd->w_bgs = t->nr_bgs;
+	rd->w_bgs = btrfs_trans_nr_block_groups(t);
 	return 0;
 }
 
 /*
  * Write len bytes of file data at logical.  Pieces that continue the
  * previous one are gathered into one large write; a full piece
- * (RD_IO_SIZE) goes out directly.
+ * (ROOTDIR_IO_SIZE) goes out directly.
  */
-static int write_data(struct rd *rd, u64 logical, const u8 *buf, u64 len)
+static int write_data(struct rootdir *rd, u64 logical, const u8 *buf, u64 len)
 {
 	int ret = open_writer(rd);
 
 	if (ret < 0)
 		return ret;
-	if (rd->wlen && (rd->wstart + rd->wlen != logical || rd->wlen + len > RD_IO_SIZE)) {
+	if (rd->wlen && (rd->wstart + rd->wlen != logical || rd->wlen + len > ROOTDIR_IO_SIZE)) {
 		ret = flush_data(rd);
 		if (ret < 0)
 			return ret;
 	}
-	if (len >= RD_IO_SIZE)
+	if (len >= ROOTDIR_IO_SIZE)
 		return btrfs_write_logical(&rd->w, logical, buf, len);
 	if (!rd->wlen)
 		rd->wstart = logical;
@@ -96,7 +96,7 @@ static int write_data(struct rd *rd, u64 logical, const u8 *buf, u64 len)
 }
 
 /* The pending checksum run into the csum tree. */
-int rd_flush_csums(struct rd *rd)
+int rootdir_flush_csums(struct rootdir *rd)
 {
 	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, rd->csum_start };
 	struct btrfs_wroot *csum;
@@ -118,7 +118,7 @@ int rd_flush_csums(struct rd *rd)
  * grows it (as the kernel merges them), up to the largest item
  * btrfs-progs accepts: (leaf data - 2 item headers) / csum size - 1 entries.
  */
-static int add_csums(struct rd *rd, u64 logical, const u8 *data, u64 len)
+static int add_csums(struct rootdir *rd, u64 logical, const u8 *data, u64 len)
 {
 	const u32 ss = rd->cfg->sectorsize;
 	u64 sectors = len / ss, done = 0;
@@ -129,7 +129,7 @@ static int add_csums(struct rd *rd, u64 logical, const u8 *data, u64 len)
 
 		if (rd->csum_nr && (rd->csum_start + (u64)rd->csum_nr * ss != at ||
 				    rd->csum_nr == rd->csum_max)) {
-			ret = rd_flush_csums(rd);
+			ret = rootdir_flush_csums(rd);
 			if (ret < 0)
 				return ret;
 		}
@@ -137,9 +137,9 @@ static int add_csums(struct rd *rd, u64 logical, const u8 *data, u64 len)
 			rd->csum_start = at;
 		n = min_t(u64, sectors - done, rd->csum_max - rd->csum_nr);
 		/* The digests are the checksums (csum size = digest size), written in place. */
-		for (u64 i = 0; i < n; i += RD_BATCH) {
-			const void *blocks[RD_BATCH];
-			size_t nb = min_t(u64, n - i, RD_BATCH);
+		for (u64 i = 0; i < n; i += ROOTDIR_BATCH) {
+			const void *blocks[ROOTDIR_BATCH];
+			size_t nb = min_t(u64, n - i, ROOTDIR_BATCH);
 
 			for (size_t b = 0; b < nb; b++)
 				blocks[b] = data + (done + i + b) * ss;
@@ -158,7 +158,7 @@ static int add_csums(struct rd *rd, u64 logical, const u8 *data, u64 len)
  * A data extent for len bytes of inode ino at file offset file_off (the
  * extent item in); unless fixed, *len may come back smaller.
  */
-static int alloc_data(struct rd *rd, u64 ino, u64 file_off, u64 *len, bool fixed, u64 *logical)
+static int alloc_data(struct rootdir *rd, u64 ino, u64 file_off, u64 *len, bool fixed, u64 *logical)
 {
 	struct btrfs_trans *t = rd->fs->t;
 	int ret;
@@ -172,23 +172,23 @@ static int alloc_data(struct rd *rd, u64 ino, u64 file_off, u64 *len, bool fixed
 	return ret;
 }
 
-static int add_file_extent(struct rd *rd, u64 ino, u64 file_off, u64 disk_bytenr, u64 disk_len, u64 len,
+static int add_file_extent(struct rootdir *rd, u64 ino, u64 file_off, u64 disk_bytenr, u64 disk_len, u64 len,
 			   int compress)
 {
 	struct btrfs_file_extent_item fi;
 
 	memset(&fi, 0, sizeof(fi));
-	btrfs_set_file_extent_generation(&fi, rd_transid(rd));
+	btrfs_set_file_extent_generation(&fi, rootdir_transid(rd));
 	btrfs_set_file_extent_ram_bytes(&fi, len);
 	btrfs_set_file_extent_type(&fi, BTRFS_FILE_EXTENT_REG);
 	btrfs_set_file_extent_compression(&fi, compress);
 	btrfs_set_file_extent_disk_bytenr(&fi, disk_bytenr);
 	btrfs_set_file_extent_disk_num_bytes(&fi, disk_bytenr ? disk_len : 0);
 	btrfs_set_file_extent_num_bytes(&fi, len);
-	return rd_insert(rd, ino, BTRFS_EXTENT_DATA_KEY, file_off, &fi, sizeof(fi));
+	return rootdir_insert(rd, ino, BTRFS_EXTENT_DATA_KEY, file_off, &fi, sizeof(fi));
 }
 
-int rd_add_inline(struct rd *rd, struct rd_inode *in, const u8 *data, u32 len, u64 ram, int compress)
+int rootdir_add_inline(struct rootdir *rd, struct rootdir_inode *in, const u8 *data, u32 len, u64 ram, int compress)
 {
 	u8 buf[BTRFS_FILE_EXTENT_INLINE_DATA_START + PATH_MAX];
 	struct btrfs_file_extent_item *fi = (struct btrfs_file_extent_item *)buf;
@@ -196,13 +196,13 @@ int rd_add_inline(struct rd *rd, struct rd_inode *in, const u8 *data, u32 len, u
 	if (len > PATH_MAX)
 		return -E2BIG;
 	memset(buf, 0, BTRFS_FILE_EXTENT_INLINE_DATA_START);
-	btrfs_set_file_extent_generation(fi, rd_transid(rd));
+	btrfs_set_file_extent_generation(fi, rootdir_transid(rd));
 	btrfs_set_file_extent_ram_bytes(fi, ram);
 	btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_INLINE);
 	btrfs_set_file_extent_compression(fi, compress);
 	memcpy(buf + BTRFS_FILE_EXTENT_INLINE_DATA_START, data, len);
 	in->nbytes = ram;
-	return rd_insert(rd, in->ino, BTRFS_EXTENT_DATA_KEY, 0, buf, BTRFS_FILE_EXTENT_INLINE_DATA_START + len);
+	return rootdir_insert(rd, in->ino, BTRFS_EXTENT_DATA_KEY, 0, buf, BTRFS_FILE_EXTENT_INLINE_DATA_START + len);
 }
 
 static int read_full(int fd, u8 *buf, u64 len, u64 off)
@@ -237,7 +237,7 @@ static int read_piece(int fd, const char *path, u8 *buf, u64 have, u64 len, u64 
  * Compress len bytes (zero padded to a sector) of rd->buf into rd->cbuf:
  * the compressed length when it saves at least one sector, else 0.
  */
-static int try_compress(struct rd *rd, u64 len)
+static int try_compress(struct rootdir *rd, u64 len)
 {
 	const u32 ss = rd->cfg->sectorsize;
 	u64 aligned = round_up(len, (u64)ss);
@@ -252,7 +252,7 @@ static int try_compress(struct rd *rd, u64 len)
 }
 
 /* The data of regular file fd (named path in messages). */
-int rd_copy_regular(struct rd *rd, int fd, const char *path, struct rd_inode *in)
+int rootdir_copy_regular(struct rootdir *rd, int fd, const char *path, struct rootdir_inode *in)
 {
 	const u32 ss = rd->cfg->sectorsize;
 	const bool no_holes = rd->cfg->incompat & BTRFS_FEATURE_INCOMPAT_NO_HOLES;
@@ -264,18 +264,18 @@ int rd_copy_regular(struct rd *rd, int fd, const char *path, struct rd_inode *in
 	in->size = size;
 	if (!size)
 		return 0;
-	if (size < ss && (size <= RD_MAX_INLINE || compress)) {
-		ret = read_full(fd, rd->buf, size, 0);  /* size < sectorsize <= RD_IO_SIZE */
+	if (size < ss && (size <= ROOTDIR_MAX_INLINE || compress)) {
+		ret = read_full(fd, rd->buf, size, 0);  /* size < sectorsize <= ROOTDIR_IO_SIZE */
 		if (ret < 0) {
 			error_errno(ret, "cannot read %s", path);
 			goto out;
 		}
 		if (compress) {
 			int clen = btrfs_compress_buf(&rd->comp, rd->buf, size, rd->cbuf,
-						      min_t(u64, size - 1, RD_MAX_INLINE));
+						      min_t(u64, size - 1, ROOTDIR_MAX_INLINE));
 
 			if (clen > 0) {
-				ret = rd_add_inline(rd, in, rd->cbuf, clen, size, rd->comp.type);
+				ret = rootdir_add_inline(rd, in, rd->cbuf, clen, size, rd->comp.type);
 				goto out;
 			}
 			if (clen != -E2BIG) {
@@ -284,8 +284,8 @@ int rd_copy_regular(struct rd *rd, int fd, const char *path, struct rd_inode *in
 			}
 			compress = false;
 		}
-		if (size <= RD_MAX_INLINE)
-			return rd_add_inline(rd, in, rd->buf, size, size, 0);
+		if (size <= ROOTDIR_MAX_INLINE)
+			return rootdir_add_inline(rd, in, rd->buf, size, size, 0);
 	}
 	while (pos < end_aligned) {
 		off_t data = lseek(fd, pos, SEEK_DATA), hole;
@@ -312,12 +312,12 @@ int rd_copy_regular(struct rd *rd, int fd, const char *path, struct rd_inode *in
 				goto out;
 		}
 		while (start < stop) {
-			u64 len = min_t(u64, stop - start, compress ? BTRFS_MAX_UNCOMPRESSED : RD_MAX_EXTENT);
+			u64 len = min_t(u64, stop - start, compress ? BTRFS_MAX_UNCOMPRESSED : ROOTDIR_MAX_EXTENT);
 			u64 valid = min_t(u64, len, size - start), logical, disk_len = len;
 			int clen = 0;
 
 			if (compress) {
-				/* len <= 128 KiB <= RD_IO_SIZE */
+				/* len <= 128 KiB <= ROOTDIR_IO_SIZE */
 				ret = read_piece(fd, path, rd->buf, valid, len, start);
 				if (ret < 0)
 					goto out;
@@ -359,8 +359,8 @@ int rd_copy_regular(struct rd *rd, int fd, const char *path, struct rd_inode *in
 				if (!ret)
 					ret = write_data(rd, logical, p, disk_len);
 			} else {
-				for (u64 done = 0; !ret && done < len; done += RD_IO_SIZE) {
-					u64 piece = min_t(u64, len - done, RD_IO_SIZE);
+				for (u64 done = 0; !ret && done < len; done += ROOTDIR_IO_SIZE) {
+					u64 piece = min_t(u64, len - done, ROOTDIR_IO_SIZE);
 					u64 have = done < valid ? min_t(u64, piece, valid - done) : 0;
 
 					ret = read_piece(fd, path, rd->buf, have, piece, start + done);

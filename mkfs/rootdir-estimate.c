@@ -20,7 +20,7 @@ static int size_tree(int dfd, const char *path, struct size_walk *w, int depth)
 {
 	struct dirent *de;
 	int ret = 0;
-	DIR *d = rd_open_dir_stream(dfd, path, &ret);
+	DIR *d = rootdir_open_dir_stream(dfd, path, &ret);
 
 	if (!d)
 		return ret;
@@ -51,7 +51,7 @@ static int size_tree(int dfd, const char *path, struct size_walk *w, int depth)
 				ret = -ENAMETOOLONG;
 				break;
 			}
-			fd = rd_open_child(dirfd(d), de->d_name, child, true);
+			fd = rootdir_open_child(dirfd(d), de->d_name, child, true);
 			ret = fd < 0 ? fd : size_tree(fd, child, w, depth + 1);
 		}
 	}

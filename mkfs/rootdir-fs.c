@@ -18,7 +18,7 @@
 #include "lib/read/tree-checker.h"
 #include "lib/format/messages.h"
 
-int rd_fs_commit(struct rd_fs *f, bool restart)
+int rootdir_fs_commit(struct rootdir_fs *f, bool restart)
 {
 	int ret = btrfs_commit_transaction(f->t);
 
@@ -56,12 +56,12 @@ static int add_root_ref(struct btrfs_trans *t, u64 objectid, u8 type, u64 offset
 	return insert_in(t, BTRFS_ROOT_TREE_OBJECTID, objectid, type, offset, buf, sizeof(*ref) + len);
 }
 
-static bool has_quota(const struct rd_fs *f)
+static bool has_quota(const struct rootdir_fs *f)
 {
 	return f->cfg->quota || f->cfg->squota;
 }
 
-static void fill_subvol_root_item(const struct rd_fs *f, struct btrfs_root_item *ri, const u8 *uuid,
+static void fill_subvol_root_item(const struct rootdir_fs *f, struct btrfs_root_item *ri, const u8 *uuid,
 				  bool readonly, u64 transid)
 {
 	btrfs_set_inode_generation(&ri->inode, 1);
@@ -81,17 +81,17 @@ static void fill_subvol_root_item(const struct rd_fs *f, struct btrfs_root_item 
 	btrfs_set_timespec_sec(&ri->otime, f->cfg->now);
 }
 
-int rd_fs_new_subvol(struct rd_fs *f, u64 parent, u64 dir, u64 index, const char *name, int type,
-		     struct rd_subvol **out)
+int rootdir_fs_new_subvol(struct rootdir_fs *f, u64 parent, u64 dir, u64 index, const char *name, int type,
+		     struct rootdir_subvol **out)
 {
 	struct btrfs_trans *t = f->t;
-	struct rd_subvol *sv;
+	struct rootdir_subvol *sv;
 	struct btrfs_wroot *r;
 	__le64 id;
 	int ret;
 
-	if (f->nr_sv >= RD_MAX_SUBVOLS) {
-		error("too many subvolumes (at most %d)", RD_MAX_SUBVOLS);
+	if (f->nr_sv >= ROOTDIR_MAX_SUBVOLS) {
+		error("too many subvolumes (at most %d)", ROOTDIR_MAX_SUBVOLS);
 		return -E2BIG;
 	}
 	sv = &f->sv[f->nr_sv];
@@ -103,7 +103,7 @@ int rd_fs_new_subvol(struct rd_fs *f, u64 parent, u64 dir, u64 index, const char
 		return ret;
 	f->nr_sv++;
 	fill_subvol_root_item(f, &r->item, sv->uuid,
-			      type == MKFS_SUBVOL_RO || type == MKFS_SUBVOL_DEFAULT_RO, t->transid);
+			      type == MKFS_SUBVOL_RO || type == MKFS_SUBVOL_DEFAULT_RO, btrfs_trans_transid(t));
 	ret = add_root_ref(t, sv->id, BTRFS_ROOT_BACKREF_KEY, parent, dir, index, name);
 	if (!ret)
 		ret = add_root_ref(t, parent, BTRFS_ROOT_REF_KEY, sv->id, dir, index, name);
@@ -132,14 +132,14 @@ int rd_fs_new_subvol(struct rd_fs *f, u64 parent, u64 dir, u64 index, const char
 }
 
 /* "default" in the root tree directory names the default subvolume; DEFAULT_SUBVOL set. */
-static int set_default_subvol(struct rd_fs *f)
+static int set_default_subvol(struct rootdir_fs *f)
 {
 	const char *def = "default";
 	struct btrfs_key key = { BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
 				 btrfs_name_hash(def, (int)strlen(def)) };
 	struct btrfs_super_block *sb = f->fs->super;
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	if (!f->default_subvol)
@@ -147,14 +147,14 @@ static int set_default_subvol(struct rd_fs *f)
 	ret = btrfs_trans_get_root(f->t, BTRFS_ROOT_TREE_OBJECTID, &root);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(f->t, root, &key, &path, 0, 1);
 	if (ret == 0) {
-		struct btrfs_dir_item *di = btrfs_wpath_item_ptr(&path);
+		struct btrfs_dir_item *di = btrfs_path_item_ptr(&path);
 
 		btrfs_set_disk_key_objectid(&di->location, f->default_subvol);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret > 0) {
 		error("the root tree has no \"default\" directory item");
 		return -ENOENT;
@@ -178,7 +178,7 @@ static int count_blocks(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, 
 	(*n)++;
 	if (level == 0)
 		return 0;
-	ret = trans_read_block(t, tree, bytenr, level, gen, first, &eb, &owned);
+	ret = btrfs_trans_read_block(t, tree, bytenr, level, gen, first, &eb, &owned);
 	if (ret < 0)
 		return ret;
 	for (u32 i = 0; i < btrfs_eb_nritems(eb) && !ret; i++) {
@@ -192,12 +192,12 @@ static int count_blocks(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, 
 }
 
 /* The quota tree item at key, for changing in place (path released by the caller). */
-static void *quota_item(struct btrfs_trans *t, u8 type, u64 offset, struct btrfs_wpath *path, int *ret)
+static void *quota_item(struct btrfs_trans *t, u8 type, u64 offset, struct btrfs_path *path, int *ret)
 {
 	struct btrfs_key key = { 0, type, offset };
 	struct btrfs_wroot *quota;
 
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	*ret = btrfs_trans_get_root(t, BTRFS_QUOTA_TREE_OBJECTID, &quota);
 	if (!*ret)
 		*ret = btrfs_search_slot(t, quota, &key, path, 0, 1);
@@ -205,16 +205,16 @@ static void *quota_item(struct btrfs_trans *t, u8 type, u64 offset, struct btrfs
 		error("quota tree: no item (0 %u %llu)", type, (unsigned long long)offset);
 		*ret = -ENOENT;
 	}
-	return *ret ? NULL : btrfs_wpath_item_ptr(path);
+	return *ret ? NULL : btrfs_path_item_ptr(path);
 }
 
 /* One subvolume's qgroup: its tree blocks and data. */
-static int set_qgroup(struct rd_fs *f, u64 id, u64 data_bytes)
+static int set_qgroup(struct rootdir_fs *f, u64 id, u64 data_bytes)
 {
 	struct btrfs_trans *t = f->t;
 	struct btrfs_qgroup_info_item *info;
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u64 blocks = 0, bytes;
 	int ret;
 
@@ -226,27 +226,27 @@ static int set_qgroup(struct rd_fs *f, u64 id, u64 data_bytes)
 	bytes = blocks * f->cfg->nodesize + data_bytes;
 	info = quota_item(t, BTRFS_QGROUP_INFO_KEY, id, &path, &ret);
 	if (info) {
-		btrfs_set_qgroup_info_generation(info, t->transid);
+		btrfs_set_qgroup_info_generation(info, btrfs_trans_transid(t));
 		if (!f->cfg->squota)
 			btrfs_set_qgroup_info_usage(info, bytes, bytes);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret;
 }
 
 /* Qgroup counts and status generation, in the last transaction (nothing else changes after). */
-static int set_qgroups(struct rd_fs *f)
+static int set_qgroups(struct rootdir_fs *f)
 {
 	struct btrfs_qgroup_status_item *st;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	if (!has_quota(f))
 		return 0;
 	st = quota_item(f->t, BTRFS_QGROUP_STATUS_KEY, 0, &path, &ret);
 	if (st)
-		btrfs_set_qgroup_status_generation(st, f->t->transid);
-	btrfs_wpath_release(&path);
+		btrfs_set_qgroup_status_generation(st, btrfs_trans_transid(f->t));
+	btrfs_release_path(&path);
 	if (!ret)
 		ret = set_qgroup(f, BTRFS_FS_TREE_OBJECTID, f->top_data_bytes);
 	for (int i = 0; i < f->nr_sv && !ret; i++)
@@ -255,25 +255,25 @@ static int set_qgroups(struct rd_fs *f)
 }
 
 /* --shrink: device 1 (the only one) ends where its last dev extent ends; *end set. */
-static int shrink_device(struct rd_fs *f, u64 *end)
+static int shrink_device(struct rootdir_fs *f, u64 *end)
 {
 	struct btrfs_trans *t = f->t;
 	struct btrfs_key key = { 1, BTRFS_DEV_EXTENT_KEY, (u64)-1 }, found;
 	struct btrfs_super_block *sb = f->fs->super;
 	struct btrfs_wroot *dev;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	*end = BTRFS_DEVICE_RANGE_RESERVED;
 	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, dev, &key, BTRFS_SEARCH_PREV, &path, &found);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, dev, &key, BTRFS_SEARCH_PREV, &path, &found);
 	if (ret == 0 && found.objectid == 1 && found.type == BTRFS_DEV_EXTENT_KEY)
 		*end = found.offset +
-		       btrfs_dev_extent_length((const struct btrfs_dev_extent *)btrfs_wpath_item_ptr(&path));
-	btrfs_wpath_release(&path);
+		       btrfs_dev_extent_length((const struct btrfs_dev_extent *)btrfs_path_item_ptr(&path));
+	btrfs_release_path(&path);
 	if (ret < 0)
 		return ret;
 	ret = btrfs_trans_dev_item(t, 1, &path);
@@ -281,8 +281,8 @@ static int shrink_device(struct rd_fs *f, u64 *end)
 		error("--shrink: no dev item for device 1");
 		return ret;
 	}
-	btrfs_set_device_total_bytes(btrfs_wpath_item_ptr(&path), *end);
-	btrfs_wpath_release(&path);
+	btrfs_set_device_total_bytes(btrfs_path_item_ptr(&path), *end);
+	btrfs_release_path(&path);
 	/* the superblocks' dev_item copies follow the chunk tree's at commit */
 	btrfs_set_super_total_bytes(sb, *end);
 	/* No superblock copy past the end any more. */
@@ -309,7 +309,7 @@ static int wipe_supers_past(const struct mkfs_device *d, u64 end)
 	return 0;
 }
 
-static void fill_summary(const struct rd_fs *f, struct mkfs_summary *s, u64 dev_size)
+static void fill_summary(const struct rootdir_fs *f, struct mkfs_summary *s, u64 dev_size)
 {
 	const struct btrfs_chunk_tree_map *map = &f->fs->chunks;
 
@@ -326,7 +326,7 @@ static void fill_summary(const struct rd_fs *f, struct mkfs_summary *s, u64 dev_
 
 int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 {
-	struct rd_fs *f = calloc(1, sizeof(*f));
+	struct rootdir_fs *f = calloc(1, sizeof(*f));
 	struct btrfs_open_args args = { 0 };
 	char **paths = calloc(cfg->ndevs + 1, sizeof(*paths));
 	u64 end = cfg->devs[0].size;
@@ -348,12 +348,12 @@ int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summar
 	if (!ret)
 		ret = btrfs_start_transaction(f->fs, &f->t);
 	if (!ret)
-		ret = rd_copy_tree(f);
+		ret = rootdir_copy_tree(f);
 	if (!ret)
 		ret = set_default_subvol(f);
 	if (!ret && cfg->shrink) {
 		/* Every chunk is made: the copy's last transaction is in. */
-		ret = rd_fs_commit(f, true);
+		ret = rootdir_fs_commit(f, true);
 		if (!ret)
 			ret = shrink_device(f, &end);
 	}
@@ -361,8 +361,8 @@ int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summar
 		ret = set_qgroups(f);
 	if (!ret) {
 		/* The uuid tree is complete: no rescan at the next mount (mkfs' own promise). */
-		btrfs_set_super_uuid_tree_generation(f->fs->super, f->t->transid);
-		ret = rd_fs_commit(f, false);
+		btrfs_set_super_uuid_tree_generation(f->fs->super, btrfs_trans_transid(f->t));
+		ret = rootdir_fs_commit(f, false);
 	}
 	if (!ret && cfg->shrink)
 		ret = wipe_supers_past(&cfg->devs[0], end);

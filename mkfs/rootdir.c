@@ -30,7 +30,7 @@
  * as in the kernel.
  *
  * File data: rootdir-data.c.  Memory is bounded by committing whenever the
- * transaction holds RD_COMMIT_DIRTY bytes of dirty tree blocks, and once
+ * transaction holds ROOTDIR_COMMIT_DIRTY bytes of dirty tree blocks, and once
  * at the end; only hard-linked files are remembered across the walk.
  */
 #include <stdio.h>
@@ -48,16 +48,17 @@
 #include "lib/format/accessors.h"
 #include "lib/format/csum.h"
 #include "lib/format/messages.h"
+#include "lib/format/growable-array.h"
 
-#define RD_COMMIT_DIRTY (64 * SZ_1M) /* dirty tree block bytes that make a commit */
+#define ROOTDIR_COMMIT_DIRTY (64 * SZ_1M) /* dirty tree block bytes that make a commit */
 
-static size_t link_slot(const struct rd_tree *rt, dev_t dev, ino_t ino)
+static size_t link_slot(const struct rootdir_tree *rt, dev_t dev, ino_t ino)
 {
 	return (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) & (rt->slots_cap - 1);
 }
 
 /* The already copied hard-linked file st names, or NULL. */
-static struct rd_link *find_link(struct rd_tree *rt, const struct stat *st)
+static struct rootdir_link *find_link(struct rootdir_tree *rt, const struct stat *st)
 {
 	if (!rt->slots_cap)
 		return NULL;
@@ -71,7 +72,7 @@ static struct rd_link *find_link(struct rd_tree *rt, const struct stat *st)
 	}
 }
 
-static void put_slot(struct rd_tree *rt, size_t index)
+static void put_slot(struct rootdir_tree *rt, size_t index)
 {
 	for (size_t s = link_slot(rt, rt->links[index].src_dev, rt->links[index].src_ino);;
 	     s = (s + 1) & (rt->slots_cap - 1)) {
@@ -83,17 +84,10 @@ static void put_slot(struct rd_tree *rt, size_t index)
 }
 
 /* Remember a hard-linked file: source st, inode ino. */
-static int add_link(struct rd_tree *rt, const struct stat *st, u64 ino)
+static int add_link(struct rootdir_tree *rt, const struct stat *st, u64 ino)
 {
-	if (rt->nr_links == rt->alloc_links) {
-		size_t n = rt->alloc_links ? rt->alloc_links * 2 : 64;
-		struct rd_link *nl = realloc(rt->links, n * sizeof(*nl));
-
-		if (!nl)
-			return -ENOMEM;
-		rt->links = nl;
-		rt->alloc_links = n;
-	}
+	if (ARRAY_GROW(rt->links, rt->nr_links, rt->alloc_links))
+		return -ENOMEM;
 	if ((rt->nr_links + 1) * 2 > rt->slots_cap) {
 		size_t cap = rt->slots_cap ? rt->slots_cap * 2 : 1024;
 		size_t *ns = malloc(cap * sizeof(*ns));
@@ -107,24 +101,24 @@ static int add_link(struct rd_tree *rt, const struct stat *st, u64 ino)
 		for (size_t i = 0; i < rt->nr_links; i++)
 			put_slot(rt, i);
 	}
-	rt->links[rt->nr_links] = (struct rd_link){ st->st_dev, st->st_ino, ino };
+	rt->links[rt->nr_links] = (struct rootdir_link){ st->st_dev, st->st_ino, ino };
 	put_slot(rt, rt->nr_links++);
 	return 0;
 }
 
-static void release_tree(struct rd_tree *rt)
+static void release_tree(struct rootdir_tree *rt)
 {
 	free(rt->links);
 	free(rt->slots);
 }
 
-u64 rd_transid(const struct rd *rd)
+u64 rootdir_transid(const struct rootdir *rd)
 {
-	return rd->fs->t->transid;
+	return btrfs_trans_transid(rd->fs->t);
 }
 
 /* The current tree's root in the transaction. */
-static int cur_root(struct rd *rd, struct btrfs_wroot **root)
+static int cur_root(struct rootdir *rd, struct btrfs_wroot **root)
 {
 	int ret = 0;
 
@@ -134,7 +128,7 @@ static int cur_root(struct rd *rd, struct btrfs_wroot **root)
 	return ret;
 }
 
-int rd_insert(struct rd *rd, u64 objectid, u8 type, u64 offset, const void *data, u32 size)
+int rootdir_insert(struct rootdir *rd, u64 objectid, u8 type, u64 offset, const void *data, u32 size)
 {
 	struct btrfs_key key = { objectid, type, offset };
 	struct btrfs_wroot *root;
@@ -143,7 +137,7 @@ int rd_insert(struct rd *rd, u64 objectid, u8 type, u64 offset, const void *data
 	return ret < 0 ? ret : btrfs_insert_item(rd->fs->t, root, &key, data, size);
 }
 
-static int insert_or_append(struct rd *rd, u64 objectid, u8 type, u64 offset, const void *data, u32 size)
+static int insert_or_append(struct rootdir *rd, u64 objectid, u8 type, u64 offset, const void *data, u32 size)
 {
 	struct btrfs_key key = { objectid, type, offset };
 	struct btrfs_wroot *root;
@@ -153,24 +147,24 @@ static int insert_or_append(struct rd *rd, u64 objectid, u8 type, u64 offset, co
 }
 
 /* Everything pending into the tree and onto the disks; then commit (and start the next). */
-static int rd_commit(struct rd *rd, bool restart)
+static int rootdir_commit(struct rootdir *rd, bool restart)
 {
-	int ret = rd_flush_csums(rd);
+	int ret = rootdir_flush_csums(rd);
 
 	if (!ret)
-		ret = rd_close_writer(rd);
+		ret = rootdir_close_writer(rd);
 	rd->root = NULL;
 	if (ret < 0)
 		return ret;
-	return rd_fs_commit(rd->fs, restart);
+	return rootdir_fs_commit(rd->fs, restart);
 }
 
 /* Commit when the transaction holds enough dirty tree blocks. */
-static int maybe_commit(struct rd *rd)
+static int maybe_commit(struct rootdir *rd)
 {
-	if (rd->fs->t->nr_dirty * rd->cfg->nodesize < RD_COMMIT_DIRTY)
+	if (btrfs_trans_dirty_blocks(rd->fs->t) * rd->cfg->nodesize < ROOTDIR_COMMIT_DIRTY)
 		return 0;
-	return rd_commit(rd, true);
+	return rootdir_commit(rd, true);
 }
 
 /* ---- items ---- */
@@ -182,18 +176,18 @@ static void set_ts(struct btrfs_timespec *ts, const struct timespec *t)
 }
 
 /* The INODE_ITEM of a copied inode, with one link; replace: the tree's root directory exists. */
-static int put_inode(struct rd *rd, const struct rd_inode *in, bool replace)
+static int put_inode(struct rootdir *rd, const struct rootdir_inode *in, bool replace)
 {
 	struct btrfs_inode_item ii;
 	const struct stat *st = &in->st;
 	struct btrfs_key key = { in->ino, BTRFS_INODE_ITEM_KEY, 0 };
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	memset(&ii, 0, sizeof(ii));
-	btrfs_set_inode_generation(&ii, rd_transid(rd));
-	btrfs_set_inode_transid(&ii, rd_transid(rd));
+	btrfs_set_inode_generation(&ii, rootdir_transid(rd));
+	btrfs_set_inode_transid(&ii, rootdir_transid(rd));
 	btrfs_set_inode_size(&ii, in->size);
 	btrfs_set_inode_nbytes(&ii, in->nbytes);
 	btrfs_set_inode_nlink(&ii, 1);
@@ -208,43 +202,43 @@ static int put_inode(struct rd *rd, const struct rd_inode *in, bool replace)
 	set_ts(&ii.mtime, &st->st_mtim);
 	set_ts(&ii.otime, &st->st_ctim);
 	if (!replace)
-		return rd_insert(rd, in->ino, BTRFS_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
+		return rootdir_insert(rd, in->ino, BTRFS_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
 	ret = cur_root(rd, &root);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(rd->fs->t, root, &key, &path, 0, 1);
 	if (ret == 0)
-		memcpy(btrfs_wpath_item_ptr(&path), &ii, sizeof(ii));
-	btrfs_wpath_release(&path);
+		memcpy(btrfs_path_item_ptr(&path), &ii, sizeof(ii));
+	btrfs_release_path(&path);
 	if (ret > 0)
-		return rd_insert(rd, in->ino, BTRFS_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
+		return rootdir_insert(rd, in->ino, BTRFS_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
 	return ret;
 }
 
 /* One more name of inode ino: nlink + 1. */
-static int add_nlink(struct rd *rd, u64 ino)
+static int add_nlink(struct rootdir *rd, u64 ino)
 {
 	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret = cur_root(rd, &root);
 
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(rd->fs->t, root, &key, &path, 0, 1);
 	if (ret == 0) {
-		struct btrfs_inode_item *ii = btrfs_wpath_item_ptr(&path);
+		struct btrfs_inode_item *ii = btrfs_path_item_ptr(&path);
 
 		btrfs_set_inode_nlink(ii, btrfs_inode_nlink(ii) + 1);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret > 0 ? -ENOENT : ret;
 }
 
 /* The INODE_REF of name in directory parent (appended to the item of the same parent). */
-static int add_inode_ref(struct rd *rd, u64 ino, u64 parent, u64 index, const char *name)
+static int add_inode_ref(struct rootdir *rd, u64 ino, u64 parent, u64 index, const char *name)
 {
 	size_t len = strlen(name);
 	u8 buf[sizeof(struct btrfs_inode_ref) + NAME_MAX + 1];
@@ -261,7 +255,7 @@ static int add_inode_ref(struct rd *rd, u64 ino, u64 parent, u64 index, const ch
 }
 
 /* DIR_ITEM and DIR_INDEX of one name in directory dir: an inode, or a subvolume (ROOT_ITEM -1). */
-static int add_dir_entry(struct rd *rd, u64 dir, u64 index, const char *name, u64 target, bool subvol,
+static int add_dir_entry(struct rootdir *rd, u64 dir, u64 index, const char *name, u64 target, bool subvol,
 			 u8 type)
 {
 	size_t len = strlen(name);
@@ -274,18 +268,18 @@ static int add_dir_entry(struct rd *rd, u64 dir, u64 index, const char *name, u6
 	btrfs_set_disk_key_objectid(&di->location, target);
 	btrfs_set_disk_key_type(&di->location, subvol ? BTRFS_ROOT_ITEM_KEY : BTRFS_INODE_ITEM_KEY);
 	btrfs_set_disk_key_offset(&di->location, subvol ? (u64)-1 : 0);
-	btrfs_set_dir_transid(di, rd_transid(rd));
+	btrfs_set_dir_transid(di, rootdir_transid(rd));
 	btrfs_set_dir_name_len(di, len);
 	btrfs_set_dir_type(di, type);
 	memcpy(buf + sizeof(*di), name, len);
-	ret = rd_insert(rd, dir, BTRFS_DIR_INDEX_KEY, index, buf, size);
+	ret = rootdir_insert(rd, dir, BTRFS_DIR_INDEX_KEY, index, buf, size);
 	if (!ret)
 		ret = insert_or_append(rd, dir, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, (int)len), buf, size);
 	return ret;
 }
 
 /* The xattrs of fd, or of path (not followed) when fd < 0. */
-static int copy_xattrs(struct rd *rd, int fd, const char *path, u64 ino)
+static int copy_xattrs(struct rootdir *rd, int fd, const char *path, u64 ino)
 {
 	char names[65536];
 	u8 *buf = NULL;
@@ -313,7 +307,7 @@ static int copy_xattrs(struct rd *rd, int fd, const char *path, u64 ino)
 			break;
 		}
 		memset(di, 0, sizeof(*di));
-		btrfs_set_dir_transid(di, rd_transid(rd));
+		btrfs_set_dir_transid(di, rootdir_transid(rd));
 		btrfs_set_dir_data_len(di, vlen);
 		btrfs_set_dir_name_len(di, nlen);
 		btrfs_set_dir_type(di, BTRFS_FT_XATTR);
@@ -329,7 +323,7 @@ static int copy_xattrs(struct rd *rd, int fd, const char *path, u64 ino)
 }
 
 /* Open name in directory dfd, not following a symlink: the fd, or -errno (printed, path named). */
-int rd_open_child(int dfd, const char *name, const char *path, bool dir)
+int rootdir_open_child(int dfd, const char *name, const char *path, bool dir)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
 
@@ -341,7 +335,7 @@ int rd_open_child(int dfd, const char *name, const char *path, bool dir)
 }
 
 /* A stream over directory dfd, or NULL with dfd closed and *ret set (printed). */
-DIR *rd_open_dir_stream(int dfd, const char *path, int *ret)
+DIR *rootdir_open_dir_stream(int dfd, const char *path, int *ret)
 {
 	DIR *d = fdopendir(dfd);
 
@@ -358,7 +352,7 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static const struct rd_mark *find_mark(const struct rd_mark *m, int n, const struct stat *st)
+static const struct rootdir_mark *find_mark(const struct rootdir_mark *m, int n, const struct stat *st)
 {
 	for (int i = 0; i < n; i++)
 		if (m[i].dev == st->st_dev && m[i].ino == st->st_ino)
@@ -367,9 +361,9 @@ static const struct rd_mark *find_mark(const struct rd_mark *m, int n, const str
 }
 
 /* The flags a new inode gets: inherited from its directory, plus --inode-flags. */
-static u32 inode_flags_for(const struct rd *rd, const struct stat *st, u32 inherit)
+static u32 inode_flags_for(const struct rootdir *rd, const struct stat *st, u32 inherit)
 {
-	const struct rd_mark *m = find_mark(rd->iflags, rd->nr_iflags, st);
+	const struct rootdir_mark *m = find_mark(rd->iflags, rd->nr_iflags, st);
 	u32 flags = inherit | (m ? m->flags : 0);
 
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
@@ -380,7 +374,7 @@ static u32 inode_flags_for(const struct rd *rd, const struct stat *st, u32 inher
 }
 
 /* Symlink name in directory dfd (path in messages). */
-static int copy_symlink(struct rd *rd, int dfd, const char *name, const char *path, struct rd_inode *in)
+static int copy_symlink(struct rootdir *rd, int dfd, const char *name, const char *path, struct rootdir_inode *in)
 {
 	char target[PATH_MAX];
 	ssize_t len = readlinkat(dfd, name, target, sizeof(target));
@@ -390,21 +384,21 @@ static int copy_symlink(struct rd *rd, int dfd, const char *name, const char *pa
 		return -errno;
 	}
 	in->size = len;
-	return rd_add_inline(rd, in, (const u8 *)target, len, len, 0);
+	return rootdir_add_inline(rd, in, (const u8 *)target, len, len, 0);
 }
 
-static int walk_dir(struct rd *rd, int dfd, const char *path, struct rd_inode *dir);
+static int walk_dir(struct rootdir *rd, int dfd, const char *path, struct rootdir_inode *dir);
 
 /*
  * Fill tree (the top-level subvolume, or a new one: top false) from
  * directory dfd (taken over; path in messages); st is its stat, flags its
  * inode flags.
  */
-static int fill_tree(struct rd *rd, struct rd_tree *tree, int dfd, const char *path, const struct stat *st,
+static int fill_tree(struct rootdir *rd, struct rootdir_tree *tree, int dfd, const char *path, const struct stat *st,
 		     u32 flags, bool top)
 {
-	struct rd_tree *saved = rd->cur;
-	struct rd_inode root = { .ino = BTRFS_FIRST_FREE_OBJECTID, .flags = flags, .st = *st };
+	struct rootdir_tree *saved = rd->cur;
+	struct rootdir_inode root = { .ino = BTRFS_FIRST_FREE_OBJECTID, .flags = flags, .st = *st };
 	int ret = 0;
 
 	rd->cur = tree;
@@ -426,14 +420,14 @@ static int fill_tree(struct rd *rd, struct rd_tree *tree, int dfd, const char *p
 }
 
 /* Directory dfd (taken over; name in directory dir of the current tree) becomes a subvolume. */
-static int make_subvol(struct rd *rd, int dfd, const char *path, const struct stat *st, const struct rd_mark *m,
+static int make_subvol(struct rootdir *rd, int dfd, const char *path, const struct stat *st, const struct rootdir_mark *m,
 		       u64 dir, u64 index, const char *name, u64 *id)
 {
-	struct rd_tree tree = { 0 };
-	struct rd_subvol *sv;
+	struct rootdir_tree tree = { 0 };
+	struct rootdir_subvol *sv;
 	int ret;
 
-	ret = rd_fs_new_subvol(rd->fs, rd->cur->root, dir, index, name, m->type, &sv);
+	ret = rootdir_fs_new_subvol(rd->fs, rd->cur->root, dir, index, name, m->type, &sv);
 	if (ret < 0) {
 		close(dfd);
 		return ret;
@@ -459,15 +453,8 @@ static char **read_names(DIR *d, size_t *nr)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (*nr == alloc) {
-			size_t n = alloc ? alloc * 2 : 64;
-			char **nn = realloc(names, n * sizeof(*nn));
-
-			if (!nn)
-				goto fail;
-			names = nn;
-			alloc = n;
-		}
+		if (ARRAY_GROW(names, *nr, alloc))
+			goto fail;
 		names[*nr] = strdup(de->d_name);
 		if (!names[*nr])
 			goto fail;
@@ -490,12 +477,12 @@ fail:
  * stat, number and flags in *in; adds its xattrs and contents (a directory:
  * everything below it), not its INODE_ITEM.
  */
-static int copy_entry(struct rd *rd, int dfd, const char *name, const char *path, struct rd_inode *in)
+static int copy_entry(struct rootdir *rd, int dfd, const char *name, const char *path, struct rootdir_inode *in)
 {
 	int fd = -1, ret;
 
 	if (S_ISREG(in->st.st_mode) || S_ISDIR(in->st.st_mode)) {
-		fd = rd_open_child(dfd, name, path, S_ISDIR(in->st.st_mode));
+		fd = rootdir_open_child(dfd, name, path, S_ISDIR(in->st.st_mode));
 		if (fd < 0)
 			return fd;
 	}
@@ -508,7 +495,7 @@ static int copy_entry(struct rd *rd, int dfd, const char *name, const char *path
 	if (S_ISDIR(in->st.st_mode))
 		return walk_dir(rd, fd, path, in);      /* closes fd */
 	if (S_ISREG(in->st.st_mode))
-		ret = rd_copy_regular(rd, fd, path, in);
+		ret = rootdir_copy_regular(rd, fd, path, in);
 	else if (S_ISLNK(in->st.st_mode))
 		ret = copy_symlink(rd, dfd, name, path, in);
 	if (fd >= 0)
@@ -517,13 +504,13 @@ static int copy_entry(struct rd *rd, int dfd, const char *name, const char *path
 }
 
 /* One name of directory dir (dfd): the inode (or subvolume) it names, its ref and dir items. */
-static int copy_name(struct rd *rd, int dfd, const char *name, const char *child, struct rd_inode *dir,
+static int copy_name(struct rootdir *rd, int dfd, const char *name, const char *child, struct rootdir_inode *dir,
 		     u64 index)
 {
-	struct rd_tree *tree = rd->cur;
-	struct rd_inode in = { 0 };
-	const struct rd_mark *sv;
-	struct rd_link *link;
+	struct rootdir_tree *tree = rd->cur;
+	struct rootdir_inode in = { 0 };
+	const struct rootdir_mark *sv;
+	struct rootdir_link *link;
 	bool linked;
 	u64 ino;
 	int ret;
@@ -536,7 +523,7 @@ static int copy_name(struct rd *rd, int dfd, const char *name, const char *child
 	dir->size += 2 * strlen(name);
 	sv = S_ISDIR(in.st.st_mode) ? find_mark(rd->subvols, rd->nr_subvols, &in.st) : NULL;
 	if (sv) {
-		int fd = rd_open_child(dfd, name, child, true);
+		int fd = rootdir_open_child(dfd, name, child, true);
 
 		if (fd < 0)
 			return fd;
@@ -569,12 +556,12 @@ static int copy_name(struct rd *rd, int dfd, const char *name, const char *child
 }
 
 /* The entries of directory dfd (taken over and closed; path in messages). */
-static int walk_dir(struct rd *rd, int dfd, const char *path, struct rd_inode *dir)
+static int walk_dir(struct rootdir *rd, int dfd, const char *path, struct rootdir_inode *dir)
 {
 	char **names = NULL;
 	size_t nr = 0;
 	int ret = 0;
-	DIR *d = rd_open_dir_stream(dfd, path, &ret);
+	DIR *d = rootdir_open_dir_stream(dfd, path, &ret);
 
 	if (!d)
 		return ret;
@@ -604,7 +591,7 @@ out:
 }
 
 /* (dev, ino) of each --subvol and --inode-flags path. */
-static int mark_paths(struct rd *rd, const struct mkfs_config *cfg)
+static int mark_paths(struct rootdir *rd, const struct mkfs_config *cfg)
 {
 	rd->subvols = calloc(cfg->nr_subvols + 1, sizeof(*rd->subvols));
 	rd->iflags = calloc(cfg->nr_inode_flags + 1, sizeof(*rd->iflags));
@@ -617,7 +604,7 @@ static int mark_paths(struct rd *rd, const struct mkfs_config *cfg)
 			error("subvolume %s is not a directory", cfg->subvols[i].path);
 			return -ENOTDIR;
 		}
-		rd->subvols[i] = (struct rd_mark){ st.st_dev, st.st_ino, cfg->subvols[i].type, 0 };
+		rd->subvols[i] = (struct rootdir_mark){ st.st_dev, st.st_ino, cfg->subvols[i].type, 0 };
 	}
 	rd->nr_subvols = cfg->nr_subvols;
 	for (int i = 0; i < cfg->nr_inode_flags; i++) {
@@ -627,18 +614,18 @@ static int mark_paths(struct rd *rd, const struct mkfs_config *cfg)
 			error_errno(-errno, "cannot stat %s", cfg->inode_flags[i].path);
 			return -ENOENT;
 		}
-		rd->iflags[i] = (struct rd_mark){ st.st_dev, st.st_ino, 0, cfg->inode_flags[i].flags };
+		rd->iflags[i] = (struct rootdir_mark){ st.st_dev, st.st_ino, 0, cfg->inode_flags[i].flags };
 	}
 	rd->nr_iflags = cfg->nr_inode_flags;
 	return 0;
 }
 
-int rd_copy_tree(struct rd_fs *f)
+int rootdir_copy_tree(struct rootdir_fs *f)
 {
 	const struct mkfs_config *cfg = f->cfg;
 	const char *dir = cfg->rootdir;
-	struct rd rd = { .fs = f, .cfg = cfg };
-	struct rd_tree top = { .root = BTRFS_FS_TREE_OBJECTID, .data_bytes = &f->top_data_bytes };
+	struct rootdir rd = { .fs = f, .cfg = cfg };
+	struct rootdir_tree top = { .root = BTRFS_FS_TREE_OBJECTID, .data_bytes = &f->top_data_bytes };
 	struct stat st;
 	int dfd, ret;
 
@@ -658,9 +645,9 @@ int rd_copy_tree(struct rd_fs *f)
 	rd.csum_max = (cfg->nodesize - sizeof(struct btrfs_header) - 2 * sizeof(struct btrfs_item)) /
 		      rd.csum_size - 1;
 	rd.csums = malloc((size_t)rd.csum_max * rd.csum_size);
-	rd.buf = malloc(RD_IO_SIZE);
+	rd.buf = malloc(ROOTDIR_IO_SIZE);
 	rd.cbuf = malloc(BTRFS_MAX_UNCOMPRESSED);
-	rd.wbuf = malloc(RD_IO_SIZE);
+	rd.wbuf = malloc(ROOTDIR_IO_SIZE);
 	if (!rd.buf || !rd.cbuf || !rd.wbuf || !rd.csums) {
 		ret = -ENOMEM;
 		goto out;
@@ -676,16 +663,16 @@ int rd_copy_tree(struct rd_fs *f)
 	}
 	ret = mark_paths(&rd, cfg);
 	if (!ret) {
-		const struct rd_mark *top_flags = find_mark(rd.iflags, rd.nr_iflags, &st);
+		const struct rootdir_mark *top_flags = find_mark(rd.iflags, rd.nr_iflags, &st);
 
 		ret = fill_tree(&rd, &top, dfd, dir, &st, top_flags ? top_flags->flags : 0, true);
 		dfd = -1;
 	}
-	/* The last transaction stays open for rd_fs_finish(). */
+	/* The last transaction stays open for rootdir_fs_finish(). */
 	if (!ret)
-		ret = rd_flush_csums(&rd);
+		ret = rootdir_flush_csums(&rd);
 	if (!ret)
-		ret = rd_close_writer(&rd);
+		ret = rootdir_close_writer(&rd);
 out:
 	if (rd.w_open) {
 		btrfs_block_writer_release(&rd.w);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "print/print-tree-internal.h"
+#include "print/emit.h"
 #include "lib/format/accessors.h"
 #include "crypto/hash.h"
 #include "lib/read/tree-checker.h"
@@ -134,64 +135,29 @@ static void print_csum_item(const struct print_item *it)
 
 static void print_dev_item(const struct print_item *it)
 {
-	const struct btrfs_dev_item *d = (const void *)it->data;
+	struct emitter e = emit_text_to(stdout);
 
-	if (it->size < sizeof(*d))
+	if (it->size < sizeof(struct btrfs_dev_item))
 		return;
-	printf("\t\tdevid %llu total_bytes %llu bytes_used %llu\n",
-	       (unsigned long long)btrfs_device_id(d), (unsigned long long)btrfs_device_total_bytes(d),
-	       (unsigned long long)btrfs_device_bytes_used(d));
-	printf("\t\tio_align %u io_width %u sector_size %u type %llu\n", btrfs_device_io_align(d),
-	       btrfs_device_io_width(d), btrfs_device_sector_size(d),
-	       (unsigned long long)btrfs_device_type(d));
-	printf("\t\tgeneration %llu start_offset %llu dev_group %u\n",
-	       (unsigned long long)btrfs_device_generation(d),
-	       (unsigned long long)btrfs_device_start_offset(d), btrfs_device_group(d));
-	printf("\t\tseek_speed %u bandwidth %u\n", btrfs_device_seek_speed(d),
-	       btrfs_device_bandwidth(d));
-	print_uuid_line("\t\tuuid", d->uuid);
-	print_uuid_line("\t\tfsid", d->fsid);
+	emit_dev_item(&e, (const void *)it->data);
 }
 
 static void print_chunk(const struct print_item *it)
 {
-	const struct btrfs_chunk *c = (const void *)it->data;
-	char type[64];
-	u32 i, nr;
+	struct emitter e = emit_text_to(stdout);
 
-	if (it->size < sizeof(*c))
+	if (it->size < sizeof(struct btrfs_chunk))
 		return;
-	nr = btrfs_chunk_num_stripes(c);
-	btrfs_bg_flags_to_str(btrfs_chunk_type(c), type, sizeof(type));
-	printf("\t\tlength %llu owner %llu stripe_len %llu type %s\n",
-	       (unsigned long long)btrfs_chunk_length(c), (unsigned long long)btrfs_chunk_owner(c),
-	       (unsigned long long)btrfs_chunk_stripe_len(c), type);
-	printf("\t\tio_align %u io_width %u sector_size %u\n", btrfs_chunk_io_align(c),
-	       btrfs_chunk_io_width(c), btrfs_chunk_sector_size(c));
-	printf("\t\tnum_stripes %u sub_stripes %u\n", nr, btrfs_chunk_sub_stripes(c));
-	if (nr > (it->size - sizeof(*c)) / sizeof(struct btrfs_stripe))
-		nr = (it->size - sizeof(*c)) / sizeof(struct btrfs_stripe);
-	for (i = 0; i < nr; i++) {
-		const struct btrfs_stripe *s = btrfs_chunk_stripe(c, (int)i);
-
-		printf("\t\t\tstripe %u devid %llu offset %llu\n", i,
-		       (unsigned long long)btrfs_stripe_devid(s), (unsigned long long)btrfs_stripe_offset(s));
-		print_uuid_line("\t\t\tdev_uuid", s->dev_uuid);
-	}
+	emit_chunk_item(&e, (const void *)it->data, it->size);
 }
 
 static void print_dev_extent(const struct print_item *it)
 {
-	const struct btrfs_dev_extent *de = (const void *)it->data;
+	struct emitter e = emit_text_to(stdout);
 
-	if (it->size < sizeof(*de))
+	if (it->size < sizeof(struct btrfs_dev_extent))
 		return;
-	printf("\t\tdev extent chunk_tree %llu\n\t\tchunk_objectid %llu chunk_offset %llu length %llu\n",
-	       (unsigned long long)btrfs_dev_extent_chunk_tree(de),
-	       (unsigned long long)btrfs_dev_extent_chunk_objectid(de),
-	       (unsigned long long)btrfs_dev_extent_chunk_offset(de),
-	       (unsigned long long)btrfs_dev_extent_length(de));
-	print_uuid_line("\t\tchunk_tree_uuid", de->chunk_tree_uuid);
+	emit_dev_extent(&e, (const void *)it->data);
 }
 
 static void print_qgroup_status(const struct print_item *it)
@@ -229,17 +195,11 @@ static void print_qgroup_status(const struct print_item *it)
 
 static void print_qgroup_info(const struct print_item *it)
 {
-	const struct btrfs_qgroup_info_item *qi = (const void *)it->data;
+	struct emitter e = emit_text_to(stdout);
 
-	if (it->size < sizeof(*qi))
+	if (it->size < sizeof(struct btrfs_qgroup_info_item))
 		return;
-	printf("\t\tgeneration %llu\n\t\treferenced %llu referenced_compressed %llu\n"
-	       "\t\texclusive %llu exclusive_compressed %llu\n",
-	       (unsigned long long)btrfs_qgroup_info_generation(qi),
-	       (unsigned long long)btrfs_qgroup_info_rfer(qi),
-	       (unsigned long long)btrfs_qgroup_info_rfer_cmpr(qi),
-	       (unsigned long long)btrfs_qgroup_info_excl(qi),
-	       (unsigned long long)btrfs_qgroup_info_excl_cmpr(qi));
+	emit_qgroup_info(&e, (const void *)it->data);
 }
 
 static void print_qgroup_limit(const struct print_item *it)
@@ -383,16 +343,9 @@ static void print_dev_replace(const struct print_item *it)
 
 static void print_raid_stripe(const struct print_item *it)
 {
-	const struct btrfs_stripe_extent *se = (const void *)it->data;
-	u32 i, nr = it->size / sizeof(struct btrfs_raid_stride);
+	struct emitter e = emit_text_to(stdout);
 
-	for (i = 0; i < nr; i++) {
-		const struct btrfs_raid_stride *s = btrfs_raid_stride_nr(se, (int)i);
-
-		printf("\t\t\tstripe %u devid %llu physical %llu\n", i,
-		       (unsigned long long)btrfs_raid_stride_devid(s),
-		       (unsigned long long)btrfs_raid_stride_physical(s));
-	}
+	emit_raid_stripe(&e, (const void *)it->data, it->size);
 }
 
 bool print_extent_family_item(const struct print_item *it)
@@ -439,13 +392,9 @@ bool print_extent_family_item(const struct print_item *it)
 		return true;
 	case BTRFS_BLOCK_GROUP_ITEM_KEY:
 		if (it->size >= sizeof(struct btrfs_block_group_item)) {
-			const struct btrfs_block_group_item *bg = (const void *)it->data;
-			char flags[64];
+			struct emitter e = emit_text_to(stdout);
 
-			btrfs_bg_flags_to_str(btrfs_block_group_flags(bg), flags, sizeof(flags));
-			printf("\t\tblock group used %llu chunk_objectid %llu flags %s\n",
-			       (unsigned long long)btrfs_block_group_used(bg),
-			       (unsigned long long)btrfs_block_group_chunk_objectid(bg), flags);
+			emit_block_group_item(&e, (const void *)it->data);
 		}
 		return true;
 	case BTRFS_FREE_SPACE_INFO_KEY:

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* dump-super's text output. */
+/* dump-super's output: text and JSON. */
 #include <ctype.h>
+#include <string.h>
 #include "print/print-super.h"
+#include "print/emit.h"
 #include "print/print-tree.h"
 #include "lib/format/accessors.h"
 #include "lib/read/super.h"
@@ -25,33 +27,8 @@ void btrfs_print_readable_flags(FILE *out, u64 flags, const struct btrfs_flag_ta
 	fputs(" )\n", out);
 }
 
-void btrfs_print_chunk_item(FILE *out, const struct btrfs_chunk *chunk, u32 len)
-{
-	char type[128], uuid[BTRFS_UUID_UNPARSED_SIZE];
-	u16 num_stripes;
-
-	if (len < sizeof(*chunk))
-		return;
-	num_stripes = btrfs_chunk_num_stripes(chunk);
-	btrfs_bg_flags_to_str(btrfs_chunk_type(chunk), type, sizeof(type));
-	fprintf(out, "\t\tlength %llu owner %llu stripe_len %llu type %s\n",
-		btrfs_chunk_length(chunk), btrfs_chunk_owner(chunk), btrfs_chunk_stripe_len(chunk),
-		type);
-	fprintf(out, "\t\tio_align %u io_width %u sector_size %u\n", btrfs_chunk_io_align(chunk),
-		btrfs_chunk_io_width(chunk), btrfs_chunk_sector_size(chunk));
-	fprintf(out, "\t\tnum_stripes %u sub_stripes %u\n", num_stripes,
-		btrfs_chunk_sub_stripes(chunk));
-	for (int i = 0; i < num_stripes && btrfs_chunk_item_size(i + 1) <= len; i++) {
-		const struct btrfs_stripe *s = btrfs_chunk_stripe(chunk, i);
-
-		btrfs_uuid_to_str(s->dev_uuid, uuid);
-		fprintf(out, "\t\t\tstripe %d devid %llu offset %llu\n", i, btrfs_stripe_devid(s),
-			btrfs_stripe_offset(s));
-		fprintf(out, "\t\t\tdev_uuid %s\n", uuid);
-	}
-}
-
-static void print_sys_chunk_array(FILE *out, const struct btrfs_super_block *sb)
+/* The superblock's copy of the system chunks: key and chunk item of each. */
+static void emit_sys_chunk_array(struct emitter *e, const struct btrfs_super_block *sb)
 {
 	struct btrfs_sys_array_iter it;
 	const struct btrfs_disk_key *key;
@@ -59,16 +36,23 @@ static void print_sys_chunk_array(FILE *out, const struct btrfs_super_block *sb)
 	u32 len;
 	int ret;
 
-	fprintf(out, "sys_chunk_array[%d]:\n", BTRFS_SYSTEM_CHUNK_ARRAY_SIZE);
+	emit_textf(e, "sys_chunk_array[%d]:\n", BTRFS_SYSTEM_CHUNK_ARRAY_SIZE);
+	emit_begin_array(e, "sys_chunk_array");
 	ret = btrfs_sys_array_init(&it, sb);
 	while (ret == 0 && (ret = btrfs_sys_array_next_key(&it, &key)) > 0) {
-		fprintf(out, "\titem %d ", it.nr - 1);
-		btrfs_print_disk_key(out, key);
-		fputc('\n', out);
+		emit_begin_object(e, NULL);
+		emit_textf(e, "\titem %d ", it.nr - 1);
+		emit_disk_key(e, "key", "", key);
+		emit_eol(e);
 		ret = btrfs_sys_array_next_chunk(&it, key, &chunk, &len);
-		if (ret == 0)
-			btrfs_print_chunk_item(out, chunk, len);
+		if (ret == 0) {
+			emit_begin_object(e, "chunk");
+			emit_chunk_item(e, chunk, len);
+			emit_end_object(e);
+		}
+		emit_end_object(e);
 	}
+	emit_end_array(e);
 }
 
 static void print_backup_root(FILE *out, const char *name, const char *tabs, u64 bytenr, u64 gen,
@@ -206,7 +190,113 @@ void btrfs_print_superblock(FILE *out, const struct btrfs_super_block *sb, bool 
 	fprintf(out, "dev_item.generation\t%llu\n", btrfs_device_generation(dev));
 
 	if (full) {
-		print_sys_chunk_array(out, sb);
+		struct emitter e = emit_text_to(out);
+
+		emit_sys_chunk_array(&e, sb);
 		print_backup_roots(out, sb);
 	}
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void json_backup_roots(struct json_writer *w, const struct btrfs_super_block *sb)
+{
+	json_begin_array(w, "super_roots");
+	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &sb->super_roots[i];
+
+		json_begin_object(w, NULL);
+		json_u64(w, "tree_root", btrfs_backup_tree_root(b));
+		json_u64(w, "tree_root_gen", btrfs_backup_tree_root_gen(b));
+		json_u64(w, "tree_root_level", btrfs_backup_tree_root_level(b));
+		json_u64(w, "chunk_root", btrfs_backup_chunk_root(b));
+		json_u64(w, "chunk_root_gen", btrfs_backup_chunk_root_gen(b));
+		json_u64(w, "chunk_root_level", btrfs_backup_chunk_root_level(b));
+		json_u64(w, "extent_root", btrfs_backup_extent_root(b));
+		json_u64(w, "extent_root_gen", btrfs_backup_extent_root_gen(b));
+		json_u64(w, "extent_root_level", btrfs_backup_extent_root_level(b));
+		json_u64(w, "fs_root", btrfs_backup_fs_root(b));
+		json_u64(w, "fs_root_gen", btrfs_backup_fs_root_gen(b));
+		json_u64(w, "fs_root_level", btrfs_backup_fs_root_level(b));
+		json_u64(w, "dev_root", btrfs_backup_dev_root(b));
+		json_u64(w, "dev_root_gen", btrfs_backup_dev_root_gen(b));
+		json_u64(w, "dev_root_level", btrfs_backup_dev_root_level(b));
+		json_u64(w, "csum_root", btrfs_backup_csum_root(b));
+		json_u64(w, "csum_root_gen", btrfs_backup_csum_root_gen(b));
+		json_u64(w, "csum_root_level", btrfs_backup_csum_root_level(b));
+		json_u64(w, "total_bytes", btrfs_backup_total_bytes(b));
+		json_u64(w, "bytes_used", btrfs_backup_bytes_used(b));
+		json_u64(w, "num_devices", btrfs_backup_num_devices(b));
+		json_end_object(w);
+	}
+	json_end_array(w);
+}
+
+void btrfs_print_superblock_json(struct json_writer *w, const char *device, u64 bytenr,
+				 const struct btrfs_super_block *sb, bool full)
+{
+	struct emitter e = emit_json_to(w);
+	const struct btrfs_dev_item *dev = &sb->dev_item;
+	u16 csum_type = btrfs_super_csum_type(sb);
+	const char *csum_name = btrfs_csum_type_name(csum_type);
+	u16 csum_size = csum_name ? btrfs_csum_type_size(csum_type) : BTRFS_CSUM_SIZE;
+
+	json_begin_object(w, NULL);
+	json_string(w, "device", device);
+	json_u64(w, "superblock_bytenr", bytenr);
+	json_u64(w, "csum_type", csum_type);
+	if (csum_name)
+		json_string(w, "csum_type_name", csum_name);
+	else
+		json_null(w, "csum_type_name");
+	json_u64(w, "csum_size", csum_size);
+	json_hex(w, "csum", sb->csum, csum_size);
+	if (csum_name)
+		json_bool(w, "csum_match", btrfs_super_csum_verify(sb) == 0);
+	else
+		json_null(w, "csum_match");
+	json_u64(w, "bytenr", btrfs_super_bytenr(sb));
+	json_flags(w, "flags", btrfs_super_flags(sb), &btrfs_super_flags_table);
+	json_string_len(w, "magic", &sb->magic, sizeof(sb->magic));
+	json_bool(w, "magic_match", btrfs_super_magic(sb) == BTRFS_MAGIC);
+	json_uuid(w, "fsid", sb->fsid);
+	json_uuid(w, "metadata_uuid", sb->metadata_uuid);
+	json_string_len(w, "label", sb->label, strnlen(sb->label, BTRFS_LABEL_SIZE));
+	json_u64(w, "generation", btrfs_super_generation(sb));
+	json_u64(w, "root", btrfs_super_root(sb));
+	json_u64(w, "sys_chunk_array_size", btrfs_super_sys_array_size(sb));
+	json_u64(w, "chunk_root_generation", btrfs_super_chunk_root_generation(sb));
+	json_u64(w, "root_level", btrfs_super_root_level(sb));
+	json_u64(w, "chunk_root", btrfs_super_chunk_root(sb));
+	json_u64(w, "chunk_root_level", btrfs_super_chunk_root_level(sb));
+	json_u64(w, "log_root", btrfs_super_log_root(sb));
+	json_u64(w, "log_root_transid", btrfs_super_log_root_transid(sb));
+	json_u64(w, "log_root_level", btrfs_super_log_root_level(sb));
+	json_u64(w, "total_bytes", btrfs_super_total_bytes(sb));
+	json_u64(w, "bytes_used", btrfs_super_bytes_used(sb));
+	json_u64(w, "sectorsize", btrfs_super_sectorsize(sb));
+	json_u64(w, "nodesize", btrfs_super_nodesize(sb));
+	json_u64(w, "leafsize", btrfs_super_leafsize(sb));
+	json_u64(w, "stripesize", btrfs_super_stripesize(sb));
+	json_u64(w, "root_dir_objectid", btrfs_super_root_dir(sb));
+	json_u64(w, "num_devices", btrfs_super_num_devices(sb));
+	json_flags(w, "compat_flags", btrfs_super_compat_flags(sb),
+		   &(const struct btrfs_flag_table){ NULL, 0 });
+	json_flags(w, "compat_ro_flags", btrfs_super_compat_ro_flags(sb), &btrfs_compat_ro_flags_table);
+	json_flags(w, "incompat_flags", btrfs_super_incompat_flags(sb), &btrfs_incompat_flags_table);
+	json_u64(w, "cache_generation", btrfs_super_cache_generation(sb));
+	json_u64(w, "uuid_tree_generation", btrfs_super_uuid_tree_generation(sb));
+	json_u64(w, "nr_global_roots", btrfs_super_nr_global_roots(sb));
+
+	json_begin_object(w, "dev_item");
+	emit_dev_item(&e, dev);
+	json_bool(w, "fsid_match",
+		  !memcmp(dev->fsid, btrfs_super_metadata_fsid(sb), BTRFS_FSID_SIZE));
+	json_end_object(w);
+
+	if (full) {
+		emit_sys_chunk_array(&e, sb);
+		json_backup_roots(w, sb);
+	}
+	json_end_object(w);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The text of btrfs-progs' dump-super: one superblock copy, and the chunk
- * item body that dump-tree prints the same way.
+ * dump-super's output of one superblock copy: btrfs-progs' text, or one
+ * JSON object.
  */
 #ifndef BTRFS_KIT_PRINT_SUPER_H
 #define BTRFS_KIT_PRINT_SUPER_H
@@ -10,6 +10,7 @@
 #include "lib/format/kerncompat.h"
 #include "lib/format/format.h"
 #include "lib/format/flags-names.h"
+#include "common/json-writer.h"
 
 /*
  * Every field of sb in dump-super's layout; full adds sys_chunk_array and
@@ -19,19 +20,13 @@
 void btrfs_print_superblock(FILE *out, const struct btrfs_super_block *sb, bool full);
 
 /*
- * The body of a chunk item (the lines after "item N key (...)"), as
- * dump-super and dump-tree print it:
- *
- *		length L owner O stripe_len S type SYSTEM|DUP
- *		io_align A io_width W sector_size S
- *		num_stripes N sub_stripes M
- *			stripe 0 devid D offset P
- *			dev_uuid U
- *
- * len is the item size: only stripes that fit in it are printed, nothing
- * when the fixed part does not fit.
+ * The copy at bytenr of device as one JSON object: member names as in
+ * struct btrfs_super_block ("__unused_" dropped), plus the checks
+ * (csum_match, magic_match, dev_item.fsid_match); full adds
+ * sys_chunk_array and super_roots.
  */
-void btrfs_print_chunk_item(FILE *out, const struct btrfs_chunk *chunk, u32 len);
+void btrfs_print_superblock_json(struct json_writer *w, const char *device, u64 bytenr,
+				 const struct btrfs_super_block *sb, bool full);
 
 /*
  * dump-super's flag list under a "name\t\t0x..." line:

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "print/print-tree-json.h"
 #include "print/print-tree-internal.h"
+#include "print/emit.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 #include "common/json-writer.h"
@@ -45,11 +46,9 @@ static const struct btrfs_flag_table qgroup_limit_flags_table = {
 
 static void j_key(struct json_writer *w, const char *name, const struct btrfs_disk_key *k)
 {
-	json_begin_object(w, name);
-	json_u64(w, "objectid", btrfs_disk_key_objectid(k));
-	json_u64(w, "type", btrfs_disk_key_type(k));
-	json_u64(w, "offset", btrfs_disk_key_offset(k));
-	json_end_object(w);
+	struct emitter e = emit_json_to(w);
+
+	emit_disk_key(&e, name, NULL, k);
 }
 
 static void j_time(struct json_writer *w, const char *name, const struct btrfs_timespec *t)
@@ -88,33 +87,6 @@ static void j_name(struct json_writer *w, const struct print_item *it, const cha
 {
 	if (!it->opts->hide_names)
 		json_string_len(w, key, p, len);
-}
-
-/* Block group / chunk type: the type bits and the profile bit, one array. */
-static void j_bg_flags(struct json_writer *w, const char *key, u64 flags)
-{
-	u64 known = btrfs_flag_table_mask(&btrfs_bg_type_table) |
-		    btrfs_flag_table_mask(&btrfs_bg_profile_table);
-	u64 bit;
-
-	json_begin_array(w, key);
-	for (bit = 1; bit; bit <<= 1) {
-		const char *n;
-
-		if (!(flags & bit & known))
-			continue;
-		n = btrfs_flag_name(&btrfs_bg_type_table, bit);
-		if (!n)
-			n = btrfs_flag_name(&btrfs_bg_profile_table, bit);
-		json_string(w, NULL, n);
-	}
-	if (flags & ~known) {
-		char hex[24];
-
-		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)(flags & ~known));
-		json_string(w, NULL, hex);
-	}
-	json_end_array(w);
 }
 
 static void j_inode_refs(struct json_writer *w, const struct print_item *it)
@@ -327,54 +299,6 @@ static void j_balance_args(struct json_writer *w, const char *name,
 	json_end_object(w);
 }
 
-static void j_dev_item(struct json_writer *w, const struct btrfs_dev_item *d)
-{
-	json_u64(w, "devid", btrfs_device_id(d));
-	json_u64(w, "total_bytes", btrfs_device_total_bytes(d));
-	json_u64(w, "bytes_used", btrfs_device_bytes_used(d));
-	json_u64(w, "io_align", btrfs_device_io_align(d));
-	json_u64(w, "io_width", btrfs_device_io_width(d));
-	json_u64(w, "sector_size", btrfs_device_sector_size(d));
-	json_u64(w, "type", btrfs_device_type(d));
-	json_u64(w, "generation", btrfs_device_generation(d));
-	json_u64(w, "start_offset", btrfs_device_start_offset(d));
-	json_u64(w, "dev_group", btrfs_device_group(d));
-	json_u64(w, "seek_speed", btrfs_device_seek_speed(d));
-	json_u64(w, "bandwidth", btrfs_device_bandwidth(d));
-	json_uuid(w, "uuid", d->uuid);
-	json_uuid(w, "fsid", d->fsid);
-}
-
-static void j_chunk(struct json_writer *w, const struct print_item *it)
-{
-	const struct btrfs_chunk *c = (const void *)it->data;
-	u32 i, nr = min_t(u32, btrfs_chunk_num_stripes(c),
-			  (it->size - sizeof(*c)) / sizeof(struct btrfs_stripe) + 1);
-
-	json_u64(w, "length", btrfs_chunk_length(c));
-	json_u64(w, "owner", btrfs_chunk_owner(c));
-	json_u64(w, "stripe_len", btrfs_chunk_stripe_len(c));
-	j_bg_flags(w, "type", btrfs_chunk_type(c));
-	json_u64(w, "io_align", btrfs_chunk_io_align(c));
-	json_u64(w, "io_width", btrfs_chunk_io_width(c));
-	json_u64(w, "sector_size", btrfs_chunk_sector_size(c));
-	json_u64(w, "num_stripes", btrfs_chunk_num_stripes(c));
-	json_u64(w, "sub_stripes", btrfs_chunk_sub_stripes(c));
-	json_begin_array(w, "stripe");
-	for (i = 0; i < nr; i++) {
-		const struct btrfs_stripe *st = btrfs_chunk_stripe(c, (int)i);
-
-		if ((const u8 *)(st + 1) > it->data + it->size)
-			break;
-		json_begin_object(w, NULL);
-		json_u64(w, "devid", btrfs_stripe_devid(st));
-		json_u64(w, "offset", btrfs_stripe_offset(st));
-		json_uuid(w, "dev_uuid", st->dev_uuid);
-		json_end_object(w);
-	}
-	json_end_array(w);
-}
-
 /* The smallest item size each decoder needs (0: no decoder, no "data"). */
 static u32 j_min_size(const struct print_item *it)
 {
@@ -433,6 +357,7 @@ static u32 j_min_size(const struct print_item *it)
  */
 static void j_item_body(struct json_writer *w, const struct print_item *it)
 {
+	struct emitter e = emit_json_to(w);
 	const void *p = it->data;
 	u32 need = j_min_size(it), cur;
 
@@ -478,14 +403,9 @@ static void j_item_body(struct json_writer *w, const struct print_item *it)
 	case BTRFS_SHARED_DATA_REF_KEY:
 		json_u64(w, "count", btrfs_shared_data_ref_count(p));
 		break;
-	case BTRFS_BLOCK_GROUP_ITEM_KEY: {
-		const struct btrfs_block_group_item *bg = p;
-
-		json_u64(w, "used", btrfs_block_group_used(bg));
-		json_u64(w, "chunk_objectid", btrfs_block_group_chunk_objectid(bg));
-		j_bg_flags(w, "flags", btrfs_block_group_flags(bg));
+	case BTRFS_BLOCK_GROUP_ITEM_KEY:
+		emit_block_group_item(&e, p);
 		break;
-	}
 	case BTRFS_FREE_SPACE_INFO_KEY: {
 		const struct btrfs_free_space_info *fsi = p;
 
@@ -503,21 +423,14 @@ static void j_item_body(struct json_writer *w, const struct print_item *it)
 		json_end_array(w);
 		break;
 	}
-	case BTRFS_DEV_EXTENT_KEY: {
-		const struct btrfs_dev_extent *de = p;
-
-		json_u64(w, "chunk_tree", btrfs_dev_extent_chunk_tree(de));
-		json_u64(w, "chunk_objectid", btrfs_dev_extent_chunk_objectid(de));
-		json_u64(w, "chunk_offset", btrfs_dev_extent_chunk_offset(de));
-		json_u64(w, "length", btrfs_dev_extent_length(de));
-		json_uuid(w, "chunk_tree_uuid", de->chunk_tree_uuid);
+	case BTRFS_DEV_EXTENT_KEY:
+		emit_dev_extent(&e, p);
 		break;
-	}
 	case BTRFS_CHUNK_ITEM_KEY:
-		j_chunk(w, it);
+		emit_chunk_item(&e, p, it->size);
 		break;
 	case BTRFS_DEV_ITEM_KEY:
-		j_dev_item(w, p);
+		emit_dev_item(&e, p);
 		break;
 	case BTRFS_QGROUP_STATUS_KEY: {
 		const struct btrfs_qgroup_status_item *qs = p;
@@ -530,16 +443,9 @@ static void j_item_body(struct json_writer *w, const struct print_item *it)
 			json_u64(w, "enable_gen", btrfs_qgroup_status_enable_gen(qs));
 		break;
 	}
-	case BTRFS_QGROUP_INFO_KEY: {
-		const struct btrfs_qgroup_info_item *qi = p;
-
-		json_u64(w, "generation", btrfs_qgroup_info_generation(qi));
-		json_u64(w, "rfer", btrfs_qgroup_info_rfer(qi));
-		json_u64(w, "rfer_cmpr", btrfs_qgroup_info_rfer_cmpr(qi));
-		json_u64(w, "excl", btrfs_qgroup_info_excl(qi));
-		json_u64(w, "excl_cmpr", btrfs_qgroup_info_excl_cmpr(qi));
+	case BTRFS_QGROUP_INFO_KEY:
+		emit_qgroup_info(&e, p);
 		break;
-	}
 	case BTRFS_QGROUP_LIMIT_KEY: {
 		const struct btrfs_qgroup_limit_item *ql = p;
 
@@ -606,17 +512,7 @@ static void j_item_body(struct json_writer *w, const struct print_item *it)
 		json_u64(w, "merkle_bytes", it->size);
 		break;
 	case BTRFS_RAID_STRIPE_KEY:
-		json_begin_array(w, "strides");
-		for (cur = 0; cur + sizeof(struct btrfs_raid_stride) <= it->size;
-		     cur += sizeof(struct btrfs_raid_stride)) {
-			const struct btrfs_raid_stride *st = (const void *)(it->data + cur);
-
-			json_begin_object(w, NULL);
-			json_u64(w, "devid", btrfs_raid_stride_devid(st));
-			json_u64(w, "physical", btrfs_raid_stride_physical(st));
-			json_end_object(w);
-		}
-		json_end_array(w);
+		emit_raid_stripe(&e, p, it->size);
 		break;
 	case BTRFS_EXTENT_CSUM_KEY:
 		json_begin_array(w, "csum");

@@ -13,6 +13,7 @@
 #include "print/print-tree.h"
 #include "print/print-tree-internal.h"
 #include "lib/format/accessors.h"
+#include "lib/format/profiles.h"
 #include "lib/format/messages.h"
 
 void btrfs_print_opts_init(struct btrfs_print_opts *opts, const struct btrfs_fs_geometry *geo)
@@ -314,6 +315,7 @@ void btrfs_print_disk_key(FILE *out, const struct btrfs_disk_key *dk)
 
 void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len)
 {
+	const struct btrfs_raid_profile *p;
 	const char *type, *profile;
 
 	switch (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) {
@@ -323,18 +325,8 @@ void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len)
 	case BTRFS_BLOCK_GROUP_SYSTEM: type = "SYSTEM"; break;
 	default: type = "UNKNOWN"; break;
 	}
-	switch (flags & BTRFS_BLOCK_GROUP_PROFILE_MASK) {
-	case 0: profile = "single"; break;
-	case BTRFS_BLOCK_GROUP_RAID0: profile = "RAID0"; break;
-	case BTRFS_BLOCK_GROUP_RAID1: profile = "RAID1"; break;
-	case BTRFS_BLOCK_GROUP_DUP: profile = "DUP"; break;
-	case BTRFS_BLOCK_GROUP_RAID10: profile = "RAID10"; break;
-	case BTRFS_BLOCK_GROUP_RAID5: profile = "RAID5"; break;
-	case BTRFS_BLOCK_GROUP_RAID6: profile = "RAID6"; break;
-	case BTRFS_BLOCK_GROUP_RAID1C3: profile = "RAID1C3"; break;
-	case BTRFS_BLOCK_GROUP_RAID1C4: profile = "RAID1C4"; break;
-	default: profile = "UNKNOWN"; break;
-	}
+	p = btrfs_raid_profile_find(flags);
+	profile = p ? p->upper : "UNKNOWN";
 	snprintf(buf, len, "%s|%s", type, profile);
 }
 
@@ -487,126 +479,60 @@ void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_
  * every mirror; a block that fails only the tree-checker everywhere is still
  * returned (the checker's message printed), so it prints what it holds.
  */
+static const struct read_policy print_policy = { .on_failure = READ_CHECKER_SOFT };
+
 int btrfs_print_read_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
 			   struct extent_buffer **out)
 {
-	static const struct read_policy policy = { .on_failure = READ_CHECKER_SOFT };
-
-	return btrfs_read_tree_block_policy(fs, bytenr, expect, &policy, out);
+	return btrfs_read_tree_block_policy(fs, bytenr, expect, &print_policy, out);
 }
 
-/* ---- Traversal -------------------------------------------------------------- */
+/* ---- Traversal: lib/read's walker with the printing read policy ---------- */
 
-static int read_child(struct btrfs_fs_info *fs, const struct extent_buffer *parent, u32 slot,
-		      struct extent_buffer **out)
-{
-	const struct btrfs_header *h = (const struct btrfs_header *)parent->data;
-	const struct btrfs_key_ptr *kp = (const struct btrfs_key_ptr *)
-		(parent->data + sizeof(*h) + (size_t)slot * sizeof(*kp));
-	struct tree_check check = {
-		.owner = 0,
-		.level = btrfs_header_level(h) - 1,
-		.transid = btrfs_key_generation(kp),
-		.first_key = &kp->key,
-	};
-
-	return btrfs_print_read_block(fs, btrfs_key_blockptr(kp), &check, out);
-}
-
-static u32 node_nritems(const struct extent_buffer *eb)
-{
-	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
-	u32 nr = btrfs_header_nritems(h);
-	u32 max = (eb->len - sizeof(*h)) / sizeof(struct btrfs_key_ptr);
-
-	return nr > max ? max : nr;
-}
-
-struct visit {
-	struct btrfs_fs_info *fs;
-	btrfs_block_fn fn;
+struct print_walk {
+	btrfs_block_fn block_fn;    /* every block (or every leaf) */
+	btrfs_leaf_fn leaf_fn;      /* every leaf until it returns non-zero */
 	void *priv;
 	bool leaves_only;
 };
 
-static int visit_dfs(const struct visit *v, const struct extent_buffer *eb)
+static int print_walk_visit(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr,
+			    int err, void *ctx)
 {
-	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
-	u32 i, nr;
-	int ret = 0;
+	const struct print_walk *pw = ctx;
 
-	if (!v->leaves_only || btrfs_header_level(h) == 0)
-		v->fn(eb, v->priv);
-	if (btrfs_header_level(h) == 0)
+	(void)fs;
+	(void)bytenr;
+	/* a block that cannot be read: its message is printed, its subtree skipped */
+	if (err < 0 || !eb)
 		return 0;
-	nr = node_nritems(eb);
-	for (i = 0; i < nr; i++) {
-		struct extent_buffer *child;
-		int err = read_child(v->fs, eb, i, &child);
-
-		if (err) {
-			ret = -EIO;
-			continue;
-		}
-		err = visit_dfs(v, child);
-		free_extent_buffer(child);
-		if (err)
-			ret = err;
-	}
-	return ret;
+	if (pw->leaf_fn)
+		return btrfs_eb_level(eb) == 0 ? pw->leaf_fn(eb, pw->priv) : 0;
+	if (!pw->leaves_only || btrfs_eb_level(eb) == 0)
+		pw->block_fn(eb, pw->priv);
+	return 0;
 }
 
-/* Visit every block of level target below eb (eb's level > target). */
-static int visit_level(const struct visit *v, const struct extent_buffer *eb, int target)
+/*
+ * Every pointer is followed (a block reached twice prints twice, as
+ * btrfs-progs); children are read with their parent's promises but no owner.
+ * Non-zero when a block could not be read.
+ */
+static int print_walk(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool dfs,
+		      struct print_walk *pw)
 {
-	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
-	int level = btrfs_header_level(h);
-	u32 i, nr = node_nritems(eb);
-	int ret = 0;
+	const struct btrfs_tree_ref any_owner = { .objectid = 0, .bytenr = eb->start };
 
-	for (i = 0; i < nr; i++) {
-		struct extent_buffer *child;
-		int err = read_child(v->fs, eb, i, &child);
-
-		if (err) {
-			/* Reported once, when the level above was visited. */
-			if (level - 1 == target)
-				ret = -EIO;
-			continue;
-		}
-		if (level - 1 == target)
-			v->fn(child, v->priv);
-		else
-			err = visit_level(v, child, target);
-		free_extent_buffer(child);
-		if (err)
-			ret = err;
-	}
-	return ret;
+	return btrfs_walk_block(fs, &any_owner, eb, dfs ? BTRFS_WALK_DFS : BTRFS_WALK_BFS,
+				&print_policy, BTRFS_WALK_REVISIT, print_walk_visit, pw);
 }
 
 int btrfs_visit_tree(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool dfs,
 		     btrfs_block_fn fn, void *priv)
 {
-	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
-	struct visit v = { .fs = fs, .fn = fn, .priv = priv };
-	int level = btrfs_header_level(h);
-	int target, ret = 0;
+	struct print_walk pw = { .block_fn = fn, .priv = priv };
 
-	if (level == 0 || level >= BTRFS_MAX_LEVEL) {
-		fn(eb, priv);
-		return level ? -EUCLEAN : 0;
-	}
-	if (dfs)
-		return visit_dfs(&v, eb);
-	fn(eb, priv);
-	for (target = level - 1; target >= 0; target--) {
-		int err = visit_level(&v, eb, target);
-
-		if (err)
-			ret = err;
-	}
-	return ret;
+	return print_walk(fs, eb, dfs, &pw);
 }
 
 static void print_block_cb(const struct extent_buffer *eb, void *priv)
@@ -627,34 +553,19 @@ int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *op
 int btrfs_print_tree_leaves(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
 			    const struct extent_buffer *eb)
 {
-	struct visit v = { .fs = fs, .fn = print_block_cb, .priv = (void *)opts, .leaves_only = true };
+	struct print_walk pw = { .block_fn = print_block_cb, .priv = (void *)opts,
+				 .leaves_only = true };
 
-	return visit_dfs(&v, eb);
+	return print_walk(fs, eb, true, &pw);
 }
 
 int btrfs_walk_leaves(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
 		      btrfs_leaf_fn fn, void *priv)
 {
-	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
-	u32 i, nr;
+	struct print_walk pw = { .leaf_fn = fn, .priv = priv };
+	int ret = print_walk(fs, eb, true, &pw);
 
-	if (btrfs_header_level(h) == 0)
-		return fn(eb, priv);
-	if (btrfs_header_level(h) >= BTRFS_MAX_LEVEL)
-		return 0;
-	nr = node_nritems(eb);
-	for (i = 0; i < nr; i++) {
-		struct extent_buffer *child;
-		int ret;
-
-		if (read_child(fs, eb, i, &child))
-			continue;
-		ret = btrfs_walk_leaves(fs, child, fn, priv);
-		free_extent_buffer(child);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return ret > 0 ? ret : 0;
 }
 
 /* ---- Superblock backup roots ---------------------------------------------- */

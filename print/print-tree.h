@@ -60,8 +60,8 @@ int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *op
 
 /*
  * Call fn on eb and every block below it, breadth-first or depth-first,
- * holding one block per level.  Unreadable children are reported and
- * skipped (-EIO returned at the end).
+ * through lib/read's btrfs_walk_block.  Unreadable children are reported
+ * and skipped (non-zero returned at the end).
  */
 typedef void (*btrfs_block_fn)(const struct extent_buffer *eb, void *priv);
 int btrfs_visit_tree(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool dfs,

@@ -10,6 +10,7 @@
 #   JOBS=N            tests run at once (default 1).  Tests that use loop devices or mount
 #                     (the kernel's device registry is machine-wide) still run one at a time,
 #                     beside the others; lines are printed in the usual order.
+#   CI=true           a missing ../shared fixture fails the tests that need it (else: skip)
 #   SAN_BTRFS=path    run the robust tests with this sanitizer build instead (make test
 #                     does: btrfs-asan), its unit/tool binaries from SAN_UNIT_DIR/SAN_TOOL_DIR
 # A shell test passes with exit 0 and is skipped with exit 77 (first line of output

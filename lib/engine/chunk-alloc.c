@@ -4,48 +4,16 @@
  * See chunk-alloc.h for the rules.
  */
 #include <stdlib.h>
-#include <strings.h>
 #include "lib/engine/chunk-alloc.h"
 #include "lib/format/messages.h"
 #include "lib/format/accessors.h"
+#include "lib/format/growable-array.h"
 
-static const struct btrfs_raid_attr raid_attrs[] = {
-	{ 0, "single", "single", 1, 1, 1, 0, 1, 1, 0 },
-	{ BTRFS_BLOCK_GROUP_DUP, "dup", "DUP", 1, 1, 2, 0, 1, 2, 0 },
-	{ BTRFS_BLOCK_GROUP_RAID0, "raid0", "RAID0", 1, 0, 1, 0, 1, 1, 0 },
-	{ BTRFS_BLOCK_GROUP_RAID1, "raid1", "RAID1", 2, 2, 2, 0, 1, 1, 0 },
-	{ BTRFS_BLOCK_GROUP_RAID1C3, "raid1c3", "RAID1C3", 3, 3, 3, 0, 1, 1,
-	  BTRFS_FEATURE_INCOMPAT_RAID1C34 },
-	{ BTRFS_BLOCK_GROUP_RAID1C4, "raid1c4", "RAID1C4", 4, 4, 4, 0, 1, 1,
-	  BTRFS_FEATURE_INCOMPAT_RAID1C34 },
-	{ BTRFS_BLOCK_GROUP_RAID10, "raid10", "RAID10", 2, 0, 2, 0, 2, 1, 0 },
-	{ BTRFS_BLOCK_GROUP_RAID5, "raid5", "RAID5", 2, 0, 1, 1, 1, 1, BTRFS_FEATURE_INCOMPAT_RAID56 },
-	{ BTRFS_BLOCK_GROUP_RAID6, "raid6", "RAID6", 3, 0, 1, 2, 1, 1, BTRFS_FEATURE_INCOMPAT_RAID56 },
-};
-
-const struct btrfs_raid_attr *btrfs_raid_attr(u64 flags)
-{
-	u64 prof = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
-
-	for (size_t i = 0; i < ARRAY_SIZE(raid_attrs); i++)
-		if (raid_attrs[i].bg_flag == prof)
-			return &raid_attrs[i];
-	return NULL;
-}
-
-const struct btrfs_raid_attr *btrfs_raid_attr_by_name(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(raid_attrs); i++)
-		if (!strcasecmp(raid_attrs[i].name, name))
-			return &raid_attrs[i];
-	return NULL;
-}
-
-int ca_init(struct chunk_alloc *ca, int ndevs, const u64 *sizes, u32 sectorsize)
+int chunk_alloc_init(struct chunk_alloc *ca, int ndevs, const u64 *sizes, u32 sectorsize)
 {
 	memset(ca, 0, sizeof(*ca));
-	if (ndevs < 1 || ndevs > CA_MAX_DEVICES) {
-		error("cannot build a filesystem of %d devices (at most %d)", ndevs, CA_MAX_DEVICES);
+	if (ndevs < 1 || ndevs > CHUNK_ALLOC_MAX_DEVICES) {
+		error("cannot build a filesystem of %d devices (at most %d)", ndevs, CHUNK_ALLOC_MAX_DEVICES);
 		return -EINVAL;
 	}
 	ca->ndevs = ndevs;
@@ -61,7 +29,7 @@ int ca_init(struct chunk_alloc *ca, int ndevs, const u64 *sizes, u32 sectorsize)
 	return 0;
 }
 
-void ca_release(struct chunk_alloc *ca)
+void chunk_alloc_release(struct chunk_alloc *ca)
 {
 	for (int i = 0; i < ca->ndevs; i++)
 		free(ca->devs[i].ext);
@@ -71,7 +39,7 @@ void ca_release(struct chunk_alloc *ca)
 	memset(ca, 0, sizeof(*ca));
 }
 
-struct ca_device *ca_device(struct chunk_alloc *ca, u64 devid)
+struct chunk_alloc_device *chunk_alloc_find_device(struct chunk_alloc *ca, u64 devid)
 {
 	if (devid < 1 || devid > (u64)ca->ndevs)
 		return NULL;
@@ -79,7 +47,7 @@ struct ca_device *ca_device(struct chunk_alloc *ca, u64 devid)
 }
 
 /* First hole of len bytes at or after 1 MiB; 0 with *start, or -ENOSPC. */
-static int find_hole(const struct ca_device *dev, u64 len, u64 *start)
+static int find_hole(const struct chunk_alloc_device *dev, u64 len, u64 *start)
 {
 	u64 pos = BTRFS_DEVICE_RANGE_RESERVED;
 
@@ -95,19 +63,12 @@ static int find_hole(const struct ca_device *dev, u64 len, u64 *start)
 	return 0;
 }
 
-int ca_add_dev_extent(struct ca_device *dev, u64 start, u64 len)
+int chunk_alloc_add_dev_extent(struct chunk_alloc_device *dev, u64 start, u64 len)
 {
 	int i;
 
-	if (dev->nr_ext == dev->alloc_ext) {
-		int n = dev->alloc_ext ? dev->alloc_ext * 2 : 8;
-		struct ca_extent *ne = realloc(dev->ext, n * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		dev->ext = ne;
-		dev->alloc_ext = n;
-	}
+	if (ARRAY_GROW(dev->ext, dev->nr_ext, dev->alloc_ext))
+		return -ENOMEM;
 	for (i = dev->nr_ext; i > 0 && dev->ext[i - 1].start > start; i--)
 		dev->ext[i] = dev->ext[i - 1];
 	dev->ext[i].start = start;
@@ -117,7 +78,7 @@ int ca_add_dev_extent(struct ca_device *dev, u64 start, u64 len)
 	return 0;
 }
 
-static void del_dev_extent(struct ca_device *dev, u64 start)
+static void del_dev_extent(struct chunk_alloc_device *dev, u64 start)
 {
 	for (int i = 0; i < dev->nr_ext; i++) {
 		if (dev->ext[i].start != start)
@@ -131,7 +92,7 @@ static void del_dev_extent(struct ca_device *dev, u64 start)
 
 static int data_stripes(u64 type, int num_stripes, int sub_stripes)
 {
-	const struct btrfs_raid_attr *a = btrfs_raid_attr(type);
+	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(type);
 
 	if (type & BTRFS_BLOCK_GROUP_RAID0)
 		return num_stripes;
@@ -143,16 +104,16 @@ static int data_stripes(u64 type, int num_stripes, int sub_stripes)
 }
 
 /* Logical ranges of the chunk that sit on a superblock copy of any stripe. */
-static void compute_excluded(struct ca_chunk *c)
+static void compute_excluded(struct chunk_placement *c)
 {
-	const struct btrfs_raid_attr *a = btrfs_raid_attr(c->type);
+	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(c->type);
 	int ndata = data_stripes(c->type, c->num_stripes, c->sub_stripes);
 
 	c->nr_excl = 0;
 	for (int i = 0; i < c->num_stripes; i++) {
 		for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
 			u64 sb = btrfs_sb_offset(m), off, nr, in_unit;
-			struct ca_excluded *e;
+			struct chunk_alloc_excluded *e;
 
 			if (sb + BTRFS_SUPER_INFO_SIZE <= c->stripes[i].physical ||
 			    sb >= c->stripes[i].physical + c->stripe_size)
@@ -182,19 +143,12 @@ static void compute_excluded(struct ca_chunk *c)
 	}
 }
 
-static struct ca_chunk *new_chunk(struct chunk_alloc *ca, int num_stripes)
+static struct chunk_placement *new_chunk(struct chunk_alloc *ca, int num_stripes)
 {
-	struct ca_chunk *c;
+	struct chunk_placement *c;
 
-	if (ca->nr_chunks == ca->alloc_chunks) {
-		int n = ca->alloc_chunks ? ca->alloc_chunks * 2 : 8;
-		struct ca_chunk **nc = realloc(ca->chunks, n * sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		ca->chunks = nc;
-		ca->alloc_chunks = n;
-	}
+	if (ARRAY_GROW(ca->chunks, ca->nr_chunks, ca->alloc_chunks))
+		return NULL;
 	c = calloc(1, sizeof(*c) + num_stripes * sizeof(c->stripes[0]));
 	if (!c)
 		return NULL;
@@ -225,17 +179,17 @@ static const char *type_name(u64 type)
 	return "metadata";
 }
 
-static int place_chunk(struct chunk_alloc *ca, struct ca_chunk *c, const int *devs)
+static int place_chunk(struct chunk_alloc *ca, struct chunk_placement *c, const int *devs)
 {
 	for (int i = 0; i < c->num_stripes; i++) {
-		struct ca_device *d = &ca->devs[devs[i]];
+		struct chunk_alloc_device *d = &ca->devs[devs[i]];
 		u64 start;
 		int ret;
 
 		ret = find_hole(d, c->stripe_size, &start);
 		if (ret < 0)
 			return ret;
-		ret = ca_add_dev_extent(d, start, c->stripe_size);
+		ret = chunk_alloc_add_dev_extent(d, start, c->stripe_size);
 		if (ret < 0)
 			return ret;
 		c->stripes[i].devid = d->devid;
@@ -248,9 +202,9 @@ static int place_chunk(struct chunk_alloc *ca, struct ca_chunk *c, const int *de
 	return 0;
 }
 
-struct ca_chunk *ca_alloc_chunk_on(struct chunk_alloc *ca, u64 type, u64 devid, u64 size)
+struct chunk_placement *chunk_alloc_new_chunk_on_device(struct chunk_alloc *ca, u64 type, u64 devid, u64 size)
 {
-	struct ca_chunk *c;
+	struct chunk_placement *c;
 	int idx = (int)devid - 1;
 	int ret;
 
@@ -275,13 +229,13 @@ struct ca_chunk *ca_alloc_chunk_on(struct chunk_alloc *ca, u64 type, u64 devid, 
 	return c;
 }
 
-struct ca_chunk *ca_alloc_chunk(struct chunk_alloc *ca, u64 type)
+struct chunk_placement *chunk_alloc_new_chunk(struct chunk_alloc *ca, u64 type)
 {
-	const struct btrfs_raid_attr *a = btrfs_raid_attr(type);
+	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(type);
 	u64 base_calc, calc, max_chunk, min_stripe, min_free;
 	int num_stripes, ndevs_needed, found, sub;
-	int picked[CA_MAX_DEVICES], stripes_dev[CA_MAX_DEVICES * 2];
-	struct ca_chunk *c;
+	int picked[CHUNK_ALLOC_MAX_DEVICES], stripes_dev[CHUNK_ALLOC_MAX_DEVICES * 2];
+	struct chunk_placement *c;
 	int ret;
 
 	if (!a)
@@ -325,7 +279,7 @@ again:
 	min_free = calc * a->dev_stripes;
 	found = 0;
 	for (int i = 0; i < ca->ndevs && found < ndevs_needed; i++) {
-		struct ca_device *d = &ca->devs[ca->order[i]];
+		struct chunk_alloc_device *d = &ca->devs[ca->order[i]];
 		u64 start;
 
 		if (find_hole(d, min_free, &start) < 0)
@@ -368,10 +322,10 @@ again:
 	return c;
 }
 
-void ca_remove_chunk(struct chunk_alloc *ca, struct ca_chunk *chunk)
+void chunk_alloc_remove_chunk(struct chunk_alloc *ca, struct chunk_placement *chunk)
 {
 	for (int i = 0; i < chunk->num_stripes; i++) {
-		struct ca_device *d = ca_device(ca, chunk->stripes[i].devid);
+		struct chunk_alloc_device *d = chunk_alloc_find_device(ca, chunk->stripes[i].devid);
 
 		if (d)
 			del_dev_extent(d, chunk->stripes[i].physical);
@@ -381,12 +335,12 @@ void ca_remove_chunk(struct chunk_alloc *ca, struct ca_chunk *chunk)
 
 static int cmp_chunk(const void *a, const void *b)
 {
-	const struct ca_chunk *x = *(struct ca_chunk *const *)a, *y = *(struct ca_chunk *const *)b;
+	const struct chunk_placement *x = *(struct chunk_placement *const *)a, *y = *(struct chunk_placement *const *)b;
 
 	return x->logical < y->logical ? -1 : x->logical > y->logical;
 }
 
-int ca_sorted_chunks(const struct chunk_alloc *ca, struct ca_chunk **out)
+int chunk_alloc_sorted_chunks(const struct chunk_alloc *ca, struct chunk_placement **out)
 {
 	int n = 0;
 
@@ -397,7 +351,7 @@ int ca_sorted_chunks(const struct chunk_alloc *ca, struct ca_chunk **out)
 	return n;
 }
 
-void ca_fill_chunk_item(const struct ca_chunk *c, u32 sectorsize, struct btrfs_chunk *ch)
+void chunk_alloc_fill_chunk_item(const struct chunk_placement *c, u32 sectorsize, struct btrfs_chunk *ch)
 {
 	btrfs_set_chunk_length(ch, c->length);
 	btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
@@ -414,12 +368,12 @@ void ca_fill_chunk_item(const struct ca_chunk *c, u32 sectorsize, struct btrfs_c
 	}
 }
 
-u64 ca_chunk_dev_bytes(const struct ca_chunk *chunk)
+u64 chunk_placement_dev_bytes(const struct chunk_placement *chunk)
 {
 	return chunk->stripe_size * chunk->num_stripes;
 }
 
-static bool overlaps_excluded(const struct ca_chunk *c, u64 start, u64 len, u64 *skip_to)
+static bool overlaps_excluded(const struct chunk_placement *c, u64 start, u64 len, u64 *skip_to)
 {
 	for (int i = 0; i < c->nr_excl; i++) {
 		if (start < c->excl[i].start + c->excl[i].len && c->excl[i].start < start + len) {
@@ -430,17 +384,17 @@ static bool overlaps_excluded(const struct ca_chunk *c, u64 start, u64 len, u64 
 	return false;
 }
 
-int ca_alloc_bytes(struct chunk_alloc *ca, u64 type, u64 len, u64 align, u64 *logical)
+int chunk_alloc_bytes(struct chunk_alloc *ca, u64 type, u64 len, u64 align, u64 *logical)
 {
-	struct ca_chunk **sorted = malloc((ca->nr_chunks + 1) * sizeof(*sorted));
+	struct chunk_placement **sorted = malloc((ca->nr_chunks + 1) * sizeof(*sorted));
 	int n;
 
 	if (!sorted)
 		return -ENOMEM;
-	n = ca_sorted_chunks(ca, sorted);
+	n = chunk_alloc_sorted_chunks(ca, sorted);
 
 	for (int i = 0; i < n; i++) {
-		struct ca_chunk *c = sorted[i];
+		struct chunk_placement *c = sorted[i];
 		u64 pos, skip;
 
 		if ((c->type & type) != type)
@@ -477,7 +431,7 @@ struct dev_choice {
  * The first hole of at least want bytes at or after 1 MiB (0), else the
  * largest one (-ENOSPC); *start and *size describe the hole chosen.
  */
-static int first_or_largest_hole(const struct ca_device *dev, u64 want, u64 *start, u64 *size)
+static int first_or_largest_hole(const struct chunk_alloc_device *dev, u64 want, u64 *start, u64 *size)
 {
 	u64 pos = BTRFS_DEVICE_RANGE_RESERVED, best = 0, best_start = pos;
 
@@ -517,13 +471,13 @@ static int cmp_choice(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type)
+struct chunk_placement *chunk_alloc_new_chunk_kernel(struct chunk_alloc *ca, u64 type)
 {
-	const struct btrfs_raid_attr *a = btrfs_raid_attr(type);
-	struct dev_choice devs[CA_MAX_DEVICES];
+	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(type);
+	struct dev_choice devs[CHUNK_ALLOC_MAX_DEVICES];
 	u64 max_chunk, max_stripe, want, min_extent, stripe;
 	int ndevs = 0, devs_max, inc, num_stripes, ndata;
-	struct ca_chunk *c;
+	struct chunk_placement *c;
 
 	if (!a)
 		return ERR_PTR(-EINVAL);
@@ -539,7 +493,7 @@ struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type)
 	want = max_stripe * (u64)a->dev_stripes;
 
 	for (int i = 0; i < ca->ndevs; i++) {
-		const struct ca_device *d = &ca->devs[i];
+		const struct chunk_alloc_device *d = &ca->devs[i];
 		struct dev_choice *dc = &devs[ndevs];
 
 		if (d->total_bytes <= d->bytes_used || d->total_bytes - d->bytes_used < min_extent)
@@ -582,15 +536,15 @@ struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type)
 	c->stripe_size = stripe;
 	c->length = stripe * (u64)ndata;
 	for (int i = 0; i < ndevs; i++) {
-		struct ca_device *d = &ca->devs[devs[i].idx];
+		struct chunk_alloc_device *d = &ca->devs[devs[i].idx];
 
 		for (int j = 0; j < a->dev_stripes; j++) {
-			struct ca_stripe *s = &c->stripes[i * a->dev_stripes + j];
+			struct chunk_alloc_stripe *s = &c->stripes[i * a->dev_stripes + j];
 			int ret;
 
 			s->devid = d->devid;
 			s->physical = devs[i].start + (u64)j * stripe;
-			ret = ca_add_dev_extent(d, s->physical, stripe);
+			ret = chunk_alloc_add_dev_extent(d, s->physical, stripe);
 			if (ret < 0)
 				return ERR_PTR(ret);
 		}

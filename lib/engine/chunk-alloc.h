@@ -2,14 +2,15 @@
 /*
  * Chunk and block allocation for building a filesystem in memory (mkfs),
  * and the kernel's placement of a new chunk for the write engine
- * (ca_alloc_chunk_kernel(), trans-chunk.c).
+ * (chunk_alloc_new_chunk_kernel(), trans-chunk.c).
  *
- * Profiles.  struct btrfs_raid_attr describes each profile: how many devices
- * at least, how many copies of each byte, parity stripes, sub stripes
- * (raid10) and device stripes (DUP puts two on one device).
+ * Profiles.  struct btrfs_raid_profile (lib/format/profiles.h) describes
+ * each profile: how many devices at least, how many copies of each byte,
+ * parity stripes, sub stripes (raid10) and device stripes (DUP puts two on
+ * one device).
  *
  * Chunks.  A struct chunk_alloc holds the devices (size, dev extents) and the
- * chunks made so far.  ca_alloc_chunk() places a chunk as btrfs-progs' mkfs
+ * chunks made so far.  chunk_alloc_new_chunk() places a chunk as btrfs-progs' mkfs
  * does: the stripe size is the type's default (system 8 MiB, metadata 256 MiB
  * or 1 GiB above 50 GiB, data 1 GiB), cut down so that the chunk's logical
  * size stays within 10% of the filesystem (and the type's maximum), but never
@@ -19,7 +20,7 @@
  * spread over all devices; each dev extent goes to the first hole on its
  * device at or after 1 MiB.  Logical addresses grow from 1 MiB.
  *
- * Blocks.  ca_alloc_block() hands out nodesize blocks from the chunks of a
+ * Blocks.  chunk_alloc_bytes() hands out nodesize blocks from the chunks of a
  * type, in address order, never over a superblock copy's location on any
  * device of the chunk (the kernel excludes those ranges from allocation).
  */
@@ -28,52 +29,35 @@
 
 #include "lib/format/kerncompat.h"
 #include "lib/format/format.h"
+#include "lib/format/profiles.h"
 
-#define CA_MAX_DEVICES 64
+#define CHUNK_ALLOC_MAX_DEVICES 64
 
-struct btrfs_raid_attr {
-	u64 bg_flag;            /* BTRFS_BLOCK_GROUP_* profile bit, 0 = single */
-	const char *name;       /* lowercase, as on the command line */
-	const char *upper;      /* as btrfs-progs prints it in messages */
-	int devs_min;           /* fewest devices */
-	int devs_max;           /* most stripes, 0 = as many as there are devices */
-	int ncopies;            /* copies of each byte */
-	int nparity;            /* parity stripes per row */
-	int sub_stripes;        /* raid10: 2 */
-	int dev_stripes;        /* stripes per device: DUP 2 */
-	u64 incompat;           /* feature bit the profile needs */
-};
-
-/* The profile of a block group flags value (profile bits), or NULL. */
-const struct btrfs_raid_attr *btrfs_raid_attr(u64 flags);
-/* By name (case-insensitive: "raid1c3", "DUP", "single"), or NULL. */
-const struct btrfs_raid_attr *btrfs_raid_attr_by_name(const char *name);
-
-struct ca_extent {
+struct chunk_alloc_dev_extent {
 	u64 start;
 	u64 len;
 };
 
-struct ca_device {
+struct chunk_alloc_device {
 	u64 devid;
 	u64 total_bytes;
 	u64 bytes_used;               /* sum of dev extents */
-	struct ca_extent *ext;        /* dev extents, sorted by start */
+	struct chunk_alloc_dev_extent *ext;        /* dev extents, sorted by start */
 	int nr_ext;
 	int alloc_ext;
 };
 
-struct ca_stripe {
+struct chunk_alloc_stripe {
 	u64 devid;
 	u64 physical;
 };
 
-struct ca_excluded {
+struct chunk_alloc_excluded {
 	u64 start;                    /* logical */
 	u64 len;
 };
 
-struct ca_chunk {
+struct chunk_placement {
 	u64 logical;
 	u64 length;
 	u64 type;                     /* type and profile bits */
@@ -83,16 +67,16 @@ struct ca_chunk {
 	bool removed;                 /* dropped (temporary chunk replaced) */
 	u64 used;                     /* bytes handed out by the block allocator */
 	u64 cursor;                   /* next free logical address */
-	struct ca_excluded excl[BTRFS_SUPER_MIRROR_MAX * CA_MAX_DEVICES * 2];
+	struct chunk_alloc_excluded excl[BTRFS_SUPER_MIRROR_MAX * CHUNK_ALLOC_MAX_DEVICES * 2];
 	int nr_excl;
-	struct ca_stripe stripes[];
+	struct chunk_alloc_stripe stripes[];
 };
 
 struct chunk_alloc {
-	struct ca_device devs[CA_MAX_DEVICES];
+	struct chunk_alloc_device devs[CHUNK_ALLOC_MAX_DEVICES];
 	int ndevs;
-	int order[CA_MAX_DEVICES];    /* rotating device list: indexes into devs */
-	struct ca_chunk **chunks;     /* in creation order */
+	int order[CHUNK_ALLOC_MAX_DEVICES];    /* rotating device list: indexes into devs */
+	struct chunk_placement **chunks;     /* in creation order */
 	int nr_chunks;
 	int alloc_chunks;
 	u64 next_logical;
@@ -101,15 +85,15 @@ struct chunk_alloc {
 };
 
 /* Devices get devids 1..n in the order given. */
-int ca_init(struct chunk_alloc *ca, int ndevs, const u64 *sizes, u32 sectorsize);
-void ca_release(struct chunk_alloc *ca);
+int chunk_alloc_init(struct chunk_alloc *ca, int ndevs, const u64 *sizes, u32 sectorsize);
+void chunk_alloc_release(struct chunk_alloc *ca);
 
 /*
  * A chunk of type (type | profile bits) across the devices, sized by the
  * rules above.  Returns the chunk, or an ERR_PTR: -ENOSPC after an error
  * naming the type and what was missing.
  */
-struct ca_chunk *ca_alloc_chunk(struct chunk_alloc *ca, u64 type);
+struct chunk_placement *chunk_alloc_new_chunk(struct chunk_alloc *ca, u64 type);
 /*
  * A chunk placed as the kernel places one on a mounted filesystem (the
  * write engine's new chunks): devices whose largest hole (at or after
@@ -121,32 +105,32 @@ struct ca_chunk *ca_alloc_chunk(struct chunk_alloc *ca, u64 type);
  * rounded up to 16 MiB, at most 1 GiB, in 64 KiB units.  The logical
  * address is ca->next_logical.  ERR_PTR(-ENOSPC) after an error.
  */
-struct ca_chunk *ca_alloc_chunk_kernel(struct chunk_alloc *ca, u64 type);
+struct chunk_placement *chunk_alloc_new_chunk_kernel(struct chunk_alloc *ca, u64 type);
 /* Record a dev extent on dev (sorted in; bytes_used follows). */
-int ca_add_dev_extent(struct ca_device *dev, u64 start, u64 len);
+int chunk_alloc_add_dev_extent(struct chunk_alloc_device *dev, u64 start, u64 len);
 /* A single-profile chunk of exactly size bytes on devid (mkfs' first chunks). */
-struct ca_chunk *ca_alloc_chunk_on(struct chunk_alloc *ca, u64 type, u64 devid, u64 size);
+struct chunk_placement *chunk_alloc_new_chunk_on_device(struct chunk_alloc *ca, u64 type, u64 devid, u64 size);
 /* Drop a chunk that holds nothing: its dev extents are freed. */
-void ca_remove_chunk(struct chunk_alloc *ca, struct ca_chunk *chunk);
+void chunk_alloc_remove_chunk(struct chunk_alloc *ca, struct chunk_placement *chunk);
 
 /* The live chunks sorted by logical address, into out (nr_chunks room). */
-int ca_sorted_chunks(const struct chunk_alloc *ca, struct ca_chunk **out);
-struct ca_device *ca_device(struct chunk_alloc *ca, u64 devid);
+int chunk_alloc_sorted_chunks(const struct chunk_alloc *ca, struct chunk_placement **out);
+struct chunk_alloc_device *chunk_alloc_find_device(struct chunk_alloc *ca, u64 devid);
 
 /*
  * Allocate len bytes (aligned to align) from the live chunks having all bits
  * of type, lowest address first; 0 with *logical set, -ENOSPC when no chunk
  * has room (not printed).
  */
-int ca_alloc_bytes(struct chunk_alloc *ca, u64 type, u64 len, u64 align, u64 *logical);
+int chunk_alloc_bytes(struct chunk_alloc *ca, u64 type, u64 len, u64 align, u64 *logical);
 
 /*
  * The CHUNK_ITEM of c into ch (btrfs_chunk_item_size(c->num_stripes)
  * bytes): every field but the stripes' dev_uuid, which the caller knows.
  */
-void ca_fill_chunk_item(const struct ca_chunk *c, u32 sectorsize, struct btrfs_chunk *ch);
+void chunk_alloc_fill_chunk_item(const struct chunk_placement *c, u32 sectorsize, struct btrfs_chunk *ch);
 
 /* Bytes of the chunk's dev extents on each device (DUP counts twice). */
-u64 ca_chunk_dev_bytes(const struct ca_chunk *chunk);
+u64 chunk_placement_dev_bytes(const struct chunk_placement *chunk);
 
 #endif

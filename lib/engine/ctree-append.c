@@ -6,22 +6,22 @@
 int btrfs_insert_or_append_item(struct btrfs_trans *t, struct btrfs_wroot *root,
 				const struct btrfs_key *key, const void *buf, u32 size)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret = btrfs_insert_item(t, root, key, buf, size);
 
 	if (ret != -EEXIST)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, key, &path, (int)size, 1);
 	if (ret == 0) {
-		u32 old = btrfs_wpath_item_size(&path);
+		u32 old = btrfs_path_item_size(&path);
 
 		ret = btrfs_extend_item(t, &path, size);
 		if (ret == 0)
-			memcpy((u8 *)btrfs_wpath_item_ptr(&path) + old, buf, size);
+			memcpy((u8 *)btrfs_path_item_ptr(&path) + old, buf, size);
 	} else if (ret > 0) {
 		ret = -ENOENT;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret;
 }

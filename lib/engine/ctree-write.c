@@ -4,96 +4,40 @@
  * search with CoW on the way down, item insert/delete/extend/truncate, leaf
  * split and push to neighbours, node split and merge, root growth and shrink.
  *
- * Leaf layout: header, then the item array growing up, item data packed at
- * the end growing down; item i's data lies below item i-1's, offsets are
- * relative to the end of the header.  Node layout: header, key pointers.
+ * Leaf and node layout: see accessors.h, whose helpers this file uses.
  *
  * Every block a function modifies is dirty (owned by the transaction): the
  * blocks on a cow path are, and a sibling is copied on write before it is
  * touched.
  */
 #include <stdlib.h>
-#include "lib/engine/transaction.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
+#include "lib/format/tree-block.h"
 #include "lib/format/messages.h"
 
 #define HDR ((u32)sizeof(struct btrfs_header))
 #define ITEMSZ ((u32)sizeof(struct btrfs_item))
 #define PTRSZ ((u32)sizeof(struct btrfs_key_ptr))
 
-/* ---- block layout helpers ---- */
-
-static u32 nritems(const struct extent_buffer *eb)
-{
-	return btrfs_header_nritems(btrfs_header(eb));
-}
-
-static void set_nritems(struct extent_buffer *eb, u32 n)
-{
-	btrfs_set_header_nritems(btrfs_header(eb), n);
-}
-
-static u32 leaf_cap(const struct extent_buffer *eb)
-{
-	return eb->len - HDR;
-}
-
-static u32 max_ptrs(const struct extent_buffer *eb)
-{
-	return (eb->len - HDR) / PTRSZ;
-}
-
-static u8 *ldata(const struct extent_buffer *eb)
-{
-	return (u8 *)eb->data + HDR;
-}
-
-static u32 ioff(const struct extent_buffer *eb, int slot)
-{
-	return btrfs_item_offset(btrfs_leaf_item(eb, slot));
-}
-
-static u32 isize(const struct extent_buffer *eb, int slot)
-{
-	return btrfs_item_size(btrfs_leaf_item(eb, slot));
-}
-
-static void set_ioff(struct extent_buffer *eb, int slot, u32 v)
-{
-	btrfs_set_item_offset(btrfs_leaf_item(eb, slot), v);
-}
-
-static void set_isize(struct extent_buffer *eb, int slot, u32 v)
-{
-	btrfs_set_item_size(btrfs_leaf_item(eb, slot), v);
-}
-
-/* Lowest data offset in use (leaf_cap when empty). */
-static u32 data_end(const struct extent_buffer *eb)
-{
-	u32 n = nritems(eb);
-
-	return n ? ioff(eb, n - 1) : leaf_cap(eb);
-}
-
-static int leaf_free(const struct extent_buffer *eb)
-{
-	return (int)data_end(eb) - (int)(nritems(eb) * ITEMSZ);
-}
+/* ---- block layout (helpers in accessors.h) ---- */
 
 /* Bytes (data + item headers) of items [0, mid). */
 static u32 used_front(const struct extent_buffer *eb, u32 mid)
 {
-	return mid ? leaf_cap(eb) - ioff(eb, mid - 1) + mid * ITEMSZ : 0;
+	return mid ? btrfs_leaf_data_size(eb) - btrfs_leaf_item_offset(eb, mid - 1) + mid * ITEMSZ : 0;
 }
 
 /* Bytes of items [mid, nritems). */
 static u32 used_back(const struct extent_buffer *eb, u32 mid)
 {
-	u32 n = nritems(eb);
+	u32 n = btrfs_eb_nritems(eb);
 
-	return mid < n ? ioff(eb, mid) + isize(eb, mid) - data_end(eb) + (n - mid) * ITEMSZ : 0;
+	if (mid >= n)
+		return 0;
+	return btrfs_leaf_item_offset(eb, mid) + btrfs_leaf_item_size(eb, mid) -
+	       btrfs_leaf_data_end(eb) + (n - mid) * ITEMSZ;
 }
 
 static void block_key(const struct extent_buffer *eb, int slot, struct btrfs_disk_key *k)
@@ -104,88 +48,25 @@ static void block_key(const struct extent_buffer *eb, int slot, struct btrfs_dis
 		*k = btrfs_leaf_item(eb, slot)->key;
 }
 
-static void set_node_ptr(struct extent_buffer *eb, int slot, const struct btrfs_disk_key *key,
-			 u64 bytenr, u64 gen)
-{
-	struct btrfs_key_ptr *p = btrfs_node_key_ptr(eb, slot);
-
-	p->key = *key;
-	btrfs_set_key_blockptr(p, bytenr);
-	btrfs_set_key_generation(p, gen);
-}
-
-/* Binary search: 0 and the slot of key, or 1 and the first slot above it. */
-static int bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, int *slot)
-{
-	int lo = 0, hi = (int)nritems(eb);
-
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		struct btrfs_disk_key dk;
-		int c;
-
-		block_key(eb, mid, &dk);
-		c = btrfs_comp_keys(&dk, key);
-		if (c < 0) {
-			lo = mid + 1;
-		} else if (c > 0) {
-			hi = mid;
-		} else {
-			*slot = mid;
-			return 0;
-		}
-	}
-	*slot = lo;
-	return 1;
-}
-
-/* Room for n items of sizes at slot (data zeroed, keys left to the caller). */
-static void leaf_make_room(struct extent_buffer *eb, int slot, const u32 *sizes, int n)
-{
-	u32 nr = nritems(eb), total = 0, old_end, dend, cur;
-	u8 *ld = ldata(eb);
-	int i;
-
-	for (i = 0; i < n; i++)
-		total += sizes[i];
-	old_end = slot ? ioff(eb, slot - 1) : leaf_cap(eb);
-	dend = data_end(eb);
-	if ((u32)slot < nr) {
-		memmove(ld + dend - total, ld + dend, old_end - dend);
-		for (i = slot; i < (int)nr; i++)
-			set_ioff(eb, i, ioff(eb, i) - total);
-		memmove(btrfs_leaf_item(eb, slot + n), btrfs_leaf_item(eb, slot),
-			(size_t)(nr - slot) * ITEMSZ);
-	}
-	cur = old_end;
-	for (i = 0; i < n; i++) {
-		cur -= sizes[i];
-		set_ioff(eb, slot + i, cur);
-		set_isize(eb, slot + i, sizes[i]);
-	}
-	memset(ld + cur, 0, total);
-	set_nritems(eb, nr + n);
-}
-
 /* Remove n items at slot. */
 static void leaf_remove(struct extent_buffer *eb, int slot, int n)
 {
-	u32 nr = nritems(eb), dend = data_end(eb), dsize, low;
-	u8 *ld = ldata(eb);
+	u32 nr = btrfs_eb_nritems(eb), dend = btrfs_leaf_data_end(eb), dsize, low;
+	u8 *ld = btrfs_leaf_data(eb);
 	int i;
 
 	if (n <= 0)
 		return;
-	low = ioff(eb, slot + n - 1);
-	dsize = ioff(eb, slot) + isize(eb, slot) - low;
+	low = btrfs_leaf_item_offset(eb, slot + n - 1);
+	dsize = btrfs_leaf_item_offset(eb, slot) + btrfs_leaf_item_size(eb, slot) - low;
 	if ((u32)(slot + n) < nr) {
 		memmove(ld + dend + dsize, ld + dend, low - dend);
 		for (i = slot + n; i < (int)nr; i++)
-			set_ioff(eb, i, ioff(eb, i) + dsize);
+			btrfs_set_leaf_item_offset(eb, i, btrfs_leaf_item_offset(eb, i) + dsize);
 		memmove(btrfs_leaf_item(eb, slot), btrfs_leaf_item(eb, slot + n),
 			(size_t)(nr - slot - n) * ITEMSZ);
 	}
-	set_nritems(eb, nr - n);
+	btrfs_set_eb_nritems(eb, nr - n);
 }
 
 /* Move src items [from, from + n) to dst at dst_slot (dst has room). */
@@ -202,100 +83,49 @@ static int leaf_move_items(struct extent_buffer *dst, int dst_slot, struct exten
 	if (!sizes)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		sizes[i] = isize(src, from + i);
-	leaf_make_room(dst, dst_slot, sizes, n);
+		sizes[i] = btrfs_leaf_item_size(src, from + i);
+	btrfs_leaf_make_room(dst, dst_slot, sizes, n);
 	free(sizes);
 	for (i = 0; i < n; i++)
 		btrfs_leaf_item(dst, dst_slot + i)->key = btrfs_leaf_item(src, from + i)->key;
-	lo = ioff(src, from + n - 1);
-	hi = ioff(src, from) + isize(src, from);
-	memcpy(ldata(dst) + ioff(dst, dst_slot + n - 1), ldata(src) + lo, hi - lo);
+	lo = btrfs_leaf_item_offset(src, from + n - 1);
+	hi = btrfs_leaf_item_offset(src, from) + btrfs_leaf_item_size(src, from);
+	memcpy(btrfs_leaf_data(dst) + btrfs_leaf_item_offset(dst, dst_slot + n - 1), btrfs_leaf_data(src) + lo, hi - lo);
 	leaf_remove(src, from, n);
 	return 0;
 }
 
-static void node_insert_ptr(struct extent_buffer *eb, int slot, const struct btrfs_disk_key *key,
-			    u64 bytenr, u64 gen)
-{
-	u32 nr = nritems(eb);
-
-	if ((u32)slot < nr)
-		memmove(btrfs_node_key_ptr(eb, slot + 1), btrfs_node_key_ptr(eb, slot),
-			(size_t)(nr - slot) * PTRSZ);
-	set_node_ptr(eb, slot, key, bytenr, gen);
-	set_nritems(eb, nr + 1);
-}
-
 static void node_remove_ptr(struct extent_buffer *eb, int slot)
 {
-	u32 nr = nritems(eb);
+	u32 nr = btrfs_eb_nritems(eb);
 
 	if ((u32)slot + 1 < nr)
 		memmove(btrfs_node_key_ptr(eb, slot), btrfs_node_key_ptr(eb, slot + 1),
 			(size_t)(nr - slot - 1) * PTRSZ);
-	set_nritems(eb, nr - 1);
+	btrfs_set_eb_nritems(eb, nr - 1);
 }
 
 /* Move src pointers [from, from + n) to dst at dst_slot. */
 static void node_move_ptrs(struct extent_buffer *dst, int dst_slot, struct extent_buffer *src,
 			   int from, int n)
 {
-	u32 dnr = nritems(dst), snr = nritems(src);
+	u32 dnr = btrfs_eb_nritems(dst), snr = btrfs_eb_nritems(src);
 
 	if ((u32)dst_slot < dnr)
 		memmove(btrfs_node_key_ptr(dst, dst_slot + n), btrfs_node_key_ptr(dst, dst_slot),
 			(size_t)(dnr - dst_slot) * PTRSZ);
 	memcpy(btrfs_node_key_ptr(dst, dst_slot), btrfs_node_key_ptr(src, from), (size_t)n * PTRSZ);
-	set_nritems(dst, dnr + n);
+	btrfs_set_eb_nritems(dst, dnr + n);
 	if ((u32)(from + n) < snr)
 		memmove(btrfs_node_key_ptr(src, from), btrfs_node_key_ptr(src, from + n),
 			(size_t)(snr - from - n) * PTRSZ);
-	set_nritems(src, snr - n);
+	btrfs_set_eb_nritems(src, snr - n);
 }
 
 /* ---- paths ---- */
 
-void btrfs_wpath_init(struct btrfs_wpath *p)
-{
-	memset(p, 0, sizeof(*p));
-}
-
-static void path_drop_level(struct btrfs_wpath *p, int l)
-{
-	if (p->owned[l])
-		free_extent_buffer(p->nodes[l]);
-	p->nodes[l] = NULL;
-	p->owned[l] = false;
-	p->slots[l] = 0;
-}
-
-void btrfs_wpath_release(struct btrfs_wpath *p)
-{
-	int lowest = p->lowest_level;
-
-	for (int l = 0; l < BTRFS_MAX_LEVEL; l++)
-		path_drop_level(p, l);
-	memset(p, 0, sizeof(*p));
-	p->lowest_level = lowest;
-}
-
-void *btrfs_wpath_item_ptr(const struct btrfs_wpath *path)
-{
-	return btrfs_leaf_item_ptr(path->nodes[0], path->slots[0]);
-}
-
-u32 btrfs_wpath_item_size(const struct btrfs_wpath *path)
-{
-	return isize(path->nodes[0], path->slots[0]);
-}
-
-void btrfs_wpath_item_key(const struct btrfs_wpath *path, struct btrfs_key *key)
-{
-	btrfs_item_key_to_cpu(path->nodes[0], key, path->slots[0]);
-}
-
 /* Set the key of nodes[level] at slots[level], and upwards while that slot is 0. */
-static void fixup_low_keys(struct btrfs_wpath *path, const struct btrfs_disk_key *key, int level)
+static void fixup_low_keys(struct btrfs_path *path, const struct btrfs_disk_key *key, int level)
 {
 	for (int l = level; l < BTRFS_MAX_LEVEL && path->nodes[l]; l++) {
 		btrfs_node_key_ptr(path->nodes[l], path->slots[l])->key = *key;
@@ -322,7 +152,7 @@ static int cow_copy(struct btrfs_trans *t, struct btrfs_wroot *root, const struc
 	if (ret < 0)
 		return ret;
 	memcpy(neb->data + HDR, eb->data + HDR, eb->len - HDR);
-	set_nritems(neb, nritems(eb));
+	btrfs_set_eb_nritems(neb, btrfs_eb_nritems(eb));
 	if (free_old) {
 		ret = trans_free_block(t, eb->start, root->objectid, level);
 		if (ret < 0)
@@ -333,14 +163,14 @@ static int cow_copy(struct btrfs_trans *t, struct btrfs_wroot *root, const struc
 }
 
 /* Make nodes[level] of the path dirty, moving the parent pointer or the root. */
-static int cow_path_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int cow_path_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 			  int level)
 {
 	struct extent_buffer *eb = path->nodes[level], *neb;
 	int ret;
 
-	if (!path->owned[level])
-		return 0;       /* borrowed = already dirty */
+	if (path->borrowed[level])
+		return 0;       /* already dirty */
 	ret = cow_copy(t, root, eb, &neb);
 	if (ret < 0)
 		return ret;
@@ -356,7 +186,7 @@ static int cow_path_block(struct btrfs_trans *t, struct btrfs_wroot *root, struc
 	}
 	free_extent_buffer(eb);
 	path->nodes[level] = neb;
-	path->owned[level] = false;
+	path->borrowed[level] = true;
 	return 0;
 }
 
@@ -369,7 +199,7 @@ static int cow_child(struct btrfs_trans *t, struct btrfs_wroot *root, struct ext
 	bool owned;
 	int ret;
 
-	ret = trans_read_block(t, root->objectid, btrfs_key_blockptr(p), btrfs_eb_level(parent) - 1,
+	ret = btrfs_trans_read_block(t, root->objectid, btrfs_key_blockptr(p), btrfs_eb_level(parent) - 1,
 			       btrfs_key_generation(p), &p->key, &eb, &owned);
 	if (ret < 0)
 		return ret;
@@ -387,19 +217,25 @@ static int cow_child(struct btrfs_trans *t, struct btrfs_wroot *root, struct ext
 	return 0;
 }
 
-static int read_path_child(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
-			   int level)
+/*
+ * The child at slots[level] of nodes[level] into nodes[level - 1], read
+ * through the path's transaction (btrfs_path.read_child of the engine's
+ * paths: the one descent and next/previous item of lib/read/ctree.c call it).
+ */
+static int trans_path_read_child(struct btrfs_path *path, int level)
 {
 	struct extent_buffer *parent = path->nodes[level];
 	struct btrfs_key_ptr *p = btrfs_node_key_ptr(parent, path->slots[level]);
+	bool owned = false;
 	int ret;
 
-	path_drop_level(path, level - 1);
-	ret = trans_read_block(t, root->objectid, btrfs_key_blockptr(p), level - 1,
-			       btrfs_key_generation(p), &p->key, &path->nodes[level - 1],
-			       &path->owned[level - 1]);
+	if (!path->borrowed[level - 1])
+		free_extent_buffer(path->nodes[level - 1]);
+	ret = btrfs_trans_read_block(path->trans, path->root->objectid, btrfs_key_blockptr(p), level - 1,
+			       btrfs_key_generation(p), &p->key, &path->nodes[level - 1], &owned);
 	if (ret < 0)
 		path->nodes[level - 1] = NULL;
+	path->borrowed[level - 1] = ret == 0 && !owned;
 	path->slots[level - 1] = 0;
 	return ret;
 }
@@ -407,7 +243,7 @@ static int read_path_child(struct btrfs_trans *t, struct btrfs_wroot *root, stru
 /* ---- growing ---- */
 
 /* A new root node above the current root (which is dirty, at path). */
-static int grow_root(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path)
+static int grow_root(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path)
 {
 	int level = root->level + 1;
 	struct extent_buffer *old = path->nodes[root->level], *n;
@@ -422,35 +258,35 @@ static int grow_root(struct btrfs_trans *t, struct btrfs_wroot *root, struct btr
 	if (ret < 0)
 		return ret;
 	memset(&key, 0, sizeof(key));
-	if (nritems(old))
+	if (btrfs_eb_nritems(old))
 		block_key(old, 0, &key);
-	node_insert_ptr(n, 0, &key, old->start, t->transid);
+	btrfs_node_insert_ptr(n, 0, &key, old->start, t->transid);
 	root->bytenr = n->start;
 	root->level = level;
 	root->dirty = true;
 	path->nodes[level] = n;
-	path->owned[level] = false;
+	path->borrowed[level] = true;
 	path->slots[level] = 0;
 	return 0;
 }
 
-static int insert_ptr(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int insert_ptr(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 		      int level, int slot, const struct btrfs_disk_key *key, u64 bytenr)
 {
 	struct extent_buffer *n = path->nodes[level];
 
-	if (nritems(n) >= max_ptrs(n)) {
+	if (btrfs_eb_nritems(n) >= btrfs_node_max_ptrs(n)) {
 		error("tree %llu: node %llu at level %d is full (internal error)", root->objectid,
 		      n->start, level);
 		return -EOVERFLOW;
 	}
-	node_insert_ptr(n, slot, key, bytenr, t->transid);
+	btrfs_node_insert_ptr(n, slot, key, bytenr, t->transid);
 	if (slot == 0)
 		fixup_low_keys(path, key, level + 1);
 	return 0;
 }
 
-static int split_node(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int split_node(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 		      int level)
 {
 	struct extent_buffer *c, *right;
@@ -464,7 +300,7 @@ static int split_node(struct btrfs_trans *t, struct btrfs_wroot *root, struct bt
 			return ret;
 	}
 	c = path->nodes[level];
-	nr = nritems(c);
+	nr = btrfs_eb_nritems(c);
 	mid = (nr + 1) / 2;
 	ret = trans_alloc_block(t, root->objectid, level, &right);
 	if (ret < 0)
@@ -487,23 +323,23 @@ static int split_node(struct btrfs_trans *t, struct btrfs_wroot *root, struct bt
  * leaf gets need free bytes; the item at the path stays.  0 done, 1 not
  * possible (nothing moved), < 0 error.
  */
-static int push_leaf_right(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int push_leaf_right(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 			   u32 need, bool existing)
 {
 	struct extent_buffer *l = path->nodes[0], *parent = path->nodes[1], *right;
 	int pslot = path->slots[1], slot = path->slots[0];
-	int nr = (int)nritems(l), start = nr, minidx = existing ? slot + 1 : slot;
-	int lfree = leaf_free(l), rfree, moved = 0, ret;
+	int nr = (int)btrfs_eb_nritems(l), start = nr, minidx = existing ? slot + 1 : slot;
+	int lfree = btrfs_leaf_free_space(l), rfree, moved = 0, ret;
 	struct btrfs_disk_key key;
 
-	if (!parent || pslot + 1 >= (int)nritems(parent))
+	if (!parent || pslot + 1 >= (int)btrfs_eb_nritems(parent))
 		return 1;
 	ret = cow_child(t, root, parent, pslot + 1, &right);
 	if (ret < 0)
 		return ret;
-	rfree = leaf_free(right);
+	rfree = btrfs_leaf_free_space(right);
 	while (lfree < (int)need && start > minidx) {
-		int sz = (int)(isize(l, start - 1) + ITEMSZ);
+		int sz = (int)(btrfs_leaf_item_size(l, start - 1) + ITEMSZ);
 
 		if (moved + sz > rfree)
 			break;
@@ -522,12 +358,12 @@ static int push_leaf_right(struct btrfs_trans *t, struct btrfs_wroot *root, stru
 }
 
 /* The same to the left sibling with leading items before the path's slot. */
-static int push_leaf_left(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int push_leaf_left(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 			  u32 need)
 {
 	struct extent_buffer *l = path->nodes[0], *parent = path->nodes[1], *left;
-	int pslot = path->slots[1], slot = path->slots[0], nr = (int)nritems(l);
-	int lfree = leaf_free(l), dfree, moved = 0, count = 0, ret;
+	int pslot = path->slots[1], slot = path->slots[0], nr = (int)btrfs_eb_nritems(l);
+	int lfree = btrfs_leaf_free_space(l), dfree, moved = 0, count = 0, ret;
 	struct btrfs_disk_key key;
 
 	if (!parent || pslot == 0)
@@ -535,9 +371,9 @@ static int push_leaf_left(struct btrfs_trans *t, struct btrfs_wroot *root, struc
 	ret = cow_child(t, root, parent, pslot - 1, &left);
 	if (ret < 0)
 		return ret;
-	dfree = leaf_free(left);
+	dfree = btrfs_leaf_free_space(left);
 	while (lfree < (int)need && count < slot && count < nr - 1) {
-		int sz = (int)(isize(l, count) + ITEMSZ);
+		int sz = (int)(btrfs_leaf_item_size(l, count) + ITEMSZ);
 
 		if (moved + sz > dfree)
 			break;
@@ -547,7 +383,7 @@ static int push_leaf_left(struct btrfs_trans *t, struct btrfs_wroot *root, struc
 	}
 	if (lfree < (int)need || count == 0)
 		return 1;
-	ret = leaf_move_items(left, (int)nritems(left), l, 0, count);
+	ret = leaf_move_items(left, (int)btrfs_eb_nritems(left), l, 0, count);
 	if (ret < 0)
 		return ret;
 	path->slots[0] -= count;
@@ -557,7 +393,7 @@ static int push_leaf_left(struct btrfs_trans *t, struct btrfs_wroot *root, struc
 }
 
 /* Split the leaf at mid: items [mid, nr) go to a new right leaf. */
-static int split_leaf_at(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int split_leaf_at(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 			 u32 mid, const struct btrfs_key *key, bool to_right)
 {
 	struct extent_buffer *l, *right;
@@ -571,7 +407,7 @@ static int split_leaf_at(struct btrfs_trans *t, struct btrfs_wroot *root, struct
 			return ret;
 	}
 	l = path->nodes[0];
-	nr = nritems(l);
+	nr = btrfs_eb_nritems(l);
 	ret = trans_alloc_block(t, root->objectid, 0, &right);
 	if (ret < 0)
 		return ret;
@@ -580,7 +416,7 @@ static int split_leaf_at(struct btrfs_trans *t, struct btrfs_wroot *root, struct
 		if (ret < 0)
 			return ret;
 	}
-	if (nritems(right))
+	if (btrfs_eb_nritems(right))
 		block_key(right, 0, &dk);
 	else
 		btrfs_cpu_key_to_disk(&dk, key);
@@ -602,11 +438,11 @@ static int split_leaf_at(struct btrfs_trans *t, struct btrfs_wroot *root, struct
  * halves fit, else isolate the slot and try again.
  */
 static int split_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		      struct btrfs_wpath *path, u32 need, bool existing)
+		      struct btrfs_path *path, u32 need, bool existing)
 {
 	int iter, ret;
 
-	if (need > leaf_cap(path->nodes[0])) {
+	if (need > btrfs_leaf_data_size(path->nodes[0])) {
 		error("tree %llu: item of %u bytes cannot fit in a leaf", root->objectid, need);
 		return -E2BIG;
 	}
@@ -620,12 +456,12 @@ static int split_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, const str
 	}
 	for (iter = 0; iter < 4; iter++) {
 		struct extent_buffer *l = path->nodes[0];
-		u32 nr = nritems(l), slot = path->slots[0], cap = leaf_cap(l), mid;
+		u32 nr = btrfs_eb_nritems(l), slot = path->slots[0], cap = btrfs_leaf_data_size(l), mid;
 		u64 best_score = ~0ULL;
 		int best_mid = -1;
 		bool best_right = false;
 
-		if (leaf_free(l) >= (int)need)
+		if (btrfs_leaf_free_space(l) >= (int)need)
 			return 0;
 		for (mid = 0; mid <= nr; mid++) {
 			u32 L = used_front(l, mid), R = used_back(l, mid);
@@ -681,102 +517,88 @@ static int split_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, const str
 
 /* ---- search ---- */
 
-/* insert: the caller adds a new item, so a key found needs no room. */
-static int search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		       struct btrfs_wpath *path, int ins_len, int cow, bool insert)
+/*
+ * The engine's search is the one descent of lib/read/ctree.c
+ * (btrfs_search_descend) on a path that reads through the transaction, with
+ * two steps added: copy on write of every block entered (cow) and, for an
+ * insertion of ins_len bytes, splitting a full leaf or a nearly full node on
+ * the way down.  Without them (cow = 0, ins_len <= 0) it is the read-only
+ * search of the tree as this transaction sees it.
+ */
+struct search_steps {
+	struct btrfs_trans *t;
+	struct btrfs_wroot *root;
+	int ins_len;
+	bool insert;    /* the caller adds a new item, so a key found needs no room */
+};
+
+static int search_cow(struct btrfs_path *path, int level, void *arg)
 {
-	int level = root->level, ret, slot;
+	struct search_steps *s = arg;
+
+	return cow_path_block(s->t, s->root, path, level);
+}
+
+static int search_split(struct btrfs_path *path, int level, const struct btrfs_key *key, int found,
+			void *arg)
+{
+	struct search_steps *s = arg;
+	struct extent_buffer *eb = path->nodes[level];
+
+	if (s->ins_len <= 0)
+		return 0;
+	if (level == 0) {
+		if (btrfs_leaf_free_space(eb) < s->ins_len && !(s->insert && found == 0))
+			return split_leaf(s->t, s->root, key, path, (u32)s->ins_len, found == 0);
+		return 0;
+	}
+	if (btrfs_eb_nritems(eb) + 3 >= btrfs_node_max_ptrs(eb))
+		return split_node(s->t, s->root, path, level);
+	return 0;
+}
+
+static const struct btrfs_search_ops cow_search_ops = {
+	.enter = search_cow,
+	.leave = search_split,
+};
+
+static int search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		       struct btrfs_path *path, int ins_len, int cow, bool insert)
+{
+	struct search_steps steps = { .t = t, .root = root, .ins_len = ins_len, .insert = insert };
+	int level = root->level, ret;
+	bool owned = false;
 
 	if (ins_len > 0 && !cow)
 		return -EINVAL;
-	btrfs_wpath_release(path);
-	ret = trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &path->nodes[level],
-			       &path->owned[level]);
+	btrfs_release_path(path);
+	path->trans = t;
+	path->root = root;
+	path->read_child = trans_path_read_child;
+	path->tree.objectid = root->objectid;
+	ret = btrfs_trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &path->nodes[level],
+			       &owned);
 	if (ret < 0) {
 		path->nodes[level] = NULL;
 		return ret;
 	}
-	for (;;) {
-		struct extent_buffer *eb;
-
-		if (cow) {
-			ret = cow_path_block(t, root, path, level);
-			if (ret < 0)
-				goto fail;
-		}
-		eb = path->nodes[level];
-		ret = bin_search(eb, key, &slot);
-		if (level == 0) {
-			int err;
-
-			path->slots[0] = slot;
-			if (ins_len > 0 && leaf_free(eb) < ins_len && !(insert && ret == 0)) {
-				err = split_leaf(t, root, key, path, (u32)ins_len, ret == 0);
-				if (err < 0) {
-					ret = err;
-					goto fail;
-				}
-			}
-			return ret;
-		}
-		if (ret && slot > 0)
-			slot--;
-		path->slots[level] = slot;
-		if (ins_len > 0 && nritems(eb) + 3 >= max_ptrs(eb)) {
-			int err = split_node(t, root, path, level);
-
-			if (err < 0) {
-				ret = err;
-				goto fail;
-			}
-		}
-		if (level == path->lowest_level)
-			return ret;
-		ret = read_path_child(t, root, path, level);
-		if (ret < 0)
-			goto fail;
-		level--;
-	}
-fail:
-	btrfs_wpath_release(path);
+	path->borrowed[level] = !owned;
+	ret = btrfs_search_descend(path, level, key, cow ? &cow_search_ops : NULL, &steps);
+	if (ret < 0)
+		btrfs_release_path(path);
 	return ret;
 }
 
 int btrfs_search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		      struct btrfs_wpath *path, int ins_len, int cow)
+		      struct btrfs_path *path, int ins_len, int cow)
 {
 	return search_slot(t, root, key, path, ins_len, cow, false);
-}
-
-int btrfs_wnext_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path)
-{
-	int l, ret;
-
-	if (!path->nodes[0])
-		return -EINVAL;
-	if ((u32)path->slots[0] + 1 < nritems(path->nodes[0])) {
-		path->slots[0]++;
-		return 0;
-	}
-	for (l = 1; l < BTRFS_MAX_LEVEL && path->nodes[l]; l++) {
-		if ((u32)path->slots[l] + 1 < nritems(path->nodes[l]))
-			break;
-	}
-	if (l >= BTRFS_MAX_LEVEL || !path->nodes[l])
-		return 1;
-	path->slots[l]++;
-	for (; l > 0; l--) {
-		ret = read_path_child(t, root, path, l);
-		if (ret < 0)
-			return ret;
-	}
-	return nritems(path->nodes[0]) ? 0 : 1;
 }
 
 /* ---- insert ---- */
 
 int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
-			     struct btrfs_wpath *path, const struct btrfs_key *keys,
+			     struct btrfs_path *path, const struct btrfs_key *keys,
 			     const u32 *sizes, int nr)
 {
 	struct extent_buffer *l;
@@ -802,19 +624,19 @@ int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
 	if (ret < 0)
 		return ret;
 	if (ret == 0) {
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 		return -EEXIST;
 	}
 	l = path->nodes[0];
 	slot = path->slots[0];
-	if ((u32)slot < nritems(l)) {
+	if ((u32)slot < btrfs_eb_nritems(l)) {
 		block_key(l, slot, &dk);
 		if (btrfs_comp_keys(&dk, &keys[nr - 1]) <= 0) {
-			btrfs_wpath_release(path);
+			btrfs_release_path(path);
 			return -EEXIST;
 		}
 	}
-	leaf_make_room(l, slot, sizes, nr);
+	btrfs_leaf_make_room(l, slot, sizes, nr);
 	for (i = 0; i < nr; i++)
 		btrfs_cpu_key_to_disk(&btrfs_leaf_item(l, slot + i)->key, &keys[i]);
 	if (slot == 0) {
@@ -827,48 +649,48 @@ int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
 int btrfs_insert_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
 		      const void *data, u32 size)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_insert_empty_items(t, root, &path, key, &size, 1);
 	if (ret == 0 && size)
-		memcpy(btrfs_wpath_item_ptr(&path), data, size);
-	btrfs_wpath_release(&path);
+		memcpy(btrfs_path_item_ptr(&path), data, size);
+	btrfs_release_path(&path);
 	return ret;
 }
 
 /* ---- extend / truncate ---- */
 
-int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 extra)
+int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_path *path, u32 extra)
 {
 	struct extent_buffer *l = path->nodes[0];
 	int slot = path->slots[0];
 	u32 off, sz, dend, nr;
 	u8 *ld;
 
-	if (!l || path->owned[0] || (u32)slot >= nritems(l))
+	if (!l || !path->borrowed[0] || (u32)slot >= btrfs_eb_nritems(l))
 		return -EINVAL;
-	if (leaf_free(l) < (int)extra) {
+	if (btrfs_leaf_free_space(l) < (int)extra) {
 		error("leaf %llu: no room to extend slot %d by %u bytes (search with ins_len)",
 		      l->start, slot, extra);
 		return -ENOSPC;
 	}
-	ld = ldata(l);
-	off = ioff(l, slot);
-	sz = isize(l, slot);
-	dend = data_end(l);
-	nr = nritems(l);
+	ld = btrfs_leaf_data(l);
+	off = btrfs_leaf_item_offset(l, slot);
+	sz = btrfs_leaf_item_size(l, slot);
+	dend = btrfs_leaf_data_end(l);
+	nr = btrfs_eb_nritems(l);
 	memmove(ld + dend - extra, ld + dend, off + sz - dend);
 	for (u32 i = slot; i < nr; i++)
-		set_ioff(l, i, ioff(l, i) - extra);
-	set_isize(l, slot, sz + extra);
+		btrfs_set_leaf_item_offset(l, i, btrfs_leaf_item_offset(l, i) - extra);
+	btrfs_set_leaf_item_size(l, slot, sz + extra);
 	memset(ld + off + sz - extra, 0, extra);
 	(void)t;
 	return 0;
 }
 
-int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new_size,
+int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_path *path, u32 new_size,
 			bool from_end)
 {
 	struct extent_buffer *l = path->nodes[0];
@@ -876,29 +698,29 @@ int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new
 	u32 off, sz, dend, nr, d;
 	u8 *ld;
 
-	if (!l || path->owned[0] || (u32)slot >= nritems(l))
+	if (!l || !path->borrowed[0] || (u32)slot >= btrfs_eb_nritems(l))
 		return -EINVAL;
-	off = ioff(l, slot);
-	sz = isize(l, slot);
+	off = btrfs_leaf_item_offset(l, slot);
+	sz = btrfs_leaf_item_size(l, slot);
 	if (new_size > sz)
 		return -EINVAL;
 	d = sz - new_size;
 	if (!d)
 		return 0;
-	ld = ldata(l);
-	dend = data_end(l);
-	nr = nritems(l);
+	ld = btrfs_leaf_data(l);
+	dend = btrfs_leaf_data_end(l);
+	nr = btrfs_eb_nritems(l);
 	if (from_end) {
 		memmove(ld + dend + d, ld + dend, off + new_size - dend);
 		for (u32 i = slot; i < nr; i++)
-			set_ioff(l, i, ioff(l, i) + d);
+			btrfs_set_leaf_item_offset(l, i, btrfs_leaf_item_offset(l, i) + d);
 	} else {
 		memmove(ld + dend + d, ld + dend, off - dend);
 		for (u32 i = slot + 1; i < nr; i++)
-			set_ioff(l, i, ioff(l, i) + d);
-		set_ioff(l, slot, off + d);
+			btrfs_set_leaf_item_offset(l, i, btrfs_leaf_item_offset(l, i) + d);
+		btrfs_set_leaf_item_offset(l, slot, off + d);
 	}
-	set_isize(l, slot, new_size);
+	btrfs_set_leaf_item_size(l, slot, new_size);
 	(void)t;
 	return 0;
 }
@@ -909,7 +731,7 @@ int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new
  * Remove nodes[level] (empty or merged away) from its parent and free it;
  * a parent left empty goes too.
  */
-static int remove_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+static int remove_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 			int level)
 {
 	struct extent_buffer *eb = path->nodes[level], *parent = path->nodes[level + 1];
@@ -919,11 +741,11 @@ static int remove_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct 
 
 	node_remove_ptr(parent, pslot);
 	path->nodes[level] = NULL;
-	path->owned[level] = false;
+	path->borrowed[level] = false;
 	ret = trans_free_block(t, bytenr, root->objectid, level);
 	if (ret < 0)
 		return ret;
-	if (nritems(parent) == 0) {
+	if (btrfs_eb_nritems(parent) == 0) {
 		if (level + 1 < root->level)
 			return remove_block(t, root, path, level + 1);
 		return 0;       /* an empty root node: shrink_root replaces it */
@@ -934,36 +756,36 @@ static int remove_block(struct btrfs_trans *t, struct btrfs_wroot *root, struct 
 		block_key(parent, 0, &key);
 		fixup_low_keys(path, &key, level + 2);
 	}
-	if ((u32)pslot >= nritems(parent))
-		path->slots[level + 1] = (int)nritems(parent) - 1;
+	if ((u32)pslot >= btrfs_eb_nritems(parent))
+		path->slots[level + 1] = (int)btrfs_eb_nritems(parent) - 1;
 	return 0;
 }
 
 /* A leaf left small: move all its items into a neighbour and drop it. */
-static int merge_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path)
+static int merge_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path)
 {
 	struct extent_buffer *l = path->nodes[0], *parent = path->nodes[1], *sib;
 	int pslot = path->slots[1], ret;
-	u32 used = used_front(l, nritems(l));
+	u32 used = used_front(l, btrfs_eb_nritems(l));
 	struct btrfs_disk_key key;
 
 	if (pslot > 0) {
 		ret = cow_child(t, root, parent, pslot - 1, &sib);
 		if (ret < 0)
 			return ret;
-		if (leaf_free(sib) >= (int)used) {
-			ret = leaf_move_items(sib, (int)nritems(sib), l, 0, (int)nritems(l));
+		if (btrfs_leaf_free_space(sib) >= (int)used) {
+			ret = leaf_move_items(sib, (int)btrfs_eb_nritems(sib), l, 0, (int)btrfs_eb_nritems(l));
 			if (ret < 0)
 				return ret;
 			return remove_block(t, root, path, 0);
 		}
 	}
-	if ((u32)pslot + 1 < nritems(parent)) {
+	if ((u32)pslot + 1 < btrfs_eb_nritems(parent)) {
 		ret = cow_child(t, root, parent, pslot + 1, &sib);
 		if (ret < 0)
 			return ret;
-		if (leaf_free(sib) >= (int)used) {
-			ret = leaf_move_items(sib, 0, l, 0, (int)nritems(l));
+		if (btrfs_leaf_free_space(sib) >= (int)used) {
+			ret = leaf_move_items(sib, 0, l, 0, (int)btrfs_eb_nritems(l));
 			if (ret < 0)
 				return ret;
 			block_key(sib, 0, &key);
@@ -975,38 +797,38 @@ static int merge_leaf(struct btrfs_trans *t, struct btrfs_wroot *root, struct bt
 }
 
 /* Nodes on the path left small are merged with a neighbour. */
-static int merge_nodes_up(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path)
+static int merge_nodes_up(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path)
 {
 	int level, ret;
 
 	for (level = 1; level < root->level; level++) {
 		struct extent_buffer *n = path->nodes[level], *parent = path->nodes[level + 1], *sib;
 		int pslot = path->slots[level + 1];
-		u32 max = max_ptrs(n ? n : parent);
+		u32 max = btrfs_node_max_ptrs(n ? n : parent);
 
-		if (!n || !parent || nritems(n) >= max / 4)
+		if (!n || !parent || btrfs_eb_nritems(n) >= max / 4)
 			continue;
 		if (pslot > 0) {
 			ret = cow_child(t, root, parent, pslot - 1, &sib);
 			if (ret < 0)
 				return ret;
-			if (nritems(sib) + nritems(n) + 4 <= max) {
-				node_move_ptrs(sib, (int)nritems(sib), n, 0, (int)nritems(n));
+			if (btrfs_eb_nritems(sib) + btrfs_eb_nritems(n) + 4 <= max) {
+				node_move_ptrs(sib, (int)btrfs_eb_nritems(sib), n, 0, (int)btrfs_eb_nritems(n));
 				ret = remove_block(t, root, path, level);
 				if (ret < 0)
 					return ret;
 				continue;
 			}
 		}
-		if ((u32)pslot + 1 < nritems(parent)) {
+		if ((u32)pslot + 1 < btrfs_eb_nritems(parent)) {
 			u64 bytenr;
 
 			ret = cow_child(t, root, parent, pslot + 1, &sib);
 			if (ret < 0)
 				return ret;
-			if (nritems(sib) + nritems(n) + 4 <= max) {
+			if (btrfs_eb_nritems(sib) + btrfs_eb_nritems(n) + 4 <= max) {
 				bytenr = sib->start;
-				node_move_ptrs(n, (int)nritems(n), sib, 0, (int)nritems(sib));
+				node_move_ptrs(n, (int)btrfs_eb_nritems(n), sib, 0, (int)btrfs_eb_nritems(sib));
 				node_remove_ptr(parent, pslot + 1);
 				ret = trans_free_block(t, bytenr, root->objectid, level);
 				if (ret < 0)
@@ -1026,7 +848,7 @@ static int shrink_root(struct btrfs_trans *t, struct btrfs_wroot *root)
 		u64 old;
 		int ret, level = root->level;
 
-		ret = trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &r, &owned);
+		ret = btrfs_trans_read_block(t, root->objectid, root->bytenr, level, 0, NULL, &r, &owned);
 		if (ret < 0)
 			return ret;
 		if (owned) {    /* not touched in this transaction: leave it */
@@ -1034,11 +856,11 @@ static int shrink_root(struct btrfs_trans *t, struct btrfs_wroot *root)
 			return 0;
 		}
 		old = r->start;
-		if (nritems(r) == 1) {
+		if (btrfs_eb_nritems(r) == 1) {
 			ret = cow_child(t, root, r, 0, &child);
 			if (ret < 0)
 				return ret;
-		} else if (nritems(r) == 0) {
+		} else if (btrfs_eb_nritems(r) == 0) {
 			ret = trans_alloc_block(t, root->objectid, 0, &child);
 			if (ret < 0)
 				return ret;
@@ -1055,19 +877,19 @@ static int shrink_root(struct btrfs_trans *t, struct btrfs_wroot *root)
 	return 0;
 }
 
-int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 		    int slot, int nr)
 {
 	struct extent_buffer *l = path->nodes[0];
 	int ret = 0;
 
-	if (!l || path->owned[0] || slot < 0 || nr <= 0 || (u32)(slot + nr) > nritems(l)) {
-		btrfs_wpath_release(path);
+	if (!l || !path->borrowed[0] || slot < 0 || nr <= 0 || (u32)(slot + nr) > btrfs_eb_nritems(l)) {
+		btrfs_release_path(path);
 		return -EINVAL;
 	}
 	leaf_remove(l, slot, nr);
 	if (root->level > 0) {
-		if (nritems(l) == 0) {
+		if (btrfs_eb_nritems(l) == 0) {
 			ret = remove_block(t, root, path, 0);
 		} else {
 			if (slot == 0) {
@@ -1076,13 +898,13 @@ int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrf
 				block_key(l, 0, &key);
 				fixup_low_keys(path, &key, 1);
 			}
-			if (used_front(l, nritems(l)) < leaf_cap(l) / 4)
+			if (used_front(l, btrfs_eb_nritems(l)) < btrfs_leaf_data_size(l) / 4)
 				ret = merge_leaf(t, root, path);
 		}
 		if (ret == 0)
 			ret = merge_nodes_up(t, root, path);
 	}
-	btrfs_wpath_release(path);
+	btrfs_release_path(path);
 	if (ret == 0)
 		ret = shrink_root(t, root);
 	return ret;
@@ -1090,72 +912,22 @@ int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrf
 
 int btrfs_delete_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, key, &path, -1, 1);
 	if (ret < 0)
 		return ret;
 	if (ret > 0) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return -ENOENT;
 	}
 	return btrfs_del_items(t, root, &path, path.slots[0], 1);
 }
 
-int btrfs_wprev_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path)
+int btrfs_trans_search_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+			   enum btrfs_search_mode mode, struct btrfs_path *path, struct btrfs_key *found)
 {
-	int l, ret;
-
-	if (!path->nodes[0])
-		return -EINVAL;
-	if (path->slots[0] > 0) {
-		path->slots[0]--;
-		return 0;
-	}
-	for (l = 1; l < BTRFS_MAX_LEVEL && path->nodes[l]; l++) {
-		if (path->slots[l] > 0)
-			break;
-	}
-	if (l >= BTRFS_MAX_LEVEL || !path->nodes[l])
-		return 1;
-	path->slots[l]--;
-	for (; l > 0; l--) {
-		ret = read_path_child(t, root, path, l);
-		if (ret < 0)
-			return ret;
-		path->slots[l - 1] = (int)nritems(path->nodes[l - 1]) - 1;
-	}
-	return path->slots[0] >= 0 ? 0 : 1;
-}
-
-int btrfs_wsearch_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		      enum btrfs_search_mode mode, struct btrfs_wpath *path, struct btrfs_key *found)
-{
-	int ret;
-
-	ret = btrfs_search_slot(t, root, key, path, 0, 0);
-	if (ret < 0)
-		return ret;
-	if (mode == BTRFS_SEARCH_EXACT) {
-		if (ret == 0 && found)
-			btrfs_wpath_item_key(path, found);
-		return ret;
-	}
-	if (mode == BTRFS_SEARCH_NEXT) {
-		if ((u32)path->slots[0] >= nritems(path->nodes[0])) {
-			path->slots[0] = (int)nritems(path->nodes[0]) - 1;
-			ret = btrfs_wnext_item(t, root, path);
-			if (ret)
-				return ret;
-		}
-	} else if (ret == 1) {
-		ret = btrfs_wprev_item(t, root, path);
-		if (ret)
-			return ret;
-	}
-	if (found)
-		btrfs_wpath_item_key(path, found);
-	return 0;
+	return btrfs_search_position(path, btrfs_search_slot(t, root, key, path, 0, 0), mode, found);
 }

@@ -6,8 +6,7 @@
  * of btrfs_account_extent().
  */
 #include <stdlib.h>
-#include "lib/engine/transaction.h"
-#include "lib/engine/extent-alloc.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/engine/tree-write.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
@@ -20,11 +19,11 @@
 static int alloc_existing(struct btrfs_trans *t, u64 *len, bool shrink, u64 *bytenr)
 {
 	u32 sectorsize = t->fs->geo.sectorsize;
-	int ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, *len, sectorsize, bytenr);
+	int ret = extent_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, *len, sectorsize, bytenr);
 
 	for (u64 try = *len; ret == -ENOSPC && shrink && try > sectorsize;) {
 		try = max_t(u64, round_down(try / 2, (u64)sectorsize), sectorsize);
-		ret = ea_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, try, sectorsize, bytenr);
+		ret = extent_alloc_bytes(t, BTRFS_BLOCK_GROUP_DATA, try, sectorsize, bytenr);
 		if (ret == 0)
 			*len = try;
 	}
@@ -44,7 +43,7 @@ static int reserve_data(struct btrfs_trans *t, u64 *len, bool shrink, u64 *byten
 	ret = alloc_existing(t, len, shrink, bytenr);
 	if (ret != -ENOSPC)
 		return ret;
-	ret = trans_new_block_group(t, ea_bg_type_for(t, BTRFS_BLOCK_GROUP_DATA), &bg);
+	ret = trans_new_block_group(t, extent_alloc_block_group_type(t, BTRFS_BLOCK_GROUP_DATA), &bg);
 	if (ret < 0)
 		return ret;
 	return alloc_existing(t, len, shrink, bytenr);
@@ -151,12 +150,12 @@ static int sole_data_ref(const u8 *p, u32 size)
 static int drop_keyed_data_ref(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr)
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_DATA_REF_KEY, 0 }, found;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
-	btrfs_wpath_release(&path);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	btrfs_release_path(&path);
 	if (ret == 0 && (found.objectid != bytenr || found.type != BTRFS_EXTENT_DATA_REF_KEY))
 		ret = 1;
 	if (ret > 0) {
@@ -170,23 +169,23 @@ int btrfs_free_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len)
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret, keyed;
 
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, extent, &key, &path, -1, 1);
 	if (ret) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		if (ret > 0)
 			error("data extent (%llu EXTENT_ITEM %llu) not found", bytenr, len);
 		return ret > 0 ? -ENOENT : ret;
 	}
-	keyed = sole_data_ref(btrfs_wpath_item_ptr(&path), btrfs_wpath_item_size(&path));
+	keyed = sole_data_ref(btrfs_path_item_ptr(&path), btrfs_path_item_size(&path));
 	if (keyed < 0) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		error("data extent %llu+%llu is shared or not a data extent; not freed", bytenr, len);
 		return keyed;
 	}
@@ -201,10 +200,10 @@ int btrfs_free_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len)
 int btrfs_trans_write_data(struct btrfs_trans *t, u64 logical, const void *buf, u64 len)
 {
 	struct btrfs_block_writer w;
-	struct bw_device *devs = NULL;
+	struct block_writer_device *devs = NULL;
 	int ret;
 
-	ret = trans_writer_init(t, &w, &devs);
+	ret = btrfs_trans_block_writer_init(t, &w, &devs);
 	if (ret < 0 && !devs)
 		return ret;
 	if (ret == 0)

@@ -1,31 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Block groups, in-memory free space and extent items of tree blocks
- * (see extent-alloc.h).
+ * (see engine-internal.h).
  */
 #include <stdlib.h>
-#include "lib/engine/extent-alloc.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 #include "lib/read/tree-checker.h"
+#include "lib/format/growable-array.h"
 
 /* New chunks one transaction may make (t->bgs is sized for them once). */
-#define EA_NEW_CHUNKS_MAX 256
+#define EXTENT_ALLOC_NEW_CHUNKS_MAX 256
 
 /* ---- range lists ---- */
 
 static int ranges_insert(struct fs_range **arr, int *nr, int *alloc, int at, u64 start, u64 len)
 {
-	if (*nr == *alloc) {
-		int n = *alloc ? *alloc * 2 : 16;
-		struct fs_range *na = realloc(*arr, (size_t)n * sizeof(*na));
-
-		if (!na)
-			return -ENOMEM;
-		*arr = na;
-		*alloc = n;
-	}
+	if (ARRAY_GROW(*arr, *nr, *alloc))
+		return -ENOMEM;
 	memmove(&(*arr)[at + 1], &(*arr)[at], (size_t)(*nr - at) * sizeof(**arr));
 	(*arr)[at].start = start;
 	(*arr)[at].len = len;
@@ -71,7 +65,7 @@ static int cmp_range(const void *a, const void *b)
 
 /* ---- block groups ---- */
 
-struct wblock_group *ea_find_bg(struct btrfs_trans *t, u64 bytenr)
+struct wblock_group *extent_alloc_find_block_group(struct btrfs_trans *t, u64 bytenr)
 {
 	int lo = 0, hi = t->nr_bgs;
 
@@ -95,7 +89,7 @@ static int bg_tree(struct btrfs_trans *t, struct btrfs_wroot **root)
 					       BTRFS_EXTENT_TREE_OBJECTID, root);
 }
 
-int ea_load_block_groups(struct btrfs_trans *t)
+int extent_alloc_load_block_groups(struct btrfs_trans *t)
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct btrfs_wroot *root;
@@ -106,25 +100,25 @@ int ea_load_block_groups(struct btrfs_trans *t)
 		error("cannot find the %s tree", t->bgt ? "block group" : "extent");
 		return ret;
 	}
-	t->bgs_cap = (int)fs->chunks.nr + EA_NEW_CHUNKS_MAX;
+	t->bgs_cap = (int)fs->chunks.nr + EXTENT_ALLOC_NEW_CHUNKS_MAX;
 	t->bgs = calloc((size_t)t->bgs_cap, sizeof(*t->bgs));
 	if (!t->bgs)
 		return -ENOMEM;
 	for (size_t i = 0; i < fs->chunks.nr; i++) {
 		const struct btrfs_chunk_map *c = fs->chunks.chunks[i];
 		struct wblock_group *bg;
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		struct btrfs_key key;
 
 		key.objectid = c->logical;
 		key.type = BTRFS_BLOCK_GROUP_ITEM_KEY;
 		key.offset = c->length;
-		btrfs_wpath_init(&path);
+		btrfs_init_path(&path);
 		ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
-		if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(struct btrfs_block_group_item))
+		if (ret == 0 && btrfs_path_item_size(&path) < sizeof(struct btrfs_block_group_item))
 			ret = -EUCLEAN;
 		if (ret) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			error("no block group item (%llu BLOCK_GROUP_ITEM %llu) for chunk %llu",
 			      c->logical, c->length, c->logical);
 			return ret < 0 ? ret : -EUCLEAN;
@@ -132,14 +126,14 @@ int ea_load_block_groups(struct btrfs_trans *t)
 		bg = &t->bgs[t->nr_bgs++];
 		bg->start = c->logical;
 		bg->length = c->length;
-		bg->flags = btrfs_block_group_flags(btrfs_wpath_item_ptr(&path));
-		bg->used = btrfs_block_group_used(btrfs_wpath_item_ptr(&path));
-		btrfs_wpath_release(&path);
+		bg->flags = btrfs_block_group_flags(btrfs_path_item_ptr(&path));
+		bg->used = btrfs_block_group_used(btrfs_path_item_ptr(&path));
+		btrfs_release_path(&path);
 	}
 	return 0;
 }
 
-void ea_release(struct btrfs_trans *t)
+void extent_alloc_release(struct btrfs_trans *t)
 {
 	for (int i = 0; i < t->nr_bgs; i++) {
 		free(t->bgs[i].free);
@@ -150,7 +144,7 @@ void ea_release(struct btrfs_trans *t)
 	t->nr_bgs = 0;
 }
 
-int ea_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *out, int max)
+int extent_alloc_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *out, int max)
 {
 	u64 per_stripe, groups = 1;
 	int n = 0;
@@ -203,12 +197,12 @@ int ea_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *out, int m
 	return n;
 }
 
-int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr)
+int extent_alloc_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr)
 {
 	struct fs_range *used = NULL;
 	int nr_used = 0, alloc_used = 0, ret;
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key, found;
 
 	*out = NULL;
@@ -219,8 +213,8 @@ int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **
 	key.objectid = start;
 	key.type = 0;
 	key.offset = 0;
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
 	while (ret == 0 && found.objectid < end) {
 		u64 len = 0;
 
@@ -233,11 +227,11 @@ int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **
 			if (ret < 0)
 				break;
 		}
-		ret = btrfs_wnext_item(t, extent, &path);
+		ret = btrfs_next_item(&path);
 		if (ret == 0)
-			btrfs_wpath_item_key(&path, &found);
+			btrfs_path_item_key(&path, &found);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret < 0) {
 		free(used);
 		return ret;
@@ -257,11 +251,11 @@ static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
 	u64 end = bg->start + bg->length, cur;
 	int nsup;
 
-	ret = ea_used_ranges(t, bg->start, end, &used, &nr_used);
+	ret = extent_alloc_used_ranges(t, bg->start, end, &used, &nr_used);
 	if (ret < 0)
 		return ret;
 	alloc_used = nr_used;
-	nsup = c ? ea_super_ranges(c, sup, (int)ARRAY_SIZE(sup)) : 0;
+	nsup = c ? extent_alloc_super_ranges(c, sup, (int)ARRAY_SIZE(sup)) : 0;
 	for (int i = 0; i < nsup && ret == 0; i++)
 		ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, sup[i].start, sup[i].len);
 	for (size_t i = 0; i < t->nr_pinned && ret == 0; i++)
@@ -324,9 +318,10 @@ static int free_carve(struct wblock_group *bg, u64 start, u64 len)
 	return 0;
 }
 
-int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
+/* btrfs_account_extent(); with update_fst the free space tree follows at commit. */
+static int account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc, bool update_fst)
 {
-	struct wblock_group *bg = ea_find_bg(t, bytenr);
+	struct wblock_group *bg = extent_alloc_find_block_group(t, bytenr);
 	struct acct_range *a;
 	int ret;
 
@@ -334,15 +329,8 @@ int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
 		error("extent %llu+%llu is not inside one block group", bytenr, len);
 		return -EINVAL;
 	}
-	if (t->nr_acct == t->alloc_acct) {
-		size_t n = t->alloc_acct ? t->alloc_acct * 2 : 32;
-		struct acct_range *na = realloc(t->acct, n * sizeof(*na));
-
-		if (!na)
-			return -ENOMEM;
-		t->acct = na;
-		t->alloc_acct = n;
-	}
+	if (ARRAY_GROW(t->acct, t->nr_acct, t->alloc_acct))
+		return -ENOMEM;
 	if (bg->loaded) {
 		ret = free_carve(bg, bytenr, len);
 		if (ret < 0)
@@ -352,10 +340,21 @@ int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
 	a->start = bytenr;
 	a->len = len;
 	a->alloc = alloc;
-	a->fst_done = !t->fst;
+	a->fst_done = !t->fst || !update_fst;
 	bg->delta += alloc ? (s64)len : -(s64)len;
 	t->bytes_used_delta += alloc ? (s64)len : -(s64)len;
 	return 0;
+}
+
+int btrfs_account_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool alloc)
+{
+	return account_extent(t, bytenr, len, alloc, true);
+}
+
+int btrfs_account_extent_keep_free_space_tree(struct btrfs_trans *t, u64 bytenr, u64 len,
+					      bool alloc)
+{
+	return account_extent(t, bytenr, len, alloc, false);
 }
 
 void btrfs_trans_set_lenient(struct btrfs_trans *t, bool lenient)
@@ -394,7 +393,7 @@ static int bg_take(struct wblock_group *bg, u64 len, u64 align, u64 *bytenr)
 	return -ENOSPC;
 }
 
-int ea_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *bytenr)
+int extent_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *bytenr)
 {
 	int ret;
 
@@ -415,7 +414,7 @@ int ea_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *byt
 	return -ENOSPC;
 }
 
-u64 ea_bg_type_for(const struct btrfs_trans *t, u64 want)
+u64 extent_alloc_block_group_type(const struct btrfs_trans *t, u64 want)
 {
 	const u64 mixed = BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA;
 
@@ -427,17 +426,17 @@ u64 ea_bg_type_for(const struct btrfs_trans *t, u64 want)
 	return want;
 }
 
-int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr)
+int extent_alloc_tree_block(struct btrfs_trans *t, u64 owner, u64 *bytenr)
 {
 	u64 want = owner == BTRFS_CHUNK_TREE_OBJECTID ? BTRFS_BLOCK_GROUP_SYSTEM :
 							BTRFS_BLOCK_GROUP_METADATA;
 	struct wblock_group *bg;
 	int ret;
 
-	ret = ea_alloc_bytes(t, want, t->nodesize, t->nodesize, bytenr);
+	ret = extent_alloc_bytes(t, want, t->nodesize, t->nodesize, bytenr);
 	if (ret != -ENOSPC)
 		return ret;
-	ret = trans_new_block_group(t, ea_bg_type_for(t, want), &bg);
+	ret = trans_new_block_group(t, extent_alloc_block_group_type(t, want), &bg);
 	if (ret == 0)
 		ret = bg_take(bg, t->nodesize, t->nodesize, bytenr);
 	if (ret < 0)
@@ -446,7 +445,7 @@ int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr)
 	return ret;
 }
 
-int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
+int extent_alloc_add_block_group(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
 		  struct wblock_group **out)
 {
 	struct fs_range sup[BTRFS_SUPER_MIRROR_MAX * 16];
@@ -454,7 +453,7 @@ int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
 	int nsup, ret;
 
 	if (t->nr_bgs >= t->bgs_cap) {
-		error("more than %d new chunks in one transaction", EA_NEW_CHUNKS_MAX);
+		error("more than %d new chunks in one transaction", EXTENT_ALLOC_NEW_CHUNKS_MAX);
 		return -ENOSPC;
 	}
 	if (t->nr_bgs && t->bgs[t->nr_bgs - 1].start + t->bgs[t->nr_bgs - 1].length > map->logical) {
@@ -469,7 +468,7 @@ int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
 	bg->is_new = true;
 	bg->items_pending = true;
 	ret = ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, 0, bg->start, bg->length);
-	nsup = ea_super_ranges(map, sup, (int)ARRAY_SIZE(sup));
+	nsup = extent_alloc_super_ranges(map, sup, (int)ARRAY_SIZE(sup));
 	for (int i = 0; i < nsup && ret == 0; i++)
 		ret = free_carve(bg, sup[i].start, sup[i].len);
 	if (ret < 0) {
@@ -482,16 +481,16 @@ int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
 	return 0;
 }
 
-bool ea_bg_pending(struct btrfs_trans *t, u64 bytenr)
+bool extent_alloc_block_group_pending(struct btrfs_trans *t, u64 bytenr)
 {
-	const struct wblock_group *bg = ea_find_bg(t, bytenr);
+	const struct wblock_group *bg = extent_alloc_find_block_group(t, bytenr);
 
 	return bg && bg->items_pending;
 }
 
-int ea_return_range(struct btrfs_trans *t, u64 bytenr)
+int extent_alloc_return_block(struct btrfs_trans *t, u64 bytenr)
 {
-	struct wblock_group *bg = ea_find_bg(t, bytenr);
+	struct wblock_group *bg = extent_alloc_find_block_group(t, bytenr);
 	int ret;
 
 	if (!bg || !bg->loaded)
@@ -504,7 +503,7 @@ int ea_return_range(struct btrfs_trans *t, u64 bytenr)
 
 /* ---- extent items ---- */
 
-int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb)
+int extent_alloc_insert_tree_block_item(struct btrfs_trans *t, const struct trans_block *tb)
 {
 	u8 buf[sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_tree_block_info) +
 	       sizeof(struct btrfs_extent_inline_ref)];
@@ -556,10 +555,10 @@ int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb)
 	return ret;
 }
 
-int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
+int extent_alloc_drop_tree_block_item(struct btrfs_trans *t, const struct pinned_block *pb)
 {
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key;
 	const struct btrfs_extent_item *ei;
 	u32 size, iref_at;
@@ -569,7 +568,7 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	key.objectid = pb->bytenr;
 	key.type = BTRFS_METADATA_ITEM_KEY;
 	key.offset = pb->level;
@@ -582,7 +581,7 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 		iref_at += sizeof(struct btrfs_tree_block_info);
 	}
 	if (ret) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		if (ret > 0) {
 			if (t->lenient) {
 				warning("freed tree block %llu (tree %llu, level %u) had no extent item",
@@ -595,8 +594,8 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 		}
 		return ret;
 	}
-	ei = btrfs_wpath_item_ptr(&path);
-	size = btrfs_wpath_item_size(&path);
+	ei = btrfs_path_item_ptr(&path);
+	size = btrfs_path_item_size(&path);
 	/* FULL_BACKREF is fine here: its children's shared refs were moved at CoW time */
 	if (size < iref_at || btrfs_extent_refs(ei) != 1 ||
 	    !(btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK)) {
@@ -613,7 +612,7 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 		ret = -EOPNOTSUPP;
 	}
 	if (ret < 0) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		error("freed tree block %llu (tree %llu): extent item (%llu %u %llu) is not a single reference of that tree (shared blocks are not supported)",
 		      pb->bytenr, pb->owner, key.objectid, key.type, key.offset);
 		return ret;
@@ -635,10 +634,10 @@ int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb)
 	return ret;
 }
 
-int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
+int extent_alloc_update_block_group_item(struct btrfs_trans *t, struct wblock_group *bg)
 {
 	struct btrfs_wroot *root;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key;
 	s64 used;
 	int ret;
@@ -655,18 +654,38 @@ int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg)
 	key.objectid = bg->start;
 	key.type = BTRFS_BLOCK_GROUP_ITEM_KEY;
 	key.offset = bg->length;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	/* delta may move while this search copies blocks: written_delta is what was stored */
 	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
 	if (ret == 0) {
 		bg->written_delta = bg->delta;
-		btrfs_set_block_group_used(btrfs_wpath_item_ptr(&path), bg->used + (u64)bg->delta);
+		btrfs_set_block_group_used(btrfs_path_item_ptr(&path), bg->used + (u64)bg->delta);
 	} else if (ret > 0) {
 		error("block group item (%llu BLOCK_GROUP_ITEM %llu) vanished", bg->start, bg->length);
 		ret = -EUCLEAN;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret;
+}
+
+int btrfs_trans_block_group_used(struct btrfs_trans *t, u64 start, u64 *used)
+{
+	struct wblock_group *bg = extent_alloc_find_block_group(t, start);
+
+	if (!bg || bg->start != start)
+		return -ENOENT;
+	*used = bg->used;
+	return 0;
+}
+
+int btrfs_trans_set_block_group_used(struct btrfs_trans *t, u64 start, u64 used)
+{
+	struct wblock_group *bg = extent_alloc_find_block_group(t, start);
+
+	if (!bg || bg->start != start)
+		return -ENOENT;
+	bg->used = used;
+	return extent_alloc_update_block_group_item(t, bg);
 }
 
 /* ---- inline back references ---- */
@@ -684,7 +703,7 @@ static u64 inline_seq(const struct btrfs_extent_inline_ref *r, u8 type)
 	return btrfs_extent_inline_ref_offset(r);
 }
 
-static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct ea_data_ref *want)
+static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct btrfs_data_ref *want)
 {
 	const struct btrfs_extent_data_ref *d = (const void *)&r->offset;
 
@@ -700,7 +719,7 @@ static bool data_ref_match(const struct btrfs_extent_inline_ref *r, const struct
  * block and shared data refs), or where a new one goes: sorted by type,
  * then descending by seq.
  */
-static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, const struct ea_data_ref *want,
+static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, const struct btrfs_data_ref *want,
 			  u64 seq, bool *exists)
 {
 	u32 cur = iref_at;
@@ -735,13 +754,13 @@ static u32 inline_ref_pos(const u8 *p, u32 iref_at, u32 size, const struct ea_da
  * as btrfs_search_slot), *iref_at where its inline refs start.  1 if none.
  */
 static int find_tree_extent(struct btrfs_trans *t, struct btrfs_wroot **extentp, u64 bytenr, int level,
-			    struct btrfs_wpath *path, int ins_len, int cow, u32 *iref_at)
+			    struct btrfs_path *path, int ins_len, int cow, u32 *iref_at)
 {
 	struct btrfs_key key = { bytenr, BTRFS_METADATA_ITEM_KEY, (u64)level };
 	struct btrfs_wroot *extent;
 	int ret;
 
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, extentp);
 	if (ret < 0)
 		return ret;
@@ -754,10 +773,10 @@ static int find_tree_extent(struct btrfs_trans *t, struct btrfs_wroot **extentp,
 		*iref_at += sizeof(struct btrfs_tree_block_info);
 		ret = btrfs_search_slot(t, extent, &key, path, ins_len, cow);
 	}
-	if (ret == 0 && btrfs_wpath_item_size(path) < *iref_at)
+	if (ret == 0 && btrfs_path_item_size(path) < *iref_at)
 		ret = -EUCLEAN;
 	if (ret)
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 	if (ret > 0)
 		error("tree block %llu (level %d) has no extent item", bytenr, level);
 	else if (ret == -EUCLEAN)
@@ -765,26 +784,26 @@ static int find_tree_extent(struct btrfs_trans *t, struct btrfs_wroot **extentp,
 	return ret > 0 ? -EUCLEAN : ret;
 }
 
-int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags)
+int extent_alloc_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags)
 {
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u32 iref_at;
 	int ret;
 
 	ret = find_tree_extent(t, &extent, bytenr, level, &path, 0, 0, &iref_at);
 	if (ret < 0)
 		return ret;
-	*refs = btrfs_extent_refs(btrfs_wpath_item_ptr(&path));
-	*flags = btrfs_extent_flags(btrfs_wpath_item_ptr(&path));
-	btrfs_wpath_release(&path);
+	*refs = btrfs_extent_refs(btrfs_path_item_ptr(&path));
+	*flags = btrfs_extent_flags(btrfs_path_item_ptr(&path));
+	btrfs_release_path(&path);
 	return 0;
 }
 
-int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags)
+int extent_alloc_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags)
 {
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_extent_item *ei;
 	u32 iref_at;
 	int ret;
@@ -792,17 +811,17 @@ int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 fl
 	ret = find_tree_extent(t, &extent, bytenr, level, &path, 0, 1, &iref_at);
 	if (ret < 0)
 		return ret;
-	ei = btrfs_wpath_item_ptr(&path);
+	ei = btrfs_path_item_ptr(&path);
 	btrfs_set_extent_flags(ei, btrfs_extent_flags(ei) | flags);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return 0;
 }
 
-int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
+int btrfs_tree_block_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
 {
-	struct ea_data_ref want = { .type = type, .parent = offset };
+	struct btrfs_data_ref want = { .type = type, .parent = offset };
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_extent_inline_ref *r;
 	u32 iref_at, size, pos, rsize = sizeof(*r);
 	bool exists;
@@ -812,17 +831,17 @@ int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 	ret = find_tree_extent(t, &extent, bytenr, level, &path, (int)rsize, 1, &iref_at);
 	if (ret < 0)
 		return ret;
-	p = btrfs_wpath_item_ptr(&path);
-	size = btrfs_wpath_item_size(&path);
+	p = btrfs_path_item_ptr(&path);
+	size = btrfs_path_item_size(&path);
 	pos = inline_ref_pos(p, iref_at, size, &want, offset, &exists);
 	if (exists) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		error("tree block %llu already has back reference (%u %llu)", bytenr, type, offset);
 		return -EUCLEAN;
 	}
 	ret = btrfs_extend_item(t, &path, rsize);
 	if (ret == 0) {
-		p = btrfs_wpath_item_ptr(&path);
+		p = btrfs_path_item_ptr(&path);
 		memmove(p + pos + rsize, p + pos, size - pos);
 		r = (struct btrfs_extent_inline_ref *)(p + pos);
 		btrfs_set_extent_inline_ref_type(r, type);
@@ -830,15 +849,15 @@ int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 		btrfs_set_extent_refs((struct btrfs_extent_item *)p,
 				      btrfs_extent_refs((struct btrfs_extent_item *)p) + 1);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret;
 }
 
-int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
+int extent_alloc_tree_block_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset)
 {
-	struct ea_data_ref want = { .type = type, .parent = offset };
+	struct btrfs_data_ref want = { .type = type, .parent = offset };
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_extent_item *ei;
 	u32 iref_at, size, pos, rsize = sizeof(struct btrfs_extent_inline_ref);
 	bool exists;
@@ -848,11 +867,11 @@ int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 	ret = find_tree_extent(t, &extent, bytenr, level, &path, -1, 1, &iref_at);
 	if (ret < 0)
 		return ret;
-	p = btrfs_wpath_item_ptr(&path);
+	p = btrfs_path_item_ptr(&path);
 	ei = (struct btrfs_extent_item *)p;
-	size = btrfs_wpath_item_size(&path);
+	size = btrfs_path_item_size(&path);
 	if (btrfs_extent_refs(ei) < 2) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		error("tree block %llu: dropping back reference (%u %llu) of its last reference",
 		      bytenr, type, offset);
 		return -EUCLEAN;
@@ -862,10 +881,10 @@ int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 o
 	if (exists) {
 		memmove(p + pos, p + pos + rsize, size - pos - rsize);
 		ret = btrfs_truncate_item(t, &path, size - rsize, true);
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return ret;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	{
 		struct btrfs_key key = { bytenr, type, offset };
 
@@ -892,47 +911,47 @@ static int data_extent_refs_add(struct btrfs_trans *t, struct btrfs_wroot *exten
 				u64 len, s64 delta)
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_extent_item *ei;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, extent, &key, &path, 0, 1);
 	if (ret == 0) {
-		ei = btrfs_wpath_item_ptr(&path);
+		ei = btrfs_path_item_ptr(&path);
 		if ((s64)btrfs_extent_refs(ei) + delta < 1)
 			ret = -EUCLEAN;
 		else
 			btrfs_set_extent_refs(ei, (u64)((s64)btrfs_extent_refs(ei) + delta));
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret > 0 ? -EUCLEAN : ret;
 }
 
 /* A keyed data back reference: count changed by delta (created, deleted). */
 static int keyed_data_ref_mod(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr,
-			      const struct ea_data_ref *want, u64 seq, int delta)
+			      const struct btrfs_data_ref *want, u64 seq, int delta)
 {
 	struct btrfs_key key = { bytenr, want->type, seq };
 	u32 size = want->type == BTRFS_SHARED_DATA_REF_KEY ? sizeof(struct btrfs_shared_data_ref) :
 							     sizeof(struct btrfs_extent_data_ref);
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u8 *p;
 	u32 *count;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, extent, &key, &path, delta > 0 ? (int)(size + 25) : -1, 1);
 	if (ret < 0)
 		return ret;
 	if (ret == 0) {
-		p = btrfs_wpath_item_ptr(&path);
-		if (btrfs_wpath_item_size(&path) < size ||
+		p = btrfs_path_item_ptr(&path);
+		if (btrfs_path_item_size(&path) < size ||
 		    (want->type == BTRFS_EXTENT_DATA_REF_KEY &&
 		     (btrfs_extent_data_ref_root((void *)p) != want->root ||
 		      btrfs_extent_data_ref_objectid((void *)p) != want->ino ||
 		      btrfs_extent_data_ref_offset((void *)p) != want->offset))) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			error("data extent %llu: back reference item (%llu %u %llu) is not the one wanted (hash collision or damage)",
 			      bytenr, key.objectid, key.type, key.offset);
 			return -EOPNOTSUPP;
@@ -942,10 +961,10 @@ static int keyed_data_ref_mod(struct btrfs_trans *t, struct btrfs_wroot *extent,
 		if ((s64)get_unaligned_le32(count) + delta <= 0)
 			return btrfs_del_items(t, extent, &path, path.slots[0], 1);
 		put_unaligned_le32((u32)((s64)get_unaligned_le32(count) + delta), count);
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return 0;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (delta < 0) {
 		error("data extent %llu has no back reference (%u %llu) to drop", bytenr, want->type,
 		      seq);
@@ -967,12 +986,12 @@ static int keyed_data_ref_mod(struct btrfs_trans *t, struct btrfs_wroot *extent,
 	}
 }
 
-int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_data_ref *want,
+int btrfs_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct btrfs_data_ref *want,
 		    int delta)
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, len };
 	struct btrfs_wroot *extent;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u32 rsize = btrfs_extent_inline_ref_size(want->type), size, pos;
 	u64 seq = want->type == BTRFS_SHARED_DATA_REF_KEY ? want->parent :
 		  btrfs_extent_data_ref_hash(want->root, want->ino, want->offset);
@@ -983,18 +1002,18 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
 	if (ret < 0)
 		return ret;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, extent, &key, &path, delta > 0 ? (int)rsize : -1, 1);
-	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(struct btrfs_extent_item))
+	if (ret == 0 && btrfs_path_item_size(&path) < sizeof(struct btrfs_extent_item))
 		ret = -EUCLEAN;
 	if (ret) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		error("data extent (%llu EXTENT_ITEM %llu) referenced by a shared leaf is missing or damaged",
 		      bytenr, len);
 		return ret > 0 ? -EUCLEAN : ret;
 	}
-	p = btrfs_wpath_item_ptr(&path);
-	size = btrfs_wpath_item_size(&path);
+	p = btrfs_path_item_ptr(&path);
+	size = btrfs_path_item_size(&path);
 	pos = inline_ref_pos(p, sizeof(struct btrfs_extent_item), size, want, seq, &exists);
 	if (exists) {
 		u32 *count = data_ref_count_ptr(p + pos, want->type);
@@ -1002,19 +1021,19 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 		struct btrfs_extent_item *ei = (struct btrfs_extent_item *)p;
 
 		if ((s64)btrfs_extent_refs(ei) + delta < 1) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			error("data extent %llu: dropping its last reference", bytenr);
 			return -EUCLEAN;
 		}
 		btrfs_set_extent_refs(ei, (u64)((s64)btrfs_extent_refs(ei) + delta));
 		if (n > 0) {
 			put_unaligned_le32((u32)n, count);
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return 0;
 		}
 		memmove(p + pos, p + pos + rsize, size - pos - rsize);
 		ret = btrfs_truncate_item(t, &path, size - rsize, true);
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return ret;
 	}
 	if (delta > 0 && size + rsize <= t->nodesize / 8) {
@@ -1022,7 +1041,7 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 
 		ret = btrfs_extend_item(t, &path, rsize);
 		if (ret == 0) {
-			p = btrfs_wpath_item_ptr(&path);
+			p = btrfs_path_item_ptr(&path);
 			memmove(p + pos + rsize, p + pos, size - pos);
 			memset(p + pos, 0, rsize);
 			r = (struct btrfs_extent_inline_ref *)(p + pos);
@@ -1040,10 +1059,10 @@ int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_
 			btrfs_set_extent_refs((struct btrfs_extent_item *)p,
 					      btrfs_extent_refs((struct btrfs_extent_item *)p) + 1);
 		}
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return ret;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	ret = keyed_data_ref_mod(t, extent, bytenr, want, seq, delta);
 	if (ret == 0)
 		ret = data_extent_refs_add(t, extent, bytenr, len, delta);

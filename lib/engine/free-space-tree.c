@@ -1,26 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Free space tree updates (see free-space-tree.h).
+ * Free space tree updates (see engine-internal.h).
  */
 #include <stdlib.h>
-#include "lib/engine/free-space-tree.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 
-struct fst_ctx {
+struct free_space_tree_ctx {
 	struct btrfs_trans *t;
 	struct btrfs_wroot *root;
 	struct wblock_group *bg;
 	u64 end;                       /* bg end */
 };
 
-static int ctx_init(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len)
+static int ctx_init(struct free_space_tree_ctx *c, struct btrfs_trans *t, u64 start, u64 len)
 {
 	int ret;
 
 	c->t = t;
-	c->bg = ea_find_bg(t, start);
+	c->bg = extent_alloc_find_block_group(t, start);
 	if (!c->bg || start + len > c->bg->start + c->bg->length) {
 		error("free space tree: range %llu+%llu is not inside one block group", start, len);
 		return -EINVAL;
@@ -33,26 +33,26 @@ static int ctx_init(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len
 }
 
 /* Read (and with delta != 0 update) the block group's FREE_SPACE_INFO. */
-static int info_update(struct fst_ctx *c, s64 delta, u32 *flags)
+static int info_update(struct free_space_tree_ctx *c, s64 delta, u32 *flags)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
 	struct btrfs_free_space_info *fi;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, delta != 0);
-	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(*fi))
+	if (ret == 0 && btrfs_path_item_size(&path) < sizeof(*fi))
 		ret = 1;
 	if (ret) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		if (ret > 0) {
 			error("free space tree: no FREE_SPACE_INFO for block group %llu", c->bg->start);
 			return -EUCLEAN;
 		}
 		return ret;
 	}
-	fi = btrfs_wpath_item_ptr(&path);
+	fi = btrfs_path_item_ptr(&path);
 	if (flags)
 		*flags = btrfs_free_space_flags(fi);
 	if (delta) {
@@ -63,14 +63,14 @@ static int info_update(struct fst_ctx *c, s64 delta, u32 *flags)
 		else
 			btrfs_set_free_space_extent_count(fi, (u32)n);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret < 0)
 		error("free space tree: extent count of block group %llu would go negative",
 		      c->bg->start);
 	return ret;
 }
 
-static int insert_extent(struct fst_ctx *c, u64 start, u64 len)
+static int insert_extent(struct free_space_tree_ctx *c, u64 start, u64 len)
 {
 	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, len };
 
@@ -80,15 +80,15 @@ static int insert_extent(struct fst_ctx *c, u64 start, u64 len)
 /* ---- bitmaps ---- */
 
 /* The bitmap item holding addr: its key (0, 1 none, < 0). */
-static int find_bitmap(struct fst_ctx *c, u64 addr, struct btrfs_key *found)
+static int find_bitmap(struct free_space_tree_ctx *c, u64 addr, struct btrfs_key *found)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { addr, BTRFS_FREE_SPACE_BITMAP_KEY, (u64)-1 };
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(c->t, c->root, &key, BTRFS_SEARCH_PREV, &path, found);
-	btrfs_wpath_release(&path);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(c->t, c->root, &key, BTRFS_SEARCH_PREV, &path, found);
+	btrfs_release_path(&path);
 	if (ret)
 		return ret;
 	if (found->type != BTRFS_FREE_SPACE_BITMAP_KEY || found->objectid > addr ||
@@ -97,9 +97,9 @@ static int find_bitmap(struct fst_ctx *c, u64 addr, struct btrfs_key *found)
 	return 0;
 }
 
-static int bit_free(struct fst_ctx *c, u64 addr, bool *is_free)
+static int bit_free(struct free_space_tree_ctx *c, u64 addr, bool *is_free)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key;
 	u32 sectorsize = c->t->fs->geo.sectorsize;
 	int ret = find_bitmap(c, addr, &key);
@@ -111,22 +111,22 @@ static int bit_free(struct fst_ctx *c, u64 addr, bool *is_free)
 			      c->bg->start);
 		return ret < 0 ? ret : -EUCLEAN;
 	}
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 0);
 	if (ret == 0) {
-		const u8 *bits = btrfs_wpath_item_ptr(&path);
+		const u8 *bits = btrfs_path_item_ptr(&path);
 
 		bit = (addr - key.objectid) / sectorsize;
-		if (bit / 8 >= btrfs_wpath_item_size(&path))
+		if (bit / 8 >= btrfs_path_item_size(&path))
 			ret = -EUCLEAN;
 		else
 			*is_free = bits[bit / 8] & (1U << (bit % 8));
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret > 0 ? -EUCLEAN : ret;
 }
 
-static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
+static int bitmap_modify(struct free_space_tree_ctx *c, u64 start, u64 len, bool make_free)
 {
 	u32 sectorsize = c->t->fs->geo.sectorsize;
 	bool lf = false, rf = false;
@@ -144,7 +144,7 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
 			return ret;
 	}
 	while (cur < end) {
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		struct btrfs_key key;
 		u64 stop;
 		u8 *bits;
@@ -157,20 +157,20 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
 			return ret < 0 ? ret : -EUCLEAN;
 		}
 		stop = min_t(u64, end, key.objectid + key.offset);
-		btrfs_wpath_init(&path);
+		btrfs_init_path(&path);
 		ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 1);
 		if (ret) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return ret < 0 ? ret : -EUCLEAN;
 		}
-		bits = btrfs_wpath_item_ptr(&path);
+		bits = btrfs_path_item_ptr(&path);
 		for (; cur < stop; cur += sectorsize) {
 			u64 bit = (cur - key.objectid) / sectorsize;
 			u8 mask = (u8)(1U << (bit % 8));
-			bool was = bit / 8 < btrfs_wpath_item_size(&path) && (bits[bit / 8] & mask);
+			bool was = bit / 8 < btrfs_path_item_size(&path) && (bits[bit / 8] & mask);
 
-			if (bit / 8 >= btrfs_wpath_item_size(&path) || was == make_free) {
-				btrfs_wpath_release(&path);
+			if (bit / 8 >= btrfs_path_item_size(&path) || was == make_free) {
+				btrfs_release_path(&path);
 				error("free space tree: sector %llu of block group %llu is already %s",
 				      cur, c->bg->start, make_free ? "free" : "used");
 				return -EUCLEAN;
@@ -180,7 +180,7 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
 			else
 				bits[bit / 8] &= (u8)~mask;
 		}
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 	}
 	if (make_free)
 		return info_update(c, 1 - (s64)lf - (s64)rf, NULL);
@@ -190,8 +190,8 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
 /* ---- extent <-> bitmap conversion ---- */
 
 /* New bitmap items cover this many sectors (256 bytes), as the kernel's. */
-#define FST_BITMAP_BYTES 256U
-#define FST_BITMAP_BITS (FST_BITMAP_BYTES * 8U)
+#define FREE_SPACE_BITMAP_BYTES 256U
+#define FREE_SPACE_BITMAP_BITS (FREE_SPACE_BITMAP_BYTES * 8U)
 
 /*
  * The kernel's thresholds: bitmaps once the extent items would take more
@@ -199,31 +199,31 @@ static int bitmap_modify(struct fst_ctx *c, u64 start, u64 len, bool make_free)
  * header size), back to extents 100 extents below that (none for block
  * groups whose threshold is 100 or less).
  */
-static void fst_thresholds(const struct fst_ctx *c, u64 *high, u64 *low)
+static void free_space_tree_thresholds(const struct free_space_tree_ctx *c, u64 *high, u64 *low)
 {
-	u64 range = (u64)c->t->fs->geo.sectorsize * FST_BITMAP_BITS;
+	u64 range = (u64)c->t->fs->geo.sectorsize * FREE_SPACE_BITMAP_BITS;
 	u64 nr = (c->bg->length + range - 1) / range;
 
-	*high = nr * (sizeof(struct btrfs_item) + FST_BITMAP_BYTES) / sizeof(struct btrfs_item);
+	*high = nr * (sizeof(struct btrfs_item) + FREE_SPACE_BITMAP_BYTES) / sizeof(struct btrfs_item);
 	*low = *high > 100 ? *high - 100 : 0;
 }
 
 /* Set extent_count and flags of the block group's FREE_SPACE_INFO. */
-static int info_set(struct fst_ctx *c, u32 count, u32 flags)
+static int info_set(struct free_space_tree_ctx *c, u32 count, u32 flags)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 1);
-	if (ret == 0 && btrfs_wpath_item_size(&path) >= sizeof(struct btrfs_free_space_info)) {
-		btrfs_set_free_space_extent_count(btrfs_wpath_item_ptr(&path), count);
-		btrfs_set_free_space_flags(btrfs_wpath_item_ptr(&path), flags);
+	if (ret == 0 && btrfs_path_item_size(&path) >= sizeof(struct btrfs_free_space_info)) {
+		btrfs_set_free_space_extent_count(btrfs_path_item_ptr(&path), count);
+		btrfs_set_free_space_flags(btrfs_path_item_ptr(&path), flags);
 	} else if (ret >= 0) {
 		ret = -EUCLEAN;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret;
 }
 
@@ -232,25 +232,25 @@ static int info_set(struct fst_ctx *c, u32 count, u32 flags)
  * bit per sector, set = free): free space extents set their range, bitmaps
  * are copied.
  */
-static int take_items(struct fst_ctx *c, u8 type, u8 *bits, u64 nbits)
+static int take_items(struct free_space_tree_ctx *c, u8 type, u8 *bits, u64 nbits)
 {
 	u32 ss = c->t->fs->geo.sectorsize;
 	struct btrfs_key key = { c->bg->start, type, 0 }, found;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
 	for (;;) {
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(c->t, c->root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(c->t, c->root, &key, BTRFS_SEARCH_NEXT, &path, &found);
 		if (ret) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return ret < 0 ? ret : 0;
 		}
 		if (found.type != type || found.objectid >= c->end)
 			break;
 		if (found.objectid < c->bg->start || found.objectid + found.offset > c->end ||
 		    (found.objectid - c->bg->start) % ss || found.offset % ss) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			error("free space tree: item (%llu %u %llu) is not a sector range of block group %llu",
 			      found.objectid, found.type, found.offset, c->bg->start);
 			return -EUCLEAN;
@@ -260,19 +260,19 @@ static int take_items(struct fst_ctx *c, u8 type, u8 *bits, u64 nbits)
 			bool set = true;
 
 			if (type == BTRFS_FREE_SPACE_BITMAP_KEY) {
-				const u8 *src = btrfs_wpath_item_ptr(&path);
+				const u8 *src = btrfs_path_item_ptr(&path);
 
-				set = i / 8 < btrfs_wpath_item_size(&path) && (src[i / 8] & (1U << (i % 8)));
+				set = i / 8 < btrfs_path_item_size(&path) && (src[i / 8] & (1U << (i % 8)));
 			}
 			if (set && bit < nbits)
 				bits[bit / 8] |= (u8)(1U << (bit % 8));
 		}
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		ret = btrfs_delete_item(c->t, c->root, &found);
 		if (ret < 0)
 			return ret;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return 0;
 }
 
@@ -282,7 +282,7 @@ static bool bit_at(const u8 *bits, u64 i)
 }
 
 /* The block group's free space as bitmap items (to_bitmaps) or extent items. */
-static int put_items(struct fst_ctx *c, const u8 *bits, u64 nbits, bool to_bitmaps, u32 *count)
+static int put_items(struct free_space_tree_ctx *c, const u8 *bits, u64 nbits, bool to_bitmaps, u32 *count)
 {
 	u32 ss = c->t->fs->geo.sectorsize;
 	int ret = 0;
@@ -293,22 +293,22 @@ static int put_items(struct fst_ctx *c, const u8 *bits, u64 nbits, bool to_bitma
 		u64 n;
 
 		if (to_bitmaps) {
-			struct btrfs_wpath path;
+			struct btrfs_path path;
 			u32 size;
 			u8 *dst;
 
-			n = min_t(u64, nbits - i, FST_BITMAP_BITS);
+			n = min_t(u64, nbits - i, FREE_SPACE_BITMAP_BITS);
 			size = (u32)((n + 7) / 8);
 			key = (struct btrfs_key){ c->bg->start + i * ss, BTRFS_FREE_SPACE_BITMAP_KEY, n * ss };
-			btrfs_wpath_init(&path);
+			btrfs_init_path(&path);
 			ret = btrfs_insert_empty_items(c->t, c->root, &path, &key, &size, 1);
 			if (ret == 0) {
-				dst = btrfs_wpath_item_ptr(&path);
+				dst = btrfs_path_item_ptr(&path);
 				for (u64 j = 0; j < n; j++)
 					if (bit_at(bits, i + j))
 						dst[j / 8] |= (u8)(1U << (j % 8));
 			}
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			i += n;
 			continue;
 		}
@@ -329,9 +329,9 @@ static int put_items(struct fst_ctx *c, const u8 *bits, u64 nbits, bool to_bitma
 }
 
 /* Convert the block group of c between extents and bitmaps at the thresholds. */
-static int maybe_convert(struct fst_ctx *c)
+static int maybe_convert(struct free_space_tree_ctx *c)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { c->bg->start, BTRFS_FREE_SPACE_INFO_KEY, c->bg->length };
 	u64 high, low, nbits = c->bg->length / c->t->fs->geo.sectorsize;
 	u32 count, flags;
@@ -339,18 +339,18 @@ static int maybe_convert(struct fst_ctx *c)
 	u8 *bits;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(c->t, c->root, &key, &path, 0, 0);
-	if (ret == 0 && btrfs_wpath_item_size(&path) < sizeof(struct btrfs_free_space_info))
+	if (ret == 0 && btrfs_path_item_size(&path) < sizeof(struct btrfs_free_space_info))
 		ret = -EUCLEAN;
 	if (ret == 0) {
-		count = btrfs_free_space_extent_count(btrfs_wpath_item_ptr(&path));
-		flags = btrfs_free_space_flags(btrfs_wpath_item_ptr(&path));
+		count = btrfs_free_space_extent_count(btrfs_path_item_ptr(&path));
+		flags = btrfs_free_space_flags(btrfs_path_item_ptr(&path));
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	fst_thresholds(c, &high, &low);
+	free_space_tree_thresholds(c, &high, &low);
 	bitmaps = flags & BTRFS_FREE_SPACE_USING_BITMAPS;
 	if (bitmaps ? count >= low : count <= high)
 		return 0;
@@ -374,7 +374,7 @@ static int maybe_convert(struct fst_ctx *c)
 /* After a change in the block group holding start: its format as the thresholds say. */
 static int check_format(struct btrfs_trans *t, u64 start)
 {
-	struct fst_ctx c;
+	struct free_space_tree_ctx c;
 	int ret = ctx_init(&c, t, start, 1);
 
 	return ret < 0 ? ret : maybe_convert(&c);
@@ -383,7 +383,7 @@ static int check_format(struct btrfs_trans *t, u64 start)
 /* ---- public ---- */
 
 /* Set up; bitmap block groups are done here (0 or < 0); 1: extent format, go on. */
-static int begin(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len, bool make_free)
+static int begin(struct free_space_tree_ctx *c, struct btrfs_trans *t, u64 start, u64 len, bool make_free)
 {
 	u32 flags;
 	int ret;
@@ -400,8 +400,8 @@ static int begin(struct fst_ctx *c, struct btrfs_trans *t, u64 start, u64 len, b
 
 static int remove_range(struct btrfs_trans *t, u64 start, u64 len)
 {
-	struct fst_ctx c;
-	struct btrfs_wpath path;
+	struct free_space_tree_ctx c;
+	struct btrfs_path path;
 	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, (u64)-1 }, found;
 	u64 fend;
 	int parts = 0, ret;
@@ -409,9 +409,9 @@ static int remove_range(struct btrfs_trans *t, u64 start, u64 len)
 	ret = begin(&c, t, start, len, false);
 	if (ret != 1)
 		return ret;
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, c.root, &key, BTRFS_SEARCH_PREV, &path, &found);
-	btrfs_wpath_release(&path);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, c.root, &key, BTRFS_SEARCH_PREV, &path, &found);
+	btrfs_release_path(&path);
 	if (ret < 0)
 		return ret;
 	if (ret || found.type != BTRFS_FREE_SPACE_EXTENT_KEY || found.objectid < c.bg->start ||
@@ -437,8 +437,8 @@ static int remove_range(struct btrfs_trans *t, u64 start, u64 len)
 
 static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 {
-	struct fst_ctx c;
-	struct btrfs_wpath path;
+	struct free_space_tree_ctx c;
+	struct btrfs_path path;
 	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, 0 }, found;
 	struct btrfs_key left = { 0 }, right = { 0 };
 	bool has_left = false, has_right = false;
@@ -449,8 +449,8 @@ static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 	if (ret != 1)
 		return ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, c.root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, c.root, &key, BTRFS_SEARCH_NEXT, &path, &found);
 	if (ret == 0 && found.type == BTRFS_FREE_SPACE_EXTENT_KEY && found.objectid < nend) {
 		ret = -EUCLEAN;
 	} else if (ret == 0 && found.type == BTRFS_FREE_SPACE_EXTENT_KEY && found.objectid == nend) {
@@ -458,7 +458,7 @@ static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 		has_right = true;
 	}
 	if (ret >= 0) {
-		ret = btrfs_wsearch_key(t, c.root, &key, BTRFS_SEARCH_PREV, &path, &found);
+		ret = btrfs_trans_search_key(t, c.root, &key, BTRFS_SEARCH_PREV, &path, &found);
 		if (ret == 0 && found.type == BTRFS_FREE_SPACE_EXTENT_KEY &&
 		    found.objectid >= c.bg->start) {
 			if (found.objectid + found.offset > start) {
@@ -473,7 +473,7 @@ static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 	} else if (ret > 0) {
 		ret = 0;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret == -EUCLEAN) {
 		error("free space tree: freed range %llu+%llu is already free in block group %llu",
 		      start, len, c.bg->start);
@@ -496,21 +496,21 @@ static int add_range(struct btrfs_trans *t, u64 start, u64 len)
 	return ret;
 }
 
-int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len)
+int free_space_tree_remove_range(struct btrfs_trans *t, u64 start, u64 len)
 {
 	int ret = remove_range(t, start, len);
 
 	return ret < 0 ? ret : check_format(t, start);
 }
 
-int fst_add_range(struct btrfs_trans *t, u64 start, u64 len)
+int free_space_tree_add_range(struct btrfs_trans *t, u64 start, u64 len)
 {
 	int ret = add_range(t, start, len);
 
 	return ret < 0 ? ret : check_format(t, start);
 }
 
-int fst_rebuild(struct btrfs_trans *t)
+int free_space_tree_rebuild(struct btrfs_trans *t)
 {
 	struct btrfs_wroot *root;
 	int ret;
@@ -542,7 +542,7 @@ int fst_rebuild(struct btrfs_trans *t)
 		/* a new block group gets its items with the chunk's */
 		if (bg->items_pending)
 			continue;
-		ret = ea_used_ranges(t, bg->start, end, &used, &nr);
+		ret = extent_alloc_used_ranges(t, bg->start, end, &used, &nr);
 		if (ret < 0)
 			break;
 		for (int j = 0; j <= nr && ret == 0; j++) {

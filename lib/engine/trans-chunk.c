@@ -22,8 +22,7 @@
  * commit takes its chunks out of the chunk map again.
  */
 #include <stdlib.h>
-#include "lib/engine/transaction.h"
-#include "lib/engine/extent-alloc.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/engine/chunk-alloc.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
@@ -58,7 +57,7 @@ static void pick_profile(struct btrfs_trans *t, u64 type, u64 *profile)
 	}
 	*profile = 0;
 	for (size_t p = 0; any && p < ARRAY_SIZE(profile_pref); p++) {
-		const struct btrfs_raid_attr *a = btrfs_raid_attr(profile_pref[p]);
+		const struct btrfs_raid_profile *a = btrfs_raid_profile_find(profile_pref[p]);
 
 		if (present[p] && a && a->devs_min <= t->fs->devices.nr) {
 			*profile = profile_pref[p];
@@ -72,14 +71,14 @@ static int load_devices(struct btrfs_trans *t)
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct chunk_alloc *ca;
-	u64 sizes[CA_MAX_DEVICES];
+	u64 sizes[CHUNK_ALLOC_MAX_DEVICES];
 	struct btrfs_wroot *dev;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { 0, 0, 0 }, found;
 	int ret;
 
-	if (fs->devices.nr > CA_MAX_DEVICES) {
-		error("new chunks on more than %d devices are not supported", CA_MAX_DEVICES);
+	if (fs->devices.nr > CHUNK_ALLOC_MAX_DEVICES) {
+		error("new chunks on more than %d devices are not supported", CHUNK_ALLOC_MAX_DEVICES);
 		return -EOPNOTSUPP;
 	}
 	for (int i = 0; i < fs->devices.nr; i++) {
@@ -96,7 +95,7 @@ static int load_devices(struct btrfs_trans *t)
 	ca = calloc(1, sizeof(*ca));
 	if (!ca)
 		return -ENOMEM;
-	ret = ca_init(ca, fs->devices.nr, sizes, fs->geo.sectorsize);
+	ret = chunk_alloc_init(ca, fs->devices.nr, sizes, fs->geo.sectorsize);
 	if (ret < 0) {
 		free(ca);
 		return ret;
@@ -115,31 +114,31 @@ static int load_devices(struct btrfs_trans *t)
 		error("cannot find the dev tree");
 		return ret;
 	}
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, dev, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, dev, &key, BTRFS_SEARCH_NEXT, &path, &found);
 	while (ret == 0) {
 		if (found.type == BTRFS_DEV_EXTENT_KEY) {
-			struct ca_device *d = NULL;
+			struct chunk_alloc_device *d = NULL;
 
 			for (int i = 0; i < ca->ndevs; i++)
 				if (ca->devs[i].devid == found.objectid)
 					d = &ca->devs[i];
-			if (!d || btrfs_wpath_item_size(&path) < sizeof(struct btrfs_dev_extent)) {
+			if (!d || btrfs_path_item_size(&path) < sizeof(struct btrfs_dev_extent)) {
 				error("dev extent (%llu DEV_EXTENT %llu): unknown device or short item",
 				      found.objectid, found.offset);
 				ret = -EUCLEAN;
 				break;
 			}
-			ret = ca_add_dev_extent(d, found.offset,
-						btrfs_dev_extent_length(btrfs_wpath_item_ptr(&path)));
+			ret = chunk_alloc_add_dev_extent(d, found.offset,
+						btrfs_dev_extent_length(btrfs_path_item_ptr(&path)));
 			if (ret < 0)
 				break;
 		}
-		ret = btrfs_wnext_item(t, dev, &path);
+		ret = btrfs_next_item(&path);
 		if (ret == 0)
-			btrfs_wpath_item_key(&path, &found);
+			btrfs_path_item_key(&path, &found);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret < 0 ? ret : 0;
 }
 
@@ -152,7 +151,7 @@ static const struct btrfs_device *find_dev(struct btrfs_fs_info *fs, u64 devid)
 }
 
 /* The CHUNK_ITEM of a placed chunk (malloc'ed). */
-static u8 *build_chunk_item(struct btrfs_trans *t, const struct ca_chunk *c, u32 *size)
+static u8 *build_chunk_item(struct btrfs_trans *t, const struct chunk_placement *c, u32 *size)
 {
 	struct btrfs_chunk *ch;
 	u8 *buf;
@@ -162,7 +161,7 @@ static u8 *build_chunk_item(struct btrfs_trans *t, const struct ca_chunk *c, u32
 	if (!buf)
 		return NULL;
 	ch = (struct btrfs_chunk *)buf;
-	ca_fill_chunk_item(c, t->fs->geo.sectorsize, ch);
+	chunk_alloc_fill_chunk_item(c, t->fs->geo.sectorsize, ch);
 	for (int s = 0; s < c->num_stripes; s++) {
 		const struct btrfs_device *d = find_dev(t->fs, c->stripes[s].devid);
 
@@ -188,7 +187,7 @@ int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group *
 	struct btrfs_fs_info *fs = t->fs;
 	const struct btrfs_chunk_map *map;
 	struct wblock_group *bg;
-	struct ca_chunk *c;
+	struct chunk_placement *c;
 	u64 profile;
 	u8 *item;
 	u32 size;
@@ -200,7 +199,7 @@ int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group *
 		if (ret < 0)
 			return ret;
 	}
-	c = ca_alloc_chunk_kernel(t->ca, type | profile);
+	c = chunk_alloc_new_chunk_kernel(t->ca, type | profile);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	item = build_chunk_item(t, c, &size);
@@ -221,7 +220,7 @@ int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group *
 		free(item);
 		return ret < 0 ? ret : -EINVAL;
 	}
-	ret = ea_add_new_bg(t, map, &bg);
+	ret = extent_alloc_add_block_group(t, map, &bg);
 	if (ret < 0) {
 		free(item);
 		return ret;
@@ -233,27 +232,27 @@ int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group *
 	return 0;
 }
 
-int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path)
+int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_path *path)
 {
 	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devid };
 	struct btrfs_wroot *chunk;
 	int ret;
 
-	btrfs_wpath_init(path);
+	btrfs_init_path(path);
 	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk);
 	if (ret == 0)
 		ret = btrfs_search_slot(t, chunk, &key, path, 0, 1);
-	if (ret == 0 && btrfs_wpath_item_size(path) < sizeof(struct btrfs_dev_item))
+	if (ret == 0 && btrfs_path_item_size(path) < sizeof(struct btrfs_dev_item))
 		ret = -EUCLEAN;
 	if (ret)
-		btrfs_wpath_release(path);
+		btrfs_release_path(path);
 	return ret > 0 ? -ENOENT : ret;
 }
 
 /* Add delta to the bytes_used of devid's dev item in the chunk tree. */
 static int dev_item_add(struct btrfs_trans *t, u64 devid, u64 delta)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_dev_item *di;
 	int ret = btrfs_trans_dev_item(t, devid, &path);
 
@@ -263,15 +262,15 @@ static int dev_item_add(struct btrfs_trans *t, u64 devid, u64 delta)
 	}
 	if (ret < 0)
 		return ret;
-	di = btrfs_wpath_item_ptr(&path);
+	di = btrfs_path_item_ptr(&path);
 	btrfs_set_device_bytes_used(di, btrfs_device_bytes_used(di) + delta);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return 0;
 }
 
 static int insert_bg_items(struct btrfs_trans *t, struct wblock_group *bg)
 {
-	const struct ca_chunk *c = bg->chunk;
+	const struct chunk_placement *c = bg->chunk;
 	struct btrfs_wroot *chunk, *dev, *bgroot, *fst;
 	struct btrfs_key key;
 	int ret;
@@ -358,14 +357,14 @@ int trans_chunk_dev_items(struct btrfs_trans *t, struct btrfs_dev_item *items, b
 
 	for (int i = 0; ret == 0 && i < devs->nr; i++) {
 		struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devs->devs[i].devid };
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(t, chunk, &key, BTRFS_SEARCH_EXACT, &path, NULL);
-		found[i] = ret == 0 && btrfs_wpath_item_size(&path) >= sizeof(items[i]);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(t, chunk, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+		found[i] = ret == 0 && btrfs_path_item_size(&path) >= sizeof(items[i]);
 		if (found[i])
-			memcpy(&items[i], btrfs_wpath_item_ptr(&path), sizeof(items[i]));
-		btrfs_wpath_release(&path);
+			memcpy(&items[i], btrfs_path_item_ptr(&path), sizeof(items[i]));
+		btrfs_release_path(&path);
 		if (ret > 0)
 			ret = 0;
 	}
@@ -401,7 +400,7 @@ int trans_new_chunks_super(struct btrfs_trans *t, struct btrfs_super_block *sb)
 	btrfs_set_super_sys_array_size(sb, at);
 	/* a profile's feature bit (raid56, raid1c34) goes in with its first chunk */
 	for (int i = 0; i < t->nr_bgs; i++) {
-		const struct btrfs_raid_attr *a = btrfs_raid_attr(t->bgs[i].flags);
+		const struct btrfs_raid_profile *a = btrfs_raid_profile_find(t->bgs[i].flags);
 
 		if (t->bgs[i].is_new && a && a->incompat)
 			btrfs_set_super_incompat_flags(sb, btrfs_super_incompat_flags(sb) |
@@ -429,7 +428,7 @@ void trans_release_new_chunks(struct btrfs_trans *t)
 		if (t->bgs[i].is_new)
 			chunk_map_drop(&t->fs->chunks, t->bgs[i].start);
 	if (t->ca) {
-		ca_release(t->ca);
+		chunk_alloc_release(t->ca);
 		free(t->ca);
 		t->ca = NULL;
 	}

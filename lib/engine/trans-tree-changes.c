@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/engine/trans-tree-changes.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/format/accessors.h"
 
 static bool uuid_set(const u8 *uuid)

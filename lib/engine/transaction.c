@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <fcntl.h>
-#include "lib/engine/transaction.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 #include "lib/read/super.h"
 #include "lib/engine/tree-write.h"
+#include "lib/format/growable-array.h"
 
 #define MAX_COMMIT_ROUNDS 256
 
@@ -119,7 +120,7 @@ static bool is_subvol_tree(u64 tree)
 	       (tree >= BTRFS_FIRST_FREE_OBJECTID && tree <= BTRFS_LAST_FREE_OBJECTID);
 }
 
-int trans_read_block(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, u64 gen,
+int btrfs_trans_read_block(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, u64 gen,
 		     const struct btrfs_disk_key *first, struct extent_buffer **out, bool *owned)
 {
 	struct trans_block *tb = trans_lookup(t, bytenr);
@@ -151,13 +152,12 @@ int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct trans_block *tb;
-	struct btrfs_header *h;
 	struct extent_buffer *eb;
 	struct wblock_group *bg;
 	u64 bytenr;
 	int ret;
 
-	ret = ea_alloc_range(t, owner, &bytenr);
+	ret = extent_alloc_tree_block(t, owner, &bytenr);
 	if (ret < 0)
 		return ret;
 	eb = alloc_extent_buffer(bytenr, t->nodesize);
@@ -165,27 +165,20 @@ int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent
 	if (!eb || !tb) {
 		free(eb);
 		free(tb);
-		ea_return_range(t, bytenr);
+		extent_alloc_return_block(t, bytenr);
 		return -ENOMEM;
 	}
-	h = btrfs_header(eb);
-	memcpy(h->fsid, fs->geo.fsid, BTRFS_FSID_SIZE);
-	memcpy(h->chunk_tree_uuid, fs->geo.chunk_tree_uuid, BTRFS_UUID_SIZE);
-	btrfs_set_header_bytenr(h, bytenr);
-	btrfs_set_header_flags(h, (u64)BTRFS_MIXED_BACKREF_REV << BTRFS_BACKREF_REV_SHIFT);
-	btrfs_set_header_generation(h, t->transid);
-	btrfs_set_header_owner(h, owner);
-	btrfs_set_header_level(h, (u8)level);
+	btrfs_init_header(eb, fs->geo.fsid, fs->geo.chunk_tree_uuid, t->transid, owner, level);
 	tb->eb = eb;
 	tb->owner = owner;
 	ret = hash_insert(t, tb);
 	if (ret < 0) {
 		free(eb);
 		free(tb);
-		ea_return_range(t, bytenr);
+		extent_alloc_return_block(t, bytenr);
 		return ret;
 	}
-	bg = ea_find_bg(t, bytenr);
+	bg = extent_alloc_find_block_group(t, bytenr);
 	if (bg)
 		bg->delta += t->nodesize;
 	t->bytes_used_delta += t->nodesize;
@@ -197,15 +190,8 @@ static int pin(struct btrfs_trans *t, u64 bytenr, u64 owner, int level, bool ref
 {
 	struct pinned_block *pb;
 
-	if (t->nr_pinned == t->alloc_pinned) {
-		size_t n = t->alloc_pinned ? t->alloc_pinned * 2 : 64;
-		struct pinned_block *np = realloc(t->pinned, n * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		t->pinned = np;
-		t->alloc_pinned = n;
-	}
+	if (ARRAY_GROW(t->pinned, t->nr_pinned, t->alloc_pinned))
+		return -ENOMEM;
 	pb = &t->pinned[t->nr_pinned++];
 	pb->bytenr = bytenr;
 	pb->owner = owner;
@@ -218,7 +204,7 @@ static int pin(struct btrfs_trans *t, u64 bytenr, u64 owner, int level, bool ref
 int trans_free_block(struct btrfs_trans *t, u64 bytenr, u64 owner, int level)
 {
 	struct trans_block *tb = trans_lookup(t, bytenr);
-	struct wblock_group *bg = ea_find_bg(t, bytenr);
+	struct wblock_group *bg = extent_alloc_find_block_group(t, bytenr);
 	int ret = 0;
 
 	if (!bg) {
@@ -228,7 +214,7 @@ int trans_free_block(struct btrfs_trans *t, u64 bytenr, u64 owner, int level)
 	if (tb) {
 		hash_remove(t, tb);
 		if (!tb->ref_added && !tb->fst_applied)
-			ret = ea_return_range(t, bytenr);
+			ret = extent_alloc_return_block(t, bytenr);
 		else
 			ret = pin(t, bytenr, owner, level, tb->ref_added, tb->fst_applied && t->fst);
 		free_extent_buffer(tb->eb);
@@ -254,15 +240,8 @@ static struct btrfs_wroot *find_loaded_root(struct btrfs_trans *t, u64 objectid)
 
 static int add_root(struct btrfs_trans *t, struct btrfs_wroot *r)
 {
-	if (t->nr_roots == t->alloc_roots) {
-		int n = t->alloc_roots ? t->alloc_roots * 2 : 16;
-		struct btrfs_wroot **nr = realloc(t->roots, (size_t)n * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		t->roots = nr;
-		t->alloc_roots = n;
-	}
+	if (ARRAY_GROW(t->roots, t->nr_roots, t->alloc_roots))
+		return -ENOMEM;
 	t->roots[t->nr_roots++] = r;
 	return 0;
 }
@@ -271,7 +250,7 @@ int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot
 {
 	const struct btrfs_super_block *sb = t->fs->super;
 	struct btrfs_wroot *r = find_loaded_root(t, objectid), *rt;
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key, found;
 	int ret;
 
@@ -296,14 +275,14 @@ int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot
 		key.objectid = objectid;
 		key.type = BTRFS_ROOT_ITEM_KEY;
 		key.offset = 0;
-		btrfs_wpath_init(&path);
-		ret = btrfs_wsearch_key(t, rt, &key, BTRFS_SEARCH_NEXT, &path, &found);
+		btrfs_init_path(&path);
+		ret = btrfs_trans_search_key(t, rt, &key, BTRFS_SEARCH_NEXT, &path, &found);
 		if (ret == 0 && (found.objectid != objectid || found.type != BTRFS_ROOT_ITEM_KEY))
 			ret = 1;
 		if (ret == 0) {
-			u32 size = btrfs_wpath_item_size(&path);
+			u32 size = btrfs_path_item_size(&path);
 
-			memcpy(&r->item, btrfs_wpath_item_ptr(&path),
+			memcpy(&r->item, btrfs_path_item_ptr(&path),
 			       min_t(u32, size, sizeof(r->item)));
 			r->item_size = size;
 			r->item_key_offset = found.offset;
@@ -315,7 +294,7 @@ int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot
 			r->item_level = r->level;
 			r->item_gen = btrfs_root_generation(&r->item);
 		}
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		if (ret) {
 			if (ret > 0)
 				ret = -ENOENT;
@@ -387,7 +366,7 @@ static int leaf_data_refs(struct btrfs_trans *t, const struct extent_buffer *eb,
 	for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0; i++) {
 		struct btrfs_key key;
 		const struct btrfs_file_extent_item *fi;
-		struct ea_data_ref ref = { .type = type, .parent = eb->start, .root = root };
+		struct btrfs_data_ref ref = { .type = type, .parent = eb->start, .root = root };
 		u8 ft;
 
 		btrfs_item_key_to_cpu(eb, &key, (int)i);
@@ -401,7 +380,7 @@ static int leaf_data_refs(struct btrfs_trans *t, const struct extent_buffer *eb,
 			continue;
 		ref.ino = key.objectid;
 		ref.offset = key.offset - btrfs_file_extent_offset(fi);
-		ret = ea_data_ref_mod(t, btrfs_file_extent_disk_bytenr(fi),
+		ret = btrfs_data_ref_mod(t, btrfs_file_extent_disk_bytenr(fi),
 				      btrfs_file_extent_disk_num_bytes(fi), &ref, inc ? 1 : -1);
 	}
 	return ret;
@@ -421,8 +400,8 @@ static int children_refs(struct btrfs_trans *t, const struct extent_buffer *eb, 
 	for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0; i++) {
 		u64 child = btrfs_node_blockptr(eb, (int)i);
 
-		ret = inc ? ea_tree_ref_inc(t, child, level, type, offset) :
-			    ea_tree_ref_dec(t, child, level, type, offset);
+		ret = inc ? btrfs_tree_block_ref_inc(t, child, level, type, offset) :
+			    extent_alloc_tree_block_ref_dec(t, child, level, type, offset);
 	}
 	return ret;
 }
@@ -458,7 +437,7 @@ int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
 	if (owner == root->objectid && btrfs_header_generation(h) > root->last_snapshot)
 		return 0;
 	/* May be shared with a snapshot: its extent item decides. */
-	ret = ea_tree_block_refs(t, eb->start, level, &refs, &flags);
+	ret = extent_alloc_tree_block_refs(t, eb->start, level, &refs, &flags);
 	if (ret < 0)
 		return ret;
 	if (refs == 1 && !(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
@@ -467,13 +446,13 @@ int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
 		if (owner == root->objectid && !(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
 			ret = children_refs(t, eb, true, BTRFS_SHARED_BLOCK_REF_KEY, eb->start);
 			if (ret == 0)
-				ret = ea_tree_block_set_flags(t, eb->start, level,
+				ret = extent_alloc_tree_block_set_flags(t, eb->start, level,
 							      BTRFS_BLOCK_FLAG_FULL_BACKREF);
 		} else {
 			ret = children_refs(t, eb, true, BTRFS_TREE_BLOCK_REF_KEY, root->objectid);
 		}
 		if (ret == 0)
-			ret = ea_tree_ref_dec(t, eb->start, level, BTRFS_TREE_BLOCK_REF_KEY,
+			ret = extent_alloc_tree_block_ref_dec(t, eb->start, level, BTRFS_TREE_BLOCK_REF_KEY,
 					      root->objectid);
 		*free_old = false;
 		return ret;
@@ -489,6 +468,39 @@ int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
 u64 btrfs_trans_transid(const struct btrfs_trans *t)
 {
 	return t->transid;
+}
+
+struct btrfs_fs_info *btrfs_trans_fs(const struct btrfs_trans *t)
+{
+	return t->fs;
+}
+
+u64 btrfs_trans_dirty_blocks(const struct btrfs_trans *t)
+{
+	return t->nr_dirty;
+}
+
+int btrfs_trans_check_dirty_blocks(struct btrfs_trans *t)
+{
+	struct btrfs_fs_geometry geo = t->fs->geo;
+	int bad = 0;
+
+	geo.super_generation = t->transid;
+	for (u32 i = 0; i < t->hash_size; i++)
+		for (struct trans_block *tb = t->hash[i]; tb; tb = tb->next)
+			if (btrfs_check_tree_block(&geo, tb->eb) < 0)
+				bad++;
+	return bad;
+}
+
+bool btrfs_trans_has_free_space_tree(const struct btrfs_trans *t)
+{
+	return t->fst;
+}
+
+int btrfs_trans_nr_block_groups(const struct btrfs_trans *t)
+{
+	return t->nr_bgs;
 }
 
 void btrfs_trans_fail_before_super(struct btrfs_trans *t, bool fail)
@@ -518,7 +530,7 @@ static void trans_free(struct btrfs_trans *t)
 	free(t->pinned);
 	free(t->acct);
 	trans_release_new_chunks(t);
-	ea_release(t);
+	extent_alloc_release(t);
 	free(t);
 }
 
@@ -568,7 +580,7 @@ int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out)
 		 (ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID);
 	t->bgt = ro & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE;
 	t->stats.transid = t->transid;
-	ret = ea_load_block_groups(t);
+	ret = extent_alloc_load_block_groups(t);
 	if (ret < 0) {
 		trans_free(t);
 		return ret;
@@ -590,7 +602,7 @@ static int update_root_items(struct btrfs_trans *t, bool *progress)
 	for (int i = 0; i < t->nr_roots; i++) {
 		struct btrfs_wroot *r = t->roots[i];
 		struct btrfs_root_item *ri = &r->item;
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		struct btrfs_key key;
 
 		if (r->objectid == BTRFS_ROOT_TREE_OBJECTID || r->objectid == BTRFS_CHUNK_TREE_OBJECTID ||
@@ -616,16 +628,16 @@ static int update_root_items(struct btrfs_trans *t, bool *progress)
 			r->is_new = false;
 			r->has_item = true;
 		} else {
-			btrfs_wpath_init(&path);
+			btrfs_init_path(&path);
 			ret = btrfs_search_slot(t, rt, &key, &path, 0, 1);
 			if (ret > 0) {
 				error("root item of tree %llu vanished", r->objectid);
 				ret = -EUCLEAN;
 			}
 			if (ret == 0)
-				memcpy(btrfs_wpath_item_ptr(&path), ri,
+				memcpy(btrfs_path_item_ptr(&path), ri,
 				       min_t(u32, r->item_size, sizeof(*ri)));
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			if (ret < 0)
 				return ret;
 		}
@@ -651,7 +663,7 @@ static int add_extent_refs(struct btrfs_trans *t, bool *progress)
 
 		if (!tb || tb->ref_added)
 			continue;
-		ret = ea_insert_tree_ref(t, tb);
+		ret = extent_alloc_insert_tree_block_item(t, tb);
 		/* the insert may have freed or moved nothing but tree blocks of the extent tree */
 		tb = trans_lookup(t, list[i]);
 		if (ret == 0 && tb)
@@ -672,7 +684,7 @@ static int drop_extent_refs(struct btrfs_trans *t, bool *progress)
 		if (!pb.need_ref_drop)
 			continue;
 		t->pinned[i].need_ref_drop = false;
-		ret = ea_drop_tree_ref(t, &pb);
+		ret = extent_alloc_drop_tree_block_item(t, &pb);
 		if (ret < 0)
 			return ret;
 		*progress = true;
@@ -689,7 +701,7 @@ static int update_block_groups(struct btrfs_trans *t, bool *progress)
 
 		if (bg->delta == bg->written_delta || bg->items_pending)
 			continue;
-		ret = ea_update_block_group(t, bg);
+		ret = extent_alloc_update_block_group_item(t, bg);
 		if (ret < 0)
 			return ret;
 		*progress = true;
@@ -698,7 +710,7 @@ static int update_block_groups(struct btrfs_trans *t, bool *progress)
 }
 
 /* Free space tree: ranges of sorted addresses, merged while adjacent in one block group. */
-static int fst_apply(struct btrfs_trans *t, u64 *list, size_t nr, bool add)
+static int free_space_tree_apply(struct btrfs_trans *t, u64 *list, size_t nr, bool add)
 {
 	size_t i = 0;
 	int ret;
@@ -706,14 +718,14 @@ static int fst_apply(struct btrfs_trans *t, u64 *list, size_t nr, bool add)
 	qsort(list, nr, sizeof(*list), cmp_u64);
 	while (i < nr) {
 		u64 start = list[i], len = t->nodesize;
-		struct wblock_group *bg = ea_find_bg(t, start);
+		struct wblock_group *bg = extent_alloc_find_block_group(t, start);
 
 		i++;
-		while (i < nr && list[i] == start + len && ea_find_bg(t, list[i]) == bg) {
+		while (i < nr && list[i] == start + len && extent_alloc_find_block_group(t, list[i]) == bg) {
 			len += t->nodesize;
 			i++;
 		}
-		ret = add ? fst_add_range(t, start, len) : fst_remove_range(t, start, len);
+		ret = add ? free_space_tree_add_range(t, start, len) : free_space_tree_remove_range(t, start, len);
 		if (ret == -EUCLEAN && t->lenient) {
 			warning("free space tree: range %llu+%llu left as it was", start, len);
 			ret = 0;
@@ -741,7 +753,7 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 		t->pinned[i].need_fst = false;
 		list[nr++] = t->pinned[i].bytenr;
 	}
-	ret = fst_apply(t, list, nr, true);
+	ret = free_space_tree_apply(t, list, nr, true);
 	free(list);
 	if (ret < 0)
 		return ret;
@@ -752,11 +764,11 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 
 		if (a->fst_done)
 			continue;
-		if (ea_bg_pending(t, a->start))
+		if (extent_alloc_block_group_pending(t, a->start))
 			continue;
 		a->fst_done = true;
-		ret = a->alloc ? fst_remove_range(t, a->start, a->len) :
-				 fst_add_range(t, a->start, a->len);
+		ret = a->alloc ? free_space_tree_remove_range(t, a->start, a->len) :
+				 free_space_tree_add_range(t, a->start, a->len);
 		if (ret == -EUCLEAN && t->lenient) {
 			warning("free space tree: range %llu+%llu left as it was", a->start, a->len);
 			ret = 0;
@@ -774,19 +786,19 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 		struct trans_block *tb = trans_lookup(t, list[i]);
 
 		/* a block group not in the free space tree yet: next round */
-		if (tb && !tb->fst_applied && !ea_bg_pending(t, list[i])) {
+		if (tb && !tb->fst_applied && !extent_alloc_block_group_pending(t, list[i])) {
 			tb->fst_applied = true;
 			list[nr++] = list[i];
 		}
 	}
-	ret = fst_apply(t, list, nr, false);
+	ret = free_space_tree_apply(t, list, nr, false);
 	free(list);
 	if (nr)
 		*progress = true;
 	return ret;
 }
 
-/* Extent items added and dropped until nothing is pending (for fst_rebuild). */
+/* Extent items added and dropped until nothing is pending (for free_space_tree_rebuild). */
 int trans_settle_refs(struct btrfs_trans *t)
 {
 	for (int round = 0; round < MAX_COMMIT_ROUNDS; round++) {
@@ -809,12 +821,12 @@ void trans_fst_all_done(struct btrfs_trans *t)
 	/* new block groups get their free space items later, and these changes with them */
 	for (u32 i = 0; i < t->hash_size; i++)
 		for (struct trans_block *tb = t->hash[i]; tb; tb = tb->next)
-			if (!ea_bg_pending(t, tb->eb->start))
+			if (!extent_alloc_block_group_pending(t, tb->eb->start))
 				tb->fst_applied = true;
 	for (size_t i = 0; i < t->nr_pinned; i++)
 		t->pinned[i].need_fst = false;
 	for (size_t i = 0; i < t->nr_acct; i++)
-		if (!ea_bg_pending(t, t->acct[i].start))
+		if (!extent_alloc_block_group_pending(t, t->acct[i].start))
 			t->acct[i].fst_done = true;
 }
 
@@ -830,7 +842,7 @@ static int free_subtree(struct btrfs_trans *t, struct btrfs_wroot *root, u64 byt
 	bool owned;
 	int ret;
 
-	ret = trans_read_block(t, root->objectid, bytenr, level, gen, first, &eb, &owned);
+	ret = btrfs_trans_read_block(t, root->objectid, bytenr, level, gen, first, &eb, &owned);
 	if (ret < 0) {
 		if (!t->lenient)
 			return ret;
@@ -963,11 +975,11 @@ static void fill_backup(struct btrfs_trans *t, struct btrfs_super_block *sb)
 	btrfs_set_backup_num_devices(b, btrfs_super_num_devices(sb));
 }
 
-int trans_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct bw_device **devsp)
+int btrfs_trans_block_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct block_writer_device **devsp)
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct btrfs_fs_geometry geo = fs->geo;
-	struct bw_device *devs;
+	struct block_writer_device *devs;
 	int ret;
 
 	devs = calloc((size_t)fs->devices.nr, sizeof(*devs));
@@ -1005,12 +1017,12 @@ int trans_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struc
 static int write_blocks(struct btrfs_trans *t)
 {
 	struct btrfs_block_writer w;
-	struct bw_device *devs = NULL;
+	struct block_writer_device *devs = NULL;
 	u64 *list = NULL;
 	size_t nr = 0;
 	int ret;
 
-	ret = trans_writer_init(t, &w, &devs);
+	ret = btrfs_trans_block_writer_init(t, &w, &devs);
 	if (ret < 0 && !devs)
 		return ret;
 	if (ret < 0)
@@ -1094,13 +1106,13 @@ static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb,
 static int cow_root_tree_root(struct btrfs_trans *t, struct btrfs_wroot *rt)
 {
 	struct btrfs_key key = { 0, 0, 0 };
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	path.lowest_level = rt->level;
 	ret = btrfs_search_slot(t, rt, &key, &path, 0, 1);
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret < 0) {
 		error("commit of transaction %llu: root tree block %llu not copied: %s", t->transid,
 		      rt->bytenr, strerror(-ret));
@@ -1145,7 +1157,7 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 			ret = update_free_space(t, &progress);
 		if (ret == 0 && !progress && t->rebuild_fst) {
 			t->rebuild_fst = false;
-			ret = fst_rebuild(t);
+			ret = free_space_tree_rebuild(t);
 			progress = true;
 		}
 		for (int i = 0; i < t->nr_bgs && !progress; i++)

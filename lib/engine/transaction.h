@@ -49,9 +49,11 @@
  * the file extents of a leaf) are moved as the kernel does
  * (trans_cow_prepare()).  Old-style (rev 0) back references are refused.
  *
- * Paths.  struct btrfs_wpath is the write-side path: nodes[] are either
- * dirty blocks owned by the transaction (borrowed) or clean copies owned by
- * the path (read-only searches).  Release it with btrfs_wpath_release().
+ * Paths.  The engine moves the one struct btrfs_path of lib/read/ctree.h:
+ * its nodes[] are either dirty blocks owned by the transaction (borrowed)
+ * or clean copies owned by the path (read-only searches).  Release it with
+ * btrfs_release_path(); btrfs_next_item()/btrfs_prev_item() move it through
+ * the transaction it was searched in.
  * After btrfs_del_items() the path is released (search again to go on).
  */
 #ifndef BTRFS_KIT_TRANSACTION_H
@@ -64,10 +66,10 @@
 struct btrfs_fs_info;
 struct btrfs_trans;
 struct btrfs_chunk_map;
-struct ca_chunk;
+struct chunk_placement;
 struct chunk_alloc;
 struct btrfs_block_writer;
-struct bw_device;
+struct block_writer_device;
 
 /* One tree as a transaction sees it. */
 struct btrfs_wroot {
@@ -85,16 +87,6 @@ struct btrfs_wroot {
 	u8 item_level;
 	u64 item_gen;
 };
-
-struct btrfs_wpath {
-	struct extent_buffer *nodes[BTRFS_MAX_LEVEL];
-	int slots[BTRFS_MAX_LEVEL];
-	bool owned[BTRFS_MAX_LEVEL];   /* clean copy to free on release */
-	int lowest_level;              /* search stops at this level */
-};
-
-void btrfs_wpath_init(struct btrfs_wpath *p);
-void btrfs_wpath_release(struct btrfs_wpath *p);
 
 /*
  * Start a transaction.  Refuses (-EOPNOTSUPP, printed) a filesystem with a
@@ -126,7 +118,7 @@ int btrfs_trans_get_root(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot
  * devid's DEV_ITEM in the chunk tree, copied for modification: 0 with path
  * at it (release it), -ENOENT without one, -EUCLEAN when it is too short.
  */
-int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_wpath *path);
+int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_path *path);
 
 /*
  * A new empty tree (one empty leaf); its ROOT_ITEM (objectid, ROOT_ITEM, 0)
@@ -145,19 +137,17 @@ int btrfs_create_tree(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot **
  * rebalancing happens in btrfs_del_items().
  */
 int btrfs_search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		      struct btrfs_wpath *path, int ins_len, int cow);
+		      struct btrfs_path *path, int ins_len, int cow);
 
-/* Next / previous item from the path (read-only path): 0, 1 at the end, < 0. */
-int btrfs_wnext_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path);
-int btrfs_wprev_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path);
 
 /*
- * Read-only positioning as btrfs_search_key(): the item with key (EXACT),
- * the first item >= key (NEXT) or the last item <= key (PREV).  0 with the
- * path at it and *found set (may be NULL), 1 when there is none, < 0.
+ * btrfs_search_key() on the tree as transaction t sees it (no CoW): the
+ * item with key (EXACT), the first item >= key (NEXT) or the last item <=
+ * key (PREV).  0 with the path at it and *found set (may be NULL), 1 when
+ * there is none, < 0.  Move on with btrfs_next_item()/btrfs_prev_item().
  */
-int btrfs_wsearch_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
-		      enum btrfs_search_mode mode, struct btrfs_wpath *path, struct btrfs_key *found);
+int btrfs_trans_search_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		      enum btrfs_search_mode mode, struct btrfs_path *path, struct btrfs_key *found);
 
 /*
  * Insert nr items with keys (sorted, none existing, all sorting between the
@@ -166,7 +156,7 @@ int btrfs_wsearch_key(struct btrfs_trans *t, struct btrfs_wroot *root, const str
  * exists, -E2BIG if they cannot share one leaf.
  */
 int btrfs_insert_empty_items(struct btrfs_trans *t, struct btrfs_wroot *root,
-			     struct btrfs_wpath *path, const struct btrfs_key *keys,
+			     struct btrfs_path *path, const struct btrfs_key *keys,
 			     const u32 *sizes, int nr);
 /* One item with its data; path released. */
 int btrfs_insert_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
@@ -177,7 +167,7 @@ int btrfs_insert_item(struct btrfs_trans *t, struct btrfs_wroot *root, const str
  * search); leaves and nodes left small are merged into neighbours, empty
  * ones freed, the root shrunk.  The path is released.
  */
-int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_wpath *path,
+int btrfs_del_items(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
 		    int slot, int nr);
 /* Search key and delete that item: 0, -ENOENT. */
 int btrfs_delete_item(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key);
@@ -186,12 +176,12 @@ int btrfs_delete_item(struct btrfs_trans *t, struct btrfs_wroot *root, const str
  * Grow the item at the path by extra bytes (zeroed, at its end).  The path
  * must come from btrfs_search_slot(..., ins_len = extra, cow = 1).
  */
-int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 extra);
+int btrfs_extend_item(struct btrfs_trans *t, struct btrfs_path *path, u32 extra);
 /*
  * Shrink the item at the path (cow search) to new_size bytes, cutting its
  * end (from_end) or its start.
  */
-int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_wpath *path, u32 new_size,
+int btrfs_truncate_item(struct btrfs_trans *t, struct btrfs_path *path, u32 new_size,
 			bool from_end);
 
 /* ---- For repair tools ---------------------------------------------------- */
@@ -259,10 +249,74 @@ int btrfs_drop_free_space_tree(struct btrfs_trans *t);
 /* At commit set the superblock's cache_generation to (u64)-1: space cache v1 is invalid. */
 void btrfs_trans_invalidate_space_cache_v1(struct btrfs_trans *t);
 
-/* Item data and size at a path's leaf slot. */
-void *btrfs_wpath_item_ptr(const struct btrfs_wpath *path);
-u32 btrfs_wpath_item_size(const struct btrfs_wpath *path);
-void btrfs_wpath_item_key(const struct btrfs_wpath *path, struct btrfs_key *key);
+/*
+ * Read tree block bytenr of tree (level, generation gen, first key first
+ * when not NULL) as t sees it: *out is t's dirty copy (*owned false, do not
+ * free) or a clean read (*owned true, free_extent_buffer() it).  0 or < 0.
+ */
+int btrfs_trans_read_block(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, u64 gen,
+			   const struct btrfs_disk_key *first, struct extent_buffer **out,
+			   bool *owned);
+
+/* The filesystem t writes to. */
+struct btrfs_fs_info *btrfs_trans_fs(const struct btrfs_trans *t);
+/* Tree blocks t holds in memory until the commit writes them. */
+u64 btrfs_trans_dirty_blocks(const struct btrfs_trans *t);
+/*
+ * Run the tree-checker over every dirty block, as the commit will before
+ * writing it (for tests of the b-tree): the number of blocks it refuses.
+ */
+int btrfs_trans_check_dirty_blocks(struct btrfs_trans *t);
+/* The free space tree is in use (the commit keeps it up to date). */
+bool btrfs_trans_has_free_space_tree(const struct btrfs_trans *t);
+/*
+ * Block groups t knows: grows when t makes a chunk (a block writer made
+ * before does not know the new chunk: make another).
+ */
+int btrfs_trans_nr_block_groups(const struct btrfs_trans *t);
+/*
+ * A block writer over the devices and the current chunk map (new chunks
+ * included).  When *devs was set, release the writer and free *devs
+ * whatever the result.
+ */
+int btrfs_trans_block_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w,
+				  struct block_writer_device **devs);
+
+/*
+ * Used bytes of the block group starting at start (its item as t sees it):
+ * 0, -ENOENT when no block group starts there.
+ */
+int btrfs_trans_block_group_used(struct btrfs_trans *t, u64 start, u64 *used);
+/* Set them (repair of a wrong count): the item follows at once.  0, -ENOENT, < 0. */
+int btrfs_trans_set_block_group_used(struct btrfs_trans *t, u64 start, u64 used);
+
+/*
+ * btrfs_account_extent() that leaves the free space tree alone: for a
+ * repair that rebuilds it at commit (btrfs_trans_rebuild_free_space_tree()),
+ * the old tree need not agree with the old extent tree.
+ */
+int btrfs_account_extent_keep_free_space_tree(struct btrfs_trans *t, u64 bytenr, u64 len,
+					      bool alloc);
+
+/*
+ * Add one inline back reference to the extent item of tree block bytenr
+ * (level): type TREE_BLOCK_REF (offset = root) or SHARED_BLOCK_REF (offset
+ * = parent).
+ */
+int btrfs_tree_block_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
+
+/* One data back reference: SHARED_DATA_REF (parent) or EXTENT_DATA_REF (root, ino, offset). */
+struct btrfs_data_ref {
+	u8 type;
+	u64 parent;
+	u64 root;
+	u64 ino;
+	u64 offset;
+};
+/* Add (delta 1) or drop (delta -1) one count of a data back reference of extent bytenr+len. */
+int btrfs_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct btrfs_data_ref *ref,
+		       int delta);
+
 
 /* What a commit did (for tests and tools). */
 struct btrfs_commit_stats {
@@ -305,194 +359,5 @@ int btrfs_alloc_data_extent_upto(struct btrfs_trans *t, u64 *len, u64 root, u64 
 int btrfs_free_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len);
 /* Write len bytes at logical (every copy) now: data of an extent allocated in t. */
 int btrfs_trans_write_data(struct btrfs_trans *t, u64 logical, const void *buf, u64 len);
-
-/* ---- Engine internals (transaction.c, ctree-write.c, extent-alloc.c, free-space-tree.c) ---- */
-
-/* A block owned by the transaction (allocated in it, in memory until commit). */
-struct trans_block {
-	struct extent_buffer *eb;
-	u64 owner;
-	bool ref_added;                /* its extent item is in the extent tree */
-	bool fst_applied;              /* its range is out of the free space tree */
-	struct trans_block *next;      /* hash chain */
-};
-
-/* A block freed in the transaction whose space is not reused before the commit. */
-struct pinned_block {
-	u64 bytenr;
-	u64 owner;
-	u8 level;
-	bool need_ref_drop;            /* extent item to delete */
-	bool need_fst;                 /* range to give back to the free space tree */
-};
-
-struct fs_range {
-	u64 start;
-	u64 len;
-};
-
-/* A metadata or system block group the transaction may allocate from. */
-struct wblock_group {
-	u64 start;
-	u64 length;
-	u64 flags;
-	u64 used;                      /* on disk when the transaction started */
-	s64 delta;                     /* bytes allocated minus freed since */
-	s64 written_delta;             /* delta already in the block group item */
-	bool loaded;                   /* free[] known */
-	struct fs_range *free;         /* allocatable ranges, sorted */
-	int nr_free;
-	int alloc_free;
-	/* A block group made by this transaction (new chunk, see trans-chunk.c). */
-	bool is_new;
-	bool items_pending;            /* chunk, dev extent, block group, free space items not in yet */
-	struct ca_chunk *chunk;        /* its placement (owned by t->ca) */
-	u8 *chunk_item;                /* the CHUNK_ITEM as it goes on disk */
-	u32 chunk_item_size;
-};
-
-/* An extent accounted by the caller (btrfs_account_extent). */
-struct acct_range {
-	u64 start;
-	u64 len;
-	bool alloc;
-	bool fst_done;
-};
-
-struct btrfs_trans {
-	struct btrfs_fs_info *fs;
-	struct acct_range *acct;
-	size_t nr_acct;
-	size_t alloc_acct;
-	bool lenient;
-	bool rebuild_fst;              /* pending btrfs_trans_rebuild_free_space_tree() */
-	bool fst_created;              /* the free space tree was made by this transaction */
-	u64 transid;
-	u32 nodesize;
-	struct btrfs_wroot **roots;
-	int nr_roots;
-	int alloc_roots;
-	struct trans_block **hash;
-	u32 hash_size;
-	u64 nr_dirty;
-	struct pinned_block *pinned;
-	size_t nr_pinned;
-	size_t alloc_pinned;
-	struct wblock_group *bgs;      /* sorted by start; never reallocated (pointers are kept) */
-	int nr_bgs;
-	int bgs_cap;                   /* room for the chunks a transaction may add */
-	struct chunk_alloc *ca;        /* devices and dev extents, once a chunk is made */
-	bool committed;                /* the superblock naming the new chunks is written */
-	s64 bytes_used_delta;
-	bool skinny;                   /* SKINNY_METADATA */
-	bool fst;                      /* free space tree in use */
-	bool bgt;                      /* block group items in the block group tree */
-	bool fail_before_super;
-	bool fst_dropped;              /* btrfs_drop_free_space_tree(): clear its compat_ro bits */
-	bool space_cache_v1_stale;     /* cache_generation becomes (u64)-1 at commit */
-	struct btrfs_commit_stats stats;
-};
-
-int trans_read_block(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, u64 gen,
-		     const struct btrfs_disk_key *first, struct extent_buffer **out, bool *owned);
-struct trans_block *trans_lookup(struct btrfs_trans *t, u64 bytenr);
-/* A new dirty block: header filled (bytenr, fsid, uuid, generation, owner, level), no items. */
-int trans_alloc_block(struct btrfs_trans *t, u64 owner, int level, struct extent_buffer **out);
-/* Free a block of tree owner: forgotten if allocated in t, else pinned. */
-int trans_free_block(struct btrfs_trans *t, u64 bytenr, u64 owner, int level);
-/*
- * Before eb (a committed block of root) is copied on write: the back
- * references of a shared block and of its children are moved as the copy
- * needs them; *free_old says whether eb is root's alone (to free) or stays
- * for the other trees.  -EOPNOTSUPP (printed) for what is not supported.
- */
-int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
-		      const struct extent_buffer *eb, bool *free_old);
-
-/* extent-alloc.c */
-int ea_load_block_groups(struct btrfs_trans *t);
-void ea_release(struct btrfs_trans *t);
-struct wblock_group *ea_find_bg(struct btrfs_trans *t, u64 bytenr);
-/*
- * A nodesize block for a tree (SYSTEM block groups for the chunk tree);
- * a new chunk when the block groups are full.
- */
-int ea_alloc_range(struct btrfs_trans *t, u64 owner, u64 *bytenr);
-/* len bytes aligned to align from block groups with any bit of want: 0, -ENOSPC (silent). */
-int ea_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 *bytenr);
-/* Block group type (type bits, mixed as DATA|METADATA) for allocations of want. */
-u64 ea_bg_type_for(const struct btrfs_trans *t, u64 want);
-/* Append the in-memory block group of a new chunk (all free but superblock copies). */
-int ea_add_new_bg(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
-		  struct wblock_group **out);
-/* The block group holding bytenr waits for its items (free space tree and used not yet). */
-bool ea_bg_pending(struct btrfs_trans *t, u64 bytenr);
-
-/* trans-chunk.c: new chunks */
-/* A new block group of type (type bits) with the profile in use: registered in memory now. */
-int trans_new_block_group(struct btrfs_trans *t, u64 type, struct wblock_group **out);
-/* Commit round: the items of new block groups (chunk, dev items, dev extents, bg, free space). */
-int trans_insert_new_chunks(struct btrfs_trans *t, bool *progress);
-/* Superblock of the commit: system chunks into sys_chunk_array. */
-int trans_new_chunks_super(struct btrfs_trans *t, struct btrfs_super_block *sb);
-/*
- * The chunk tree's device item of every device of fs->devices, as the
- * transaction leaves it: items[i] with found[i], found[i] false when the
- * tree has none.  0 or the negative errno of a failed read.
- */
-int trans_chunk_dev_items(struct btrfs_trans *t, struct btrfs_dev_item *items, bool *found);
-/*
- * A device's superblock copy of its item takes the chunk tree's sizes
- * (total_bytes, bytes_used): each superblock carries its device's item.
- */
-void trans_super_dev_item_sync(struct btrfs_dev_item *super_di, const struct btrfs_dev_item *tree_di);
-/* Forget new chunks (dropped from the chunk map unless committed); free the placement state. */
-void trans_release_new_chunks(struct btrfs_trans *t);
-/* Space of a block allocated and freed inside t: reusable again. */
-int ea_return_range(struct btrfs_trans *t, u64 bytenr);
-int ea_insert_tree_ref(struct btrfs_trans *t, const struct trans_block *tb);
-int ea_drop_tree_ref(struct btrfs_trans *t, const struct pinned_block *pb);
-int ea_update_block_group(struct btrfs_trans *t, struct wblock_group *bg);
-
-/* Shared tree blocks: refs/flags of a block's extent item, set flags, add/drop one inline ref. */
-int ea_tree_block_refs(struct btrfs_trans *t, u64 bytenr, int level, u64 *refs, u64 *flags);
-int ea_tree_block_set_flags(struct btrfs_trans *t, u64 bytenr, int level, u64 flags);
-int ea_tree_ref_inc(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
-int ea_tree_ref_dec(struct btrfs_trans *t, u64 bytenr, int level, u8 type, u64 offset);
-
-/* One data back reference: SHARED_DATA_REF (parent) or EXTENT_DATA_REF (root, ino, offset). */
-struct ea_data_ref {
-	u8 type;
-	u64 parent;
-	u64 root;
-	u64 ino;
-	u64 offset;
-};
-/* Add (delta 1) or drop (delta -1) one count of a data back reference of extent bytenr+len. */
-int ea_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct ea_data_ref *ref,
-		    int delta);
-
-/* The used ranges [start, end) of the extent tree (EXTENT_ITEM/METADATA_ITEM), sorted. */
-int ea_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr);
-
-/*
- * A block writer over the devices and the current chunk map (new chunks
- * included).  When *devs was set, release the writer and free *devs
- * whatever the result.
- */
-int trans_writer_init(struct btrfs_trans *t, struct btrfs_block_writer *w, struct bw_device **devs);
-
-/* transaction.c, for fst_rebuild() */
-int trans_settle_refs(struct btrfs_trans *t);
-void trans_fst_all_done(struct btrfs_trans *t);
-int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
-/* One new empty leaf as root's root block (its old blocks already freed). */
-int trans_new_empty_root(struct btrfs_trans *t, struct btrfs_wroot *root);
-
-/* free-space-tree.c: ranges inside one block group */
-int fst_remove_range(struct btrfs_trans *t, u64 start, u64 len);
-int fst_add_range(struct btrfs_trans *t, u64 start, u64 len);
-/* Rewrite the free space tree from the extent tree (creating it if needed). */
-int fst_rebuild(struct btrfs_trans *t);
 
 #endif

@@ -5,23 +5,25 @@
 #include <stdlib.h>
 #include "lib/engine/tree-builder.h"
 #include "lib/format/accessors.h"
+#include "lib/format/tree-block.h"
 #include "lib/format/messages.h"
+#include "lib/format/growable-array.h"
 
-void tb_init(struct tree_builder *tb, u64 owner)
+void tree_builder_init(struct tree_builder *tb, u64 owner)
 {
 	memset(tb, 0, sizeof(*tb));
 	tb->owner = owner;
 }
 
-void tb_release(struct tree_builder *tb)
+void tree_builder_release(struct tree_builder *tb)
 {
 	free(tb->items);
 	free(tb->arena);
 	free(tb->leaf_first);
-	tb_init(tb, tb->owner);
+	tree_builder_init(tb, tb->owner);
 }
 
-void tb_reset(struct tree_builder *tb)
+void tree_builder_reset(struct tree_builder *tb)
 {
 	tb->nr = 0;
 	tb->arena_len = 0;
@@ -31,31 +33,14 @@ void tb_reset(struct tree_builder *tb)
 	tb->nr_blocks = 0;
 }
 
-void *tb_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
+void *tree_builder_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
 {
-	struct tb_item *it;
+	struct tree_builder_item *it;
 
-	if (tb->nr == tb->alloc) {
-		size_t n = tb->alloc ? tb->alloc * 2 : 64;
-		struct tb_item *ni = realloc(tb->items, n * sizeof(*ni));
-
-		if (!ni)
-			return NULL;
-		tb->items = ni;
-		tb->alloc = n;
-	}
-	if (tb->arena_len + size + 1 > tb->arena_alloc) {
-		size_t n = tb->arena_alloc ? tb->arena_alloc * 2 : 4096;
-		u8 *na;
-
-		while (n < tb->arena_len + size + 1)
-			n *= 2;
-		na = realloc(tb->arena, n);
-		if (!na)
-			return NULL;
-		tb->arena = na;
-		tb->arena_alloc = n;
-	}
+	if (ARRAY_GROW(tb->items, tb->nr, tb->alloc))
+		return NULL;
+	if (ARRAY_RESERVE(tb->arena, tb->arena_alloc, tb->arena_len + size + 1))
+		return NULL;
 	it = &tb->items[tb->nr++];
 	it->key = *key;
 	it->size = size;
@@ -65,24 +50,24 @@ void *tb_add(struct tree_builder *tb, const struct btrfs_key *key, u32 size)
 	return tb->arena + it->data_off;
 }
 
-void *tb_add_key(struct tree_builder *tb, u64 objectid, u8 type, u64 offset, u32 size)
+void *tree_builder_add_key(struct tree_builder *tb, u64 objectid, u8 type, u64 offset, u32 size)
 {
 	struct btrfs_key key = { .objectid = objectid, .type = type, .offset = offset };
 
-	return tb_add(tb, &key, size);
+	return tree_builder_add(tb, &key, size);
 }
 
 static int cmp_item(const void *a, const void *b)
 {
-	const struct tb_item *x = a, *y = b;
+	const struct tree_builder_item *x = a, *y = b;
 
 	return btrfs_comp_cpu_keys(&x->key, &y->key);
 }
 
-int tb_plan(struct tree_builder *tb, u32 nodesize)
+int tree_builder_plan(struct tree_builder *tb, u32 nodesize)
 {
-	const u32 leaf_space = nodesize - sizeof(struct btrfs_header);
-	const u32 ptrs = leaf_space / sizeof(struct btrfs_key_ptr);
+	const u32 leaf_space = (u32)BTRFS_LEAF_DATA_SIZE(nodesize);
+	const u32 ptrs = (u32)BTRFS_NODEPTRS_PER_BLOCK(nodesize);
 	size_t nleaves = 0, i;
 	u32 used = 0, n;
 
@@ -140,7 +125,7 @@ int tb_plan(struct tree_builder *tb, u32 nodesize)
 /* Index of the first leaf under block `idx` of `level` (relative index). */
 static size_t first_leaf_of(const struct tree_builder *tb, int level, u32 idx)
 {
-	const u32 ptrs = (tb->nodesize - sizeof(struct btrfs_header)) / sizeof(struct btrfs_key_ptr);
+	const u32 ptrs = (u32)BTRFS_NODEPTRS_PER_BLOCK(tb->nodesize);
 	size_t leaf = idx;
 
 	for (int l = level; l > 0; l--)
@@ -160,7 +145,7 @@ static void level_of_index(const struct tree_builder *tb, u32 index, int *level,
 	*rel = index;
 }
 
-void tb_block_info(const struct tree_builder *tb, u32 index, int *level, struct btrfs_key *first)
+void tree_builder_block_info(const struct tree_builder *tb, u32 index, int *level, struct btrfs_key *first)
 {
 	u32 rel;
 	size_t leaf, item;
@@ -174,28 +159,21 @@ void tb_block_info(const struct tree_builder *tb, u32 index, int *level, struct 
 		memset(first, 0, sizeof(*first));
 }
 
-static void init_header(struct extent_buffer *eb, const struct tree_builder *tb,
-			const struct tb_params *p, int level, u32 nritems)
+/* An empty block of the tree at level: the common header, marked written as mkfs writes it. */
+static void init_block(struct extent_buffer *eb, const struct tree_builder *tb,
+		       const struct tree_builder_params *p, int level)
 {
 	struct btrfs_header *h = btrfs_header(eb);
 
 	memset(eb->data, 0, eb->len);
-	memcpy(h->fsid, p->fsid, BTRFS_FSID_SIZE);
-	memcpy(h->chunk_tree_uuid, p->chunk_tree_uuid, BTRFS_UUID_SIZE);
-	btrfs_set_header_bytenr(h, eb->start);
-	btrfs_set_header_flags(h, BTRFS_HEADER_FLAG_WRITTEN |
-			       ((u64)BTRFS_MIXED_BACKREF_REV << BTRFS_BACKREF_REV_SHIFT));
-	btrfs_set_header_generation(h, p->generation);
-	btrfs_set_header_owner(h, tb->owner);
-	btrfs_set_header_nritems(h, nritems);
-	btrfs_set_header_level(h, level);
+	btrfs_init_header(eb, p->fsid, p->chunk_tree_uuid, p->generation, tb->owner, level);
+	btrfs_set_header_flags(h, btrfs_header_flags(h) | BTRFS_HEADER_FLAG_WRITTEN);
 }
 
-int tb_build(struct tree_builder *tb, const struct tb_params *p, const u64 *bytenrs, tb_emit_fn emit,
+int tree_builder_build(struct tree_builder *tb, const struct tree_builder_params *p, const u64 *bytenrs, tree_builder_emit_fn emit,
 	     void *ctx)
 {
-	const u32 ptrs = (tb->nodesize - sizeof(struct btrfs_header)) / sizeof(struct btrfs_key_ptr);
-	const u32 leaf_space = tb->nodesize - sizeof(struct btrfs_header);
+	const u32 ptrs = (u32)BTRFS_NODEPTRS_PER_BLOCK(tb->nodesize);
 	struct extent_buffer *eb;
 	u32 base = 0;
 	int ret = 0;
@@ -205,20 +183,16 @@ int tb_build(struct tree_builder *tb, const struct tb_params *p, const u64 *byte
 		return -ENOMEM;
 	for (u32 l = 0; l < tb->level_count[0]; l++) {
 		size_t first = tb->leaf_first[l], end = tb->leaf_first[l + 1];
-		u32 off = leaf_space;
 
 		eb->start = bytenrs[l];
-		init_header(eb, tb, p, 0, end - first);
+		init_block(eb, tb, p, 0);
 		for (size_t i = first; i < end; i++) {
-			struct btrfs_item *item = btrfs_leaf_item(eb, i - first);
-			const struct tb_item *it = &tb->items[i];
+			const struct tree_builder_item *it = &tb->items[i];
+			int slot = (int)(i - first);
 
-			off -= it->size;
-			btrfs_cpu_key_to_disk(&item->key, &it->key);
-			btrfs_set_item_offset(item, off);
-			btrfs_set_item_size(item, it->size);
-			memcpy(eb->data + sizeof(struct btrfs_header) + off, tb->arena + it->data_off,
-			       it->size);
+			btrfs_leaf_make_room(eb, slot, &it->size, 1);
+			btrfs_cpu_key_to_disk(&btrfs_leaf_item(eb, slot)->key, &it->key);
+			memcpy(btrfs_leaf_item_ptr(eb, slot), tb->arena + it->data_off, it->size);
 		}
 		ret = emit(eb, ctx);
 		if (ret < 0)
@@ -233,16 +207,16 @@ int tb_build(struct tree_builder *tb, const struct tb_params *p, const u64 *byte
 			u32 first = n * ptrs, last = min_t(u32, first + ptrs, below);
 
 			eb->start = bytenrs[base + n];
-			init_header(eb, tb, p, level, last - first);
+			init_block(eb, tb, p, level);
 			for (u32 c = first; c < last; c++) {
-				struct btrfs_key_ptr *kp = btrfs_node_key_ptr(eb, c - first);
+				struct btrfs_disk_key dk;
 				struct btrfs_key key;
 				int lv;
 
-				tb_block_info(tb, child_base + c, &lv, &key);
-				btrfs_cpu_key_to_disk(&kp->key, &key);
-				btrfs_set_key_blockptr(kp, bytenrs[child_base + c]);
-				btrfs_set_key_generation(kp, p->generation);
+				tree_builder_block_info(tb, child_base + c, &lv, &key);
+				btrfs_cpu_key_to_disk(&dk, &key);
+				btrfs_node_insert_ptr(eb, (int)(c - first), &dk, bytenrs[child_base + c],
+						      p->generation);
 			}
 			ret = emit(eb, ctx);
 			if (ret < 0)

@@ -7,7 +7,7 @@
  * --clear-space-cache v2.
  */
 #include <stdlib.h>
-#include "lib/engine/transaction.h"
+#include "lib/engine/engine-internal.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 
@@ -37,7 +37,7 @@ static int free_blocks(struct btrfs_trans *t, u64 owner, u64 bytenr, int level, 
 	int ret = 0;
 
 	if (level > 0) {
-		ret = trans_read_block(t, owner, bytenr, level, gen, first, &eb, &owned);
+		ret = btrfs_trans_read_block(t, owner, bytenr, level, gen, first, &eb, &owned);
 		if (ret < 0) {
 			if (!t->lenient)
 				return ret;

@@ -9,14 +9,15 @@
 #include "lib/format/raid6.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
+#include "lib/format/growable-array.h"
 
-struct bw_row {
+struct block_writer_row {
 	const struct btrfs_chunk_map *chunk;
 	struct raid56_row row;
 };
 
 int btrfs_block_writer_init(struct btrfs_block_writer *w, const struct btrfs_fs_geometry *geo,
-			    struct bw_device *devs, int ndevs)
+			    struct block_writer_device *devs, int ndevs)
 {
 	int ret;
 
@@ -46,7 +47,7 @@ int btrfs_block_writer_add_chunk(struct btrfs_block_writer *w, u64 logical,
 	return btrfs_add_chunk(&w->map, logical, chunk, item_size, w->geo.sectorsize);
 }
 
-static struct bw_device *find_dev(struct btrfs_block_writer *w, u64 devid)
+static struct block_writer_device *find_dev(struct btrfs_block_writer *w, u64 devid)
 {
 	for (int i = 0; i < w->ndevs; i++)
 		if (w->devs[i].devid == devid)
@@ -56,7 +57,7 @@ static struct bw_device *find_dev(struct btrfs_block_writer *w, u64 devid)
 
 static int write_dev(struct btrfs_block_writer *w, u64 devid, u64 physical, const void *buf, u64 len)
 {
-	struct bw_device *d = find_dev(w, devid);
+	struct block_writer_device *d = find_dev(w, devid);
 	const u8 *p = buf;
 
 	if (!d || d->fd < 0) {
@@ -86,7 +87,7 @@ static int write_dev(struct btrfs_block_writer *w, u64 devid, u64 physical, cons
 
 static int read_dev(struct btrfs_block_writer *w, u64 devid, u64 physical, void *buf, u64 len)
 {
-	struct bw_device *d = find_dev(w, devid);
+	struct block_writer_device *d = find_dev(w, devid);
 	u8 *p = buf;
 
 	if (!d || d->fd < 0)
@@ -177,7 +178,7 @@ static int read_row_unit(void *ctx, const struct raid56_row *r, int unit, u8 *ou
 	return rebuild_unit(x, r, unit, out);
 }
 
-static struct bw_row *find_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start)
+static struct block_writer_row *find_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start)
 {
 	/* writes come in address order mostly: the last row used first */
 	if (w->last_row < w->nr_rows && w->rows[w->last_row].chunk == c &&
@@ -192,23 +193,16 @@ static struct bw_row *find_row(struct btrfs_block_writer *w, const struct btrfs_
 	return NULL;
 }
 
-static struct bw_row *get_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start)
+static struct block_writer_row *get_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map *c, u64 start)
 {
 	int ndata = btrfs_chunk_data_stripes(c);
-	struct bw_row *r = find_row(w, c, start);
+	struct block_writer_row *r = find_row(w, c, start);
 	int ret;
 
 	if (r)
 		return r;
-	if (w->nr_rows == w->alloc_rows) {
-		size_t n = w->alloc_rows ? w->alloc_rows * 2 : 16;
-		struct bw_row *nr = realloc(w->rows, n * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		w->rows = nr;
-		w->alloc_rows = n;
-	}
+	if (ARRAY_GROW(w->rows, w->nr_rows, w->alloc_rows))
+		return NULL;
 	r = &w->rows[w->nr_rows];
 	r->chunk = c;
 	ret = raid56_row_init(&r->row, start, ndata, c->num_stripes - ndata, (u32)c->stripe_len,
@@ -267,7 +261,7 @@ static int write_raid56_piece(struct btrfs_block_writer *w, const struct btrfs_c
 	int ndata = btrfs_chunk_data_stripes(c);
 	u64 rowlen = (u64)ndata * c->stripe_len;
 	u64 start = c->logical + (logical - c->logical) / rowlen * rowlen;
-	struct bw_row *r;
+	struct block_writer_row *r;
 
 	if (logical + *piece > start + rowlen)
 		*piece = start + rowlen - logical;
@@ -362,7 +356,7 @@ int btrfs_write_tree_block(struct btrfs_block_writer *w, struct extent_buffer *e
 	return ret;
 }
 
-static int flush_row(struct btrfs_block_writer *w, struct bw_row *r)
+static int flush_row(struct btrfs_block_writer *w, struct block_writer_row *r)
 {
 	const u8 *units[255];
 	bool write[255];

@@ -29,21 +29,21 @@
 #include "lib/read/volumes.h"
 #include "crypto/hash.h"
 
-struct bw_device {
+struct block_writer_device {
 	u64 devid;
 	int fd;
 	const char *path;
 };
 
-struct bw_row;
+struct block_writer_row;
 
 struct btrfs_block_writer {
 	struct btrfs_fs_geometry geo;
 	struct hash_ctx csum;
 	struct btrfs_chunk_tree_map map;
-	struct bw_device *devs;
+	struct block_writer_device *devs;
 	int ndevs;
-	struct bw_row *rows;          /* pending RAID5/6 rows */
+	struct block_writer_row *rows;          /* pending RAID5/6 rows */
 	size_t nr_rows;
 	size_t alloc_rows;
 	size_t last_row;              /* the row written last (lookup hint) */
@@ -54,7 +54,7 @@ struct btrfs_block_writer {
 
 /* devs is borrowed (must outlive the writer). */
 int btrfs_block_writer_init(struct btrfs_block_writer *w, const struct btrfs_fs_geometry *geo,
-			    struct bw_device *devs, int ndevs);
+			    struct block_writer_device *devs, int ndevs);
 void btrfs_block_writer_release(struct btrfs_block_writer *w);
 
 /* Make a chunk known to the writer (a CHUNK_ITEM as it goes on disk). */
@@ -73,5 +73,15 @@ int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *b
 
 /* Complete (read) and write the pending RAID5/6 rows, then fsync every device. */
 int btrfs_block_writer_flush(struct btrfs_block_writer *w);
+
+struct btrfs_fs_info;
+/*
+ * Write eb's bytes as they are (checksummed already) over copy mirror
+ * (1-based; 0 every copy) of the tree block at eb->start of an opened
+ * filesystem, each device fsynced (tree-copy.c): the kernel's read repair,
+ * for check --repair and the corruption tool.  Every copy is mapped before
+ * one is written.  Not for RAID5/6 (-EOPNOTSUPP).
+ */
+int btrfs_write_tree_block_copies(struct btrfs_fs_info *fs, const struct extent_buffer *eb, int mirror);
 
 #endif

@@ -216,6 +216,38 @@ static inline u8 btrfs_eb_level(const struct extent_buffer *eb)
 	return btrfs_header_level(btrfs_header(eb));
 }
 
+static inline void btrfs_set_eb_nritems(struct extent_buffer *eb, u32 n)
+{
+	btrfs_set_header_nritems(btrfs_header(eb), n);
+}
+
+/*
+ * A new tree block's header (the rest of the block untouched): fsid, chunk
+ * tree uuid, bytenr (eb->start), mixed back references, generation, owner,
+ * level; no items yet.
+ */
+static inline void btrfs_init_header(struct extent_buffer *eb, const u8 *fsid, const u8 *chunk_tree_uuid,
+				     u64 generation, u64 owner, int level)
+{
+	struct btrfs_header *h = btrfs_header(eb);
+
+	memcpy(h->fsid, fsid, BTRFS_FSID_SIZE);
+	memcpy(h->chunk_tree_uuid, chunk_tree_uuid, BTRFS_UUID_SIZE);
+	btrfs_set_header_bytenr(h, eb->start);
+	btrfs_set_header_flags(h, (u64)BTRFS_MIXED_BACKREF_REV << BTRFS_BACKREF_REV_SHIFT);
+	btrfs_set_header_generation(h, generation);
+	btrfs_set_header_owner(h, owner);
+	btrfs_set_header_nritems(h, 0);
+	btrfs_set_header_level(h, (u8)level);
+}
+
+/*
+ * Leaf layout: the header, the item array growing up from it, item data
+ * packed at the end growing down; item i's data lies below item i-1's and
+ * offsets count from the end of the header.  Node layout: the header, then
+ * key pointers.
+ */
+
 /* Leaf: item header of a slot (no bounds check). */
 static inline struct btrfs_item *btrfs_leaf_item(const struct extent_buffer *eb, int slot)
 {
@@ -235,6 +267,36 @@ static inline u32 btrfs_leaf_item_offset(const struct extent_buffer *eb, int slo
 {
 	return btrfs_item_offset(btrfs_leaf_item(eb, slot));
 }
+static inline void btrfs_set_leaf_item_size(struct extent_buffer *eb, int slot, u32 v)
+{
+	btrfs_set_item_size(btrfs_leaf_item(eb, slot), v);
+}
+static inline void btrfs_set_leaf_item_offset(struct extent_buffer *eb, int slot, u32 v)
+{
+	btrfs_set_item_offset(btrfs_leaf_item(eb, slot), v);
+}
+/* Leaf: start of the area item offsets count from (just after the header). */
+static inline u8 *btrfs_leaf_data(const struct extent_buffer *eb)
+{
+	return (u8 *)eb->data + sizeof(struct btrfs_header);
+}
+/* Leaf: bytes for item headers and data together. */
+static inline u32 btrfs_leaf_data_size(const struct extent_buffer *eb)
+{
+	return (u32)BTRFS_LEAF_DATA_SIZE(eb->len);
+}
+/* Leaf: lowest data offset in use (btrfs_leaf_data_size() when empty; no bounds check). */
+static inline u32 btrfs_leaf_data_end(const struct extent_buffer *eb)
+{
+	u32 n = btrfs_eb_nritems(eb);
+
+	return n ? btrfs_leaf_item_offset(eb, (int)n - 1) : btrfs_leaf_data_size(eb);
+}
+/* Leaf: bytes free between the item array and the data (negative when corrupt). */
+static inline int btrfs_leaf_free_space(const struct extent_buffer *eb)
+{
+	return (int)btrfs_leaf_data_end(eb) - (int)(btrfs_eb_nritems(eb) * sizeof(struct btrfs_item));
+}
 static inline void btrfs_item_key_to_cpu(const struct extent_buffer *eb, struct btrfs_key *key, int slot)
 {
 	btrfs_disk_key_to_cpu(key, &btrfs_leaf_item(eb, slot)->key);
@@ -245,6 +307,11 @@ static inline struct btrfs_key_ptr *btrfs_node_key_ptr(const struct extent_buffe
 {
 	return (struct btrfs_key_ptr *)(eb->data + sizeof(struct btrfs_header) +
 					sizeof(struct btrfs_key_ptr) * (size_t)slot);
+}
+/* Node: how many key pointers fit. */
+static inline u32 btrfs_node_max_ptrs(const struct extent_buffer *eb)
+{
+	return (u32)BTRFS_NODEPTRS_PER_BLOCK(eb->len);
 }
 static inline u64 btrfs_node_blockptr(const struct extent_buffer *eb, int slot)
 {

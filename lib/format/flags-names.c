@@ -2,6 +2,7 @@
 /* Flag name tables; the order is the order btrfs-progs prints them in. */
 #include "lib/format/flags-names.h"
 #include "lib/format/format.h"
+#include "lib/format/profiles.h"
 
 #define TABLE(tname, arr) \
 	const struct btrfs_flag_table tname = { arr, ARRAY_SIZE(arr) }
@@ -61,15 +62,9 @@ static const struct btrfs_flag_name bg_types[] = {
 };
 TABLE(btrfs_bg_type_table, bg_types);
 
+#define PROFILE_FLAG_NAME(flag, name, upper, ...) { flag, upper },
 static const struct btrfs_flag_name bg_profiles[] = {
-	{ BTRFS_BLOCK_GROUP_RAID0, "RAID0" },
-	{ BTRFS_BLOCK_GROUP_RAID1, "RAID1" },
-	{ BTRFS_BLOCK_GROUP_DUP, "DUP" },
-	{ BTRFS_BLOCK_GROUP_RAID10, "RAID10" },
-	{ BTRFS_BLOCK_GROUP_RAID5, "RAID5" },
-	{ BTRFS_BLOCK_GROUP_RAID6, "RAID6" },
-	{ BTRFS_BLOCK_GROUP_RAID1C3, "RAID1C3" },
-	{ BTRFS_BLOCK_GROUP_RAID1C4, "RAID1C4" },
+	BTRFS_RAID_PROFILES_X(PROFILE_FLAG_NAME)
 };
 TABLE(btrfs_bg_profile_table, bg_profiles);
 

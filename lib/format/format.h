@@ -219,6 +219,8 @@ static inline u64 btrfs_sb_offset(int mirror)
 #define BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2 (1ULL << 13)
 #define BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE (1ULL << 14)
 #define BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA (1ULL << 16)
+/* The incompat bits this implementation knows; a filesystem with any other cannot be read. */
+#define BTRFS_FEATURE_INCOMPAT_KNOWN (((1ULL << 15) - 1) | BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)
 
 /* ---- Header and superblock flags ---------------------------------------- */
 
@@ -241,6 +243,13 @@ static inline u64 btrfs_sb_offset(int mirror)
 #define BTRFS_SUPER_FLAG_CHANGING_BG_TREE (1ULL << 38)
 #define BTRFS_SUPER_FLAG_CHANGING_DATA_CSUM (1ULL << 39)
 #define BTRFS_SUPER_FLAG_CHANGING_META_CSUM (1ULL << 40)
+/* Every super flag a kernel or btrfs-progs ever sets; any other bit is damage. */
+#define BTRFS_SUPER_FLAG_KNOWN \
+	(BTRFS_SUPER_FLAG_WRITTEN | BTRFS_SUPER_FLAG_RELOC | BTRFS_SUPER_FLAG_ERROR | \
+	 BTRFS_SUPER_FLAG_SEEDING | BTRFS_SUPER_FLAG_METADUMP | BTRFS_SUPER_FLAG_METADUMP_V2 | \
+	 BTRFS_SUPER_FLAG_CHANGING_FSID | BTRFS_SUPER_FLAG_CHANGING_FSID_V2 | \
+	 BTRFS_SUPER_FLAG_CHANGING_BG_TREE | BTRFS_SUPER_FLAG_CHANGING_DATA_CSUM | \
+	 BTRFS_SUPER_FLAG_CHANGING_META_CSUM)
 
 /* ---- Inode item flags (btrfs_inode_item.flags) -------------------------- */
 
@@ -345,12 +354,17 @@ static inline u8 btrfs_ftype_of_mode(u32 mode)
 
 /* ---- Balance ------------------------------------------------------------ */
 
+/* btrfs_balance_item.flags and btrfs_ioctl_balance_args.flags: which
+ * types, and how. */
 #define BTRFS_BALANCE_DATA (1ULL << 0)
 #define BTRFS_BALANCE_SYSTEM (1ULL << 1)
 #define BTRFS_BALANCE_METADATA (1ULL << 2)
-#define BTRFS_BALANCE_FORCE (1ULL << 3)
-#define BTRFS_BALANCE_RESUME (1ULL << 4)
+#define BTRFS_BALANCE_TYPE_MASK (BTRFS_BALANCE_DATA | BTRFS_BALANCE_SYSTEM | BTRFS_BALANCE_METADATA)
+#define BTRFS_BALANCE_FORCE (1ULL << 3)     /* allow reducing metadata redundancy */
+#define BTRFS_BALANCE_RESUME (1ULL << 4)    /* resume a paused balance */
 
+/* btrfs_disk_balance_args.flags and btrfs_balance_args.flags: the filters
+ * that are set. */
 #define BTRFS_BALANCE_ARGS_PROFILES (1ULL << 0)
 #define BTRFS_BALANCE_ARGS_USAGE (1ULL << 1)
 #define BTRFS_BALANCE_ARGS_DEVID (1ULL << 2)

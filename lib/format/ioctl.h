@@ -13,6 +13,7 @@
 
 #include <sys/ioctl.h>
 #include "lib/format/kerncompat.h"
+#include "lib/format/format.h"   /* BTRFS_BALANCE_* and BTRFS_BALANCE_ARGS_* flags */
 
 #define BTRFS_IOCTL_MAGIC 0x94
 #define BTRFS_IOCTL_FSID_SIZE 16
@@ -65,27 +66,6 @@ struct btrfs_balance_progress {
 	__u64 considered;               /* chunks looked at so far */
 	__u64 completed;                /* chunks relocated so far */
 };
-
-/* btrfs_ioctl_balance_args.flags: which types, and how. */
-#define BTRFS_BALANCE_DATA (1ULL << 0)
-#define BTRFS_BALANCE_SYSTEM (1ULL << 1)
-#define BTRFS_BALANCE_METADATA (1ULL << 2)
-#define BTRFS_BALANCE_TYPE_MASK (BTRFS_BALANCE_DATA | BTRFS_BALANCE_SYSTEM | BTRFS_BALANCE_METADATA)
-#define BTRFS_BALANCE_FORCE (1ULL << 3)     /* allow reducing metadata redundancy */
-#define BTRFS_BALANCE_RESUME (1ULL << 4)    /* resume a paused balance */
-
-/* btrfs_balance_args.flags: the filters that are set. */
-#define BTRFS_BALANCE_ARGS_PROFILES (1ULL << 0)
-#define BTRFS_BALANCE_ARGS_USAGE (1ULL << 1)
-#define BTRFS_BALANCE_ARGS_DEVID (1ULL << 2)
-#define BTRFS_BALANCE_ARGS_DRANGE (1ULL << 3)
-#define BTRFS_BALANCE_ARGS_VRANGE (1ULL << 4)
-#define BTRFS_BALANCE_ARGS_LIMIT (1ULL << 5)
-#define BTRFS_BALANCE_ARGS_LIMIT_RANGE (1ULL << 6)
-#define BTRFS_BALANCE_ARGS_STRIPES_RANGE (1ULL << 7)
-#define BTRFS_BALANCE_ARGS_CONVERT (1ULL << 8)
-#define BTRFS_BALANCE_ARGS_SOFT (1ULL << 9)
-#define BTRFS_BALANCE_ARGS_USAGE_RANGE (1ULL << 10)
 
 /* btrfs_ioctl_balance_args.state */
 #define BTRFS_BALANCE_STATE_RUNNING (1ULL << 0)

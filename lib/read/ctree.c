@@ -9,7 +9,9 @@
  * blocks entered at one level must come in strictly increasing key order
  * (each block's first key above the previous block's last key at that
  * level).  So a block is entered at most once per descent order, and
- * cyclic or cross-linked trees cannot loop.
+ * cyclic or cross-linked trees cannot loop.  A walk with BTRFS_WALK_REVISIT
+ * drops that order check (dump-tree shows what every pointer leads to); it
+ * still ends, each child being one level below its parent.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +29,10 @@ static void free_nodes_below(struct btrfs_path *path, int level)
 	int l;
 
 	for (l = 0; l < level && l < BTRFS_MAX_LEVEL; l++) {
-		free_extent_buffer(path->nodes[l]);
+		if (!path->borrowed[l])
+			free_extent_buffer(path->nodes[l]);
 		path->nodes[l] = NULL;
+		path->borrowed[l] = false;
 		path->slots[l] = 0;
 	}
 }
@@ -45,6 +49,16 @@ void btrfs_release_path(struct btrfs_path *path)
 void btrfs_path_item_key(const struct btrfs_path *path, struct btrfs_key *key)
 {
 	btrfs_item_key_to_cpu(path->nodes[0], key, path->slots[0]);
+}
+
+void *btrfs_path_item_ptr(const struct btrfs_path *path)
+{
+	return btrfs_leaf_item_ptr(path->nodes[0], path->slots[0]);
+}
+
+u32 btrfs_path_item_size(const struct btrfs_path *path)
+{
+	return btrfs_leaf_item_size(path->nodes[0], path->slots[0]);
 }
 
 /* Trees whose blocks are never shared with another tree: owner is checked. */
@@ -122,6 +136,7 @@ struct walker {
 	void *ctx;
 	const struct read_policy *policy;
 	int report_level;   /* -1: every level (DFS); else only this level (BFS pass) */
+	bool revisit;       /* BTRFS_WALK_REVISIT: no key-order guard */
 	int stop;           /* fn's non-zero return */
 	int first_err;
 };
@@ -155,6 +170,8 @@ static int read_child(struct btrfs_fs_info *fs, struct btrfs_path *path, int lev
 	u64 bytenr = btrfs_key_blockptr(ptr);
 	int ret;
 
+	if (path->read_child)   /* a transaction's path: its blocks, no guard */
+		return path->read_child(path, level);
 	if (w && w->policy)
 		pol = *w->policy;
 	/* A BFS pass re-reads upper levels that earlier passes reported on. */
@@ -165,7 +182,7 @@ static int read_child(struct btrfs_fs_info *fs, struct btrfs_path *path, int lev
 	expect.transid = btrfs_key_generation(ptr);
 	expect.first_key = &ptr->key;
 	ret = btrfs_read_tree_block_policy(fs, bytenr, &expect, &pol, &eb);
-	if (ret == 0) {
+	if (ret == 0 && !(w && w->revisit)) {
 		ret = guard_block(path, eb, pol.quiet);
 		if (ret < 0 && pol.on_failure != READ_KEEP_BAD) {
 			free_extent_buffer(eb);
@@ -211,6 +228,17 @@ static int descend(struct btrfs_fs_info *fs, struct btrfs_path *path, int from, 
 	return 0;
 }
 
+/*
+ * Pointers of a node that fit in its block: a walk under a relaxed policy may
+ * hold a node whose nritems the tree-checker rejected.
+ */
+static int node_slots(const struct extent_buffer *eb)
+{
+	u32 max = (eb->len - sizeof(struct btrfs_header)) / sizeof(struct btrfs_key_ptr);
+
+	return min_t(u32, btrfs_eb_nritems(eb), max);
+}
+
 static int top_level(const struct btrfs_path *path)
 {
 	int l;
@@ -232,7 +260,7 @@ static int advance(struct btrfs_fs_info *fs, struct btrfs_path *path, int L, str
 	for (lvl = L + 1; lvl <= top; lvl++) {
 		if (!path->nodes[lvl])
 			continue;
-		if (path->slots[lvl] + 1 < (int)btrfs_eb_nritems(path->nodes[lvl])) {
+		if (path->slots[lvl] + 1 < node_slots(path->nodes[lvl])) {
 			path->slots[lvl]++;
 			return descend(fs, path, lvl, L, false, w);
 		}
@@ -280,8 +308,7 @@ static int retreat(struct btrfs_fs_info *fs, struct btrfs_path *path, int L)
 
 /* ---- search ---- */
 
-/* 0 and the slot of key, or 1 and the first slot with a greater key. */
-static int bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, int *slot)
+int btrfs_bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, int *slot)
 {
 	int lo = 0, hi = btrfs_eb_nritems(eb);
 	bool node = btrfs_eb_level(eb) > 0;
@@ -326,13 +353,43 @@ static int read_root(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 	return btrfs_read_tree_block_policy(fs, tree->bytenr, &expect, policy, eb);
 }
 
+int btrfs_search_descend(struct btrfs_path *path, int level, const struct btrfs_key *key,
+			 const struct btrfs_search_ops *ops, void *arg)
+{
+	int found, ret, slot;
+
+	for (;;) {
+		if (ops && ops->enter) {
+			ret = ops->enter(path, level, arg);
+			if (ret < 0)
+				return ret;
+		}
+		found = btrfs_bin_search(path->nodes[level], key, &slot);
+		if (level > 0 && found && slot > 0)
+			slot--;
+		path->slots[level] = slot;
+		if (ops && ops->leave) {
+			ret = ops->leave(path, level, key, found, arg);
+			if (ret < 0)
+				return ret;
+		}
+		if (level == 0 || level == path->lowest_level)
+			return found;
+		ret = read_child(path->fs, path, level, NULL);
+		if (ret < 0)
+			return ret;
+		level--;
+	}
+}
+
 int btrfs_search_slot_ro(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 			 const struct btrfs_key *key, struct btrfs_path *path)
 {
 	struct extent_buffer *eb;
-	int level, ret, slot;
+	int level, ret;
 
 	btrfs_release_path(path);
+	path->fs = fs;
 	path->tree = *tree;
 	ret = read_root(fs, tree, NULL, &eb);
 	if (ret < 0)
@@ -344,31 +401,15 @@ int btrfs_search_slot_ro(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *
 		path->slots[level] = 0;
 		return 1;
 	}
-	for (;;) {
-		eb = path->nodes[level];
-		ret = bin_search(eb, key, &slot);
-		if (level == 0) {
-			path->slots[0] = slot;
-			return ret;
-		}
-		if (ret && slot > 0)
-			slot--;
-		path->slots[level] = slot;
-		if (level == path->lowest_level)
-			return ret;
-		ret = read_child(fs, path, level, NULL);
-		if (ret < 0)
-			return ret;
-		level--;
-	}
+	return btrfs_search_descend(path, level, key, NULL, NULL);
 }
 
-int btrfs_next_leaf(struct btrfs_fs_info *fs, struct btrfs_path *path)
+int btrfs_next_leaf(struct btrfs_path *path)
 {
 	int L = path->lowest_level, ret;
 
 	for (;;) {
-		ret = advance(fs, path, L, NULL);
+		ret = advance(path->fs, path, L, NULL);
 		if (ret)
 			return ret;
 		path->slots[L] = 0;
@@ -377,7 +418,7 @@ int btrfs_next_leaf(struct btrfs_fs_info *fs, struct btrfs_path *path)
 	}
 }
 
-int btrfs_next_item(struct btrfs_fs_info *fs, struct btrfs_path *path)
+int btrfs_next_item(struct btrfs_path *path)
 {
 	struct extent_buffer *leaf = path->nodes[0];
 
@@ -385,10 +426,10 @@ int btrfs_next_item(struct btrfs_fs_info *fs, struct btrfs_path *path)
 		path->slots[0]++;
 		return 0;
 	}
-	return btrfs_next_leaf(fs, path);
+	return btrfs_next_leaf(path);
 }
 
-int btrfs_prev_item(struct btrfs_fs_info *fs, struct btrfs_path *path)
+int btrfs_prev_item(struct btrfs_path *path)
 {
 	int ret;
 
@@ -399,7 +440,7 @@ int btrfs_prev_item(struct btrfs_fs_info *fs, struct btrfs_path *path)
 		return 0;
 	}
 	for (;;) {
-		ret = retreat(fs, path, 0);
+		ret = retreat(path->fs, path, 0);
 		if (ret)
 			return ret;
 		if (btrfs_eb_nritems(path->nodes[0]) > 0) {
@@ -409,14 +450,9 @@ int btrfs_prev_item(struct btrfs_fs_info *fs, struct btrfs_path *path)
 	}
 }
 
-int btrfs_search_key(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
-		     const struct btrfs_key *key, enum btrfs_search_mode mode,
-		     struct btrfs_path *path, struct btrfs_key *found)
+int btrfs_search_position(struct btrfs_path *path, int ret, enum btrfs_search_mode mode,
+			  struct btrfs_key *found)
 {
-	int ret;
-
-	path->lowest_level = 0;
-	ret = btrfs_search_slot_ro(fs, tree, key, path);
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
@@ -425,13 +461,13 @@ int btrfs_search_key(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 			return 1;
 		case BTRFS_SEARCH_NEXT:
 			if (path->slots[0] >= (int)btrfs_eb_nritems(path->nodes[0])) {
-				ret = btrfs_next_leaf(fs, path);
+				ret = btrfs_next_leaf(path);
 				if (ret)
 					return ret;
 			}
 			break;
 		case BTRFS_SEARCH_PREV:
-			ret = btrfs_prev_item(fs, path);
+			ret = btrfs_prev_item(path);
 			if (ret)
 				return ret;
 			break;
@@ -440,6 +476,14 @@ int btrfs_search_key(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 	if (found)
 		btrfs_path_item_key(path, found);
 	return 0;
+}
+
+int btrfs_search_key(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		     const struct btrfs_key *key, enum btrfs_search_mode mode,
+		     struct btrfs_path *path, struct btrfs_key *found)
+{
+	path->lowest_level = 0;
+	return btrfs_search_position(path, btrfs_search_slot_ro(fs, tree, key, path), mode, found);
 }
 
 /* ---- whole-tree walks ---- */
@@ -452,11 +496,17 @@ static int walk_pass(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 	int level = btrfs_eb_level(root), ret;
 
 	btrfs_init_path(&path);
+	path.fs = fs;
 	path.tree = *tree;
 	path.nodes[level] = clone_extent_buffer(root);
 	if (!path.nodes[level])
 		return -ENOMEM;
-	guard_block(&path, root, true);
+	if (!w->revisit)
+		guard_block(&path, root, true);
+	if (node_slots(root) == 0) {
+		btrfs_release_path(&path);
+		return 0;
+	}
 	ret = descend(fs, &path, level, L, false, w);
 	while (!w->stop) {
 		ret = advance(fs, &path, L, w);
@@ -467,13 +517,38 @@ static int walk_pass(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 	return 0;
 }
 
+/* The walk below a root block already visited. */
+static int walk_below(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		      const struct extent_buffer *root, enum btrfs_walk_order order,
+		      struct walker *w)
+{
+	int ret = 0, level = btrfs_eb_level(root), L;
+
+	if (level >= BTRFS_MAX_LEVEL)
+		return -EUCLEAN;
+	if (order == BTRFS_WALK_DFS) {
+		if (level > 0 && !w->stop)
+			ret = walk_pass(fs, tree, root, 0, w);
+	} else {
+		for (L = level - 1; L >= 0 && !w->stop && ret == 0; L--) {
+			w->report_level = L;
+			ret = walk_pass(fs, tree, root, L, w);
+		}
+	}
+	if (w->stop)
+		return w->stop;
+	if (ret < 0)
+		return ret;
+	return w->first_err;
+}
+
 int btrfs_walk_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 		    enum btrfs_walk_order order, const struct read_policy *policy,
 		    btrfs_walk_fn fn, void *ctx)
 {
 	struct walker w = { .fn = fn, .ctx = ctx, .policy = policy, .report_level = -1 };
 	struct extent_buffer *root = NULL;
-	int ret, level, L;
+	int ret;
 
 	ret = read_root(fs, tree, policy, &root);
 	if (ret < 0) {
@@ -482,20 +557,19 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 		return w.stop ? w.stop : ret;
 	}
 	visit(fs, &w, root, tree->bytenr, 0);
-	level = btrfs_eb_level(root);
-	if (order == BTRFS_WALK_DFS) {
-		if (level > 0 && !w.stop)
-			ret = walk_pass(fs, tree, root, 0, &w);
-	} else {
-		for (L = level - 1; L >= 0 && !w.stop && ret == 0; L--) {
-			w.report_level = L;
-			ret = walk_pass(fs, tree, root, L, &w);
-		}
-	}
+	ret = walk_below(fs, tree, root, order, &w);
 	free_extent_buffer(root);
-	if (w.stop)
-		return w.stop;
-	if (ret < 0)
-		return ret;
-	return w.first_err;
+	return ret;
+}
+
+int btrfs_walk_block(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		     const struct extent_buffer *root, enum btrfs_walk_order order,
+		     const struct read_policy *policy, unsigned int flags,
+		     btrfs_walk_fn fn, void *ctx)
+{
+	struct walker w = { .fn = fn, .ctx = ctx, .policy = policy, .report_level = -1,
+			    .revisit = flags & BTRFS_WALK_REVISIT };
+
+	visit(fs, &w, root, root->start, 0);
+	return walk_below(fs, tree, root, order, &w);
 }

@@ -160,24 +160,80 @@ int btrfs_find_tree_root(struct btrfs_fs_info *fs, u64 objectid, struct btrfs_tr
 void btrfs_tree_ref_from_root_item(struct btrfs_tree_ref *ref, u64 objectid,
 				   const struct btrfs_root_item *ri);
 
+struct btrfs_trans;    /* lib/engine: a transaction */
+struct btrfs_wroot;    /* lib/engine: a tree as a transaction sees it */
+
 /*
- * A read-only position in a tree: nodes[0] is the leaf, nodes[level] the
- * blocks above; slots[l] the slot in nodes[l].  Holds at most
- * BTRFS_MAX_LEVEL blocks: memory does not grow with the tree.  Zero it (or
- * btrfs_init_path) before first use; btrfs_release_path frees the blocks.
+ * A position in a tree, for readers and the CoW b-tree alike: nodes[0] is
+ * the leaf, nodes[level] the blocks above; slots[l] the slot in nodes[l].
+ * Holds at most BTRFS_MAX_LEVEL blocks: memory does not grow with the tree.
+ * Zero it (or btrfs_init_path) before first use; btrfs_release_path frees
+ * the blocks it holds.
+ *
+ * How the path reads the blocks it moves to is set by the search that
+ * positioned it.  btrfs_search_slot_ro()/btrfs_search_key() read committed
+ * blocks through the read path (btrfs_read_tree_block_policy on fs, with the
+ * loop guard below).  The engine's search (btrfs_search_slot() in
+ * lib/engine, trans != NULL) reads through its transaction, which hands out
+ * its own dirty blocks (borrowed: never freed by the path) before clean
+ * copies from disk.  Either way the descent by key, next/previous item and
+ * leaf are the functions below; the engine only adds copy-on-write and
+ * splits on the way down (struct btrfs_search_ops).
+ *
+ * Why two entry points to the one descent: a committed tree is named by a
+ * fixed struct btrfs_tree_ref read through fs; a tree inside a transaction
+ * by its struct btrfs_wroot, whose root block moves as it is copied, read
+ * through the transaction's dirty blocks.  lib/read cannot call lib/engine,
+ * so the engine installs read_child in the paths it positions, and
+ * everything after the root (descent, next, previous, positioning by mode)
+ * is the same code for both.
  */
 struct btrfs_path {
 	struct extent_buffer *nodes[BTRFS_MAX_LEVEL];
 	int slots[BTRFS_MAX_LEVEL];
+	bool borrowed[BTRFS_MAX_LEVEL];   /* a transaction's dirty block: not freed on release */
 	int lowest_level;          /* stop descending at this level (0 = leaves) */
 	struct btrfs_tree_ref tree;   /* the tree being walked (set by search) */
 	/* loop guard: per level, the last key of the last block entered */
 	struct btrfs_key last_key[BTRFS_MAX_LEVEL];
 	u8 have_last;                 /* bit l: last_key[l] is set */
+	/* the read path: set by a read-only search */
+	struct btrfs_fs_info *fs;
+	/* a transaction's path (trans != NULL): set by the engine's search */
+	struct btrfs_trans *trans;
+	struct btrfs_wroot *root;
+	/* reads the child at slots[level] of nodes[level] into nodes[level - 1] */
+	int (*read_child)(struct btrfs_path *path, int level);
 };
 
 void btrfs_init_path(struct btrfs_path *path);
 void btrfs_release_path(struct btrfs_path *path);
+
+/*
+ * The key's place in one leaf or node, for readers and the CoW b-tree alike:
+ * 0 and the slot holding key, or 1 and the first slot with a greater key
+ * (nritems when none).
+ */
+int btrfs_bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, int *slot);
+
+/*
+ * The one descent by key.  nodes[level] holds the start block (the root);
+ * from there each block is searched with btrfs_bin_search(), its slot set
+ * (in a node the last pointer whose key is <= key) and the child read, down
+ * to the leaf or lowest_level.  ops is NULL for a read-only search; the
+ * engine passes its copy-on-write (enter: before nodes[level] is searched)
+ * and split (leave: after slots[level] is set; found is this level's
+ * btrfs_bin_search() result) steps, which may move the path.  Returns 0
+ * when key is found, 1 when not, a negative errno from a read or a step.
+ */
+struct btrfs_search_ops {
+	int (*enter)(struct btrfs_path *path, int level, void *arg);
+	int (*leave)(struct btrfs_path *path, int level, const struct btrfs_key *key, int found,
+		     void *arg);
+};
+
+int btrfs_search_descend(struct btrfs_path *path, int level, const struct btrfs_key *key,
+			 const struct btrfs_search_ops *ops, void *arg);
 
 /*
  * Descend from the root to key.  Returns 0 when the item exists (path at its
@@ -204,18 +260,29 @@ int btrfs_search_key(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 		     struct btrfs_path *path, struct btrfs_key *found);
 
 /*
- * Move to the next / previous item (crossing leaves, skipping empty ones).
+ * The positioning step of btrfs_search_key() (and of the engine's search
+ * by mode) after a descent that returned ret (0 found, 1 not): the same
+ * results as btrfs_search_key().
+ */
+int btrfs_search_position(struct btrfs_path *path, int ret, enum btrfs_search_mode mode,
+			  struct btrfs_key *found);
+
+/*
+ * Move to the next / previous item (crossing leaves, skipping empty ones),
+ * reading blocks as the search that positioned the path does.
  * 0 when the path is at an item, 1 at the end of the tree, negative errno.
  * next_leaf moves to the first item of the next leaf.  Keys must increase
  * from leaf to leaf: a block seen twice or out of order is -EUCLEAN, so a
  * cyclic tree cannot loop.
  */
-int btrfs_next_item(struct btrfs_fs_info *fs, struct btrfs_path *path);
-int btrfs_next_leaf(struct btrfs_fs_info *fs, struct btrfs_path *path);
-int btrfs_prev_item(struct btrfs_fs_info *fs, struct btrfs_path *path);
+int btrfs_next_item(struct btrfs_path *path);
+int btrfs_next_leaf(struct btrfs_path *path);
+int btrfs_prev_item(struct btrfs_path *path);
 
-/* The key of the item at the path, and its leaf/slot. */
+/* The key, data and data size of the item at the path. */
 void btrfs_path_item_key(const struct btrfs_path *path, struct btrfs_key *key);
+void *btrfs_path_item_ptr(const struct btrfs_path *path);
+u32 btrfs_path_item_size(const struct btrfs_path *path);
 
 /*
  * Visit every block of a tree.  DFS: a node, then each child's subtree in
@@ -240,5 +307,20 @@ typedef int (*btrfs_walk_fn)(struct btrfs_fs_info *fs, const struct extent_buffe
 int btrfs_walk_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 		    enum btrfs_walk_order order, const struct read_policy *policy,
 		    btrfs_walk_fn fn, void *ctx);
+
+/*
+ * As btrfs_walk_tree, from a root block the caller has read (visited first,
+ * with err = 0).  tree->objectid 0 checks no owner below.  A root whose level
+ * is BTRFS_MAX_LEVEL or more is visited alone and -EUCLEAN returned.
+ * Flags: BTRFS_WALK_REVISIT follows every pointer without the key-order
+ * guard, so a block reached twice is visited twice (dump-tree, as
+ * btrfs-progs); the walk still ends, each child one level below its parent.
+ */
+#define BTRFS_WALK_REVISIT	(1U << 0)
+
+int btrfs_walk_block(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+		     const struct extent_buffer *root, enum btrfs_walk_order order,
+		     const struct read_policy *policy, unsigned int flags,
+		     btrfs_walk_fn fn, void *ctx);
 
 #endif

@@ -15,6 +15,7 @@
 #include "lib/format/messages.h"
 #include "lib/read/super.h"
 #include "lib/format/csum.h"
+#include "lib/format/growable-array.h"
 
 /* ---- small helpers ---- */
 
@@ -94,22 +95,14 @@ static void cache_free(struct btrfs_fs_info *fs)
 
 int btrfs_override_tree_block(struct btrfs_fs_info *fs, struct extent_buffer *eb)
 {
-	struct extent_buffer **p;
 	char msg[512];
-	size_t n;
 
 	if (btrfs_verify_tree_block(fs, eb, NULL, NULL, msg, sizeof(msg)) < 0) {
 		error("mended block %llu not used: %s", eb->start, msg);
 		return -EUCLEAN;
 	}
-	if (fs->overrides_nr == fs->overrides_alloc) {
-		n = fs->overrides_alloc ? fs->overrides_alloc * 2 : 8;
-		p = realloc(fs->overrides, n * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		fs->overrides = p;
-		fs->overrides_alloc = n;
-	}
+	if (ARRAY_GROW(fs->overrides, fs->overrides_nr, fs->overrides_alloc))
+		return -ENOMEM;
 	fs->overrides[fs->overrides_nr++] = eb;
 	return 0;
 }
@@ -770,7 +763,7 @@ static int read_chunk_tree(struct btrfs_fs_info *fs)
 			}
 			dev->total_bytes = btrfs_device_total_bytes(di);
 		}
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 	}
 	btrfs_release_path(&path);
 	return ret == 1 ? 0 : ret;

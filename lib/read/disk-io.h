@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * struct btrfs_fs_info: one opened filesystem (read path).  Commands use the
- * functions of ctree.h; code in kernel-shared/ may look inside.
+ * functions of ctree.h; code in lib/ may look inside.
  *
  * Open sequence (btrfs_open_fs):
  *   1. open every device named, read its superblock (magic + checksum);

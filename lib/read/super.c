@@ -139,6 +139,20 @@ int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr)
 		SB_BAD("superblock at %llu: chunk_root is 0", at);
 	if (!btrfs_super_num_devices(sb))
 		SB_BAD("superblock at %llu: num_devices is 0", at);
+	/* 4096 is what old mkfs wrote whatever the sector size (btrfs-progs' rule) */
+	if (btrfs_super_stripesize(sb) != SZ_4K && btrfs_super_stripesize(sb) != sectorsize)
+		SB_BAD("superblock at %llu: invalid stripesize %u", at, btrfs_super_stripesize(sb));
+	if (!btrfs_super_total_bytes(sb))
+		SB_BAD("superblock at %llu: invalid total_bytes 0", at);
+	if (btrfs_super_bytes_used(sb) < 6ULL * nodesize)
+		SB_BAD("superblock at %llu: invalid bytes_used %llu, expect >= 6 * nodesize", at,
+		       btrfs_super_bytes_used(sb));
+	if (btrfs_super_flags(sb) & ~BTRFS_SUPER_FLAG_KNOWN)
+		SB_BAD("superblock at %llu: unrecognized or unsupported super flag 0x%llx", at,
+		       btrfs_super_flags(sb) & ~BTRFS_SUPER_FLAG_KNOWN);
+	if (btrfs_super_incompat_flags(sb) & ~BTRFS_FEATURE_INCOMPAT_KNOWN)
+		SB_BAD("superblock at %llu: unsupported incompat features 0x%llx", at,
+		       btrfs_super_incompat_flags(sb) & ~BTRFS_FEATURE_INCOMPAT_KNOWN);
 	if (sys_size > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE)
 		SB_BAD("superblock at %llu: sys_array_size %u, have %u expect <= %u", at, sys_size,
 		       sys_size, BTRFS_SYSTEM_CHUNK_ARRAY_SIZE);

@@ -94,6 +94,9 @@ static int check_inode_item(struct tc *t, const void *p, u32 size)
 		return item_err(t, "invalid inode transid, have %llu expect (0, %llu]",
 				btrfs_inode_transid(ii), max_generation(t));
 	mode = btrfs_inode_mode(ii);
+	/* file type, set-id and sticky bits, permissions: nothing else */
+	if (mode & ~(0170000 | 07777))
+		return item_err(t, "unknown mode bit detected: 0%o", mode & ~(0170000 | 07777));
 	type = mode & 0170000;
 	if (type != 0100000 && type != 0040000 && type != 0020000 && type != 0060000 &&
 	    type != 0010000 && type != 0120000 && type != 0140000)

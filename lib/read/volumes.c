@@ -13,6 +13,7 @@
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 #include "lib/read/super.h"
+#include "lib/format/growable-array.h"
 
 /* ---- devices ---- */
 
@@ -36,15 +37,8 @@ struct btrfs_device *btrfs_add_device(struct btrfs_device_list *list, u64 devid,
 {
 	struct btrfs_device *d;
 
-	if (list->nr == list->alloc) {
-		int n = list->alloc ? list->alloc * 2 : 4;
-		struct btrfs_device *nd = realloc(list->devs, n * sizeof(*nd));
-
-		if (!nd)
-			return NULL;
-		list->devs = nd;
-		list->alloc = n;
-	}
+	if (ARRAY_GROW(list->devs, list->nr, list->alloc))
+		return NULL;
 	d = &list->devs[list->nr++];
 	memset(d, 0, sizeof(*d));
 	d->devid = devid;
@@ -169,16 +163,6 @@ int btrfs_scan_devices(struct btrfs_device_list *list, const u8 *fsid)
 
 /* ---- chunk map ---- */
 
-#ifndef BTRFS_BLOCK_GROUP_PROFILE_MASK
-#define BTRFS_BLOCK_GROUP_PROFILE_MASK (BTRFS_BLOCK_GROUP_RAID0 | BTRFS_BLOCK_GROUP_RAID1 | \
-	BTRFS_BLOCK_GROUP_DUP | BTRFS_BLOCK_GROUP_RAID10 | BTRFS_BLOCK_GROUP_RAID5 | \
-	BTRFS_BLOCK_GROUP_RAID6 | BTRFS_BLOCK_GROUP_RAID1C3 | BTRFS_BLOCK_GROUP_RAID1C4)
-#endif
-#ifndef BTRFS_BLOCK_GROUP_TYPE_MASK
-#define BTRFS_BLOCK_GROUP_TYPE_MASK (BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_SYSTEM | \
-	BTRFS_BLOCK_GROUP_METADATA)
-#endif
-
 void btrfs_chunk_tree_map_free(struct btrfs_chunk_tree_map *map)
 {
 	size_t i;
@@ -189,28 +173,12 @@ void btrfs_chunk_tree_map_free(struct btrfs_chunk_tree_map *map)
 	memset(map, 0, sizeof(*map));
 }
 
-const char *btrfs_profile_name(u64 type)
-{
-	switch (type & BTRFS_BLOCK_GROUP_PROFILE_MASK) {
-	case 0: return "single";
-	case BTRFS_BLOCK_GROUP_RAID0: return "RAID0";
-	case BTRFS_BLOCK_GROUP_RAID1: return "RAID1";
-	case BTRFS_BLOCK_GROUP_DUP: return "DUP";
-	case BTRFS_BLOCK_GROUP_RAID10: return "RAID10";
-	case BTRFS_BLOCK_GROUP_RAID5: return "RAID5";
-	case BTRFS_BLOCK_GROUP_RAID6: return "RAID6";
-	case BTRFS_BLOCK_GROUP_RAID1C3: return "RAID1C3";
-	case BTRFS_BLOCK_GROUP_RAID1C4: return "RAID1C4";
-	default: return "unknown";
-	}
-}
-
+/* Parity stripes of the chunk's profile (with several profile bits, the lowest parity one's). */
 static int chunk_nparity(u64 type)
 {
-	if (type & BTRFS_BLOCK_GROUP_RAID5)
-		return 1;
-	if (type & BTRFS_BLOCK_GROUP_RAID6)
-		return 2;
+	for (const struct btrfs_raid_profile *p = btrfs_raid_profiles; p->name; p++)
+		if ((type & p->bg_flag) && p->nparity)
+			return p->nparity;
 	return 0;
 }
 
@@ -361,6 +329,7 @@ static __printf(3, 4) int chunk_err(char *msg, size_t msglen, const char *fmt, .
 int btrfs_check_chunk(u64 logical, const struct btrfs_chunk *chunk, u32 item_size, u32 sectorsize,
 		      u64 incompat_flags, char *msg, size_t msglen)
 {
+	const struct btrfs_raid_profile *p;
 	u64 length, type, stripe_len, prof;
 	u16 num_stripes, sub_stripes;
 
@@ -409,14 +378,15 @@ int btrfs_check_chunk(u64 logical, const struct btrfs_chunk *chunk, u32 item_siz
 	if (!(incompat_flags & BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS) &&
 	    (type & BTRFS_BLOCK_GROUP_METADATA) && (type & BTRFS_BLOCK_GROUP_DATA))
 		return chunk_err(msg, msglen, "mixed chunk type in non-mixed mode 0x%llx", type);
-	if (((prof & BTRFS_BLOCK_GROUP_RAID10) && (sub_stripes != 2 || num_stripes % 2)) ||
-	    ((prof & BTRFS_BLOCK_GROUP_RAID1) && num_stripes < 2) ||
-	    ((prof & BTRFS_BLOCK_GROUP_RAID1C3) && num_stripes < 3) ||
-	    ((prof & BTRFS_BLOCK_GROUP_RAID1C4) && num_stripes < 4) ||
-	    ((prof & BTRFS_BLOCK_GROUP_RAID5) && num_stripes < 2) ||
-	    ((prof & BTRFS_BLOCK_GROUP_RAID6) && num_stripes < 3) ||
-	    ((prof & BTRFS_BLOCK_GROUP_DUP) && num_stripes != 2) ||
-	    (!prof && num_stripes != 1))
+	/*
+	 * prof has at most one bit here.  raid10: whole sub stripe groups;
+	 * single and dup (one device): exactly their stripes; others: at least
+	 * their fewest devices.
+	 */
+	p = btrfs_raid_profile_find(prof);
+	if ((p->sub_stripes > 1 && (sub_stripes != p->sub_stripes || num_stripes % p->sub_stripes)) ||
+	    (p->sub_stripes == 1 && p->devs_max == 1 && num_stripes != p->dev_stripes) ||
+	    (p->sub_stripes == 1 && num_stripes < p->devs_min))
 		return chunk_err(msg, msglen, "invalid num_stripes:sub_stripes %u:%u for profile %s",
 				 num_stripes, sub_stripes, btrfs_profile_name(type));
 	return 0;
@@ -460,15 +430,8 @@ int btrfs_add_chunk(struct btrfs_chunk_tree_map *map, u64 logical, const struct 
 		      logical, length);
 		return -EEXIST;
 	}
-	if (map->nr == map->alloc) {
-		size_t n = map->alloc ? map->alloc * 2 : 16;
-		struct btrfs_chunk_map **nc = realloc(map->chunks, n * sizeof(*nc));
-
-		if (!nc)
-			return -ENOMEM;
-		map->chunks = nc;
-		map->alloc = n;
-	}
+	if (ARRAY_GROW(map->chunks, map->nr, map->alloc))
+		return -ENOMEM;
 	c = calloc(1, sizeof(*c) + num_stripes * sizeof(c->stripes[0]));
 	if (!c)
 		return -ENOMEM;

@@ -34,6 +34,7 @@
 
 #include "lib/format/kerncompat.h"
 #include "lib/format/format.h"
+#include "lib/format/profiles.h"
 
 struct btrfs_device {
 	u64 devid;
@@ -131,8 +132,6 @@ const struct btrfs_chunk_map *btrfs_chunk_lookup(const struct btrfs_chunk_tree_m
 int btrfs_chunk_num_mirrors(const struct btrfs_chunk_map *chunk);
 /* Number of data stripes (units that are not parity/copies) per stripe row. */
 int btrfs_chunk_data_stripes(const struct btrfs_chunk_map *chunk);
-/* Profile name as btrfs-progs prints it (e.g. "RAID1C3", "single"). */
-const char *btrfs_profile_name(u64 type);
 
 /*
  * Map logical (inside chunk) for mirror (1-based) to one device location.

@@ -26,20 +26,22 @@ run_mustfail "bad --format" "$BTRFS" --format xml version
 run_check "$BTRFS" -v -q --auth-key mykey version > /dev/null
 run_mustfail "json not declared by version" "$BTRFS" --format json version
 
-# Ambiguous prefixes list the candidates (only when a group has two with one prefix).
-if "$BTRFS" inspect-internal --help > /dev/null 2>&1; then
-	run_check "$BTRFS" insp --help > "$T/insp"
-	assert_grep 'inspect-internal' "$T/insp"
-	if "$BTRFS" inspect-internal dump-super --help > /dev/null 2>&1 &&
-	   "$BTRFS" inspect-internal dump-tree --help > /dev/null 2>&1; then
-		run_check "$BTRFS" insp dump-s --help > "$T/ds"
-		assert_grep '^usage: btrfs inspect-internal dump-super' "$T/ds"
-		expect_exit 1 "$BTRFS" inspect-internal dump 2> "$T/amb"
-		assert_grep "ambiguous token 'dump'" "$T/amb"
-		assert_grep 'dump-super' "$T/amb"
-		assert_grep 'dump-tree' "$T/amb"
-	fi
-fi
+# Help at the group and command level, prefixes, and ambiguous prefixes
+# listing the candidates (only when a group has two with one prefix).
+run_check "$BTRFS" inspect-internal --help > "$T/ii"
+assert_grep '^usage: btrfs inspect-internal' "$T/ii"
+run_check "$BTRFS" insp --help > "$T/insp"
+cmp -s "$T/ii" "$T/insp" || _fail "prefix 'insp --help' is not inspect-internal's help"
+for c in dump-super dump-tree; do
+	run_check "$BTRFS" inspect-internal $c --help > "$T/$c"
+	assert_grep "^usage: btrfs inspect-internal $c" "$T/$c"
+done
+run_check "$BTRFS" insp dump-s --help > "$T/ds"
+cmp -s "$T/dump-super" "$T/ds" || _fail "prefix 'insp dump-s --help' is not dump-super's help"
+expect_exit 1 "$BTRFS" inspect-internal dump 2> "$T/amb"
+assert_grep "ambiguous token 'dump'" "$T/amb"
+assert_grep 'dump-super' "$T/amb"
+assert_grep 'dump-tree' "$T/amb"
 
 # argv[0] dispatch: the links exist and point at one binary.
 for l in mkfs.btrfs btrfs-image fsck.btrfs; do

@@ -113,16 +113,14 @@ expect_exit 1 "$BTRFS" check --readonly --init-csum-tree "$img" > /dev/null 2> "
 assert_grep "not compatible with --readonly" "$T/err"
 
 # --- hostile images: exit 0 or 1 with a message, never a crash or a hang ---
-for x in "$SHARED"/fuzz-images/*.xz; do
-	[ -f "$x" ] || continue
+rebuild_one() { # name image
+	local args
 	for args in "--clear-space-cache v1" "--clear-space-cache v2" "--init-csum-tree" "-E 5"; do
-		xz -dc "$x" | dd of="$T/fuzz.img" bs=64k conv=sparse status=none || _fail "cannot decompress $x"
+		cp --sparse=always "$2" "$T/fuzz.img"
 		# shellcheck disable=SC2086
-		timeout 120 "$BTRFS" check --force --noscan $args "$T/fuzz.img" > "$T/out" 2> "$T/err"
-		rc=$?
-		[ $rc -le 1 ] || { tail -n 5 "$T/err" >&2; _fail "$(basename "$x") (check $args): exit $rc"; }
-		[ $rc -eq 0 ] || [ -s "$T/err" ] || _fail "$(basename "$x") (check $args): exit 1 without a message"
+		hostile_run 120 "$1 (check $args)" "$BTRFS" check --force --noscan $args "$T/fuzz.img"
 	done
-done
-rm -f "$T/fuzz.img"
+	rm -f "$T/fuzz.img"
+}
+each_hostile_image rebuild_one
 echo ok

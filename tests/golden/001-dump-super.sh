@@ -6,7 +6,6 @@
 check_prereq corpus
 
 cases=$(cd "$SHARED/corpus" && ls)
-[ -n "$cases" ] || _skip "no corpus in $SHARED/corpus"
 nfail=0 npass=0
 for c in $cases; do
 	dir=$(corpus_case "$c")
@@ -21,11 +20,10 @@ for c in $cases; do
 		(cd "$dir" && "$BTRFS" inspect-internal dump-super "${args[@]}") > "$T/actual" 2>&1
 		rc=$?
 		[ $rc -eq 0 ] || { cat "$T/actual" >&2; _fail "$c $out: exit $rc"; }
-		if cmp -s "$ref" "$T/actual"; then
+		# (a subshell: one difference is reported, the others still compared)
+		if (check_golden "$ref" "$T/actual" "$c $out"); then
 			npass=$((npass + 1))
 		else
-			echo "FAIL $c $out"
-			diff -u "$ref" "$T/actual" | head -n 20
 			nfail=$((nfail + 1))
 		fi
 	done

@@ -16,13 +16,10 @@ for d in "$SHARED"/corpus/*/; do
 		# shellcheck disable=SC2086
 		(cd "$dir" && "$BTRFS" check $extra --noscan $devs) > "$T/out" 2> "$T/err"
 		echo "exit $?" >> "$T/out"
-		diff -u "$T/ref.out" "$T/out" >&2 || _fail "$c ${extra:-}: stdout differs from check.txt"
-		if [ -z "$extra" ]; then
-			diff -u "$T/ref.err" "$T/err" >&2 || _fail "$c: pass lines differ from check.txt"
-		else
+		check_golden "$T/ref.out" "$T/out" "$c ${extra:-}: stdout"
+		[ -z "$extra" ] ||
 			sed -i 's/only csums items (without verifying data)/csums against data/' "$T/ref.err"
-			diff -u "$T/ref.err" "$T/err" >&2 || _fail "$c --check-data-csum: pass lines differ"
-		fi
+		check_golden "$T/ref.err" "$T/err" "$c ${extra:-}: pass lines"
 	done
 	n=$((n + 1))
 	echo "ok $c"

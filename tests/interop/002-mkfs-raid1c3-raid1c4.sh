@@ -17,10 +17,8 @@ progs_check "${LOOPS[@]}"
 assert_grep 'RAID1C34' "$T/super"
 assert_grep '^num_devices[[:space:]]*4$' "$T/super"
 assert_grep '^dev_item.devid[[:space:]]*4$' "$T/super"
-if "$BTRFS" inspect-internal dump-super --help > /dev/null 2>&1; then
-	run_check "$BTRFS" inspect-internal dump-super "${LOOPS[0]}" > "$T/our-super"
-	assert_grep 'RAID1C34' "$T/our-super"
-fi
+run_check "$BTRFS" inspect-internal dump-super "${LOOPS[0]}" > "$T/our-super"
+assert_grep 'RAID1C34' "$T/our-super"
 "$PROGS_BTRFS" inspect-internal dump-tree -t chunk "${LOOPS[0]}" > "$T/chunks"
 assert_grep 'type SYSTEM|RAID1C4' "$T/chunks"
 assert_grep 'type METADATA|RAID1C4' "$T/chunks"

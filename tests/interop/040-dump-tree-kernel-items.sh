@@ -27,7 +27,7 @@ mount_tracked "$da" "$mnt" noatime
 run_check "$PROGS" quota enable "$mnt"
 run_check "$PROGS" subvolume create "$mnt/sv" > /dev/null
 run_check "$PROGS" qgroup create 1/100 "$mnt"
-run_check "$PROGS" qgroup assign 0/256 1/100 "$mnt" > /dev/null 2>&1 || true
+run_check "$PROGS" qgroup assign 0/256 1/100 "$mnt" > /dev/null
 run_check "$PROGS" qgroup limit 100M 0/256 "$mnt"
 python3 -c "
 for i in range(1, 4001):

@@ -10,16 +10,24 @@ check_prereq root loop btrfs-kernel progs
 FILL=$TOOL_DIR/engine-fill
 [ -x "$FILL" ] || _skip "engine-fill not built (make unit-bins)"
 
+# the superblock's generation, which must be there to be compared
+super_gen() {
+	local g
+	g=$("$BTRFS" inspect-internal dump-super "$1" | awk '$1 == "generation" {print $2}')
+	[[ $g =~ ^[0-9]+$ ]] || _fail "no generation in dump-super of $1 (got '$g')"
+	echo "$g"
+}
+
 mk_images 1 512M
 attach_images 1
 run_check "$TOP/mkfs.btrfs" -f -q -n 4096 "${LOOPS[0]}"
 run_check "$FILL" -n 3000 -c 2 "${LOOPS[0]}"
-gen=$("$BTRFS" inspect-internal dump-super "${LOOPS[0]}" | awk '$1 == "generation" {print $2}')
+gen=$(super_gen "${LOOPS[0]}") || exit 1
 sum_before=$(dd if="${LOOPS[0]}" bs=4096 skip=16 count=1 status=none | sha256sum)
 expect_exit 3 "$FILL" -n 5000 -c 1 -x -p g -F "${LOOPS[0]}"
 sum_after=$(dd if="${LOOPS[0]}" bs=4096 skip=16 count=1 status=none | sha256sum)
 [ "$sum_before" = "$sum_after" ] || _fail "the primary superblock changed"
-gen2=$("$BTRFS" inspect-internal dump-super "${LOOPS[0]}" | awk '$1 == "generation" {print $2}')
+gen2=$(super_gen "${LOOPS[0]}") || exit 1
 [ "$gen2" = "$gen" ] || _fail "generation moved from $gen to $gen2"
 progs_check "${LOOPS[0]}"
 mount_tracked "${LOOPS[0]}" "$T/mnt"
@@ -29,6 +37,8 @@ umount "$T/mnt" || _fail "umount failed"
 progs_check "${LOOPS[0]}"
 # and a commit that goes through
 run_check "$FILL" -n 500 -c 1 -p h "${LOOPS[0]}"
+gen3=$(super_gen "${LOOPS[0]}") || exit 1
+[ "$gen3" -gt "$gen" ] || _fail "generation $gen3 after a good commit, was $gen"
 progs_check "${LOOPS[0]}"
 mount_tracked "${LOOPS[0]}" "$T/mnt2"
 n=$(ls "$T/mnt2" | wc -l)

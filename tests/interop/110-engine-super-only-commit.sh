@@ -45,12 +45,12 @@ for nodesize in 16384 4096; do
 	echo "nodesize $nodesize: mkfs generation $gen, root tree level $level"
 
 	# the label only
-	run_check_stdout "$COMMIT" -L super-only "$img" > "$T/out"
+	run_check "$COMMIT" -L super-only "$img" > "$T/out"
 	assert_grep "^generation $((gen + 1)) blocks [1-9]" "$T/out"
 	expect_generation "$img" $((gen + 1)) super-only
 
 	# nothing at all, twice (the second reuses the space the first freed)
-	run_check_stdout "$COMMIT" -c 2 "$img" > "$T/out"
+	run_check "$COMMIT" -c 2 "$img" > "$T/out"
 	assert_grep "^generation $((gen + 3)) blocks [1-9]" "$T/out"
 	expect_generation "$img" $((gen + 3)) super-only
 done

@@ -1,19 +1,34 @@
 # Helper library for shell tests: source it first thing.
 #   . "$TOP/tests/lib/common.sh"
 #
-# run_check CMD...          run, fail the test unless it exits 0
-# run_check_stdout CMD...   the same, passing stdout through (for pipes/redirects)
-# run_mayfail CMD...        any exit code is fine, but a crash or signal (>=128) fails
+# run_check CMD...          run, fail the test unless it exits 0 (redirect its output freely)
+# run_mayfail CMD...        any clean exit is fine (returns it); a crash or signal (>=128) or
+#                           a command not found / not runnable (127, 126) fails
 # run_mustfail "why" CMD... must fail cleanly: exit 1..125; success, 126/127 or >=128 fail
 # expect_exit N CMD...      exit code must be exactly N
-# check_golden EXPECT ACTUAL    diff -u after normalising nothing; fails on difference
+# check_golden EXPECT ACTUAL [WHAT]   diff -u, byte for byte but for one line: a first line
+#                           naming the program and version ("btrfs-progs v6.19" in the
+#                           references, "btrfs-kit v0.1.0" in ours) is dropped from both.
+#                           Fails when they differ and when EXPECT has nothing to compare.
 # assert_grep PATTERN FILE  / assert_not_grep PATTERN FILE
 # _fail MSG / _skip REASON  end the test (skip exits 77 with a "SKIP:" line)
 # check_prereq root|loop|btrfs-kernel|progs|python3   skip when missing
+# check_prereq corpus|fsck-images|fuzz-images   ../shared fixtures: skip when missing,
+#                           but fail when CI=true (a CI run without them proves nothing)
 # setup_loopdev FILE        attach a loop device (echo its name); detached at exit
 # mount_tracked DEV DIR [OPTS]  mount; unmounted at exit
 # corpus_case NAME          decompress a ../shared/corpus case (cached), echo its folder
+# each_hostile_image [--fsck] CMD...   CMD... NAME IMAGE for every fuzz image (and with
+#                           --fsck every restored fsck image), each decompressed into a
+#                           scratch file removed after; HOSTILE_N counts them.  Needs the
+#                           fixtures (check_prereq) and fails when a folder has no image.
+# hostile_run [-x MAXRC] SECONDS LABEL CMD...   run CMD on a hostile image (stdout $T/out,
+#                           stderr $T/err) and return its exit; a hang, crash, exit above
+#                           MAXRC (default 1), sanitizer report, or a failure without a
+#                           message on stderr fails the test
 # $BTRFS the binary, $TOP the tree, $SHARED ../shared, $T a fresh scratch folder
+# The "#### command" lines and FAIL messages go to the test's own stderr (its log), never
+# into a file the command's stderr is redirected to.
 set -u
 : "${TOP:?run tests through tests/run.sh or make test}"
 BTRFS=${BTRFS:-$TOP/btrfs}
@@ -39,16 +54,14 @@ _cleanup() {
 }
 trap _cleanup EXIT
 
-_fail() { echo "FAIL: $*" >&2; exit 1; }
+# fd 8: the test's stderr as it was when this library was sourced (run.sh: the log)
+exec 8>&2
+_fail() { echo "FAIL: $*" >&8; exit 1; }
 _skip() { echo "SKIP: $*"; exit 77; }
 
-_show_cmd() { echo "#### $*" >&2; }
+_show_cmd() { echo "#### $*" >&8; }
 
 run_check() {
-	_show_cmd "$@"
-	"$@" || _fail "command failed (exit $?): $*"
-}
-run_check_stdout() {
 	_show_cmd "$@"
 	"$@" || _fail "command failed (exit $?): $*"
 }
@@ -56,7 +69,7 @@ run_mayfail() {
 	local rc
 	_show_cmd "$@"
 	"$@"; rc=$?
-	[ $rc -lt 128 ] || _fail "command crashed or was killed (exit $rc): $*"
+	[ $rc -lt 126 ] || _fail "command crashed, was killed or not found (exit $rc): $*"
 	return $rc
 }
 run_mustfail() {
@@ -74,16 +87,27 @@ expect_exit() {
 	[ $rc -eq "$want" ] || _fail "exit $rc, expected $want: $*"
 	return 0
 }
+_golden_norm() { sed '1{/^btrfs-\(progs\|kit\) v[0-9]/d}' "$1"; }
 check_golden() {
-	diff -u "$1" "$2" >&2 || _fail "output differs from $1"
+	local what=${3:-output}
+	_golden_norm "$1" > "$T/.golden.expect" || _fail "cannot read golden $1"
+	[ -s "$T/.golden.expect" ] || _fail "$what: golden $1 is empty, nothing to compare"
+	_golden_norm "$2" > "$T/.golden.actual" || _fail "cannot read $2"
+	diff -u "$T/.golden.expect" "$T/.golden.actual" > "$T/.golden.diff" && return 0
+	head -n 60 "$T/.golden.diff" >&8
+	_fail "$what differs from $1 ($(grep -c '^[-+][^-+]' "$T/.golden.diff") lines)"
 }
 assert_grep() {
-	grep -q -e "$1" "$2" || { sed 's/^/    /' "$2" >&2; _fail "'$1' not found in $2"; }
+	grep -q -e "$1" "$2" || { sed 's/^/    /' "$2" >&8; _fail "'$1' not found in $2"; }
 }
 assert_not_grep() {
-	! grep -q -e "$1" "$2" || { grep -e "$1" "$2" >&2; _fail "'$1' unexpectedly found in $2"; }
+	! grep -q -e "$1" "$2" || { grep -e "$1" "$2" >&8; _fail "'$1' unexpectedly found in $2"; }
 }
 
+_fixture_missing() {
+	[ "${CI:-}" != true ] || _fail "no fixtures in $1 (CI=true: they are required)"
+	_skip "no fixtures in $1"
+}
 check_prereq() {
 	local p
 	for p in "$@"; do
@@ -94,7 +118,8 @@ check_prereq() {
 			grep -qw btrfs /proc/filesystems 2>/dev/null || _skip "no btrfs in the kernel" ;;
 		progs) command -v /usr/bin/btrfs >/dev/null 2>&1 || _skip "btrfs-progs not installed (apt-get install btrfs-progs)" ;;
 		python3) command -v python3 >/dev/null 2>&1 || _skip "python3 not installed" ;;
-		corpus) [ -d "$SHARED/corpus" ] || _skip "no ../shared/corpus" ;;
+		corpus|fsck-images|fuzz-images)
+			compgen -G "$SHARED/$p/*" > /dev/null || _fixture_missing "$SHARED/$p" ;;
 		*) _fail "unknown prerequisite $p" ;;
 		esac
 	done
@@ -131,4 +156,45 @@ corpus_case() {
 		touch "$dst/.done"
 	) 9> "$SCRATCH_ROOT/corpus/.$name.lock" || _fail "cannot decompress corpus case $name"
 	echo "$dst"
+}
+
+hostile_run() {
+	local max=1 secs label rc
+	[ "$1" = -x ] && { max=$2; shift 2; }
+	secs=$1 label=$2; shift 2
+	timeout "$secs" "$@" > "$T/out" 2> "$T/err"; rc=$?
+	if [ $rc -gt "$max" ] || grep -q -e 'Sanitizer' -e 'runtime error:' "$T/err"; then
+		tail -n 20 "$T/err" >&8
+		[ $rc -ne 124 ] || _fail "$label: hangs (killed after ${secs}s)"
+		_fail "$label: exit $rc (crash, sanitizer report or unexpected exit code)"
+	fi
+	[ $rc -eq 0 ] || [ -s "$T/err" ] || _fail "$label: exit $rc without a message"
+	return $rc
+}
+
+each_hostile_image() {
+	local fsck=0 x d name dir=$T/hostile nfuzz=0 nfsck=0
+	[ "$1" = --fsck ] && { fsck=1; shift; }
+	check_prereq fuzz-images
+	[ $fsck = 0 ] || check_prereq fsck-images
+	for x in "$SHARED"/fuzz-images/*.xz; do
+		[ -f "$x" ] || continue
+		name=$(basename "$x" .xz)
+		rm -rf "$dir"; mkdir -p "$dir"
+		xz -dc "$x" | dd of="$dir/$name" bs=64k conv=sparse status=none || _fail "cannot decompress $x"
+		"$@" "$name" "$dir/$name"
+		nfuzz=$((nfuzz + 1))
+	done
+	[ $nfuzz -gt 0 ] || _fail "no image in $SHARED/fuzz-images"
+	for d in "$SHARED"/fsck-images/*/; do
+		[ $fsck = 1 ] && [ -f "$d/restored.raw.tar.xz" ] || continue
+		name=$(basename "$d")
+		rm -rf "$dir"; mkdir -p "$dir"
+		tar -xSJf "$d/restored.raw.tar.xz" -C "$dir" || _fail "cannot extract $d"
+		"$@" "$name" "$dir/restored.raw"
+		nfsck=$((nfsck + 1))
+	done
+	[ $fsck = 0 ] || [ $nfsck -gt 0 ] || _fail "no restored image in $SHARED/fsck-images"
+	rm -rf "$dir"
+	HOSTILE_N=$((nfuzz + nfsck))
 }

@@ -62,18 +62,18 @@ static void set_now(struct btrfs_timespec *ts)
 /* Highest objectid in the fs tree, highest DIR_INDEX of the directory. */
 static int find_next(struct btrfs_trans *t, struct btrfs_wroot *root, u64 *ino, u64 *index)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { BTRFS_LAST_FREE_OBJECTID, 255, (u64)-1 }, found;
 	int ret;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, root, &key, BTRFS_SEARCH_PREV, &path, &found);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, root, &key, BTRFS_SEARCH_PREV, &path, &found);
 	if (ret < 0)
 		return ret;
 	*ino = (ret == 0 && found.objectid >= DIR_INO) ? found.objectid + 1 : DIR_INO + 1;
 	key = (struct btrfs_key){ DIR_INO, BTRFS_DIR_INDEX_KEY, (u64)-1 };
-	ret = btrfs_wsearch_key(t, root, &key, BTRFS_SEARCH_PREV, &path, &found);
-	btrfs_wpath_release(&path);
+	ret = btrfs_trans_search_key(t, root, &key, BTRFS_SEARCH_PREV, &path, &found);
+	btrfs_release_path(&path);
 	if (ret < 0)
 		return ret;
 	*index = (ret == 0 && found.objectid == DIR_INO && found.type == BTRFS_DIR_INDEX_KEY) ?
@@ -102,19 +102,19 @@ static void fill_dir_item(u8 *buf, const struct btrfs_key *loc, u64 transid, con
 static int remove_dir_item(struct btrfs_trans *t, struct btrfs_wroot *root,
 			   const struct btrfs_key *key, const char *name, u16 name_len)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u32 size, off = 0;
 	u8 *p;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, key, &path, -1, 1);
 	if (ret) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return ret > 0 ? -ENOENT : ret;
 	}
-	p = btrfs_wpath_item_ptr(&path);
-	size = btrfs_wpath_item_size(&path);
+	p = btrfs_path_item_ptr(&path);
+	size = btrfs_path_item_size(&path);
 	while (off + sizeof(struct btrfs_dir_item) <= size) {
 		struct btrfs_dir_item *di = (struct btrfs_dir_item *)(p + off);
 		u32 len = sizeof(*di) + btrfs_dir_name_len(di) + btrfs_dir_data_len(di);
@@ -125,33 +125,33 @@ static int remove_dir_item(struct btrfs_trans *t, struct btrfs_wroot *root,
 				return btrfs_del_items(t, root, &path, path.slots[0], 1);
 			memmove(p + off, p + off + len, size - off - len);
 			ret = btrfs_truncate_item(t, &path, size - len, true);
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return ret;
 		}
 		off += len;
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return -ENOENT;
 }
 
 static int update_dir(struct btrfs_trans *t, struct btrfs_wroot *root, s64 size_delta)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { DIR_INO, BTRFS_INODE_ITEM_KEY, 0 };
 	struct btrfs_inode_item *ii;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
 	if (ret == 0) {
-		ii = btrfs_wpath_item_ptr(&path);
+		ii = btrfs_path_item_ptr(&path);
 		btrfs_set_inode_size(ii, btrfs_inode_size(ii) + (u64)size_delta);
-		btrfs_set_inode_transid(ii, t->transid);
+		btrfs_set_inode_transid(ii, btrfs_trans_transid(t));
 		btrfs_set_inode_sequence(ii, btrfs_inode_sequence(ii) + 1);
 		set_now(&ii->ctime);
 		set_now(&ii->mtime);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret > 0 ? -ENOENT : ret;
 }
 
@@ -177,7 +177,7 @@ static int add_file_data(struct btrfs_trans *t, struct btrfs_wroot *root, const 
 	if (ret)
 		return ret;
 	memset(&fi, 0, sizeof(fi));
-	btrfs_set_file_extent_generation(&fi, t->transid);
+	btrfs_set_file_extent_generation(&fi, btrfs_trans_transid(t));
 	btrfs_set_file_extent_ram_bytes(&fi, o->data_len);
 	btrfs_set_file_extent_type(&fi, BTRFS_FILE_EXTENT_REG);
 	btrfs_set_file_extent_disk_bytenr(&fi, bytenr);
@@ -200,8 +200,8 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 	int ret;
 
 	memset(&ii, 0, sizeof(ii));
-	btrfs_set_inode_generation(&ii, t->transid);
-	btrfs_set_inode_transid(&ii, t->transid);
+	btrfs_set_inode_generation(&ii, btrfs_trans_transid(t));
+	btrfs_set_inode_transid(&ii, btrfs_trans_transid(t));
 	btrfs_set_inode_nlink(&ii, 1);
 	btrfs_set_inode_mode(&ii, 0100644);
 	if (o->data_len) {
@@ -226,7 +226,7 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 	ret = btrfs_insert_item(t, root, &key, buf, sizeof(*ref) + len);
 	if (ret)
 		return ret;
-	fill_dir_item(buf, &loc, t->transid, c->name, len, NULL, 0, BTRFS_FT_REG_FILE);
+	fill_dir_item(buf, &loc, btrfs_trans_transid(t), c->name, len, NULL, 0, BTRFS_FT_REG_FILE);
 	key = (struct btrfs_key){ DIR_INO, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(c->name, len) };
 	ret = btrfs_insert_or_append_item(t, root, &key, buf, disz);
 	if (ret)
@@ -251,7 +251,7 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 			memset(val + strlen(val), 'x', vlen - strlen(val));
 		else
 			vlen = (u16)strlen(val);
-		fill_dir_item(xbuf, NULL, t->transid, XNAME, strlen(XNAME), val, vlen, BTRFS_FT_XATTR);
+		fill_dir_item(xbuf, NULL, btrfs_trans_transid(t), XNAME, strlen(XNAME), val, vlen, BTRFS_FT_XATTR);
 		key = (struct btrfs_key){ c->ino, BTRFS_XATTR_ITEM_KEY,
 					  btrfs_name_hash(XNAME, strlen(XNAME)) };
 		ret = btrfs_insert_or_append_item(t, root, &key, xbuf,
@@ -268,34 +268,34 @@ static int create_file(struct btrfs_trans *t, struct btrfs_wroot *root, const st
 static int resize_xattr(struct btrfs_trans *t, struct btrfs_wroot *root, const struct created *c)
 {
 	struct btrfs_key key = { c->ino, BTRFS_XATTR_ITEM_KEY, btrfs_name_hash(XNAME, strlen(XNAME)) };
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_dir_item *di;
 	u32 size, base = sizeof(*di) + strlen(XNAME);
 	int ret;
 
 	if (c->ino % 3 && c->ino % 5)
 		return 0;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, &key, &path, c->ino % 3 == 0 ? 200 : 0, 1);
 	if (ret) {
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		return ret > 0 ? -ENOENT : ret;
 	}
-	size = btrfs_wpath_item_size(&path);
+	size = btrfs_path_item_size(&path);
 	if (c->ino % 3 == 0) {
 		ret = btrfs_extend_item(t, &path, 200 - (size - base));
-		di = btrfs_wpath_item_ptr(&path);
+		di = btrfs_path_item_ptr(&path);
 		if (ret == 0) {
 			memset((u8 *)di + base, 'x', 200);
 			btrfs_set_dir_data_len(di, 200);
 		}
 	} else {
 		ret = btrfs_truncate_item(t, &path, base + 1, true);
-		di = btrfs_wpath_item_ptr(&path);
+		di = btrfs_path_item_ptr(&path);
 		if (ret == 0)
 			btrfs_set_dir_data_len(di, 1);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret;
 }
 
@@ -303,19 +303,19 @@ static int resize_xattr(struct btrfs_trans *t, struct btrfs_wroot *root, const s
 static int delete_file_data(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino)
 {
 	struct btrfs_key key = { ino, BTRFS_EXTENT_DATA_KEY, 0 };
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	const struct btrfs_file_extent_item *fi;
 	u64 bytenr = 0, len = 0;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
-	if (ret == 0 && btrfs_wpath_item_size(&path) >= sizeof(*fi)) {
-		fi = btrfs_wpath_item_ptr(&path);
+	if (ret == 0 && btrfs_path_item_size(&path) >= sizeof(*fi)) {
+		fi = btrfs_path_item_ptr(&path);
 		bytenr = btrfs_file_extent_disk_bytenr(fi);
 		len = btrfs_file_extent_disk_num_bytes(fi);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret)
 		return ret < 0 ? ret : 0;
 	ret = btrfs_delete_item(t, root, &key);
@@ -329,18 +329,18 @@ static int lookup_file(struct btrfs_trans *t, struct btrfs_wroot *root, struct c
 {
 	u16 len = (u16)strlen(c->name);
 	struct btrfs_key key = { DIR_INO, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(c->name, len) };
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key loc;
 	u32 size, off = 0;
 	const u8 *p;
 	int ret;
 
 	c->ino = 0;
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
 	if (ret == 0) {
-		p = btrfs_wpath_item_ptr(&path);
-		size = btrfs_wpath_item_size(&path);
+		p = btrfs_path_item_ptr(&path);
+		size = btrfs_path_item_size(&path);
 		while (off + sizeof(struct btrfs_dir_item) <= size && !c->ino) {
 			const struct btrfs_dir_item *di = (const void *)(p + off);
 
@@ -352,18 +352,18 @@ static int lookup_file(struct btrfs_trans *t, struct btrfs_wroot *root, struct c
 			off += sizeof(*di) + btrfs_dir_name_len(di) + btrfs_dir_data_len(di);
 		}
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret < 0)
 		return ret;
 	if (!c->ino)
 		return -ENOENT;
 	key = (struct btrfs_key){ c->ino, BTRFS_INODE_REF_KEY, DIR_INO };
 	ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
-	if (ret == 0 && btrfs_wpath_item_size(&path) >= sizeof(struct btrfs_inode_ref))
-		c->index = btrfs_inode_ref_index(btrfs_wpath_item_ptr(&path));
+	if (ret == 0 && btrfs_path_item_size(&path) >= sizeof(struct btrfs_inode_ref))
+		c->index = btrfs_inode_ref_index(btrfs_path_item_ptr(&path));
 	else if (ret == 0)
 		ret = -EUCLEAN;
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret > 0 ? -ENOENT : ret;
 }
 

@@ -1,6 +1,8 @@
 #!/bin/bash
 # The layer rule (ARCHITECTURE.md): a file includes only from its own layer or
-# the layers below it, and library code never ends the process.  Run by
+# the layers below it, a private header (NAME-internal.h, such as the write
+# engine's lib/engine/engine-internal.h) only from its own folder, and
+# library code never ends the process.  Run by
 # make test (tests/cli/003-layers.sh); prints each violation and exits 1 when any.
 #   tests/tools/layers.sh [OBJDIR]   OBJDIR (default .obj/default) for the symbol check
 set -u
@@ -24,8 +26,15 @@ layer_of() {
 bad=0
 while IFS= read -r file; do
 	from=$(layer_of "$file")
-	[ -n "$from" ] || continue
 	while IFS= read -r inc; do
+		case $inc in
+		*-internal.h)
+			if [ "$(dirname "$inc")" != "$(dirname "$file")" ]; then
+				echo "layer: $file includes $inc (private to $(dirname "$inc")/)"
+				bad=1
+			fi ;;
+		esac
+		[ -n "$from" ] || continue
 		to=$(layer_of "$inc")
 		[ -n "$to" ] || continue
 		if [ "$to" -gt "$from" ] || { [ "$to" -eq "$from" ] && [ "$(dirname "$inc")" != "$(dirname "$file")" ]; }; then

@@ -35,20 +35,20 @@ static int parse_u64(const char *s, u64 *v)
 static int set_value(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
 		     u64 at, u64 bits, u64 value)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	u8 *p;
 	int ret;
 
-	btrfs_wpath_init(&path);
+	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, key, &path, 0, 1);
-	if (ret == 0 && at + bits / 8 > btrfs_wpath_item_size(&path))
+	if (ret == 0 && at + bits / 8 > btrfs_path_item_size(&path))
 		ret = -ERANGE;
 	if (ret == 0) {
-		p = (u8 *)btrfs_wpath_item_ptr(&path) + at;
+		p = (u8 *)btrfs_path_item_ptr(&path) + at;
 		for (u64 i = 0; i < bits / 8; i++)
 			p[i] = (u8)(value >> (8 * i));
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	return ret > 0 ? -ENOENT : ret;
 }
 

@@ -94,7 +94,7 @@ static unsigned long long check_search(struct btrfs_fs_info *fs, const struct bt
 		}
 		key = found;
 		n++;
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 	}
 	if (ret < 0)
 		bad++;
@@ -104,7 +104,7 @@ static unsigned long long check_search(struct btrfs_fs_info *fs, const struct bt
 		struct btrfs_key last = { (u64)-1, 255, (u64)-1 };
 
 		ret = btrfs_search_key(fs, tree, &last, BTRFS_SEARCH_PREV, &path, &found);
-		while (ret == 0 && (ret = btrfs_prev_item(fs, &path)) == 0)
+		while (ret == 0 && (ret = btrfs_prev_item(&path)) == 0)
 			back++;
 		if (ret < 0 || back != n) {
 			fprintf(stderr, "tree %llu: backwards %llu items, forwards %llu\n",
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 						      btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]));
 			walk_one(fs, &sub, order, search, &total, &trees);
 		}
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 	}
 	btrfs_release_path(&path);
 	if (ret < 0)

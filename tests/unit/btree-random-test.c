@@ -165,43 +165,29 @@ static struct btrfs_fs_info *fresh_fs(const char *mkfs_opts, u32 *maxitem)
 
 /* ---- checks ---- */
 
-/* Every dirty block passes the tree-checker. */
-static int check_dirty_blocks(struct btrfs_trans *t)
-{
-	struct btrfs_fs_geometry geo = t->fs->geo;
-	int bad = 0;
-
-	geo.super_generation = t->transid;
-	for (u32 i = 0; i < t->hash_size; i++)
-		for (struct trans_block *tb = t->hash[i]; tb; tb = tb->next)
-			if (btrfs_check_tree_block(&geo, tb->eb) < 0)
-				bad++;
-	return bad;
-}
-
 /* The tree through the transaction equals the model. */
 static int compare_trans(struct btrfs_trans *t, struct btrfs_wroot *root, const struct model *m)
 {
-	struct btrfs_wpath path;
+	struct btrfs_path path;
 	struct btrfs_key key = { 0, 0, 0 }, found;
 	size_t i = 0;
 	int ret, bad = 0;
 
-	btrfs_wpath_init(&path);
-	ret = btrfs_wsearch_key(t, root, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, root, &key, BTRFS_SEARCH_NEXT, &path, &found);
 	while (ret == 0) {
-		btrfs_wpath_item_key(&path, &found);
+		btrfs_path_item_key(&path, &found);
 		if (i >= m->nr || btrfs_comp_cpu_keys(&found, &m->items[i].key) ||
-		    btrfs_wpath_item_size(&path) != m->items[i].size ||
-		    memcmp(btrfs_wpath_item_ptr(&path), m->items[i].data, m->items[i].size)) {
+		    btrfs_path_item_size(&path) != m->items[i].size ||
+		    memcmp(btrfs_path_item_ptr(&path), m->items[i].data, m->items[i].size)) {
 			if (bad++ < 5)
 				fprintf(stderr, "mismatch at item %zu key (%llu %u %llu)\n", i,
 					found.objectid, found.type, found.offset);
 		}
 		i++;
-		ret = btrfs_wnext_item(t, root, &path);
+		ret = btrfs_next_item(&path);
 	}
-	btrfs_wpath_release(&path);
+	btrfs_release_path(&path);
 	if (ret < 0)
 		return -1;
 	if (i != m->nr) {
@@ -234,7 +220,7 @@ static int compare_disk(struct btrfs_fs_info *fs, const struct model *m)
 		    memcmp(btrfs_leaf_item_ptr(l, slot), m->items[i].data, m->items[i].size))
 			bad++;
 		i++;
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 	}
 	btrfs_release_path(&path);
 	if (ret < 0 || i != m->nr)
@@ -328,7 +314,7 @@ static int check_fs_consistency(struct btrfs_fs_info *fs)
 						      btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]));
 			walk_one(fs, &ref, &a);
 		}
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 	}
 	btrfs_release_path(&path);
 	if (a.errors) {
@@ -372,7 +358,7 @@ static int check_fs_consistency(struct btrfs_fs_info *fs)
 				data_len[nr_data++] = found.offset;
 			}
 		}
-		ret = btrfs_next_item(fs, &path);
+		ret = btrfs_next_item(&path);
 	}
 	btrfs_release_path(&path);
 	if (meta_items != a.nr) {
@@ -428,7 +414,7 @@ static int check_fs_consistency(struct btrfs_fs_info *fs)
 			bool in_run = false;
 
 			while (ret == 0) {
-				ret = btrfs_next_item(fs, &path);
+				ret = btrfs_next_item(&path);
 				if (ret)
 					break;
 				btrfs_path_item_key(&path, &found);
@@ -505,7 +491,7 @@ static int random_op(struct btrfs_trans *t, struct btrfs_wroot *root, struct mod
 		/* a batch into an unused objectid */
 		struct btrfs_key keys[16];
 		u32 sizes[16];
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 		u64 obj = 100000 + rnd_below(1000000);
 		int n = 1 + (int)rnd_below(16);
 		bool found;
@@ -518,10 +504,10 @@ static int random_op(struct btrfs_trans *t, struct btrfs_wroot *root, struct mod
 			keys[i] = (struct btrfs_key){ obj, ITYPE, (u64)i };
 			sizes[i] = (u32)rnd_below(100);
 		}
-		btrfs_wpath_init(&path);
+		btrfs_init_path(&path);
 		ret = btrfs_insert_empty_items(t, root, &path, keys, sizes, n);
 		if (ret) {
-			btrfs_wpath_release(&path);
+			btrfs_release_path(&path);
 			return -1;
 		}
 		for (int i = 0; i < n; i++) {
@@ -531,7 +517,7 @@ static int random_op(struct btrfs_trans *t, struct btrfs_wroot *root, struct mod
 			memcpy(btrfs_leaf_item_ptr(l, path.slots[0] + i), buf, sizes[i]);
 			model_insert(m, &keys[i], buf, sizes[i]);
 		}
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		st->batches++;
 	} else if (r < 80) {
 		size_t at = rnd_below(m->nr);
@@ -545,20 +531,20 @@ static int random_op(struct btrfs_trans *t, struct btrfs_wroot *root, struct mod
 		size_t at = rnd_below(m->nr);
 		struct mitem *it = &m->items[at];
 		u32 extra = 1 + (u32)rnd_below(rnd_below(8) ? 60 : maxitem / 2);
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 
 		if (it->size + extra > maxitem)
 			return 0;
-		btrfs_wpath_init(&path);
+		btrfs_init_path(&path);
 		ret = btrfs_search_slot(t, root, &it->key, &path, (int)extra, 1);
 		if (ret == 0)
 			ret = btrfs_extend_item(t, &path, extra);
 		if (ret == 0) {
-			u8 *p = btrfs_wpath_item_ptr(&path);
+			u8 *p = btrfs_path_item_ptr(&path);
 
 			it->data = realloc(it->data, it->size + extra);
 			memset(it->data + it->size, 0, extra);
-			if (btrfs_wpath_item_size(&path) != it->size + extra ||
+			if (btrfs_path_item_size(&path) != it->size + extra ||
 			    memcmp(p, it->data, it->size + extra))
 				ret = -1;
 			/* write something into the new tail */
@@ -567,7 +553,7 @@ static int random_op(struct btrfs_trans *t, struct btrfs_wroot *root, struct mod
 			memcpy(it->data + it->size, buf, extra);
 			it->size += extra;
 		}
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		if (ret)
 			return -1;
 		st->extends++;
@@ -576,13 +562,13 @@ static int random_op(struct btrfs_trans *t, struct btrfs_wroot *root, struct mod
 		struct mitem *it = &m->items[at];
 		u32 nsize = (u32)rnd_below(it->size + 1);
 		bool from_end = rnd() & 1;
-		struct btrfs_wpath path;
+		struct btrfs_path path;
 
-		btrfs_wpath_init(&path);
+		btrfs_init_path(&path);
 		ret = btrfs_search_slot(t, root, &it->key, &path, 0, 1);
 		if (ret == 0)
 			ret = btrfs_truncate_item(t, &path, nsize, from_end);
-		btrfs_wpath_release(&path);
+		btrfs_release_path(&path);
 		if (ret)
 			return -1;
 		if (!from_end)
@@ -636,13 +622,13 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit, u
 			if (root->level > top_level)
 				top_level = root->level;
 			if (i % 500 == 499) {
-				CHECK(check_dirty_blocks(t) == 0);
+				CHECK(btrfs_trans_check_dirty_blocks(t) == 0);
 				CHECK(compare_trans(t, root, &m) == 0);
 			}
 		}
 		CHECK(ret == 0);
 		CHECK(compare_trans(t, root, &m) == 0);
-		CHECK(check_dirty_blocks(t) == 0);
+		CHECK(btrfs_trans_check_dirty_blocks(t) == 0);
 		ret = btrfs_commit_transaction_stats(t, &cs);
 		CHECK(ret == 0);
 		printf("  commit %d: generation %llu, %zu items, tree level max %u, %llu blocks written, %llu freed, %llu rounds\n",
@@ -682,7 +668,7 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit, u
 		}
 		CHECK(ret == 0);
 		CHECK(compare_trans(t, root, &m) == 0);
-		CHECK(check_dirty_blocks(t) == 0);
+		CHECK(btrfs_trans_check_dirty_blocks(t) == 0);
 		printf("  drained to %zu items: root level %u\n", m.nr, ret == 0 ? root->level : 99);
 		CHECK(ret == 0 && root->level <= (keep ? 1 : 0));
 		CHECK(btrfs_commit_transaction(t) == 0);
@@ -762,7 +748,7 @@ static int data_extent(struct btrfs_trans *t, u64 bytenr, u64 len, bool add)
 	}
 	memset(buf, 0, sizeof(buf));
 	btrfs_set_extent_refs(ei, 1);
-	btrfs_set_extent_generation(ei, t->transid);
+	btrfs_set_extent_generation(ei, btrfs_trans_transid(t));
 	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_DATA);
 	buf[sizeof(*ei)] = BTRFS_EXTENT_DATA_REF_KEY;
 	btrfs_set_extent_data_ref_root(dr, BTRFS_FS_TREE_OBJECTID);

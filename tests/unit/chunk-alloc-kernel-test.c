@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ca_alloc_chunk_kernel(): the kernel's rules for a new chunk on an
+ * chunk_alloc_new_chunk_kernel(): the kernel's rules for a new chunk on an
  * existing filesystem, on devices described in memory (no image): chunk
  * and stripe sizes by type and filesystem size, devices with the largest
  * hole first, dev extents in the first hole big enough (else the largest),
@@ -15,9 +15,9 @@
 #define MIB (1024ULL * 1024)
 #define GIB (1024 * MIB)
 
-static struct ca_chunk *alloc(struct chunk_alloc *ca, u64 type)
+static struct chunk_placement *alloc(struct chunk_alloc *ca, u64 type)
 {
-	struct ca_chunk *c = ca_alloc_chunk_kernel(ca, type);
+	struct chunk_placement *c = chunk_alloc_new_chunk_kernel(ca, type);
 
 	return IS_ERR(c) ? NULL : c;
 }
@@ -26,10 +26,10 @@ static void test_sizes_by_type(void)
 {
 	struct chunk_alloc ca;
 	u64 small[1] = { 512 * MIB }, big[1] = { 100 * GIB };
-	struct ca_chunk *c;
+	struct chunk_placement *c;
 
 	/* 512 MiB: 10% is 51.2 MiB, rounded up to 16 MiB */
-	ca_init(&ca, 1, small, 4096);
+	chunk_alloc_init(&ca, 1, small, 4096);
 	ca.next_logical = 30 * MIB;
 	c = alloc(&ca, BTRFS_BLOCK_GROUP_METADATA);
 	CHECK(c != NULL);
@@ -43,25 +43,25 @@ static void test_sizes_by_type(void)
 	c = alloc(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP);
 	CHECK(c && c->num_stripes == 2 && c->length == 64 * MIB);
 	CHECK(c && c->stripes[0].physical == 97 * MIB && c->stripes[1].physical == 161 * MIB);
-	ca_release(&ca);
+	chunk_alloc_release(&ca);
 
 	/* 100 GiB: metadata 1 GiB (above 50 GiB), data stripes at most 1 GiB */
-	ca_init(&ca, 1, big, 4096);
+	chunk_alloc_init(&ca, 1, big, 4096);
 	c = alloc(&ca, BTRFS_BLOCK_GROUP_METADATA);
 	CHECK(c && c->length == GIB);
 	c = alloc(&ca, BTRFS_BLOCK_GROUP_DATA);
 	CHECK(c && c->length == GIB && c->stripe_size == GIB);
-	ca_release(&ca);
+	chunk_alloc_release(&ca);
 }
 
 static void test_devices_and_holes(void)
 {
 	struct chunk_alloc ca;
 	u64 sizes[5] = { 1 * GIB, 2 * GIB, 1 * GIB, 3 * GIB, 1 * GIB };
-	struct ca_chunk *c;
+	struct chunk_placement *c;
 
 	/* RAID1 takes the two devices with the most room: 4 (3 GiB), then 2 */
-	ca_init(&ca, 5, sizes, 4096);
+	chunk_alloc_init(&ca, 5, sizes, 4096);
 	c = alloc(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID1);
 	CHECK(c && c->num_stripes == 2 && c->stripes[0].devid == 4 && c->stripes[1].devid == 2);
 	/* 8 GiB: 10% rounded up to 16 MiB is above the 256 MiB metadata size */
@@ -69,23 +69,23 @@ static void test_devices_and_holes(void)
 	/* RAID10 on 5 devices: 4 stripes, the least free device left out */
 	c = alloc(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID10);
 	CHECK(c && c->num_stripes == 4 && c->sub_stripes == 2 && c->length == 2 * c->stripe_size);
-	ca_release(&ca);
+	chunk_alloc_release(&ca);
 
 	/* a hole too small is skipped for the first one big enough */
-	ca_init(&ca, 1, sizes, 4096);
-	ca_add_dev_extent(&ca.devs[0], MIB, 10 * MIB);
-	ca_add_dev_extent(&ca.devs[0], 12 * MIB, 100 * MIB);
+	chunk_alloc_init(&ca, 1, sizes, 4096);
+	chunk_alloc_add_dev_extent(&ca.devs[0], MIB, 10 * MIB);
+	chunk_alloc_add_dev_extent(&ca.devs[0], 12 * MIB, 100 * MIB);
 	c = alloc(&ca, BTRFS_BLOCK_GROUP_METADATA);
 	CHECK(c && c->stripes[0].physical == 112 * MIB);
-	ca_release(&ca);
+	chunk_alloc_release(&ca);
 
 	/* nothing big enough: the largest hole, the stripe cut to it */
-	ca_init(&ca, 1, sizes, 4096);
-	ca_add_dev_extent(&ca.devs[0], MIB, 100 * MIB);
-	ca_add_dev_extent(&ca.devs[0], 141 * MIB, GIB - 141 * MIB);
+	chunk_alloc_init(&ca, 1, sizes, 4096);
+	chunk_alloc_add_dev_extent(&ca.devs[0], MIB, 100 * MIB);
+	chunk_alloc_add_dev_extent(&ca.devs[0], 141 * MIB, GIB - 141 * MIB);
 	c = alloc(&ca, BTRFS_BLOCK_GROUP_METADATA);
 	CHECK(c && c->stripes[0].physical == 101 * MIB && c->length == 40 * MIB);
-	ca_release(&ca);
+	chunk_alloc_release(&ca);
 }
 
 static void test_enospc(void)
@@ -93,14 +93,14 @@ static void test_enospc(void)
 	struct chunk_alloc ca;
 	u64 sizes[2] = { GIB, GIB };
 
-	ca_init(&ca, 2, sizes, 4096);
+	chunk_alloc_init(&ca, 2, sizes, 4096);
 	/* RAID1C3 needs 3 devices */
-	CHECK(IS_ERR(ca_alloc_chunk_kernel(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID1C3)));
+	CHECK(IS_ERR(chunk_alloc_new_chunk_kernel(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID1C3)));
 	/* one device full: RAID1 cannot be placed */
-	ca_add_dev_extent(&ca.devs[1], MIB, GIB - MIB);
-	CHECK(IS_ERR(ca_alloc_chunk_kernel(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID1)));
+	chunk_alloc_add_dev_extent(&ca.devs[1], MIB, GIB - MIB);
+	CHECK(IS_ERR(chunk_alloc_new_chunk_kernel(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID1)));
 	CHECK(alloc(&ca, BTRFS_BLOCK_GROUP_METADATA) != NULL);
-	ca_release(&ca);
+	chunk_alloc_release(&ca);
 }
 
 int main(void)

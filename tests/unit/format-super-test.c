@@ -111,6 +111,36 @@ static void test_validate(void)
 	make_super(&sb, 0);
 	btrfs_set_super_magic(&sb, 0);
 	CHECK(btrfs_super_validate(&sb, (u64)-1) == -EUCLEAN);
+
+	/* each rule alone: a valid superblock with one field made wrong */
+	static const struct { const char *what; u64 value; } bad[] = {
+		{ "stripesize", 8192 }, { "stripesize", 0 }, { "total_bytes", 0 },
+		{ "bytes_used", 4096 }, { "flags", 1ULL << 20 }, { "incompat", 1ULL << 15 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		make_super(&sb, 0);
+		btrfs_super_csum_set(&sb);
+		CHECK(btrfs_super_validate(&sb, (u64)-1) == 0);
+		if (!strcmp(bad[i].what, "stripesize"))
+			btrfs_set_super_stripesize(&sb, (u32)bad[i].value);
+		else if (!strcmp(bad[i].what, "total_bytes"))
+			btrfs_set_super_total_bytes(&sb, bad[i].value);
+		else if (!strcmp(bad[i].what, "bytes_used"))
+			btrfs_set_super_bytes_used(&sb, bad[i].value);
+		else if (!strcmp(bad[i].what, "flags"))
+			btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | bad[i].value);
+		else
+			btrfs_set_super_incompat_flags(&sb, btrfs_super_incompat_flags(&sb) | bad[i].value);
+		btrfs_super_csum_set(&sb);
+		CHECK(btrfs_super_validate(&sb, (u64)-1) == -EUCLEAN);
+	}
+	/* what old mkfs wrote and what the kernel sets stay valid */
+	make_super(&sb, 0);
+	btrfs_set_super_flags(&sb, BTRFS_SUPER_FLAG_SEEDING | BTRFS_SUPER_FLAG_METADUMP_V2);
+	btrfs_set_super_incompat_flags(&sb, BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA |
+				       BTRFS_FEATURE_INCOMPAT_RAID1C34);
+	btrfs_super_csum_set(&sb);
+	CHECK(btrfs_super_validate(&sb, (u64)-1) == 0);
 }
 
 static void test_write_read(void)

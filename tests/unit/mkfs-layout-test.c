@@ -52,15 +52,15 @@ static void test_tree_builder_levels(void)
 	const u32 nodesize = 4096, n = 20000;
 	struct tree_builder tb;
 	struct collect c = { 0 };
-	struct tb_params p;
+	struct tree_builder_params p;
 	u8 fsid[16] = { 1, 2, 3 }, cuuid[16] = { 4, 5, 6 };
 	u64 *bytenr;
 	int blocks;
 
-	tb_init(&tb, BTRFS_DEV_TREE_OBJECTID);
+	tree_builder_init(&tb, BTRFS_DEV_TREE_OBJECTID);
 	/* Added in reverse order: the builder sorts. */
 	for (u32 i = n; i-- > 0;) {
-		struct btrfs_dev_extent *de = tb_add_key(&tb, 1, BTRFS_DEV_EXTENT_KEY,
+		struct btrfs_dev_extent *de = tree_builder_add_key(&tb, 1, BTRFS_DEV_EXTENT_KEY,
 							 SZ_1M + (u64)i * SZ_1M, sizeof(*de));
 
 		CHECK(de != NULL);
@@ -69,7 +69,7 @@ static void test_tree_builder_levels(void)
 		btrfs_set_dev_extent_chunk_offset(de, SZ_1M + (u64)i * SZ_1M);
 		btrfs_set_dev_extent_length(de, SZ_1M);
 	}
-	blocks = tb_plan(&tb, nodesize);
+	blocks = tree_builder_plan(&tb, nodesize);
 	CHECK(blocks > 1);
 	CHECK(tb.levels == 3);   /* 20000 items of 73 bytes: ~370 leaves, 4 nodes, 1 root */
 	bytenr = calloc(blocks, sizeof(*bytenr));
@@ -86,30 +86,30 @@ static void test_tree_builder_levels(void)
 	memcpy(c.geo.fsid, fsid, 16);
 	memcpy(c.geo.chunk_tree_uuid, cuuid, 16);
 	c.next_offset = SZ_1M;
-	CHECK(tb_build(&tb, &p, bytenr, collect_block, &c) == 0);
+	CHECK(tree_builder_build(&tb, &p, bytenr, collect_block, &c) == 0);
 	CHECK_EQ_U64(c.items, n);
 	CHECK_EQ_U64(c.bad, 0);
 	CHECK_EQ_U64(c.leaves + c.nodes, blocks);
 	CHECK_EQ_U64(c.max_level, 2);
 	/* Duplicate keys are refused. */
-	tb_add_key(&tb, 1, BTRFS_DEV_EXTENT_KEY, SZ_1M, sizeof(struct btrfs_dev_extent));
-	CHECK(tb_plan(&tb, nodesize) == -EEXIST);
+	tree_builder_add_key(&tb, 1, BTRFS_DEV_EXTENT_KEY, SZ_1M, sizeof(struct btrfs_dev_extent));
+	CHECK(tree_builder_plan(&tb, nodesize) == -EEXIST);
 	free(bytenr);
-	tb_release(&tb);
+	tree_builder_release(&tb);
 }
 
 static void test_tree_builder_empty(void)
 {
 	struct tree_builder tb;
 
-	tb_init(&tb, BTRFS_CSUM_TREE_OBJECTID);
-	CHECK(tb_plan(&tb, 16384) == 1);
-	CHECK(tb_root_level(&tb) == 0);
-	tb_release(&tb);
+	tree_builder_init(&tb, BTRFS_CSUM_TREE_OBJECTID);
+	CHECK(tree_builder_plan(&tb, 16384) == 1);
+	CHECK(tree_builder_root_level(&tb) == 0);
+	tree_builder_release(&tb);
 }
 
 /* The stripes of a chunk as "devid@MiB ...". */
-static void stripes(const struct ca_chunk *c, char *buf, size_t len)
+static void stripes(const struct chunk_placement *c, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -125,19 +125,19 @@ static void test_chunks_raid1c3_raid1c4(void)
 {
 	struct chunk_alloc ca;
 	u64 sizes[4] = { 200 * SZ_1M, 200 * SZ_1M, 200 * SZ_1M, 200 * SZ_1M };
-	struct ca_chunk *t[3], *sys, *meta, *data;
+	struct chunk_placement *t[3], *sys, *meta, *data;
 	char buf[128];
 
-	CHECK(ca_init(&ca, 4, sizes, 4096) == 0);
-	t[0] = ca_alloc_chunk_on(&ca, BTRFS_BLOCK_GROUP_SYSTEM, 1, 4 * SZ_1M);
-	t[1] = ca_alloc_chunk_on(&ca, BTRFS_BLOCK_GROUP_METADATA, 1, SZ_8M);
-	t[2] = ca_alloc_chunk_on(&ca, BTRFS_BLOCK_GROUP_DATA, 1, SZ_8M);
-	sys = ca_alloc_chunk(&ca, BTRFS_BLOCK_GROUP_SYSTEM | BTRFS_BLOCK_GROUP_RAID1C4);
-	meta = ca_alloc_chunk(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID1C4);
-	data = ca_alloc_chunk(&ca, BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID1C3);
+	CHECK(chunk_alloc_init(&ca, 4, sizes, 4096) == 0);
+	t[0] = chunk_alloc_new_chunk_on_device(&ca, BTRFS_BLOCK_GROUP_SYSTEM, 1, 4 * SZ_1M);
+	t[1] = chunk_alloc_new_chunk_on_device(&ca, BTRFS_BLOCK_GROUP_METADATA, 1, SZ_8M);
+	t[2] = chunk_alloc_new_chunk_on_device(&ca, BTRFS_BLOCK_GROUP_DATA, 1, SZ_8M);
+	sys = chunk_alloc_new_chunk(&ca, BTRFS_BLOCK_GROUP_SYSTEM | BTRFS_BLOCK_GROUP_RAID1C4);
+	meta = chunk_alloc_new_chunk(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID1C4);
+	data = chunk_alloc_new_chunk(&ca, BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID1C3);
 	CHECK(!IS_ERR(sys) && !IS_ERR(meta) && !IS_ERR(data));
 	for (int i = 0; i < 3; i++)
-		ca_remove_chunk(&ca, t[i]);
+		chunk_alloc_remove_chunk(&ca, t[i]);
 	CHECK_EQ_U64(sys->logical, 21 * SZ_1M);
 	CHECK_EQ_U64(sys->length, SZ_8M);
 	stripes(sys, buf, sizeof(buf));
@@ -150,9 +150,9 @@ static void test_chunks_raid1c3_raid1c4(void)
 	CHECK_EQ_U64(data->length, 64 * SZ_1M);
 	stripes(data, buf, sizeof(buf));
 	CHECK_STR(buf, "2@41 3@41 4@41");
-	CHECK_EQ_U64(ca_device(&ca, 1)->bytes_used, 40 * SZ_1M);
-	CHECK_EQ_U64(ca_device(&ca, 2)->bytes_used, 104 * SZ_1M);
-	ca_release(&ca);
+	CHECK_EQ_U64(chunk_alloc_find_device(&ca, 1)->bytes_used, 40 * SZ_1M);
+	CHECK_EQ_U64(chunk_alloc_find_device(&ca, 2)->bytes_used, 104 * SZ_1M);
+	chunk_alloc_release(&ca);
 }
 
 /* One device: DUP metadata 10% of the filesystem, at least 32 MiB, 256 MiB at most. */
@@ -167,21 +167,21 @@ static void test_chunks_dup_sizes(void)
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct chunk_alloc ca;
-		struct ca_chunk *m;
+		struct chunk_placement *m;
 
-		CHECK(ca_init(&ca, 1, &cases[i].size, 4096) == 0);
-		ca_alloc_chunk_on(&ca, BTRFS_BLOCK_GROUP_SYSTEM, 1, 4 * SZ_1M);
-		ca_alloc_chunk_on(&ca, BTRFS_BLOCK_GROUP_METADATA, 1, SZ_8M);
-		ca_alloc_chunk_on(&ca, BTRFS_BLOCK_GROUP_DATA, 1, SZ_8M);
-		ca_alloc_chunk(&ca, BTRFS_BLOCK_GROUP_SYSTEM | BTRFS_BLOCK_GROUP_DUP);
-		m = ca_alloc_chunk(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP);
+		CHECK(chunk_alloc_init(&ca, 1, &cases[i].size, 4096) == 0);
+		chunk_alloc_new_chunk_on_device(&ca, BTRFS_BLOCK_GROUP_SYSTEM, 1, 4 * SZ_1M);
+		chunk_alloc_new_chunk_on_device(&ca, BTRFS_BLOCK_GROUP_METADATA, 1, SZ_8M);
+		chunk_alloc_new_chunk_on_device(&ca, BTRFS_BLOCK_GROUP_DATA, 1, SZ_8M);
+		chunk_alloc_new_chunk(&ca, BTRFS_BLOCK_GROUP_SYSTEM | BTRFS_BLOCK_GROUP_DUP);
+		m = chunk_alloc_new_chunk(&ca, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP);
 		CHECK(!IS_ERR(m));
 		if (!IS_ERR(m)) {
 			CHECK_EQ_U64(m->length, cases[i].meta);
 			CHECK_EQ_U64(m->stripes[0].physical, 37 * SZ_1M);
 			CHECK_EQ_U64(m->stripes[1].physical, 37 * SZ_1M + cases[i].meta);
 		}
-		ca_release(&ca);
+		chunk_alloc_release(&ca);
 	}
 }
 
@@ -190,19 +190,19 @@ static void test_alloc_skips_super(void)
 {
 	struct chunk_alloc ca;
 	u64 size = 200 * SZ_1M, logical, super_logical;
-	struct ca_chunk *m;
+	struct chunk_placement *m;
 	bool hit = false;
 
-	CHECK(ca_init(&ca, 1, &size, 4096) == 0);
-	m = ca_alloc_chunk_on(&ca, BTRFS_BLOCK_GROUP_METADATA, 1, 100 * SZ_1M);
+	CHECK(chunk_alloc_init(&ca, 1, &size, 4096) == 0);
+	m = chunk_alloc_new_chunk_on_device(&ca, BTRFS_BLOCK_GROUP_METADATA, 1, 100 * SZ_1M);
 	CHECK(!IS_ERR(m));
 	super_logical = m->logical + (SZ_64M - m->stripes[0].physical);
-	while (ca_alloc_bytes(&ca, BTRFS_BLOCK_GROUP_METADATA, 16384, 16384, &logical) == 0)
+	while (chunk_alloc_bytes(&ca, BTRFS_BLOCK_GROUP_METADATA, 16384, 16384, &logical) == 0)
 		if (logical <= super_logical && super_logical < logical + 16384)
 			hit = true;
 	CHECK(!hit);
 	CHECK(m->used < m->length);
-	ca_release(&ca);
+	chunk_alloc_release(&ca);
 }
 
 static u8 gf_mul(u8 a, u8 b)

@@ -230,14 +230,14 @@ struct rig {
 	int nparity;
 	char paths[4][64];
 	int fds[4];
-	struct bw_device devs[4];
+	struct block_writer_device devs[4];
 	struct btrfs_block_writer w;
 };
 
 static int rig_open(struct rig *g, int ndev, int nparity)
 {
 	struct btrfs_fs_geometry geo = { 0 };
-	struct ca_chunk *c;
+	struct chunk_placement *c;
 	u32 size = btrfs_chunk_item_size(ndev);
 	u8 item[512];
 	int ret;
@@ -250,7 +250,7 @@ static int rig_open(struct rig *g, int ndev, int nparity)
 		g->fds[i] = open(g->paths[i], O_RDWR | O_CREAT | O_TRUNC, 0600);
 		if (g->fds[i] < 0 || ftruncate(g->fds[i], DEV_BYTES) < 0)
 			return -errno;
-		g->devs[i] = (struct bw_device){ i + 1, g->fds[i], g->paths[i] };
+		g->devs[i] = (struct block_writer_device){ i + 1, g->fds[i], g->paths[i] };
 	}
 	geo.sectorsize = 4096;
 	geo.nodesize = 16384;
@@ -270,9 +270,9 @@ static int rig_open(struct rig *g, int ndev, int nparity)
 	c->num_stripes = ndev;
 	c->sub_stripes = 1;
 	for (int i = 0; i < ndev; i++)
-		c->stripes[i] = (struct ca_stripe){ i + 1, PHYS };
+		c->stripes[i] = (struct chunk_alloc_stripe){ i + 1, PHYS };
 	memset(item, 0, sizeof(item));
-	ca_fill_chunk_item(c, 4096, (struct btrfs_chunk *)item);
+	chunk_alloc_fill_chunk_item(c, 4096, (struct btrfs_chunk *)item);
 	free(c);
 	return btrfs_block_writer_add_chunk(&g->w, LOGICAL, (struct btrfs_chunk *)item, size);
 }

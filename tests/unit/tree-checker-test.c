@@ -7,6 +7,7 @@
 #include "tests/unit/unit.h"
 #include "lib/read/ctree.h"
 #include "lib/format/accessors.h"
+#include "lib/format/tree-block.h"
 #include "lib/read/tree-checker.h"
 
 #define NS 4096
@@ -32,16 +33,11 @@ static struct extent_buffer *new_block(int level, u64 owner)
 /* Append an item of size bytes (packed from the end), return its data. */
 static void *add_item(struct extent_buffer *eb, u64 objectid, u8 type, u64 offset, u32 size)
 {
-	struct btrfs_header *h = btrfs_header(eb);
-	int slot = btrfs_header_nritems(h);
-	u32 end = slot ? btrfs_leaf_item_offset(eb, slot - 1) : BTRFS_LEAF_DATA_SIZE(NS);
-	struct btrfs_item *it = btrfs_leaf_item(eb, slot);
+	int slot = btrfs_eb_nritems(eb);
 	struct btrfs_key k = { objectid, type, offset };
 
-	btrfs_cpu_key_to_disk(&it->key, &k);
-	btrfs_set_item_offset(it, end - size);
-	btrfs_set_item_size(it, size);
-	btrfs_set_header_nritems(h, slot + 1);
+	btrfs_leaf_make_room(eb, slot, &size, 1);
+	btrfs_cpu_key_to_disk(&btrfs_leaf_item(eb, slot)->key, &k);
 	return btrfs_leaf_item_ptr(eb, slot);
 }
 
@@ -120,6 +116,10 @@ static void test_inode_item(void)
 
 	inode(ii, 0);
 	EXPECT_BAD(eb, "slot=0, key (256 1 0) invalid inode mode");
+	inode(ii, 0100644 | 040000000);
+	EXPECT_BAD(eb, "slot=0, key (256 1 0) unknown mode bit detected: 040000000");
+	inode(ii, 0106755);   /* setuid, setgid, sticky: fine */
+	CHECK(run(eb) == 0);
 	inode(ii, 040755);
 	btrfs_set_inode_nlink(ii, 2);
 	EXPECT_BAD(eb, "invalid nlink for directory");

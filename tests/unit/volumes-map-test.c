@@ -233,11 +233,59 @@ static void test_chunk_items(void)
 	btrfs_chunk_tree_map_free(&map);
 }
 
+/* The tree-checker's stripe counts per profile, read from the profile table. */
+static void test_chunk_stripe_counts(void)
+{
+	static const struct {
+		u64 prof;
+		u16 num_stripes, sub_stripes;
+		bool ok;
+	} cases[] = {
+		{ 0, 1, 1, true }, { 0, 2, 1, false },
+		{ BTRFS_BLOCK_GROUP_DUP, 2, 1, true }, { BTRFS_BLOCK_GROUP_DUP, 1, 1, false },
+		{ BTRFS_BLOCK_GROUP_DUP, 3, 1, false },
+		{ BTRFS_BLOCK_GROUP_RAID0, 1, 1, true }, { BTRFS_BLOCK_GROUP_RAID0, 4, 1, true },
+		{ BTRFS_BLOCK_GROUP_RAID1, 1, 1, false }, { BTRFS_BLOCK_GROUP_RAID1, 2, 1, true },
+		{ BTRFS_BLOCK_GROUP_RAID1, 3, 1, true },
+		{ BTRFS_BLOCK_GROUP_RAID1C3, 2, 1, false }, { BTRFS_BLOCK_GROUP_RAID1C3, 3, 1, true },
+		{ BTRFS_BLOCK_GROUP_RAID1C4, 3, 1, false }, { BTRFS_BLOCK_GROUP_RAID1C4, 4, 1, true },
+		{ BTRFS_BLOCK_GROUP_RAID10, 2, 2, true }, { BTRFS_BLOCK_GROUP_RAID10, 3, 2, false },
+		{ BTRFS_BLOCK_GROUP_RAID10, 4, 1, false }, { BTRFS_BLOCK_GROUP_RAID10, 4, 2, true },
+		{ BTRFS_BLOCK_GROUP_RAID5, 1, 1, false }, { BTRFS_BLOCK_GROUP_RAID5, 2, 1, true },
+		{ BTRFS_BLOCK_GROUP_RAID6, 2, 1, false }, { BTRFS_BLOCK_GROUP_RAID6, 3, 1, true },
+	};
+	u8 buf[48 + 32 * 4];
+	char msg[200];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct btrfs_chunk *ch = item(buf, SZ_8M, BTRFS_BLOCK_GROUP_DATA | cases[i].prof,
+					      cases[i].num_stripes, cases[i].sub_stripes);
+		int ret = btrfs_check_chunk(SZ_64M, ch, btrfs_chunk_item_size(cases[i].num_stripes),
+					    4096, 0, msg, sizeof(msg));
+
+		if (cases[i].ok) {
+			CHECK(ret == 0);
+		} else {
+			CHECK(ret == -EUCLEAN);
+			CHECK(strstr(msg, btrfs_profile_name(cases[i].prof)) != NULL);
+		}
+	}
+	CHECK_STR(btrfs_profile_name(BTRFS_BLOCK_GROUP_METADATA), "single");
+	CHECK_STR(btrfs_profile_name(BTRFS_BLOCK_GROUP_RAID1C3), "RAID1C3");
+	CHECK_STR(btrfs_profile_name(BTRFS_BLOCK_GROUP_RAID1 | BTRFS_BLOCK_GROUP_DUP), "unknown");
+	CHECK(btrfs_raid_profile_find(BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6) == NULL);
+	CHECK_STR(btrfs_raid_profile_of(BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)->name, "raid5");
+	CHECK_EQ_U64(btrfs_raid_profile_by_name("RAID10")->bg_flag, BTRFS_BLOCK_GROUP_RAID10);
+	CHECK_EQ_U64(btrfs_raid_profile_by_name("raid1c4")->incompat, BTRFS_FEATURE_INCOMPAT_RAID1C34);
+	CHECK(btrfs_raid_profile_by_name("raid7") == NULL);
+}
+
 int main(void)
 {
 	RUN(test_single_dup_raid1);
 	RUN(test_raid0);
 	RUN(test_raid10);
+	RUN(test_chunk_stripe_counts);
 	RUN(test_raid5);
 	RUN(test_raid6);
 	RUN(test_chunk_items);

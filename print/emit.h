@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One description per item type, two outputs.  An emitter writes either
+ * btrfs-progs' text (to a FILE) or JSON (through a json_writer); an item
+ * type is described once as a sequence of fields, each with its JSON member
+ * name and its text label:
+ *
+ *   emit_u64(e, "length", "\t\tlength ", btrfs_chunk_length(c));
+ *   emit_u64(e, "owner", " owner ", btrfs_chunk_owner(c));
+ *   emit_eol(e);
+ *
+ * The text back end prints the label then the value (decimal); the JSON
+ * back end writes the member.  A NULL name makes a field text-only, a NULL
+ * label JSON-only.  Objects and arrays exist only in JSON; text-only pieces
+ * (line ends, indices) are written with emit_eol() and emit_textf().
+ */
+#ifndef BTRFS_KIT_PRINT_EMIT_H
+#define BTRFS_KIT_PRINT_EMIT_H
+
+#include <stdio.h>
+#include "lib/format/kerncompat.h"
+#include "lib/format/format.h"
+#include "common/json-writer.h"
+
+struct emitter {
+	FILE *out;                 /* text back end */
+	struct json_writer *json;  /* JSON back end when not NULL */
+};
+
+static inline struct emitter emit_text_to(FILE *out)
+{
+	return (struct emitter){ .out = out };
+}
+
+static inline struct emitter emit_json_to(struct json_writer *w)
+{
+	return (struct emitter){ .json = w };
+}
+
+static inline bool emit_is_json(const struct emitter *e)
+{
+	return e->json != NULL;
+}
+
+void emit_begin_object(struct emitter *e, const char *name);
+void emit_end_object(struct emitter *e);
+void emit_begin_array(struct emitter *e, const char *name);
+void emit_end_array(struct emitter *e);
+
+void emit_u64(struct emitter *e, const char *name, const char *label, u64 v);
+/* label, then the UUID in its 36-character form */
+void emit_uuid(struct emitter *e, const char *name, const char *label, const u8 *uuid);
+/*
+ * label, then "TYPE|PROFILE" in text; in JSON an array of the names of the
+ * set bits and, when unknown bits are set, their hex value ("0x...").
+ */
+void emit_bg_flags(struct emitter *e, const char *name, const char *label, u64 flags);
+/* label, then "(OBJECTID TYPE OFFSET)" with names in text; numbers in JSON */
+void emit_disk_key(struct emitter *e, const char *name, const char *label,
+		   const struct btrfs_disk_key *key);
+
+void emit_eol(struct emitter *e);
+__attribute__((format(printf, 2, 3)))
+void emit_textf(struct emitter *e, const char *fmt, ...);
+
+/* ---- item types ---- */
+
+/*
+ * A chunk item of size bytes (at least sizeof(struct btrfs_chunk)), in the
+ * chunk tree or the superblock's sys_chunk_array.  Text, as btrfs-progs:
+ *
+ *		length L owner O stripe_len S type SYSTEM|DUP
+ *		io_align A io_width W sector_size S
+ *		num_stripes N sub_stripes M
+ *			stripe 0 devid D offset P
+ *			dev_uuid U
+ *
+ * Only the stripes that fit in size are written.
+ */
+void emit_chunk_item(struct emitter *e, const struct btrfs_chunk *c, u32 size);
+/* A device item (in the chunk tree or the superblock). */
+void emit_dev_item(struct emitter *e, const struct btrfs_dev_item *d);
+void emit_block_group_item(struct emitter *e, const struct btrfs_block_group_item *bg);
+void emit_dev_extent(struct emitter *e, const struct btrfs_dev_extent *de);
+void emit_qgroup_info(struct emitter *e, const struct btrfs_qgroup_info_item *qi);
+/* The strides of a RAID stripe extent item of size bytes (those that fit). */
+void emit_raid_stripe(struct emitter *e, const struct btrfs_stripe_extent *se, u32 size);
+
+#endif
