@@ -509,11 +509,16 @@ static void check_other_copies(struct check_ctx *ctx, u64 tree_id, const struct 
 	for (int m = 1; m <= n; m++) {
 		struct extent_buffer *copy = NULL;
 		struct btrfs_io_stripe where = { 0 };
+		const struct btrfs_device *dev;
 		int ret;
 
 		if (m == eb->mirror)
 			continue;
-		btrfs_chunk_map_one(c, eb->start, m, &where);
+		if (btrfs_chunk_map_one(c, eb->start, m, &where))
+			continue;
+		dev = btrfs_find_device(&ctx->fs->devices, where.devid, c->stripes[where.stripe_index].dev_uuid);
+		if (!dev || dev->fd < 0)
+			continue;   /* a missing device: the open warned once, a degraded filesystem */
 		ret = btrfs_read_tree_block_mirror(ctx->fs, eb->start, m, &copy);
 		if (!ret && !memcmp(copy->data, eb->data, eb->len)) {
 			free_extent_buffer(copy);
