@@ -24,6 +24,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <uuid/uuid.h>
 #include "check/check.h"
 #include "check/extents.h"
 #include "lib/format/accessors.h"
@@ -137,6 +138,36 @@ static void compare_chunk_item(struct check_ctx *ctx, const struct btrfs_key *ke
 				    m->logical, m->length, i, btrfs_stripe_devid(st), btrfs_stripe_offset(st),
 				    m->stripes[i].devid, m->stripes[i].physical);
 	}
+}
+
+/*
+ * A device item whose uuid names no device we have, while a device with its
+ * devid is here: the item (or that device's superblock) is damaged, not a
+ * device missing.  (A device really missing was warned about at open.)
+ */
+static void check_dev_item_uuid(struct check_ctx *ctx, const struct btrfs_dev_item *di)
+{
+	const struct btrfs_device_list *list = &ctx->fs->devices;
+	u64 devid = btrfs_device_id(di);
+	char have[BTRFS_UUID_UNPARSED_SIZE], want[BTRFS_UUID_UNPARSED_SIZE];
+	const struct btrfs_device *same = NULL;
+
+	for (int i = 0; i < list->nr; i++) {
+		const struct btrfs_device *d = &list->devs[i];
+
+		if (d->devid != devid)
+			continue;
+		if (!memcmp(d->uuid, di->uuid, BTRFS_UUID_SIZE) && d->fd >= 0)
+			return;
+		if (d->fd >= 0)
+			same = d;
+	}
+	if (!same)
+		return;
+	uuid_unparse(di->uuid, have);
+	uuid_unparse(same->uuid, want);
+	check_error(ctx, "device item devid %llu has uuid %s, but device %s with that devid has uuid %s",
+		    devid, have, same->path, want);
 }
 
 /* --repair: the good copy of a tree block goes over its bad copy. */
@@ -429,6 +460,7 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 			d->devid = btrfs_device_id(ptr);
 			d->total_bytes = btrfs_device_total_bytes(ptr);
 			d->bytes_used = btrfs_device_bytes_used(ptr);
+			check_dev_item_uuid(ctx, ptr);
 		} else if (key.type == BTRFS_ROOT_ITEM_KEY && tree_id == BTRFS_ROOT_TREE_OBJECTID) {
 			struct check_root *r;
 
