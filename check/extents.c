@@ -1040,6 +1040,11 @@ static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
 			other = st->got[k].root;
 		}
 		x = check_find_extent(st, o->bytenr);
+		/* only blocks of trees that snapshots share are ever FULL_BACKREF */
+		if (x && (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) && !is_subvolume_tree(o->owner) &&
+		    o->owner != BTRFS_TREE_RELOC_OBJECTID && o->owner != BTRFS_DATA_RELOC_TREE_OBJECTID)
+			check_error(ctx, "tree block %llu of tree %llu: extent item flags 0x%llx have FULL_BACKREF, which only blocks of subvolume and relocation trees carry",
+				    o->bytenr, o->owner, x->flags);
 		if (!tree_refs || named || !x || (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
 			continue;
 		check_error(ctx, "tree block %llu: header owner %llu, but its %zu tree back reference(s) name root %llu%s",

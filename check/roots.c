@@ -60,7 +60,9 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) generation %llu is beyond the superblock's %llu",
 			    name, key->objectid, key->offset, btrfs_root_generation(ri),
 			    btrfs_super_generation(sb));
-	if (fs_tree_id(key->objectid) && btrfs_root_dirid(ri) != BTRFS_FIRST_FREE_OBJECTID)
+	/* trees of files: the subvolumes and the data relocation tree */
+	if ((fs_tree_id(key->objectid) || key->objectid == BTRFS_DATA_RELOC_TREE_OBJECTID) &&
+	    btrfs_root_dirid(ri) != BTRFS_FIRST_FREE_OBJECTID)
 		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) root_dirid %llu, expected %llu",
 			    name, key->objectid, key->offset, btrfs_root_dirid(ri),
 			    BTRFS_FIRST_FREE_OBJECTID);
