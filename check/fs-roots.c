@@ -559,6 +559,10 @@ static int dir_entries(struct fs_root_tree *t, const struct extent_buffer *eb, i
 				       loc.objectid,
 				       key->type == BTRFS_DIR_INDEX_KEY ? key->offset : 0, key->offset,
 				       p + sizeof(*di), nl, btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED);
+		else if (loc.type == BTRFS_ROOT_ITEM_KEY &&
+			 (btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED) != BTRFS_FT_DIR)
+			INODE_ERR(t, key->objectid, "directory entry '%.*s' of a subvolume has file type %u, expected %u (directory)",
+				  (int)nl, (char *)(p + sizeof(*di)), btrfs_dir_type(di), BTRFS_FT_DIR);
 		else if (loc.type != BTRFS_ROOT_ITEM_KEY)
 			INODE_ERR(t, key->objectid, "directory entry '%.*s' has location key type %u",
 				  (int)nl, (char *)(p + sizeof(*di)), loc.type);
