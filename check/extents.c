@@ -78,8 +78,7 @@ static int seen_insert(struct ext_state *st, u64 bytenr)
 
 static bool is_fs_tree(u64 id)
 {
-	return id == BTRFS_FS_TREE_OBJECTID || id == BTRFS_DATA_RELOC_TREE_OBJECTID ||
-	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
+	return btrfs_is_subvolume_tree(id) || id == BTRFS_DATA_RELOC_TREE_OBJECTID;
 }
 
 const char *check_tree_name(u64 id, char *buf, size_t len)
@@ -481,13 +480,6 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 
 /* ---- walking one tree ------------------------------------------------------------ */
 
-/* A subvolume tree (the kernel's is_fstree): its blocks may be owned by any other one. */
-static bool is_subvolume_tree(u64 id)
-{
-	return id == BTRFS_FS_TREE_OBJECTID ||
-	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
-}
-
 /*
  * What the header of a block of tree tree_id may say beyond what the read
  * path verifies: its owner (the kernel's rule: the tree itself, or for a
@@ -506,9 +498,9 @@ static void check_block_header(struct check_ctx *ctx, u64 tree_id, const struct 
 	const char *tname = check_tree_name(tree_id, nbuf, sizeof(nbuf));
 
 	if (tree_id != BTRFS_TREE_LOG_OBJECTID && tree_id != BTRFS_TREE_RELOC_OBJECTID &&
-	    (is_subvolume_tree(tree_id) ? !is_subvolume_tree(owner) : owner != tree_id))
+	    (btrfs_is_subvolume_tree(tree_id) ? !btrfs_is_subvolume_tree(owner) : owner != tree_id))
 		check_error(ctx, "%s: tree block %llu has owner %llu, expected %s%llu",
-			    tname, eb->start, owner, is_subvolume_tree(tree_id) ? "a subvolume like " : "",
+			    tname, eb->start, owner, btrfs_is_subvolume_tree(tree_id) ? "a subvolume like " : "",
 			    tree_id);
 	if (flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC))
 		check_error(ctx, "%s: tree block %llu has unknown header flags 0x%llx",
@@ -1041,7 +1033,7 @@ static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
 		}
 		x = check_find_extent(st, o->bytenr);
 		/* only blocks of trees that snapshots share are ever FULL_BACKREF */
-		if (x && (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) && !is_subvolume_tree(o->owner) &&
+		if (x && (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) && !btrfs_is_subvolume_tree(o->owner) &&
 		    o->owner != BTRFS_TREE_RELOC_OBJECTID && o->owner != BTRFS_DATA_RELOC_TREE_OBJECTID)
 			check_error(ctx, "tree block %llu of tree %llu: extent item flags 0x%llx have FULL_BACKREF, which only blocks of subvolume and relocation trees carry",
 				    o->bytenr, o->owner, x->flags);

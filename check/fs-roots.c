@@ -1001,10 +1001,10 @@ static void free_tree(struct fs_root_tree *t)
 	free(t->missing);
 }
 
+/* trees of files: the subvolumes and the data relocation tree */
 static bool is_subvol_tree(u64 id)
 {
-	return id == BTRFS_FS_TREE_OBJECTID || id == BTRFS_DATA_RELOC_TREE_OBJECTID ||
-	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
+	return btrfs_is_subvolume_tree(id) || id == BTRFS_DATA_RELOC_TREE_OBJECTID;
 }
 
 int check_fs_roots(struct check_ctx *ctx)

@@ -15,12 +15,6 @@ struct roots_seen {
 	bool extent, dev, fs, csum, free_space, block_group;
 };
 
-static bool fs_tree_id(u64 id)
-{
-	return id == BTRFS_FS_TREE_OBJECTID ||
-	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
-}
-
 static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
 		     const struct btrfs_key *key, void *arg)
 {
@@ -61,7 +55,7 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 			    name, key->objectid, key->offset, btrfs_root_generation(ri),
 			    btrfs_super_generation(sb));
 	/* trees of files: the subvolumes and the data relocation tree */
-	if ((fs_tree_id(key->objectid) || key->objectid == BTRFS_DATA_RELOC_TREE_OBJECTID) &&
+	if ((btrfs_is_subvolume_tree(key->objectid) || key->objectid == BTRFS_DATA_RELOC_TREE_OBJECTID) &&
 	    btrfs_root_dirid(ri) != BTRFS_FIRST_FREE_OBJECTID)
 		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) root_dirid %llu, expected %llu",
 			    name, key->objectid, key->offset, btrfs_root_dirid(ri),

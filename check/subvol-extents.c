@@ -91,11 +91,6 @@ void check_sort_uses(struct check_uses *u)
 	check_sort(u->use, u->use_nr, sizeof(*u->use), cmp_use);
 }
 
-static bool is_subvol(u64 id)
-{
-	return id == BTRFS_FS_TREE_OBJECTID ||
-	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
-}
 
 struct subvol_walk {
 	check_subvol_fn fn;
@@ -109,7 +104,7 @@ static int subvol_root(struct check_ctx *ctx, const struct extent_buffer *eb, in
 	const struct btrfs_root_item *ri;
 	struct btrfs_tree_ref tree;
 
-	if (key->type != BTRFS_ROOT_ITEM_KEY || !is_subvol(key->objectid) ||
+	if (key->type != BTRFS_ROOT_ITEM_KEY || !btrfs_is_subvolume_tree(key->objectid) ||
 	    btrfs_leaf_item_size(eb, slot) < offsetof(struct btrfs_root_item, generation_v2))
 		return 0;
 	ri = btrfs_leaf_item_ptr(eb, slot);

@@ -115,9 +115,8 @@ static int cmp_u64(const void *a, const void *b)
 /* Trees whose blocks are never shared: their owner is checked on read. */
 static bool is_subvol_tree(u64 tree)
 {
-	return tree == BTRFS_FS_TREE_OBJECTID || tree == BTRFS_TREE_RELOC_OBJECTID ||
-	       tree == BTRFS_DATA_RELOC_TREE_OBJECTID ||
-	       (tree >= BTRFS_FIRST_FREE_OBJECTID && tree <= BTRFS_LAST_FREE_OBJECTID);
+	return btrfs_is_subvolume_tree(tree) || tree == BTRFS_TREE_RELOC_OBJECTID ||
+	       tree == BTRFS_DATA_RELOC_TREE_OBJECTID;
 }
 
 int btrfs_trans_read_block(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, u64 gen,

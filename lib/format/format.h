@@ -114,6 +114,13 @@ static inline u64 btrfs_sb_offset(int mirror)
 
 #define BTRFS_FIRST_FREE_OBJECTID 256ULL       /* first inode / subvolume number */
 #define BTRFS_LAST_FREE_OBJECTID -256ULL
+
+/* A subvolume's tree (the kernel's is_fstree): the fs tree or an id a subvolume can take. */
+static inline bool btrfs_is_subvolume_tree(u64 id)
+{
+	return id == BTRFS_FS_TREE_OBJECTID ||
+	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
+}
 #define BTRFS_FIRST_CHUNK_TREE_OBJECTID 256ULL /* chunk tree: objectid of chunk items */
 #define BTRFS_DEV_ITEMS_OBJECTID 1ULL          /* chunk tree: objectid of device items */
 #define BTRFS_BTREE_INODE_OBJECTID 1ULL

@@ -195,7 +195,7 @@ static int resolve_field(const struct extent_buffer *eb, int slot, u8 key_type, 
 		tag = slot == SUPER_SLOT ? "super_block" : slot < 0 ? "header" : item_struct(key_type);
 	}
 	snprintf(out->name, sizeof(out->name), "%s", spec);
-	if (!dot && !strncmp(buf, "u", 1) && has_extra &&
+	if (!dot && has_extra &&
 	    (!strcmp(buf, "u8") || !strcmp(buf, "u16") || !strcmp(buf, "u32") || !strcmp(buf, "u64"))) {
 		out->bits = (unsigned int)atoi(buf + 1);
 		tag = NULL;
