@@ -870,11 +870,6 @@ static void fix_names(struct fs_root_tree *t)
 /* Inode items recreated: mode from an entry naming the inode, sizes from its items. */
 static void fix_missing_inodes(struct fs_root_tree *t)
 {
-	static const u32 mode_of[] = {
-		[BTRFS_FT_REG_FILE] = 0100644, [BTRFS_FT_DIR] = 040755, [BTRFS_FT_CHRDEV] = 020644,
-		[BTRFS_FT_BLKDEV] = 060644, [BTRFS_FT_FIFO] = 010644, [BTRFS_FT_SOCK] = 0140644,
-		[BTRFS_FT_SYMLINK] = 0120777,
-	};
 	struct fs_root_name *lists[2] = { t->items, t->index };
 	size_t nrs[2] = { t->items_nr, t->index_nr };
 
@@ -883,15 +878,15 @@ static void fix_missing_inodes(struct fs_root_tree *t)
 			struct fs_root_missing k = { .ino = lists[l][i].ino }, *m;
 
 			m = check_bsearch(&k, t->missing, t->missing_nr, sizeof(k), check_cmp_u64);
-			if (m && lists[l][i].type < ARRAY_SIZE(mode_of))
+			if (m && btrfs_mode_of_ftype(lists[l][i].type))
 				m->ftype = lists[l][i].type;
 		}
 	for (size_t i = 0; i < t->missing_nr; i++) {
 		const struct fs_root_missing *m = &t->missing[i];
 		struct repair_new_inode n = { .root = t->root, .ino = m->ino, .nlink = m->names };
 
-		n.mode = m->ftype && mode_of[m->ftype] ? mode_of[m->ftype] :
-			 m->dir_size ? 040755 : 0100644;
+		n.mode = m->ftype ? btrfs_mode_of_ftype(m->ftype) : m->dir_size ? 040000 : 0100000;
+		n.mode |= S_ISDIR(n.mode) ? 0755 : S_ISLNK(n.mode) ? 0777 : 0644;
 		if (S_ISDIR(n.mode)) {
 			if (m->names > 1)
 				continue;   /* a directory has one name: which one is not ours to pick */

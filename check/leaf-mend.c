@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "check/check.h"
 #include "check/leaf-mend.h"
 #include "lib/format/accessors.h"
@@ -179,11 +180,48 @@ static int mend_header(struct mend *m)
 	return 0;
 }
 
-/* Generation: when the inode was made, so never after its transid (last change). */
-static void mend_inode(struct mend *m, int slot, struct btrfs_inode_item *ii)
+/*
+ * An inode's mode whose type is no S_IF* type, or with bits beyond type and
+ * permissions: the type its names' directory entries give (both the
+ * DIR_INDEX and the DIR_ITEM, agreeing; a subvolume's top directory is a
+ * directory), the permission bits kept.  Left as is (the leaf not mended)
+ * when nothing says.
+ */
+static u8 named_type(struct mend *m, u64 ino);
+static void mend_inode_mode(struct mend *m, int slot, u64 ino, struct btrfs_inode_item *ii)
+{
+	u32 mode = btrfs_inode_mode(ii), type = mode & 0170000, nmode;
+
+	if (btrfs_ftype_of_mode(mode) != BTRFS_FT_UNKNOWN && !(mode & ~(0170000 | 07777)))
+		return;
+	if (!btrfs_is_subvolume_tree(m->tree))
+		return;
+	if (btrfs_ftype_of_mode(type) == BTRFS_FT_UNKNOWN)
+		type = ino == BTRFS_FIRST_FREE_OBJECTID ? 0040000 : btrfs_mode_of_ftype(named_type(m, ino));
+	if (!type)
+		return;
+	nmode = type | (mode & 07777);
+	say(m, slot, "inode mode 0%o, set to 0%o (%s)", mode, nmode,
+	    (mode & 0170000) == type ? "bits beyond type and permissions cleared" :
+	    ino == BTRFS_FIRST_FREE_OBJECTID ? "the subvolume's top directory" :
+	    "the file type its directory entries give");
+	btrfs_set_inode_mode(ii, nmode);
+}
+
+/*
+ * Generation: when the inode was made, so never after its transid (last
+ * change).  A directory has one name: nlink 1 (pass 5 then checks it).
+ */
+static void mend_inode(struct mend *m, int slot, u64 ino, struct btrfs_inode_item *ii)
 {
 	u64 gen = btrfs_inode_generation(ii), tid = btrfs_inode_transid(ii);
 	u64 leaf_gen = btrfs_header_generation(btrfs_header(m->eb));
+
+	mend_inode_mode(m, slot, ino, ii);
+	if (S_ISDIR(btrfs_inode_mode(ii)) && btrfs_inode_nlink(ii) > 1) {
+		say(m, slot, "directory nlink %u, set to 1", btrfs_inode_nlink(ii));
+		btrfs_set_inode_nlink(ii, 1);
+	}
 
 	if (tid > m->limit) {
 		say(m, slot, "inode transid %llu beyond the superblock's, set to the leaf's generation %llu",
@@ -220,11 +258,44 @@ static void mend_root_item(struct mend *m, int slot, struct btrfs_root_item *ri,
 	}
 }
 
+/*
+ * An extent's refs below what its inline back references count: raised to
+ * that (the extents pass then counts the keyed ones too and sets the
+ * total).  A malformed ref list is left to the tree-checker's verdict.
+ */
+static void mend_extent_refs(struct mend *m, int slot, const struct btrfs_key *key,
+			     struct btrfs_extent_item *ei, u32 size)
+{
+	u32 cur = sizeof(*ei);
+	u64 sum = 0;
+
+	if (key->type == BTRFS_EXTENT_ITEM_KEY && (btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK))
+		cur += sizeof(struct btrfs_tree_block_info);
+	while (cur < size) {
+		const struct btrfs_extent_inline_ref *iref = (const void *)((u8 *)ei + cur);
+		u8 type = btrfs_extent_inline_ref_type(iref);
+		u32 rsize = btrfs_extent_inline_ref_size(type);
+
+		if (!rsize || rsize > size - cur)
+			return;
+		sum += btrfs_extent_inline_ref_count(iref, type);
+		cur += rsize;
+	}
+	if (cur != size || btrfs_extent_refs(ei) >= sum)
+		return;
+	say(m, slot, "extent refs %llu, below its inline back references' %llu: set to %llu",
+	    (unsigned long long)btrfs_extent_refs(ei), (unsigned long long)sum,
+	    (unsigned long long)sum);
+	btrfs_set_extent_refs(ei, sum);
+}
+
 /* A tree block's extent was made with the block: its header's generation. */
 static void mend_extent_item(struct mend *m, int slot, const struct btrfs_key *key,
-			     struct btrfs_extent_item *ei)
+			     struct btrfs_extent_item *ei, u32 size)
 {
 	u64 gen = btrfs_extent_generation(ei), ngen;
+
+	mend_extent_refs(m, slot, key, ei, size);
 
 	if (gen <= m->limit)
 		return;
@@ -258,29 +329,132 @@ static bool leaf_ref_has_name(const struct extent_buffer *eb, int slot, const ch
 	return false;
 }
 
+/*
+ * The item at want (BTRFS_SEARCH_EXACT) or the first one after it
+ * (BTRFS_SEARCH_NEXT): in this leaf, whose item bytes are trusted, else in
+ * the tree (a read error, such as this leaf's own disk copy failing the
+ * tree-checker, is "not found").  true with *eb and *slot set (release path
+ * after use).
+ */
+static bool find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_search_mode mode,
+		      struct btrfs_path *path, const struct extent_buffer **eb, int *slot)
+{
+	u32 nr = btrfs_eb_nritems(m->eb), i;
+	struct btrfs_tree_ref tree;
+
+	btrfs_init_path(path);
+	for (i = 0; i < nr; i++) {
+		struct btrfs_key k;
+		int c;
+
+		btrfs_item_key_to_cpu(m->eb, &k, i);
+		c = btrfs_comp_cpu_keys(&k, want);
+		/* a later key: the next item when an earlier key of this leaf is before want */
+		if (c == 0 || (c > 0 && mode == BTRFS_SEARCH_NEXT && i > 0)) {
+			*eb = m->eb;
+			*slot = (int)i;
+			return true;
+		}
+		if (c > 0)
+			break;
+	}
+	if (btrfs_find_tree_root(m->fs, m->tree, &tree) < 0 ||
+	    btrfs_search_key(m->fs, &tree, want, mode, path, NULL) != 0)
+		return false;
+	*eb = path->nodes[0];
+	*slot = path->slots[0];
+	return true;
+}
+
 /* The inode ref naming (dir, name) for ino: in this leaf, else in the tree. */
 static bool name_confirmed(struct mend *m, u64 ino, u64 dir, const char *name, u32 len)
 {
 	struct btrfs_key want = { .objectid = ino, .type = BTRFS_INODE_REF_KEY, .offset = dir };
-	struct btrfs_tree_ref tree;
+	const struct extent_buffer *eb;
 	struct btrfs_path path;
-	u32 nr = btrfs_eb_nritems(m->eb), i;
 	bool found = false;
+	int slot;
 
-	for (i = 0; i < nr; i++) {
-		struct btrfs_key k;
-
-		btrfs_item_key_to_cpu(m->eb, &k, i);
-		if (!btrfs_comp_cpu_keys(&k, &want))
-			return leaf_ref_has_name(m->eb, i, name, len);
-	}
-	if (btrfs_find_tree_root(m->fs, m->tree, &tree) < 0)
-		return false;
-	btrfs_init_path(&path);
-	if (btrfs_search_key(m->fs, &tree, &want, BTRFS_SEARCH_EXACT, &path, NULL) == 0)
-		found = leaf_ref_has_name(path.nodes[0], path.slots[0], name, len);
+	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot))
+		found = leaf_ref_has_name(eb, slot, name, len);
 	btrfs_release_path(&path);
 	return found;
+}
+
+/*
+ * The entry named name pointing to ino in the DIR_ITEM or DIR_INDEX item at
+ * key: its file type, or 0 when there is none such.
+ */
+static u8 entry_type(struct mend *m, const struct btrfs_key *key, u64 ino, const char *name,
+		     u32 len)
+{
+	const struct extent_buffer *eb;
+	struct btrfs_path path;
+	u8 type = 0;
+	int slot;
+
+	if (find_item(m, key, BTRFS_SEARCH_EXACT, &path, &eb, &slot)) {
+		const u8 *p = btrfs_leaf_item_ptr(eb, slot);
+		u32 size = btrfs_leaf_item_size(eb, slot), cur = 0;
+
+		while (!type && size - cur >= sizeof(struct btrfs_dir_item)) {
+			const struct btrfs_dir_item *d = (const void *)(p + cur);
+			u32 n = btrfs_dir_name_len(d), dlen = n + btrfs_dir_data_len(d);
+			struct btrfs_key loc;
+
+			cur += sizeof(*d);
+			if (dlen > size - cur)
+				break;
+			btrfs_disk_key_to_cpu(&loc, &d->location);
+			if (loc.objectid == ino && loc.type == BTRFS_INODE_ITEM_KEY && n == len &&
+			    !memcmp(p + cur, name, len))
+				type = btrfs_dir_ftype(d);
+			cur += dlen;
+		}
+	}
+	btrfs_release_path(&path);
+	return type;
+}
+
+/*
+ * The file type ino's first name gives it: its inode ref's DIR_INDEX and
+ * DIR_ITEM entries must both exist and agree; 0 otherwise.
+ */
+static u8 named_type(struct mend *m, u64 ino)
+{
+	struct btrfs_key want = { ino, BTRFS_INODE_REF_KEY, 0 }, k;
+	const struct extent_buffer *eb;
+	char name[BTRFS_NAME_LEN];
+	struct btrfs_path path;
+	u32 len = 0;
+	u64 index = 0;
+	int slot;
+	u8 a, b;
+
+	if (!find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
+		btrfs_release_path(&path);
+		return 0;
+	}
+	btrfs_item_key_to_cpu(eb, &k, slot);
+	if (k.objectid == ino && k.type == BTRFS_INODE_REF_KEY &&
+	    btrfs_leaf_item_size(eb, slot) >= sizeof(struct btrfs_inode_ref)) {
+		const struct btrfs_inode_ref *ref = btrfs_leaf_item_ptr(eb, slot);
+
+		len = btrfs_inode_ref_name_len(ref);
+		index = btrfs_inode_ref_index(ref);
+		if (len > sizeof(name) || len > btrfs_leaf_item_size(eb, slot) - sizeof(*ref))
+			len = 0;
+		else
+			memcpy(name, btrfs_inode_ref_name_ptr(ref), len);
+	}
+	btrfs_release_path(&path);
+	if (!len)
+		return 0;
+	want = (struct btrfs_key){ k.offset, BTRFS_DIR_INDEX_KEY, index };
+	a = entry_type(m, &want, ino, name, len);
+	want = (struct btrfs_key){ k.offset, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, (int)len) };
+	b = entry_type(m, &want, ino, name, len);
+	return a == b ? a : 0;
 }
 
 /*
@@ -466,7 +640,7 @@ static int mend_items(struct mend *m)
 		case BTRFS_INODE_ITEM_KEY:
 			if (key.objectid != BTRFS_FREE_SPACE_OBJECTID &&
 			    size == sizeof(struct btrfs_inode_item))
-				mend_inode(m, i, (void *)p);
+				mend_inode(m, i, key.objectid, (void *)p);
 			break;
 		case BTRFS_ROOT_ITEM_KEY:
 			if (size >= offsetof(struct btrfs_root_item, generation_v2))
@@ -475,7 +649,7 @@ static int mend_items(struct mend *m)
 		case BTRFS_EXTENT_ITEM_KEY:
 		case BTRFS_METADATA_ITEM_KEY:
 			if (size >= sizeof(struct btrfs_extent_item))
-				mend_extent_item(m, i, &key, (void *)p);
+				mend_extent_item(m, i, &key, (void *)p, size);
 			break;
 		case BTRFS_DIR_ITEM_KEY:
 		case BTRFS_XATTR_ITEM_KEY:

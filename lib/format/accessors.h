@@ -137,6 +137,22 @@ static inline u32 btrfs_extent_inline_ref_size(int type)
 	}
 }
 
+/* The references one inline back reference of the given type counts (an owner ref: none). */
+static inline u64 btrfs_extent_inline_ref_count(const struct btrfs_extent_inline_ref *iref, int type)
+{
+	switch (type) {
+	case BTRFS_TREE_BLOCK_REF_KEY:
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+		return 1;
+	case BTRFS_SHARED_DATA_REF_KEY:
+		return btrfs_shared_data_ref_count((const struct btrfs_shared_data_ref *)(iref + 1));
+	case BTRFS_EXTENT_DATA_REF_KEY:
+		return btrfs_extent_data_ref_count((const struct btrfs_extent_data_ref *)&iref->offset);
+	default:
+		return 0;
+	}
+}
+
 /* Back reference revision, bits 56-63 of the header flags. */
 static inline u8 btrfs_header_backref_rev(const struct btrfs_header *h)
 {

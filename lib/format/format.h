@@ -317,6 +317,21 @@ static inline u8 btrfs_ftype_of_mode(u32 mode)
 	return BTRFS_FT_UNKNOWN;
 }
 
+/* The S_IF* type bits of an inode a directory entry of type ftype names; 0 for none. */
+static inline u32 btrfs_mode_of_ftype(u8 ftype)
+{
+	switch (ftype) {
+	case BTRFS_FT_REG_FILE: return 0100000;
+	case BTRFS_FT_DIR: return 0040000;
+	case BTRFS_FT_CHRDEV: return 0020000;
+	case BTRFS_FT_BLKDEV: return 0060000;
+	case BTRFS_FT_FIFO: return 0010000;
+	case BTRFS_FT_SOCK: return 0140000;
+	case BTRFS_FT_SYMLINK: return 0120000;
+	}
+	return 0;
+}
+
 /* ---- File extents ------------------------------------------------------- */
 
 #define BTRFS_FILE_EXTENT_INLINE 0     /* data follows the item header in the leaf */

@@ -504,7 +504,6 @@ static int check_extent_item(struct tc *t, const u8 *p, u32 size)
 		case BTRFS_TREE_BLOCK_REF_KEY:
 			if (flags & BTRFS_EXTENT_FLAG_DATA)
 				return item_err(t, "invalid inline ref type %u for a data extent", type);
-			inline_refs++;
 			break;
 		case BTRFS_SHARED_BLOCK_REF_KEY:
 			if (flags & BTRFS_EXTENT_FLAG_DATA)
@@ -512,27 +511,18 @@ static int check_extent_item(struct tc *t, const u8 *p, u32 size)
 			if (!IS_ALIGNED(btrfs_extent_inline_ref_offset(iref), sectorsize))
 				return item_err(t, "invalid shared block ref parent, have %llu expect aligned to %u",
 						btrfs_extent_inline_ref_offset(iref), sectorsize);
-			inline_refs++;
 			break;
-		case BTRFS_EXTENT_DATA_REF_KEY: {
-			const struct btrfs_extent_data_ref *dref = (const void *)&iref->offset;
-
+		case BTRFS_EXTENT_DATA_REF_KEY:
 			if (!(flags & BTRFS_EXTENT_FLAG_DATA))
 				return item_err(t, "invalid inline ref type %u for a tree block", type);
-			inline_refs += btrfs_extent_data_ref_count(dref);
 			break;
-		}
-		case BTRFS_SHARED_DATA_REF_KEY: {
-			const struct btrfs_shared_data_ref *sref = (const void *)(iref + 1);
-
+		case BTRFS_SHARED_DATA_REF_KEY:
 			if (!(flags & BTRFS_EXTENT_FLAG_DATA))
 				return item_err(t, "invalid inline ref type %u for a tree block", type);
 			if (!IS_ALIGNED(btrfs_extent_inline_ref_offset(iref), sectorsize))
 				return item_err(t, "invalid shared data ref parent, have %llu expect aligned to %u",
 						btrfs_extent_inline_ref_offset(iref), sectorsize);
-			inline_refs += btrfs_shared_data_ref_count(sref);
 			break;
-		}
 		case BTRFS_EXTENT_OWNER_REF_KEY:
 			if (!(t->geo->incompat_flags & BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA))
 				return item_err(t, "extent owner ref without the simple quota feature");
@@ -540,6 +530,7 @@ static int check_extent_item(struct tc *t, const u8 *p, u32 size)
 				return item_err(t, "extent owner ref not the first inline ref");
 			break;
 		}
+		inline_refs += btrfs_extent_inline_ref_count(iref, type);
 		cur += rsize;
 	}
 	if (inline_refs > refs)
