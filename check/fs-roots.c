@@ -824,7 +824,35 @@ static void fix_missing_ref(struct fs_root_tree *t, const struct fs_root_name *x
 }
 
 /*
- * After matching: unmatched entries paired into proven links or deleted,
+ * A ref neither of whose entries exists, while the DIR_INDEX at its
+ * directory and index points to its inode under another name, which the
+ * DIR_ITEM confirms: two witnesses against one, the ref's name is the one
+ * damaged and takes theirs (its two reports and the entries' two).
+ */
+static void fix_ref_name(struct fs_root_tree *t, struct fs_root_name *r)
+{
+	struct fs_root_name *x, *d;
+	struct repair_ref_rename f;
+
+	if (r->missing != 3 || !is_dir(t, r->dir))
+		return;
+	x = check_bsearch(r, t->index, t->index_nr, sizeof(*r), cmp_by_index);
+	if (!x || x->matched)
+		return;
+	d = check_bsearch(x, t->items, t->items_nr, sizeof(*x), cmp_by_hash);
+	if (!d || d->matched || d->name_len != x->name_len ||
+	    !entry_fix_arg(t, x, BTRFS_DIR_INDEX_KEY, &f.to) ||
+	    !ref_fix_arg(t, r, BTRFS_INODE_REF_KEY, &f.from))
+		return;
+	x->matched = d->matched = 1;
+	r->missing = 0;
+	check_fixable(t->ctx, repair_rename_ref, &f, sizeof(f));
+	for (int i = 0; i < 3; i++)
+		check_fixable(t->ctx, NULL, NULL, 0);
+}
+
+/*
+ * After matching: a ref's damaged name mended, then unmatched entries paired into proven links or deleted,
  * then the entries refs miss added, then the proven refs.  Deletions come
  * first so that an entry added may take the key of a wrong one.
  */
@@ -832,6 +860,8 @@ static void fix_names(struct fs_root_tree *t)
 {
 	size_t i;
 
+	for (i = 0; i < t->refs_nr; i++)
+		fix_ref_name(t, &t->refs[i]);
 	for (i = 0; i < t->index_nr; i++) {
 		struct fs_root_name *x = &t->index[i], *d;
 

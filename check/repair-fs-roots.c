@@ -260,28 +260,39 @@ static int search_entry(struct btrfs_trans *t, struct btrfs_wroot *root, const s
 	return ret;
 }
 
+/*
+ * Remove bytes [off, off + len) of the item at path (a cow search with
+ * ins_len < 0), the whole item when that is all of it; the path is released.
+ */
+static int cut_from_item(struct btrfs_trans *t, struct btrfs_wroot *root, struct btrfs_path *path,
+			 u32 off, u32 len)
+{
+	u32 size = btrfs_path_item_size(path);
+	u8 *p = btrfs_path_item_ptr(path);
+	int ret;
+
+	if (len == size) {
+		ret = btrfs_del_items(t, root, path, path->slots[0], 1);
+	} else {
+		memmove(p + off, p + off + len, size - off - len);
+		ret = btrfs_truncate_item(t, path, size - len, true);
+	}
+	btrfs_release_path(path);
+	return ret;
+}
+
 int repair_del_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
 	const struct repair_name *n = arg;
 	struct btrfs_wroot *root;
 	struct btrfs_path path;
-	u32 off, len, size;
+	u32 off, len;
 	int ret = get_root(t, n->root, &root);
 
 	if (!ret)
 		ret = search_entry(t, root, n, -1, &path, &off, &len);
-	if (!ret) {
-		size = btrfs_path_item_size(&path);
-		if (len == size) {
-			ret = btrfs_del_items(t, root, &path, path.slots[0], 1);
-		} else {
-			u8 *p = btrfs_path_item_ptr(&path);
-
-			memmove(p + off, p + off + len, size - off - len);
-			ret = btrfs_truncate_item(t, &path, size - len, true);
-			btrfs_release_path(&path);
-		}
-	}
+	if (!ret)
+		ret = cut_from_item(t, root, &path, off, len);
 	if (!ret)
 		ret = adjust_inode(t, root, n->dir, -(s64)n->name_len, 0);
 	if (ret) {
@@ -343,6 +354,70 @@ int repair_add_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *
 	}
 	printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) added\n", n->root, n->ino,
 	       (int)n->name_len, n->name, n->dir, n->index);
+	return 0;
+}
+
+/* The inode ref of n (its index and name) in the INODE_REF item at path: its offset and length. */
+static int find_ref(const struct btrfs_path *path, const struct repair_name *n, u32 *off, u32 *len)
+{
+	u8 *p = btrfs_path_item_ptr(path);
+	u32 size = btrfs_path_item_size(path), o = 0;
+
+	while (size - o >= sizeof(struct btrfs_inode_ref)) {
+		struct btrfs_inode_ref *ref = (struct btrfs_inode_ref *)(p + o);
+		u32 l = sizeof(*ref) + btrfs_inode_ref_name_len(ref);
+
+		if (l > size - o)
+			break;
+		if (btrfs_inode_ref_index(ref) == n->index && btrfs_inode_ref_name_len(ref) == n->name_len &&
+		    !memcmp(p + o + sizeof(*ref), n->name, n->name_len)) {
+			*off = o;
+			*len = l;
+			return 0;
+		}
+		o += l;
+	}
+	return -ENOENT;
+}
+
+int repair_rename_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct repair_ref_rename *r = arg;
+	const struct repair_name *from = &r->from, *to = &r->to;
+	struct btrfs_key key = { from->ino, BTRFS_INODE_REF_KEY, from->dir };
+	u8 buf[sizeof(struct btrfs_inode_ref) + BTRFS_NAME_LEN];
+	struct btrfs_inode_ref *ref = (struct btrfs_inode_ref *)buf;
+	struct btrfs_wroot *root;
+	struct btrfs_path path;
+	u32 off, len;
+	int ret = get_root(t, from->root, &root);
+
+	if (ret)
+		return ret;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, root, &key, &path, -1, 1);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (!ret)
+		ret = find_ref(&path, from, &off, &len);
+	if (!ret)
+		ret = cut_from_item(t, root, &path, off, len);
+	else
+		btrfs_release_path(&path);
+	btrfs_set_inode_ref_index(ref, to->index);
+	btrfs_set_inode_ref_name_len(ref, to->name_len);
+	memcpy(buf + sizeof(*ref), to->name, to->name_len);
+	if (!ret)
+		ret = btrfs_insert_or_append_item(t, root, &key, buf, sizeof(*ref) + to->name_len);
+	if (ret) {
+		error("repair: root %llu inode %llu: cannot rename the inode ref '%.*s' (dir %llu index %llu): %s",
+		      from->root, from->ino, (int)from->name_len, from->name, from->dir, from->index,
+		      strerror(-ret));
+		return ret;
+	}
+	printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) renamed to '%.*s', the name its dir item and dir index agree on\n",
+	       from->root, from->ino, (int)from->name_len, from->name, from->dir, from->index,
+	       (int)to->name_len, to->name);
 	return 0;
 }
 

@@ -74,6 +74,16 @@ int repair_set_entry_type(struct check_ctx *ctx, struct btrfs_trans *t, void *ar
 int repair_add_ref(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /*
+ * An inode ref whose name neither entry has, while its directory's
+ * DIR_INDEX at its index and the DIR_ITEM agree on another name for the
+ * inode: the ref (from) takes the entries' name (to), nlink unchanged.
+ */
+struct repair_ref_rename {
+	struct repair_name from, to;
+};
+int repair_rename_ref(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
+/*
  * An inode with nlink > 0 but no name anything proves: linked into
  * lost+found (made in the tree's top directory when missing) under its
  * inode number, nlink 1, as btrfs-progs does.
