@@ -1041,6 +1041,8 @@ static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
 			continue;
 		check_error(ctx, "tree block %llu: header owner %llu, but its %zu tree back reference(s) name root %llu%s",
 			    o->bytenr, o->owner, tree_refs, other, tree_refs > 1 ? " and others" : "");
+		/* the back references rebuilt from the trees that reach the block */
+		check_queue_extent_rebuild(ctx, st, o->bytenr);
 	}
 }
 
