@@ -57,6 +57,9 @@ struct fs_root_inode {
 	u32 mode;
 	bool linkless;          /* nlink > 0 but no names: its nlink fix is owed */
 	bool ref_added;         /* a repair gives it an inode ref */
+	u8 items_ftype;         /* its items contradict its mode: BTRFS_FT_DIR (entries), else 0 */
+	bool mode_odd;          /* so (a non-directory with entries, a directory with file extents) */
+	bool mode_fixed;        /* a mode fix is queued */
 };
 
 /* An inode with names but no inode item: what its items say, to recreate it. */
@@ -243,6 +246,8 @@ static void finish_inode(struct fs_root_tree *t)
 	struct fs_root_cursor *c = &t->cur;
 	u64 ino = c->ino;
 	bool linkless = false;
+	/* the inode's own items against its mode's type (entries' file types decide, see match_kind) */
+	bool odd_entries = !S_ISDIR(c->mode) && c->dir_size, odd_extents = S_ISDIR(c->mode) && c->have_extent;
 
 	if (!ino)
 		return;
@@ -277,15 +282,17 @@ static void finish_inode(struct fs_root_tree *t)
 	if (S_ISLNK(c->mode) && (c->flags & (BTRFS_INODE_IMMUTABLE | BTRFS_INODE_APPEND)))
 		INODE_ERR(t, ino, "symlink with flags 0x%llx: IMMUTABLE and APPEND do not apply (odd inode flags)",
 			  c->flags);
-	if (S_ISDIR(c->mode)) {
+	if (odd_entries)
+		INODE_ERR(t, ino, "mode 0%o, yet it has directory entries (odd dir item)", c->mode);
+	if (S_ISDIR(c->mode) && !odd_extents) {
 		if (c->dir_size != c->size) {
 			INODE_ERR(t, ino, "directory isize %llu, its entries' names sum to %llu (dir isize wrong)",
 				  c->size, c->dir_size);
 			fix_inode_field(t, ino, REPAIR_INODE_SIZE, c->dir_size);
 		}
-		if (c->have_extent)
-			INODE_ERR(t, ino, "directory has file extent items");
 	}
+	if (odd_extents)
+		INODE_ERR(t, ino, "directory has file extent items");
 	if (S_ISREG(c->mode) || S_ISLNK(c->mode)) {
 		u64 end = (c->size + t->sectorsize - 1) / t->sectorsize * t->sectorsize;
 
@@ -302,7 +309,7 @@ static void finish_inode(struct fs_root_tree *t)
 			report_csum_missing(t);
 		if (c->odd_csums)
 			report_odd_csums(t);
-	} else if (c->have_extent && !S_ISDIR(c->mode)) {
+	} else if (c->have_extent && !S_ISDIR(c->mode) && !odd_entries) {
 		INODE_ERR(t, ino, "mode 0%o has file extent items", c->mode);
 	}
 keep:
@@ -313,6 +320,8 @@ keep:
 			in->ino = ino;
 			in->mode = c->mode;
 			in->linkless = linkless;
+			in->mode_odd = odd_entries || odd_extents;
+			in->items_ftype = odd_entries ? BTRFS_FT_DIR : 0;
 		}
 	}
 out:
@@ -929,6 +938,30 @@ static void fix_missing_inodes(struct fs_root_tree *t)
 	}
 }
 
+/*
+ * An inode whose items contradict its mode, named by an entry of file type
+ * ftype: when the items fit ftype (entries under it: a directory; file
+ * extents: a regular file or symlink), the mode takes that type, the
+ * permissions kept (this entry's report, and the first time the items'
+ * report too); else nothing is queued and the repair refuses.
+ */
+static void fix_odd_mode(struct fs_root_tree *t, struct fs_root_inode *in, u8 ftype)
+{
+	struct repair_set_inode f = { .root = t->root, .ino = in->ino, .field = REPAIR_INODE_MODE,
+				      .value = (in->mode & 07777) | btrfs_mode_of_ftype(ftype) };
+
+	if (in->items_ftype ? ftype != in->items_ftype :
+	    ftype != BTRFS_FT_REG_FILE && ftype != BTRFS_FT_SYMLINK)
+		return;
+	if (in->mode_fixed) {
+		check_fixable(t->ctx, NULL, NULL, 0);
+		return;
+	}
+	in->mode_fixed = true;
+	check_fixable(t->ctx, repair_set_inode_field, &f, sizeof(f));
+	check_fixable(t->ctx, NULL, NULL, 0);
+}
+
 /* Each ref against the entries of one kind (sorted by cmp), then the unmatched entries. */
 static void match_kind(struct fs_root_tree *t, struct fs_root_name *ents, size_t nr, bool by_index,
 		       const char *what)
@@ -941,7 +974,7 @@ static void match_kind(struct fs_root_tree *t, struct fs_root_name *ents, size_t
 	for (i = 0; i < t->refs_nr; i++) {
 		struct fs_root_name *r = &t->refs[i];
 		struct fs_root_name *e = check_bsearch(r, ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
-		const struct fs_root_inode *in;
+		struct fs_root_inode *in;
 		struct repair_name n;
 
 		if (is_orphan(t, r->dir) || is_orphan(t, r->ino)) {
@@ -963,7 +996,9 @@ static void match_kind(struct fs_root_tree *t, struct fs_root_name *ents, size_t
 		if (in && btrfs_ftype_of_mode(in->mode) != e->type) {
 			check_error(t->ctx, "root %llu: dir %llu %s '%s' for inode %llu has file type %u, the inode's mode 0%o means %u",
 				    t->root, r->dir, what, r->name, r->ino, e->type, in->mode, btrfs_ftype_of_mode(in->mode));
-			if (entry_fix_arg(t, e, key_type, &n)) {
+			if (in->mode_odd) {
+				fix_odd_mode(t, in, e->type);
+			} else if (entry_fix_arg(t, e, key_type, &n)) {
 				n.ftype = btrfs_ftype_of_mode(in->mode);
 				check_fixable(t->ctx, repair_set_entry_type, &n, sizeof(n));
 			}

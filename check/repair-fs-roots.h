@@ -26,7 +26,7 @@ static inline u64 check_name_hash64(const u8 *p, u32 len)
 	return h;
 }
 
-enum repair_inode_field { REPAIR_INODE_NLINK, REPAIR_INODE_SIZE, REPAIR_INODE_NBYTES };
+enum repair_inode_field { REPAIR_INODE_NLINK, REPAIR_INODE_SIZE, REPAIR_INODE_NBYTES, REPAIR_INODE_MODE };
 
 /* Set one field of inode ino's item in tree root. */
 struct repair_set_inode {
