@@ -185,6 +185,9 @@ int repair_add_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void
 {
 	const struct repair_name *n = arg;
 	struct btrfs_key key = entry_key(n), loc = { n->ino, BTRFS_INODE_ITEM_KEY, 0 };
+
+	if (n->subvol)
+		loc = (struct btrfs_key){ n->ino, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
 	u8 buf[sizeof(struct btrfs_dir_item) + BTRFS_NAME_LEN];
 	struct btrfs_dir_item *di = (struct btrfs_dir_item *)buf;
 	u32 size = sizeof(*di) + n->name_len;

@@ -61,6 +61,7 @@ struct repair_name {
 	u64 index;          /* DIR_INDEX key offset; the inode ref's index */
 	u8 key_type;
 	u8 ftype;           /* BTRFS_FT_* of a directory entry */
+	bool subvol;        /* an entry naming subvolume ino (location (ino, ROOT_ITEM, -1)) */
 	u16 name_len;
 	char name[BTRFS_NAME_LEN];
 };

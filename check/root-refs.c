@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include "check/check.h"
 #include "check/extents.h"
+#include "check/repair-fs-roots.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
+#include "lib/read/tree-checker.h"
 #include "lib/format/messages.h"
 
 struct rref {
@@ -56,7 +58,51 @@ static int rref_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	return 0;
 }
 
-/* The parent subvolume's directory entry for the reference. */
+/*
+ * A directory entry the ROOT_REF names (dir, index, name) but the parent
+ * lacks: added, naming the subvolume (when the ROOT_BACKREF disagrees, that
+ * error has no fix and the repair refuses).
+ */
+static void fix_missing_entry(struct check_ctx *ctx, const struct rref *r, u8 key_type)
+{
+	struct repair_name n = { .root = r->parent, .dir = r->dirid, .ino = r->child, .index = r->seq,
+				 .key_type = key_type, .ftype = BTRFS_FT_DIR, .subvol = true,
+				 .name_len = r->name_len };
+
+	memcpy(n.name, r->name, r->name_len);
+	check_fixable(ctx, repair_add_entry, &n, sizeof(n));
+}
+
+/* Does the DIR_ITEM of the subvolume's name in dir exist, naming it? 1, 0, or a read error. */
+static int has_dir_item(struct check_ctx *ctx, const struct btrfs_tree_ref *tree, const struct rref *r)
+{
+	struct btrfs_key key = { r->dirid, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(r->name, r->name_len) };
+	struct btrfs_path path;
+	int ret, found = 0;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(ctx->fs, tree, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+	if (ret < 0)
+		found = ret;
+	for (u32 cur = 0, size = ret ? 0 : btrfs_leaf_item_size(path.nodes[0], path.slots[0]);
+	     !found && size - cur >= sizeof(struct btrfs_dir_item);) {
+		const u8 *p = (const u8 *)btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]) + cur;
+		const struct btrfs_dir_item *di = (const void *)p;
+		u32 len = sizeof(*di) + btrfs_dir_name_len(di) + btrfs_dir_data_len(di);
+		struct btrfs_key loc;
+
+		if (len > size - cur)
+			break;
+		btrfs_disk_key_to_cpu(&loc, &di->location);
+		found = loc.objectid == r->child && loc.type == BTRFS_ROOT_ITEM_KEY &&
+			btrfs_dir_name_len(di) == r->name_len && !memcmp(di + 1, r->name, r->name_len);
+		cur += len;
+	}
+	btrfs_release_path(&path);
+	return found;
+}
+
+/* The parent subvolume's directory entries (DIR_ITEM and DIR_INDEX) for the reference. */
 static void check_dir_entry(struct check_ctx *ctx, const struct rref *r)
 {
 	struct btrfs_tree_ref tree;
@@ -67,12 +113,19 @@ static void check_dir_entry(struct check_ctx *ctx, const struct rref *r)
 
 	if (btrfs_find_tree_root(ctx->fs, r->parent, &tree))
 		return;   /* the parent is being deleted, or pass 2 reported it */
+	if (has_dir_item(ctx, &tree, r) == 0) {
+		check_error(ctx, "root %llu: ROOT_REF from root %llu names '%s' in dir %llu, but that dir has no dir item for it",
+			    r->child, r->parent, r->name, r->dirid);
+		fix_missing_entry(ctx, r, BTRFS_DIR_ITEM_KEY);
+	}
 	btrfs_init_path(&path);
 	ret = btrfs_search_key(ctx->fs, &tree, &key, BTRFS_SEARCH_EXACT, &path, NULL);
 	if (ret) {
 		btrfs_release_path(&path);
 		check_error(ctx, "root %llu: ROOT_REF from root %llu names '%s' in dir %llu index %llu, but that dir index does not exist",
 			    r->child, r->parent, r->name, r->dirid, r->seq);
+		if (ret > 0)
+			fix_missing_entry(ctx, r, BTRFS_DIR_INDEX_KEY);
 		return;
 	}
 	di = btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]);
