@@ -293,7 +293,7 @@ static void finish_inode(struct fs_root_tree *t)
 	}
 	if (odd_extents)
 		INODE_ERR(t, ino, "directory has file extent items");
-	if (S_ISREG(c->mode) || S_ISLNK(c->mode)) {
+	if ((S_ISREG(c->mode) || S_ISLNK(c->mode)) && !odd_entries) {
 		u64 end = (c->size + t->sectorsize - 1) / t->sectorsize * t->sectorsize;
 
 		if (!t->no_holes && !c->inline_extent && c->extent_end < end)
