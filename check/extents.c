@@ -473,6 +473,7 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 			btrfs_disk_key_to_cpu(&r->drop_key, &((struct btrfs_root_item *)ptr)->drop_progress);
 			r->drop_level = btrfs_root_drop_level(ptr);
 			r->refs = btrfs_root_refs(ptr);
+			r->last_snapshot = btrfs_root_last_snapshot(ptr);
 		}
 	}
 	return 0;
@@ -577,6 +578,8 @@ static int account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_i
 			return -ENOMEM;
 		o->bytenr = eb->start;
 		o->owner = owner;
+		o->gen = btrfs_header_generation(btrfs_header(eb));
+		o->reloc = btrfs_header_flags(btrfs_header(eb)) & BTRFS_HEADER_FLAG_RELOC;
 	}
 	ctx->items += 1 + nr;
 	s->total_tree_bytes += eb->len;
@@ -1046,6 +1049,59 @@ static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
 	}
 }
 
+/* The root item of subvolume tree id, NULL when none. */
+static const struct check_root *find_root(const struct ext_state *st, u64 id)
+{
+	for (size_t i = 0; i < st->root_nr; i++)
+		if (st->root[i].key.objectid == id)
+			return &st->root[i];
+	return NULL;
+}
+
+/*
+ * FULL_BACKREF on a block no snapshot can share: the kernel sets it only
+ * when a shared block is copied on write, and a subvolume's root block
+ * (a snapshot copies it), or a block newer than the tree's last snapshot,
+ * reached by one pointer, was never shared (btrfs-progs: "bad full backref").  Found before
+ * the expected refs are resolved: the flag is cleared in memory, so its
+ * children's refs are expected by root, and the --repair rebuild of its
+ * records (queued by queue_full_backref_fixes()) writes the flag cleared.
+ */
+static void check_full_backrefs(struct check_ctx *ctx, struct ext_state *st)
+{
+	check_sort(st->owners, st->owners_nr, sizeof(*st->owners), cmp_owner);
+	for (size_t i = 0; i < st->owners_nr; i++) {
+		const struct check_owner *o = &st->owners[i];
+		struct check_extent *x = check_find_extent(st, o->bytenr);
+		const struct check_root *r;
+		size_t paths = 0;
+
+		if (!x || !(x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) || o->reloc ||
+		    !btrfs_is_subvolume_tree(o->owner) || (i && o->bytenr == st->owners[i - 1].bytenr))
+			continue;
+		r = find_root(st, o->owner);
+		if (!r || (r->tree.bytenr != o->bytenr && o->gen <= r->last_snapshot))
+			continue;
+		for (size_t k = 0; k < st->exp_nr && paths < 2; k++)
+			paths += st->exp[k].bytenr == o->bytenr;
+		if (paths != 1)
+			continue;
+		check_error(ctx, "tree block %llu of tree %llu: extent item flags 0x%llx have FULL_BACKREF, but the block (generation %llu, %s, the tree's last snapshot %llu) was never shared",
+			    o->bytenr, o->owner, x->flags, o->gen,
+			    r->tree.bytenr == o->bytenr ? "its root block" : "newer than", r->last_snapshot);
+		x->flags &= ~BTRFS_BLOCK_FLAG_FULL_BACKREF;
+		x->bad_full_backref = 1;
+	}
+}
+
+/* The rebuilds of check_full_backrefs()'s blocks, once the expected refs are sorted. */
+static void queue_full_backref_fixes(struct check_ctx *ctx, struct ext_state *st)
+{
+	for (size_t i = 0; i < st->ext_nr; i++)
+		if (st->ext[i].bad_full_backref)
+			check_queue_extent_rebuild(ctx, st, st->ext[i].start);
+}
+
 static void check_extent_items(struct check_ctx *ctx, struct ext_state *st)
 {
 	u64 gen = btrfs_super_generation(btrfs_fs_super(ctx->fs));
@@ -1293,6 +1349,7 @@ int check_extents(struct check_ctx *ctx)
 	check_sort(st->ext, st->ext_nr, sizeof(*st->ext), cmp_ext);
 	check_sort(st->bg, st->bg_nr, sizeof(*st->bg), cmp_bg);
 	check_sort(st->dext, st->dext_nr, sizeof(*st->dext), cmp_devext);
+	check_full_backrefs(ctx, st);
 	ret = resolve_expected(ctx, st);
 	if (ret < 0) {
 		error("extent check stopped: %s", strerror(-ret));
@@ -1300,6 +1357,7 @@ int check_extents(struct check_ctx *ctx)
 	}
 	sort_merge(st->exp, &st->exp_nr);
 	sort_merge(st->got, &st->got_nr);
+	queue_full_backref_fixes(ctx, st);
 	check_extent_items(ctx, st);
 	compare_refs(ctx, st);
 	check_block_owners(ctx, st);

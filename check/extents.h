@@ -47,6 +47,7 @@ struct check_extent {
 	unsigned int data_written:1;  /* a regular file extent item refers to it (not only prealloc) */
 	unsigned int rebuild_seen:1;  /* --repair: rebuilding its records was considered */
 	unsigned int rebuild_ok:1;    /* and queued */
+	unsigned int bad_full_backref:1;  /* FULL_BACKREF on a block never shared: cleared in flags */
 };
 
 struct check_bg {
@@ -92,6 +93,7 @@ struct check_root {
 	struct btrfs_key drop_key;     /* drop_progress: objectid 0 = not being dropped */
 	u8 drop_level;
 	u32 refs;                      /* the root item's refs */
+	u64 last_snapshot;             /* the root item's: blocks newer were never shared */
 };
 
 /* A tree block pointed to without an extent item. */
@@ -107,6 +109,8 @@ struct check_lost {
 struct check_owner {
 	u64 bytenr;
 	u64 owner;
+	u64 gen;               /* header generation */
+	bool reloc;            /* header flag RELOC */
 };
 
 #define CHECK_ARRAY(type, name) type *name; size_t name##_nr, name##_alloc
