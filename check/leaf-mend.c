@@ -259,6 +259,68 @@ static void mend_root_item(struct mend *m, int slot, struct btrfs_root_item *ri,
 }
 
 /*
+ * The inline back references of an extent item, from byte cur: do they
+ * fill the item exactly, each of a type a data extent (data) or a tree
+ * block (!data) may have?  *sum: the references they count.
+ */
+static bool inline_refs_fit(const struct btrfs_extent_item *ei, u32 cur, u32 size, bool data,
+			    u64 *sum)
+{
+	*sum = 0;
+	while (cur < size) {
+		const struct btrfs_extent_inline_ref *iref = (const void *)((const u8 *)ei + cur);
+		u8 type = btrfs_extent_inline_ref_type(iref);
+		u32 rsize = btrfs_extent_inline_ref_size(type);
+		bool tree_ref = type == BTRFS_TREE_BLOCK_REF_KEY || type == BTRFS_SHARED_BLOCK_REF_KEY;
+
+		if (!rsize || rsize > size - cur || (type != BTRFS_EXTENT_OWNER_REF_KEY && tree_ref == data))
+			return false;
+		*sum += btrfs_extent_inline_ref_count(iref, type);
+		cur += rsize;
+	}
+	return cur == size;
+}
+
+/*
+ * Where an extent item's inline refs start: after the tree block info of
+ * a tree block's EXTENT_ITEM (not of a skinny METADATA_ITEM).
+ */
+static u32 inline_refs_start(const struct btrfs_key *key, bool tree)
+{
+	return sizeof(struct btrfs_extent_item) +
+	       (tree && key->type == BTRFS_EXTENT_ITEM_KEY ? sizeof(struct btrfs_tree_block_info) : 0);
+}
+
+/*
+ * An extent item's DATA and TREE_BLOCK flags against what its key and
+ * inline refs say: a METADATA_ITEM is a tree block; an EXTENT_ITEM whose
+ * refs fit only one kind is of that kind.  FULL_BACKREF stays on a tree
+ * block only.  Left as is when nothing says.
+ */
+static void mend_extent_flags(struct mend *m, int slot, const struct btrfs_key *key,
+			      struct btrfs_extent_item *ei, u32 size)
+{
+	u64 flags = btrfs_extent_flags(ei), sum, nflags;
+	bool data_fit = key->type == BTRFS_EXTENT_ITEM_KEY &&
+			inline_refs_fit(ei, inline_refs_start(key, false), size, true, &sum);
+	bool tree_fit = size >= inline_refs_start(key, true) &&
+			inline_refs_fit(ei, inline_refs_start(key, true), size, false, &sum);
+
+	if (data_fit == tree_fit)
+		return;
+	nflags = data_fit ? BTRFS_EXTENT_FLAG_DATA :
+		 BTRFS_EXTENT_FLAG_TREE_BLOCK | (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF);
+	if ((flags & (BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK)) ==
+	    (nflags & (BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK)))
+		return;
+	say(m, slot, "extent flags 0x%llx, but its %s: set to 0x%llx", (unsigned long long)flags,
+	    key->type == BTRFS_METADATA_ITEM_KEY ? "key makes it a tree block" :
+	    data_fit ? "inline refs are a data extent's" : "inline refs are a tree block's",
+	    (unsigned long long)nflags);
+	btrfs_set_extent_flags(ei, nflags);
+}
+
+/*
  * An extent's refs below what its inline back references count: raised to
  * that (the extents pass then counts the keyed ones too and sets the
  * total).  A malformed ref list is left to the tree-checker's verdict.
@@ -266,22 +328,11 @@ static void mend_root_item(struct mend *m, int slot, struct btrfs_root_item *ri,
 static void mend_extent_refs(struct mend *m, int slot, const struct btrfs_key *key,
 			     struct btrfs_extent_item *ei, u32 size)
 {
-	u32 cur = sizeof(*ei);
-	u64 sum = 0;
+	bool data = btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_DATA;
+	u64 sum;
 
-	if (key->type == BTRFS_EXTENT_ITEM_KEY && (btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK))
-		cur += sizeof(struct btrfs_tree_block_info);
-	while (cur < size) {
-		const struct btrfs_extent_inline_ref *iref = (const void *)((u8 *)ei + cur);
-		u8 type = btrfs_extent_inline_ref_type(iref);
-		u32 rsize = btrfs_extent_inline_ref_size(type);
-
-		if (!rsize || rsize > size - cur)
-			return;
-		sum += btrfs_extent_inline_ref_count(iref, type);
-		cur += rsize;
-	}
-	if (cur != size || btrfs_extent_refs(ei) >= sum)
+	if (!inline_refs_fit(ei, inline_refs_start(key, !data), size, data, &sum) ||
+	    btrfs_extent_refs(ei) >= sum)
 		return;
 	say(m, slot, "extent refs %llu, below its inline back references' %llu: set to %llu",
 	    (unsigned long long)btrfs_extent_refs(ei), (unsigned long long)sum,
@@ -295,6 +346,7 @@ static void mend_extent_item(struct mend *m, int slot, const struct btrfs_key *k
 {
 	u64 gen = btrfs_extent_generation(ei), ngen;
 
+	mend_extent_flags(m, slot, key, ei, size);
 	mend_extent_refs(m, slot, key, ei, size);
 
 	if (gen <= m->limit)
