@@ -3,10 +3,11 @@
 # corpus filesystems damaged with tests/tools/corrupt-block (items found by
 # key and name, not by offset): each class Debian's btrfs check --repair
 # mends and ours once refused (directory nlink above 1, an invalid inode
-# mode, extent refs below the inline refs, an inode ref's name, a tree block
-# back reference naming another root), or mended wrongly (an inode's mode
-# type against its entries and items, a subvolume's missing directory
-# entry), is found (exit 1), repaired with the fix named, and then our check
+# mode, extent refs below the inline refs or flags against them, an inode
+# ref's name, a tree block back reference naming another root), or mended
+# wrongly (an inode's mode type against its entries and items, a
+# subvolume's missing directory entry, FULL_BACKREF on a block never
+# shared), is found (exit 1), repaired with the fix named, and then our check
 # and Debian's are clean and every file reads back as before (Debian's
 # btrfs restore).  A mode nothing can vouch for is refused, nothing written.
 . "$TOP/tests/lib/common.sh"
@@ -65,6 +66,11 @@ leaf=$(dump5 | sed -n 's/^leaf \([0-9]*\) .*/\1/p' | head -n 1)
 repaired field 5 "$dir,INODE_ITEM,0" nlink 3 -- "key ($dir 1 0): directory nlink 3, set to 1"
 repaired field 5 "$file,INODE_ITEM,0" mode 0 -- "key ($file 1 0): inode mode 00, set to 0100000 (the file type its directory entries give)"
 repaired field 2 "$data,EXTENT_ITEM,$len" refs 0 -- "extent refs 0, below its inline back references' 1: set to 1"
+repaired field 2 "$data,EXTENT_ITEM,$len" flags 2 -- "extent flags 0x2, but its inline refs are a data extent's: set to 0x1"
+repaired field 2 "$leaf,METADATA_ITEM,0" flags 1 -- "extent flags 0x1, but its key makes it a tree block: set to 0x2"
+# FULL_BACKREF on a block no snapshot ever shared (the fs tree's root leaf)
+repaired field 2 "$leaf,METADATA_ITEM,0" flags +256 -- "Repaired extent references for $leaf"
+assert_grep "tree block $leaf of tree 5: extent item flags 0x102 have FULL_BACKREF, but .* was never shared" "$T/repair"
 # an inode ref's name against its two entries
 repaired field 5 "$file,INODE_REF,256" u8@10 0x7a -- "inode ref 'zello.txt' (dir 256 index [0-9]*) renamed to 'hello.txt'"
 # a tree block's back reference naming another root than the one that reaches it
