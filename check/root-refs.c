@@ -2,8 +2,9 @@
 /*
  * Pass 7, root refs: every ROOT_REF (parent, child) of the root tree has the
  * ROOT_BACKREF (child, parent) with the same directory, sequence and name;
- * the parent subvolume's DIR_INDEX at that sequence names the child; every
- * live subvolume (refs > 0) other than the top one has a backref.
+ * the parent subvolume's DIR_INDEX and DIR_ITEM name the child; every live
+ * subvolume (refs > 0) other than the top one has a backref, and a root
+ * item's refs is 1 for the top subvolume and a linked one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "lib/read/disk-io.h"
 #include "lib/read/tree-checker.h"
 #include "lib/format/messages.h"
+#include "lib/engine/transaction.h"
 
 struct rref {
 	u64 parent, child, dirid, seq;
@@ -26,6 +28,8 @@ struct rref {
 struct rref_walk {
 	struct rref *r;
 	size_t nr, alloc;
+	u64 *orphan;   /* ORPHAN_ITEM offsets: subvolumes deleted, not yet cleaned */
+	size_t orphan_nr, orphan_alloc;
 };
 
 static int rref_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
@@ -36,6 +40,12 @@ static int rref_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	struct rref *r;
 	u32 size = btrfs_leaf_item_size(eb, slot);
 
+	if (key->objectid == BTRFS_ORPHAN_OBJECTID && key->type == BTRFS_ORPHAN_ITEM_KEY) {
+		if (ARRAY_GROW(w->orphan, w->orphan_nr, w->orphan_alloc))
+			return -ENOMEM;
+		w->orphan[w->orphan_nr++] = key->offset;
+		return 0;
+	}
 	if (key->type != BTRFS_ROOT_REF_KEY && key->type != BTRFS_ROOT_BACKREF_KEY)
 		return 0;
 	ref = btrfs_leaf_item_ptr(eb, slot);
@@ -137,6 +147,62 @@ static void check_dir_entry(struct check_ctx *ctx, const struct rref *r)
 	btrfs_release_path(&path);
 }
 
+/* A subvolume's root item refs: set in the transaction's copy and in the root tree. */
+struct root_refs_fix {
+	struct btrfs_key key;
+	u32 refs;
+};
+
+static int fix_root_refs(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct root_refs_fix *f = arg;
+	struct btrfs_wroot *root, *rt;
+	struct btrfs_path path;
+	int ret = btrfs_trans_get_root(t, f->key.objectid, &root);
+
+	if (!ret)
+		ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
+	if (ret)
+		return ret;
+	/* the commit rewrites the item from the copy when the tree changes too */
+	btrfs_set_root_refs(&root->item, f->refs);
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, rt, &f->key, &path, 0, 1);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (!ret && btrfs_path_item_size(&path) < offsetof(struct btrfs_root_item, refs) + sizeof(u32))
+		ret = -EUCLEAN;
+	if (!ret)
+		btrfs_set_root_refs(btrfs_path_item_ptr(&path), f->refs);
+	btrfs_release_path(&path);
+	if (ret) {
+		error("repair: root item (%llu ROOT_ITEM %llu): cannot set refs: %s", f->key.objectid,
+		      f->key.offset, strerror(-ret));
+		return ret;
+	}
+	printf("root %llu: root item refs set to %u\n", f->key.objectid, f->refs);
+	return 0;
+}
+
+/*
+ * A live subvolume's root item has refs 1: the top one, or one its
+ * ROOT_BACKREF links (a subvolume has one name).  Refs 0 with an orphan
+ * item is a deleted subvolume waiting for cleanup; refs 0 without a link
+ * is left to the "not referenced" check.
+ */
+static void check_root_item_refs(struct check_ctx *ctx, const struct check_root *cr, size_t backrefs,
+				 bool orphan)
+{
+	struct root_refs_fix f = { .key = cr->key, .refs = 1 };
+	u64 id = cr->key.objectid;
+
+	if ((id != BTRFS_FS_TREE_OBJECTID && !backrefs) || cr->refs == 1 || (cr->refs == 0 && orphan))
+		return;
+	check_error(ctx, "root %llu: root item refs %u, but the subvolume is %s",
+		    id, cr->refs, backrefs ? "linked by a ROOT_BACKREF" : "the top one");
+	check_fixable(ctx, fix_root_refs, &f, sizeof(f));
+}
+
 static int cmp_rref(const void *a, const void *b)
 {
 	const struct rref *x = a, *y = b;
@@ -158,9 +224,11 @@ int check_root_refs(struct check_ctx *ctx)
 	ret = check_for_each_item(ctx, &ctx->fs->tree_root, NULL, rref_item, &w);
 	if (ret < 0) {
 		free(w.r);
+		free(w.orphan);
 		return ret == -ENOMEM ? ret : 0;
 	}
 	check_sort(w.r, w.nr, sizeof(*w.r), cmp_rref);
+	check_sort(w.orphan, w.orphan_nr, sizeof(u64), check_cmp_u64);
 	for (i = 0; i < w.nr; i++) {
 		struct rref *r = &w.r[i], *n = i + 1 < w.nr ? &w.r[i + 1] : NULL;
 
@@ -185,7 +253,10 @@ int check_root_refs(struct check_ctx *ctx)
 		struct rref k = { .child = id };
 		size_t lo = 0, hi = w.nr;
 
-		if (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID)
+		size_t backrefs = 0;
+
+		if (id != BTRFS_FS_TREE_OBJECTID &&
+		    (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID))
 			continue;
 		if (cr->drop_key.objectid || cr->drop_level)
 			continue;
@@ -197,6 +268,12 @@ int check_root_refs(struct check_ctx *ctx)
 			else
 				hi = mid;
 		}
+		for (size_t b = lo; b < w.nr && w.r[b].child == id; b++)
+			backrefs += w.r[b].back;
+		check_root_item_refs(ctx, cr, backrefs,
+				     check_bsearch(&id, w.orphan, w.orphan_nr, sizeof(u64), check_cmp_u64));
+		if (id == BTRFS_FS_TREE_OBJECTID)
+			continue;
 		if (lo >= w.nr || w.r[lo].child != id) {
 			/* a deleted subvolume waiting for cleanup has refs 0 and an orphan item */
 			if (cr->refs)
@@ -205,5 +282,6 @@ int check_root_refs(struct check_ctx *ctx)
 		}
 	}
 	free(w.r);
+	free(w.orphan);
 	return 0;
 }

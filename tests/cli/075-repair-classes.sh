@@ -7,7 +7,7 @@
 # ref's name, a tree block back reference naming another root), or mended
 # wrongly (an inode's mode type against its entries and items, a
 # subvolume's missing directory entry, FULL_BACKREF on a block never
-# shared), is found (exit 1), repaired with the fix named, and then our check
+# shared; a subvolume's root item refs, not found before), is found (exit 1), repaired with the fix named, and then our check
 # and Debian's are clean and every file reads back as before (Debian's
 # btrfs restore).  A mode nothing can vouch for is refused, nothing written.
 . "$TOP/tests/lib/common.sh"
@@ -98,4 +98,11 @@ dx=$(entry_key DIR_INDEX subvol)
 repaired delete 5 "$di" -- "dir item 'subvol' (index [0-9]*) for inode 256 added"
 assert_grep "ROOT_REF from root 5 names 'subvol' in dir 256, but that dir has no dir item for it" "$T/repair"
 repaired delete 5 "$dx" -- "dir index 'subvol' (index [0-9]*) for inode 256 added"
+# a linked subvolume's root item refs (Debian's check finds 0, not 2; its repair mends neither)
+sv=$("$BTRFS" inspect-internal dump-tree -t 5 "$img0" | awk '$3 == "key" && $5 == "DIR_INDEX" { x = 1 } $3 == "key" && $5 != "DIR_INDEX" { x = 0 }
+	x && /location key .* ROOT_ITEM/ { id = $3; sub(/\(/, "", id) } x && $1 == "name:" && $2 == "subvol" { print id; exit }')
+[ -n "$sv" ] || _fail "no subvolume id for 'subvol'"
+repaired field 1 "$sv,ROOT_ITEM,0" refs 0 -- "root $sv: root item refs set to 1"
+repaired field 1 "$sv,ROOT_ITEM,0" refs 2 -- "root $sv: root item refs set to 1"
+repaired field 1 5,ROOT_ITEM,0 refs 0 -- "root 5: root item refs set to 1"
 echo "each class repaired, both checks clean, files unchanged; the unvouched mode refused"
