@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <uuid.h>
+#include "lib/read/dev-write.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/raid6.h"
 #include "lib/format/accessors.h"
@@ -884,6 +885,11 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 		goto fail;
 	}
 	fs->partial = args->partial;
+	if (args->writable) {
+		ret = btrfs_write_log_open(&fs->write_log);
+		if (ret < 0)
+			goto fail;
+	}
 	for (i = 0; i < args->ndevices; i++) {
 		ret = open_one_device(fs, args->devices[i], super_bytenr, args->writable, sb);
 		if (ret < 0)
@@ -1009,6 +1015,7 @@ void btrfs_close_fs(struct btrfs_fs_info *fs)
 	overrides_free(fs);
 	btrfs_chunk_tree_map_free(&fs->chunks);
 	btrfs_free_devices(&fs->devices);
+	btrfs_write_log_close(fs->write_log);
 	free(fs->super);
 	free(fs);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <errno.h>
 #include "lib/read/super.h"
+#include "lib/read/dev-write.h"
 #include "lib/format/accessors.h"
 #include "lib/format/csum.h"
 #include "lib/format/messages.h"
@@ -234,11 +235,11 @@ int btrfs_read_super(int fd, u64 bytenr, unsigned int flags, struct btrfs_super_
 	return 0;
 }
 
-int btrfs_write_super(int fd, const struct btrfs_super_block *sb, int mirror)
+int btrfs_write_super(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
+		      int mirror)
 {
 	struct btrfs_super_block copy;
 	u64 bytenr;
-	size_t done = 0;
 	int ret;
 
 	if (mirror < 0 || mirror >= BTRFS_SUPER_MIRROR_MAX)
@@ -252,33 +253,21 @@ int btrfs_write_super(int fd, const struct btrfs_super_block *sb, int mirror)
 		      btrfs_super_csum_type(&copy));
 		return ret;
 	}
-	while (done < sizeof(copy)) {
-		ssize_t n = pwrite(fd, (u8 *)&copy + done, sizeof(copy) - done, (off_t)(bytenr + done));
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			error_errno(ret, "cannot write superblock at %llu", bytenr);
-			return ret;
-		}
-		if (n == 0) {
-			error("cannot write superblock at %llu: no space", bytenr);
-			return -ENOSPC;
-		}
-		done += (size_t)n;
-	}
-	return 0;
+	ret = btrfs_dev_write(log, fd, &copy, sizeof(copy), bytenr);
+	if (ret < 0)
+		error_errno(ret, "cannot write superblock at %llu", bytenr);
+	return ret;
 }
 
-int btrfs_write_super_all(int fd, const struct btrfs_super_block *sb, u64 device_size)
+int btrfs_write_super_all(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
+			  u64 device_size)
 {
 	int ret;
 
 	for (int i = 0; i < BTRFS_SUPER_MIRROR_MAX; i++) {
 		if (btrfs_sb_offset(i) + BTRFS_SUPER_INFO_SIZE > device_size)
 			break;
-		ret = btrfs_write_super(fd, sb, i);
+		ret = btrfs_write_super(log, fd, sb, i);
 		if (ret < 0)
 			return ret;
 	}
