@@ -996,6 +996,9 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 		goto out;
 	}
 	ret = fill_super(ctx, sb, bytes_used);
+	/* --rootdir: not finished before the files are in (rootdir-fs.c writes the real magic) */
+	if (cfg->rootdir)
+		btrfs_set_super_magic(sb, BTRFS_MAGIC_TEMPORARY);
 	if (ret >= 0 && !ctx->w)
 		ret = open_writer(ctx, &w, devs);
 	if (ret < 0)

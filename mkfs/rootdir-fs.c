@@ -345,6 +345,7 @@ int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summar
 	args.ndevices = cfg->ndevs;
 	args.noscan = true;
 	args.writable = true;
+	args.temporary_super = true;    /* the skeleton mkfs-layout.c wrote */
 	ret = btrfs_open_fs(&args, &f->fs);
 	if (!ret)
 		ret = btrfs_start_transaction(f->fs, &f->t);
@@ -363,6 +364,8 @@ int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summar
 	if (!ret) {
 		/* The uuid tree is complete: no rescan at the next mount (mkfs' own promise). */
 		btrfs_set_super_uuid_tree_generation(f->fs->super, btrfs_trans_transid(f->t));
+		/* the last commit makes it a filesystem: every commit before wrote the temporary magic */
+		btrfs_set_super_magic(f->fs->super, BTRFS_MAGIC);
 		ret = rootdir_fs_commit(f, false);
 	}
 	if (!ret && cfg->shrink)

@@ -47,6 +47,8 @@ int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr);
 /* Flags for btrfs_read_super(). */
 #define BTRFS_SUPER_READ_QUIET      (1U << 0)  /* no messages for a missing or invalid copy */
 #define BTRFS_SUPER_READ_RECOVER    (1U << 1)  /* primary bad: use the newest valid mirror */
+/* An unfinished mkfs's copy: BTRFS_MAGIC_TEMPORARY wanted, the real magic refused. */
+#define BTRFS_SUPER_READ_TEMPORARY  (1U << 2)
 
 /*
  * The one function that reads a superblock for use: the copy at bytenr
