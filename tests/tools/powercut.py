@@ -22,7 +22,9 @@ the primary superblocks are the old ones and our check says what it said
 before the command (same exit code and lines), or they are the final ones and
 both checks pass, or (an intermediate commit) both pass or our check reports
 only errors it reported before.  Anything else is a failed state: its writes
-are listed and the script exits 1.  One summary line per run:
+are listed and the script exits 1.  With --mount the kernel must also mount
+the final state (loop devices, under flock /tmp/btrfs-kit-loop.lock).
+One summary line per run:
   powercut NAME: writes W, flushes F, crash points P, states S, failed X
 """
 import argparse
@@ -197,6 +199,26 @@ class Judge:
         return rc != 0 and error_lines(out) <= error_lines(old["out"]), "mid"
 
 
+# Mount the devices read-only on loop devices (machine-wide: under the loop lock).
+MOUNT_SCRIPT = r"""
+m=$(mktemp -d); loops=""; opts=ro
+cleanup() { umount "$m" 2>/dev/null; for l in $loops; do losetup -d "$l"; done; rmdir "$m"; }
+trap cleanup EXIT
+for d in "$@"; do
+	l=$(losetup -f --show "$d") || exit 1
+	loops="$loops $l"; opts="$opts,device=$l"
+done
+set -- $loops
+mount -t btrfs -o "$opts" "$1" "$m" && ls -R "$m" > /dev/null
+"""
+
+
+def kernel_mounts(devs):
+    p = subprocess.run(["flock", "/tmp/btrfs-kit-loop.lock", "sh", "-c", MOUNT_SCRIPT, "sh"] + devs,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return p.returncode == 0, p.stdout.decode(errors="replace")
+
+
 def subsets(pending, mode, rng):
     n = len(pending)
     out = [[], list(range(n))]
@@ -231,6 +253,8 @@ def main():
     ap.add_argument("--btrfs", default="./btrfs")
     ap.add_argument("--progs", default="/usr/bin/btrfs" if os.path.exists("/usr/bin/btrfs") else "")
     ap.add_argument("--name", required=True)
+    ap.add_argument("--mount", action="store_true",
+                    help="the kernel must mount the final state (loop devices, under flock)")
     ap.add_argument("--dev", action="append", required=True)
     ap.add_argument("command", nargs="+")
     args = ap.parse_args()
@@ -308,6 +332,13 @@ def main():
                 pending.append((idx, rec))
         for _, w in pending:
             devs.apply(w, keep=True)
+        if args.mount:
+            ok, out = kernel_mounts(args.dev)
+            if not ok:
+                failed += 1
+                print(f"FAILED: the kernel does not mount the final state:\n{out}")
+            else:
+                print(f"powercut {args.name}: the kernel mounts the final state")
         print(f"powercut {args.name}: writes {len(writes)}, flushes {flushes}, crash points {points}, "
               f"states {states}, failed {failed} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
         sys.exit(1 if failed else 0)
