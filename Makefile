@@ -4,6 +4,7 @@
 #   make D=asan          the same binary built with AddressSanitizer + UBSan (objects apart)
 #   make test            the whole test suite (unit, cli, golden, interop; robustness under ASan)
 #   make test-unit|test-cli|test-golden|test-interop|test-robust
+#   make test-powercut    the exhaustive power-cut replay (make test runs a sample)
 #   make test-asan       sanitizer build, then the robustness and unit tests with it
 #   make hash-speedtest  checksum benchmark
 #   make demo            mkfs/dump-super/check on sparse image files in a scratch folder
@@ -135,6 +136,9 @@ test-interop: all unit-bins
 	$(TEST_ENV) tests/run.sh interop
 test-robust: all unit-bins
 	$(TEST_ENV) tests/run.sh robust
+# power-cut replay (issue 18), exhaustive: every subset of up to 10 pending writes, every tear
+test-powercut: all unit-bins
+	$(TEST_ENV) POWERCUT=full TEST='cli/09[0-9]-powercut-*' tests/run.sh cli
 test-asan:
 	$(MAKE) --no-print-directory D=asan all unit-bins
 	JOBS=$(JOBS) BTRFS=$(CURDIR)/btrfs-asan UNIT_DIR=$(CURDIR)/.obj/asan/tests TOOL_DIR=$(CURDIR)/.obj/asan/tests/tools \
@@ -158,7 +162,7 @@ clean:
 distclean: clean
 	rm -rf config.mk config.h config.log config.status configure aclocal.m4 autom4te.cache config.h.in
 
-.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan \
+.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan test-powercut \
 	demo man unit-bins
 
 -include $(shell find .obj -name '*.d' 2>/dev/null)

@@ -13,6 +13,7 @@
 #include "cmds/commands.h"
 #include "common/device-utils.h"
 #include "mkfs/mkfs-layout.h"
+#include "lib/read/dev-write.h"
 #include "lib/engine/chunk-alloc.h"
 #include "lib/format/csum.h"
 #include "lib/format/compress.h"
@@ -832,7 +833,10 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		printf("%s v%s\n", PACKAGE_NAME, PACKAGE_VERSION);
 		printf("See https://btrfs.readthedocs.io for more information.\n\n");
 	}
+	if (btrfs_write_log_open(&cfg.write_log) < 0)
+		goto out;
 	for (int i = 0; i < npaths; i++) {
+		t[i].write_log = cfg.write_log;
 		if (!nodiscard && t[i].is_blockdev) {
 			char sz[32];
 
@@ -871,6 +875,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 out:
 	for (int i = 0; i < opened; i++)
 		target_close(&t[i]);
+	btrfs_write_log_close(cfg.write_log);
 	free(t);
 	free(devs);
 	free(paths);

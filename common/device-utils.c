@@ -16,6 +16,7 @@
 #include "common/device-utils.h"
 #include "lib/format/format.h"
 #include "lib/read/volumes.h"
+#include "lib/read/dev-write.h"
 #include "lib/format/messages.h"
 
 int target_open(struct target_device *t, const char *path, u64 create_size)
@@ -227,26 +228,11 @@ void target_discard(struct target_device *t, u64 len)
 
 static int zero_range(struct target_device *t, u64 off, u64 len)
 {
-	static const u8 zeros[SZ_64K];
+	int ret = btrfs_dev_zero(t->write_log, t->fd, off, len, !t->is_blockdev);
 
-	if (!t->is_blockdev &&
-	    fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) == 0)
-		return 0;
-	while (len) {
-		size_t n = min_t(u64, len, sizeof(zeros));
-		ssize_t w = pwrite(t->fd, zeros, n, off);
-
-		if (w <= 0) {
-			if (w < 0 && errno == EINTR)
-				continue;
-			error_errno(w < 0 ? -errno : -EIO, "cannot clear %s at %llu", t->path,
-				    (unsigned long long)off);
-			return w < 0 ? -errno : -EIO;
-		}
-		off += w;
-		len -= w;
-	}
-	return 0;
+	if (ret < 0)
+		error_errno(ret, "cannot clear %s at %llu", t->path, (unsigned long long)off);
+	return ret;
 }
 
 int target_wipe(struct target_device *t, u64 len)

@@ -9,12 +9,15 @@
 
 #include "lib/format/kerncompat.h"
 
+struct btrfs_write_log;
+
 struct target_device {
 	const char *path;
 	int fd;
 	bool is_blockdev;
 	bool created;             /* an image file this run created */
 	u64 size;                 /* bytes of the device or file */
+	struct btrfs_write_log *write_log; /* the caller's (dev-write.h), may be NULL */
 };
 
 /*

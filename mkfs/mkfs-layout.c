@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "mkfs/mkfs-layout.h"
+#include "lib/read/dev-write.h"
 #include "mkfs/mkfs-internal.h"
 #include "mkfs/rootdir-internal.h"
 #include "lib/engine/chunk-alloc.h"
@@ -787,13 +788,14 @@ static int write_supers(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 
 	for (int i = 0; i < cfg->ndevs; i++) {
 		fill_dev_item(ctx, &sb->dev_item, i);
-		ret = btrfs_write_super_all(cfg->devs[i].fd, sb, ctx->ca.devs[i].total_bytes);
+		ret = btrfs_write_super_all(cfg->write_log, cfg->devs[i].fd, sb,
+					    ctx->ca.devs[i].total_bytes);
 		if (ret < 0) {
 			error_errno(ret, "cannot write the superblocks of %s", cfg->devs[i].path);
 			return ret;
 		}
-		if (fsync(cfg->devs[i].fd) < 0) {
-			ret = -errno;
+		ret = btrfs_dev_flush(cfg->write_log, cfg->devs[i].fd);
+		if (ret < 0) {
 			error_errno(ret, "fsync of %s", cfg->devs[i].path);
 			return ret;
 		}
@@ -804,7 +806,7 @@ static int write_supers(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 /* Zero every superblock copy so nothing half-made can be mounted. */
 static int wipe_supers(const struct mkfs_config *cfg)
 {
-	static const u8 zero[BTRFS_SUPER_INFO_SIZE];
+	int ret;
 
 	for (int i = 0; i < cfg->ndevs; i++) {
 		for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
@@ -812,13 +814,16 @@ static int wipe_supers(const struct mkfs_config *cfg)
 
 			if (off + BTRFS_SUPER_INFO_SIZE > cfg->devs[i].size)
 				break;
-			if (pwrite(cfg->devs[i].fd, zero, sizeof(zero), off) != sizeof(zero)) {
-				error_errno(-errno, "cannot clear superblock %d on %s", m, cfg->devs[i].path);
+			ret = btrfs_dev_zero(cfg->write_log, cfg->devs[i].fd, off, BTRFS_SUPER_INFO_SIZE,
+					     false);
+			if (ret < 0) {
+				error_errno(ret, "cannot clear superblock %d on %s", m, cfg->devs[i].path);
 				return -EIO;
 			}
 		}
-		if (fsync(cfg->devs[i].fd) < 0) {
-			error_errno(-errno, "fsync of %s", cfg->devs[i].path);
+		ret = btrfs_dev_flush(cfg->write_log, cfg->devs[i].fd);
+		if (ret < 0) {
+			error_errno(ret, "fsync of %s", cfg->devs[i].path);
 			return -EIO;
 		}
 	}
@@ -861,6 +866,7 @@ static int open_writer(struct mkfs_ctx *ctx, struct btrfs_block_writer *w, struc
 	if (ret < 0)
 		return ret;
 	w->fresh_space = true;          /* RAID5/6 rows: nothing to read back */
+	w->log = cfg->write_log;
 	ctx->w = w;
 	ret = writer_add_chunks(ctx);
 	if (ret >= 0)
@@ -990,6 +996,9 @@ int btrfs_make_fs(const struct mkfs_config *cfg, struct mkfs_summary *summary)
 		goto out;
 	}
 	ret = fill_super(ctx, sb, bytes_used);
+	/* --rootdir: not finished before the files are in (rootdir-fs.c writes the real magic) */
+	if (cfg->rootdir)
+		btrfs_set_super_magic(sb, BTRFS_MAGIC_TEMPORARY);
 	if (ret >= 0 && !ctx->w)
 		ret = open_writer(ctx, &w, devs);
 	if (ret < 0)

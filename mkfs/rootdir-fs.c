@@ -14,6 +14,7 @@
 #include <uuid/uuid.h>
 #include "mkfs/rootdir-internal.h"
 #include "lib/read/disk-io.h"
+#include "lib/read/dev-write.h"
 #include "lib/format/accessors.h"
 #include "lib/read/tree-checker.h"
 #include "lib/format/messages.h"
@@ -292,21 +293,21 @@ static int shrink_device(struct rootdir_fs *f, u64 *end)
 }
 
 /* Zero the superblock copies of a block device past the shrunk end. */
-static int wipe_supers_past(const struct mkfs_device *d, u64 end)
+static int wipe_supers_past(const struct mkfs_config *cfg, const struct mkfs_device *d, u64 end)
 {
-	static const u8 zero[BTRFS_SUPER_INFO_SIZE];
-
 	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
 		u64 off = btrfs_sb_offset(m);
+		int ret;
 
 		if (off + BTRFS_SUPER_INFO_SIZE <= end || off + BTRFS_SUPER_INFO_SIZE > d->size)
 			continue;
-		if (pwrite(d->fd, zero, sizeof(zero), off) != sizeof(zero)) {
-			error_errno(-errno, "cannot clear superblock %d on %s", m, d->path);
+		ret = btrfs_dev_zero(cfg->write_log, d->fd, off, BTRFS_SUPER_INFO_SIZE, false);
+		if (ret < 0) {
+			error_errno(ret, "cannot clear superblock %d on %s", m, d->path);
 			return -EIO;
 		}
 	}
-	return 0;
+	return btrfs_dev_flush(cfg->write_log, d->fd);
 }
 
 static void fill_summary(const struct rootdir_fs *f, struct mkfs_summary *s, u64 dev_size)
@@ -344,6 +345,7 @@ int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summar
 	args.ndevices = cfg->ndevs;
 	args.noscan = true;
 	args.writable = true;
+	args.temporary_super = true;    /* the skeleton mkfs-layout.c wrote */
 	ret = btrfs_open_fs(&args, &f->fs);
 	if (!ret)
 		ret = btrfs_start_transaction(f->fs, &f->t);
@@ -362,10 +364,12 @@ int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summar
 	if (!ret) {
 		/* The uuid tree is complete: no rescan at the next mount (mkfs' own promise). */
 		btrfs_set_super_uuid_tree_generation(f->fs->super, btrfs_trans_transid(f->t));
+		/* the last commit makes it a filesystem: every commit before wrote the temporary magic */
+		btrfs_set_super_magic(f->fs->super, BTRFS_MAGIC);
 		ret = rootdir_fs_commit(f, false);
 	}
 	if (!ret && cfg->shrink)
-		ret = wipe_supers_past(&cfg->devs[0], end);
+		ret = wipe_supers_past(cfg, &cfg->devs[0], end);
 	if (!ret && summary)
 		fill_summary(f, summary, end);
 	if (f->t)

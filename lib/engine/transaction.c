@@ -10,6 +10,7 @@
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 #include "lib/read/super.h"
+#include "lib/read/dev-write.h"
 #include "lib/engine/tree-write.h"
 #include "lib/format/growable-array.h"
 
@@ -995,6 +996,7 @@ int btrfs_trans_block_writer_init(struct btrfs_trans *t, struct btrfs_block_writ
 		free(devs);
 		return ret;
 	}
+	w->log = fs->write_log;
 	*devsp = devs;
 	w->map.chunks = calloc(fs->chunks.nr ? fs->chunks.nr : 1, sizeof(*w->map.chunks));
 	if (!w->map.chunks)
@@ -1084,13 +1086,12 @@ static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb,
 			trans_super_dev_item_sync(&item, &tree[i]);
 		memcpy(dev_sb, sb, sizeof(*sb));
 		dev_sb->dev_item = item;
-		ret = btrfs_write_super_all(d->fd, dev_sb, d->size);
+		ret = btrfs_write_super_all(fs->write_log, d->fd, dev_sb, d->size);
 	}
 	for (int i = 0; i < fs->devices.nr && ret == 0; i++) {
-		if (fsync(fs->devices.devs[i].fd) < 0) {
-			ret = -errno;
+		ret = btrfs_dev_flush(fs->write_log, fs->devices.devs[i].fd);
+		if (ret < 0)
 			error_errno(ret, "fsync of %s", fs->devices.devs[i].path);
-		}
 	}
 	free(dev_sb);
 	return ret;

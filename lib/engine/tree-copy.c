@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "lib/engine/tree-write.h"
 #include "lib/read/disk-io.h"
+#include "lib/read/dev-write.h"
 #include "lib/format/messages.h"
 
 int btrfs_write_tree_block_copies(struct btrfs_fs_info *fs, const struct extent_buffer *eb, int mirror)
@@ -50,10 +51,14 @@ int btrfs_write_tree_block_copies(struct btrfs_fs_info *fs, const struct extent_
 	for (m = 1; m <= n; m++) {
 		if (!dev[m - 1])
 			continue;
-		if (pwrite(dev[m - 1]->fd, eb->data, eb->len, (off_t)where[m - 1].physical) != (ssize_t)eb->len ||
-		    fsync(dev[m - 1]->fd)) {
-			error("writing tree block %llu copy %d to %s at %llu: %m", eb->start, m,
-			      dev[m - 1]->path, where[m - 1].physical);
+		int ret = btrfs_dev_write(fs->write_log, dev[m - 1]->fd, eb->data, eb->len,
+					  where[m - 1].physical);
+
+		if (!ret)
+			ret = btrfs_dev_flush(fs->write_log, dev[m - 1]->fd);
+		if (ret < 0) {
+			error_errno(ret, "writing tree block %llu copy %d to %s at %llu", eb->start, m,
+				    dev[m - 1]->path, where[m - 1].physical);
 			return -EIO;
 		}
 	}

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "lib/engine/tree-write.h"
 #include "lib/engine/raid56-row.h"
+#include "lib/read/dev-write.h"
 #include "lib/format/raid6.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
@@ -59,28 +60,17 @@ static int write_dev(struct btrfs_block_writer *w, u64 devid, u64 physical, cons
 {
 	struct block_writer_device *d = find_dev(w, devid);
 	const u8 *p = buf;
+	int ret;
 
 	if (!d || d->fd < 0) {
 		error("write to devid %llu: device not open", (unsigned long long)devid);
 		return -ENODEV;
 	}
-	while (len) {
-		ssize_t n = pwrite(d->fd, p, len, physical);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			error_errno(-errno, "write of %llu bytes at %llu on %s",
-				    (unsigned long long)len, (unsigned long long)physical, d->path);
-			return -EIO;
-		}
-		if (n == 0) {
-			error("short write at %llu on %s", (unsigned long long)physical, d->path);
-			return -EIO;
-		}
-		p += n;
-		len -= n;
-		physical += n;
+	ret = btrfs_dev_write(w->log, d->fd, p, len, physical);
+	if (ret < 0) {
+		error_errno(ret, "write of %llu bytes at %llu on %s", (unsigned long long)len,
+			    (unsigned long long)physical, d->path);
+		return -EIO;
 	}
 	return 0;
 }
@@ -387,8 +377,8 @@ int btrfs_block_writer_flush(struct btrfs_block_writer *w)
 	if (ret < 0)
 		return ret;
 	for (int i = 0; i < w->ndevs; i++) {
-		if (w->devs[i].fd >= 0 && fsync(w->devs[i].fd) < 0) {
-			error_errno(-errno, "fsync of %s", w->devs[i].path);
+		if (w->devs[i].fd >= 0 && (ret = btrfs_dev_flush(w->log, w->devs[i].fd)) < 0) {
+			error_errno(ret, "fsync of %s", w->devs[i].path);
 			return -EIO;
 		}
 	}

@@ -50,6 +50,7 @@ struct btrfs_block_writer {
 	bool fresh_space;             /* mkfs: rows hold nothing yet, no read-modify-write */
 	u64 blocks_written;
 	bool skip_checker;            /* only for tests of the checker itself */
+	struct btrfs_write_log *log;  /* borrowed from the opener (dev-write.h), may be NULL */
 };
 
 /* devs is borrowed (must outlive the writer). */

@@ -51,6 +51,7 @@ struct btrfs_open_args {
 	bool use_backup_root;   /* roots from the newest backup root slot (check -b) */
 	u64 tree_root_bytenr;   /* root tree root block, 0 = the superblock's (check --tree-root) */
 	u64 chunk_root_bytenr;  /* chunk tree root block, 0 = the superblock's (check --chunk-root) */
+	bool temporary_super;   /* an unfinished mkfs (BTRFS_MAGIC_TEMPORARY), nothing else */
 };
 
 int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out);

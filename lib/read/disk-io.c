@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <uuid.h>
+#include "lib/read/dev-write.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/raid6.h"
 #include "lib/format/accessors.h"
@@ -670,19 +671,20 @@ int btrfs_find_tree_root(struct btrfs_fs_info *fs, u64 objectid, struct btrfs_tr
 /* ---- open ---- */
 
 static int open_one_device(struct btrfs_fs_info *fs, const char *path, u64 super_bytenr,
-			   bool writable, struct btrfs_super_block *sb)
+			   const struct btrfs_open_args *args, struct btrfs_super_block *sb)
 {
 	struct btrfs_device *dev;
 	u64 devid;
 	int fd, ret;
 
-	fd = open(path, writable ? O_RDWR : O_RDONLY);
+	fd = open(path, args->writable ? O_RDWR : O_RDONLY);
 	if (fd < 0) {
 		ret = -errno;
 		error_errno(ret, "cannot open %s", path);
 		return ret;
 	}
-	ret = btrfs_read_super(fd, super_bytenr, 0, sb, NULL);
+	ret = btrfs_read_super(fd, super_bytenr,
+			       args->temporary_super ? BTRFS_SUPER_READ_TEMPORARY : 0, sb, NULL);
 	if (ret < 0) {
 		error("%s: no valid superblock at %llu", path, super_bytenr);
 		goto fail;
@@ -884,8 +886,13 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 		goto fail;
 	}
 	fs->partial = args->partial;
+	if (args->writable) {
+		ret = btrfs_write_log_open(&fs->write_log);
+		if (ret < 0)
+			goto fail;
+	}
 	for (i = 0; i < args->ndevices; i++) {
-		ret = open_one_device(fs, args->devices[i], super_bytenr, args->writable, sb);
+		ret = open_one_device(fs, args->devices[i], super_bytenr, args, sb);
 		if (ret < 0)
 			goto fail;
 		if (!fs->super) {
@@ -1009,6 +1016,7 @@ void btrfs_close_fs(struct btrfs_fs_info *fs)
 	overrides_free(fs);
 	btrfs_chunk_tree_map_free(&fs->chunks);
 	btrfs_free_devices(&fs->devices);
+	btrfs_write_log_close(fs->write_log);
 	free(fs->super);
 	free(fs);
 }

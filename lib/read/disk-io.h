@@ -44,6 +44,7 @@ struct btrfs_fs_info {
 	struct extent_buffer **overrides;  /* btrfs_override_tree_block() */
 	size_t overrides_nr;
 	size_t overrides_alloc;
+	struct btrfs_write_log *write_log; /* opened read-write: BTRFS_KIT_WRITE_LOG (dev-write.h) */
 };
 
 /* Checksum of a tree block's bytes [BTRFS_CSUM_SIZE, len) into out (32 bytes). */

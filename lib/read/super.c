@@ -4,6 +4,7 @@
 #include <string.h>
 #include <errno.h>
 #include "lib/read/super.h"
+#include "lib/read/dev-write.h"
 #include "lib/format/accessors.h"
 #include "lib/format/csum.h"
 #include "lib/format/messages.h"
@@ -78,7 +79,7 @@ static bool is_power_of_2(u64 v)
 
 #define SB_BAD(...) (error(__VA_ARGS__), ret = -EUCLEAN)
 
-int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr)
+static int super_validate(const struct btrfs_super_block *sb, u64 bytenr, u64 magic)
 {
 	u64 at = bytenr == (u64)-1 ? btrfs_super_bytenr(sb) : bytenr;
 	u32 sectorsize = btrfs_super_sectorsize(sb);
@@ -87,7 +88,7 @@ int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr)
 	u32 sys_size = btrfs_super_sys_array_size(sb);
 	int ret = 0;
 
-	if (btrfs_super_magic(sb) != BTRFS_MAGIC) {
+	if (btrfs_super_magic(sb) != magic) {
 		error("superblock at %llu: bad magic", at);
 		return -EUCLEAN;
 	}
@@ -168,7 +169,12 @@ int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr)
 	return ret;
 }
 
-static int read_one(int fd, u64 bytenr, bool quiet, struct btrfs_super_block *sb)
+int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr)
+{
+	return super_validate(sb, bytenr, BTRFS_MAGIC);
+}
+
+static int read_one(int fd, u64 bytenr, bool quiet, u64 magic, struct btrfs_super_block *sb)
 {
 	size_t got;
 	int ret;
@@ -191,12 +197,12 @@ static int read_one(int fd, u64 bytenr, bool quiet, struct btrfs_super_block *sb
 		return ret;
 	}
 	if (quiet) {
-		if (btrfs_super_magic(sb) != BTRFS_MAGIC ||
+		if (btrfs_super_magic(sb) != magic ||
 		    !btrfs_csum_type_valid(btrfs_super_csum_type(sb)) || btrfs_super_csum_verify(sb))
 			return -EUCLEAN;
 		/* Structural problems are worth a message even when quiet. */
 	}
-	return btrfs_super_validate(sb, bytenr);
+	return super_validate(sb, bytenr, magic);
 }
 
 int btrfs_read_super(int fd, u64 bytenr, unsigned int flags, struct btrfs_super_block *sb,
@@ -204,19 +210,20 @@ int btrfs_read_super(int fd, u64 bytenr, unsigned int flags, struct btrfs_super_
 {
 	struct btrfs_super_block tmp;
 	bool quiet = flags & BTRFS_SUPER_READ_QUIET;
+	u64 magic = flags & BTRFS_SUPER_READ_TEMPORARY ? BTRFS_MAGIC_TEMPORARY : BTRFS_MAGIC;
 	u64 best_gen = 0;
 	int ret, best = -1;
 
 	if (!bytenr)
 		bytenr = BTRFS_SUPER_INFO_OFFSET;
-	ret = read_one(fd, bytenr, quiet, sb);
+	ret = read_one(fd, bytenr, quiet, magic, sb);
 	if (found_at)
 		*found_at = bytenr;
 	if (!ret || bytenr != BTRFS_SUPER_INFO_OFFSET || !(flags & BTRFS_SUPER_READ_RECOVER))
 		return ret;
 
 	for (int i = 1; i < BTRFS_SUPER_MIRROR_MAX; i++) {
-		if (read_one(fd, btrfs_sb_offset(i), true, &tmp))
+		if (read_one(fd, btrfs_sb_offset(i), true, magic, &tmp))
 			continue;
 		if (best < 0 || btrfs_super_generation(&tmp) > best_gen) {
 			best = i;
@@ -234,11 +241,11 @@ int btrfs_read_super(int fd, u64 bytenr, unsigned int flags, struct btrfs_super_
 	return 0;
 }
 
-int btrfs_write_super(int fd, const struct btrfs_super_block *sb, int mirror)
+int btrfs_write_super(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
+		      int mirror)
 {
 	struct btrfs_super_block copy;
 	u64 bytenr;
-	size_t done = 0;
 	int ret;
 
 	if (mirror < 0 || mirror >= BTRFS_SUPER_MIRROR_MAX)
@@ -252,33 +259,21 @@ int btrfs_write_super(int fd, const struct btrfs_super_block *sb, int mirror)
 		      btrfs_super_csum_type(&copy));
 		return ret;
 	}
-	while (done < sizeof(copy)) {
-		ssize_t n = pwrite(fd, (u8 *)&copy + done, sizeof(copy) - done, (off_t)(bytenr + done));
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			error_errno(ret, "cannot write superblock at %llu", bytenr);
-			return ret;
-		}
-		if (n == 0) {
-			error("cannot write superblock at %llu: no space", bytenr);
-			return -ENOSPC;
-		}
-		done += (size_t)n;
-	}
-	return 0;
+	ret = btrfs_dev_write(log, fd, &copy, sizeof(copy), bytenr);
+	if (ret < 0)
+		error_errno(ret, "cannot write superblock at %llu", bytenr);
+	return ret;
 }
 
-int btrfs_write_super_all(int fd, const struct btrfs_super_block *sb, u64 device_size)
+int btrfs_write_super_all(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
+			  u64 device_size)
 {
 	int ret;
 
 	for (int i = 0; i < BTRFS_SUPER_MIRROR_MAX; i++) {
 		if (btrfs_sb_offset(i) + BTRFS_SUPER_INFO_SIZE > device_size)
 			break;
-		ret = btrfs_write_super(fd, sb, i);
+		ret = btrfs_write_super(log, fd, sb, i);
 		if (ret < 0)
 			return ret;
 	}

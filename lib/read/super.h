@@ -47,6 +47,8 @@ int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr);
 /* Flags for btrfs_read_super(). */
 #define BTRFS_SUPER_READ_QUIET      (1U << 0)  /* no messages for a missing or invalid copy */
 #define BTRFS_SUPER_READ_RECOVER    (1U << 1)  /* primary bad: use the newest valid mirror */
+/* An unfinished mkfs's copy: BTRFS_MAGIC_TEMPORARY wanted, the real magic refused. */
+#define BTRFS_SUPER_READ_TEMPORARY  (1U << 2)
 
 /*
  * The one function that reads a superblock for use: the copy at bytenr
@@ -61,11 +63,15 @@ int btrfs_read_super(int fd, u64 bytenr, unsigned int flags, struct btrfs_super_
 /*
  * The pair of btrfs_read_super(): write a copy of sb as superblock mirror
  * (0..2) of fd.  The copy gets bytenr = btrfs_sb_offset(mirror) and its
- * checksum computed last; sb itself is not modified.  Returns 0 or -errno.
+ * checksum computed last; sb itself is not modified.  Written through
+ * btrfs_dev_write() (log: the writer's write log, may be NULL).  0 or -errno.
  */
-int btrfs_write_super(int fd, const struct btrfs_super_block *sb, int mirror);
+struct btrfs_write_log;
+int btrfs_write_super(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
+		      int mirror);
 /* Every mirror that fits a device of device_size bytes; returns 0 or the first error. */
-int btrfs_write_super_all(int fd, const struct btrfs_super_block *sb, u64 device_size);
+int btrfs_write_super_all(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
+			  u64 device_size);
 
 /*
  * Walking sys_chunk_array: (disk key, chunk item) pairs, sys_array_size bytes.

@@ -59,5 +59,17 @@ else
 	echo "layer: no $objdir to check symbols in (build first)"
 	bad=1
 fi
+# One place writes to devices (lib/read/dev-write.c, where the write log is):
+# no other object calls pwrite, fsync, fdatasync or fallocate.
+if [ -d "$objdir" ]; then
+	for o in $(find "$objdir" -name '*.o' -not -path "$objdir/tests/*" \
+			-not -path "$objdir/lib/read/dev-write.o" | sort); do
+		syms=$(nm "$o" | awk '$1 == "U" && $2 ~ /^(pwrite|pwrite64|pwritev|pwritev2|fsync|fdatasync|fallocate|fallocate64|sync_file_range|syncfs)$/ {print $2}' | tr '\n' ' ')
+		if [ -n "$syms" ]; then
+			echo "layer: ${o#"$objdir"/} calls $syms(devices are written through lib/read/dev-write.h)"
+			bad=1
+		fi
+	done
+fi
 [ $bad -eq 0 ] && echo "layers ok"
 exit $bad

@@ -156,7 +156,7 @@ static void test_write_read(void)
 	unlink(path);
 	CHECK(ftruncate(fd, SZ_256M) == 0);
 	make_super(&sb, BTRFS_CSUM_TYPE_SHA256);
-	CHECK(btrfs_write_super_all(fd, &sb, SZ_256M) == 0);
+	CHECK(btrfs_write_super_all(NULL, fd, &sb, SZ_256M) == 0);
 	CHECK(btrfs_read_super(fd, 0, 0, &got, &at) == 0);
 	CHECK_EQ_U64(at, BTRFS_SUPER_INFO_OFFSET);
 	CHECK_EQ_U64(btrfs_super_generation(&got), 7);
