@@ -30,13 +30,16 @@ void print_escaped(FILE *out, const u8 *s, size_t len);
 void print_hex_bytes(FILE *out, const u8 *p, size_t len);
 
 /*
+ * One block: its text lines or one JSON object (header, then "ptrs" or
+ * "items"); sets e->hide_names from opts.
+ */
+void emit_block(struct emitter *e, const struct btrfs_print_opts *opts,
+		const struct extent_buffer *eb);
+/*
  * Item families: each writes the body of the item (text lines after the
  * item line; JSON members of its "data") and returns true when it knows
  * the item's type.
  */
-/* One block: its text lines or one JSON object (header, then "ptrs" or "items"). */
-void emit_block(struct emitter *e, const struct btrfs_print_opts *opts,
-		const struct extent_buffer *eb);
 bool emit_fs_item(struct emitter *e, const struct print_item *it);
 bool emit_extent_family_item(struct emitter *e, const struct print_item *it);
 
