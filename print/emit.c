@@ -1,15 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Text and JSON back ends of the item emitters (see emit.h). */
+/* Text and JSON back ends of the emitters, and the chunk and device item emitters (see emit.h). */
 #include <stdarg.h>
+#include <time.h>
 #include "print/emit.h"
 #include "print/print-tree.h"
+#include "print/print-tree-internal.h"
 #include "lib/format/accessors.h"
 #include "lib/format/flags-names.h"
 
+/*
+ * The JSON writer when something is to be written there: a member with a
+ * name, or a container.  A pending lazy object is opened first.
+ */
+static struct json_writer *jw(struct emitter *e, bool write)
+{
+	if (!e->json || !write)
+		return NULL;
+	if (e->lazy && !e->lazy_open) {
+		json_begin_object(e->json, e->lazy);
+		e->lazy_open = true;
+	}
+	return e->json;
+}
+
 void emit_begin_object(struct emitter *e, const char *name)
 {
-	if (e->json)
-		json_begin_object(e->json, name);
+	struct json_writer *w = jw(e, true);
+
+	if (w)
+		json_begin_object(w, name);
 }
 
 void emit_end_object(struct emitter *e)
@@ -20,8 +39,10 @@ void emit_end_object(struct emitter *e)
 
 void emit_begin_array(struct emitter *e, const char *name)
 {
-	if (e->json)
-		json_begin_array(e->json, name);
+	struct json_writer *w = jw(e, true);
+
+	if (w)
+		json_begin_array(w, name);
 }
 
 void emit_end_array(struct emitter *e)
@@ -30,13 +51,154 @@ void emit_end_array(struct emitter *e)
 		json_end_array(e->json);
 }
 
+void emit_begin_lazy_object(struct emitter *e, const char *name)
+{
+	e->lazy = name;
+	e->lazy_open = false;
+}
+
+void emit_end_lazy_object(struct emitter *e)
+{
+	if (e->lazy_open)
+		json_end_object(e->json);
+	e->lazy = NULL;
+	e->lazy_open = false;
+}
+
+/* label then v in decimal, without printf's format parsing (the text hot path) */
+static void put_label_u64(FILE *out, const char *label, u64 v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	*--p = 0;
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fputs_unlocked(label, out);
+	fputs_unlocked(p, out);
+}
+
 void emit_u64(struct emitter *e, const char *name, const char *label, u64 v)
 {
 	if (e->json) {
-		if (name)
-			json_u64(e->json, name, v);
+		struct json_writer *w = jw(e, name);
+
+		if (w)
+			json_u64(w, *name ? name : NULL, v);
 	} else if (label) {
-		fprintf(e->out, "%s%llu", label, (unsigned long long)v);
+		put_label_u64(e->out, label, v);
+	}
+}
+
+void emit_s64(struct emitter *e, const char *name, const char *label, s64 v)
+{
+	if (e->json) {
+		struct json_writer *w = jw(e, name);
+
+		if (w)
+			json_s64(w, name, v);
+	} else if (label) {
+		fprintf(e->out, "%s%lld", label, (long long)v);
+	}
+}
+
+void emit_octal(struct emitter *e, const char *name, const char *label, u64 v)
+{
+	if (e->json)
+		emit_u64(e, name, NULL, v);
+	else if (label)
+		fprintf(e->out, "%s%llo", label, (unsigned long long)v);
+}
+
+void emit_named(struct emitter *e, const char *name, const char *label, u64 v, const char *text)
+{
+	if (e->json) {
+		emit_u64(e, name, NULL, v);
+	} else if (label) {
+		fputs_unlocked(label, e->out);
+		fputs_unlocked(text, e->out);
+	}
+}
+
+void emit_flags(struct emitter *e, const char *name, const char *label, u64 flags,
+		const struct btrfs_flag_table *table)
+{
+	if (e->json) {
+		struct json_writer *w = jw(e, name);
+
+		if (w)
+			json_flags(w, name, flags, table);
+	} else if (label) {
+		fputs_unlocked(label, e->out);
+		print_flag_names(e->out, flags, table);
+	}
+}
+
+void emit_objectid(struct emitter *e, const char *name, const char *label, u64 objectid, u8 type)
+{
+	if (e->json) {
+		emit_u64(e, name, NULL, objectid);
+	} else if (label) {
+		fputs_unlocked(label, e->out);
+		btrfs_print_objectid(e->out, objectid, type);
+	}
+}
+
+void emit_hex(struct emitter *e, const char *name, const char *label, const u8 *p, size_t len)
+{
+	if (e->json) {
+		struct json_writer *w = jw(e, name);
+
+		if (w)
+			json_hex(w, *name ? name : NULL, p, len);
+	} else if (label) {
+		fputs_unlocked(label, e->out);
+		print_hex_bytes(e->out, p, len);
+	}
+}
+
+void emit_name(struct emitter *e, const char *name, const char *label, const u8 *s, size_t len)
+{
+	if (e->json) {
+		struct json_writer *w = jw(e, name && !e->hide_names);
+
+		if (w)
+			json_string_len(w, name, s, len);
+	} else if (label) {
+		fputs_unlocked(label, e->out);
+		if (e->hide_names)
+			fputs_unlocked("HIDDEN", e->out);
+		else
+			print_escaped(e->out, s, len);
+	}
+}
+
+void emit_time(struct emitter *e, const char *name, const char *label,
+	       const struct btrfs_timespec *ts)
+{
+	u64 sec = btrfs_timespec_sec(ts);
+	u32 nsec = btrfs_timespec_nsec(ts);
+
+	if (e->json) {
+		struct json_writer *w = jw(e, name);
+
+		if (!w)
+			return;
+		json_begin_object(w, name);
+		json_u64(w, "sec", sec);
+		json_u64(w, "nsec", nsec);
+		json_end_object(w);
+	} else if (label) {
+		time_t t = (time_t)sec;
+		struct tm tm;
+		char buf[64];
+
+		if (localtime_r(&t, &tm))
+			strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+		else
+			buf[0] = 0;
+		fprintf(e->out, "%s%llu.%u (%s)", label, (unsigned long long)sec, nsec, buf);
 	}
 }
 
@@ -45,11 +207,14 @@ void emit_uuid(struct emitter *e, const char *name, const char *label, const u8 
 	char buf[BTRFS_UUID_UNPARSED_SIZE];
 
 	if (e->json) {
-		if (name)
-			json_uuid(e->json, name, uuid);
+		struct json_writer *w = jw(e, name);
+
+		if (w)
+			json_uuid(w, name, uuid);
 	} else if (label) {
 		btrfs_uuid_to_str(uuid, buf);
-		fprintf(e->out, "%s%s", label, buf);
+		fputs_unlocked(label, e->out);
+		fputs_unlocked(buf, e->out);
 	}
 }
 
@@ -58,14 +223,15 @@ void emit_bg_flags(struct emitter *e, const char *name, const char *label, u64 f
 	char buf[64];
 
 	if (e->json) {
+		struct json_writer *w = jw(e, name);
 		u64 known = btrfs_flag_table_mask(&btrfs_bg_type_table) |
 			    btrfs_flag_table_mask(&btrfs_bg_profile_table);
 		u64 bit;
 
-		if (!name)
+		if (!w)
 			return;
 		/* in bit order: the type bits, the profile bit, then any unknown bits */
-		json_begin_array(e->json, name);
+		json_begin_array(w, name);
 		for (bit = 1; bit; bit <<= 1) {
 			const char *n;
 
@@ -74,18 +240,19 @@ void emit_bg_flags(struct emitter *e, const char *name, const char *label, u64 f
 			n = btrfs_flag_name(&btrfs_bg_type_table, bit);
 			if (!n)
 				n = btrfs_flag_name(&btrfs_bg_profile_table, bit);
-			json_string(e->json, NULL, n);
+			json_string(w, NULL, n);
 		}
 		if (flags & ~known) {
 			char hex[24];
 
 			snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)(flags & ~known));
-			json_string(e->json, NULL, hex);
+			json_string(w, NULL, hex);
 		}
-		json_end_array(e->json);
+		json_end_array(w);
 	} else if (label) {
 		btrfs_bg_flags_to_str(flags, buf, sizeof(buf));
-		fprintf(e->out, "%s%s", label, buf);
+		fputs_unlocked(label, e->out);
+		fputs_unlocked(buf, e->out);
 	}
 }
 
@@ -93,15 +260,17 @@ void emit_disk_key(struct emitter *e, const char *name, const char *label,
 		   const struct btrfs_disk_key *key)
 {
 	if (e->json) {
-		if (!name)
+		struct json_writer *w = jw(e, name);
+
+		if (!w)
 			return;
-		json_begin_object(e->json, name);
-		json_u64(e->json, "objectid", btrfs_disk_key_objectid(key));
-		json_u64(e->json, "type", btrfs_disk_key_type(key));
-		json_u64(e->json, "offset", btrfs_disk_key_offset(key));
-		json_end_object(e->json);
+		json_begin_object(w, name);
+		json_u64(w, "objectid", btrfs_disk_key_objectid(key));
+		json_u64(w, "type", btrfs_disk_key_type(key));
+		json_u64(w, "offset", btrfs_disk_key_offset(key));
+		json_end_object(w);
 	} else if (label) {
-		fputs(label, e->out);
+		fputs_unlocked(label, e->out);
 		btrfs_print_disk_key(e->out, key);
 	}
 }
@@ -109,7 +278,7 @@ void emit_disk_key(struct emitter *e, const char *name, const char *label,
 void emit_eol(struct emitter *e)
 {
 	if (!e->json)
-		fputc('\n', e->out);
+		fputc_unlocked('\n', e->out);
 }
 
 void emit_textf(struct emitter *e, const char *fmt, ...)
@@ -123,7 +292,7 @@ void emit_textf(struct emitter *e, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- item types ---- */
+/* ---- item types dump-super shares with dump-tree (emit.h) ---- */
 
 void emit_chunk_item(struct emitter *e, const struct btrfs_chunk *c, u32 size)
 {
@@ -181,54 +350,4 @@ void emit_dev_item(struct emitter *e, const struct btrfs_dev_item *d)
 	emit_eol(e);
 	emit_uuid(e, "fsid", "\t\tfsid ", d->fsid);
 	emit_eol(e);
-}
-
-void emit_block_group_item(struct emitter *e, const struct btrfs_block_group_item *bg)
-{
-	emit_u64(e, "used", "\t\tblock group used ", btrfs_block_group_used(bg));
-	emit_u64(e, "chunk_objectid", " chunk_objectid ", btrfs_block_group_chunk_objectid(bg));
-	emit_bg_flags(e, "flags", " flags ", btrfs_block_group_flags(bg));
-	emit_eol(e);
-}
-
-void emit_dev_extent(struct emitter *e, const struct btrfs_dev_extent *de)
-{
-	emit_u64(e, "chunk_tree", "\t\tdev extent chunk_tree ", btrfs_dev_extent_chunk_tree(de));
-	emit_eol(e);
-	emit_u64(e, "chunk_objectid", "\t\tchunk_objectid ", btrfs_dev_extent_chunk_objectid(de));
-	emit_u64(e, "chunk_offset", " chunk_offset ", btrfs_dev_extent_chunk_offset(de));
-	emit_u64(e, "length", " length ", btrfs_dev_extent_length(de));
-	emit_eol(e);
-	emit_uuid(e, "chunk_tree_uuid", "\t\tchunk_tree_uuid ", de->chunk_tree_uuid);
-	emit_eol(e);
-}
-
-void emit_qgroup_info(struct emitter *e, const struct btrfs_qgroup_info_item *qi)
-{
-	emit_u64(e, "generation", "\t\tgeneration ", btrfs_qgroup_info_generation(qi));
-	emit_eol(e);
-	emit_u64(e, "rfer", "\t\treferenced ", btrfs_qgroup_info_rfer(qi));
-	emit_u64(e, "rfer_cmpr", " referenced_compressed ", btrfs_qgroup_info_rfer_cmpr(qi));
-	emit_eol(e);
-	emit_u64(e, "excl", "\t\texclusive ", btrfs_qgroup_info_excl(qi));
-	emit_u64(e, "excl_cmpr", " exclusive_compressed ", btrfs_qgroup_info_excl_cmpr(qi));
-	emit_eol(e);
-}
-
-void emit_raid_stripe(struct emitter *e, const struct btrfs_stripe_extent *se, u32 size)
-{
-	u32 i, nr = size / sizeof(struct btrfs_raid_stride);
-
-	emit_begin_array(e, "strides");
-	for (i = 0; i < nr; i++) {
-		const struct btrfs_raid_stride *s = btrfs_raid_stride_nr(se, (int)i);
-
-		emit_begin_object(e, NULL);
-		emit_textf(e, "\t\t\tstripe %u", i);
-		emit_u64(e, "devid", " devid ", btrfs_raid_stride_devid(s));
-		emit_u64(e, "physical", " physical ", btrfs_raid_stride_physical(s));
-		emit_eol(e);
-		emit_end_object(e);
-	}
-	emit_end_array(e);
 }

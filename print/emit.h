@@ -11,8 +11,15 @@
  *
  * The text back end prints the label then the value (decimal); the JSON
  * back end writes the member.  A NULL name makes a field text-only, a NULL
- * label JSON-only.  Objects and arrays exist only in JSON; text-only pieces
- * (line ends, indices) are written with emit_eol() and emit_textf().
+ * label JSON-only; an empty name ("") writes an array element (emit_u64(),
+ * emit_hex()).  Objects and arrays exist only in JSON; text-only pieces
+ * (line ends, indices) are written with emit_eol() and emit_textf().  Where
+ * the text and JSON spell one member differently (a number in text, names
+ * in JSON), the emitter writes it twice, once with each half NULL.
+ *
+ * A lazy object (emit_begin_lazy_object()) is opened in JSON only when its
+ * first member is written: an item's "data" exists only when its emitter
+ * decoded something.
  */
 #ifndef BTRFS_KIT_PRINT_EMIT_H
 #define BTRFS_KIT_PRINT_EMIT_H
@@ -22,9 +29,15 @@
 #include "lib/format/format.h"
 #include "common/json-writer.h"
 
+struct btrfs_flag_table;
+struct btrfs_timespec;
+
 struct emitter {
 	FILE *out;                 /* text back end */
 	struct json_writer *json;  /* JSON back end when not NULL */
+	bool hide_names;           /* names as HIDDEN in text, left out of JSON */
+	const char *lazy;          /* a lazy object not yet opened */
+	bool lazy_open;            /* the lazy object was opened */
 };
 
 static inline struct emitter emit_text_to(FILE *out)
@@ -47,7 +60,27 @@ void emit_end_object(struct emitter *e);
 void emit_begin_array(struct emitter *e, const char *name);
 void emit_end_array(struct emitter *e);
 
+void emit_begin_lazy_object(struct emitter *e, const char *name);
+void emit_end_lazy_object(struct emitter *e);
+
 void emit_u64(struct emitter *e, const char *name, const char *label, u64 v);
+void emit_s64(struct emitter *e, const char *name, const char *label, s64 v);
+/* label, then the value in octal in text (a mode); a number in JSON */
+void emit_octal(struct emitter *e, const char *name, const char *label, u64 v);
+/* label, then text; v as a number in JSON (a type printed by name) */
+void emit_named(struct emitter *e, const char *name, const char *label, u64 v, const char *text);
+/* label, then the names of the set bits joined by '|' ("none"); JSON: json_flags() */
+void emit_flags(struct emitter *e, const char *name, const char *label, u64 flags,
+		const struct btrfs_flag_table *table);
+/* label, then the objectid as dump-tree names it (btrfs_print_objectid); a number in JSON */
+void emit_objectid(struct emitter *e, const char *name, const char *label, u64 objectid, u8 type);
+/* label, then "0x" and the bytes in hex (at most 64 in text) */
+void emit_hex(struct emitter *e, const char *name, const char *label, const u8 *p, size_t len);
+/* label, then a name escaped as dump-tree prints it (HIDDEN with hide_names) */
+void emit_name(struct emitter *e, const char *name, const char *label, const u8 *s, size_t len);
+/* label, then "SEC.NSEC (YYYY-MM-DD HH:MM:SS)" in local time; {sec, nsec} in JSON */
+void emit_time(struct emitter *e, const char *name, const char *label,
+	       const struct btrfs_timespec *ts);
 /* label, then the UUID in its 36-character form */
 void emit_uuid(struct emitter *e, const char *name, const char *label, const u8 *uuid);
 /*
@@ -63,7 +96,11 @@ void emit_eol(struct emitter *e);
 __attribute__((format(printf, 2, 3)))
 void emit_textf(struct emitter *e, const char *fmt, ...);
 
-/* ---- item types ---- */
+/*
+ * ---- item types dump-super shares with dump-tree ----
+ * (the other item emitters are print/print-fs-items.c and
+ * print-extent-items.c, reached through print-tree.c's block emitter)
+ */
 
 /*
  * A chunk item of size bytes (at least sizeof(struct btrfs_chunk)), in the
@@ -80,10 +117,5 @@ void emit_textf(struct emitter *e, const char *fmt, ...);
 void emit_chunk_item(struct emitter *e, const struct btrfs_chunk *c, u32 size);
 /* A device item (in the chunk tree or the superblock). */
 void emit_dev_item(struct emitter *e, const struct btrfs_dev_item *d);
-void emit_block_group_item(struct emitter *e, const struct btrfs_block_group_item *bg);
-void emit_dev_extent(struct emitter *e, const struct btrfs_dev_extent *de);
-void emit_qgroup_info(struct emitter *e, const struct btrfs_qgroup_info_item *qi);
-/* The strides of a RAID stripe extent item of size bytes (those that fit). */
-void emit_raid_stripe(struct emitter *e, const struct btrfs_stripe_extent *se, u32 size);
 
 #endif

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tree block printer, core: names of objectids and key types, keys, block
- * headers, node key pointers, the leaf item loop and tree traversal.  The
- * item bodies are printed by print-fs-items.c (inodes, directories, file
+ * headers, node key pointers, the leaf item loop and tree traversal, each
+ * written once through an emitter (emit.h) for the text and the JSON.  The
+ * item bodies are emitted by print-fs-items.c (inodes, directories, file
  * extents, roots) and print-extent-items.c (extents, block groups, chunks,
- * devices, qgroups and the rest).  The output matches btrfs-progs'
+ * devices, qgroups and the rest).  The text matches btrfs-progs'
  * dump-tree line for line.
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "print/print-tree.h"
 #include "print/print-tree-internal.h"
 #include "lib/format/accessors.h"
@@ -75,14 +75,6 @@ void btrfs_uuid_to_str(const u8 *uuid, char *buf)
 	buf[n] = 0;
 }
 
-void print_uuid_line(const char *label, const u8 *uuid)
-{
-	char buf[BTRFS_UUID_UNPARSED_SIZE];
-
-	btrfs_uuid_to_str(uuid, buf);
-	printf("%s %s\n", label, buf);
-}
-
 /*
  * Names are printed with whitespace, backslash and non-printable bytes
  * escaped: "\ " for a space, "\\" for a backslash, C escapes for the usual
@@ -112,29 +104,6 @@ void print_escaped(FILE *out, const u8 *s, size_t len)
 				fputc(c, out);
 		}
 	}
-}
-
-void print_name(const struct print_item *it, const u8 *s, size_t len)
-{
-	if (it->opts->hide_names)
-		fputs("HIDDEN", stdout);
-	else
-		print_escaped(stdout, s, len);
-}
-
-void print_timespec(FILE *out, const char *label, const struct btrfs_timespec *ts)
-{
-	u64 sec = btrfs_timespec_sec(ts);
-	u32 nsec = btrfs_timespec_nsec(ts);
-	time_t t = (time_t)sec;
-	struct tm tm;
-	char buf[64];
-
-	if (localtime_r(&t, &tm))
-		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-	else
-		buf[0] = 0;
-	fprintf(out, "\t\t%s %llu.%u (%s)\n", label, (unsigned long long)sec, nsec, buf);
 }
 
 /* ---- Objectids, key types, keys ----------------------------------------- */
@@ -330,37 +299,36 @@ void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len)
 	snprintf(buf, len, "%s|%s", type, profile);
 }
 
-/* ---- Block headers -------------------------------------------------------- */
+/* ---- Blocks: header, key pointers, items --------------------------------- */
 
-static void print_header(const struct btrfs_print_opts *opts, const struct extent_buffer *eb,
-			 bool leaf, long long free_space)
+static void emit_header(struct emitter *e, const struct btrfs_print_opts *opts,
+			const struct extent_buffer *eb, long long free_space)
 {
 	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	bool leaf = btrfs_header_level(h) == 0;
 	const char *what = leaf ? "leaf" : "node";
 	u64 bytenr = btrfs_header_bytenr(h);
-	u64 flags = btrfs_header_flags(h) & ~BTRFS_BACKREF_REV_MASK;
-	char uuid[BTRFS_UUID_UNPARSED_SIZE];
+	u64 flags = btrfs_header_flags(h);
 
-	if (leaf)
-		printf("leaf %llu items %u free space %lld generation %llu owner ",
-		       (unsigned long long)bytenr, btrfs_header_nritems(h), free_space,
-		       (unsigned long long)btrfs_header_generation(h));
-	else
-		printf("node %llu level %u items %u free space %lld generation %llu owner ",
-		       (unsigned long long)bytenr, btrfs_header_level(h), btrfs_header_nritems(h),
-		       free_space, (unsigned long long)btrfs_header_generation(h));
-	btrfs_print_objectid(stdout, btrfs_header_owner(h), 0);
-	printf("\n%s %llu flags 0x%llx(", what, (unsigned long long)bytenr, (unsigned long long)flags);
-	print_flag_names(stdout, flags, &btrfs_header_flags_table);
-	printf(") backref revision %u", btrfs_header_backref_rev(h));
-	if (opts->csum_headers) {
-		fputs(" csum ", stdout);
-		print_hex_bytes(stdout, h->csum, min_t(u32, opts->csum_size, BTRFS_CSUM_SIZE));
-	}
-	btrfs_uuid_to_str(h->fsid, uuid);
-	printf("\nfs uuid %s\n", uuid);
-	btrfs_uuid_to_str(h->chunk_tree_uuid, uuid);
-	printf("chunk uuid %s\n", uuid);
+	emit_textf(e, "%s", what);
+	emit_u64(e, "bytenr", " ", bytenr);
+	emit_u64(e, "level", leaf ? NULL : " level ", btrfs_header_level(h));
+	emit_u64(e, "nritems", " items ", btrfs_header_nritems(h));
+	emit_textf(e, " free space %lld", free_space);
+	emit_u64(e, "generation", " generation ", btrfs_header_generation(h));
+	emit_objectid(e, "owner", " owner ", btrfs_header_owner(h), 0);
+	/* the text splits the backref revision out of the flags, the JSON keeps them whole */
+	flags &= ~BTRFS_BACKREF_REV_MASK;
+	emit_textf(e, "\n%s %llu flags 0x%llx(", what, (unsigned long long)bytenr,
+		   (unsigned long long)flags);
+	emit_flags(e, NULL, "", flags, &btrfs_header_flags_table);
+	emit_flags(e, "flags", NULL, btrfs_header_flags(h), &btrfs_header_flags_table);
+	emit_u64(e, "backref_rev", ") backref revision ", btrfs_header_backref_rev(h));
+	if (opts->csum_headers)
+		emit_hex(e, "csum", " csum ", h->csum, min_t(u32, opts->csum_size, BTRFS_CSUM_SIZE));
+	emit_uuid(e, "fsid", "\nfs uuid ", h->fsid);
+	emit_uuid(e, "chunk_tree_uuid", "\nchunk uuid ", h->chunk_tree_uuid);
+	emit_eol(e);
 }
 
 static u32 block_len(const struct btrfs_print_opts *opts, const struct extent_buffer *eb)
@@ -372,7 +340,8 @@ static u32 block_len(const struct btrfs_print_opts *opts, const struct extent_bu
 	return len;
 }
 
-void btrfs_print_node(const struct btrfs_print_opts *opts, const struct extent_buffer *eb)
+static void emit_node(struct emitter *e, const struct btrfs_print_opts *opts,
+		      const struct extent_buffer *eb)
 {
 	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
 	u32 len = block_len(opts, eb);
@@ -380,30 +349,39 @@ void btrfs_print_node(const struct btrfs_print_opts *opts, const struct extent_b
 	u32 max = (len - sizeof(*h)) / sizeof(struct btrfs_key_ptr);
 	u32 i;
 
-	print_header(opts, eb, false, (long long)max - nr);
+	emit_header(e, opts, eb, (long long)max - nr);
 	if (nr > max) {
 		error("node %llu: nritems %u exceeds the maximum %u, printing %u",
 		      (unsigned long long)eb->start, nr, max, max);
 		nr = max;
 	}
+	emit_begin_array(e, "ptrs");
 	for (i = 0; i < nr; i++) {
 		const struct btrfs_key_ptr *kp = (const struct btrfs_key_ptr *)
 			(eb->data + sizeof(*h) + (size_t)i * sizeof(*kp));
 
-		putchar('\t');
-		btrfs_print_disk_key(stdout, &kp->key);
-		printf(" block %llu gen %llu\n", (unsigned long long)btrfs_key_blockptr(kp),
-		       (unsigned long long)btrfs_key_generation(kp));
+		emit_begin_object(e, NULL);
+		emit_disk_key(e, "key", "\t", &kp->key);
+		emit_u64(e, "blockptr", " block ", btrfs_key_blockptr(kp));
+		emit_u64(e, "generation", " gen ", btrfs_key_generation(kp));
+		emit_eol(e);
+		emit_end_object(e);
 	}
+	emit_end_array(e);
 }
 
-/* Items whose data is empty by design print no body. */
-static void print_unknown_item(const struct print_item *it)
+/* An item's body: the text lines after its item line, or its JSON "data" (when decoded). */
+static void emit_item_body(struct emitter *e, const struct print_item *it)
 {
-	(void)it;
+	emit_begin_lazy_object(e, "data");
+	/* items of a type without a decoder (or empty by design) have no body */
+	if (!emit_fs_item(e, it))
+		emit_extent_family_item(e, it);
+	emit_end_lazy_object(e);
 }
 
-void btrfs_print_leaf(const struct btrfs_print_opts *opts, const struct extent_buffer *eb)
+static void emit_leaf(struct emitter *e, const struct btrfs_print_opts *opts,
+		      const struct extent_buffer *eb)
 {
 	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
 	u32 len = block_len(opts, eb);
@@ -423,13 +401,14 @@ void btrfs_print_leaf(const struct btrfs_print_opts *opts, const struct extent_b
 	} else if (nr > max) {
 		free_space = (long long)data_size - (long long)nr * sizeof(struct btrfs_item);
 	}
-	print_header(opts, eb, true, free_space);
+	emit_header(e, opts, eb, free_space);
 	if (nr > max) {
 		error("leaf %llu: nritems %u exceeds the maximum %u, printing %u",
 		      (unsigned long long)eb->start, nr, max, max);
 		nr = max;
 	}
 
+	emit_begin_array(e, "items");
 	for (i = 0; i < nr; i++) {
 		const struct btrfs_item *item = (const struct btrfs_item *)
 			(eb->data + sizeof(*h) + (size_t)i * sizeof(*item));
@@ -441,37 +420,46 @@ void btrfs_print_leaf(const struct btrfs_print_opts *opts, const struct extent_b
 			.slot = (int)i,
 		};
 
-		it.key.objectid = btrfs_disk_key_objectid(&item->key);
-		it.key.type = btrfs_disk_key_type(&item->key);
-		it.key.offset = btrfs_disk_key_offset(&item->key);
-		printf("\titem %u ", i);
-		btrfs_print_key(stdout, &it.key);
-		printf(" itemoff %u itemsize %u\n", off, size);
-
+		emit_begin_object(e, NULL);
+		emit_textf(e, "\titem %u ", i);
+		emit_disk_key(e, "key", "", &item->key);
+		emit_u64(e, "offset", " itemoff ", off);
+		emit_u64(e, "size", " itemsize ", size);
+		emit_eol(e);
 		if ((u64)off + size > data_size ||
 		    (u64)off < (u64)(i + 1) * sizeof(struct btrfs_item)) {
 			error("leaf %llu slot %u: item data [%u, %llu) outside the leaf data area",
 			      (unsigned long long)eb->start, i, off, (unsigned long long)off + size);
-			continue;
+		} else {
+			it.key.objectid = btrfs_disk_key_objectid(&item->key);
+			it.key.type = btrfs_disk_key_type(&item->key);
+			it.key.offset = btrfs_disk_key_offset(&item->key);
+			it.data = eb->data + sizeof(*h) + off;
+			it.size = size;
+			emit_item_body(e, &it);
 		}
-		it.data = eb->data + sizeof(*h) + off;
-		it.size = size;
-		if (print_fs_item(&it))
-			continue;
-		if (print_extent_family_item(&it))
-			continue;
-		print_unknown_item(&it);
+		emit_end_object(e);
 	}
+	emit_end_array(e);
+}
+
+void emit_block(struct emitter *e, const struct btrfs_print_opts *opts,
+		const struct extent_buffer *eb)
+{
+	e->hide_names = opts->hide_names;
+	emit_begin_object(e, NULL);
+	if (btrfs_eb_level(eb) == 0)
+		emit_leaf(e, opts, eb);
+	else
+		emit_node(e, opts, eb);
+	emit_end_object(e);
 }
 
 void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_buffer *eb)
 {
-	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	struct emitter e = emit_text_to(stdout);
 
-	if (btrfs_header_level(h) == 0)
-		btrfs_print_leaf(opts, eb);
-	else
-		btrfs_print_node(opts, eb);
+	emit_block(&e, opts, eb);
 }
 
 /*

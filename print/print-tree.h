@@ -45,8 +45,6 @@ void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len);
 void btrfs_uuid_to_str(const u8 *uuid, char *buf);
 
 /* One block: a leaf prints all items, a node its key pointers. */
-void btrfs_print_leaf(const struct btrfs_print_opts *opts, const struct extent_buffer *eb);
-void btrfs_print_node(const struct btrfs_print_opts *opts, const struct extent_buffer *eb);
 void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_buffer *eb);
 
 /*

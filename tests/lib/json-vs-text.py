@@ -6,7 +6,8 @@ Checks: one JSON document without duplicate keys in any object; the same
 blocks (bytenr, level, nritems, generation) in the same order; per leaf the
 same items (offset, size); per item kind, decoded values equal to the text
 (inode items, file extents, extent items, root items, dir items, qgroup info
-and limit, dev extents); flags are arrays of strings.
+and limit, dev extents); flags are arrays of strings.  One emitter writes
+both outputs, so the members come in the text's order (TEXT_ORDER).
 """
 import json
 import re
@@ -39,6 +40,25 @@ def text_blocks(lines):
     return blocks
 
 
+# Members in the order the text prints them (JSON-only members after).
+TEXT_ORDER = {
+    'INODE_ITEM': ['generation', 'transid', 'size', 'nbytes', 'block_group', 'mode', 'nlink',
+                   'uid', 'gid', 'rdev', 'sequence', 'flags', 'atime', 'ctime', 'mtime', 'otime'],
+    'DIR_ITEM': ['location', 'type', 'transid', 'data_len', 'name_len'],
+    'DIR_INDEX': ['location', 'type', 'transid', 'data_len', 'name_len'],
+    'XATTR_ITEM': ['location', 'type', 'transid', 'data_len', 'name_len'],
+    'EXTENT_DATA': ['generation', 'type'],
+}
+BLOCK_ORDER = ['bytenr', 'level', 'nritems', 'generation', 'owner', 'flags', 'backref_rev',
+               'csum', 'fsid', 'chunk_tree_uuid']
+
+
+def in_text_order(keys, order):
+    """keys (a JSON object's members) list order's members first, in that order."""
+    known = [k for k in keys if k in order]
+    return known == [k for k in order if k in keys] and keys[:len(known)] == known
+
+
 def body(item):
     d = item.get('data', {})
     return d.get('inode_item', d)
@@ -57,6 +77,10 @@ def check_item(ti, ji, errors, where):
         if not cond:
             errors.append('%s %s: %s (text %s, json %s)' % (where, ti['key'], what, L[:3], d))
 
+    if typ in TEXT_ORDER and d:
+        objs = d.get('entries', [d])
+        want(all(in_text_order(list(o.keys()), TEXT_ORDER[typ]) for o in objs),
+             'members not in the text order')
     if typ == 'INODE_ITEM' and len(L) >= 2:
         g = re.match(r'generation (\d+) transid (\d+) size (\d+) nbytes (\d+)', L[0])
         b = re.match(r'block group (\d+) mode (\d+) links (\d+) uid (\d+) gid (\d+) rdev (\d+)', L[1])
@@ -145,6 +169,9 @@ def main():
         print('block lists differ: text %d, json %d' % (len(tb), len(jb)))
         return 1
     nitems = 0
+    for j in jb:
+        if not in_text_order(list(j.keys()), BLOCK_ORDER):
+            errors.append('block %d: header members not in the text order' % j['bytenr'])
     for t, j in zip(tb, jb):
         if t['level']:
             continue
