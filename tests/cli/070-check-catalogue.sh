@@ -1,0 +1,33 @@
+#!/bin/bash
+# The corruption-class catalogue (tests/tools/catalogue.py), sampled with a
+# fixed seed: 60 classes (item fields by rule, headers, item surgery, one
+# mirror of a DUP/RAID1C4 block, superblock fields), each applied to one of
+# four kernel-made corpus filesystems with tests/tools/corrupt-block.  Never
+# a crash, never exit 0 where Debian's check sees damage, a refusing repair
+# writes nothing, a repair that claims success leaves both checks clean.
+# The whole catalogue, with kernel mounts of the repaired images:
+#   make test-catalogue
+. "$TOP/tests/lib/common.sh"
+check_prereq python3 progs corpus
+tool=$TOOL_DIR/corrupt-block
+[ -x "$tool" ] || _fail "corrupt-block not built (make unit-bins)"
+fs=default-rich,nodesize4k-bulk,legacy-features,quota,raid1c3-raid1c4
+for c in ${fs//,/ }; do corpus_case "$c" > /dev/null; done
+cat_run() {
+	python3 "$TOP/tests/tools/catalogue.py" --fs $fs --per-class 1 --tool "$tool" \
+		--ref /usr/bin/btrfs --work "$T/work" --corpus "$SCRATCH_ROOT/corpus" "$@"
+}
+cat_run --sample 60 --seed 17 --btrfs "$BTRFS" --matrix "$T/matrix" > "$T/out" 2>&1
+rc=$?
+grep -A1 '^FAIL' "$T/out" >&8
+[ $rc -eq 0 ] || _fail "catalogue: exit $rc"
+assert_grep '^catalogue: [0-9]* classes, [0-9]* cases, 0 failures$' "$T/out"
+cases=$(sed -n 's/^catalogue: [0-9]* classes, \([0-9]*\) cases.*/\1/p' "$T/out")
+[ "$cases" -ge 40 ] || _fail "only $cases cases applied (the sample lost its classes)"
+assert_grep '^total  *[0-9]' "$T/matrix"
+assert_grep '^field/inode_item\.' "$T/matrix"
+# the rules bite: a check that always says "clean" misses what Debian sees
+printf '#!/bin/sh\nexit 0\n' > "$T/blind"; chmod +x "$T/blind"
+expect_exit 1 cat_run --sample 15 --seed 17 --btrfs "$T/blind" --no-repair > "$T/blind.out" 2>&1
+assert_grep '^FAIL .*missed: our check exits 0, Debian' "$T/blind.out"
+echo "catalogue sample: $cases cases, 0 failures"
