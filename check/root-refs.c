@@ -3,7 +3,9 @@
  * Pass 7, root refs: every ROOT_REF (parent, child) of the root tree has the
  * ROOT_BACKREF (child, parent) with the same directory, sequence and name;
  * the parent subvolume's DIR_INDEX at that sequence names the child; every
- * live subvolume (refs > 0) other than the top one has a backref.
+ * live subvolume (refs > 0) other than the top one has a backref; a deleted
+ * one (refs 0) has none, and has an orphan item in the root tree until the
+ * cleaner has dropped it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,35 @@ static void check_dir_entry(struct check_ctx *ctx, const struct rref *r)
 	btrfs_release_path(&path);
 }
 
+/* The root item of subvolume id (st->root is in root tree order), or NULL. */
+static const struct check_root *find_root(const struct ext_state *st, u64 id)
+{
+	size_t lo = 0, hi = st ? st->root_nr : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->root[mid].key.objectid < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return st && lo < st->root_nr && st->root[lo].key.objectid == id ? &st->root[lo] : NULL;
+}
+
+/* Whether the root tree holds the orphan item (ORPHAN ORPHAN_ITEM id) of a deleted subvolume. */
+static bool has_orphan_item(struct check_ctx *ctx, u64 id)
+{
+	struct btrfs_key key = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, id };
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(ctx->fs, &ctx->fs->tree_root, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+	btrfs_release_path(&path);
+	return ret == 0;
+}
+
 static int cmp_rref(const void *a, const void *b)
 {
 	const struct rref *x = a, *y = b;
@@ -112,6 +143,12 @@ int check_root_refs(struct check_ctx *ctx)
 		struct rref *r = &w.r[i], *n = i + 1 < w.nr ? &w.r[i + 1] : NULL;
 
 		if (!r->back && n && n->back && n->child == r->child && n->parent == r->parent) {
+			const struct check_root *cr = find_root(st, r->child);
+
+			if (cr && !cr->refs)
+				check_error(ctx, "root %llu: root item (%llu ROOT_ITEM %llu) has refs 0 (a deleted subvolume), but root %llu still links it as '%s' in dir %llu index %llu",
+					    r->child, cr->key.objectid, cr->key.offset, r->parent, r->name,
+					    r->dirid, r->seq);
 			if (n->dirid != r->dirid || n->seq != r->seq || n->name_len != r->name_len ||
 			    memcmp(n->name, r->name, r->name_len))
 				check_error(ctx, "root %llu: ROOT_REF and ROOT_BACKREF with root %llu differ (dir %llu/%llu index %llu/%llu name '%s'/'%s')",
@@ -149,6 +186,9 @@ int check_root_refs(struct check_ctx *ctx)
 			if (cr->refs)
 				check_error(ctx, "root %llu: subvolume with refs %u is not referenced by any ROOT_BACKREF",
 					    id, cr->refs);
+			else if (!has_orphan_item(ctx, id))
+				check_error(ctx, "root %llu: deleted subvolume (refs 0, no ROOT_BACKREF) has no orphan item (%llu ORPHAN_ITEM %llu) in the root tree",
+					    id, (u64)BTRFS_ORPHAN_OBJECTID, id);
 		}
 	}
 	free(w.r);

@@ -13,6 +13,19 @@ tool=$TOOL_DIR/corrupt-block
 [ -x "$tool" ] || _fail "corrupt-block not built (make unit-bins)"
 fs=default-rich,nodesize4k-bulk,legacy-features,quota,raid1c3-raid1c4
 for c in ${fs//,/ }; do corpus_case "$c" > /dev/null; done
+# misses the catalogue found, now detected: a subvolume root item with refs 0
+# (deleted) still linked by its ROOT_REF; with the refs gone too, no orphan item
+rich=$SCRATCH_ROOT/corpus/default-rich/dev1.img
+cp --sparse=always "$rich" "$T/img"
+run_check "$tool" "$T/img" field 1 257,ROOT_ITEM,10 root_item.refs 0 > /dev/null
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+assert_grep "root 257: root item (257 ROOT_ITEM 10) has refs 0 (a deleted subvolume), but root 5 still links it as 'snap' in dir 256 index 5" "$T/check"
+expect_exit 1 /usr/bin/btrfs check "$T/img" > /dev/null 2>&1
+run_check "$tool" "$T/img" delete 1 5,ROOT_REF,257 > /dev/null
+run_check "$tool" "$T/img" delete 1 257,ROOT_BACKREF,5 > /dev/null
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+assert_grep "root 257: deleted subvolume (refs 0, no ROOT_BACKREF) has no orphan item (18446744073709551611 ORPHAN_ITEM 257)" "$T/check"
+
 cat_run() {
 	python3 "$TOP/tests/tools/catalogue.py" --fs $fs --per-class 1 --tool "$tool" \
 		--ref /usr/bin/btrfs --work "$T/work" --corpus "$SCRATCH_ROOT/corpus" "$@"
