@@ -25,6 +25,13 @@ run_check "$tool" "$T/img" delete 1 5,ROOT_REF,257 > /dev/null
 run_check "$tool" "$T/img" delete 1 257,ROOT_BACKREF,5 > /dev/null
 expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
 assert_grep "root 257: deleted subvolume (refs 0, no ROOT_BACKREF) has no orphan item (18446744073709551611 ORPHAN_ITEM 257)" "$T/check"
+# a qgroup limit and relations naming a qgroup without its info item
+q=$SCRATCH_ROOT/corpus/quota/dev1.img
+cp --sparse=always "$q" "$T/img"
+run_check "$tool" "$T/img" delete 8 0,QGROUP_INFO,281474976710756 > /dev/null
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+assert_grep "quota tree: the QGROUP_LIMIT item of qgroup 1/100 in leaf [0-9]* has no QGROUP_INFO item beside it" "$T/check"
+assert_grep "quota tree: QGROUP_RELATION item 0/256 -> 1/100 in leaf [0-9]* names qgroup 1/100, which has no QGROUP_INFO item" "$T/check"
 
 cat_run() {
 	python3 "$TOP/tests/tools/catalogue.py" --fs $fs --per-class 1 --tool "$tool" \
