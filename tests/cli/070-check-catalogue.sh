@@ -32,6 +32,12 @@ run_check "$tool" "$T/img" delete 8 0,QGROUP_INFO,281474976710756 > /dev/null
 expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
 assert_grep "quota tree: the QGROUP_LIMIT item of qgroup 1/100 in leaf [0-9]* has no QGROUP_INFO item beside it" "$T/check"
 assert_grep "quota tree: QGROUP_RELATION item 0/256 -> 1/100 in leaf [0-9]* names qgroup 1/100, which has no QGROUP_INFO item" "$T/check"
+# a device item larger than its device (the catalogue found it after a repair)
+cp --sparse=always "$q" "$T/img"
+run_check "$tool" "$T/img" field 3 1,DEV_ITEM,1 total_bytes +1048576 > /dev/null
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+assert_grep "chunk tree: device item devid 1: total_bytes 210763776 is beyond the size of $T/img, 209715200" "$T/check"
+expect_exit 1 /usr/bin/btrfs check "$T/img" > /dev/null 2>&1
 
 cat_run() {
 	python3 "$TOP/tests/tools/catalogue.py" --fs $fs --per-class 1 --tool "$tool" \
