@@ -5,6 +5,7 @@
 #   make test            the whole test suite (unit, cli, golden, interop; robustness under ASan)
 #   make test-unit|test-cli|test-golden|test-interop|test-robust
 #   make test-powercut    the exhaustive power-cut replay (make test runs a sample)
+#   make test-catalogue  the whole corruption-class catalogue of check (long)
 #   make test-asan       sanitizer build, then the robustness and unit tests with it
 #   make hash-speedtest  checksum benchmark
 #   make demo            mkfs/dump-super/check on sparse image files in a scratch folder
@@ -139,6 +140,13 @@ test-robust: all unit-bins
 # power-cut replay (issue 18), exhaustive: every subset of up to 10 pending writes, every tear
 test-powercut: all unit-bins
 	$(TEST_ENV) POWERCUT=full TEST='cli/09[0-9]-powercut-*' tests/run.sh cli
+# The whole corruption catalogue (tests/tools/catalogue.py; long): every class on
+# two corpus filesystems, repaired images mounted by the kernel (each mount under
+# /tmp/btrfs-kit-loop.lock); the matrix goes to catalogue-matrix.txt.
+CATALOGUE_ARGS ?= --per-class 2 --seed 1
+test-catalogue: all unit-bins
+	python3 tests/tools/catalogue.py $(CATALOGUE_ARGS) --mount --btrfs $(CURDIR)/$(BTRFS_BIN) \
+		--tool $(CURDIR)/$(OBJDIR)/tests/tools/corrupt-block --matrix catalogue-matrix.txt
 test-asan:
 	$(MAKE) --no-print-directory D=asan all unit-bins
 	JOBS=$(JOBS) BTRFS=$(CURDIR)/btrfs-asan UNIT_DIR=$(CURDIR)/.obj/asan/tests TOOL_DIR=$(CURDIR)/.obj/asan/tests/tools \
@@ -162,7 +170,7 @@ clean:
 distclean: clean
 	rm -rf config.mk config.h config.log config.status configure aclocal.m4 autom4te.cache config.h.in
 
-.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan test-powercut \
+.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan test-powercut test-catalogue \
 	demo man unit-bins
 
 -include $(shell find .obj -name '*.d' 2>/dev/null)

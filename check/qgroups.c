@@ -45,6 +45,11 @@ struct qgroup_state {
 	size_t g_nr, g_alloc;
 	u64 (*rel)[2];              /* (child, parent) */
 	size_t rel_nr, rel_alloc;
+	struct qgroup_ref {         /* a LIMIT or RELATION item: its qgroups need INFO items */
+		struct btrfs_key key;
+		u64 leaf;
+	} *refs;
+	size_t refs_nr, refs_alloc;
 	struct check_uses u;        /* who uses each extent (check_collect_uses) */
 };
 
@@ -84,7 +89,16 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
 		g->excl = btrfs_qgroup_info_excl(p);
 		break;
 	}
-	case BTRFS_QGROUP_RELATION_KEY:
+	case BTRFS_QGROUP_LIMIT_KEY:
+	case BTRFS_QGROUP_RELATION_KEY: {
+		struct qgroup_ref *r = CHECK_PUSH(q, refs);
+
+		if (!r)
+			return -ENOMEM;
+		r->key = *key;
+		r->leaf = eb->start;
+		if (key->type == BTRFS_QGROUP_LIMIT_KEY)
+			break;
 		if (key->objectid < key->offset) {
 			if (ARRAY_GROW(q->rel, q->rel_nr, q->rel_alloc))
 				return -ENOMEM;
@@ -94,7 +108,35 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
 		}
 		break;
 	}
+	}
 	return 0;
+}
+
+/*
+ * A limit or a relation names qgroups that have info items: the kernel calls
+ * a limit without one an inconsistent qgroup config, btrfs-progs fails to
+ * load a relation to a missing qgroup.
+ */
+static void check_qgroup_refs(struct qgroup_state *q)
+{
+	for (size_t i = 0; i < q->refs_nr; i++) {
+		const struct qgroup_ref *r = &q->refs[i];
+		u64 ids[2] = { r->key.offset, r->key.objectid };
+		int n = r->key.type == BTRFS_QGROUP_RELATION_KEY ? 2 : 1;
+
+		for (int k = 0; k < n; k++) {
+			if (find_group(q, ids[k]))
+				continue;
+			if (n == 1)
+				check_error(q->ctx, "quota tree: the QGROUP_LIMIT item of qgroup %llu/%llu in leaf %llu has no QGROUP_INFO item beside it",
+					    btrfs_qgroup_level(ids[0]), btrfs_qgroup_subvolid(ids[0]), r->leaf);
+			else
+				check_error(q->ctx, "quota tree: QGROUP_RELATION item %llu/%llu -> %llu/%llu in leaf %llu names qgroup %llu/%llu, which has no QGROUP_INFO item",
+					    btrfs_qgroup_level(ids[1]), btrfs_qgroup_subvolid(ids[1]),
+					    btrfs_qgroup_level(ids[0]), btrfs_qgroup_subvolid(ids[0]), r->leaf,
+					    btrfs_qgroup_level(ids[k]), btrfs_qgroup_subvolid(ids[k]));
+		}
+	}
 }
 
 /* Level-0 members of every group, following relations up to 8 levels. */
@@ -226,6 +268,7 @@ int check_qgroups(struct check_ctx *ctx)
 	ret = check_for_each_item(ctx, &quota, NULL, quota_item, &q);
 	if (ret < 0)
 		goto out;
+	check_qgroup_refs(&q);
 	if (!q.have_status || (q.status_flags & (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
 						  BTRFS_QGROUP_STATUS_FLAG_RESCAN)) ||
 	    !(q.status_flags & BTRFS_QGROUP_STATUS_FLAG_ON))
@@ -255,6 +298,7 @@ out:
 		free(q.g[i].members);
 	free(q.g);
 	free(q.rel);
+	free(q.refs);
 	free(q.u.use);
 	return ret == -ENOMEM ? ret : 0;
 }

@@ -4,7 +4,9 @@
  * ROOT_BACKREF (child, parent) with the same directory, sequence and name;
  * the parent subvolume's DIR_INDEX and DIR_ITEM name the child; every live
  * subvolume (refs > 0) other than the top one has a backref, and a root
- * item's refs is 1 for the top subvolume and a linked one.
+ * item's refs is 1 for the top subvolume and a linked one; a deleted one
+ * (refs 0) has no backref, and has an orphan item in the root tree until the
+ * cleaner has dropped it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +149,22 @@ static void check_dir_entry(struct check_ctx *ctx, const struct rref *r)
 	btrfs_release_path(&path);
 }
 
+/* The root item of subvolume id (st->root is in root tree order), or NULL. */
+static const struct check_root *find_root(const struct ext_state *st, u64 id)
+{
+	size_t lo = 0, hi = st ? st->root_nr : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->root[mid].key.objectid < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return st && lo < st->root_nr && st->root[lo].key.objectid == id ? &st->root[lo] : NULL;
+}
+
 /* A subvolume's root item refs: set in the transaction's copy and in the root tree. */
 struct root_refs_fix {
 	struct btrfs_key key;
@@ -233,6 +251,14 @@ int check_root_refs(struct check_ctx *ctx)
 		struct rref *r = &w.r[i], *n = i + 1 < w.nr ? &w.r[i + 1] : NULL;
 
 		if (!r->back && n && n->back && n->child == r->child && n->parent == r->parent) {
+			const struct check_root *cr = find_root(st, r->child);
+
+			/* refs 0 without an orphan item: check_root_item_refs() reports and mends it */
+			if (cr && !cr->refs &&
+			    check_bsearch(&r->child, w.orphan, w.orphan_nr, sizeof(u64), check_cmp_u64))
+				check_error(ctx, "root %llu: root item (%llu ROOT_ITEM %llu) has refs 0 (a deleted subvolume), but root %llu still links it as '%s' in dir %llu index %llu",
+					    r->child, cr->key.objectid, cr->key.offset, r->parent, r->name,
+					    r->dirid, r->seq);
 			if (n->dirid != r->dirid || n->seq != r->seq || n->name_len != r->name_len ||
 			    memcmp(n->name, r->name, r->name_len))
 				check_error(ctx, "root %llu: ROOT_REF and ROOT_BACKREF with root %llu differ (dir %llu/%llu index %llu/%llu name '%s'/'%s')",
@@ -254,6 +280,7 @@ int check_root_refs(struct check_ctx *ctx)
 		size_t lo = 0, hi = w.nr;
 
 		size_t backrefs = 0;
+		bool orphan;
 
 		if (id != BTRFS_FS_TREE_OBJECTID &&
 		    (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID))
@@ -270,8 +297,8 @@ int check_root_refs(struct check_ctx *ctx)
 		}
 		for (size_t b = lo; b < w.nr && w.r[b].child == id; b++)
 			backrefs += w.r[b].back;
-		check_root_item_refs(ctx, cr, backrefs,
-				     check_bsearch(&id, w.orphan, w.orphan_nr, sizeof(u64), check_cmp_u64));
+		orphan = check_bsearch(&id, w.orphan, w.orphan_nr, sizeof(u64), check_cmp_u64);
+		check_root_item_refs(ctx, cr, backrefs, orphan);
 		if (id == BTRFS_FS_TREE_OBJECTID)
 			continue;
 		if (lo >= w.nr || w.r[lo].child != id) {
@@ -279,6 +306,9 @@ int check_root_refs(struct check_ctx *ctx)
 			if (cr->refs)
 				check_error(ctx, "root %llu: subvolume with refs %u is not referenced by any ROOT_BACKREF",
 					    id, cr->refs);
+			else if (!orphan)
+				check_error(ctx, "root %llu: deleted subvolume (refs 0, no ROOT_BACKREF) has no orphan item (%llu ORPHAN_ITEM %llu) in the root tree",
+					    id, (u64)BTRFS_ORPHAN_OBJECTID, id);
 		}
 	}
 	free(w.r);

@@ -52,7 +52,17 @@ void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st)
 		bool differs = false;
 		u64 v;
 
-		if (!dev || device_super(ctx, dev, sb) < 0)
+		if (!dev)
+			continue;
+		/*
+		 * the kernel refuses to mount a device smaller than its item says
+		 * (an unaligned tail is a warning: --repair rounds it down)
+		 */
+		v = dev->fd >= 0 ? btrfs_device_fd_size(dev->fd) : 0;
+		if (v && round_down(d->total_bytes, (u64)st->sectorsize) > v)
+			check_error(ctx, "chunk tree: device item devid %llu: total_bytes %llu is beyond the size of %s, %llu",
+				    d->devid, d->total_bytes, dev->path ? dev->path : "the device", v);
+		if (device_super(ctx, dev, sb) < 0)
 			continue;
 		v = btrfs_device_total_bytes(&sb->dev_item);
 		if (v != d->total_bytes) {

@@ -19,7 +19,10 @@
  *   swap   TREE KEY KEY2          exchange two items of one leaf (order broken)
  *   shift  TREE KEY DELTA         add DELTA to the item's data offset
  *   list                          print every item of every tree: TREE KEY SIZE STRUCT
- *                                 (the structure its FIELD names default to, or -)
+ *                                 LEAF LEVEL (STRUCT the structure its FIELD names
+ *                                 default to, or -; LEAF the bytenr of the leaf
+ *                                 holding it, LEVEL its tree's height: 0 when that
+ *                                 leaf is the tree's root block)
  *   fields [STRUCT]               print the field table: STRUCT MEMBER BITS OFFSET
  *   super  FIELD VALUE            set a superblock field of the first device
  *                                 (super_block members, dev_item.MEMBER, uN@N;
@@ -553,8 +556,9 @@ static int list_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 
 		btrfs_path_item_key(&path, &found);
 		st = item_struct(found.type);
-		printf("%llu %llu,%u,%llu %u %s\n", tree->objectid, found.objectid, found.type,
-		       found.offset, btrfs_leaf_item_size(path.nodes[0], path.slots[0]), st ? st : "-");
+		printf("%llu %llu,%u,%llu %u %s %llu %u\n", tree->objectid, found.objectid, found.type,
+		       found.offset, btrfs_leaf_item_size(path.nodes[0], path.slots[0]), st ? st : "-",
+		       path.nodes[0]->start, tree->level);
 		ret = btrfs_next_item(&path);
 	}
 	btrfs_release_path(&path);

@@ -1,0 +1,539 @@
+#!/usr/bin/env python3
+"""The corruption-class catalogue of btrfs check (issue 17).
+
+usage: catalogue.py [--sample N] [--seed S] [--fs NAME,...] [--matrix FILE]
+                    [--btrfs B] [--tool T] [--ref R] [--work DIR]
+                    [--corpus DIR] [--mount] [--no-repair] [--progress] [--list]
+
+A class of corruption is generic, not tied to one image:
+  field/STRUCT.MEMBER/WHERE/RULE  set field MEMBER of a random item holding
+                                  STRUCT (the structures of corrupt-block's
+                                  `fields` table, from accessors.def)
+  header/FIELD/WHERE/RULE         set a tree block header field (bytenr, flags,
+                                  generation, owner, nritems, level)
+  item/OP/KEYTYPE/WHERE           delete, dup, swap (with its neighbour in the
+                                  leaf) or shift (item offset +1 / -1) an item
+  mirror/HOW/WHERE                damage one copy of a DUP/RAID1/RAID1C3/RAID1C4
+                                  leaf: a stale checksum, or a wrong bytenr
+                                  with the checksum recomputed
+  super/FIELD/RULE                a superblock field, every copy
+WHERE is "deep" (a leaf below a node) or "root" (a leaf that is its tree's
+root block); RULE is zero, ones (all bits set), inc (+1), dec (-1), random,
+or other (the value of the same field in another item).  A fixed seed picks
+the item each class is applied to on each filesystem and, with --sample, a
+sample of the classes.
+
+Each (class, filesystem) is applied with tests/tools/corrupt-block to a copy
+of a kernel-made corpus filesystem (../shared/corpus/NAME, decompressed into
+--corpus) and judged:
+  ours      our `btrfs check`: exit and first error line
+  debian    Debian's check (--ref): exit (n/a on multi-device images, which it
+            cannot assemble from files)
+  repair    our `check --repair --force` on another copy: repaired (exit 0,
+            then both checks clean), refused (exit 1, every byte unchanged),
+            worse (exit 0 but a check still fails, or exit 1 with bytes
+            changed), crash
+  debrep    Debian's `check --repair --force` on a third copy: repaired when
+            Debian's check is clean after it
+With --mount (needs root and loop devices; each mount holds the machine-wide
+/tmp/btrfs-kit-loop.lock) a repaired image is also mounted by the kernel and every file read back
+against the original: a failed mount or a changed file is "worse".
+
+Hard rules, each breach printed as a FAIL line, exit 1:
+  missed    ours exit 0 where Debian's check exits 1 (Debian crashing, which
+            6.2 does on some damage, is recorded as its exit code, not a miss)
+  crash     ours exits above 1, dies on a signal, trips a sanitizer, hangs
+  changed   a refusing repair changed bytes
+  worse     a repair claiming success leaves a check (or the kernel) unhappy
+The matrix (one line per class: cases, detected, repaired, refused, worse,
+Debian detected, Debian repaired, missed, crash) goes to --matrix, then a
+summary by family; classes Debian repairs and we do not are listed.
+"""
+import argparse
+import fcntl
+import glob
+import hashlib
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+
+HEADER_FIELDS = {'bytenr': 64, 'flags': 64, 'generation': 64, 'owner': 64, 'nritems': 32, 'level': 8}
+RULES = ['zero', 'ones', 'inc', 'dec', 'random', 'other']
+ITEM_OPS = ['delete', 'dup', 'swap', 'shift+1', 'shift-1']
+# dump-tree's key type names, for readable class names
+KEY_TYPES = {1: 'INODE_ITEM', 12: 'INODE_REF', 13: 'INODE_EXTREF', 24: 'XATTR_ITEM', 48: 'ORPHAN_ITEM',
+             84: 'DIR_ITEM', 96: 'DIR_INDEX', 108: 'EXTENT_DATA', 128: 'EXTENT_CSUM', 132: 'ROOT_ITEM',
+             144: 'ROOT_BACKREF', 156: 'ROOT_REF', 168: 'EXTENT_ITEM', 169: 'METADATA_ITEM',
+             176: 'TREE_BLOCK_REF', 178: 'EXTENT_DATA_REF', 182: 'SHARED_BLOCK_REF',
+             184: 'SHARED_DATA_REF', 192: 'BLOCK_GROUP_ITEM', 198: 'FREE_SPACE_INFO',
+             199: 'FREE_SPACE_EXTENT', 200: 'FREE_SPACE_BITMAP', 204: 'DEV_EXTENT', 216: 'DEV_ITEM',
+             228: 'CHUNK_ITEM', 240: 'QGROUP_STATUS', 242: 'QGROUP_INFO', 244: 'QGROUP_LIMIT',
+             246: 'QGROUP_RELATION', 248: 'TEMPORARY_ITEM', 249: 'PERSISTENT_ITEM',
+             250: 'DEV_REPLACE', 251: 'UUID_SUBVOL', 252: 'UUID_RECEIVED_SUBVOL'}
+# structures that follow an item's leading one (byte offset in the item)
+SUB_STRUCTS = {'extent_item': [('extent_inline_ref', 24)], 'chunk': [('stripe', 48)]}
+DEFAULT_FS = ['default-rich', 'nodesize4k-bulk', 'legacy-features', 'quota', 'compress-zlib',
+              'mixed-bg', 'csum-sha256', 'raid1-raid1', 'raid1c3-raid1c4', 'empty-defaults']
+TIMEOUT = 300
+
+
+def run(cmd, timeout=TIMEOUT):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return -1000, 'timeout after %ds' % timeout
+    return p.returncode, p.stdout.decode(errors='replace')
+
+
+def crashed(rc, out):
+    return rc < 0 or rc > 1 or 'Sanitizer' in out or 'runtime error:' in out
+
+
+def first_error(out):
+    for line in out.splitlines():
+        if re.search(r'ERROR|error|mismatch|invalid|bad |wrong|missing', line):
+            return line.strip()[:160]
+    return (out.strip().splitlines() or [''])[-1][:160]
+
+
+class Fs:
+    """A corpus filesystem: its device images and items."""
+
+    def __init__(self, name, a):
+        self.name = name
+        dst = os.path.join(a.corpus, name)
+        if not os.path.exists(os.path.join(dst, '.done')):
+            os.makedirs(dst, exist_ok=True)
+            for x in sorted(glob.glob(os.path.join(a.shared, 'corpus', name, 'dev*.img.xz'))):
+                out = os.path.join(dst, os.path.basename(x)[:-3])
+                subprocess.run('xz -dc %s | dd of=%s bs=64k conv=sparse status=none' % (x, out),
+                               shell=True, check=True)
+            open(os.path.join(dst, '.done'), 'w').close()
+        self.devs = sorted(glob.glob(os.path.join(dst, 'dev*.img')))
+        if not self.devs:
+            raise SystemExit('no corpus filesystem %s' % name)
+        rc, out = run([a.tool, ','.join(self.devs), 'list'])
+        if rc != 0:
+            raise SystemExit('cannot list the items of %s: %s' % (name, out))
+        # TREE KEY SIZE STRUCT LEAF LEVEL
+        self.items = [l.split() for l in out.splitlines()]
+        self.leaf_keys, self.index = {}, {}
+        for it in self.items:
+            self.leaf_keys.setdefault(it[4], []).append(it[1])
+            w = self.where(it)
+            for k in (w, (it[3], w), (item_type(it), w)):
+                self.index.setdefault(k, []).append(it)
+        self.mirrors = 1
+
+    def where(self, it):
+        return 'root' if it[5] == '0' else 'deep'
+
+
+def copy_fs(fs, dst):
+    os.makedirs(dst, exist_ok=True)
+    out = []
+    for d in fs.devs:
+        p = os.path.join(dst, os.path.basename(d))
+        subprocess.run(['cp', '--sparse=always', '--reflink=auto', d, p], check=True)
+        out.append(p)
+    return out
+
+
+def digest(devs):
+    h = hashlib.sha256()
+    for d in devs:
+        with open(d, 'rb') as f:
+            for chunk in iter(lambda: f.read(1 << 22), b''):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def rule_value(rng, rule, bits, other):
+    top = (1 << bits) - 1
+    return {'zero': '0', 'ones': str(top), 'inc': '+1', 'dec': '-1',
+            'random': str(rng.randint(0, top)), 'other': other}[rule]
+
+
+def enumerate_classes(table):
+    classes = []
+    for tag, members in sorted(table.items()):
+        if tag not in ITEM_STRUCTS:
+            continue
+        for member, bits, _ in members:
+            for where in ('deep', 'root'):
+                for rule in RULES:
+                    classes.append('field/%s.%s/%s/%s' % (tag, member, where, rule))
+        for sub, at in SUB_STRUCTS.get(tag, []):
+            for member, bits, _ in table[sub]:
+                for where in ('deep', 'root'):
+                    for rule in RULES:
+                        classes.append('field/%s.%s@%d/%s/%s' % (sub, member, at, where, rule))
+    for tag in ('disk_key', 'item'):
+        for member, bits, _ in table.get(tag, []):
+            for where in ('deep', 'root'):
+                for rule in RULES[:-1]:
+                    classes.append('field/%s.%s/%s/%s' % (tag, member, where, rule))
+    for f in HEADER_FIELDS:
+        for where in ('deep', 'root'):
+            for rule in RULES[:-1]:
+                classes.append('header/%s/%s/%s' % (f, where, rule))
+    for t in sorted(KEY_TYPES.values()):
+        for op in ITEM_OPS:
+            for where in ('deep', 'root'):
+                classes.append('item/%s/%s/%s' % (op, t, where))
+    for how in ('csum', 'bytenr'):
+        for where in ('deep', 'root'):
+            classes.append('mirror/%s/%s' % (how, where))
+    for member, bits, _ in table['super_block']:
+        if member in ('csum', 'magic', 'bytenr'):
+            continue
+        for rule in RULES[:-1]:
+            classes.append('super/%s/%s' % (member, rule))
+    return classes
+
+
+# the structures an item's key type names (corrupt-block's item_struct)
+ITEM_STRUCTS = {'inode_item', 'inode_ref', 'inode_extref', 'dir_item', 'dir_log_item', 'file_extent_item',
+                'root_item', 'root_ref', 'extent_item', 'extent_data_ref', 'shared_data_ref',
+                'block_group_item', 'free_space_info', 'dev_extent', 'dev_item', 'chunk',
+                'qgroup_status_item', 'qgroup_info_item', 'qgroup_limit_item'}
+
+
+def item_type(it):
+    return KEY_TYPES.get(int(it[1].split(',')[1]), it[1].split(',')[1])
+
+
+def plan(cls, fs, rng, table):
+    """The corrupt-block command lines (a list of edits) applying cls to fs, or None."""
+    parts = cls.split('/')
+    fam = parts[0]
+    if fam == 'super':
+        member, rule = parts[1], parts[2]
+        bits = {m: b for m, b, _ in table['super_block']}[member]
+        return [['super', member, rule_value(rng, rule, bits, '+0')]], None
+    if fam == 'mirror':
+        if fs.mirrors < 2:
+            return None
+        how, where = parts[1], parts[2]
+        cand = fs.index.get(where)
+        if not cand:
+            return None
+        it = rng.choice(cand)
+        m = str(rng.randint(1, fs.mirrors))
+        if how == 'csum':
+            return [['--mirror', m, '--no-csum', 'header', it[0], it[1], 'generation', '+1']], None
+        return [['--mirror', m, 'header', it[0], it[1], 'bytenr', '+4096']], None
+    if fam == 'header':
+        field, where, rule = parts[1], parts[2], parts[3]
+        cand = fs.index.get(where)
+        if not cand:
+            return None
+        it = rng.choice(cand)
+        return [['header', it[0], it[1], field, rule_value(rng, rule, HEADER_FIELDS[field], '+0')]], None
+    if fam == 'item':
+        op, ktype, where = parts[1], parts[2], parts[3]
+        cand = fs.index.get((ktype, where), [])
+        if op == 'swap':
+            cand = [it for it in cand if len(fs.leaf_keys[it[4]]) > 1]
+        if not cand:
+            return None
+        it = rng.choice(cand)
+        if op == 'swap':
+            keys = fs.leaf_keys[it[4]]
+            i = keys.index(it[1])
+            return [['swap', it[0], it[1], keys[i + 1] if i + 1 < len(keys) else keys[i - 1]]], None
+        if op.startswith('shift'):
+            return [['shift', it[0], it[1], op[5:]]], None
+        return [[op, it[0], it[1]]], None
+    # field/STRUCT.MEMBER[@N]/WHERE/RULE
+    spec, where, rule = parts[1], parts[2], parts[3]
+    tag, member = spec.split('@')[0].split('.')
+    at = int(spec.split('@')[1]) if '@' in spec else 0
+    bits, off = {m: (b, o) for m, b, o in table[tag]}[member]
+    owner = {'extent_inline_ref': 'extent_item', 'stripe': 'chunk'}.get(tag, tag)
+    if owner in ('disk_key', 'item'):
+        cand = fs.index.get(where, [])
+    else:
+        cand = [it for it in fs.index.get((owner, where), []) if at + off + bits // 8 <= int(it[2])]
+    if not cand:
+        return None
+    it = rng.choice(cand)
+    other = None
+    if rule == 'other':
+        others = [o for o in fs.index.get((it[3], 'deep'), []) + fs.index.get((it[3], 'root'), [])
+                  if o is not it and at + off + bits // 8 <= int(o[2])]
+        if not others:
+            return None
+        other = rng.choice(others)
+    return [['field', it[0], it[1], spec, rule_value(rng, rule, bits, '+0')]], other
+
+
+def read_field(a, devs, it, spec):
+    rc, out = run([a.tool, ','.join(devs), 'field', it[0], it[1], spec, '+0'])
+    m = re.search(r': (\d+) -> ', out)
+    return m.group(1) if rc == 0 and m else None
+
+
+def apply_edits(a, devs, edits):
+    """Apply the edits; None when one fails, else whether any byte changed."""
+    changed = False
+    for e in edits:
+        opts = []
+        while e and e[0].startswith('--'):
+            n = 1 if e[0] == '--no-csum' else 2
+            opts += e[:n]
+            e = e[n:]
+        target = devs[0] if e[0] == 'super' else ','.join(devs)
+        rc, out = run([a.tool] + opts + [target] + e)
+        if rc != 0:
+            return None, out
+        m = re.findall(r': (\d+) -> (\d+)', out)
+        if not m or any(x != y for x, y in m):
+            changed = True
+    return changed, ''
+
+
+def check(btrfs, devs, extra=()):
+    return run([btrfs, 'check'] + list(extra) + list(devs))
+
+
+class Mounter:
+    """Kernel mounts of whole filesystems (--mount): a manifest of file checksums."""
+
+    def __init__(self, work):
+        self.work = work
+        self.cache = {}
+
+    def manifest(self, devs):
+        with open('/tmp/btrfs-kit-loop.lock', 'w') as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return self.manifest_locked(devs)
+
+    def manifest_locked(self, devs):
+        mnt = os.path.join(self.work, 'mnt')
+        os.makedirs(mnt, exist_ok=True)
+        loops = []
+        try:
+            for d in devs:
+                loops.append(subprocess.run(['losetup', '-f', '--show', d], stdout=subprocess.PIPE,
+                                            check=True, text=True).stdout.strip())
+            if len(loops) > 1:
+                subprocess.run(['btrfs', 'device', 'scan'] + loops, stdout=subprocess.DEVNULL)
+            if subprocess.run(['mount', '-o', 'ro', loops[0], mnt], stderr=subprocess.DEVNULL).returncode:
+                return None
+            try:
+                files = {}
+                for root, _, names in os.walk(mnt):
+                    for n in names:
+                        p = os.path.join(root, n)
+                        if os.path.islink(p) or not os.path.isfile(p):
+                            continue
+                        try:
+                            with open(p, 'rb') as f:
+                                files[os.path.relpath(p, mnt)] = hashlib.sha256(f.read()).hexdigest()
+                        except OSError:
+                            files[os.path.relpath(p, mnt)] = 'EIO'
+                return files
+            finally:
+                subprocess.run(['umount', mnt])
+        finally:
+            for l in loops:
+                subprocess.run(['losetup', '-d', l])
+
+    def compare(self, fs, devs):
+        if fs.name not in self.cache:
+            self.cache[fs.name] = self.manifest(fs.devs)
+        orig, now = self.cache[fs.name], self.manifest(devs)
+        if now is None:
+            return 'the kernel does not mount it'
+        bad = [p for p in now if p in orig and now[p] != orig[p]]
+        return '%d files read back changed (%s)' % (len(bad), bad[0]) if bad else None
+
+
+def judge(a, cls, fs, rng, table, mounter, work):
+    """Apply cls to fs and run the checks and repairs; a result dict, or None (not applicable)."""
+    p = plan(cls, fs, rng, table)
+    if p is None:
+        return None
+    edits, other = p
+    devs = copy_fs(fs, os.path.join(work, 'img'))
+    if other is not None:
+        v = read_field(a, devs, other, edits[0][3])
+        if v is None:
+            return None
+        edits[0][4] = v
+    changed, err = apply_edits(a, devs, edits)
+    if not changed:
+        return None
+    r = {'class': cls, 'fs': fs.name, 'edit': ' '.join(' '.join(e) for e in edits)}
+    orc, oout = check(a.btrfs, devs)
+    r['ours'], r['msg'] = orc, first_error(oout)
+    r['crash'] = crashed(orc, oout)
+    r['debian'] = None
+    if len(devs) == 1 and a.ref:
+        r['debian'], _ = check(a.ref, devs)
+    r['repair'] = r['debrep'] = '-'
+    detected = orc == 1 or r['debian'] == 1
+    if a.no_repair or r['crash'] or not detected:
+        return r
+    before = digest(devs)
+    rdevs = copy_fs(fs, os.path.join(work, 'rep'))
+    for x, y in zip(devs, rdevs):
+        shutil.copyfile(x, y)
+    rrc, rout = run([a.btrfs, 'check', '--repair', '--force'] + rdevs)
+    if crashed(rrc, rout):
+        r['repair'], r['why'] = 'crash', first_error(rout)
+    elif rrc != 0:
+        if digest(rdevs) == before:
+            r['repair'] = 'refused'
+        else:
+            r['repair'], r['why'] = 'changed', 'a refusing repair changed bytes: ' + first_error(rout)
+    else:
+        c1, o1 = check(a.btrfs, rdevs)
+        c2 = check(a.ref, rdevs)[0] if len(rdevs) == 1 and a.ref else 0
+        why = None
+        if c1 != 0 or c2 != 0:
+            why = 'after the repair our check exits %d (%s), Debian\'s %d' % (c1, first_error(o1), c2)
+        elif mounter:
+            why = mounter.compare(fs, rdevs)
+        r['repair'], r['why'] = ('worse', why) if why else ('repaired', None)
+    if len(devs) == 1 and a.ref:
+        for x, y in zip(devs, rdevs):
+            shutil.copyfile(x, y)
+        drc, _ = run([a.ref, 'check', '--repair', '--force'] + rdevs)
+        r['debrep'] = 'repaired' if check(a.ref, rdevs)[0] == 0 else 'failed'
+    return r
+
+
+def failures(r):
+    out = []
+    if r['crash']:
+        out.append('crash: our check exits %d: %s' % (r['ours'], r['msg']))
+    if r['ours'] == 0 and r['debian'] == 1:
+        out.append('missed: our check exits 0, Debian\'s %d' % r['debian'])
+    if r['repair'] in ('crash', 'changed', 'worse'):
+        out.append('%s: %s' % (r['repair'], r.get('why')))
+    return out
+
+
+COLS = ['cases', 'detected', 'repaired', 'refused', 'worse', 'deb-det', 'deb-rep', 'missed', 'crash']
+
+
+def tally(rows):
+    c = dict.fromkeys(COLS, 0)
+    for r in rows:
+        c['cases'] += 1
+        c['detected'] += r['ours'] == 1
+        c['repaired'] += r['repair'] == 'repaired'
+        c['refused'] += r['repair'] == 'refused'
+        c['worse'] += r['repair'] in ('worse', 'changed')
+        c['deb-det'] += r['debian'] == 1
+        c['deb-rep'] += r['debrep'] == 'repaired'
+        c['missed'] += r['ours'] == 0 and r['debian'] == 1
+        c['crash'] += r['crash'] or r['repair'] == 'crash'
+    return c
+
+
+def line(name, c):
+    return '%-58s ' % name + ' '.join('%8d' % c[k] for k in COLS)
+
+
+def main():
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--sample', type=int, default=0, help='classes to sample (0: all)')
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--fs', default=','.join(DEFAULT_FS))
+    ap.add_argument('--per-class', type=int, default=0,
+                    help='filesystems each class is applied to (0: all of --fs)')
+    ap.add_argument('--btrfs', default=os.path.join(top, 'btrfs'))
+    ap.add_argument('--tool', default=os.path.join(top, '.obj/default/tests/tools/corrupt-block'))
+    ap.add_argument('--ref', default='/usr/bin/btrfs')
+    ap.add_argument('--shared', default=os.path.join(os.path.dirname(top), 'shared'))
+    ap.add_argument('--work', default='/tmp/btrfs-kit-catalogue')
+    ap.add_argument('--corpus', default='')
+    ap.add_argument('--matrix', default='')
+    ap.add_argument('--mount', action='store_true')
+    ap.add_argument('--no-repair', action='store_true')
+    ap.add_argument('--list', action='store_true', help='print the classes and exit')
+    ap.add_argument('--progress', action='store_true', help='a line every 50 cases on stderr')
+    a = ap.parse_args()
+    a.corpus = a.corpus or os.path.join(a.work, 'corpus')
+    rng = random.Random(a.seed)
+    out = subprocess.run([a.tool, 'fields'], stdout=subprocess.PIPE, check=True, text=True).stdout
+    table = {}
+    for l in out.splitlines():
+        tag, member, bits, offset = l.split()
+        table.setdefault(tag, []).append((member, int(bits), int(offset)))
+    classes = enumerate_classes(table)
+    if a.list:
+        print('\n'.join(classes))
+        return 0
+    fss = []
+    for name in a.fs.split(','):
+        fs = Fs(name, a)
+        fs.mirrors = mirrors_of(a, fs)
+        fss.append(fs)
+    # a class applies to a filesystem that has an item (or block) it names
+    applies = {c: [fs for fs in fss if plan(c, fs, random.Random(0), table)] for c in classes}
+    classes = [c for c in classes if applies[c]]
+    if a.sample:
+        classes = sorted(rng.sample(classes, min(a.sample, len(classes))))
+    mounter = Mounter(a.work) if a.mount else None
+    rows, fails = [], 0
+    by_class = {}
+    for cls in classes:
+        crng = random.Random('%d/%s' % (a.seed, cls))
+        fit = applies[cls]
+        chosen = fit if not a.per_class else crng.sample(fit, min(a.per_class, len(fit)))
+        for fs in chosen:
+            r = judge(a, cls, fs, crng, table, mounter, os.path.join(a.work, 'run'))
+            if r is None:
+                continue
+            rows.append(r)
+            by_class.setdefault(cls, []).append(r)
+            if a.progress and len(rows) % 50 == 0:
+                print('... %d cases, %s' % (len(rows), cls), file=sys.stderr, flush=True)
+            for f in failures(r):
+                fails += 1
+                print('FAIL %s on %s: %s\n     corrupt-block IMG %s' % (cls, fs.name, f, r['edit']), flush=True)
+    text = ['%-58s ' % 'class' + ' '.join('%8s' % k for k in COLS)]
+    text += [line(cls, tally(rs)) for cls, rs in sorted(by_class.items())]
+    fam = {}
+    for r in rows:
+        p = r['class'].split('/')
+        key = '/'.join(p[:2]) if p[0] != 'field' else 'field/' + p[1].split('.')[0]
+        fam.setdefault(key, []).append(r)
+    summary = ['', 'by family:'] + [line(k, tally(v)) for k, v in sorted(fam.items())]
+    summary += [line('total', tally(rows))]
+    deb_only = sorted({r['class'] for r in rows if r['debrep'] == 'repaired' and r['repair'] != 'repaired'})
+    ours_only = sorted({r['class'] for r in rows if r['repair'] == 'repaired' and r['debrep'] != 'repaired'})
+    summary += ['', 'classes Debian repairs and we do not (%d): %s' % (len(deb_only), ' '.join(deb_only) or '-'),
+                'classes we repair and Debian does not (%d): %s' % (len(ours_only), ' '.join(ours_only) or '-')]
+    detail = ['', 'cases:'] + ['%s %s: ours %d (%s) debian %s repair %s debrep %s | %s' % (
+        r['class'], r['fs'], r['ours'], r['msg'], r['debian'], r['repair'], r['debrep'], r['edit'])
+        for r in rows]
+    if a.matrix:
+        with open(a.matrix, 'w') as f:
+            f.write('\n'.join(text + summary + detail) + '\n')
+    print('\n'.join(summary[1:]))
+    t = tally(rows)
+    print('catalogue: %d classes, %d cases, %d failures' % (len(by_class), t['cases'], fails))
+    return 1 if fails else 0
+
+
+def mirrors_of(a, fs):
+    """Copies of a metadata block: from a one-copy header edit that changes nothing."""
+    it = next((i for i in fs.items if i[0] == '5'), fs.items[0])
+    work = os.path.join(a.work, 'probe')
+    devs = copy_fs(fs, work)
+    rc, out = run([a.tool, ','.join(devs), 'header', it[0], it[1], 'generation', '+0'])
+    m = re.search(r'every copy of (\d+)', out)
+    return int(m.group(1)) if m else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
