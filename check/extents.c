@@ -601,11 +601,6 @@ static int account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_i
 	return 0;
 }
 
-struct walk_level {
-	struct extent_buffer *eb;
-	u32 slot;
-};
-
 /* Are the pointers of slot (and on) in a node already dropped (half-dropped root)? */
 static bool dropped(const struct check_root *r, const struct extent_buffer *eb, u32 slot)
 {
@@ -622,16 +617,81 @@ static bool dropped(const struct check_root *r, const struct extent_buffer *eb, 
 	return btrfs_comp_cpu_keys(&next, &r->drop_key) <= 0;
 }
 
+/* One tree's walk: what the pointer hook saw of the block visited next. */
+struct tree_walk {
+	struct check_ctx *ctx;
+	struct ext_state *st;
+	const struct check_root *r;
+	u64 tree_id;
+	const char *tname;
+	struct tree_check tc;       /* what the pointer promised */
+	struct btrfs_disk_key dk;
+	u64 parent;
+	int slot;
+	int fatal;                  /* an error of ours, not a block that cannot be read */
+};
+
+static int walk_pointer(struct btrfs_fs_info *fs, const struct extent_buffer *node, int slot,
+			u64 bytenr, u64 generation, int level, void *arg)
+{
+	struct tree_walk *w = arg;
+	int ret;
+
+	(void)fs;
+	if (dropped(w->r, node, (u32)slot))
+		return BTRFS_WALK_SKIP;
+	if (add_expected(w->st, bytenr, w->st->nodesize, node->start, btrfs_header_owner(btrfs_header(node)),
+			 (u8)level, 0, BTRFS_TREE_BLOCK_REF_KEY))
+		return w->fatal = -ENOMEM;
+	ret = seen_insert(w->st, bytenr);
+	if (ret < 0)
+		return w->fatal = ret;
+	if (ret)
+		return BTRFS_WALK_SKIP;
+	w->dk = btrfs_node_key_ptr(node, slot)->key;
+	w->tc.level = (u8)level;
+	w->tc.transid = generation;
+	w->tc.first_key = &w->dk;
+	w->parent = node->start;
+	w->slot = slot;
+	return BTRFS_WALK_DESCEND;
+}
+
+static int walk_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr, int err,
+		      void *arg)
+{
+	struct tree_walk *w = arg;
+	int ret;
+
+	(void)fs;
+	if (err) {
+		struct btrfs_key k;
+
+		btrfs_disk_key_to_cpu(&k, &w->dk);
+		check_error(w->ctx, "%s: block %llu (level %u, key (%llu %u %llu)) pointed to by node %llu slot %u cannot be read",
+			    w->tname, bytenr, w->tc.level, k.objectid, k.type, k.offset, w->parent, w->slot);
+		return 0;
+	}
+	check_other_copies(w->ctx, w->tree_id, eb, &w->tc);
+	ret = account_block(w->ctx, w->st, w->tree_id, eb);
+	if (!ret && btrfs_eb_level(eb) == 0)
+		ret = collect_leaf(w->ctx, w->st, w->tree_id, eb);
+	if (ret)
+		w->fatal = ret;
+	return ret;
+}
+
 static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const struct btrfs_tree_ref *tree,
 			 const struct check_root *r)
 {
-	struct walk_level lv[BTRFS_MAX_LEVEL];
-	struct tree_check tc = { .owner = 0, .level = tree->level,
-				 .transid = tree->generation, .first_key = NULL };
-	struct extent_buffer *eb;
 	char nbuf[32];
-	const char *tname = check_tree_name(tree->objectid, nbuf, sizeof(nbuf));
-	int top, ret;
+	struct tree_walk w = { .ctx = ctx, .st = st, .r = r, .tree_id = tree->objectid,
+			       .tname = check_tree_name(tree->objectid, nbuf, sizeof(nbuf)),
+			       .tc = { .owner = 0, .level = tree->level, .transid = tree->generation } };
+	/* objectid 0: the walk checks no owner, check_block_header reports it */
+	struct btrfs_tree_ref any_owner = *tree;
+	struct extent_buffer *eb;
+	int ret;
 
 	/*
 	 * A relocation tree's root block is referenced by itself: with
@@ -649,97 +709,20 @@ static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const stru
 		return 0;
 	if (tree->level >= BTRFS_MAX_LEVEL) {
 		check_error(ctx, "%s: root block %llu has level %u, expected below %d",
-			    tname, tree->bytenr, tree->level, BTRFS_MAX_LEVEL);
+			    w.tname, tree->bytenr, tree->level, BTRFS_MAX_LEVEL);
 		return 0;
 	}
-	ret = btrfs_read_tree_block(ctx->fs, tree->bytenr, &tc, &eb);
+	ret = btrfs_read_tree_block(ctx->fs, tree->bytenr, &w.tc, &eb);
 	if (ret) {
-		check_error(ctx, "%s: root block %llu (level %u) cannot be read", tname, tree->bytenr, tree->level);
+		check_error(ctx, "%s: root block %llu (level %u) cannot be read", w.tname, tree->bytenr, tree->level);
 		return 0;
 	}
-	top = 0;
-	lv[0].eb = eb;
-	lv[0].slot = 0;
-	check_other_copies(ctx, tree->objectid, eb, &tc);
-	ret = account_block(ctx, st, tree->objectid, eb);
-	if (ret) {
-		free_extent_buffer(eb);
-		return ret;
-	}
-	if (btrfs_eb_level(eb) == 0) {
-		ret = collect_leaf(ctx, st, tree->objectid, eb);
-		free_extent_buffer(eb);
-		return ret;
-	}
-	while (top >= 0) {
-		struct extent_buffer *node = lv[top].eb;
-		u32 slot = lv[top].slot;
-		struct btrfs_disk_key dk;
-		struct extent_buffer *child;
-		u64 bytenr, owner;
-		u8 level;
-
-		if (slot >= btrfs_eb_nritems(node)) {
-			free_extent_buffer(node);
-			top--;
-			continue;
-		}
-		lv[top].slot++;
-		if (dropped(r, node, slot))
-			continue;
-		bytenr = btrfs_node_blockptr(node, (int)slot);
-		level = btrfs_eb_level(node) - 1;
-		owner = btrfs_header_owner(btrfs_header(node));
-		if (add_expected(st, bytenr, st->nodesize, node->start, owner, level, 0,
-				 BTRFS_TREE_BLOCK_REF_KEY)) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = seen_insert(st, bytenr);
-		if (ret < 0)
-			break;
-		if (ret) {
-			ret = 0;
-			continue;
-		}
-		dk = btrfs_node_key_ptr(node, (int)slot)->key;
-		tc.level = level;
-		tc.transid = btrfs_node_ptr_generation(node, (int)slot);
-		tc.first_key = &dk;
-		ret = btrfs_read_tree_block(ctx->fs, bytenr, &tc, &child);
-		if (ret) {
-			struct btrfs_key k;
-
-			btrfs_disk_key_to_cpu(&k, &dk);
-			check_error(ctx, "%s: block %llu (level %u, key (%llu %u %llu)) pointed to by node %llu slot %u cannot be read",
-				    tname, bytenr, level, k.objectid, k.type, k.offset, node->start, slot);
-			ret = 0;
-			continue;
-		}
-		check_other_copies(ctx, tree->objectid, child, &tc);
-		ret = account_block(ctx, st, tree->objectid, child);
-		if (ret) {
-			free_extent_buffer(child);
-			break;
-		}
-		if (level == 0) {
-			ret = collect_leaf(ctx, st, tree->objectid, child);
-			free_extent_buffer(child);
-			if (ret)
-				break;
-			continue;
-		}
-		if (top + 1 >= BTRFS_MAX_LEVEL) {
-			free_extent_buffer(child);
-			continue;
-		}
-		top++;
-		lv[top].eb = child;
-		lv[top].slot = 0;
-	}
-	while (top >= 0)
-		free_extent_buffer(lv[top--].eb);
-	return ret;
+	/* every pointer is followed once, through seen_insert, not the key-order guard */
+	any_owner.objectid = 0;
+	btrfs_walk_block_ptrs(ctx->fs, &any_owner, eb, BTRFS_WALK_DFS, NULL, BTRFS_WALK_REVISIT,
+			      walk_pointer, walk_block, &w);
+	free_extent_buffer(eb);
+	return w.fatal;
 }
 
 /* ---- comparing ------------------------------------------------------------------------ */

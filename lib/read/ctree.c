@@ -133,6 +133,7 @@ static int guard_block(struct btrfs_path *path, const struct extent_buffer *eb, 
 
 struct walker {
 	btrfs_walk_fn fn;
+	btrfs_walk_ptr_fn ptr_fn;   /* NULL: every pointer is followed */
 	void *ctx;
 	const struct read_policy *policy;
 	int report_level;   /* -1: every level (DFS); else only this level (BFS pass) */
@@ -172,6 +173,17 @@ static int read_child(struct btrfs_fs_info *fs, struct btrfs_path *path, int lev
 
 	if (path->read_child)   /* a transaction's path: its blocks, no guard */
 		return path->read_child(path, level);
+	if (w && w->ptr_fn) {
+		ret = w->ptr_fn(fs, parent, path->slots[level], bytenr, btrfs_key_generation(ptr),
+				level - 1, w->ctx);
+		if (ret < 0) {
+			if (!w->stop)
+				w->stop = ret;
+			return ret;
+		}
+		if (ret == BTRFS_WALK_SKIP)
+			return -ENOENT;   /* as an unreadable child: the walk moves on */
+	}
 	if (w && w->policy)
 		pol = *w->policy;
 	/* A BFS pass re-reads upper levels that earlier passes reported on. */
@@ -562,14 +574,25 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 	return ret;
 }
 
+int btrfs_walk_block_ptrs(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			  const struct extent_buffer *root, enum btrfs_walk_order order,
+			  const struct read_policy *policy, unsigned int flags,
+			  btrfs_walk_ptr_fn ptr_fn, btrfs_walk_fn fn, void *ctx)
+{
+	struct walker w = { .fn = fn, .ptr_fn = ptr_fn, .ctx = ctx, .policy = policy,
+			    .report_level = -1, .revisit = flags & BTRFS_WALK_REVISIT };
+
+	/* a BFS pass re-descends upper levels without asking again */
+	if (ptr_fn && order != BTRFS_WALK_DFS)
+		return -EINVAL;
+	visit(fs, &w, root, root->start, 0);
+	return walk_below(fs, tree, root, order, &w);
+}
+
 int btrfs_walk_block(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 		     const struct extent_buffer *root, enum btrfs_walk_order order,
 		     const struct read_policy *policy, unsigned int flags,
 		     btrfs_walk_fn fn, void *ctx)
 {
-	struct walker w = { .fn = fn, .ctx = ctx, .policy = policy, .report_level = -1,
-			    .revisit = flags & BTRFS_WALK_REVISIT };
-
-	visit(fs, &w, root, root->start, 0);
-	return walk_below(fs, tree, root, order, &w);
+	return btrfs_walk_block_ptrs(fs, tree, root, order, policy, flags, NULL, fn, ctx);
 }

@@ -324,4 +324,27 @@ int btrfs_walk_block(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 		     const struct read_policy *policy, unsigned int flags,
 		     btrfs_walk_fn fn, void *ctx);
 
+/*
+ * As btrfs_walk_block, DFS only (-EINVAL for BFS), asking ptr_fn before it
+ * follows each child pointer: the node, the slot, the child's address and
+ * generation from the pointer, and the level the child must have.  ptr_fn
+ * returns BTRFS_WALK_DESCEND (read and visit the child's subtree),
+ * BTRFS_WALK_SKIP (leave that subtree out: seen through another pointer,
+ * dropped, ...; fn is not called for it) or a negative errno, which stops
+ * the walk and is returned.  A child fn is called for right after its
+ * ptr_fn, so the caller may keep what ptr_fn saw for fn.
+ */
+enum btrfs_walk_ptr {
+	BTRFS_WALK_DESCEND = 0,
+	BTRFS_WALK_SKIP = 1,
+};
+
+typedef int (*btrfs_walk_ptr_fn)(struct btrfs_fs_info *fs, const struct extent_buffer *node,
+				 int slot, u64 bytenr, u64 generation, int level, void *ctx);
+
+int btrfs_walk_block_ptrs(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			  const struct extent_buffer *root, enum btrfs_walk_order order,
+			  const struct read_policy *policy, unsigned int flags,
+			  btrfs_walk_ptr_fn ptr_fn, btrfs_walk_fn fn, void *ctx);
+
 #endif

@@ -264,6 +264,91 @@ static int walk_one(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *ref, 
 	return btrfs_walk_tree(fs, ref, BTRFS_WALK_DFS, NULL, walk_fn, a);
 }
 
+/* ---- the walker's per-pointer hook ---- */
+
+struct hook_acc {
+	const struct extent_buffer *root;
+	int mode;            /* 0 descend, 1 skip the root's pointers, 2 skip root slot 0, 3 fail at 3rd */
+	u64 hooks, visits, bad_args, skipped;
+	bool saw_skipped;
+};
+
+static int hook_ptr(struct btrfs_fs_info *fs, const struct extent_buffer *node, int slot, u64 bytenr,
+		    u64 generation, int level, void *ctx)
+{
+	struct hook_acc *h = ctx;
+	bool at_root = node->start == h->root->start;
+
+	(void)fs;
+	h->hooks++;
+	if (bytenr != btrfs_node_blockptr(node, slot) || generation != btrfs_node_ptr_generation(node, slot) ||
+	    level != btrfs_eb_level(node) - 1)
+		h->bad_args++;
+	if ((h->mode == 1 && at_root) || (h->mode == 2 && at_root && slot == 0)) {
+		h->skipped = bytenr;
+		return BTRFS_WALK_SKIP;
+	}
+	if (h->mode == 3 && h->hooks == 3)
+		return -E2BIG;
+	return BTRFS_WALK_DESCEND;
+}
+
+static int hook_visit(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr, int err, void *ctx)
+{
+	struct hook_acc *h = ctx;
+
+	(void)fs;
+	(void)eb;
+	h->visits++;
+	if (err || (h->mode == 2 && bytenr == h->skipped))
+		h->saw_skipped = true;
+	return 0;
+}
+
+/* Descend, skip and error through the hook on a tree of three levels or more. */
+static void check_walk_hook(struct btrfs_fs_info *fs)
+{
+	struct btrfs_tree_ref ref;
+	struct extent_buffer *root = NULL;
+	struct walk_acc all = { 0 };
+	struct hook_acc h[4];
+	int ret[4];
+
+	CHECK(btrfs_find_tree_root(fs, TREE_ID, &ref) == 0);
+	CHECK(btrfs_read_tree_block(fs, ref.bytenr, NULL, &root) == 0);
+	if (!root)
+		return;
+	CHECK(btrfs_eb_level(root) >= 2);
+	walk_one(fs, &ref, &all);
+	for (int m = 0; m < 4; m++) {
+		h[m] = (struct hook_acc){ .root = root, .mode = m };
+		ret[m] = btrfs_walk_block_ptrs(fs, &ref, root, BTRFS_WALK_DFS, NULL, 0, hook_ptr,
+					       hook_visit, &h[m]);
+		CHECK(h[m].bad_args == 0);
+	}
+	/* every pointer asked once, every block visited once */
+	CHECK(ret[0] == 0);
+	CHECK_EQ_U64(h[0].visits, all.blocks);
+	CHECK_EQ_U64(h[0].hooks, all.blocks - 1);
+	/* the root's pointers skipped: the root alone */
+	CHECK(ret[1] == 0);
+	CHECK_EQ_U64(h[1].visits, 1);
+	CHECK_EQ_U64(h[1].hooks, btrfs_eb_nritems(root));
+	/* the first subtree skipped, never visited, nothing reported unreadable */
+	CHECK(ret[2] == 0);
+	CHECK(!h[2].saw_skipped);
+	CHECK(h[2].visits > 1 && h[2].visits < all.blocks);
+	/* an error stops the walk at once: root, two children, then the failing pointer */
+	CHECK(ret[3] == -E2BIG);
+	CHECK_EQ_U64(h[3].hooks, 3);
+	CHECK_EQ_U64(h[3].visits, 3);
+	CHECK(btrfs_walk_block_ptrs(fs, &ref, root, BTRFS_WALK_BFS, NULL, 0, hook_ptr, hook_visit,
+				    &h[0]) == -EINVAL);
+	free(all.addrs);
+	free(all.owners);
+	free_extent_buffer(root);
+}
+
 /*
  * Every tree's blocks verify; the extent tree has one single-ref tree block
  * item per block (owner right), and nothing else in metadata; bytes_used
@@ -649,6 +734,8 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit, u
 	printf("  %llu inserts, %llu batches, %llu deletes, %llu extends, %llu truncates\n",
 	       st.inserts, st.batches, st.deletes, st.extends, st.truncates);
 	CHECK(top_level >= min_top_level);
+	if (fs)   /* a failed reopen was counted */
+		check_walk_hook(fs);
 
 	/* Drain: delete in random order down to a few items, then all; the root shrinks. */
 	for (int phase = 0; phase < 2 && fs; phase++) {
