@@ -30,6 +30,7 @@
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/messages.h"
+#include "lib/format/profiles.h"
 #include "lib/engine/tree-write.h"
 
 #define HEADER_SIZE ((u32)sizeof(struct btrfs_header))
@@ -194,17 +195,7 @@ static int fix_copy(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 /* Bytes one device stripe of a chunk occupies. */
 u64 check_chunk_dev_len(const struct btrfs_chunk_map *c)
 {
-	u64 n = c->num_stripes ? c->num_stripes : 1;
-
-	if (c->type & BTRFS_BLOCK_GROUP_RAID0)
-		return c->length / n;
-	if (c->type & BTRFS_BLOCK_GROUP_RAID10)
-		return c->length / (n / (c->sub_stripes ? c->sub_stripes : 2) ?: 1);
-	if (c->type & BTRFS_BLOCK_GROUP_RAID5)
-		return n > 1 ? c->length / (n - 1) : c->length;
-	if (c->type & BTRFS_BLOCK_GROUP_RAID6)
-		return n > 2 ? c->length / (n - 2) : c->length;
-	return c->length;
+	return c->length / btrfs_raid_data_stripes(btrfs_raid_profile_of(c->type), c->num_stripes);
 }
 
 /* ---- collecting from leaves ---------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/messages.h"
+#include "lib/format/profiles.h"
 
 struct bg_space {
 	struct check_bg *bg;
@@ -71,12 +72,8 @@ static void mark_super_stripes(struct check_ctx *ctx, const struct check_bg *bg,
 		return;
 	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
 		u64 sb = btrfs_sb_offset(m), dev_len = check_chunk_dev_len(ch);
-		int n = ch->num_stripes, parity = 0;
+		int n = ch->num_stripes, parity = btrfs_raid_profile_of(ch->type)->nparity;
 
-		if (ch->type & BTRFS_BLOCK_GROUP_RAID5)
-			parity = 1;
-		if (ch->type & BTRFS_BLOCK_GROUP_RAID6)
-			parity = 2;
 		for (int j = 0; j < n; j++) {
 			u64 phys = ch->stripes[j].physical, row, logical, len = ch->stripe_len;
 

@@ -90,24 +90,11 @@ static void del_dev_extent(struct chunk_alloc_device *dev, u64 start)
 	}
 }
 
-static int data_stripes(u64 type, int num_stripes, int sub_stripes)
-{
-	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(type);
-
-	if (type & BTRFS_BLOCK_GROUP_RAID0)
-		return num_stripes;
-	if (type & BTRFS_BLOCK_GROUP_RAID10)
-		return num_stripes / sub_stripes;
-	if (type & BTRFS_BLOCK_GROUP_RAID56_MASK)
-		return num_stripes - a->nparity;
-	return 1;
-}
-
 /* Logical ranges of the chunk that sit on a superblock copy of any stripe. */
 static void compute_excluded(struct chunk_placement *c)
 {
 	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(c->type);
-	int ndata = data_stripes(c->type, c->num_stripes, c->sub_stripes);
+	int ndata = btrfs_raid_data_stripes(btrfs_raid_profile_of(c->type), c->num_stripes);
 
 	c->nr_excl = 0;
 	for (int i = 0; i < c->num_stripes; i++) {
@@ -270,7 +257,7 @@ struct chunk_placement *chunk_alloc_new_chunk(struct chunk_alloc *ca, u64 type)
 
 again:
 	calc = base_calc;
-	if (calc * data_stripes(type, num_stripes, sub) > max_chunk)
+	if (calc * btrfs_raid_data_stripes(a, num_stripes) > max_chunk)
 		calc = round_down(max_chunk / num_stripes, BTRFS_STRIPE_LEN);
 	calc = max_t(u64, calc, min_stripe);
 	calc = round_down(calc, BTRFS_STRIPE_LEN);
@@ -308,7 +295,7 @@ again:
 	c->num_stripes = num_stripes;
 	c->sub_stripes = sub;
 	c->stripe_size = calc;
-	c->length = calc * data_stripes(type, num_stripes, sub);
+	c->length = calc * btrfs_raid_data_stripes(a, num_stripes);
 	for (int i = 0; i < num_stripes; i++)
 		stripes_dev[i] = picked[i / a->dev_stripes];
 	ret = place_chunk(ca, c, stripes_dev);

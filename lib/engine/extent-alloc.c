@@ -8,6 +8,7 @@
 #include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
+#include "lib/format/profiles.h"
 #include "lib/read/tree-checker.h"
 #include "lib/format/growable-array.h"
 
@@ -154,7 +155,7 @@ int extent_alloc_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *
 	} else if (c->type & BTRFS_BLOCK_GROUP_RAID10) {
 		groups = c->sub_stripes ? c->num_stripes / c->sub_stripes : c->num_stripes;
 	} else if (c->type & BTRFS_BLOCK_GROUP_RAID56_MASK) {
-		groups = c->num_stripes - ((c->type & BTRFS_BLOCK_GROUP_RAID6) ? 2 : 1);
+		groups = c->num_stripes - btrfs_raid_profile_of(c->type)->nparity;
 	}
 	if (!groups)
 		groups = 1;

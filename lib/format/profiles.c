@@ -3,13 +3,13 @@
 #include <strings.h>
 #include "lib/format/profiles.h"
 
-#define PROFILE_ROW(flag, nm, up, cp, par, dst, min, max, inc, sub, tol, feat) \
-	{ flag, nm, up, cp, par, dst, min, max, inc, sub, tol, feat },
+#define PROFILE_ROW(flag, nm, up, cp, par, dst, min, max, inc, sub, tol, feat, lay) \
+	{ flag, nm, up, cp, par, dst, min, max, inc, sub, tol, feat, lay },
 
 const struct btrfs_raid_profile btrfs_raid_profiles[] = {
-	PROFILE_ROW(0, "single", "single", 1, 0, 1, 1, 1, 1, 1, 0, 0)
+	PROFILE_ROW(0, "single", "single", 1, 0, 1, 1, 1, 1, 1, 0, 0, BTRFS_RAID_MIRRORED)
 	BTRFS_RAID_PROFILES_X(PROFILE_ROW)
-	{ 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 };
 
 const struct btrfs_raid_profile *btrfs_raid_profile_find(u64 flags)

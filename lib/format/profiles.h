@@ -16,6 +16,15 @@
 #include "lib/format/kerncompat.h"
 #include "lib/format/format.h"
 
+/* How a profile lays its stripes out, which is all the logical->physical mapping needs. */
+enum btrfs_raid_layout {
+	BTRFS_RAID_MIRRORED,            /* every stripe a whole copy (single, dup, raid1*) */
+	BTRFS_RAID_STRIPED,             /* stripe_len units round robin over groups of
+					 * sub_stripes mirrored stripes (raid0, raid10) */
+	BTRFS_RAID_PARITY,              /* data units plus nparity parity units per row,
+					 * rotating one stripe per row (raid5, raid6) */
+};
+
 struct btrfs_raid_profile {
 	u64 bg_flag;                    /* BTRFS_BLOCK_GROUP_* profile bit, 0 = single */
 	const char *name;               /* lowercase, as on the command line: "raid1c3" */
@@ -29,27 +38,28 @@ struct btrfs_raid_profile {
 	u8 sub_stripes;                 /* raid10 2, else 1 */
 	u8 tolerated_failures;          /* devices that may be lost */
 	u64 incompat;                   /* incompat feature bit the profile needs, or 0 */
+	u8 layout;                      /* enum btrfs_raid_layout */
 };
 
 /*
  * The profiles with a block group bit, in bit order (the order flag names
  * print in).  One row each:
  * X(flag, name, upper, ncopies, nparity, dev_stripes, devs_min, devs_max,
- *   devs_increment, sub_stripes, tolerated_failures, incompat)
+ *   devs_increment, sub_stripes, tolerated_failures, incompat, layout)
  */
 #define BTRFS_RAID_PROFILES_X(X) \
-	X(BTRFS_BLOCK_GROUP_RAID0,   "raid0",   "RAID0",   1, 0, 1, 1, 0, 1, 1, 0, 0) \
-	X(BTRFS_BLOCK_GROUP_RAID1,   "raid1",   "RAID1",   2, 0, 1, 2, 2, 2, 1, 1, 0) \
-	X(BTRFS_BLOCK_GROUP_DUP,     "dup",     "DUP",     2, 0, 2, 1, 1, 1, 1, 0, 0) \
-	X(BTRFS_BLOCK_GROUP_RAID10,  "raid10",  "RAID10",  2, 0, 1, 2, 0, 2, 2, 1, 0) \
+	X(BTRFS_BLOCK_GROUP_RAID0,   "raid0",   "RAID0",   1, 0, 1, 1, 0, 1, 1, 0, 0, BTRFS_RAID_STRIPED) \
+	X(BTRFS_BLOCK_GROUP_RAID1,   "raid1",   "RAID1",   2, 0, 1, 2, 2, 2, 1, 1, 0, BTRFS_RAID_MIRRORED) \
+	X(BTRFS_BLOCK_GROUP_DUP,     "dup",     "DUP",     2, 0, 2, 1, 1, 1, 1, 0, 0, BTRFS_RAID_MIRRORED) \
+	X(BTRFS_BLOCK_GROUP_RAID10,  "raid10",  "RAID10",  2, 0, 1, 2, 0, 2, 2, 1, 0, BTRFS_RAID_STRIPED) \
 	X(BTRFS_BLOCK_GROUP_RAID5,   "raid5",   "RAID5",   1, 1, 1, 2, 0, 1, 1, 1, \
-	  BTRFS_FEATURE_INCOMPAT_RAID56) \
+	  BTRFS_FEATURE_INCOMPAT_RAID56, BTRFS_RAID_PARITY) \
 	X(BTRFS_BLOCK_GROUP_RAID6,   "raid6",   "RAID6",   1, 2, 1, 3, 0, 1, 1, 2, \
-	  BTRFS_FEATURE_INCOMPAT_RAID56) \
+	  BTRFS_FEATURE_INCOMPAT_RAID56, BTRFS_RAID_PARITY) \
 	X(BTRFS_BLOCK_GROUP_RAID1C3, "raid1c3", "RAID1C3", 3, 0, 1, 3, 3, 3, 1, 2, \
-	  BTRFS_FEATURE_INCOMPAT_RAID1C34) \
+	  BTRFS_FEATURE_INCOMPAT_RAID1C34, BTRFS_RAID_MIRRORED) \
 	X(BTRFS_BLOCK_GROUP_RAID1C4, "raid1c4", "RAID1C4", 4, 0, 1, 4, 4, 4, 1, 3, \
-	  BTRFS_FEATURE_INCOMPAT_RAID1C34)
+	  BTRFS_FEATURE_INCOMPAT_RAID1C34, BTRFS_RAID_MIRRORED)
 
 /* Every profile: single first, then BTRFS_RAID_PROFILES_X; ends with a NULL name. */
 extern const struct btrfs_raid_profile btrfs_raid_profiles[];

@@ -173,43 +173,31 @@ void btrfs_chunk_tree_map_free(struct btrfs_chunk_tree_map *map)
 	memset(map, 0, sizeof(*map));
 }
 
-/* Parity stripes of the chunk's profile (with several profile bits, the lowest parity one's). */
-static int chunk_nparity(u64 type)
-{
-	for (const struct btrfs_raid_profile *p = btrfs_raid_profiles; p->name; p++)
-		if ((type & p->bg_flag) && p->nparity)
-			return p->nparity;
-	return 0;
-}
-
+/*
+ * The mapping reads the profile table: btrfs_chunk_check() lets a chunk have
+ * at most one profile bit and raid10's sub_stripes equal the table's.
+ */
 int btrfs_chunk_num_mirrors(const struct btrfs_chunk_map *c)
 {
-	u64 p = c->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	const struct btrfs_raid_profile *p = btrfs_raid_profile_of(c->type);
 
-	if (p & (BTRFS_BLOCK_GROUP_DUP | BTRFS_BLOCK_GROUP_RAID1 | BTRFS_BLOCK_GROUP_RAID1C3 |
-		 BTRFS_BLOCK_GROUP_RAID1C4))
-		return c->num_stripes;
-	if (p & BTRFS_BLOCK_GROUP_RAID10)
-		return c->sub_stripes;
-	if (p & BTRFS_BLOCK_GROUP_RAID5)
-		return 2;
-	/* RAID6: direct, from P, from Q, then from P+Q with each other data unit lost */
-	if (p & BTRFS_BLOCK_GROUP_RAID6)
-		return 2 + c->num_stripes - 2;
-	return 1;
+	switch (p->layout) {
+	case BTRFS_RAID_MIRRORED:
+		return p->ncopies > 1 ? c->num_stripes : 1;
+	case BTRFS_RAID_STRIPED:
+		return p->sub_stripes;
+	default:
+		/*
+		 * raid5: direct or rebuilt from P; raid6: direct, from P, from
+		 * Q, then from P+Q with each other data unit lost.
+		 */
+		return p->nparity > 1 ? c->num_stripes : 2;
+	}
 }
 
 int btrfs_chunk_data_stripes(const struct btrfs_chunk_map *c)
 {
-	u64 p = c->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
-
-	if (p & BTRFS_BLOCK_GROUP_RAID0)
-		return c->num_stripes;
-	if (p & BTRFS_BLOCK_GROUP_RAID10)
-		return c->num_stripes / c->sub_stripes;
-	if (p & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6))
-		return c->num_stripes - chunk_nparity(c->type);
-	return 1;
+	return btrfs_raid_data_stripes(btrfs_raid_profile_of(c->type), c->num_stripes);
 }
 
 static void set_io(const struct btrfs_chunk_map *c, int index, u64 dev_offset, u64 len,
@@ -224,9 +212,9 @@ static void set_io(const struct btrfs_chunk_map *c, int index, u64 dev_offset, u
 int btrfs_chunk_map_one(const struct btrfs_chunk_map *c, u64 logical, int mirror,
 			struct btrfs_io_stripe *out)
 {
-	u64 p = c->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	const struct btrfs_raid_profile *p = btrfs_raid_profile_of(c->type);
 	u64 offset, stripe_nr, stripe_off, rows, unit_left;
-	int idx, nr_data;
+	int idx, groups, nr_data;
 
 	if (logical < c->logical || logical - c->logical >= c->length)
 		return -EINVAL;
@@ -237,34 +225,22 @@ int btrfs_chunk_map_one(const struct btrfs_chunk_map *c, u64 logical, int mirror
 	stripe_off = offset % c->stripe_len;
 	unit_left = c->stripe_len - stripe_off;
 
-	if (p & (BTRFS_BLOCK_GROUP_DUP | BTRFS_BLOCK_GROUP_RAID1 | BTRFS_BLOCK_GROUP_RAID1C3 |
-		 BTRFS_BLOCK_GROUP_RAID1C4)) {
+	switch (p->layout) {
+	case BTRFS_RAID_MIRRORED:
 		set_io(c, mirror - 1, offset, c->length - offset, out);
 		return 0;
-	}
-	if (p & BTRFS_BLOCK_GROUP_RAID0) {
-		idx = stripe_nr % c->num_stripes;
-		rows = stripe_nr / c->num_stripes;
-		set_io(c, idx, rows * c->stripe_len + stripe_off, unit_left, out);
-		return 0;
-	}
-	if (p & BTRFS_BLOCK_GROUP_RAID10) {
-		int groups = c->num_stripes / c->sub_stripes;
-
-		idx = (stripe_nr % groups) * c->sub_stripes + (mirror - 1);
+	case BTRFS_RAID_STRIPED:
+		groups = c->num_stripes / p->sub_stripes;
+		idx = (stripe_nr % groups) * p->sub_stripes + (mirror - 1);
 		rows = stripe_nr / groups;
-		set_io(c, idx, rows * c->stripe_len + stripe_off, unit_left, out);
-		return 0;
-	}
-	if (p & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)) {
-		nr_data = c->num_stripes - chunk_nparity(c->type);
+		break;
+	default:
+		nr_data = c->num_stripes - p->nparity;
 		rows = stripe_nr / nr_data;
 		idx = (stripe_nr % nr_data + rows) % c->num_stripes;
-		set_io(c, idx, rows * c->stripe_len + stripe_off, unit_left, out);
-		return 0;
+		break;
 	}
-	/* single */
-	set_io(c, 0, offset, c->length - offset, out);
+	set_io(c, idx, rows * c->stripe_len + stripe_off, unit_left, out);
 	return 0;
 }
 
@@ -272,7 +248,7 @@ int btrfs_chunk_map_parity(const struct btrfs_chunk_map *c, u64 logical,
 			   struct btrfs_io_stripe *out, int max)
 {
 	u64 offset, stripe_nr, stripe_off, rows;
-	int nparity = chunk_nparity(c->type);
+	int nparity = btrfs_raid_profile_of(c->type)->nparity;
 	int nr_data, i;
 
 	if (!nparity || logical < c->logical || logical - c->logical >= c->length)
