@@ -539,6 +539,18 @@ void btrfs_abort_transaction(struct btrfs_trans *t)
 	trans_free(t);
 }
 
+/* lib/read's btrfs_search() with a transaction: the tree by id, as t sees it. */
+static int trans_search(struct btrfs_trans *t, u64 tree_id, const struct btrfs_key *key,
+			struct btrfs_path *path, int ins_len, int cow)
+{
+	struct btrfs_wroot *root;
+	int ret = btrfs_trans_get_root(t, tree_id, &root);
+
+	if (ret < 0)
+		return ret;
+	return btrfs_search_slot(t, root, key, path, ins_len, cow);
+}
+
 int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out)
 {
 	const struct btrfs_super_block *sb = fs->super;
@@ -567,6 +579,7 @@ int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out)
 	if (!t)
 		return -ENOMEM;
 	t->fs = fs;
+	fs->trans_search = trans_search;
 	t->transid = btrfs_super_generation(sb) + 1;
 	t->nodesize = fs->geo.nodesize;
 	t->hash_size = 1024;

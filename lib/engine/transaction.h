@@ -134,7 +134,8 @@ int btrfs_create_tree(struct btrfs_trans *t, u64 objectid, struct btrfs_wroot **
  * least ins_len free bytes (an insert needs item size + sizeof(struct
  * btrfs_item), an extension the extra bytes) and nodes on the way are split
  * when nearly full.  ins_len < 0 (a delete will follow): accepted, the
- * rebalancing happens in btrfs_del_items().
+ * rebalancing happens in btrfs_del_items().  lib/read's btrfs_search() with
+ * a transaction comes here (the tree by id).
  */
 int btrfs_search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
 		      struct btrfs_path *path, int ins_len, int cow);

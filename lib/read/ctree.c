@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "lib/read/ctree.h"
+#include "lib/read/disk-io.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 
@@ -394,12 +395,18 @@ int btrfs_search_descend(struct btrfs_path *path, int level, const struct btrfs_
 	}
 }
 
-int btrfs_search_slot_ro(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
-			 const struct btrfs_key *key, struct btrfs_path *path)
+int btrfs_search(struct btrfs_fs_info *fs, struct btrfs_trans *trans,
+		 const struct btrfs_tree_ref *tree, const struct btrfs_key *key,
+		 struct btrfs_path *path, int ins_len, int cow)
 {
 	struct extent_buffer *eb;
 	int level, ret;
 
+	if (trans)
+		return fs->trans_search ? fs->trans_search(trans, tree->objectid, key, path, ins_len, cow)
+					: -EINVAL;
+	if (ins_len || cow)
+		return -EINVAL;
 	btrfs_release_path(path);
 	path->fs = fs;
 	path->tree = *tree;
@@ -414,6 +421,12 @@ int btrfs_search_slot_ro(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *
 		return 1;
 	}
 	return btrfs_search_descend(path, level, key, NULL, NULL);
+}
+
+int btrfs_search_slot_ro(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			 const struct btrfs_key *key, struct btrfs_path *path)
+{
+	return btrfs_search(fs, NULL, tree, key, path, 0, 0);
 }
 
 int btrfs_next_leaf(struct btrfs_path *path)

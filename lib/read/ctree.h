@@ -181,13 +181,14 @@ struct btrfs_wroot;    /* lib/engine: a tree as a transaction sees it */
  * leaf are the functions below; the engine only adds copy-on-write and
  * splits on the way down (struct btrfs_search_ops).
  *
- * Why two entry points to the one descent: a committed tree is named by a
- * fixed struct btrfs_tree_ref read through fs; a tree inside a transaction
- * by its struct btrfs_wroot, whose root block moves as it is copied, read
- * through the transaction's dirty blocks.  lib/read cannot call lib/engine,
- * so the engine installs read_child in the paths it positions, and
- * everything after the root (descent, next, previous, positioning by mode)
- * is the same code for both.
+ * One search call, btrfs_search(), with an optional transaction: a committed
+ * tree is named by a fixed struct btrfs_tree_ref read through fs; a tree
+ * inside a transaction by its id, the engine finding its struct btrfs_wroot
+ * (whose root block moves as it is copied, read through the transaction's
+ * dirty blocks).  lib/read cannot call lib/engine, so the engine registers
+ * its search in fs->trans_search and installs read_child in the paths it
+ * positions; everything after the root (descent, next, previous,
+ * positioning by mode) is the same code for both.
  */
 struct btrfs_path {
 	struct extent_buffer *nodes[BTRFS_MAX_LEVEL];
@@ -245,6 +246,25 @@ int btrfs_search_descend(struct btrfs_path *path, int level, const struct btrfs_
  */
 int btrfs_search_slot_ro(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 			 const struct btrfs_key *key, struct btrfs_path *path);
+
+/*
+ * The one search by key, for readers and writers.  trans NULL: the committed
+ * tree that tree names, read only (btrfs_search_slot_ro() is this call with
+ * ins_len = cow = 0; anything else is -EINVAL).  With a transaction: tree
+ * tree->objectid as the transaction sees it (its dirty blocks), cow and
+ * ins_len as the engine's btrfs_search_slot().  lib/read does not know
+ * transactions: the engine sets fs->trans_search when it starts one, and
+ * a transaction's search goes there.  Results as btrfs_search_slot_ro().
+ */
+struct btrfs_trans;
+
+typedef int (*btrfs_trans_search_fn)(struct btrfs_trans *trans, u64 tree_id,
+				     const struct btrfs_key *key, struct btrfs_path *path,
+				     int ins_len, int cow);
+
+int btrfs_search(struct btrfs_fs_info *fs, struct btrfs_trans *trans,
+		 const struct btrfs_tree_ref *tree, const struct btrfs_key *key,
+		 struct btrfs_path *path, int ins_len, int cow);
 
 enum btrfs_search_mode {
 	BTRFS_SEARCH_EXACT,   /* the item with this key */

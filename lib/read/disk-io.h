@@ -45,6 +45,7 @@ struct btrfs_fs_info {
 	size_t overrides_nr;
 	size_t overrides_alloc;
 	struct btrfs_write_log *write_log; /* opened read-write: BTRFS_KIT_WRITE_LOG (dev-write.h) */
+	btrfs_trans_search_fn trans_search;   /* set by lib/engine: btrfs_search() in a transaction */
 };
 
 /* Checksum of a tree block's bytes [BTRFS_CSUM_SIZE, len) into out (32 bytes). */

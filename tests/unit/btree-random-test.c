@@ -664,6 +664,31 @@ static int random_op(struct btrfs_trans *t, struct btrfs_wroot *root, struct mod
 	return 0;
 }
 
+/*
+ * btrfs_search(): with the transaction it sees an item only the transaction
+ * holds (read only and with CoW); without it, the committed tree, which has
+ * no such item, and CoW is refused.
+ */
+static void check_one_search(struct btrfs_fs_info *fs, struct btrfs_trans *t, struct btrfs_wroot *root)
+{
+	const struct btrfs_key key = { (u64)-7, 0xfe, 0 };
+	struct btrfs_tree_ref ref;
+	struct btrfs_path path;
+
+	CHECK(btrfs_find_tree_root(fs, TREE_ID, &ref) == 0);
+	CHECK(btrfs_insert_item(t, root, &key, "only-in-trans", 13) == 0);
+	btrfs_init_path(&path);
+	CHECK(btrfs_search(fs, t, &ref, &key, &path, 0, 0) == 0);
+	CHECK(path.nodes[0] && btrfs_path_item_size(&path) == 13);
+	CHECK(btrfs_search(fs, t, &ref, &key, &path, 0, 1) == 0);
+	CHECK(path.nodes[0] && !memcmp(btrfs_path_item_ptr(&path), "only-in-trans", 13));
+	btrfs_release_path(&path);
+	CHECK(btrfs_search(fs, NULL, &ref, &key, &path, 0, 0) == 1);
+	CHECK(btrfs_search_slot_ro(fs, &ref, &key, &path) == 1);
+	CHECK(btrfs_search(fs, NULL, &ref, &key, &path, 0, 1) == -EINVAL);
+	btrfs_release_path(&path);
+}
+
 static void run_random(const char *mkfs_opts, int commits, int ops_per_commit, u8 min_top_level)
 {
 	u8 top_level = 0;
@@ -784,6 +809,7 @@ static void run_random(const char *mkfs_opts, int commits, int ops_per_commit, u
 		CHECK(ret == 0);
 		for (i = 0; i < 300 && ret == 0; i++)
 			random_op(t, root, &scratch, maxitem, &st);
+		check_one_search(fs, t, root);
 		btrfs_abort_transaction(t);
 		model_free(&scratch);
 		btrfs_close_fs(fs);
