@@ -13,6 +13,7 @@ const struct cmd_group *btrfs_top_group(void);
 /* Top-level commands and groups, in the order of the top table. */
 extern const struct cmd_struct cmd_struct_balance;
 extern const struct cmd_struct cmd_struct_check;
+extern const struct cmd_struct cmd_struct_image;
 extern const struct cmd_struct cmd_struct_inspect;
 extern const struct cmd_struct cmd_struct_mkfs;
 extern const struct cmd_struct cmd_struct_version;

@@ -27,6 +27,7 @@ static const struct cmd_group btrfs_cmd_group = {
 		&cmd_struct_balance,
 		&cmd_struct_check,
 		&cmd_struct_help,
+		&cmd_struct_image,
 		&cmd_struct_inspect,
 		&cmd_struct_mkfs,
 		&cmd_struct_version,

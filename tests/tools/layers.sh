@@ -17,7 +17,7 @@ layer_of() {
 	lib/read/*) echo 2 ;;
 	lib/engine/*) echo 3 ;;
 	common/*) echo 4 ;;
-	print/*|mkfs/*|balance/*|check/*) echo 5 ;;
+	print/*|mkfs/*|balance/*|check/*|image/*) echo 5 ;;
 	cmds/*) echo 6 ;;
 	btrfs.c) echo 7 ;;
 	*) echo "" ;;
@@ -48,7 +48,7 @@ done < <(git ls-files '*.c' '*.h' '*.def')
 if [ -d "$objdir" ]; then
 	for o in $(find "$objdir" -name '*.o' \( -path "$objdir/crypto/*" -o -path "$objdir/lib/*" \
 			-o -path "$objdir/common/*" -o -path "$objdir/print/*" -o -path "$objdir/mkfs/*" \
-			-o -path "$objdir/balance/*" -o -path "$objdir/check/*" \) | sort); do
+			-o -path "$objdir/balance/*" -o -path "$objdir/check/*" -o -path "$objdir/image/*" \) | sort); do
 		syms=$(nm "$o" | awk '$1 == "U" && $2 ~ /^(exit|_exit|_Exit|abort|__assert_fail|quick_exit)$/ {print $2}' | tr '\n' ' ')
 		if [ -n "$syms" ]; then
 			echo "layer: ${o#"$objdir"/} calls $syms(library code returns an error instead)"

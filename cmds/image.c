@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/* btrfs image (and btrfs-image by argv[0]): metadata dump and restore. */
+#include <errno.h>
+#include "cmds/commands.h"
+#include "image/image.h"
+#include "lib/format/messages.h"
+
+static const char *const cmd_image_usage[] = {
+	"btrfs image [options] SOURCE TARGET",
+	"Create or restore a metadata dump in the btrfs-image format",
+	"SOURCE and TARGET may be '-' for stdin and stdout (restore: SOURCE only).",
+	NULL
+};
+
+static const struct cli_option cmd_image_options[] = {
+	OPT_FLAG('r', "restore", "restore the metadump image SOURCE onto TARGET"),
+	OPT_ARG('c', "compress", "LEVEL", "compression level 0..9 (create; not implemented yet)"),
+	OPT_ARG('t', "threads", "N", "number of threads (not implemented yet)"),
+	OPT_FLAG('o', "old-restore", "old restore: logical offsets (not implemented yet)"),
+	OPT_FLAG('s', "sanitize", "sanitize names, twice for hash-preserving names (not implemented yet)"),
+	OPT_FLAG('w', "walk-trees", "walk the trees to find blocks (create; not implemented yet)"),
+	OPT_FLAG('m', "multi-devices", "restore onto several devices (not implemented yet)"),
+	OPT_FLAG('d', "data", "dump data too (not implemented yet)"),
+	OPT_END(),
+};
+
+static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_getopt_state st = { 0 };
+	bool restore = false;
+	const char *unsupported = NULL;
+	int c, ret;
+
+	while ((c = cli_getopt(cmd, argc, argv, &st)) != -1) {
+		switch (c) {
+		case 'r':
+			restore = true;
+			break;
+		case 'c': unsupported = "-c"; break;
+		case 't': unsupported = "-t"; break;
+		case 'o': unsupported = "-o"; break;
+		case 's': unsupported = "-s"; break;
+		case 'w': unsupported = "-w"; break;
+		case 'm': unsupported = "-m"; break;
+		case 'd': unsupported = "-d"; break;
+		case CLI_OPT_HELP:
+			return usage_print(cmd, stdout, true);
+		default:
+			return 1;
+		}
+	}
+	if (argc - st.optind != 2)
+		return usage_error(cmd, "need SOURCE and TARGET");
+	if (!restore) {
+		error("creating a dump is not implemented yet");
+		return 1;
+	}
+	if (unsupported) {
+		error("option %s is not implemented yet", unsupported);
+		return 1;
+	}
+	ret = image_restore(argv[st.optind], argv[st.optind + 1]);
+	return ret ? 1 : 0;
+}
+DEFINE_COMMAND(image, "image", cmd_image_options, 0);

@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Restore of a btrfs-image metadata dump onto one device: the format is in
+ * lib/format/metadump.h.  Two passes over the dump held in memory: the first
+ * validates every cluster and item and builds the chunk map from the chunk
+ * tree leaves in the dump, the second writes; nothing is written before the
+ * whole dump is known readable.  Every write goes through restore_write().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "image/image.h"
+#include "lib/format/format.h"
+#include "lib/format/accessors.h"
+#include "lib/format/csum.h"
+#include "lib/format/growable-array.h"
+#include "lib/format/messages.h"
+#include "lib/format/metadump.h"
+#include "lib/read/super.h"
+#include "lib/read/volumes.h"
+
+/* Where a chunk of the dumped filesystem lands on the restored device. */
+struct restore_chunk {
+	u64 logical;
+	u64 length;
+	u64 physical;
+	u64 physical_dup;       /* 0 unless DUP */
+};
+
+struct restore_ctx {
+	const u8 *dump;
+	size_t dump_len;
+	u64 magic;
+	u32 max_item;           /* largest uncompressed item the version allows */
+	struct btrfs_super_block super;
+	bool have_super;
+	u32 nodesize;
+	u16 csum_type;
+	u8 fsid[BTRFS_FSID_SIZE];
+	struct btrfs_chunk_tree_map sys;   /* sys_chunk_array: which ranges hold chunk tree blocks */
+	struct restore_chunk *chunks;
+	size_t nr_chunks;
+	size_t alloc_chunks;
+	u8 *buf;                /* one item, uncompressed */
+	size_t buf_alloc;
+	int fd;
+};
+
+/* The one function that writes to the target. */
+static int restore_write(struct restore_ctx *c, const void *buf, u64 len, u64 physical)
+{
+	const u8 *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(c->fd, p, len, (off_t)physical);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+
+			error_errno(err, "write of %llu bytes at %llu", (unsigned long long)len,
+				    (unsigned long long)physical);
+			return err;
+		}
+		p += n;
+		len -= (u64)n;
+		physical += (u64)n;
+	}
+	return 0;
+}
+
+static int read_all(const char *source, u8 **out, size_t *len)
+{
+	int fd = strcmp(source, "-") ? open(source, O_RDONLY) : STDIN_FILENO;
+	size_t alloc = 1 << 20, got = 0;
+	u8 *buf;
+
+	if (fd < 0) {
+		error_errno(-errno, "cannot open %s", source);
+		return -errno;
+	}
+	buf = malloc(alloc);
+	while (buf) {
+		ssize_t n;
+
+		if (got == alloc) {
+			u8 *nbuf = realloc(buf, alloc * 2);
+
+			if (!nbuf)
+				break;
+			buf = nbuf;
+			alloc *= 2;
+		}
+		n = read(fd, buf + got, alloc - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			error_errno(err, "read of %s", source);
+			free(buf);
+			if (fd != STDIN_FILENO)
+				close(fd);
+			return err;
+		}
+		if (n == 0) {
+			if (fd != STDIN_FILENO)
+				close(fd);
+			*out = buf;
+			*len = got;
+			return 0;
+		}
+		got += (size_t)n;
+	}
+	free(buf);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	error("out of memory reading %s", source);
+	return -ENOMEM;
+}
+
+/* The uncompressed payload of an item into c->buf; *len its size. */
+static int item_payload(struct restore_ctx *c, u8 compress, const u8 *raw, u32 raw_len,
+			u64 cluster, u32 nr, size_t *len)
+{
+	z_stream zs;
+	int zret;
+
+	if (compress == METADUMP_COMPRESS_NONE) {
+		if (raw_len > c->max_item) {
+			error("cluster at %llu item %u: size %u over the format's limit %u",
+			      (unsigned long long)cluster, nr, raw_len, c->max_item);
+			return -EUCLEAN;
+		}
+		memcpy(c->buf, raw, raw_len);
+		*len = raw_len;
+		return 0;
+	}
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit(&zs) != Z_OK) {
+		error("cluster at %llu item %u: zlib init failed", (unsigned long long)cluster, nr);
+		return -ENOMEM;
+	}
+	zs.next_in = (u8 *)raw;
+	zs.avail_in = raw_len;
+	zs.next_out = c->buf;
+	zs.avail_out = c->max_item;
+	zret = inflate(&zs, Z_FINISH);
+	*len = c->max_item - zs.avail_out;
+	inflateEnd(&zs);
+	if (zret != Z_STREAM_END) {
+		error("cluster at %llu item %u: corrupt zlib stream (%s)", (unsigned long long)cluster,
+		      nr, zret == Z_BUF_ERROR && zs.avail_out == 0 ? "larger than the format's limit" :
+		      zret == Z_BUF_ERROR ? "truncated" : "bad data");
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+static const struct restore_chunk *find_chunk(const struct restore_ctx *c, u64 logical)
+{
+	for (size_t i = 0; i < c->nr_chunks; i++)
+		if (logical >= c->chunks[i].logical &&
+		    logical - c->chunks[i].logical < c->chunks[i].length)
+			return &c->chunks[i];
+	return NULL;
+}
+
+static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 cluster)
+{
+	if (len != BTRFS_SUPER_INFO_SIZE) {
+		error("cluster at %llu item 0: superblock item of %zu bytes, expected %u",
+		      (unsigned long long)cluster, len, BTRFS_SUPER_INFO_SIZE);
+		return -EUCLEAN;
+	}
+	memcpy(&c->super, buf, sizeof(c->super));
+	if (btrfs_super_magic(&c->super) != BTRFS_MAGIC) {
+		error("cluster at %llu item 0: not a btrfs superblock", (unsigned long long)cluster);
+		return -EUCLEAN;
+	}
+	c->nodesize = btrfs_super_nodesize(&c->super);
+	c->csum_type = btrfs_super_csum_type(&c->super);
+	if (!btrfs_csum_type_valid(c->csum_type) || c->nodesize < 4096 || c->nodesize > 65536 ||
+	    (c->nodesize & (c->nodesize - 1))) {
+		error("cluster at %llu item 0: superblock csum_type %u nodesize %u unusable",
+		      (unsigned long long)cluster, c->csum_type, c->nodesize);
+		return -EUCLEAN;
+	}
+	if (btrfs_super_num_devices(&c->super) != 1) {
+		error("the dump is of a filesystem with %llu devices: restoring it onto one device is not implemented yet",
+		      (unsigned long long)btrfs_super_num_devices(&c->super));
+		return -EOPNOTSUPP;
+	}
+	memcpy(c->fsid, btrfs_super_metadata_fsid(&c->super), BTRFS_FSID_SIZE);
+	c->have_super = true;
+	return btrfs_read_sys_chunk_array(&c->sys, &c->super);
+}
+
+/* The chunk items of a chunk tree leaf into the map. */
+static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)blk;
+	u32 nritems = btrfs_header_nritems(h);
+	u32 room = c->nodesize - sizeof(*h);
+
+	if (btrfs_header_bytenr(h) != bytenr || memcmp(h->fsid, c->fsid, BTRFS_FSID_SIZE) ||
+	    btrfs_header_owner(h) != BTRFS_CHUNK_TREE_OBJECTID) {
+		error("chunk tree block %llu: header bytenr %llu owner %llu or fsid do not match",
+		      (unsigned long long)bytenr, (unsigned long long)btrfs_header_bytenr(h),
+		      (unsigned long long)btrfs_header_owner(h));
+		return -EUCLEAN;
+	}
+	if (btrfs_header_level(h))
+		return 0;
+	if (nritems > room / sizeof(struct btrfs_item)) {
+		error("chunk tree block %llu: nritems %u too large", (unsigned long long)bytenr, nritems);
+		return -EUCLEAN;
+	}
+	for (u32 i = 0; i < nritems; i++) {
+		const struct btrfs_item *it = (const struct btrfs_item *)(blk + sizeof(*h)) + i;
+		const struct btrfs_chunk *chunk;
+		struct restore_chunk *rc;
+		u32 off = btrfs_item_offset(it), size = btrfs_item_size(it);
+		u64 logical = btrfs_disk_key_offset(&it->key);
+
+		if (btrfs_disk_key_type(&it->key) != BTRFS_CHUNK_ITEM_KEY)
+			continue;
+		if (off > room || size > room - off || size < btrfs_chunk_item_size(1)) {
+			error("chunk tree block %llu slot %u: item offset %u size %u out of the leaf",
+			      (unsigned long long)bytenr, i, off, size);
+			return -EUCLEAN;
+		}
+		chunk = (const struct btrfs_chunk *)(blk + sizeof(*h) + off);
+		if (btrfs_chunk_num_stripes(chunk) == 0 ||
+		    size < btrfs_chunk_item_size(btrfs_chunk_num_stripes(chunk)) ||
+		    ((btrfs_chunk_type(chunk) & BTRFS_BLOCK_GROUP_DUP) && btrfs_chunk_num_stripes(chunk) < 2)) {
+			error("chunk tree block %llu slot %u: chunk %llu num_stripes %u does not fit item size %u",
+			      (unsigned long long)bytenr, i, (unsigned long long)logical,
+			      btrfs_chunk_num_stripes(chunk), size);
+			return -EUCLEAN;
+		}
+		if (find_chunk(c, logical))
+			continue;
+		if (ARRAY_GROW(c->chunks, c->nr_chunks, c->alloc_chunks))
+			return -ENOMEM;
+		rc = &c->chunks[c->nr_chunks++];
+		rc->logical = logical;
+		rc->length = btrfs_chunk_length(chunk);
+		rc->physical = btrfs_stripe_offset_nr(chunk, 0);
+		rc->physical_dup = (btrfs_chunk_type(chunk) & BTRFS_BLOCK_GROUP_DUP) ?
+				   btrfs_stripe_offset_nr(chunk, 1) : 0;
+	}
+	return 0;
+}
+
+/* Pass 1: the chunk tree blocks of an item (blocks inside system chunks). */
+static int scan_item(struct restore_ctx *c, u64 logical, size_t len)
+{
+	for (size_t off = 0; off + c->nodesize <= len; off += c->nodesize) {
+		int ret;
+
+		if (!btrfs_chunk_lookup(&c->sys, logical + off))
+			continue;
+		ret = take_chunk_leaf(c, c->buf + off, logical + off);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * btrfs-image checksums every block it dumps with crc32c, whatever the
+ * filesystem's type: a block whose checksum is crc32c's and not the
+ * filesystem's gets the filesystem's.
+ */
+static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
+{
+	u8 want[BTRFS_CSUM_SIZE], crc[BTRFS_CSUM_SIZE];
+
+	if (c->csum_type == BTRFS_CSUM_TYPE_CRC32)
+		return;
+	for (size_t off = 0; off + c->nodesize <= len; off += c->nodesize) {
+		u8 *blk = c->buf + off;
+
+		if (btrfs_header_bytenr((struct btrfs_header *)blk) != logical + off)
+			continue;
+		if (btrfs_csum_data(c->csum_type, blk + BTRFS_CSUM_SIZE, c->nodesize - BTRFS_CSUM_SIZE, want) ||
+		    !memcmp(want, blk, BTRFS_CSUM_SIZE))
+			continue;
+		if (btrfs_csum_data(BTRFS_CSUM_TYPE_CRC32, blk + BTRFS_CSUM_SIZE,
+				    c->nodesize - BTRFS_CSUM_SIZE, crc) || memcmp(crc, blk, BTRFS_CSUM_SIZE))
+			continue;
+		memcpy(blk, want, BTRFS_CSUM_SIZE);
+	}
+}
+
+static int write_super(struct restore_ctx *c)
+{
+	struct btrfs_super_block sb = c->super;
+	u64 size;
+	int ret;
+
+	if (c->magic == METADUMP_MAGIC_V0)
+		btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | BTRFS_SUPER_FLAG_METADUMP_V2);
+	btrfs_set_super_num_devices(&sb, 1);
+	ret = btrfs_super_csum_set(&sb);
+	if (!ret)
+		ret = restore_write(c, &sb, sizeof(sb), BTRFS_SUPER_INFO_OFFSET);
+	if (ret)
+		return ret;
+	/* Mirrors where the target already reaches (a device; a new file: none), as btrfs-image. */
+	size = btrfs_device_fd_size(c->fd);
+	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		u64 at = btrfs_sb_offset(m);
+
+		if (at + BTRFS_SUPER_INFO_SIZE > size)
+			break;
+		btrfs_set_super_bytenr(&sb, at);
+		ret = btrfs_super_csum_set(&sb);
+		if (!ret)
+			ret = restore_write(c, &sb, sizeof(sb), at);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Pass 2: one item onto the device. */
+static int write_item(struct restore_ctx *c, u64 logical, size_t len)
+{
+	size_t done = 0;
+
+	if (logical == BTRFS_SUPER_INFO_OFFSET)
+		return write_super(c);
+	fix_block_csums(c, logical, len);
+	while (done < len) {
+		const struct restore_chunk *rc = find_chunk(c, logical + done);
+		u64 off, piece;
+		int ret;
+
+		if (!rc)
+			return -EUCLEAN;        /* pass 1 saw every range inside a chunk */
+		off = logical + done - rc->logical;
+		piece = rc->length - off;
+		if (piece > len - done)
+			piece = len - done;
+		ret = restore_write(c, c->buf + done, piece, rc->physical + off);
+		if (!ret && rc->physical_dup)
+			ret = restore_write(c, c->buf + done, piece, rc->physical_dup + off);
+		if (ret)
+			return ret;
+		done += piece;
+	}
+	return 0;
+}
+
+/* Every cluster and item in turn; pass 1 validates and maps, pass 2 writes. */
+static int walk_dump(struct restore_ctx *c, int pass)
+{
+	size_t pos = 0;
+	bool first = true;
+
+	while (pos < c->dump_len) {
+		const struct metadump_cluster *cl = (const void *)(c->dump + pos);
+		const struct metadump_header *h = &cl->header;
+		u64 cluster = pos;
+		u32 nritems;
+		size_t p;
+
+		if (c->dump_len - pos < METADUMP_BLOCK_SIZE) {
+			error("cluster at %llu: truncated index block (%zu of %u bytes)",
+			      (unsigned long long)cluster, c->dump_len - pos, METADUMP_BLOCK_SIZE);
+			return -EUCLEAN;
+		}
+		if (first && pass == 1) {
+			c->magic = metadump_magic(h);
+			if (c->magic != METADUMP_MAGIC_V0 && c->magic != METADUMP_MAGIC_V1) {
+				error("cluster at 0: magic 0x%016llx is not a btrfs-image dump",
+				      (unsigned long long)c->magic);
+				return -EUCLEAN;
+			}
+			c->max_item = c->magic == METADUMP_MAGIC_V0 ? METADUMP_MAX_PENDING_V0 * 2 :
+				      METADUMP_MAX_PENDING_V1;
+			c->buf = malloc(c->max_item);
+			if (!c->buf)
+				return -ENOMEM;
+		}
+		if (metadump_magic(h) != c->magic) {
+			error("cluster at %llu: bad magic 0x%016llx", (unsigned long long)cluster,
+			      (unsigned long long)metadump_magic(h));
+			return -EUCLEAN;
+		}
+		if (metadump_bytenr(h) != cluster) {
+			error("cluster at %llu: bytenr %llu is not the cluster's offset",
+			      (unsigned long long)cluster, (unsigned long long)metadump_bytenr(h));
+			return -EUCLEAN;
+		}
+		nritems = metadump_nritems(h);
+		if (nritems > METADUMP_ITEMS_PER_CLUSTER) {
+			error("cluster at %llu: nritems %u over %u", (unsigned long long)cluster, nritems,
+			      METADUMP_ITEMS_PER_CLUSTER);
+			return -EUCLEAN;
+		}
+		if (metadump_compress(h) > METADUMP_COMPRESS_ZLIB) {
+			error("cluster at %llu: unknown compression %u", (unsigned long long)cluster,
+			      metadump_compress(h));
+			return -EUCLEAN;
+		}
+		p = pos + METADUMP_BLOCK_SIZE;
+		for (u32 i = 0; i < nritems; i++) {
+			u64 logical = metadump_item_bytenr(&cl->items[i]);
+			u32 size = metadump_item_size(&cl->items[i]);
+			size_t len;
+			int ret;
+
+			if (size > c->dump_len - p) {
+				error("cluster at %llu item %u: size %u past the end of the dump (%zu bytes left)",
+				      (unsigned long long)cluster, i, size, c->dump_len - p);
+				return -EUCLEAN;
+			}
+			if (first && i == 0 && logical != BTRFS_SUPER_INFO_OFFSET) {
+				error("cluster at 0 item 0: bytenr %llu, the superblock item is missing",
+				      (unsigned long long)logical);
+				return -EUCLEAN;
+			}
+			if (!first || i) {
+				if (logical == BTRFS_SUPER_INFO_OFFSET) {
+					error("cluster at %llu item %u: a second superblock item",
+					      (unsigned long long)cluster, i);
+					return -EUCLEAN;
+				}
+			}
+			ret = item_payload(c, metadump_compress(h), c->dump + p, size, cluster, i, &len);
+			if (ret)
+				return ret;
+			if (pass == 1 && logical == BTRFS_SUPER_INFO_OFFSET)
+				ret = take_super(c, c->buf, len, cluster);
+			else if (pass == 1)
+				ret = scan_item(c, logical, len);
+			else
+				ret = write_item(c, logical, len);
+			if (ret)
+				return ret;
+			p += size;
+		}
+		if (first && nritems == 0) {
+			error("cluster at 0: no items, the superblock item is missing");
+			return -EUCLEAN;
+		}
+		p = (p + METADUMP_BLOCK_SIZE - 1) / METADUMP_BLOCK_SIZE * METADUMP_BLOCK_SIZE;
+		if (p > c->dump_len) {
+			error("cluster at %llu: truncated, padding past the end of the dump",
+			      (unsigned long long)cluster);
+			return -EUCLEAN;
+		}
+		pos = p;
+		first = false;
+	}
+	if (first) {
+		error("empty dump: the superblock item is missing");
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/* Pass 1's last check: every item lies inside a chunk of the map. */
+static int check_ranges(struct restore_ctx *c)
+{
+	size_t pos = 0;
+
+	while (pos < c->dump_len) {
+		const struct metadump_cluster *cl = (const void *)(c->dump + pos);
+		u32 nritems = metadump_nritems(&cl->header);
+		size_t p = pos + METADUMP_BLOCK_SIZE;
+
+		for (u32 i = 0; i < nritems; i++) {
+			u64 logical = metadump_item_bytenr(&cl->items[i]);
+
+			p += metadump_item_size(&cl->items[i]);
+			if (logical == BTRFS_SUPER_INFO_OFFSET)
+				continue;
+			if (!find_chunk(c, logical)) {
+				error("cluster at %llu item %u: bytenr %llu is outside every chunk",
+				      (unsigned long long)pos, i, (unsigned long long)logical);
+				return -EUCLEAN;
+			}
+		}
+		pos = (p + METADUMP_BLOCK_SIZE - 1) / METADUMP_BLOCK_SIZE * METADUMP_BLOCK_SIZE;
+	}
+	return 0;
+}
+
+int image_restore(const char *source, const char *target)
+{
+	struct restore_ctx c = { .fd = -1 };
+	u8 *dump = NULL;
+	struct stat st;
+	int ret;
+
+	ret = read_all(source, &dump, &c.dump_len);
+	if (ret)
+		return ret;
+	c.dump = dump;
+	ret = walk_dump(&c, 1);
+	if (!ret)
+		ret = check_ranges(&c);
+	if (ret)
+		goto out;
+	c.fd = open(target, O_WRONLY | O_CREAT, 0644);
+	if (c.fd < 0) {
+		ret = -errno;
+		error_errno(ret, "cannot open %s", target);
+		goto out;
+	}
+	if (fstat(c.fd, &st)) {
+		ret = -errno;
+		error_errno(ret, "cannot stat %s", target);
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && ftruncate(c.fd, 0)) {
+		ret = -errno;
+		error_errno(ret, "cannot truncate %s", target);
+		goto out;
+	}
+	st.st_size = 0;
+	ret = walk_dump(&c, 2);
+	/* A file grows to the device size of the superblock's dev_item (the kernel checks it). */
+	if (!ret && S_ISREG(st.st_mode) &&
+	    (u64)st.st_size < btrfs_device_total_bytes(&c.super.dev_item) &&
+	    ftruncate(c.fd, (off_t)btrfs_device_total_bytes(&c.super.dev_item))) {
+		ret = -errno;
+		error_errno(ret, "cannot enlarge %s to %llu bytes", target,
+			    (unsigned long long)btrfs_device_total_bytes(&c.super.dev_item));
+	}
+	if (!ret && fsync(c.fd)) {
+		ret = -errno;
+		error_errno(ret, "fsync of %s", target);
+	}
+out:
+	if (c.fd >= 0)
+		close(c.fd);
+	btrfs_chunk_tree_map_free(&c.sys);
+	free(c.chunks);
+	free(c.buf);
+	free(dump);
+	return ret;
+}

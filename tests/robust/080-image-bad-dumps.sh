@@ -1,0 +1,74 @@
+#!/bin/bash
+# btrfs image -r on hostile dumps made from a real one (012-leaf-corruption):
+# truncated in an item, in an index block and in the padding, wrong magic,
+# a cluster whose bytenr is not its offset, nritems 84, an item size past the
+# end, a huge item size, a corrupt zlib stream, the superblock item missing,
+# an item outside every chunk, an empty file.  Each: exit 1, an error naming
+# the cluster (and item), no sanitizer report, and the existing target left
+# untouched (the dump is read and checked before the target is opened).
+. "$TOP/tests/lib/common.sh"
+check_prereq fsck-images
+src=$(compgen -G "$SHARED/fsck-images/012-leaf-corruption--good/*.img")
+[ -n "$src" ] || _fail "no dump in 012-leaf-corruption--good"
+python3 - "$src" "$T" <<'PY'
+import struct, sys, zlib
+src, out = sys.argv[1], sys.argv[2]
+d = bytearray(open(src, 'rb').read())
+def clusters(b):
+    pos = 0
+    while pos < len(b):
+        nr = struct.unpack_from('<I', b, pos + 16)[0]
+        items = [struct.unpack_from('<QI', b, pos + 21 + 12 * i) for i in range(nr)]
+        yield pos, items
+        pos = (pos + 1024 + sum(s for _, s in items) + 1023) // 1024 * 1024
+cl = list(clusters(d))
+assert len(cl) >= 2 and d[20] == 1, "expected a zlib dump of two clusters or more"
+c1, items1 = cl[1]
+def w(name, b): open(f'{out}/{name}.dump', 'wb').write(b)
+w('truncated-item', d[:1024 + items1[0][1] // 2 + cl[0][1][0][1]])
+w('truncated-index', d[:c1 + 500])
+last, litems = cl[-1]
+end = last + 1024 + sum(s for _, s in litems)
+if end % 1024:
+    w('truncated-padding', d[:end])
+else:
+    w('truncated-padding', d[:end - 1])
+b = bytearray(d); b[0] ^= 0xff; w('bad-magic', b)
+b = bytearray(d); struct.pack_into('<Q', b, c1 + 8, c1 + 1024); w('bad-bytenr', b)
+b = bytearray(d); struct.pack_into('<I', b, c1 + 16, 84); w('nritems-84', b)
+b = bytearray(d); struct.pack_into('<I', b, c1 + 21 + 8, len(d)); w('item-past-end', b)
+b = bytearray(d); struct.pack_into('<I', b, c1 + 21 + 8, 0xffffffff); w('item-huge', b)
+b = bytearray(d); p = 1024 + cl[0][1][0][1]
+b[p + 10:p + 40] = bytes(30); w('corrupt-zlib', b)
+b = bytearray(d); struct.pack_into('<Q', b, 21, 1 << 20); w('no-super', b)
+b = bytearray(d); struct.pack_into('<Q', b, c1 + 21, 1 << 50); w('outside-chunks', b)
+w('empty', b'')
+PY
+n=0
+for f in "$T"/*.dump; do
+	name=$(basename "$f" .dump)
+	head -c 1M /dev/zero | tr '\0' 'k' > "$T/target"
+	sum=$(md5sum < "$T/target")
+	hostile_run -x 1 60 "image -r $name" "$BTRFS" image -r "$f" "$T/target"
+	rc=$?
+	[ $rc -eq 1 ] || _fail "$name: exit $rc, expected 1"
+	case $name in
+	empty) want="superblock item is missing" ;;
+	truncated-item) want="cluster at 0 item [0-9]*: size [0-9]* past the end" ;;
+	truncated-index) want="cluster at [0-9]*: truncated index block" ;;
+	truncated-padding) want="cluster at [0-9]*: truncated, padding past the end" ;;
+	bad-magic) want="cluster at 0: magic 0x[0-9a-f]* is not a btrfs-image dump" ;;
+	bad-bytenr) want="cluster at [0-9]*: bytenr [0-9]* is not the cluster's offset" ;;
+	nritems-84) want="cluster at [0-9]*: nritems 84 over 83" ;;
+	item-past-end|item-huge) want="cluster at [0-9]* item 0: size [0-9]* past the end" ;;
+	corrupt-zlib) want="cluster at 0 item 1: corrupt zlib stream" ;;
+	no-super) want="cluster at 0 item 0: bytenr 1048576, the superblock item is missing" ;;
+	outside-chunks) want="cluster at [0-9]* item 0: bytenr 1125899906842624 is outside every chunk" ;;
+	*) _fail "no expected message for $name" ;;
+	esac
+	assert_grep "$want" "$T/err"
+	[ "$(md5sum < "$T/target")" = "$sum" ] || _fail "$name: the target was written"
+	echo "ok $name: $(head -n 1 "$T/err")"
+	n=$((n + 1))
+done
+[ $n -eq 12 ] || _fail "$n hostile dumps, expected 12"
