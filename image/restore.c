@@ -20,6 +20,7 @@
 #include "lib/format/growable-array.h"
 #include "lib/format/messages.h"
 #include "lib/format/metadump.h"
+#include "lib/read/dev-write.h"
 #include "lib/read/super.h"
 #include "lib/read/volumes.h"
 
@@ -48,30 +49,18 @@ struct restore_ctx {
 	u8 *buf;                /* one item, uncompressed */
 	size_t buf_alloc;
 	int fd;
+	struct btrfs_write_log *log;  /* BTRFS_KIT_WRITE_LOG (lib/read/dev-write.h), or NULL */
 };
 
-/* The one function that writes to the target. */
+/* The one function that writes to the target: through the device write path (and its log). */
 static int restore_write(struct restore_ctx *c, const void *buf, u64 len, u64 physical)
 {
-	const u8 *p = buf;
+	int ret = btrfs_dev_write(c->log, c->fd, buf, len, physical);
 
-	while (len) {
-		ssize_t n = pwrite(c->fd, p, len, (off_t)physical);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? -errno : -EIO;
-
-			error_errno(err, "write of %llu bytes at %llu", (unsigned long long)len,
-				    (unsigned long long)physical);
-			return err;
-		}
-		p += n;
-		len -= (u64)n;
-		physical += (u64)n;
-	}
-	return 0;
+	if (ret)
+		error_errno(ret, "write of %llu bytes at %llu", (unsigned long long)len,
+			    (unsigned long long)physical);
+	return ret;
 }
 
 static int read_all(const char *source, u8 **out, size_t *len)
@@ -299,10 +288,9 @@ static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
 	}
 }
 
-static int write_super(struct restore_ctx *c)
+static int write_super(struct restore_ctx *c, u64 size)
 {
 	struct btrfs_super_block sb = c->super;
-	u64 size;
 	int ret;
 
 	if (c->magic == METADUMP_MAGIC_V0)
@@ -313,8 +301,7 @@ static int write_super(struct restore_ctx *c)
 		ret = restore_write(c, &sb, sizeof(sb), BTRFS_SUPER_INFO_OFFSET);
 	if (ret)
 		return ret;
-	/* Mirrors where the target already reaches (a device; a new file: none), as btrfs-image. */
-	size = btrfs_device_fd_size(c->fd);
+	/* Mirrors where the target already reached (a device; a new file: none), as btrfs-image. */
 	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
 		u64 at = btrfs_sb_offset(m);
 
@@ -335,8 +322,9 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 {
 	size_t done = 0;
 
+	/* the superblocks go last, after every tree block is flushed (restore_finish()) */
 	if (logical == BTRFS_SUPER_INFO_OFFSET)
-		return write_super(c);
+		return 0;
 	fix_block_csums(c, logical, len);
 	while (done < len) {
 		const struct restore_chunk *rc = find_chunk(c, logical + done);
@@ -500,6 +488,7 @@ int image_restore(const char *source, const char *target)
 	struct restore_ctx c = { .fd = -1 };
 	u8 *dump = NULL;
 	struct stat st;
+	u64 reach;
 	int ret;
 
 	ret = read_all(source, &dump, &c.dump_len);
@@ -509,6 +498,9 @@ int image_restore(const char *source, const char *target)
 	ret = walk_dump(&c, 1);
 	if (!ret)
 		ret = check_ranges(&c);
+	if (ret)
+		goto out;
+	ret = btrfs_write_log_open(&c.log);
 	if (ret)
 		goto out;
 	c.fd = open(target, O_WRONLY | O_CREAT, 0644);
@@ -528,6 +520,8 @@ int image_restore(const char *source, const char *target)
 		goto out;
 	}
 	st.st_size = 0;
+	/* backup superblocks only where the target reached before the restore (a new file: none) */
+	reach = btrfs_device_fd_size(c.fd);
 	ret = walk_dump(&c, 2);
 	/* A file grows to the device size of the superblock's dev_item (the kernel checks it). */
 	if (!ret && S_ISREG(st.st_mode) &&
@@ -537,13 +531,20 @@ int image_restore(const char *source, const char *target)
 		error_errno(ret, "cannot enlarge %s to %llu bytes", target,
 			    (unsigned long long)btrfs_device_total_bytes(&c.super.dev_item));
 	}
-	if (!ret && fsync(c.fd)) {
-		ret = -errno;
+	/*
+	 * Tree blocks, flush, superblocks, flush: an interrupted restore leaves
+	 * no superblock, so the target never looks like a complete filesystem.
+	 */
+	if (!ret && (ret = btrfs_dev_flush(c.log, c.fd)))
 		error_errno(ret, "fsync of %s", target);
-	}
+	if (!ret)
+		ret = write_super(&c, reach);
+	if (!ret && (ret = btrfs_dev_flush(c.log, c.fd)))
+		error_errno(ret, "fsync of %s", target);
 out:
 	if (c.fd >= 0)
 		close(c.fd);
+	btrfs_write_log_close(c.log);
 	btrfs_chunk_tree_map_free(&c.sys);
 	free(c.chunks);
 	free(c.buf);
