@@ -51,6 +51,15 @@ int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_
 	return 0;
 }
 
+int check_fixable_after_commit(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size)
+{
+	int ret = check_fixable(ctx, fn, arg, size);
+
+	if (ret == 0)
+		ctx->fixes[ctx->fixes_nr - 1].after_commit = true;
+	return ret;
+}
+
 int check_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;

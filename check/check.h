@@ -37,6 +37,7 @@ struct check_options {
 	u64 subvol_extents;       /* -E ID: report extents shared with subvolume ID, 0 = off */
 	bool progress;            /* -p: progress lines on stderr */
 	bool repair;              /* --repair (needs the transaction engine) */
+	bool dry_run;             /* --dry-run: the repair runs to its commit, then writes nothing */
 };
 
 /* The summary figures btrfs-progs prints at the end. */
@@ -154,8 +155,11 @@ struct check_fix {
 	check_fix_fn fn;
 	void *arg;
 	int pass;
+	bool after_commit;   /* fn writes to the devices itself: run (t NULL) once the commit succeeded */
 };
 int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size);
+/* As check_fixable(), for a fix that writes itself: run only after a successful commit. */
+int check_fixable_after_commit(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size);
 
 /*
  * After check_run found errors: repair what the passes recorded, through the

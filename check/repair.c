@@ -9,6 +9,12 @@
  * any problem we cannot mend is left untouched.  A free space tree that
  * disagrees with the extent tree is rebuilt from it at commit (after the
  * extent fixes, so from the repaired extent tree).
+ *
+ * Nothing reaches the devices before the commit's verdict (the engine's
+ * btrfs_trans_set_verdict(): every block computed, none written): a
+ * refusal, a failing fix or --dry-run leaves every byte as it was.  Fixes
+ * that write themselves (a bad mirror overwritten by its good copy) run
+ * only after the commit succeeded.
  */
 #include <stdio.h>
 #include "check/check.h"
@@ -30,6 +36,16 @@ static bool pass_repairable(struct check_ctx *ctx, int i, bool fst)
 	if (i == 3 && fst)
 		return true;
 	return ctx->pass_errors[i] <= ctx->pass_fixable[i];
+}
+
+/* --dry-run: the commit is computed to its last block, then stopped. */
+static int dry_run_verdict(struct btrfs_trans *t, void *arg)
+{
+	(void)arg;
+	printf("dry run: transaction %llu computed (%llu tree blocks), not written\n",
+	       (unsigned long long)btrfs_trans_transid(t),
+	       (unsigned long long)btrfs_trans_dirty_blocks(t));
+	return -ECANCELED;
 }
 
 int check_repair(struct check_ctx *ctx)
@@ -73,7 +89,7 @@ int check_repair(struct check_ctx *ctx)
 		return 1;
 	}
 	for (f = 0; f < ctx->fixes_nr; f++) {
-		if (!ctx->fixes[f].fn)
+		if (!ctx->fixes[f].fn || ctx->fixes[f].after_commit)
 			continue;
 		ret = ctx->fixes[f].fn(ctx, t, ctx->fixes[f].arg);
 		if (ret < 0) {
@@ -98,11 +114,27 @@ int check_repair(struct check_ctx *ctx)
 		btrfs_trans_rebuild_free_space_tree(t);
 	}
 	fflush(stdout);
+	if (ctx->opts->dry_run)
+		btrfs_trans_set_verdict(t, dry_run_verdict, NULL);
 	ret = btrfs_commit_transaction(t);
+	if (ret == -ECANCELED && ctx->opts->dry_run) {
+		printf("dry run: nothing written\n");
+		return 0;
+	}
 	if (ret < 0) {
 		error("repair failed, the filesystem is as it was: %s", strerror(-ret));
 		return 1;
 	}
 	printf("Repair committed, transaction %llu\n", (unsigned long long)btrfs_super_generation(btrfs_fs_super(ctx->fs)));
+	for (f = 0; f < ctx->fixes_nr; f++) {
+		if (!ctx->fixes[f].fn || !ctx->fixes[f].after_commit)
+			continue;
+		ret = ctx->fixes[f].fn(ctx, NULL, ctx->fixes[f].arg);
+		if (ret < 0) {
+			error("repair of %s after the commit failed (%s)",
+			      pass_names[ctx->fixes[f].pass], strerror(-ret));
+			return 1;
+		}
+	}
 	return CHECK_REPAIRED;
 }
