@@ -103,6 +103,12 @@ static inline void *check_bsearch(const void *key, const void *base, size_t nr, 
 	return nr ? bsearch(key, base, nr, size, cmp) : NULL;
 }
 
+/* Progress lines (stderr): with -p or when stderr is a terminal. */
+struct timespec;
+bool check_progress_on(const struct check_ctx *ctx);
+/* "      done (H:MM:SS elapsed, COUNT WHAT)" since t0 (CLOCK_MONOTONIC) */
+void check_progress_done(const struct timespec *t0, u64 count, const char *what);
+
 /* Report one problem (counted in ctx->errors); message without newline. */
 void check_error(struct check_ctx *ctx, const char *fmt, ...) __printf(2, 3);
 

@@ -5,7 +5,7 @@
 # the real repair that follows still repairs; a bad DUP copy is not
 # rewritten by a dry run (that fix writes itself, after the commit only);
 # a repair refused (an error class it does not mend, next to one it does)
-# leaves every byte as it was.
+# leaves every byte as it was.  -p prints the repair's phases.
 . "$TOP/tests/lib/common.sh"
 EDIT=$TOOL_DIR/tree-edit
 CB=$TOOL_DIR/corrupt-block
@@ -40,9 +40,15 @@ assert_grep "^dry run: transaction [0-9]* computed ([0-9]* tree blocks), not wri
 assert_grep "^dry run: nothing written\$" "$T/rep"
 expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2>&1
 assert_grep "no extent item for tree block extent $fs_leaf" "$T/out"
-# the real repair still repairs
-run_check "$BTRFS" check --repair --force "$T/img" > "$T/rep" 2>&1
+# the real repair still repairs; -p: a line and a time per repair phase
+run_check "$BTRFS" check -p --repair --force "$T/img" > "$T/rep" 2>&1
 assert_grep "Repair committed" "$T/rep"
+assert_grep "^\[repair 1/3\] applying [1-9][0-9]* fixes\$" "$T/rep"
+assert_grep "^      done (0:00:[0-9][0-9] elapsed, [1-9][0-9]* fixes applied)\$" "$T/rep"
+assert_grep "^\[repair 2/3\] computing the commit\$" "$T/rep"
+assert_grep "^      done (0:00:[0-9][0-9] elapsed, [1-9][0-9]* tree blocks computed)\$" "$T/rep"
+assert_grep "^\[repair 3/3\] writing transaction [0-9]*\$" "$T/rep"
+assert_grep "^      done (0:00:[0-9][0-9] elapsed, [1-9][0-9]* tree blocks written)\$" "$T/rep"
 run_check "$BTRFS" check "$T/img" > "$T/out" 2>&1
 assert_grep "no error found" "$T/out"
 echo "ok: dry run wrote nothing, the repair then repaired"
