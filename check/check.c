@@ -51,6 +51,15 @@ int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_
 	return 0;
 }
 
+int check_fixable_after_commit(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size)
+{
+	int ret = check_fixable(ctx, fn, arg, size);
+
+	if (ret == 0)
+		ctx->fixes[ctx->fixes_nr - 1].after_commit = true;
+	return ret;
+}
+
 int check_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -83,6 +92,22 @@ static bool quota_enabled(struct check_ctx *ctx)
 	return btrfs_find_tree_root(ctx->fs, BTRFS_QUOTA_TREE_OBJECTID, &ref) == 0;
 }
 
+bool check_progress_on(const struct check_ctx *ctx)
+{
+	return (ctx->opts && ctx->opts->progress) || isatty(STDERR_FILENO);
+}
+
+void check_progress_done(const struct timespec *t0, u64 count, const char *what)
+{
+	struct timespec t1;
+	u64 secs;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (u64)(t1.tv_sec - t0->tv_sec);
+	fprintf(stderr, "      done (%llu:%02llu:%02llu elapsed, %llu %s)\n",
+		secs / 3600, secs / 60 % 60, secs % 60, count, what);
+}
+
 struct pass {
 	int (*fn)(struct check_ctx *ctx);
 	const char *what;     /* "ERROR: errors found in <what>", NULL: no such line */
@@ -104,10 +129,9 @@ int check_run(struct check_ctx *ctx)
 	};
 	bool fst = btrfs_super_compat_ro_flags(sb) & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE;
 	int i, ret, fatal = 0;
-	/* a line per pass with its time, with -p or when stderr is a terminal */
-	bool progress = (ctx->opts && ctx->opts->progress) || isatty(STDERR_FILENO);
-	struct timespec t0, t1;
-	u64 items0, secs;
+	bool progress = check_progress_on(ctx);
+	struct timespec t0;
+	u64 items0;
 
 	for (i = 0; i < 8; i++) {
 		u64 before = ctx->errors;
@@ -145,12 +169,8 @@ int check_run(struct check_ctx *ctx)
 		ctx->pass = i;
 		ret = passes[i].fn(ctx);
 		fflush(stdout);
-		if (progress) {
-			clock_gettime(CLOCK_MONOTONIC, &t1);
-			secs = (u64)(t1.tv_sec - t0.tv_sec);
-			fprintf(stderr, "      done (%llu:%02llu:%02llu elapsed, %llu items checked)\n",
-				secs / 3600, secs / 60 % 60, secs % 60, ctx->items - items0);
-		}
+		if (progress)
+			check_progress_done(&t0, ctx->items - items0, "items checked");
 		if (ret < 0) {
 			/* The pass could not go on: that is an error of the filesystem too. */
 			if (ctx->errors == before)

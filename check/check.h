@@ -37,6 +37,7 @@ struct check_options {
 	u64 subvol_extents;       /* -E ID: report extents shared with subvolume ID, 0 = off */
 	bool progress;            /* -p: progress lines on stderr */
 	bool repair;              /* --repair (needs the transaction engine) */
+	bool dry_run;             /* --dry-run: the repair runs to its commit, then writes nothing */
 };
 
 /* The summary figures btrfs-progs prints at the end. */
@@ -102,6 +103,12 @@ static inline void *check_bsearch(const void *key, const void *base, size_t nr, 
 	return nr ? bsearch(key, base, nr, size, cmp) : NULL;
 }
 
+/* Progress lines (stderr): with -p or when stderr is a terminal. */
+struct timespec;
+bool check_progress_on(const struct check_ctx *ctx);
+/* "      done (H:MM:SS elapsed, COUNT WHAT)" since t0 (CLOCK_MONOTONIC) */
+void check_progress_done(const struct timespec *t0, u64 count, const char *what);
+
 /* Report one problem (counted in ctx->errors); message without newline. */
 void check_error(struct check_ctx *ctx, const char *fmt, ...) __printf(2, 3);
 
@@ -154,8 +161,11 @@ struct check_fix {
 	check_fix_fn fn;
 	void *arg;
 	int pass;
+	bool after_commit;   /* fn writes to the devices itself: run (t NULL) once the commit succeeded */
 };
 int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size);
+/* As check_fixable(), for a fix that writes itself: run only after a successful commit. */
+int check_fixable_after_commit(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size);
 
 /*
  * After check_run found errors: repair what the passes recorded, through the

@@ -170,7 +170,7 @@ static void check_dev_item_uuid(struct check_ctx *ctx, const struct btrfs_dev_it
 		    devid, have, same->path, want);
 }
 
-/* --repair: the good copy of a tree block goes over its bad copy. */
+/* --repair: the good copy of a tree block goes over its bad copy, once the repair committed. */
 struct copy_fix {
 	u64 bytenr;
 	int good, bad;
@@ -550,7 +550,7 @@ static void check_other_copies(struct check_ctx *ctx, u64 tree_id, const struct 
 		if (check_repairing(ctx)) {
 			struct copy_fix f = { eb->start, eb->mirror, m };
 
-			check_fixable(ctx, fix_copy, &f, sizeof(f));
+			check_fixable_after_commit(ctx, fix_copy, &f, sizeof(f));
 		}
 	}
 }

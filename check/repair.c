@@ -9,8 +9,15 @@
  * any problem we cannot mend is left untouched.  A free space tree that
  * disagrees with the extent tree is rebuilt from it at commit (after the
  * extent fixes, so from the repaired extent tree).
+ *
+ * Nothing reaches the devices before the commit's verdict (the engine's
+ * btrfs_trans_set_verdict(): every block computed, none written): a
+ * refusal, a failing fix or --dry-run leaves every byte as it was.  Fixes
+ * that write themselves (a bad mirror overwritten by its good copy) run
+ * only after the commit succeeded.
  */
 #include <stdio.h>
+#include <time.h>
 #include "check/check.h"
 #include "check/extents.h"
 #include "check/repair-leaves.h"
@@ -32,10 +39,39 @@ static bool pass_repairable(struct check_ctx *ctx, int i, bool fst)
 	return ctx->pass_errors[i] <= ctx->pass_fixable[i];
 }
 
+/* The commit's verdict: its blocks are computed, none written yet. */
+struct repair_commit {
+	bool dry_run;
+	bool progress;
+	struct timespec t0;     /* start of the phase running */
+	u64 blocks;             /* tree blocks the commit writes */
+};
+
+static int repair_verdict(struct btrfs_trans *t, void *arg)
+{
+	struct repair_commit *c = arg;
+
+	c->blocks = btrfs_trans_dirty_blocks(t);
+	if (c->progress) {
+		check_progress_done(&c->t0, c->blocks, "tree blocks computed");
+		if (!c->dry_run)
+			fprintf(stderr, "[repair 3/3] writing transaction %llu\n",
+				(unsigned long long)btrfs_trans_transid(t));
+		clock_gettime(CLOCK_MONOTONIC, &c->t0);
+	}
+	if (!c->dry_run)
+		return 0;
+	printf("dry run: transaction %llu computed (%llu tree blocks), not written\n",
+	       (unsigned long long)btrfs_trans_transid(t), (unsigned long long)c->blocks);
+	return -ECANCELED;
+}
+
 int check_repair(struct check_ctx *ctx)
 {
 	bool fst = btrfs_super_compat_ro_flags(btrfs_fs_super(ctx->fs)) &
 		   BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE;
+	struct repair_commit commit = { .dry_run = ctx->opts->dry_run,
+					.progress = check_progress_on(ctx) };
 	struct btrfs_trans *t;
 	size_t f;
 	int i, ret;
@@ -60,6 +96,10 @@ int check_repair(struct check_ctx *ctx)
 		return 1;
 	}
 	btrfs_trans_set_lenient(t, true);
+	if (commit.progress) {
+		fprintf(stderr, "[repair 1/3] applying %zu fixes\n", ctx->fixes_nr);
+		clock_gettime(CLOCK_MONOTONIC, &commit.t0);
+	}
 	ret = check_salvage_write(ctx->salvage, t);
 	if (ret < 0) {
 		btrfs_abort_transaction(t);
@@ -73,7 +113,7 @@ int check_repair(struct check_ctx *ctx)
 		return 1;
 	}
 	for (f = 0; f < ctx->fixes_nr; f++) {
-		if (!ctx->fixes[f].fn)
+		if (!ctx->fixes[f].fn || ctx->fixes[f].after_commit)
 			continue;
 		ret = ctx->fixes[f].fn(ctx, t, ctx->fixes[f].arg);
 		if (ret < 0) {
@@ -98,11 +138,33 @@ int check_repair(struct check_ctx *ctx)
 		btrfs_trans_rebuild_free_space_tree(t);
 	}
 	fflush(stdout);
+	if (commit.progress) {
+		check_progress_done(&commit.t0, ctx->fixes_nr, "fixes applied");
+		fprintf(stderr, "[repair 2/3] computing the commit\n");
+		clock_gettime(CLOCK_MONOTONIC, &commit.t0);
+	}
+	btrfs_trans_set_verdict(t, repair_verdict, &commit);
 	ret = btrfs_commit_transaction(t);
+	if (ret == 0 && commit.progress)
+		check_progress_done(&commit.t0, commit.blocks, "tree blocks written");
+	if (ret == -ECANCELED && ctx->opts->dry_run) {
+		printf("dry run: nothing written\n");
+		return 0;
+	}
 	if (ret < 0) {
 		error("repair failed, the filesystem is as it was: %s", strerror(-ret));
 		return 1;
 	}
 	printf("Repair committed, transaction %llu\n", (unsigned long long)btrfs_super_generation(btrfs_fs_super(ctx->fs)));
+	for (f = 0; f < ctx->fixes_nr; f++) {
+		if (!ctx->fixes[f].fn || !ctx->fixes[f].after_commit)
+			continue;
+		ret = ctx->fixes[f].fn(ctx, NULL, ctx->fixes[f].arg);
+		if (ret < 0) {
+			error("repair of %s after the commit failed (%s)",
+			      pass_names[ctx->fixes[f].pass], strerror(-ret));
+			return 1;
+		}
+	}
 	return CHECK_REPAIRED;
 }

@@ -30,6 +30,9 @@ static const char *const cmd_check_usage[] = {
 	"",
 	"Devices of a multi-device filesystem not named are found by scanning.",
 	"Exit status: 0 no error found, 1 errors found or the check could not run.",
+	"With --repair: 0 repaired (and the repaired filesystem checks clean),",
+	"1 repair refused or failed (then nothing was written). --repair --dry-run",
+	"exits as the repair would have and writes nothing.",
 	NULL
 };
 
@@ -45,12 +48,14 @@ enum {
 	OPT_INIT_EXTENT_TREE,
 	OPT_MODE,
 	OPT_NOSCAN,
+	OPT_DRY_RUN,
 };
 
 static const struct cli_option check_options[] = {
 	OPT_ARG('s', "super", "SUPERBLOCK", "use this superblock copy (0, 1 or 2)"),
 	OPT_FLAG('b', "backup", "use the first valid set of backup roots stored in the superblock"),
 	OPT_FLAG(OPT_REPAIR, "repair", "try to repair the filesystem"),
+	OPT_FLAG(OPT_DRY_RUN, "dry-run", "with --repair: compute and print the repair, write nothing"),
 	OPT_FLAG(OPT_READONLY, "readonly", "run in read-only mode (default)"),
 	OPT_FLAG(OPT_FORCE, "force", "skip the mount check and the repair confirmation"),
 	OPT_ARG(OPT_MODE, "mode", "MODE", "original or lowmem (accepted; one engine serves both)"),
@@ -107,6 +112,9 @@ static int parse_check_args(const struct cmd_struct *cmd, int argc, char **argv,
 			break;
 		case OPT_REPAIR:
 			a->opts.repair = true;
+			break;
+		case OPT_DRY_RUN:
+			a->opts.dry_run = true;
 			break;
 		case OPT_READONLY:
 			a->readonly = true;
@@ -166,6 +174,9 @@ static int parse_check_args(const struct cmd_struct *cmd, int argc, char **argv,
 	if (a->readonly && (a->opts.repair || a->init_csum_tree || a->init_extent_tree ||
 			    a->clear_space_cache))
 		return usage_error(cmd, "repair options are not compatible with --readonly");
+	if (a->opts.dry_run && (!a->opts.repair || a->init_csum_tree || a->init_extent_tree ||
+				a->clear_space_cache))
+		return usage_error(cmd, "--dry-run goes with --repair only (not with --init-csum-tree, --init-extent-tree or --clear-space-cache)");
 	*first_dev = st.optind;
 	return 0;
 }
@@ -216,7 +227,8 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 		}
 		warning("%s is mounted: the check may report false errors", argv[i]);
 	}
-	if (writing && !a.force && !confirm_repair())
+	/* a dry run writes nothing: no confirmation */
+	if (writing && !a.force && !a.opts.dry_run && !confirm_repair())
 		return 1;
 	if (a.init_extent_tree) {
 		error("--init-extent-tree is not supported: rebuilding the extent tree from scratch is not implemented");

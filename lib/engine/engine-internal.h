@@ -94,6 +94,8 @@ struct btrfs_trans {
 	bool fst;                      /* free space tree in use */
 	bool bgt;                      /* block group items in the block group tree */
 	bool fail_before_super;
+	int (*verdict)(struct btrfs_trans *t, void *arg);   /* btrfs_trans_set_verdict() */
+	void *verdict_arg;
 	bool fst_dropped;              /* btrfs_drop_free_space_tree(): clear its compat_ro bits */
 	bool space_cache_v1_stale;     /* cache_generation becomes (u64)-1 at commit */
 	struct btrfs_commit_stats stats;

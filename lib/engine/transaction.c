@@ -508,6 +508,13 @@ void btrfs_trans_fail_before_super(struct btrfs_trans *t, bool fail)
 	t->fail_before_super = fail;
 }
 
+void btrfs_trans_set_verdict(struct btrfs_trans *t, int (*fn)(struct btrfs_trans *t, void *arg),
+			     void *arg)
+{
+	t->verdict = fn;
+	t->verdict_arg = arg;
+}
+
 static void trans_free(struct btrfs_trans *t)
 {
 	if (!t)
@@ -1187,6 +1194,12 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 	ret = dev_items && dev_found ? trans_chunk_dev_items(t, dev_items, dev_found) : -ENOMEM;
 	if (ret < 0)
 		goto fail;
+	/* the last word before anything is written */
+	if (t->verdict) {
+		ret = t->verdict(t, t->verdict_arg);
+		if (ret)
+			goto fail;
+	}
 
 	ret = write_blocks(t);
 	if (ret < 0)

@@ -109,6 +109,17 @@ u64 btrfs_trans_transid(const struct btrfs_trans *t);
 void btrfs_trans_fail_before_super(struct btrfs_trans *t, bool fail);
 
 /*
+ * The commit calls fn(t, arg) once everything is computed (the commit
+ * rounds have settled: every new tree block is in memory, the root items
+ * and the extent, block group and free space trees are final) and before
+ * the first byte is written.  fn returning non-zero (a negative errno)
+ * stops the commit: nothing is written, t is freed and the commit returns
+ * that value.  check --repair uses it for --dry-run.
+ */
+void btrfs_trans_set_verdict(struct btrfs_trans *t, int (*fn)(struct btrfs_trans *t, void *arg),
+			     void *arg);
+
+/*
  * The tree objectid (ROOT_TREE, CHUNK_TREE, or any tree with a ROOT_ITEM
  * (objectid, ROOT_ITEM, 0)): 0 with *root (owned by t), -ENOENT.
  */
