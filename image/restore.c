@@ -66,51 +66,45 @@ static int restore_write(struct restore_ctx *c, const void *buf, u64 len, u64 ph
 static int read_all(const char *source, u8 **out, size_t *len)
 {
 	int fd = strcmp(source, "-") ? open(source, O_RDONLY) : STDIN_FILENO;
-	size_t alloc = 1 << 20, got = 0;
-	u8 *buf;
+	size_t alloc = 0, got = 0;
+	u8 *buf = NULL;
+	int ret = 0;
 
 	if (fd < 0) {
-		error_errno(-errno, "cannot open %s", source);
-		return -errno;
+		ret = -errno;
+		error_errno(ret, "cannot open %s", source);
+		return ret;
 	}
-	buf = malloc(alloc);
-	while (buf) {
+	for (;;) {
 		ssize_t n;
 
-		if (got == alloc) {
-			u8 *nbuf = realloc(buf, alloc * 2);
-
-			if (!nbuf)
-				break;
-			buf = nbuf;
-			alloc *= 2;
+		/* at least 1 MiB free: the array doubles from there */
+		if (ARRAY_RESERVE(buf, alloc, got + (1 << 20))) {
+			error("out of memory reading %s", source);
+			ret = -ENOMEM;
+			break;
 		}
 		n = read(fd, buf + got, alloc - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			int err = -errno;
-
-			error_errno(err, "read of %s", source);
-			free(buf);
-			if (fd != STDIN_FILENO)
-				close(fd);
-			return err;
+			ret = -errno;
+			error_errno(ret, "read of %s", source);
+			break;
 		}
-		if (n == 0) {
-			if (fd != STDIN_FILENO)
-				close(fd);
-			*out = buf;
-			*len = got;
-			return 0;
-		}
+		if (n == 0)
+			break;
 		got += (size_t)n;
 	}
-	free(buf);
 	if (fd != STDIN_FILENO)
 		close(fd);
-	error("out of memory reading %s", source);
-	return -ENOMEM;
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*out = buf;
+	*len = got;
+	return 0;
 }
 
 /* The uncompressed payload of an item into c->buf; *len its size. */
