@@ -149,20 +149,10 @@ static void check_dir_entry(struct check_ctx *ctx, const struct rref *r)
 	btrfs_release_path(&path);
 }
 
-/* The root item of subvolume id (st->root is in root tree order), or NULL. */
+/* The root item of subvolume id (st->root is in root tree order, its key first), or NULL. */
 static const struct check_root *find_root(const struct ext_state *st, u64 id)
 {
-	size_t lo = 0, hi = st ? st->root_nr : 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->root[mid].key.objectid < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return st && lo < st->root_nr && st->root[lo].key.objectid == id ? &st->root[lo] : NULL;
+	return st ? check_bsearch(&id, st->root, st->root_nr, sizeof(*st->root), check_cmp_u64) : NULL;
 }
 
 /* A subvolume's root item refs: set in the transaction's copy and in the root tree. */
