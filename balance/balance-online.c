@@ -109,6 +109,19 @@ static bool find_mount_of_image(const char *path, char *mnt, size_t len)
 	return found;
 }
 
+bool btrfs_balance_is_unmounted_btrfs(const char *path)
+{
+	struct stat st;
+	char mnt[PATH_MAX];
+
+	if (stat(path, &st) < 0 || !(S_ISBLK(st.st_mode) || S_ISREG(st.st_mode)))
+		return false;
+	if (S_ISBLK(st.st_mode) ? find_mount_of_rdev(st.st_rdev, mnt, sizeof(mnt)) :
+				  find_mount_of_image(path, mnt, sizeof(mnt)))
+		return false;
+	return has_btrfs_super(path);
+}
+
 int btrfs_balance_open_mount(const char *path)
 {
 	struct stat st;
@@ -131,7 +144,7 @@ int btrfs_balance_open_mount(const char *path)
 			return -ENOTDIR;
 		}
 		if (has_btrfs_super(path)) {
-			error("'%s' is an unmounted btrfs filesystem: offline balance is not supported yet, mount it and balance the mount point",
+			error("'%s' is an unmounted btrfs filesystem: only 'btrfs balance start' with convert filters works on it offline; mount it for the rest",
 			      path);
 			return -EOPNOTSUPP;
 		}

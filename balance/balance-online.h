@@ -15,10 +15,13 @@
  * Open path, which must be on a mounted btrfs, read-only for ioctls.
  * Returns the fd, or a negative errno after an error() that says what the
  * path is instead: missing, not btrfs, a device or image of a mounted
- * filesystem (naming the mount point) or of an unmounted one (offline
- * balance is not supported yet).
+ * filesystem (naming the mount point) or of an unmounted one (which only
+ * 'balance start' with convert filters takes, offline).
  */
 int btrfs_balance_open_mount(const char *path);
+
+/* A device or image file with a btrfs superblock that is not mounted: offline balance. */
+bool btrfs_balance_is_unmounted_btrfs(const char *path);
 
 /* The layout of a mounted filesystem, owned by the caller. */
 struct btrfs_online_layout {

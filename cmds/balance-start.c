@@ -13,10 +13,13 @@
 #include "cmds/balance.h"
 #include "balance/balance-online.h"
 #include "balance/balance-plan.h"
+#include "balance/offline.h"
+#include "lib/read/ctree.h"
 #include "lib/format/messages.h"
 
 static const char *const cmd_balance_start_usage[] = {
 	"btrfs balance start [options] <path>",
+	"btrfs balance start [options] <device>...",
 	"Balance chunks across the devices",
 	"",
 	"Relocate (and with convert= change the profile of) the chunks that pass",
@@ -33,10 +36,17 @@ static const char *const cmd_balance_start_usage[] = {
 	"Before a convert the chunk layout is checked: if the target profile cannot",
 	"hold what will move (devices, unallocated space per device, the kernel's",
 	"stripe placement) nothing is started, unless --force is given.",
+	"",
+	"Given the devices or image files of an unmounted filesystem (all of them,",
+	"or some and the rest found by scanning), the convert runs offline: each",
+	"chunk keeps its logical address and gets the new profile's layout, copied",
+	"and verified, then switched by one commit (crash-safe; rerun to continue).",
+	"Offline only convert= with soft, profiles, devid, drange, vrange, limit and",
+	"stripes; usage= needs a mounted filesystem.  --dry-run prints the plan.",
 	NULL
 };
 
-enum { OPT_FULL = OPT_LONG_BASE, OPT_BG, OPT_BACKGROUND, OPT_ENQUEUE };
+enum { OPT_FULL = OPT_LONG_BASE, OPT_BG, OPT_BACKGROUND, OPT_ENQUEUE, OPT_DRY_RUN };
 
 static const struct cli_option balance_start_options[] = {
 	OPT_OPTARG('d', "data", "filters", "act on data chunks"),
@@ -48,6 +58,7 @@ static const struct cli_option balance_start_options[] = {
 	{ OPT_BACKGROUND, "background", 0, NULL, "run the balance in the background" },
 	{ OPT_BG, "bg", 0, NULL, "same as --background" },
 	{ OPT_ENQUEUE, "enqueue", 0, NULL, "wait until no other exclusive operation runs, then start" },
+	{ OPT_DRY_RUN, "dry-run", 0, NULL, "offline: print the plan, write nothing" },
 	OPT_END(),
 };
 
@@ -221,6 +232,56 @@ static int plan_convert(int fd, const struct btrfs_ioctl_balance_args *args, boo
 	return ret;
 }
 
+static bool converts(const struct btrfs_ioctl_balance_args *args)
+{
+	return ((args->flags & BTRFS_BALANCE_DATA) && (args->data.flags & BTRFS_BALANCE_ARGS_CONVERT)) ||
+	       ((args->flags & BTRFS_BALANCE_METADATA) && (args->meta.flags & BTRFS_BALANCE_ARGS_CONVERT)) ||
+	       ((args->flags & BTRFS_BALANCE_SYSTEM) && (args->sys.flags & BTRFS_BALANCE_ARGS_CONVERT));
+}
+
+/* The devices of an unmounted filesystem: refusals, plan, then the convert (or the plan only). */
+static int balance_offline(struct btrfs_ioctl_balance_args *args, char **devices, int ndevices,
+			   bool force, bool dry_run, bool verbose)
+{
+	struct btrfs_open_args oa = { .devices = devices, .ndevices = ndevices, .writable = !dry_run };
+	struct btrfs_fs_info *fs;
+	struct offline_plan plan;
+	int ret;
+
+	if (!converts(args)) {
+		error("offline balance only converts profiles (-dconvert=, -mconvert=, -sconvert=); to relocate chunks, mount the filesystem and balance the mount point");
+		return 1;
+	}
+	if (btrfs_open_fs(&oa, &fs) < 0) {
+		error("cannot open the filesystem on '%s'", devices[0]);
+		return 1;
+	}
+	if (verbose)
+		btrfs_balance_dump_args(stdout, args);
+	if (offline_balance_refuse(fs, args, force) < 0) {
+		btrfs_close_fs(fs);
+		return 1;
+	}
+	if (offline_plan_build(fs, args, &plan) < 0) {
+		error("not enough memory to plan the balance");
+		btrfs_close_fs(fs);
+		return 1;
+	}
+	if (dry_run || verbose)
+		offline_plan_print(stdout, &plan);
+	if (!plan.fits) {
+		offline_plan_print_refusal(&plan);
+		ret = 1;
+	} else if (dry_run) {
+		ret = 0;
+	} else {
+		ret = offline_convert(fs, &plan, stdout) < 0 ? 1 : 0;
+	}
+	offline_plan_release(&plan);
+	btrfs_close_fs(fs);
+	return ret;
+}
+
 /* --background: the parent returns at once, the child detaches and runs. */
 static int run_in_background(int fd, const char *path, struct btrfs_ioctl_balance_args *args)
 {
@@ -260,7 +321,7 @@ static int cmd_balance_start(const struct cmd_struct *cmd, struct cli_ctx *ctx, 
 	struct btrfs_ioctl_balance_args args;
 	struct cli_getopt_state st = { 0 };
 	bool force = false, full = false, background = false, enqueue = false, filters = false;
-	bool converting = false;
+	bool converting = false, dry_run = false, offline = false;
 	int verbose = ctx->verbose;
 	int c, fd, ret;
 	const char *path;
@@ -302,14 +363,21 @@ static int cmd_balance_start(const struct cmd_struct *cmd, struct cli_ctx *ctx, 
 		case OPT_ENQUEUE:
 			enqueue = true;
 			break;
+		case OPT_DRY_RUN:
+			dry_run = true;
+			break;
 		case CLI_OPT_HELP:
 			return usage_print(cmd, stdout, true);
 		default:
 			return 1;
 		}
 	}
-	if (check_argc_exact(cmd, argc - st.optind, 1))
+	if (argc - st.optind >= 1 && btrfs_balance_is_unmounted_btrfs(argv[st.optind]))
+		offline = true;
+	if (!offline && check_argc_exact(cmd, argc - st.optind, 1))
 		return 1;
+	if (!offline && dry_run)
+		return usage_error(cmd, "--dry-run is for unmounted devices (offline balance)");
 	path = argv[st.optind];
 
 	/* System chunks only on explicit request with force; else as metadata. */
@@ -330,9 +398,9 @@ static int cmd_balance_start(const struct cmd_struct *cmd, struct cli_ctx *ctx, 
 		return 1;
 	if (force)
 		args.flags |= BTRFS_BALANCE_FORCE;
-	converting = ((args.flags & BTRFS_BALANCE_DATA) && (args.data.flags & BTRFS_BALANCE_ARGS_CONVERT)) ||
-		     ((args.flags & BTRFS_BALANCE_METADATA) && (args.meta.flags & BTRFS_BALANCE_ARGS_CONVERT)) ||
-		     ((args.flags & BTRFS_BALANCE_SYSTEM) && (args.sys.flags & BTRFS_BALANCE_ARGS_CONVERT));
+	converting = converts(&args);
+	if (offline)
+		return balance_offline(&args, argv + st.optind, argc - st.optind, force, dry_run, verbose);
 
 	fd = btrfs_balance_open_mount(path);
 	if (fd < 0)

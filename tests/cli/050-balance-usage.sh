@@ -52,6 +52,8 @@ fail_with 'not a btrfs filesystem' start -dusage=5 "$T/plain.img"
 # An unmounted btrfs image: a superblock magic at 64KiB + 64 is enough to be recognised.
 truncate -s 1M "$T/btrfs.img"
 printf '_BHRfS_M' | dd of="$T/btrfs.img" bs=1 seek=$((65536 + 64)) conv=notrunc status=none
-fail_with 'offline balance is not supported yet' start -dusage=5 "$T/btrfs.img"
-fail_with 'offline balance is not supported yet' "$T/btrfs.img"
+# offline balance (cli/052) takes it and finds no filesystem; the old form explains
+fail_with 'offline balance only converts profiles' start -dusage=5 "$T/btrfs.img"
+fail_with 'cannot open the filesystem' start -dconvert=raid1 "$T/btrfs.img"
+fail_with 'only .btrfs balance start. with convert filters works on it offline' "$T/btrfs.img"
 echo ok
