@@ -1,14 +1,442 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Offline balance: run the plan chunk by chunk (see offline.h).
+ *
+ * One chunk: its bytes are read through the old mapping in pieces (whole
+ * rows of the new layout), the tree blocks (extent tree) and checksummed
+ * data sectors (csum tree) in each piece are verified, a bad copy replaced
+ * by a good mirror's, and the piece is written to the new stripes that are
+ * not kept (mirrored targets: straight to each stripe; striped and parity
+ * targets: through the engine's block writer on the new layout, which
+ * computes P and Q).  Kept stripes are compared with the verified bytes
+ * and rewritten where they differ.  Every device is flushed, then one
+ * transaction switches the mapping (btrfs_trans_remap_chunk()).
  */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <time.h>
 #include "balance/offline.h"
+#include "balance/balance-online.h"
+#include "lib/engine/transaction.h"
+#include "lib/engine/chunk-alloc.h"
+#include "lib/engine/tree-write.h"
+#include "lib/read/disk-io.h"
+#include "lib/read/dev-write.h"
+#include "lib/read/volumes.h"
+#include "lib/format/accessors.h"
 #include "lib/format/messages.h"
+
+#define PIECE_UNITS 64                  /* a piece: 64 rows of 64 KiB units */
+#define WRITER_FLUSH (64ULL << 20)      /* flush the block writer's rows this often */
+
+struct piece {
+	u64 logical;
+	u32 len;
+	u8 *buf;
+	bool repaired;                  /* a block came from another mirror */
+};
+
+static const struct btrfs_device *device_of(struct btrfs_fs_info *fs, u64 devid)
+{
+	for (int i = 0; i < fs->devices.nr; i++)
+		if (fs->devices.devs[i].devid == devid && fs->devices.devs[i].fd >= 0)
+			return &fs->devices.devs[i];
+	return NULL;
+}
+
+/* The CHUNK_ITEM of the new layout (malloc'ed, *size set). */
+static struct btrfs_chunk *new_chunk_item(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
+					  u32 *size)
+{
+	struct chunk_placement *pl = calloc(1, sizeof(*pl) + oc->new_num_stripes * sizeof(pl->stripes[0]));
+	struct btrfs_chunk *ch;
+
+	*size = (u32)btrfs_chunk_item_size((int)oc->new_num_stripes);
+	ch = calloc(1, *size);
+	if (!pl || !ch) {
+		free(pl);
+		free(ch);
+		return NULL;
+	}
+	pl->logical = oc->logical;
+	pl->length = oc->length;
+	pl->type = oc->new_type;
+	pl->stripe_size = oc->new_stripe_size;
+	pl->num_stripes = (int)oc->new_num_stripes;
+	pl->sub_stripes = oc->new_sub_stripes;
+	for (u32 s = 0; s < oc->new_num_stripes; s++)
+		pl->stripes[s] = (struct chunk_alloc_stripe){ oc->stripes[s].devid, oc->stripes[s].physical };
+	chunk_alloc_fill_chunk_item(pl, fs->geo.sectorsize, ch);
+	for (u32 s = 0; s < oc->new_num_stripes; s++)
+		memcpy(btrfs_chunk_stripe(ch, (int)s)->dev_uuid, device_of(fs, oc->stripes[s].devid)->uuid,
+		       BTRFS_UUID_SIZE);
+	free(pl);
+	return ch;
+}
+
+/* ---- verification ------------------------------------------------------ */
+
+static int verify_tree_block(struct btrfs_fs_info *fs, struct piece *pc, u64 bytenr)
+{
+	struct tree_check tc = { 0, -1, 0, NULL };
+	struct read_policy quiet = { 0, READ_FAIL, true };
+	struct extent_buffer *eb;
+	u32 ns = fs->geo.nodesize;
+	char msg[256];
+	int ret;
+
+	if (bytenr < pc->logical || bytenr + ns > pc->logical + pc->len)
+		return 0;
+	eb = alloc_extent_buffer(bytenr, ns);
+	if (!eb)
+		return -ENOMEM;
+	memcpy(eb->data, pc->buf + (bytenr - pc->logical), ns);
+	ret = btrfs_verify_tree_block(fs, eb, &tc, NULL, msg, sizeof(msg));
+	free_extent_buffer(eb);
+	if (ret == 0)
+		return 0;
+	/* the read path tries every mirror and returns the first good one */
+	ret = btrfs_read_tree_block_policy(fs, bytenr, &tc, &quiet, &eb);
+	if (ret < 0) {
+		error("tree block %llu: no good copy (first mirror: %s); the convert stops here", bytenr, msg);
+		return -EIO;
+	}
+	memcpy(pc->buf + (bytenr - pc->logical), eb->data, ns);
+	free_extent_buffer(eb);
+	pc->repaired = true;
+	warning("tree block %llu: mirror 1 bad (%s), copied from a good mirror", bytenr, msg);
+	return 0;
+}
+
+/* Every tree block of the extent tree inside the piece. */
+static int verify_tree_blocks(struct btrfs_fs_info *fs, struct piece *pc)
+{
+	struct btrfs_tree_ref ref;
+	struct btrfs_key key = { pc->logical, 0, 0 }, found;
+	struct btrfs_path path;
+	int ret = btrfs_find_tree_root(fs, BTRFS_EXTENT_TREE_OBJECTID, &ref);
+
+	if (ret < 0)
+		return ret;
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(fs, &ref, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	while (ret == 0 && found.objectid < pc->logical + pc->len) {
+		bool tree = found.type == BTRFS_METADATA_ITEM_KEY;
+
+		if (found.type == BTRFS_EXTENT_ITEM_KEY && btrfs_path_item_size(&path) >= sizeof(struct btrfs_extent_item))
+			tree = btrfs_extent_flags((struct btrfs_extent_item *)btrfs_path_item_ptr(&path)) &
+			       BTRFS_EXTENT_FLAG_TREE_BLOCK;
+		if (tree) {
+			ret = verify_tree_block(fs, pc, found.objectid);
+			if (ret < 0)
+				break;
+		}
+		ret = btrfs_next_item(&path);
+		if (ret == 0)
+			btrfs_path_item_key(&path, &found);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/* One data sector against its checksum; another mirror when it does not match. */
+static int verify_sector(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *old, struct piece *pc,
+			 u64 logical, const u8 *want)
+{
+	u32 ss = fs->geo.sectorsize;
+	u8 *p = pc->buf + (logical - pc->logical), csum[BTRFS_CSUM_SIZE], *alt;
+	char msg[256] = "";
+	int mirrors = btrfs_chunk_num_mirrors(old);
+
+	hash_digest(&fs->csum_ctx, p, ss, csum);
+	if (!memcmp(csum, want, fs->geo.csum_size))
+		return 0;
+	alt = malloc(ss);
+	if (!alt)
+		return -ENOMEM;
+	for (int m = 2; m <= mirrors; m++) {
+		if (btrfs_read_data_mirror(fs, logical, m, alt, ss, msg, sizeof(msg)) < 0)
+			continue;
+		hash_digest(&fs->csum_ctx, alt, ss, csum);
+		if (memcmp(csum, want, fs->geo.csum_size))
+			continue;
+		memcpy(p, alt, ss);
+		free(alt);
+		pc->repaired = true;
+		warning("data sector %llu: checksum mismatch on mirror 1, copied from mirror %d", logical, m);
+		return 0;
+	}
+	free(alt);
+	error("data sector %llu (chunk %llu): checksum mismatch on every mirror (%d tried); the convert stops here",
+	      logical, old->logical, mirrors);
+	return -EIO;
+}
+
+/* Every checksummed sector of the piece. */
+static int verify_data(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *old, struct piece *pc)
+{
+	struct btrfs_tree_ref ref;
+	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, pc->logical }, found;
+	struct btrfs_path path;
+	u32 ss = fs->geo.sectorsize, cs = fs->geo.csum_size;
+	int ret = btrfs_find_tree_root(fs, BTRFS_CSUM_TREE_OBJECTID, &ref);
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(fs, &ref, &key, BTRFS_SEARCH_PREV, &path, &found);
+	if (ret > 0 || (ret == 0 && found.type != BTRFS_EXTENT_CSUM_KEY)) {
+		btrfs_release_path(&path);
+		btrfs_init_path(&path);
+		ret = btrfs_search_key(fs, &ref, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	}
+	while (ret == 0 && found.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
+	       found.type == BTRFS_EXTENT_CSUM_KEY && found.offset < pc->logical + pc->len) {
+		const u8 *sums = btrfs_path_item_ptr(&path);
+		u32 n = btrfs_path_item_size(&path) / cs;
+
+		for (u32 i = 0; i < n && ret == 0; i++) {
+			u64 at = found.offset + (u64)i * ss;
+
+			if (at >= pc->logical && at + ss <= pc->logical + pc->len)
+				ret = verify_sector(fs, old, pc, at, sums + (size_t)i * cs);
+		}
+		if (ret < 0)
+			break;
+		ret = btrfs_next_item(&path);
+		if (ret == 0)
+			btrfs_path_item_key(&path, &found);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+/* Mirrored target: every new stripe gets the piece; a kept one only where it differs. */
+static int write_mirrored(struct btrfs_fs_info *fs, const struct offline_chunk *oc, struct piece *pc,
+			  u8 *scratch)
+{
+	u64 off = pc->logical - oc->logical;
+
+	for (u32 s = 0; s < oc->new_num_stripes; s++) {
+		const struct offline_stripe *st = &oc->stripes[s];
+		const struct btrfs_device *dev = device_of(fs, st->devid);
+		int ret;
+
+		if (st->kept) {
+			ssize_t got = pread(dev->fd, scratch, pc->len, (off_t)(st->physical + off));
+
+			/* free space may differ between mirrors: the verified bytes go over it */
+			if (got == (ssize_t)pc->len && !memcmp(scratch, pc->buf, pc->len))
+				continue;
+		}
+		ret = btrfs_dev_write(fs->write_log, dev->fd, pc->buf, pc->len, st->physical + off);
+		if (ret < 0) {
+			error_errno(-ret, "chunk %llu: write to devid %llu at %llu", oc->logical, st->devid,
+				    st->physical + off);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int flush_devices(struct btrfs_fs_info *fs, const struct offline_chunk *oc)
+{
+	for (u32 s = 0; s < oc->new_num_stripes; s++) {
+		const struct btrfs_device *dev = device_of(fs, oc->stripes[s].devid);
+		int ret = btrfs_dev_flush(fs->write_log, dev->fd);
+
+		if (ret < 0) {
+			error_errno(-ret, "flush of devid %llu", dev->devid);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+struct writer {
+	struct btrfs_block_writer w;
+	struct block_writer_device *devs;
+	bool active;
+};
+
+static int writer_open(struct btrfs_fs_info *fs, struct writer *wr, const struct btrfs_chunk *item,
+		       u32 size, u64 logical)
+{
+	int ret;
+
+	wr->devs = calloc((size_t)fs->devices.nr, sizeof(*wr->devs));
+	if (!wr->devs)
+		return -ENOMEM;
+	for (int i = 0; i < fs->devices.nr; i++)
+		wr->devs[i] = (struct block_writer_device){ fs->devices.devs[i].devid, fs->devices.devs[i].fd,
+							    fs->devices.devs[i].path };
+	ret = btrfs_block_writer_init(&wr->w, &fs->geo, wr->devs, fs->devices.nr);
+	if (ret < 0) {
+		free(wr->devs);
+		return ret;
+	}
+	wr->active = true;
+	wr->w.log = fs->write_log;
+	wr->w.fresh_space = true;       /* every row of the new stripes is written whole */
+	return btrfs_block_writer_add_chunk(&wr->w, logical, item, size);
+}
+
+static void writer_close(struct writer *wr)
+{
+	if (wr->active)
+		btrfs_block_writer_release(&wr->w);
+	free(wr->devs);
+	wr->active = false;
+}
+
+/* ---- one chunk --------------------------------------------------------- */
+
+/* The piece from the first mirror that reads in full (verification follows). */
+static int read_piece(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *old, struct piece *pc)
+{
+	int mirrors = btrfs_chunk_num_mirrors(old);
+	char msg[256] = "";
+
+	for (int m = 1; m <= mirrors; m++)
+		if (btrfs_read_data_mirror(fs, pc->logical, m, pc->buf, pc->len, msg, sizeof(msg)) == 0)
+			return 0;
+	error("chunk %llu: [%llu %llu) cannot be read from any of %d mirrors (%s); the convert stops here",
+	      old->logical, pc->logical, pc->logical + pc->len, mirrors, msg);
+	return -EIO;
+}
+
+static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
+		      const struct btrfs_chunk *item, u32 item_size)
+{
+	const struct btrfs_chunk_map *old = btrfs_chunk_lookup(&fs->chunks, oc->logical);
+	const struct btrfs_raid_profile *to = btrfs_raid_profile_of(oc->new_type);
+	u32 data = btrfs_raid_data_stripes(to, oc->new_num_stripes);
+	u32 piece_len = data * PIECE_UNITS * SZ_64K;
+	struct writer wr = { 0 };
+	struct piece pc = { 0 };
+	u8 *scratch = NULL;
+	u64 unflushed = 0;
+	bool any_new = false;
+	int ret = 0;
+
+	for (u32 s = 0; s < oc->new_num_stripes; s++)
+		any_new |= !oc->stripes[s].kept;
+	if (!old) {
+		error("chunk %llu is not in the chunk map", oc->logical);
+		return -EUCLEAN;
+	}
+	pc.buf = malloc(piece_len);
+	scratch = malloc(piece_len);
+	if (!pc.buf || !scratch) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (to->layout != BTRFS_RAID_MIRRORED) {
+		ret = writer_open(fs, &wr, item, item_size, oc->logical);
+		if (ret < 0)
+			goto out;
+	}
+	for (u64 off = 0; off < oc->length && ret == 0; off += piece_len) {
+		pc.logical = oc->logical + off;
+		pc.len = (u32)min_t(u64, piece_len, oc->length - off);
+		pc.repaired = false;
+		ret = read_piece(fs, old, &pc);
+		if (ret < 0)
+			break;
+		if (oc->old_type & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM))
+			ret = verify_tree_blocks(fs, &pc);
+		if (ret == 0 && (oc->old_type & BTRFS_BLOCK_GROUP_DATA))
+			ret = verify_data(fs, old, &pc);
+		if (ret < 0)
+			break;
+		if (to->layout == BTRFS_RAID_MIRRORED) {
+			ret = write_mirrored(fs, oc, &pc, scratch);
+		} else {
+			ret = btrfs_write_logical(&wr.w, pc.logical, pc.buf, pc.len);
+			unflushed += pc.len;
+			if (ret == 0 && unflushed >= WRITER_FLUSH) {
+				ret = btrfs_block_writer_flush(&wr.w);
+				unflushed = 0;
+			}
+		}
+	}
+	if (ret == 0 && wr.active)
+		ret = btrfs_block_writer_flush(&wr.w);
+	else if (ret == 0 && any_new)
+		ret = flush_devices(fs, oc);
+out:
+	writer_close(&wr);
+	free(pc.buf);
+	free(scratch);
+	return ret;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int convert_one(struct btrfs_fs_info *fs, const struct offline_chunk *oc)
+{
+	struct btrfs_trans *t;
+	struct btrfs_chunk *item;
+	u32 size;
+	int ret;
+
+	item = new_chunk_item(fs, oc, &size);
+	if (!item)
+		return -ENOMEM;
+	ret = copy_chunk(fs, oc, item, size);
+	if (ret == 0)
+		ret = btrfs_start_transaction(fs, &t);
+	if (ret == 0) {
+		ret = btrfs_trans_remap_chunk(t, oc->logical, item, size);
+		if (ret == 0)
+			ret = btrfs_commit_transaction(t);
+		else
+			btrfs_abort_transaction(t);
+	}
+	free(item);
+	return ret;
+}
 
 int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, FILE *out)
 {
-	(void)fs;
-	(void)out;
-	error("offline convert of %zu chunks: not implemented yet, use --dry-run", plan->nr_chunks);
-	return -EOPNOTSUPP;
+	double start = now_s();
+	u64 done_bytes = 0, total_bytes = 0;
+	char b1[32], b2[32];
+
+	for (size_t i = 0; i < plan->nr_chunks; i++)
+		total_bytes += plan->chunks[i].length;
+	for (size_t i = 0; i < plan->nr_chunks; i++) {
+		const struct offline_chunk *oc = &plan->chunks[i];
+		double el;
+		int ret = convert_one(fs, oc);
+
+		if (ret < 0) {
+			error("converting chunk %llu (%s -> %s) failed: %zu of %zu chunks were converted; run the same command again to continue",
+			      oc->logical, btrfs_profile_name(oc->old_type), btrfs_profile_name(oc->new_type), i,
+			      plan->nr_chunks);
+			return ret;
+		}
+		done_bytes += oc->length;
+		el = now_s() - start;
+		fprintf(out, "chunk %zu of %zu: %llu %s -> %s, %s, %s/s, ETA %.0fs\n", i + 1, plan->nr_chunks,
+			oc->logical, btrfs_profile_name(oc->old_type), btrfs_profile_name(oc->new_type),
+			btrfs_balance_size_str(oc->length, b1, sizeof(b1)),
+			btrfs_balance_size_str(el > 0 ? (u64)((double)done_bytes / el) : 0, b2, sizeof(b2)),
+			done_bytes ? el * (double)(total_bytes - done_bytes) / (double)done_bytes : 0.0);
+		fflush(out);
+	}
+	fprintf(out, "Done, had to convert %zu out of %zu chunks (%s copied in %.1fs)\n", plan->nr_chunks,
+		fs->chunks.nr, btrfs_balance_size_str(plan->copy_bytes, b1, sizeof(b1)), now_s() - start);
+	return 0;
 }

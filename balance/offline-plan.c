@@ -407,7 +407,8 @@ static bool place_striped(struct plan_state *st, const struct btrfs_chunk_map *c
 		if (ndevs % p->devs_increment || !data || c->length % ((u64)data * OFFLINE_UNIT))
 			continue;
 		stripe = c->length / data;
-		*smallest = stripe;
+		if (!*smallest)
+			*smallest = stripe;     /* the most devices' stripe: what a refusal names */
 		n = candidates(st, stripe, NULL, 0, cands);
 		if (n < ndevs)
 			continue;

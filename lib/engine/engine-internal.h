@@ -98,6 +98,10 @@ struct btrfs_trans {
 	void *verdict_arg;
 	bool fst_dropped;              /* btrfs_drop_free_space_tree(): clear its compat_ro bits */
 	bool space_cache_v1_stale;     /* cache_generation becomes (u64)-1 at commit */
+	/* btrfs_trans_remap_chunk(): the chunk's mapping before (restored unless committed) */
+	struct btrfs_chunk_map *remap_old;
+	u8 *remap_item;                /* the new CHUNK_ITEM */
+	u32 remap_item_size;
 	struct btrfs_commit_stats stats;
 };
 
@@ -175,6 +179,15 @@ int trans_chunk_dev_items(struct btrfs_trans *t, struct btrfs_dev_item *items, b
  * (total_bytes, bytes_used): each superblock carries its device's item.
  */
 void trans_super_dev_item_sync(struct btrfs_dev_item *super_di, const struct btrfs_dev_item *tree_di);
+/* Add delta to the bytes_used of devid's dev item in the chunk tree: 0, -EUCLEAN (printed), < 0. */
+int trans_dev_item_add(struct btrfs_trans *t, u64 devid, s64 delta);
+/* A DEV_EXTENT (devid, physical) of len bytes for the chunk at chunk_offset; bytes_used follows. */
+int trans_insert_dev_extent(struct btrfs_trans *t, struct btrfs_wroot *dev, u64 devid, u64 physical,
+			    u64 chunk_offset, u64 len);
+/* chunk-remap.c: the superblock of a commit after btrfs_trans_remap_chunk() */
+int trans_remap_super(struct btrfs_trans *t, struct btrfs_super_block *sb);
+/* A transaction that did not commit puts the old chunk mapping back. */
+void trans_remap_release(struct btrfs_trans *t);
 /* Forget new chunks (dropped from the chunk map unless committed); free the placement state. */
 void trans_release_new_chunks(struct btrfs_trans *t);
 /* Space of a block allocated and freed inside t: reusable again. */

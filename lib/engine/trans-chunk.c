@@ -249,23 +249,40 @@ int btrfs_trans_dev_item(struct btrfs_trans *t, u64 devid, struct btrfs_path *pa
 	return ret > 0 ? -ENOENT : ret;
 }
 
-/* Add delta to the bytes_used of devid's dev item in the chunk tree. */
-static int dev_item_add(struct btrfs_trans *t, u64 devid, u64 delta)
+int trans_dev_item_add(struct btrfs_trans *t, u64 devid, s64 delta)
 {
 	struct btrfs_path path;
 	struct btrfs_dev_item *di;
 	int ret = btrfs_trans_dev_item(t, devid, &path);
 
 	if (ret == -ENOENT || ret == -EUCLEAN) {
-		error("no dev item (DEV_ITEMS DEV_ITEM %llu) for a new chunk's stripe", devid);
+		error("no dev item (DEV_ITEMS DEV_ITEM %llu) for a chunk's stripe", devid);
 		return -EUCLEAN;
 	}
 	if (ret < 0)
 		return ret;
 	di = btrfs_path_item_ptr(&path);
-	btrfs_set_device_bytes_used(di, btrfs_device_bytes_used(di) + delta);
+	btrfs_set_device_bytes_used(di, btrfs_device_bytes_used(di) + (u64)delta);
 	btrfs_release_path(&path);
 	return 0;
+}
+
+int trans_insert_dev_extent(struct btrfs_trans *t, struct btrfs_wroot *dev, u64 devid, u64 physical,
+			    u64 chunk_offset, u64 len)
+{
+	struct btrfs_dev_extent de;
+	struct btrfs_key key = { devid, BTRFS_DEV_EXTENT_KEY, physical };
+	int ret = trans_dev_item_add(t, devid, (s64)len);
+
+	if (ret < 0)
+		return ret;
+	memset(&de, 0, sizeof(de));
+	btrfs_set_dev_extent_chunk_tree(&de, BTRFS_CHUNK_TREE_OBJECTID);
+	btrfs_set_dev_extent_chunk_objectid(&de, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	btrfs_set_dev_extent_chunk_offset(&de, chunk_offset);
+	btrfs_set_dev_extent_length(&de, len);
+	memcpy(de.chunk_tree_uuid, t->fs->geo.chunk_tree_uuid, BTRFS_UUID_SIZE);
+	return btrfs_insert_item(t, dev, &key, &de, sizeof(de));
 }
 
 static int insert_bg_items(struct btrfs_trans *t, struct wblock_group *bg)
@@ -286,21 +303,9 @@ static int insert_bg_items(struct btrfs_trans *t, struct wblock_group *bg)
 
 	key = (struct btrfs_key){ BTRFS_FIRST_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY, bg->start };
 	ret = btrfs_insert_item(t, chunk, &key, bg->chunk_item, bg->chunk_item_size);
-	for (int s = 0; s < c->num_stripes && ret == 0; s++) {
-		struct btrfs_dev_extent de;
-
-		ret = dev_item_add(t, c->stripes[s].devid, c->stripe_size);
-		if (ret < 0)
-			break;
-		memset(&de, 0, sizeof(de));
-		btrfs_set_dev_extent_chunk_tree(&de, BTRFS_CHUNK_TREE_OBJECTID);
-		btrfs_set_dev_extent_chunk_objectid(&de, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
-		btrfs_set_dev_extent_chunk_offset(&de, bg->start);
-		btrfs_set_dev_extent_length(&de, c->stripe_size);
-		memcpy(de.chunk_tree_uuid, t->fs->geo.chunk_tree_uuid, BTRFS_UUID_SIZE);
-		key = (struct btrfs_key){ c->stripes[s].devid, BTRFS_DEV_EXTENT_KEY, c->stripes[s].physical };
-		ret = btrfs_insert_item(t, dev, &key, &de, sizeof(de));
-	}
+	for (int s = 0; s < c->num_stripes && ret == 0; s++)
+		ret = trans_insert_dev_extent(t, dev, c->stripes[s].devid, c->stripes[s].physical,
+					      bg->start, c->stripe_size);
 	if (ret == 0) {
 		struct btrfs_block_group_item bgi;
 

@@ -537,6 +537,7 @@ static void trans_free(struct btrfs_trans *t)
 	free(t->pinned);
 	free(t->acct);
 	trans_release_new_chunks(t);
+	trans_remap_release(t);
 	extent_alloc_release(t);
 	free(t);
 }
@@ -1226,6 +1227,8 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 	}
 	btrfs_set_super_bytes_used(sb, btrfs_super_bytes_used(sb) + (u64)t->bytes_used_delta);
 	ret = trans_new_chunks_super(t, sb);
+	if (ret == 0)
+		ret = trans_remap_super(t, sb);
 	if (ret < 0)
 		goto fail;
 	if (t->fst_created)

@@ -330,6 +330,24 @@ int btrfs_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct 
 		       int delta);
 
 
+/*
+ * (chunk-remap.c) Offline balance: the chunk at logical gets a new physical
+ * layout, item (a CHUNK_ITEM of item_size bytes with the same length and
+ * type bits, any profile), keeping its logical address.  In t: the chunk
+ * item replaced, the old stripes' dev extents deleted and the new ones
+ * inserted, dev items' bytes_used, the block group item's flags, and the
+ * filesystem's chunk map (reads and the commit's writes of blocks in the
+ * chunk use the new layout; put back if t does not commit).  At commit the
+ * superblock's sys_chunk_array entry (system chunk) and the RAID56 and
+ * RAID1C34 incompat bits follow (set while a chunk of such a profile
+ * exists, cleared when none is left).  The caller has copied the chunk's
+ * bytes to the new stripes and flushed them: the superblock write switches
+ * from the old layout to the new one.  One remap per transaction.  0,
+ * -ENOENT (no chunk there), -EINVAL, -EUCLEAN, < 0, after an error().
+ */
+int btrfs_trans_remap_chunk(struct btrfs_trans *t, u64 logical, const struct btrfs_chunk *item,
+			    u32 item_size);
+
 /* What a commit did (for tests and tools). */
 struct btrfs_commit_stats {
 	u64 transid;
