@@ -1,0 +1,59 @@
+#!/bin/bash
+# Offline balance (issue 21) killed with SIGKILL at random moments: a filesystem with
+# ~300MiB of kernel-written files on 3 loop devices is converted between profiles
+# (raid1, raid0, raid5, raid1c3, raid6 metadata, single); each convert is killed after a
+# random delay, then our check and Debian's check must be clean, the kernel must mount
+# it with every file's sha256 unchanged, and rerunning the command completes the convert.
+# Loop devices and mounts: run under flock /tmp/btrfs-kit-loop.lock (make test-interop).
+. "$TOP/tests/lib/common.sh"
+check_prereq root loop btrfs-kernel progs
+PROGS=/usr/bin/btrfs
+
+devs=()
+for i in 1 2 3; do
+	truncate -s 1G "$T/d$i.img"
+	d=$(setup_loopdev "$T/d$i.img"); track_loopdev "$d"; devs+=("$d")
+done
+run_check "$TOP/mkfs.btrfs" -q -f -d single -m raid1 "${devs[@]}" > /dev/null
+mnt=$T/mnt
+opts=$(printf 'device=%s,' "${devs[@]}"); opts=${opts%,}
+mount_tracked "${devs[0]}" "$mnt" "$opts"
+for i in $(seq 1 12); do head -c 25M /dev/urandom > "$mnt/f$i"; done
+mkdir "$mnt/small"; for i in $(seq 200); do head -c $((i * 53)) /dev/urandom > "$mnt/small/$i"; done
+sync
+(cd "$mnt" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$T/sums"
+umount "$mnt"
+
+verify() { # what
+	run_check "$BTRFS" check --check-data-csum "${devs[@]}" > "$T/check" 2>&1
+	run_check $PROGS check "${devs[0]}" > "$T/pcheck" 2>&1
+	mount_tracked "${devs[0]}" "$mnt" "$opts"
+	(cd "$mnt" && sha256sum -c --quiet "$T/sums") || _fail "data changed ($*)"
+	umount "$mnt"
+}
+killed=0
+run=0
+for args in "-dconvert=raid1 -mconvert=raid1c3" "-dconvert=raid0 -mconvert=raid1 -f" \
+	    "-dconvert=raid5 -mconvert=raid1c3" "-dconvert=raid1c3 -mconvert=raid1c3" \
+	    "-dconvert=raid1 -mconvert=raid6" "-dconvert=single -mconvert=raid1 -f"; do
+	run=$((run + 1))
+	# shellcheck disable=SC2086
+	"$BTRFS" balance start $args "${devs[@]}" > "$T/out.$run" 2>&1 &
+	pid=$!
+	sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 0.1 + rand() * 1.1 }')"
+	if kill -9 "$pid" 2>/dev/null; then killed=$((killed + 1)); fi
+	wait "$pid"
+	verify "after SIGKILL of $args"
+	# shellcheck disable=SC2086
+	run_check "$BTRFS" balance start $args "${devs[@]}" > "$T/out" 2>&1
+	assert_grep '^Done, had to convert' "$T/out"
+	# shellcheck disable=SC2086
+	run_check "$BTRFS" balance start $args "${devs[@]}" > "$T/out" 2>&1
+	assert_grep '^Done, had to convert 0 out of' "$T/out"
+done
+verify "after the last rerun"
+"$BTRFS" inspect-internal dump-tree -t chunk "${devs[@]}" > "$T/chunks"
+assert_not_grep 'type DATA|RAID' "$T/chunks"
+[ "$killed" -ge 3 ] || _fail "only $killed of $run converts were still running when killed"
+echo "killed $killed of $run converts"
+echo ok
