@@ -25,16 +25,37 @@
 #include "lib/read/dev-write.h"
 #include "lib/read/volumes.h"
 #include "lib/format/accessors.h"
+#include "lib/format/growable-array.h"
 #include "lib/format/messages.h"
 
 #define PIECE_UNITS 64                  /* a piece: 64 rows of 64 KiB units */
 #define WRITER_FLUSH (64ULL << 20)      /* flush the block writer's rows this often */
+#define RUN_GAP SZ_1M                   /* free space shorter than this is copied along */
+
+/* An extent of the chunk (extent tree): only these bytes are copied. */
+struct used {
+	u64 start;
+	u64 end;
+	bool tree;                      /* a tree block (verified by checksum and header) */
+};
+
+struct run {
+	u64 start;
+	u64 end;
+};
 
 struct piece {
-	u64 logical;
+	const struct btrfs_chunk_map *old;      /* the chunk's mapping before the convert */
+	u64 chunk_end;
+	u64 logical;                    /* the span read: first to last used byte of the piece */
 	u32 len;
 	u8 *buf;
+	int mirror;                     /* the old mirror it was read from */
 	bool repaired;                  /* a block came from another mirror */
+	struct used *used;              /* the chunk's extents, sorted */
+	size_t nr_used, alloc_used;
+	struct run *runs;               /* what the piece writes: used ranges, short gaps merged */
+	size_t nr_runs, alloc_runs;
 };
 
 static const struct btrfs_device *device_of(struct btrfs_fs_info *fs, u64 devid)
@@ -109,29 +130,36 @@ static int verify_tree_block(struct btrfs_fs_info *fs, struct piece *pc, u64 byt
 	return 0;
 }
 
-/* Every tree block of the extent tree inside the piece. */
-static int verify_tree_blocks(struct btrfs_fs_info *fs, struct piece *pc)
+/*
+ * fn on the items of tree from key on (mode PREV: the last item <= key,
+ * else the first after it) until fn returns non-zero: 1 stops, < 0 is an
+ * error.  0 or < 0.
+ */
+static int walk_items(struct btrfs_fs_info *fs, u64 tree, const struct btrfs_key *key, enum btrfs_search_mode mode,
+		      int (*fn)(struct btrfs_fs_info *fs, struct btrfs_path *path, const struct btrfs_key *found,
+				struct piece *pc),
+		      struct piece *pc)
 {
 	struct btrfs_tree_ref ref;
-	struct btrfs_key key = { pc->logical, 0, 0 }, found;
+	struct btrfs_key found;
 	struct btrfs_path path;
-	int ret = btrfs_find_tree_root(fs, BTRFS_EXTENT_TREE_OBJECTID, &ref);
+	int ret = btrfs_find_tree_root(fs, tree, &ref);
 
+	if (ret == -ENOENT)
+		return 0;
 	if (ret < 0)
 		return ret;
 	btrfs_init_path(&path);
-	ret = btrfs_search_key(fs, &ref, &key, BTRFS_SEARCH_NEXT, &path, &found);
-	while (ret == 0 && found.objectid < pc->logical + pc->len) {
-		bool tree = found.type == BTRFS_METADATA_ITEM_KEY;
-
-		if (found.type == BTRFS_EXTENT_ITEM_KEY && btrfs_path_item_size(&path) >= sizeof(struct btrfs_extent_item))
-			tree = btrfs_extent_flags((struct btrfs_extent_item *)btrfs_path_item_ptr(&path)) &
-			       BTRFS_EXTENT_FLAG_TREE_BLOCK;
-		if (tree) {
-			ret = verify_tree_block(fs, pc, found.objectid);
-			if (ret < 0)
-				break;
-		}
+	ret = btrfs_search_key(fs, &ref, key, mode, &path, &found);
+	if (ret > 0 && mode == BTRFS_SEARCH_PREV) {
+		btrfs_release_path(&path);
+		btrfs_init_path(&path);
+		ret = btrfs_search_key(fs, &ref, key, BTRFS_SEARCH_NEXT, &path, &found);
+	}
+	while (ret == 0) {
+		ret = fn(fs, &path, &found, pc);
+		if (ret)
+			break;
 		ret = btrfs_next_item(&path);
 		if (ret == 0)
 			btrfs_path_item_key(&path, &found);
@@ -140,10 +168,76 @@ static int verify_tree_blocks(struct btrfs_fs_info *fs, struct piece *pc)
 	return ret < 0 ? ret : 0;
 }
 
-/* One data sector against its checksum; another mirror when it does not match. */
-static int verify_sector(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *old, struct piece *pc,
-			 u64 logical, const u8 *want)
+/* An extent tree item of the chunk: recorded in pc->used. */
+static int used_item(struct btrfs_fs_info *fs, struct btrfs_path *path, const struct btrfs_key *found,
+		     struct piece *pc)
 {
+	struct used u = { found->objectid, 0, found->type == BTRFS_METADATA_ITEM_KEY };
+
+	if (found->objectid >= pc->chunk_end)
+		return 1;
+	if (found->type == BTRFS_METADATA_ITEM_KEY) {
+		u.end = u.start + fs->geo.nodesize;
+	} else if (found->type == BTRFS_EXTENT_ITEM_KEY) {
+		u.end = u.start + found->offset;
+		if (btrfs_path_item_size(path) >= sizeof(struct btrfs_extent_item))
+			u.tree = btrfs_extent_flags((struct btrfs_extent_item *)btrfs_path_item_ptr(path)) &
+				 BTRFS_EXTENT_FLAG_TREE_BLOCK;
+	} else {
+		return 0;
+	}
+	if (u.end > pc->chunk_end || u.end <= u.start) {
+		error("extent (%llu %u %llu) is not inside chunk %llu", found->objectid, found->type,
+		      found->offset, pc->old->logical);
+		return -EUCLEAN;
+	}
+	if (ARRAY_GROW(pc->used, pc->nr_used, pc->alloc_used))
+		return -ENOMEM;
+	pc->used[pc->nr_used++] = u;
+	return 0;
+}
+
+/*
+ * The runs of [start, end) to copy: its extents, gaps under RUN_GAP merged;
+ * pc->logical/len set to their span (len 0: nothing to copy).
+ */
+static int piece_runs(struct piece *pc, size_t *first, u64 start, u64 end)
+{
+	pc->nr_runs = 0;
+	while (*first < pc->nr_used && pc->used[*first].end <= start)
+		(*first)++;
+	for (size_t i = *first; i < pc->nr_used && pc->used[i].start < end; i++) {
+		u64 s = max_t(u64, pc->used[i].start, start), e = min_t(u64, pc->used[i].end, end);
+
+		if (pc->nr_runs && s < pc->runs[pc->nr_runs - 1].end + RUN_GAP) {
+			pc->runs[pc->nr_runs - 1].end = max_t(u64, pc->runs[pc->nr_runs - 1].end, e);
+			continue;
+		}
+		if (ARRAY_GROW(pc->runs, pc->nr_runs, pc->alloc_runs))
+			return -ENOMEM;
+		pc->runs[pc->nr_runs++] = (struct run){ s, e };
+	}
+	pc->logical = pc->nr_runs ? pc->runs[0].start : start;
+	pc->len = pc->nr_runs ? (u32)(pc->runs[pc->nr_runs - 1].end - pc->logical) : 0;
+	return 0;
+}
+
+/* The tree blocks of the span verified. */
+static int verify_tree_blocks(struct btrfs_fs_info *fs, struct piece *pc, size_t first)
+{
+	for (size_t i = first; i < pc->nr_used && pc->used[i].start < pc->logical + pc->len; i++) {
+		int ret = pc->used[i].tree ? verify_tree_block(fs, pc, pc->used[i].start) : 0;
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* One data sector against its checksum; another mirror when it does not match. */
+static int verify_sector(struct btrfs_fs_info *fs, struct piece *pc, u64 logical, const u8 *want)
+{
+	const struct btrfs_chunk_map *old = pc->old;
 	u32 ss = fs->geo.sectorsize;
 	u8 *p = pc->buf + (logical - pc->logical), csum[BTRFS_CSUM_SIZE], *alt;
 	char msg[256] = "";
@@ -173,72 +267,71 @@ static int verify_sector(struct btrfs_fs_info *fs, const struct btrfs_chunk_map 
 	return -EIO;
 }
 
-/* Every checksummed sector of the piece. */
-static int verify_data(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *old, struct piece *pc)
+/* A csum item: the piece's sectors it covers verified. */
+static int csum_item(struct btrfs_fs_info *fs, struct btrfs_path *path, const struct btrfs_key *found,
+		     struct piece *pc)
 {
-	struct btrfs_tree_ref ref;
-	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, pc->logical }, found;
-	struct btrfs_path path;
-	u32 ss = fs->geo.sectorsize, cs = fs->geo.csum_size;
-	int ret = btrfs_find_tree_root(fs, BTRFS_CSUM_TREE_OBJECTID, &ref);
+	const u8 *sums = btrfs_path_item_ptr(path);
+	u32 ss = fs->geo.sectorsize, cs = fs->geo.csum_size, n = btrfs_path_item_size(path) / cs;
+	int ret = 0;
 
-	if (ret == -ENOENT)
-		return 0;
-	if (ret < 0)
-		return ret;
-	btrfs_init_path(&path);
-	ret = btrfs_search_key(fs, &ref, &key, BTRFS_SEARCH_PREV, &path, &found);
-	if (ret > 0 || (ret == 0 && found.type != BTRFS_EXTENT_CSUM_KEY)) {
-		btrfs_release_path(&path);
-		btrfs_init_path(&path);
-		ret = btrfs_search_key(fs, &ref, &key, BTRFS_SEARCH_NEXT, &path, &found);
+	if (found->objectid != BTRFS_EXTENT_CSUM_OBJECTID || found->type != BTRFS_EXTENT_CSUM_KEY)
+		return found->objectid > BTRFS_EXTENT_CSUM_OBJECTID ? 1 : 0;
+	if (found->offset >= pc->logical + pc->len)
+		return 1;
+	for (u32 i = 0; i < n && ret == 0; i++) {
+		u64 at = found->offset + (u64)i * ss;
+
+		if (at >= pc->logical && at + ss <= pc->logical + pc->len)
+			ret = verify_sector(fs, pc, at, sums + (size_t)i * cs);
 	}
-	while (ret == 0 && found.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
-	       found.type == BTRFS_EXTENT_CSUM_KEY && found.offset < pc->logical + pc->len) {
-		const u8 *sums = btrfs_path_item_ptr(&path);
-		u32 n = btrfs_path_item_size(&path) / cs;
-
-		for (u32 i = 0; i < n && ret == 0; i++) {
-			u64 at = found.offset + (u64)i * ss;
-
-			if (at >= pc->logical && at + ss <= pc->logical + pc->len)
-				ret = verify_sector(fs, old, pc, at, sums + (size_t)i * cs);
-		}
-		if (ret < 0)
-			break;
-		ret = btrfs_next_item(&path);
-		if (ret == 0)
-			btrfs_path_item_key(&path, &found);
-	}
-	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
 /* ---- writing ----------------------------------------------------------- */
 
-/* Mirrored target: every new stripe gets the piece; a kept one only where it differs. */
-static int write_mirrored(struct btrfs_fs_info *fs, const struct offline_chunk *oc, struct piece *pc,
-			  u8 *scratch)
+/* Is new stripe st the old stripe the piece was read from? */
+static bool read_from(const struct piece *pc, const struct offline_stripe *st)
 {
-	u64 off = pc->logical - oc->logical;
+	const struct btrfs_chunk_stripe *src;
 
+	if (btrfs_raid_profile_of(pc->old->type)->layout != BTRFS_RAID_MIRRORED)
+		return false;
+	src = &pc->old->stripes[pc->mirror - 1];
+	return src->devid == st->devid && src->physical == st->physical;
+}
+
+/*
+ * Mirrored target: every new stripe gets the piece's runs; a kept one only
+ * where it differs (not at all when it is the copy read and nothing was
+ * repaired).
+ */
+static int write_mirrored(struct btrfs_fs_info *fs, const struct offline_chunk *oc, struct piece *pc,
+			  u8 *scratch, u64 *written)
+{
 	for (u32 s = 0; s < oc->new_num_stripes; s++) {
 		const struct offline_stripe *st = &oc->stripes[s];
 		const struct btrfs_device *dev = device_of(fs, st->devid);
-		int ret;
 
-		if (st->kept) {
-			ssize_t got = pread(dev->fd, scratch, pc->len, (off_t)(st->physical + off));
+		if (st->kept && read_from(pc, st) && !pc->repaired)
+			continue;
+		for (size_t r = 0; r < pc->nr_runs; r++) {
+			const u8 *src = pc->buf + (pc->runs[r].start - pc->logical);
+			size_t len = pc->runs[r].end - pc->runs[r].start;
+			u64 at = st->physical + (pc->runs[r].start - oc->logical);
+			int ret;
 
 			/* free space may differ between mirrors: the verified bytes go over it */
-			if (got == (ssize_t)pc->len && !memcmp(scratch, pc->buf, pc->len))
+			if (st->kept && pread(dev->fd, scratch, len, (off_t)at) == (ssize_t)len &&
+			    !memcmp(scratch, src, len))
 				continue;
-		}
-		ret = btrfs_dev_write(fs->write_log, dev->fd, pc->buf, pc->len, st->physical + off);
-		if (ret < 0) {
-			error_errno(-ret, "chunk %llu: write to devid %llu at %llu", oc->logical, st->devid,
-				    st->physical + off);
-			return ret;
+			ret = btrfs_dev_write(fs->write_log, dev->fd, src, len, at);
+			*written += len;
+			if (ret < 0) {
+				error_errno(-ret, "chunk %llu: write to devid %llu at %llu", oc->logical,
+					    st->devid, at);
+				return ret;
+			}
 		}
 	}
 	return 0;
@@ -296,22 +389,45 @@ static void writer_close(struct writer *wr)
 
 /* ---- one chunk --------------------------------------------------------- */
 
-/* The piece from the first mirror that reads in full (verification follows). */
-static int read_piece(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *old, struct piece *pc)
+/* One mirror of the span: a mirrored chunk's stripe read at once, others through the chunk map. */
+static int read_mirror(struct btrfs_fs_info *fs, struct piece *pc, int m, char *msg, size_t len)
 {
-	int mirrors = btrfs_chunk_num_mirrors(old);
+	const struct btrfs_chunk_map *old = pc->old;
+	const struct btrfs_device *dev;
+	u64 at;
+
+	if (btrfs_raid_profile_of(old->type)->layout != BTRFS_RAID_MIRRORED)
+		return btrfs_read_data_mirror(fs, pc->logical, m, pc->buf, pc->len, msg, len);
+	dev = device_of(fs, old->stripes[m - 1].devid);
+	at = old->stripes[m - 1].physical + (pc->logical - old->logical);
+	if (!dev) {
+		snprintf(msg, len, "devid %llu is missing", old->stripes[m - 1].devid);
+		return -EIO;
+	}
+	if (pread(dev->fd, pc->buf, pc->len, (off_t)at) != (ssize_t)pc->len) {
+		snprintf(msg, len, "devid %llu: short read at %llu", dev->devid, at);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The span from the first mirror that reads in full (verification follows). */
+static int read_piece(struct btrfs_fs_info *fs, struct piece *pc)
+{
+	int mirrors = btrfs_chunk_num_mirrors(pc->old);
 	char msg[256] = "";
 
-	for (int m = 1; m <= mirrors; m++)
-		if (btrfs_read_data_mirror(fs, pc->logical, m, pc->buf, pc->len, msg, sizeof(msg)) == 0)
+	for (pc->mirror = 1; pc->mirror <= mirrors; pc->mirror++)
+		if (read_mirror(fs, pc, pc->mirror, msg, sizeof(msg)) == 0)
 			return 0;
 	error("chunk %llu: [%llu %llu) cannot be read from any of %d mirrors (%s); the convert stops here",
-	      old->logical, pc->logical, pc->logical + pc->len, mirrors, msg);
+	      pc->old->logical, pc->logical, pc->logical + pc->len, mirrors, msg);
 	return -EIO;
 }
 
+/* Copy the chunk to its new stripes; *written grows by the bytes written (parity included). */
 static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
-		      const struct btrfs_chunk *item, u32 item_size)
+		      const struct btrfs_chunk *item, u32 item_size, u64 *written)
 {
 	const struct btrfs_chunk_map *old = btrfs_chunk_lookup(&fs->chunks, oc->logical);
 	const struct btrfs_raid_profile *to = btrfs_raid_profile_of(oc->new_type);
@@ -321,6 +437,7 @@ static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 	struct piece pc = { 0 };
 	u8 *scratch = NULL;
 	u64 unflushed = 0;
+	size_t first = 0;
 	bool any_new = false;
 	int ret = 0;
 
@@ -330,6 +447,7 @@ static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 		error("chunk %llu is not in the chunk map", oc->logical);
 		return -EUCLEAN;
 	}
+	pc.old = old;
 	pc.buf = malloc(piece_len);
 	scratch = malloc(piece_len);
 	if (!pc.buf || !scratch) {
@@ -341,28 +459,43 @@ static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 		if (ret < 0)
 			goto out;
 	}
+	pc.chunk_end = oc->logical + oc->length;
+	{
+		struct btrfs_key key = { oc->logical, 0, 0 };
+
+		ret = walk_items(fs, BTRFS_EXTENT_TREE_OBJECTID, &key, BTRFS_SEARCH_NEXT, used_item, &pc);
+	}
 	for (u64 off = 0; off < oc->length && ret == 0; off += piece_len) {
-		pc.logical = oc->logical + off;
-		pc.len = (u32)min_t(u64, piece_len, oc->length - off);
+		u64 end = oc->logical + off + min_t(u64, piece_len, oc->length - off);
+
 		pc.repaired = false;
-		ret = read_piece(fs, old, &pc);
-		if (ret < 0)
-			break;
-		if (oc->old_type & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM))
-			ret = verify_tree_blocks(fs, &pc);
-		if (ret == 0 && (oc->old_type & BTRFS_BLOCK_GROUP_DATA))
-			ret = verify_data(fs, old, &pc);
+		ret = piece_runs(&pc, &first, oc->logical + off, end);
+		if (ret < 0 || !pc.nr_runs)
+			continue;
+		ret = read_piece(fs, &pc);
+		if (ret == 0)
+			ret = verify_tree_blocks(fs, &pc, first);
+		if (ret == 0 && (oc->old_type & BTRFS_BLOCK_GROUP_DATA)) {
+			struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, pc.logical };
+
+			ret = walk_items(fs, BTRFS_CSUM_TREE_OBJECTID, &key, BTRFS_SEARCH_PREV, csum_item, &pc);
+		}
 		if (ret < 0)
 			break;
 		if (to->layout == BTRFS_RAID_MIRRORED) {
-			ret = write_mirrored(fs, oc, &pc, scratch);
-		} else {
-			ret = btrfs_write_logical(&wr.w, pc.logical, pc.buf, pc.len);
-			unflushed += pc.len;
-			if (ret == 0 && unflushed >= WRITER_FLUSH) {
-				ret = btrfs_block_writer_flush(&wr.w);
-				unflushed = 0;
-			}
+			ret = write_mirrored(fs, oc, &pc, scratch, written);
+			continue;
+		}
+		for (size_t r = 0; r < pc.nr_runs && ret == 0; r++) {
+			ret = btrfs_write_logical(&wr.w, pc.runs[r].start, pc.buf + (pc.runs[r].start - pc.logical),
+						  pc.runs[r].end - pc.runs[r].start);
+			*written += (pc.runs[r].end - pc.runs[r].start) * oc->new_num_stripes / data;
+		}
+		unflushed += pc.len;
+		/* only between pieces: a piece holds whole rows of the new layout */
+		if (ret == 0 && unflushed >= WRITER_FLUSH) {
+			ret = btrfs_block_writer_flush(&wr.w);
+			unflushed = 0;
 		}
 	}
 	if (ret == 0 && wr.active)
@@ -372,6 +505,8 @@ static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 out:
 	writer_close(&wr);
 	free(pc.buf);
+	free(pc.used);
+	free(pc.runs);
 	free(scratch);
 	return ret;
 }
@@ -384,7 +519,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int convert_one(struct btrfs_fs_info *fs, const struct offline_chunk *oc)
+static int convert_one(struct btrfs_fs_info *fs, const struct offline_chunk *oc, u64 *written)
 {
 	struct btrfs_trans *t;
 	struct btrfs_chunk *item;
@@ -394,7 +529,7 @@ static int convert_one(struct btrfs_fs_info *fs, const struct offline_chunk *oc)
 	item = new_chunk_item(fs, oc, &size);
 	if (!item)
 		return -ENOMEM;
-	ret = copy_chunk(fs, oc, item, size);
+	ret = copy_chunk(fs, oc, item, size, written);
 	if (ret == 0)
 		ret = btrfs_start_transaction(fs, &t);
 	if (ret == 0) {
@@ -411,7 +546,7 @@ static int convert_one(struct btrfs_fs_info *fs, const struct offline_chunk *oc)
 int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, FILE *out)
 {
 	double start = now_s();
-	u64 done_bytes = 0, total_bytes = 0;
+	u64 done_bytes = 0, total_bytes = 0, written = 0;
 	char b1[32], b2[32];
 
 	for (size_t i = 0; i < plan->nr_chunks; i++)
@@ -419,7 +554,7 @@ int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, F
 	for (size_t i = 0; i < plan->nr_chunks; i++) {
 		const struct offline_chunk *oc = &plan->chunks[i];
 		double el;
-		int ret = convert_one(fs, oc);
+		int ret = convert_one(fs, oc, &written);
 
 		if (ret < 0) {
 			error("converting chunk %llu (%s -> %s) failed: %zu of %zu chunks were converted; run the same command again to continue",
@@ -436,7 +571,7 @@ int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, F
 			done_bytes ? el * (double)(total_bytes - done_bytes) / (double)done_bytes : 0.0);
 		fflush(out);
 	}
-	fprintf(out, "Done, had to convert %zu out of %zu chunks (%s copied in %.1fs)\n", plan->nr_chunks,
-		fs->chunks.nr, btrfs_balance_size_str(plan->copy_bytes, b1, sizeof(b1)), now_s() - start);
+	fprintf(out, "Done, had to convert %zu out of %zu chunks (%s written in %.1fs)\n", plan->nr_chunks,
+		fs->chunks.nr, btrfs_balance_size_str(written, b1, sizeof(b1)), now_s() - start);
 	return 0;
 }
