@@ -562,6 +562,8 @@ int offline_plan_build(struct btrfs_fs_info *fs, const struct btrfs_ioctl_balanc
 	struct btrfs_balance_stripe *stripes = NULL;
 	struct btrfs_balance_chunk *view;
 	struct btrfs_balance_selector sel;
+	struct btrfs_ioctl_balance_args soft;
+	struct btrfs_balance_args *kinds[] = { &soft.data, &soft.meta, &soft.sys };
 	struct plan_state st = { 0 };
 	struct cand *cands;
 	bool *selected;
@@ -576,8 +578,13 @@ int offline_plan_build(struct btrfs_fs_info *fs, const struct btrfs_ioctl_balanc
 	ret = view && selected && plan->chunks && cands ? init_devices(fs, plan, &st) : -ENOMEM;
 	if (ret < 0)
 		goto out;
-	plan->selected = btrfs_balance_select_all(req, view, fs->chunks.nr, selected);
-	btrfs_balance_selector_init(&sel, req);
+	/* soft is implied: a chunk already in the target profile neither moves nor counts for limit= */
+	soft = *req;
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+		if (kinds[k]->flags & BTRFS_BALANCE_ARGS_CONVERT)
+			kinds[k]->flags |= BTRFS_BALANCE_ARGS_SOFT;
+	plan->selected = btrfs_balance_select_all(&soft, view, fs->chunks.nr, selected);
+	btrfs_balance_selector_init(&sel, &soft);
 	for (size_t i = 0; i < fs->chunks.nr && plan->fits; i++) {
 		const struct btrfs_chunk_map *c = fs->chunks.chunks[i];
 		const struct btrfs_balance_args *a;

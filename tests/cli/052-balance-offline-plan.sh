@@ -38,8 +38,14 @@ assert_grep 'Data 8.00MiB: single -> RAID10, 2 stripes of 8.00MiB' "$T/plan"
 # soft and profiles: the raid1 chunks are not selected for raid1
 run_check "$BTRFS" balance start --dry-run -mconvert=raid1,soft "${imgs[@]}" > "$T/plan"
 assert_grep '^Plan: 0 chunks to convert (0 selected' "$T/plan"
+# soft is implied offline: chunks already converted are not selected and do not count for limit
 run_check "$BTRFS" balance start --dry-run -mconvert=raid1 "${imgs[@]}" > "$T/plan"
-assert_grep '^Plan: 0 chunks to convert (2 selected, 2 already' "$T/plan"
+assert_grep '^Plan: 0 chunks to convert (0 selected' "$T/plan"
+# vrange: only the chunk at 30408704 (metadata)
+run_check "$BTRFS" balance start --dry-run -dconvert=raid1 -mconvert=raid1c3,vrange=30408704..30408705 "${imgs[@]}" > "$T/plan"
+assert_grep '^Plan: 2 chunks to convert' "$T/plan"
+assert_grep 'Metadata .*RAID1 -> RAID1C3' "$T/plan"
+assert_not_grep 'System .*RAID1 -> RAID1C3' "$T/plan"
 run_check "$BTRFS" balance start --dry-run -dconvert=raid1 -mprofiles=single,convert=raid1c3 "${imgs[@]}" > "$T/plan"
 assert_grep '^Plan: 1 chunks to convert' "$T/plan"
 same filters
