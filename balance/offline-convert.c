@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <time.h>
 #include "balance/offline.h"
 #include "balance/balance-online.h"
@@ -411,6 +412,21 @@ static int read_mirror(struct btrfs_fs_info *fs, struct piece *pc, int m, char *
 	return 0;
 }
 
+/* Ask the kernel to read ahead [logical, +len) of a mirrored chunk's first stripe. */
+static void prefetch(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *old, u64 logical, u64 len)
+{
+	const struct btrfs_device *dev;
+
+	if (btrfs_raid_profile_of(old->type)->layout != BTRFS_RAID_MIRRORED ||
+	    logical >= old->logical + old->length)
+		return;
+	dev = device_of(fs, old->stripes[0].devid);
+	if (dev)
+		posix_fadvise(dev->fd, (off_t)(old->stripes[0].physical + (logical - old->logical)),
+			      (off_t)min_t(u64, len, old->logical + old->length - logical),
+			      POSIX_FADV_WILLNEED);
+}
+
 /* The span from the first mirror that reads in full (verification follows). */
 static int read_piece(struct btrfs_fs_info *fs, struct piece *pc)
 {
@@ -473,6 +489,8 @@ static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 		if (ret < 0 || !pc.nr_runs)
 			continue;
 		ret = read_piece(fs, &pc);
+		/* the next piece is read from the disk while this one is verified and written */
+		prefetch(fs, old, end, piece_len);
 		if (ret == 0)
 			ret = verify_tree_blocks(fs, &pc, first);
 		if (ret == 0 && (oc->old_type & BTRFS_BLOCK_GROUP_DATA)) {
