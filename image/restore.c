@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Restore of a btrfs-image metadata dump onto one device: the format is in
- * lib/format/metadump.h.  Two passes over the dump held in memory: the first
- * validates every cluster and item and builds the chunk map from the chunk
- * tree leaves in the dump, the second writes; nothing is written before the
- * whole dump is known readable.  Every write goes through restore_write().
+ * lib/format/metadump.h.  The dump is read one cluster and one item at a
+ * time (memory: one item, whatever the dump's size), in three passes: the
+ * first validates every cluster and item and builds the chunk map from the
+ * chunk tree leaves in the dump, the second checks every item against that
+ * map, the third writes; nothing is written before the whole dump is known
+ * readable.  Every write goes through restore_write().
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,6 +27,20 @@
 #include "lib/read/super.h"
 #include "lib/read/volumes.h"
 
+/*
+ * The dump being restored, read with pread: a regular file, or stdin or a
+ * pipe spooled first to an unlinked temporary file in $TMPDIR, so that every
+ * dump is validated whole before the target is opened (a restore that reads
+ * a pipe as it writes could stop midway on a bad cluster and leave half a
+ * filesystem over what the target held).
+ */
+struct dump_file {
+	int fd;
+	u64 base;               /* offset of the dump's first byte in fd */
+	u64 len;
+	bool owned;             /* fd opened here, closed by dump_close() */
+};
+
 /* Where a chunk of the dumped filesystem lands on the restored device. */
 struct restore_chunk {
 	u64 logical;
@@ -33,8 +50,7 @@ struct restore_chunk {
 };
 
 struct restore_ctx {
-	const u8 *dump;
-	size_t dump_len;
+	struct dump_file df;
 	u64 magic;
 	u32 max_item;           /* largest uncompressed item the version allows */
 	struct btrfs_super_block super;
@@ -46,8 +62,9 @@ struct restore_ctx {
 	struct restore_chunk *chunks;
 	size_t nr_chunks;
 	size_t alloc_chunks;
-	u8 *buf;                /* one item, uncompressed */
-	size_t buf_alloc;
+	u8 *buf;                /* one item, uncompressed (max_item bytes) */
+	u8 *raw;                /* one item as stored in the dump */
+	size_t raw_alloc;
 	int fd;
 	struct btrfs_write_log *log;  /* BTRFS_KIT_WRITE_LOG (lib/read/dev-write.h), or NULL */
 };
@@ -63,28 +80,38 @@ static int restore_write(struct restore_ctx *c, const void *buf, u64 len, u64 ph
 	return ret;
 }
 
-static int read_all(const char *source, u8 **out, size_t *len)
+/* Copy the rest of in to an unlinked file in $TMPDIR, holes for zero blocks. */
+static int spool_dump(int in, const char *source, struct dump_file *df)
 {
-	int fd = strcmp(source, "-") ? open(source, O_RDONLY) : STDIN_FILENO;
-	size_t alloc = 0, got = 0;
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
 	u8 *buf = NULL;
-	int ret = 0;
+	size_t alloc = 0;
+	u64 len = 0;
+	int ret = 0, fd;
 
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+	if (fd < 0 && snprintf(path, sizeof(path), "%s/btrfs-image.XXXXXX", dir) < (int)sizeof(path)) {
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
+	}
 	if (fd < 0) {
 		ret = -errno;
-		error_errno(ret, "cannot open %s", source);
+		error_errno(ret, "cannot create a temporary file in %s to hold the dump read from %s",
+			    dir, source);
 		return ret;
 	}
+	if (ARRAY_RESERVE(buf, alloc, 1 << 20)) {
+		close(fd);
+		return -ENOMEM;
+	}
 	for (;;) {
-		ssize_t n;
+		ssize_t n = read(in, buf, alloc);
+		size_t z = 0;
 
-		/* at least 1 MiB free: the array doubles from there */
-		if (ARRAY_RESERVE(buf, alloc, got + (1 << 20))) {
-			error("out of memory reading %s", source);
-			ret = -ENOMEM;
-			break;
-		}
-		n = read(fd, buf + got, alloc - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -94,16 +121,90 @@ static int read_all(const char *source, u8 **out, size_t *len)
 		}
 		if (n == 0)
 			break;
-		got += (size_t)n;
+		while (z < (size_t)n && !buf[z])
+			z++;
+		if (z == (size_t)n) {           /* all zeros: a hole */
+			len += (u64)n;
+			continue;
+		}
+		if (lseek(fd, (off_t)len, SEEK_SET) < 0 || write(fd, buf, (size_t)n) != n) {
+			ret = errno ? -errno : -EIO;
+			error_errno(ret, "write of the temporary copy of %s", source);
+			break;
+		}
+		len += (u64)n;
 	}
-	if (fd != STDIN_FILENO)
-		close(fd);
+	free(buf);
+	if (!ret && ftruncate(fd, (off_t)len)) {
+		ret = -errno;
+		error_errno(ret, "cannot size the temporary copy of %s", source);
+	}
 	if (ret) {
-		free(buf);
+		close(fd);
 		return ret;
 	}
-	*out = buf;
-	*len = got;
+	df->fd = fd;
+	df->base = 0;
+	df->len = len;
+	df->owned = true;
+	return 0;
+}
+
+static int dump_open(const char *source, struct dump_file *df)
+{
+	bool std = !strcmp(source, "-");
+	int fd = std ? STDIN_FILENO : open(source, O_RDONLY);
+	struct stat st;
+	off_t at;
+	int ret;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		error_errno(ret, "cannot open %s", source);
+		if (fd >= 0 && !std)
+			close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = spool_dump(fd, source, df);
+		if (!std)
+			close(fd);
+		return ret;
+	}
+	at = std ? lseek(fd, 0, SEEK_CUR) : 0;
+	df->fd = fd;
+	df->base = at > 0 && at < st.st_size ? (u64)at : 0;
+	df->len = (u64)st.st_size - df->base;
+	df->owned = !std;
+	return 0;
+}
+
+static void dump_close(struct dump_file *df)
+{
+	if (df->owned && df->fd >= 0)
+		close(df->fd);
+	df->fd = -1;
+}
+
+/* len bytes of the dump at off (the caller checked off + len <= df->len). */
+static int dump_read(const struct dump_file *df, void *buf, size_t len, u64 off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(df->fd, (u8 *)buf + got, len - got, (off_t)(df->base + off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int ret = n < 0 ? -errno : -EIO;
+
+			error_errno(ret, "read of %zu bytes of the dump at %llu", len,
+				    (unsigned long long)off);
+			return ret;
+		}
+		got += (size_t)n;
+	}
 	return 0;
 }
 
@@ -341,157 +442,176 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 	return 0;
 }
 
-/* Every cluster and item in turn; pass 1 validates and maps, pass 2 writes. */
-static int walk_dump(struct restore_ctx *c, int pass)
+/*
+ * The three passes over the dump, each one cluster and one item at a time:
+ * CHECK reads and inflates every item, takes the superblock and builds the
+ * chunk map from the chunk tree leaves; RANGES reads the index blocks again
+ * and finds every item inside a chunk of the now complete map; WRITE writes.
+ */
+enum restore_pass { PASS_CHECK, PASS_RANGES, PASS_WRITE };
+
+/* The largest payload of an item in the file: zlib may grow a range a little. */
+static u64 max_raw_item(const struct restore_ctx *c, u8 compress)
 {
-	size_t pos = 0;
-	bool first = true;
+	return compress == METADUMP_COMPRESS_NONE ? c->max_item :
+	       (u64)c->max_item + c->max_item / 64 + METADUMP_BLOCK_SIZE;
+}
 
-	while (pos < c->dump_len) {
-		const struct metadump_cluster *cl = (const void *)(c->dump + pos);
-		const struct metadump_header *h = &cl->header;
-		u64 cluster = pos;
-		u32 nritems;
-		size_t p;
+static int check_index(struct restore_ctx *c, const struct metadump_header *h, u64 cluster)
+{
+	u32 nritems = metadump_nritems(h);
 
-		if (c->dump_len - pos < METADUMP_BLOCK_SIZE) {
-			error("cluster at %llu: truncated index block (%zu of %u bytes)",
-			      (unsigned long long)cluster, c->dump_len - pos, METADUMP_BLOCK_SIZE);
+	if (cluster == 0 && !c->max_item) {
+		c->magic = metadump_magic(h);
+		if (c->magic != METADUMP_MAGIC_V0 && c->magic != METADUMP_MAGIC_V1) {
+			error("cluster at 0: magic 0x%016llx is not a btrfs-image dump",
+			      (unsigned long long)c->magic);
 			return -EUCLEAN;
 		}
-		if (first && pass == 1) {
-			c->magic = metadump_magic(h);
-			if (c->magic != METADUMP_MAGIC_V0 && c->magic != METADUMP_MAGIC_V1) {
-				error("cluster at 0: magic 0x%016llx is not a btrfs-image dump",
-				      (unsigned long long)c->magic);
-				return -EUCLEAN;
-			}
-			c->max_item = c->magic == METADUMP_MAGIC_V0 ? METADUMP_MAX_PENDING_V0 * 2 :
-				      METADUMP_MAX_PENDING_V1;
-			c->buf = malloc(c->max_item);
-			if (!c->buf)
-				return -ENOMEM;
-		}
-		if (metadump_magic(h) != c->magic) {
-			error("cluster at %llu: bad magic 0x%016llx", (unsigned long long)cluster,
-			      (unsigned long long)metadump_magic(h));
-			return -EUCLEAN;
-		}
-		if (metadump_bytenr(h) != cluster) {
-			error("cluster at %llu: bytenr %llu is not the cluster's offset",
-			      (unsigned long long)cluster, (unsigned long long)metadump_bytenr(h));
-			return -EUCLEAN;
-		}
-		nritems = metadump_nritems(h);
-		if (nritems > METADUMP_ITEMS_PER_CLUSTER) {
-			error("cluster at %llu: nritems %u over %u", (unsigned long long)cluster, nritems,
-			      METADUMP_ITEMS_PER_CLUSTER);
-			return -EUCLEAN;
-		}
-		if (metadump_compress(h) > METADUMP_COMPRESS_ZLIB) {
-			error("cluster at %llu: unknown compression %u", (unsigned long long)cluster,
-			      metadump_compress(h));
-			return -EUCLEAN;
-		}
-		p = pos + METADUMP_BLOCK_SIZE;
-		for (u32 i = 0; i < nritems; i++) {
-			u64 logical = metadump_item_bytenr(&cl->items[i]);
-			u32 size = metadump_item_size(&cl->items[i]);
-			size_t len;
-			int ret;
-
-			if (size > c->dump_len - p) {
-				error("cluster at %llu item %u: size %u past the end of the dump (%zu bytes left)",
-				      (unsigned long long)cluster, i, size, c->dump_len - p);
-				return -EUCLEAN;
-			}
-			if (first && i == 0 && logical != BTRFS_SUPER_INFO_OFFSET) {
-				error("cluster at 0 item 0: bytenr %llu, the superblock item is missing",
-				      (unsigned long long)logical);
-				return -EUCLEAN;
-			}
-			if (!first || i) {
-				if (logical == BTRFS_SUPER_INFO_OFFSET) {
-					error("cluster at %llu item %u: a second superblock item",
-					      (unsigned long long)cluster, i);
-					return -EUCLEAN;
-				}
-			}
-			ret = item_payload(c, metadump_compress(h), c->dump + p, size, cluster, i, &len);
-			if (ret)
-				return ret;
-			if (pass == 1 && logical == BTRFS_SUPER_INFO_OFFSET)
-				ret = take_super(c, c->buf, len, cluster);
-			else if (pass == 1)
-				ret = scan_item(c, logical, len);
-			else
-				ret = write_item(c, logical, len);
-			if (ret)
-				return ret;
-			p += size;
-		}
-		if (first && nritems == 0) {
-			error("cluster at 0: no items, the superblock item is missing");
-			return -EUCLEAN;
-		}
-		p = (p + METADUMP_BLOCK_SIZE - 1) / METADUMP_BLOCK_SIZE * METADUMP_BLOCK_SIZE;
-		if (p > c->dump_len) {
-			error("cluster at %llu: truncated, padding past the end of the dump",
-			      (unsigned long long)cluster);
-			return -EUCLEAN;
-		}
-		pos = p;
-		first = false;
+		c->max_item = c->magic == METADUMP_MAGIC_V0 ? METADUMP_MAX_PENDING_V0 * 2 :
+			      METADUMP_MAX_PENDING_V1;
+		c->buf = malloc(c->max_item);   /* pages are touched only as items need them */
+		if (!c->buf)
+			return -ENOMEM;
 	}
-	if (first) {
-		error("empty dump: the superblock item is missing");
+	if (metadump_magic(h) != c->magic) {
+		error("cluster at %llu: bad magic 0x%016llx", (unsigned long long)cluster,
+		      (unsigned long long)metadump_magic(h));
+		return -EUCLEAN;
+	}
+	if (metadump_bytenr(h) != cluster) {
+		error("cluster at %llu: bytenr %llu is not the cluster's offset",
+		      (unsigned long long)cluster, (unsigned long long)metadump_bytenr(h));
+		return -EUCLEAN;
+	}
+	if (nritems > METADUMP_ITEMS_PER_CLUSTER) {
+		error("cluster at %llu: nritems %u over %u", (unsigned long long)cluster, nritems,
+		      METADUMP_ITEMS_PER_CLUSTER);
+		return -EUCLEAN;
+	}
+	if (metadump_compress(h) > METADUMP_COMPRESS_ZLIB) {
+		error("cluster at %llu: unknown compression %u", (unsigned long long)cluster,
+		      metadump_compress(h));
+		return -EUCLEAN;
+	}
+	if (cluster == 0 && nritems == 0) {
+		error("cluster at 0: no items, the superblock item is missing");
 		return -EUCLEAN;
 	}
 	return 0;
 }
 
-/* Pass 1's last check: every item lies inside a chunk of the map. */
-static int check_ranges(struct restore_ctx *c)
+/* One item of a cluster, its payload at dump offset p. */
+static int walk_item(struct restore_ctx *c, enum restore_pass pass, const struct metadump_cluster *cl,
+		     u64 cluster, u32 i, u64 p)
 {
-	size_t pos = 0;
+	u64 logical = metadump_item_bytenr(&cl->items[i]);
+	u32 size = metadump_item_size(&cl->items[i]);
+	u8 compress = metadump_compress(&cl->header);
+	size_t len;
+	int ret;
 
-	while (pos < c->dump_len) {
-		const struct metadump_cluster *cl = (const void *)(c->dump + pos);
-		u32 nritems = metadump_nritems(&cl->header);
-		size_t p = pos + METADUMP_BLOCK_SIZE;
-
-		for (u32 i = 0; i < nritems; i++) {
-			u64 logical = metadump_item_bytenr(&cl->items[i]);
-
-			p += metadump_item_size(&cl->items[i]);
-			if (logical == BTRFS_SUPER_INFO_OFFSET)
-				continue;
-			if (!find_chunk(c, logical)) {
-				error("cluster at %llu item %u: bytenr %llu is outside every chunk",
-				      (unsigned long long)pos, i, (unsigned long long)logical);
-				return -EUCLEAN;
-			}
+	if (size > c->df.len - p) {
+		error("cluster at %llu item %u: size %u past the end of the dump (%llu bytes left)",
+		      (unsigned long long)cluster, i, size, (unsigned long long)(c->df.len - p));
+		return -EUCLEAN;
+	}
+	if (cluster == 0 && i == 0 && logical != BTRFS_SUPER_INFO_OFFSET) {
+		error("cluster at 0 item 0: bytenr %llu, the superblock item is missing",
+		      (unsigned long long)logical);
+		return -EUCLEAN;
+	}
+	if ((cluster || i) && logical == BTRFS_SUPER_INFO_OFFSET) {
+		error("cluster at %llu item %u: a second superblock item", (unsigned long long)cluster, i);
+		return -EUCLEAN;
+	}
+	if (pass == PASS_RANGES) {
+		if (logical != BTRFS_SUPER_INFO_OFFSET && !find_chunk(c, logical)) {
+			error("cluster at %llu item %u: bytenr %llu is outside every chunk",
+			      (unsigned long long)cluster, i, (unsigned long long)logical);
+			return -EUCLEAN;
 		}
-		pos = (p + METADUMP_BLOCK_SIZE - 1) / METADUMP_BLOCK_SIZE * METADUMP_BLOCK_SIZE;
+		return 0;
+	}
+	if (size > max_raw_item(c, compress)) {
+		error("cluster at %llu item %u: size %u over the format's limit %u",
+		      (unsigned long long)cluster, i, size, c->max_item);
+		return -EUCLEAN;
+	}
+	if (ARRAY_RESERVE(c->raw, c->raw_alloc, size))
+		return -ENOMEM;
+	ret = dump_read(&c->df, c->raw, size, p);
+	if (!ret)
+		ret = item_payload(c, compress, c->raw, size, cluster, i, &len);
+	if (ret)
+		return ret;
+	if (pass == PASS_CHECK && logical == BTRFS_SUPER_INFO_OFFSET)
+		return take_super(c, c->buf, len, cluster);
+	if (pass == PASS_CHECK)
+		return scan_item(c, logical, len);
+	return write_item(c, logical, len);
+}
+
+static int walk_dump(struct restore_ctx *c, enum restore_pass pass)
+{
+	u64 pos = 0;
+
+	if (!c->df.len) {
+		error("empty dump: the superblock item is missing");
+		return -EUCLEAN;
+	}
+	while (pos < c->df.len) {
+		union {
+			struct metadump_cluster cl;
+			u8 block[METADUMP_BLOCK_SIZE];
+		} idx;
+		u64 cluster = pos, p;
+		u32 nritems;
+		int ret;
+
+		if (c->df.len - pos < METADUMP_BLOCK_SIZE) {
+			error("cluster at %llu: truncated index block (%llu of %u bytes)",
+			      (unsigned long long)cluster, (unsigned long long)(c->df.len - pos),
+			      METADUMP_BLOCK_SIZE);
+			return -EUCLEAN;
+		}
+		ret = dump_read(&c->df, idx.block, METADUMP_BLOCK_SIZE, pos);
+		if (!ret)
+			ret = check_index(c, &idx.cl.header, cluster);
+		if (ret)
+			return ret;
+		nritems = metadump_nritems(&idx.cl.header);
+		p = pos + METADUMP_BLOCK_SIZE;
+		for (u32 i = 0; i < nritems; i++) {
+			ret = walk_item(c, pass, &idx.cl, cluster, i, p);
+			if (ret)
+				return ret;
+			p += metadump_item_size(&idx.cl.items[i]);
+		}
+		p = (p + METADUMP_BLOCK_SIZE - 1) / METADUMP_BLOCK_SIZE * METADUMP_BLOCK_SIZE;
+		if (p > c->df.len) {
+			error("cluster at %llu: truncated, padding past the end of the dump",
+			      (unsigned long long)cluster);
+			return -EUCLEAN;
+		}
+		pos = p;
 	}
 	return 0;
 }
 
 int image_restore(const char *source, const char *target)
 {
-	struct restore_ctx c = { .fd = -1 };
-	u8 *dump = NULL;
+	struct restore_ctx c = { .fd = -1, .df = { .fd = -1 } };
 	struct stat st;
 	u64 reach;
 	int ret;
 
-	ret = read_all(source, &dump, &c.dump_len);
+	ret = dump_open(source, &c.df);
 	if (ret)
 		return ret;
-	c.dump = dump;
-	ret = walk_dump(&c, 1);
+	ret = walk_dump(&c, PASS_CHECK);
 	if (!ret)
-		ret = check_ranges(&c);
+		ret = walk_dump(&c, PASS_RANGES);
 	if (ret)
 		goto out;
 	ret = btrfs_write_log_open(&c.log);
@@ -516,7 +636,7 @@ int image_restore(const char *source, const char *target)
 	st.st_size = 0;
 	/* backup superblocks only where the target reached before the restore (a new file: none) */
 	reach = btrfs_device_fd_size(c.fd);
-	ret = walk_dump(&c, 2);
+	ret = walk_dump(&c, PASS_WRITE);
 	/* A file grows to the device size of the superblock's dev_item (the kernel checks it). */
 	if (!ret && S_ISREG(st.st_mode) &&
 	    (u64)st.st_size < btrfs_device_total_bytes(&c.super.dev_item) &&
@@ -542,6 +662,7 @@ out:
 	btrfs_chunk_tree_map_free(&c.sys);
 	free(c.chunks);
 	free(c.buf);
-	free(dump);
+	free(c.raw);
+	dump_close(&c.df);
 	return ret;
 }

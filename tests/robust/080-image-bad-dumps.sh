@@ -5,7 +5,8 @@
 # end, a huge item size, a corrupt zlib stream, the superblock item missing,
 # an item outside every chunk, an empty file.  Each: exit 1, an error naming
 # the cluster (and item), no sanitizer report, and the existing target left
-# untouched (the dump is read and checked before the target is opened).
+# untouched (the dump is read and checked before the target is opened), also
+# when the dump comes through a pipe (spooled to a temporary file first).
 . "$TOP/tests/lib/common.sh"
 check_prereq fsck-images
 src=$(compgen -G "$SHARED/fsck-images/012-leaf-corruption--good/*.img")
@@ -68,6 +69,11 @@ for f in "$T"/*.dump; do
 	esac
 	assert_grep "$want" "$T/err"
 	[ "$(md5sum < "$T/target")" = "$sum" ] || _fail "$name: the target was written"
+	hostile_run -x 1 60 "image -r - ($name through a pipe)" sh -c 'cat "$1" | "$2" image -r - "$3"' sh "$f" "$BTRFS" "$T/target"
+	rc=$?
+	[ $rc -eq 1 ] || _fail "$name through a pipe: exit $rc, expected 1"
+	assert_grep "$want" "$T/err"
+	[ "$(md5sum < "$T/target")" = "$sum" ] || _fail "$name through a pipe: the target was written"
 	echo "ok $name: $(head -n 1 "$T/err")"
 	n=$((n + 1))
 done
