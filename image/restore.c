@@ -15,10 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "image/image.h"
 #include "lib/format/format.h"
 #include "lib/format/accessors.h"
+#include "lib/format/compress.h"
 #include "lib/format/csum.h"
 #include "lib/format/growable-array.h"
 #include "lib/format/messages.h"
@@ -212,8 +212,7 @@ static int dump_read(const struct dump_file *df, void *buf, size_t len, u64 off)
 static int item_payload(struct restore_ctx *c, u8 compress, const u8 *raw, u32 raw_len,
 			u64 cluster, u32 nr, size_t *len)
 {
-	z_stream zs;
-	int zret;
+	int ret;
 
 	if (compress == METADUMP_COMPRESS_NONE) {
 		if (raw_len > c->max_item) {
@@ -225,24 +224,16 @@ static int item_payload(struct restore_ctx *c, u8 compress, const u8 *raw, u32 r
 		*len = raw_len;
 		return 0;
 	}
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit(&zs) != Z_OK) {
-		error("cluster at %llu item %u: zlib init failed", (unsigned long long)cluster, nr);
-		return -ENOMEM;
-	}
-	zs.next_in = (u8 *)raw;
-	zs.avail_in = raw_len;
-	zs.next_out = c->buf;
-	zs.avail_out = c->max_item;
-	zret = inflate(&zs, Z_FINISH);
-	*len = c->max_item - zs.avail_out;
-	inflateEnd(&zs);
-	if (zret != Z_STREAM_END) {
+	ret = btrfs_zlib_inflate_exact(raw, raw_len, c->buf, c->max_item);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0) {
 		error("cluster at %llu item %u: corrupt zlib stream (%s)", (unsigned long long)cluster,
-		      nr, zret == Z_BUF_ERROR && zs.avail_out == 0 ? "larger than the format's limit" :
-		      zret == Z_BUF_ERROR ? "truncated" : "bad data");
+		      nr, ret == -E2BIG ? "larger than the format's limit" :
+		      ret == -ENODATA ? "truncated" : "bad data or bytes after its end");
 		return -EUCLEAN;
 	}
+	*len = (size_t)ret;
 	return 0;
 }
 

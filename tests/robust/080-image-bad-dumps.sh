@@ -2,7 +2,7 @@
 # btrfs image -r on hostile dumps made from a real one (012-leaf-corruption):
 # truncated in an item, in an index block and in the padding, wrong magic,
 # a cluster whose bytenr is not its offset, nritems 84, an item size past the
-# end, a huge item size, a corrupt zlib stream, the superblock item missing,
+# end, a huge item size, a corrupt zlib stream, one with a byte after its end, the superblock item missing,
 # an item outside every chunk, an empty file.  Each: exit 1, an error naming
 # the cluster (and item), no sanitizer report, and the existing target left
 # untouched (the dump is read and checked before the target is opened), also
@@ -42,6 +42,12 @@ b = bytearray(d); struct.pack_into('<I', b, c1 + 21 + 8, 0xffffffff); w('item-hu
 b = bytearray(d); p = 1024 + cl[0][1][0][1]
 b[p + 10:p + 40] = bytes(30); w('corrupt-zlib', b)
 b = bytearray(d); struct.pack_into('<Q', b, 21, 1 << 20); w('no-super', b)
+# a zlib stream followed by a byte inside its item: cluster 0's padding takes it
+end0 = 1024 + sum(s for _, s in cl[0][1])
+assert end0 % 1024, "cluster 0 has no padding to grow into"
+b = bytearray(d); p = 1024 + cl[0][1][0][1] + cl[0][1][1][1]
+b[p + 1:end0 + 1] = b[p:end0]; b[p] = 0x55
+struct.pack_into('<I', b, 21 + 12 + 8, cl[0][1][1][1] + 1); w('zlib-trailing', b)
 b = bytearray(d); struct.pack_into('<Q', b, c1 + 21, 1 << 50); w('outside-chunks', b)
 w('empty', b'')
 PY
@@ -63,6 +69,7 @@ for f in "$T"/*.dump; do
 	nritems-84) want="cluster at [0-9]*: nritems 84 over 83" ;;
 	item-past-end|item-huge) want="cluster at [0-9]* item 0: size [0-9]* past the end" ;;
 	corrupt-zlib) want="cluster at 0 item 1: corrupt zlib stream" ;;
+	zlib-trailing) want="cluster at 0 item 1: corrupt zlib stream (bad data or bytes after its end)" ;;
 	no-super) want="cluster at 0 item 0: bytenr 1048576, the superblock item is missing" ;;
 	outside-chunks) want="cluster at [0-9]* item 0: bytenr 1125899906842624 is outside every chunk" ;;
 	*) _fail "no expected message for $name" ;;
@@ -77,4 +84,4 @@ for f in "$T"/*.dump; do
 	echo "ok $name: $(head -n 1 "$T/err")"
 	n=$((n + 1))
 done
-[ $n -eq 12 ] || _fail "$n hostile dumps, expected 12"
+[ $n -eq 13 ] || _fail "$n hostile dumps, expected 13"
