@@ -49,6 +49,16 @@ struct restore_chunk {
 	u64 physical_dup;       /* 0 unless DUP */
 };
 
+/* A device the dump is restored onto. */
+struct restore_target {
+	const char *path;
+	int fd;
+	bool is_file;
+	u64 reach;              /* bytes the target had before the restore */
+	bool have_item;         /* -m: item holds the chunk tree's DEV_ITEM of this device */
+	struct btrfs_dev_item item;
+};
+
 struct restore_ctx {
 	struct dump_file df;
 	u64 magic;
@@ -65,18 +75,22 @@ struct restore_ctx {
 	u8 *buf;                /* one item, uncompressed (max_item bytes) */
 	u8 *raw;                /* one item as stored in the dump */
 	size_t raw_alloc;
-	int fd;
+	bool multi;             /* -m: every device of the dump onto its own target */
+	struct btrfs_chunk_tree_map map;   /* -m: every chunk with all its stripes */
+	struct restore_target *tg;         /* the targets: one, or (-m) one per device by devid */
+	int nr_tg;
 	struct btrfs_write_log *log;  /* BTRFS_KIT_WRITE_LOG (lib/read/dev-write.h), or NULL */
 };
 
-/* The one function that writes to the target: through the device write path (and its log). */
-static int restore_write(struct restore_ctx *c, const void *buf, u64 len, u64 physical)
+/* The one function that writes to a target: through the device write path (and its log). */
+static int restore_write(struct restore_ctx *c, struct restore_target *t, const void *buf, u64 len,
+			 u64 physical)
 {
-	int ret = btrfs_dev_write(c->log, c->fd, buf, len, physical);
+	int ret = btrfs_dev_write(c->log, t->fd, buf, len, physical);
 
 	if (ret)
-		error_errno(ret, "write of %llu bytes at %llu", (unsigned long long)len,
-			    (unsigned long long)physical);
+		error_errno(ret, "write of %llu bytes at %llu of %s", (unsigned long long)len,
+			    (unsigned long long)physical, t->path);
 	return ret;
 }
 
@@ -266,14 +280,68 @@ static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 clus
 		      (unsigned long long)cluster, c->csum_type, c->nodesize);
 		return -EUCLEAN;
 	}
-	if (btrfs_super_num_devices(&c->super) != 1) {
-		error("the dump is of a filesystem with %llu devices: restoring it onto one device is not implemented yet",
+	if (c->multi && btrfs_super_num_devices(&c->super) != (u64)c->nr_tg) {
+		error("-m: the dump is of a filesystem with %llu devices, %d targets given",
+		      (unsigned long long)btrfs_super_num_devices(&c->super), c->nr_tg);
+		return -EINVAL;
+	}
+	if (!c->multi && btrfs_super_num_devices(&c->super) != 1) {
+		error("the dump is of a filesystem with %llu devices: restoring it onto one device is not implemented yet (use -m with one target per device)",
 		      (unsigned long long)btrfs_super_num_devices(&c->super));
 		return -EOPNOTSUPP;
 	}
 	memcpy(c->fsid, btrfs_super_metadata_fsid(&c->super), BTRFS_FSID_SIZE);
 	c->have_super = true;
+	if (c->multi) {
+		int ret = btrfs_read_sys_chunk_array(&c->map, &c->super);
+
+		if (ret)
+			return ret;
+	}
 	return btrfs_read_sys_chunk_array(&c->sys, &c->super);
+}
+
+/* -m: the DEV_ITEM at slot of a chunk tree leaf: its device's target takes it (by devid order). */
+static int take_dev_item(struct restore_ctx *c, const u8 *blk, u64 bytenr, u32 slot)
+{
+	const struct btrfs_item *it = (const struct btrfs_item *)(blk + sizeof(struct btrfs_header)) + slot;
+	u32 room = c->nodesize - sizeof(struct btrfs_header);
+	u32 off = btrfs_item_offset(it), size = btrfs_item_size(it);
+	const struct btrfs_dev_item *di;
+	u64 devid = btrfs_disk_key_offset(&it->key);
+	int i;
+
+	if (off > room || size > room - off || size < sizeof(*di)) {
+		error("chunk tree block %llu slot %u: dev item offset %u size %u out of the leaf",
+		      (unsigned long long)bytenr, slot, off, size);
+		return -EUCLEAN;
+	}
+	di = (const struct btrfs_dev_item *)(blk + sizeof(struct btrfs_header) + off);
+	if (btrfs_device_id(di) != devid || !devid) {
+		error("chunk tree block %llu slot %u: dev item devid %llu, key offset %llu",
+		      (unsigned long long)bytenr, slot, (unsigned long long)btrfs_device_id(di),
+		      (unsigned long long)devid);
+		return -EUCLEAN;
+	}
+	/* the targets hold the devices in devid order: insert this one in its place */
+	for (i = 0; i < c->nr_tg && c->tg[i].have_item; i++) {
+		if (btrfs_device_id(&c->tg[i].item) == devid)
+			return 0;       /* a leaf seen twice (an older copy of the chunk tree) */
+		if (btrfs_device_id(&c->tg[i].item) > devid)
+			break;
+	}
+	if (c->nr_tg == 0 || c->tg[c->nr_tg - 1].have_item) {
+		error("-m: the dump's chunk tree has more than %d devices (devid %llu), %d targets given",
+		      c->nr_tg, (unsigned long long)devid, c->nr_tg);
+		return -EINVAL;
+	}
+	for (int j = c->nr_tg - 1; j > i; j--) {
+		c->tg[j].item = c->tg[j - 1].item;
+		c->tg[j].have_item = c->tg[j - 1].have_item;
+	}
+	c->tg[i].item = *di;
+	c->tg[i].have_item = true;
+	return 0;
 }
 
 /* The chunk items of a chunk tree leaf into the map. */
@@ -302,7 +370,14 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 		struct restore_chunk *rc;
 		u32 off = btrfs_item_offset(it), size = btrfs_item_size(it);
 		u64 logical = btrfs_disk_key_offset(&it->key);
+		int ret;
 
+		if (c->multi && btrfs_disk_key_type(&it->key) == BTRFS_DEV_ITEM_KEY) {
+			ret = take_dev_item(c, blk, bytenr, i);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (btrfs_disk_key_type(&it->key) != BTRFS_CHUNK_ITEM_KEY)
 			continue;
 		if (off > room || size > room - off || size < btrfs_chunk_item_size(1)) {
@@ -321,6 +396,11 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 		}
 		if (find_chunk(c, logical))
 			continue;
+		if (c->multi) {
+			ret = btrfs_add_chunk(&c->map, logical, chunk, size, btrfs_super_sectorsize(&c->super));
+			if (ret)
+				return ret;
+		}
 		if (ARRAY_GROW(c->chunks, c->nr_chunks, c->alloc_chunks))
 			return -ENOMEM;
 		rc = &c->chunks[c->nr_chunks++];
@@ -374,20 +454,31 @@ static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
 	}
 }
 
-static int write_super(struct restore_ctx *c, u64 size)
+/*
+ * The superblocks of target t.  One target: the dump's, flagged METADUMP_V2
+ * (v0 dumps) with num_devices 1, mirrors where the target already reached (a
+ * device; a new file: none), as btrfs-image.  -m: the dump's with the device's
+ * own dev_item, every mirror inside the device's total_bytes.
+ */
+static int write_super(struct restore_ctx *c, struct restore_target *t)
 {
 	struct btrfs_super_block sb = c->super;
+	u64 size = t->reach;
 	int ret;
 
-	if (c->magic == METADUMP_MAGIC_V0)
-		btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | BTRFS_SUPER_FLAG_METADUMP_V2);
-	btrfs_set_super_num_devices(&sb, 1);
+	if (c->multi) {
+		sb.dev_item = t->item;
+		size = btrfs_device_total_bytes(&t->item);
+	} else {
+		if (c->magic == METADUMP_MAGIC_V0)
+			btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | BTRFS_SUPER_FLAG_METADUMP_V2);
+		btrfs_set_super_num_devices(&sb, 1);
+	}
 	ret = btrfs_super_csum_set(&sb);
 	if (!ret)
-		ret = restore_write(c, &sb, sizeof(sb), BTRFS_SUPER_INFO_OFFSET);
+		ret = restore_write(c, t, &sb, sizeof(sb), BTRFS_SUPER_INFO_OFFSET);
 	if (ret)
 		return ret;
-	/* Mirrors where the target already reached (a device; a new file: none), as btrfs-image. */
 	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
 		u64 at = btrfs_sb_offset(m);
 
@@ -396,9 +487,55 @@ static int write_super(struct restore_ctx *c, u64 size)
 		btrfs_set_super_bytenr(&sb, at);
 		ret = btrfs_super_csum_set(&sb);
 		if (!ret)
-			ret = restore_write(c, &sb, sizeof(sb), at);
+			ret = restore_write(c, t, &sb, sizeof(sb), at);
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+static struct restore_target *target_of(struct restore_ctx *c, u64 devid)
+{
+	for (int i = 0; i < c->nr_tg; i++)
+		if (btrfs_device_id(&c->tg[i].item) == devid)
+			return &c->tg[i];
+	return NULL;
+}
+
+/* -m: the range at c->buf onto every copy of it, on the devices of its chunk's stripes. */
+static int write_item_multi(struct restore_ctx *c, u64 logical, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		const struct btrfs_chunk_map *cm = btrfs_chunk_lookup(&c->map, logical + done);
+		u64 piece = len - done;
+
+		if (!cm)
+			return -EUCLEAN;        /* the RANGES pass saw every range inside a chunk */
+		/* every copy of the piece up to the end of its stripe unit */
+		for (int m = 1; m <= btrfs_chunk_num_mirrors(cm); m++) {
+			struct btrfs_io_stripe io;
+			int ret = btrfs_chunk_map_one(cm, logical + done, m, &io);
+
+			if (ret)
+				return ret;
+			if (io.len < piece)
+				piece = io.len;
+		}
+		for (int m = 1; m <= btrfs_chunk_num_mirrors(cm); m++) {
+			struct btrfs_io_stripe io;
+			struct restore_target *t;
+			int ret = btrfs_chunk_map_one(cm, logical + done, m, &io);
+
+			t = ret ? NULL : target_of(c, io.devid);
+			if (!t)
+				return ret ? ret : -ENODEV;  /* check_devices() found every stripe's device */
+			ret = restore_write(c, t, c->buf + done, piece, io.physical);
+			if (ret)
+				return ret;
+		}
+		done += piece;
 	}
 	return 0;
 }
@@ -412,6 +549,8 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 	if (logical == BTRFS_SUPER_INFO_OFFSET)
 		return 0;
 	fix_block_csums(c, logical, len);
+	if (c->multi)
+		return write_item_multi(c, logical, len);
 	while (done < len) {
 		const struct restore_chunk *rc = find_chunk(c, logical + done);
 		u64 off, piece;
@@ -423,9 +562,9 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 		piece = rc->length - off;
 		if (piece > len - done)
 			piece = len - done;
-		ret = restore_write(c, c->buf + done, piece, rc->physical + off);
+		ret = restore_write(c, &c->tg[0], c->buf + done, piece, rc->physical + off);
 		if (!ret && rc->physical_dup)
-			ret = restore_write(c, c->buf + done, piece, rc->physical_dup + off);
+			ret = restore_write(c, &c->tg[0], c->buf + done, piece, rc->physical_dup + off);
 		if (ret)
 			return ret;
 		done += piece;
@@ -590,67 +729,130 @@ static int walk_dump(struct restore_ctx *c, enum restore_pass pass)
 	return 0;
 }
 
-int image_restore(const char *source, const char *target)
+/*
+ * -m, after the CHECK pass: a DEV_ITEM for every target, every stripe of
+ * every chunk on one of them, no RAID5/6 chunk (its parity is not in the dump).
+ */
+static int check_devices(struct restore_ctx *c)
 {
-	struct restore_ctx c = { .fd = -1, .df = { .fd = -1 } };
+	for (int i = 0; i < c->nr_tg; i++)
+		if (!c->tg[i].have_item) {
+			error("-m: the dump's chunk tree has %d device items, %d targets given", i, c->nr_tg);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < c->map.nr; i++) {
+		const struct btrfs_chunk_map *cm = c->map.chunks[i];
+
+		if (btrfs_raid_profile_of(cm->type)->layout == BTRFS_RAID_PARITY) {
+			error("-m: chunk %llu is %s: restoring RAID5/6 chunks is not implemented yet",
+			      (unsigned long long)cm->logical, btrfs_profile_name(cm->type));
+			return -EOPNOTSUPP;
+		}
+		for (int s = 0; s < cm->num_stripes; s++)
+			if (!target_of(c, cm->stripes[s].devid)) {
+				error("-m: chunk %llu stripe %d is on devid %llu, which has no device item",
+				      (unsigned long long)cm->logical, s,
+				      (unsigned long long)cm->stripes[s].devid);
+				return -EUCLEAN;
+			}
+	}
+	return 0;
+}
+
+/* Open a target: a file is emptied (as btrfs-image truncates it), a block device kept. */
+static int open_target(struct restore_target *t)
+{
 	struct stat st;
-	u64 reach;
 	int ret;
 
+	t->fd = open(t->path, O_WRONLY | O_CREAT, 0644);
+	if (t->fd < 0 || fstat(t->fd, &st)) {
+		ret = -errno;
+		error_errno(ret, "cannot open %s", t->path);
+		return ret;
+	}
+	t->is_file = S_ISREG(st.st_mode);
+	if (t->is_file && ftruncate(t->fd, 0)) {
+		ret = -errno;
+		error_errno(ret, "cannot truncate %s", t->path);
+		return ret;
+	}
+	/* backup superblocks only where the target reached before the restore (a new file: none) */
+	t->reach = btrfs_device_fd_size(t->fd);
+	return 0;
+}
+
+/* After the tree blocks: files grow to their device's size (the kernel checks it), flushed. */
+static int finish_target(struct restore_ctx *c, struct restore_target *t)
+{
+	u64 size = btrfs_device_total_bytes(c->multi ? &t->item : &c->super.dev_item);
+	int ret;
+
+	if (t->is_file && btrfs_device_fd_size(t->fd) < size && ftruncate(t->fd, (off_t)size)) {
+		ret = -errno;
+		error_errno(ret, "cannot enlarge %s to %llu bytes", t->path, (unsigned long long)size);
+		return ret;
+	}
+	ret = btrfs_dev_flush(c->log, t->fd);
+	if (ret)
+		error_errno(ret, "fsync of %s", t->path);
+	return ret;
+}
+
+int image_restore(const char *source, const char *const *targets, int nr_targets,
+		  const struct image_restore_opts *opts)
+{
+	struct restore_ctx c = { .df = { .fd = -1 }, .multi = opts->multi, .nr_tg = nr_targets };
+	int ret, i;
+
+	if (nr_targets < 1 || (!opts->multi && nr_targets != 1)) {
+		error("%d targets: one, or with -m one per device of the dump", nr_targets);
+		return -EINVAL;
+	}
+	c.tg = calloc((size_t)nr_targets, sizeof(*c.tg));
+	if (!c.tg)
+		return -ENOMEM;
+	for (i = 0; i < nr_targets; i++) {
+		c.tg[i].fd = -1;
+		c.tg[i].path = targets[i];
+	}
 	ret = dump_open(source, &c.df);
 	if (ret)
-		return ret;
+		goto out;
 	ret = walk_dump(&c, PASS_CHECK);
 	if (!ret)
 		ret = walk_dump(&c, PASS_RANGES);
+	if (!ret && c.multi)
+		ret = check_devices(&c);
 	if (ret)
 		goto out;
 	ret = btrfs_write_log_open(&c.log);
-	if (ret)
-		goto out;
-	c.fd = open(target, O_WRONLY | O_CREAT, 0644);
-	if (c.fd < 0) {
-		ret = -errno;
-		error_errno(ret, "cannot open %s", target);
-		goto out;
-	}
-	if (fstat(c.fd, &st)) {
-		ret = -errno;
-		error_errno(ret, "cannot stat %s", target);
-		goto out;
-	}
-	if (S_ISREG(st.st_mode) && ftruncate(c.fd, 0)) {
-		ret = -errno;
-		error_errno(ret, "cannot truncate %s", target);
-		goto out;
-	}
-	st.st_size = 0;
-	/* backup superblocks only where the target reached before the restore (a new file: none) */
-	reach = btrfs_device_fd_size(c.fd);
-	ret = walk_dump(&c, PASS_WRITE);
-	/* A file grows to the device size of the superblock's dev_item (the kernel checks it). */
-	if (!ret && S_ISREG(st.st_mode) &&
-	    (u64)st.st_size < btrfs_device_total_bytes(&c.super.dev_item) &&
-	    ftruncate(c.fd, (off_t)btrfs_device_total_bytes(&c.super.dev_item))) {
-		ret = -errno;
-		error_errno(ret, "cannot enlarge %s to %llu bytes", target,
-			    (unsigned long long)btrfs_device_total_bytes(&c.super.dev_item));
-	}
-	/*
-	 * Tree blocks, flush, superblocks, flush: an interrupted restore leaves
-	 * no superblock, so the target never looks like a complete filesystem.
-	 */
-	if (!ret && (ret = btrfs_dev_flush(c.log, c.fd)))
-		error_errno(ret, "fsync of %s", target);
+	for (i = 0; !ret && i < nr_targets; i++)
+		ret = open_target(&c.tg[i]);
 	if (!ret)
-		ret = write_super(&c, reach);
-	if (!ret && (ret = btrfs_dev_flush(c.log, c.fd)))
-		error_errno(ret, "fsync of %s", target);
+		ret = walk_dump(&c, PASS_WRITE);
+	/*
+	 * Tree blocks, flush, superblocks, flush (every device flushed before any
+	 * superblock): an interrupted restore leaves no superblock, so the target
+	 * never looks like a complete filesystem.
+	 */
+	for (i = 0; !ret && i < nr_targets; i++)
+		ret = finish_target(&c, &c.tg[i]);
+	for (i = 0; !ret && i < nr_targets; i++)
+		ret = write_super(&c, &c.tg[i]);
+	for (i = 0; !ret && i < nr_targets; i++) {
+		ret = btrfs_dev_flush(c.log, c.tg[i].fd);
+		if (ret)
+			error_errno(ret, "fsync of %s", c.tg[i].path);
+	}
 out:
-	if (c.fd >= 0)
-		close(c.fd);
+	for (i = 0; i < nr_targets; i++)
+		if (c.tg[i].fd >= 0)
+			close(c.tg[i].fd);
+	free(c.tg);
 	btrfs_write_log_close(c.log);
 	btrfs_chunk_tree_map_free(&c.sys);
+	btrfs_chunk_tree_map_free(&c.map);
 	free(c.chunks);
 	free(c.buf);
 	free(c.raw);

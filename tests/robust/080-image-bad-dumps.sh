@@ -85,3 +85,29 @@ for f in "$T"/*.dump; do
 	n=$((n + 1))
 done
 [ $n -eq 13 ] || _fail "$n hostile dumps, expected 13"
+
+# -m on a dump of a 3-device filesystem (data/image-3dev-raid1-raid0.dump:
+# Debian's btrfs-image -c9 of our mkfs --rootdir -m raid1 -d raid0 on three
+# loop devices): restores; truncated inside an item, or given 2 or 4
+# targets, refused with no target created.
+md=$TOP/tests/robust/data/image-3dev-raid1-raid0.dump
+[ -f "$md" ] || _fail "no $md"
+rm -f "$T"/m?.img
+hostile_run 60 "image -m (3 devices)" "$BTRFS" image -m "$md" "$T/m1.img" "$T/m2.img" "$T/m3.img" ||
+	_fail "image -m of the 3-device dump failed"
+run_check "$BTRFS" check "$T/m1.img" "$T/m2.img" "$T/m3.img" > /dev/null 2>&1
+rm -f "$T"/m?.img
+head -c 9000 "$md" > "$T/md-truncated.dump"
+for t in "truncated:3:cluster at 0 item [0-9]: size [0-9]* past the end" \
+	 "whole:2:the dump is of a filesystem with 3 devices, 2 targets given" \
+	 "whole:4:the dump is of a filesystem with 3 devices, 4 targets given"; do
+	IFS=: read -r which nt want <<< "$t"
+	f=$md; [ "$which" = truncated ] && f=$T/md-truncated.dump
+	targets=(); for ((i = 1; i <= nt; i++)); do targets+=("$T/m$i.img"); done
+	hostile_run -x 1 60 "image -m $which onto $nt" "$BTRFS" image -m "$f" "${targets[@]}"
+	rc=$?
+	[ $rc -eq 1 ] || _fail "-m $which onto $nt targets: exit $rc, expected 1"
+	assert_grep "$want" "$T/err"
+	[ -z "$(compgen -G "$T/m?.img")" ] || _fail "-m $which onto $nt targets: a target was created"
+	echo "ok -m $which onto $nt targets: $(head -n 1 "$T/err")"
+done
