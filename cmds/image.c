@@ -17,7 +17,7 @@ static const struct cli_option cmd_image_options[] = {
 	OPT_FLAG('r', "restore", "restore the metadump image SOURCE onto TARGET"),
 	OPT_ARG('c', "compress", "LEVEL", "compression level 0..9 (create; not implemented yet)"),
 	OPT_ARG('t', "threads", "N", "number of threads (not implemented yet)"),
-	OPT_FLAG('o', "old-restore", "old restore: logical offsets (not implemented yet)"),
+	OPT_FLAG('o', "old-restore", "old restore: ranges at logical offsets, no chunk mapping (with -r)"),
 	OPT_FLAG('s', "sanitize", "sanitize names, twice for hash-preserving names (not implemented yet)"),
 	OPT_FLAG('w', "walk-trees", "walk the trees to find blocks (create; not implemented yet)"),
 	OPT_FLAG('m', "multi-devices", "restore onto one TARGET per device of the dump (implies -r)"),
@@ -40,7 +40,9 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 			break;
 		case 'c': unsupported = "-c"; break;
 		case 't': unsupported = "-t"; break;
-		case 'o': unsupported = "-o"; break;
+		case 'o':
+			ropts.old = true;
+			break;
 		case 's': unsupported = "-s"; break;
 		case 'w': unsupported = "-w"; break;
 		case 'm':

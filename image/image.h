@@ -7,6 +7,7 @@
 
 struct image_restore_opts {
 	bool multi;             /* -m: one target per device of the dump, in devid order */
+	bool old;               /* -o: btrfs-image's old restore: ranges at logical offsets */
 };
 
 /*

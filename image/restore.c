@@ -76,6 +76,7 @@ struct restore_ctx {
 	u8 *raw;                /* one item as stored in the dump */
 	size_t raw_alloc;
 	bool multi;             /* -m: every device of the dump onto its own target */
+	bool old;               /* -o: every range at its logical address, no chunk mapping */
 	struct btrfs_chunk_tree_map map;   /* -m: every chunk with all its stripes */
 	struct restore_target *tg;         /* the targets: one, or (-m) one per device by devid */
 	int nr_tg;
@@ -285,7 +286,7 @@ static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 clus
 		      (unsigned long long)btrfs_super_num_devices(&c->super), c->nr_tg);
 		return -EINVAL;
 	}
-	if (!c->multi && btrfs_super_num_devices(&c->super) != 1) {
+	if (!c->multi && !c->old && btrfs_super_num_devices(&c->super) != 1) {
 		error("the dump is of a filesystem with %llu devices: restoring it onto one device is not implemented yet (use -m with one target per device)",
 		      (unsigned long long)btrfs_super_num_devices(&c->super));
 		return -EOPNOTSUPP;
@@ -455,6 +456,39 @@ static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
 }
 
 /*
+ * -o: the superblock of btrfs-image's old restore, for tools that read a
+ * METADUMP image with logical addresses as device offsets: flag METADUMP (v0
+ * dumps), and a sys_chunk_array of one SYSTEM chunk at logical 0 of length
+ * 2^64-1 on this device at offset 0 (owner the extent tree, stripe_len 64K,
+ * io sizes the sectorsize).
+ */
+static void old_restore_super(struct btrfs_super_block *sb, bool magic_is_v0)
+{
+	struct btrfs_disk_key *key = (struct btrfs_disk_key *)sb->sys_chunk_array;
+	struct btrfs_chunk *chunk = (struct btrfs_chunk *)(sb->sys_chunk_array + sizeof(*key));
+	u32 sectorsize = btrfs_super_sectorsize(sb);
+
+	if (magic_is_v0)
+		btrfs_set_super_flags(sb, btrfs_super_flags(sb) | BTRFS_SUPER_FLAG_METADUMP);
+	btrfs_set_disk_key_objectid(key, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	btrfs_set_disk_key_type(key, BTRFS_CHUNK_ITEM_KEY);
+	btrfs_set_disk_key_offset(key, 0);
+	btrfs_set_chunk_length(chunk, (u64)-1);
+	btrfs_set_chunk_owner(chunk, BTRFS_EXTENT_TREE_OBJECTID);
+	btrfs_set_chunk_stripe_len(chunk, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_type(chunk, BTRFS_BLOCK_GROUP_SYSTEM);
+	btrfs_set_chunk_io_align(chunk, sectorsize);
+	btrfs_set_chunk_io_width(chunk, sectorsize);
+	btrfs_set_chunk_sector_size(chunk, sectorsize);
+	btrfs_set_chunk_num_stripes(chunk, 1);
+	btrfs_set_chunk_sub_stripes(chunk, 0);
+	btrfs_set_stripe_devid(&chunk->stripe[0], btrfs_device_id(&sb->dev_item));
+	btrfs_set_stripe_offset(&chunk->stripe[0], 0);
+	memcpy(chunk->stripe[0].dev_uuid, sb->dev_item.uuid, BTRFS_UUID_SIZE);
+	btrfs_set_super_sys_array_size(sb, sizeof(*key) + btrfs_chunk_item_size(1));
+}
+
+/*
  * The superblocks of target t.  One target: the dump's, flagged METADUMP_V2
  * (v0 dumps) with num_devices 1, mirrors where the target already reached (a
  * device; a new file: none), as btrfs-image.  -m: the dump's with the device's
@@ -469,6 +503,8 @@ static int write_super(struct restore_ctx *c, struct restore_target *t)
 	if (c->multi) {
 		sb.dev_item = t->item;
 		size = btrfs_device_total_bytes(&t->item);
+	} else if (c->old) {
+		old_restore_super(&sb, c->magic == METADUMP_MAGIC_V0);
 	} else {
 		if (c->magic == METADUMP_MAGIC_V0)
 			btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | BTRFS_SUPER_FLAG_METADUMP_V2);
@@ -551,6 +587,8 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 	fix_block_csums(c, logical, len);
 	if (c->multi)
 		return write_item_multi(c, logical, len);
+	if (c->old)
+		return restore_write(c, &c->tg[0], c->buf, len, logical);
 	while (done < len) {
 		const struct restore_chunk *rc = find_chunk(c, logical + done);
 		u64 off, piece;
@@ -788,7 +826,8 @@ static int finish_target(struct restore_ctx *c, struct restore_target *t)
 	u64 size = btrfs_device_total_bytes(c->multi ? &t->item : &c->super.dev_item);
 	int ret;
 
-	if (t->is_file && btrfs_device_fd_size(t->fd) < size && ftruncate(t->fd, (off_t)size)) {
+	/* -o: the file ends with its last range, as btrfs-image -o leaves it (logical addresses are no device) */
+	if (t->is_file && !c->old && btrfs_device_fd_size(t->fd) < size && ftruncate(t->fd, (off_t)size)) {
 		ret = -errno;
 		error_errno(ret, "cannot enlarge %s to %llu bytes", t->path, (unsigned long long)size);
 		return ret;
@@ -802,11 +841,16 @@ static int finish_target(struct restore_ctx *c, struct restore_target *t)
 int image_restore(const char *source, const char *const *targets, int nr_targets,
 		  const struct image_restore_opts *opts)
 {
-	struct restore_ctx c = { .df = { .fd = -1 }, .multi = opts->multi, .nr_tg = nr_targets };
+	struct restore_ctx c = { .df = { .fd = -1 }, .multi = opts->multi, .old = opts->old,
+				 .nr_tg = nr_targets };
 	int ret, i;
 
 	if (nr_targets < 1 || (!opts->multi && nr_targets != 1)) {
 		error("%d targets: one, or with -m one per device of the dump", nr_targets);
+		return -EINVAL;
+	}
+	if (opts->multi && opts->old) {
+		error("-m and -o cannot be used together");
 		return -EINVAL;
 	}
 	c.tg = calloc((size_t)nr_targets, sizeof(*c.tg));
