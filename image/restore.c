@@ -432,7 +432,7 @@ static int scan_item(struct restore_ctx *c, u64 logical, size_t len)
 /*
  * btrfs-image checksums every block it dumps with crc32c, whatever the
  * filesystem's type: a block whose checksum is crc32c's and not the
- * filesystem's gets the filesystem's.
+ * filesystem's gets the filesystem's (every copy: DUP and -m mirrors too).
  */
 static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
 {
@@ -448,8 +448,10 @@ static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
 		if (btrfs_csum_data(c->csum_type, blk + BTRFS_CSUM_SIZE, c->nodesize - BTRFS_CSUM_SIZE, want) ||
 		    !memcmp(want, blk, BTRFS_CSUM_SIZE))
 			continue;
+		/* btrfs-image puts the 4 bytes of crc32c over the field's first bytes, the rest stays */
 		if (btrfs_csum_data(BTRFS_CSUM_TYPE_CRC32, blk + BTRFS_CSUM_SIZE,
-				    c->nodesize - BTRFS_CSUM_SIZE, crc) || memcmp(crc, blk, BTRFS_CSUM_SIZE))
+				    c->nodesize - BTRFS_CSUM_SIZE, crc) ||
+		    memcmp(crc, blk, btrfs_csum_type_size(BTRFS_CSUM_TYPE_CRC32)))
 			continue;
 		memcpy(blk, want, BTRFS_CSUM_SIZE);
 	}
