@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "image/image.h"
 #include "lib/format/format.h"
+#include "common/device-utils.h"
 #include "lib/format/accessors.h"
 #include "lib/format/compress.h"
 #include "lib/format/csum.h"
@@ -799,8 +800,19 @@ static int check_devices(struct restore_ctx *c)
 	return 0;
 }
 
-/* Open a target: a file is emptied (as btrfs-image truncates it), a block device kept. */
-static int open_target(struct restore_target *t)
+/* The size a target must have: its device's (the kernel checks it); -o: none. */
+static u64 target_need(const struct restore_ctx *c, const struct restore_target *t)
+{
+	if (c->old)
+		return 0;
+	return btrfs_device_total_bytes(c->multi ? &t->item : &c->super.dev_item);
+}
+
+/*
+ * Open a target and refuse a block device smaller than the filesystem's
+ * device; nothing is written yet.
+ */
+static int open_target(struct restore_ctx *c, struct restore_target *t)
 {
 	struct stat st;
 	int ret;
@@ -812,24 +824,56 @@ static int open_target(struct restore_target *t)
 		return ret;
 	}
 	t->is_file = S_ISREG(st.st_mode);
+	/* backup superblocks only where the target reached before the restore (a new file: none) */
+	t->reach = btrfs_device_fd_size(t->fd);
+	if (!t->is_file && t->reach < target_need(c, t)) {
+		error("%s has %llu bytes, the dump's device %llu needs %llu: nothing written", t->path,
+		      (unsigned long long)t->reach,
+		      (unsigned long long)btrfs_device_id(c->multi ? &t->item : &c->super.dev_item),
+		      (unsigned long long)target_need(c, t));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/*
+ * Before any tree block: the superblock copies the target holds are zeroed
+ * and flushed, so that a restore cut short leaves no superblock (of the old
+ * filesystem or the new one) over a mix of old and new blocks.  Then a file
+ * is emptied, as btrfs-image truncates it.
+ */
+static int clear_target(struct restore_ctx *c, struct restore_target *t)
+{
+	bool zeroed = false;
+	int ret = 0;
+
+	for (int m = 0; !ret && m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		if (btrfs_sb_offset(m) + BTRFS_SUPER_INFO_SIZE > t->reach)
+			break;
+		ret = btrfs_dev_zero(c->log, t->fd, btrfs_sb_offset(m), BTRFS_SUPER_INFO_SIZE, false);
+		zeroed = true;
+	}
+	if (!ret && zeroed)
+		ret = btrfs_dev_flush(c->log, t->fd);
+	if (ret) {
+		error_errno(ret, "cannot clear the superblocks of %s", t->path);
+		return ret;
+	}
 	if (t->is_file && ftruncate(t->fd, 0)) {
 		ret = -errno;
 		error_errno(ret, "cannot truncate %s", t->path);
-		return ret;
 	}
-	/* backup superblocks only where the target reached before the restore (a new file: none) */
-	t->reach = btrfs_device_fd_size(t->fd);
-	return 0;
+	return ret;
 }
 
 /* After the tree blocks: files grow to their device's size (the kernel checks it), flushed. */
 static int finish_target(struct restore_ctx *c, struct restore_target *t)
 {
-	u64 size = btrfs_device_total_bytes(c->multi ? &t->item : &c->super.dev_item);
+	u64 size = target_need(c, t);
 	int ret;
 
 	/* -o: the file ends with its last range, as btrfs-image -o leaves it (logical addresses are no device) */
-	if (t->is_file && !c->old && btrfs_device_fd_size(t->fd) < size && ftruncate(t->fd, (off_t)size)) {
+	if (t->is_file && btrfs_device_fd_size(t->fd) < size && ftruncate(t->fd, (off_t)size)) {
 		ret = -errno;
 		error_errno(ret, "cannot enlarge %s to %llu bytes", t->path, (unsigned long long)size);
 		return ret;
@@ -862,6 +906,14 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 		c.tg[i].fd = -1;
 		c.tg[i].path = targets[i];
 	}
+	for (i = 0; i < nr_targets; i++) {
+		if (target_is_mounted(targets[i])) {
+			error("%s is mounted (or a device of a mounted filesystem): nothing written",
+			      targets[i]);
+			ret = -EBUSY;
+			goto out;
+		}
+	}
 	ret = dump_open(source, &c.df);
 	if (ret)
 		goto out;
@@ -874,7 +926,9 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 		goto out;
 	ret = btrfs_write_log_open(&c.log);
 	for (i = 0; !ret && i < nr_targets; i++)
-		ret = open_target(&c.tg[i]);
+		ret = open_target(&c, &c.tg[i]);
+	for (i = 0; !ret && i < nr_targets; i++)
+		ret = clear_target(&c, &c.tg[i]);
 	if (!ret)
 		ret = walk_dump(&c, PASS_WRITE);
 	/*
