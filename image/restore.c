@@ -866,17 +866,26 @@ static int clear_target(struct restore_ctx *c, struct restore_target *t)
 	return ret;
 }
 
-/* After the tree blocks: files grow to their device's size (the kernel checks it), flushed. */
+/*
+ * After the tree blocks: a file grows to its device's size (the kernel
+ * checks it) by zeros written at its end, through the device write path so
+ * that the growth is ordered (and logged) with the blocks, before the flush
+ * that precedes the superblocks; then the target is flushed.
+ */
 static int finish_target(struct restore_ctx *c, struct restore_target *t)
 {
-	u64 size = target_need(c, t);
-	int ret;
+	u64 size = target_need(c, t), have = btrfs_device_fd_size(t->fd);
+	int ret = 0;
 
-	/* -o: the file ends with its last range, as btrfs-image -o leaves it (logical addresses are no device) */
-	if (t->is_file && btrfs_device_fd_size(t->fd) < size && ftruncate(t->fd, (off_t)size)) {
-		ret = -errno;
-		error_errno(ret, "cannot enlarge %s to %llu bytes", t->path, (unsigned long long)size);
-		return ret;
+	if (t->is_file && have < size) {
+		u64 from = have > size - BTRFS_SUPER_INFO_SIZE || size < BTRFS_SUPER_INFO_SIZE ?
+			   have : size - BTRFS_SUPER_INFO_SIZE;
+
+		ret = btrfs_dev_zero(c->log, t->fd, from, size - from, false);
+		if (ret) {
+			error_errno(ret, "cannot enlarge %s to %llu bytes", t->path, (unsigned long long)size);
+			return ret;
+		}
 	}
 	ret = btrfs_dev_flush(c->log, t->fd);
 	if (ret)
