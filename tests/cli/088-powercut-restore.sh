@@ -10,19 +10,10 @@
 . "$TOP/tests/lib/common.sh"
 check_prereq python3
 check_prereq fsck-images
-MODE=${POWERCUT:-sample}
-MOUNT=()
-[ "$MODE" = full ] && MOUNT=(--mount)
+. "$TOP/tests/lib/powercut.sh"
 pc() {
 	local name=$1 kind=$2 dev=$3; shift 3
-	run_mayfail python3 "$TOP/tests/tools/powercut.py" --mode "$MODE" --seed 18 "${MOUNT[@]}" --kind "$kind" \
-		--btrfs "$BTRFS" --name "$name" --dev "$dev" -- "$@" > "$T/out" 2>&1
-	local rc=$?
-	cat "$T/out"
-	[ $rc -eq 0 ] || _fail "$name: powercut.py exit $rc"
-	assert_grep "^powercut $name: writes [1-9][0-9]*, flushes [1-9][0-9]*, .* failed 0 " "$T/out"
-	assert_not_grep '^FAILED' "$T/out"
-	[ "$MODE" != full ] || assert_grep "^powercut $name: the kernel mounts the final state" "$T/out"
+	powercut_run "$name" "$kind" --dev "$dev" -- "$@"
 }
 src=$T/src
 mkdir -p "$src/d"

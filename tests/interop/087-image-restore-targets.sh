@@ -5,7 +5,8 @@
 # than the dump's device is refused before anything is written; a block
 # device holding an older filesystem is restored onto (its stale superblock
 # copies cleared first) and passes both checks; a new file is created sparse
-# with the size of the dump's device item.
+# with the size of the dump's device item.  A restore of Debian's btrfs-image
+# dump of an xxhash filesystem (crc32c in its blocks) mounts in the kernel.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel fsck-images
@@ -48,4 +49,20 @@ expect_exit 1 "$BTRFS" image -r "$img" "$dev" 2> "$T/err"
 assert_grep "$dev has 33554432 bytes, the dump's device 1 needs $size: nothing written" "$T/err"
 [ "$(md5sum < "$dev")" = "$sum" ] || _fail "the too small device was written"
 losetup -d "$dev"
+
+# xxhash: Debian's mkfs and btrfs-image, our restore, the kernel mounts it and lists the files
+if [ -x /usr/bin/btrfs-image ] && [ -x /usr/sbin/mkfs.btrfs ]; then
+	mkdir -p "$T/src"
+	for i in $(seq 1 50); do echo "$i" > "$T/src/f$i"; done
+	rm -f "$T/x.img" "$T/xr.img"; truncate -s 300M "$T/x.img"
+	run_check /usr/sbin/mkfs.btrfs -q --csum xxhash --rootdir "$T/src" "$T/x.img" > /dev/null
+	run_check /usr/bin/btrfs-image "$T/x.img" "$T/x.dump"
+	run_check "$BTRFS" image -r "$T/x.dump" "$T/xr.img"
+	dev=$(setup_loopdev "$T/xr.img"); track_loopdev "$dev"
+	mount_tracked "$dev" "$T/mnt" ro
+	[ "$(ls "$T/mnt" | wc -l)" -eq 50 ] || _fail "the restored xxhash filesystem lists $(ls "$T/mnt" | wc -l) files, expected 50"
+	umount "$T/mnt" || _fail "umount failed"
+	losetup -d "$dev"
+	echo "ok xxhash restore mounts"
+fi
 echo ok
