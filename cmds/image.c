@@ -8,6 +8,7 @@
 static const char *const cmd_image_usage[] = {
 	"btrfs image [options] SOURCE TARGET",
 	"Create or restore a metadata dump in the btrfs-image format",
+	"Restore: -r SOURCE TARGET, or -m SOURCE TARGET... (one TARGET per device of the dump).",
 	"SOURCE and TARGET may be '-' for stdin and stdout (restore: SOURCE only).",
 	NULL
 };
@@ -16,10 +17,10 @@ static const struct cli_option cmd_image_options[] = {
 	OPT_FLAG('r', "restore", "restore the metadump image SOURCE onto TARGET"),
 	OPT_ARG('c', "compress", "LEVEL", "compression level 0..9 (create; not implemented yet)"),
 	OPT_ARG('t', "threads", "N", "number of threads (not implemented yet)"),
-	OPT_FLAG('o', "old-restore", "old restore: logical offsets (not implemented yet)"),
+	OPT_FLAG('o', "old-restore", "old restore: ranges at logical offsets, no chunk mapping (with -r)"),
 	OPT_FLAG('s', "sanitize", "sanitize names, twice for hash-preserving names (not implemented yet)"),
 	OPT_FLAG('w', "walk-trees", "walk the trees to find blocks (create; not implemented yet)"),
-	OPT_FLAG('m', "multi-devices", "restore onto several devices (not implemented yet)"),
+	OPT_FLAG('m', "multi-devices", "restore onto one TARGET per device of the dump (implies -r)"),
 	OPT_FLAG('d', "data", "dump data too (not implemented yet)"),
 	OPT_END(),
 };
@@ -27,6 +28,7 @@ static const struct cli_option cmd_image_options[] = {
 static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_getopt_state st = { 0 };
+	struct image_restore_opts ropts = { 0 };
 	bool restore = false;
 	const char *unsupported = NULL;
 	int c, ret;
@@ -38,10 +40,15 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 			break;
 		case 'c': unsupported = "-c"; break;
 		case 't': unsupported = "-t"; break;
-		case 'o': unsupported = "-o"; break;
+		case 'o':
+			ropts.old = true;
+			break;
 		case 's': unsupported = "-s"; break;
 		case 'w': unsupported = "-w"; break;
-		case 'm': unsupported = "-m"; break;
+		case 'm':
+			restore = true;
+			ropts.multi = true;
+			break;
 		case 'd': unsupported = "-d"; break;
 		case CLI_OPT_HELP:
 			return usage_print(cmd, stdout, true);
@@ -49,8 +56,8 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 			return 1;
 		}
 	}
-	if (argc - st.optind != 2)
-		return usage_error(cmd, "need SOURCE and TARGET");
+	if (argc - st.optind < 2 || (!ropts.multi && argc - st.optind != 2))
+		return usage_error(cmd, ropts.multi ? "need SOURCE and TARGET..." : "need SOURCE and TARGET");
 	if (!restore) {
 		error("creating a dump is not implemented yet");
 		return 1;
@@ -59,7 +66,8 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 		error("option %s is not implemented yet", unsupported);
 		return 1;
 	}
-	ret = image_restore(argv[st.optind], argv[st.optind + 1]);
+	ret = image_restore(argv[st.optind], (const char *const *)argv + st.optind + 1,
+			    argc - st.optind - 1, &ropts);
 	return ret ? 1 : 0;
 }
 DEFINE_COMMAND(image, "image", cmd_image_options, 0);

@@ -3,14 +3,27 @@
 #ifndef BTRFS_KIT_IMAGE_H
 #define BTRFS_KIT_IMAGE_H
 
+#include <stdbool.h>
+
+struct image_restore_opts {
+	bool multi;             /* -m: one target per device of the dump, in devid order */
+	bool old;               /* -o: btrfs-image's old restore: ranges at logical offsets */
+};
+
 /*
  * Restore the dump at source ("-" = stdin) onto the single device or file
- * target.  The whole dump is read and validated (clusters, items, zlib
- * streams, superblock, every range inside a chunk) before the target is
- * opened.  Returns 0 or a negative errno after an error naming the cluster
- * and item; -EOPNOTSUPP for what this version does not restore yet
- * (dumps of multi-device filesystems).
+ * target, or with opts->multi onto one target per device of the dumped
+ * filesystem (targets[i] gets the device with the i-th smallest devid: its
+ * own superblock and dev_item, every chunk at its original device offsets).
+ * The whole dump is read and validated (clusters, items, zlib streams,
+ * superblock, every range inside a chunk) before a target is opened, then
+ * read again to write; a dump that is not a regular file (a pipe, stdin) is
+ * first copied to an unlinked temporary file in $TMPDIR.  Memory: one item
+ * of the dump, not the dump.  Returns 0 or a negative errno after an error
+ * naming the cluster and item; -EOPNOTSUPP for what this version does not restore yet
+ * (a dump of a multi-device filesystem onto one target, RAID5/6 with -m).
  */
-int image_restore(const char *source, const char *target);
+int image_restore(const char *source, const char *const *targets, int nr_targets,
+		  const struct image_restore_opts *opts);
 
 #endif

@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Restore of a btrfs-image metadata dump onto one device: the format is in
- * lib/format/metadump.h.  Two passes over the dump held in memory: the first
- * validates every cluster and item and builds the chunk map from the chunk
- * tree leaves in the dump, the second writes; nothing is written before the
- * whole dump is known readable.  Every write goes through restore_write().
+ * lib/format/metadump.h.  The dump is read one cluster and one item at a
+ * time (memory: one item, whatever the dump's size), in three passes: the
+ * first validates every cluster and item and builds the chunk map from the
+ * chunk tree leaves in the dump, the second checks every item against that
+ * map, the third writes; nothing is written before the whole dump is known
+ * readable.  Every write goes through restore_write().
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "image/image.h"
 #include "lib/format/format.h"
+#include "common/device-utils.h"
 #include "lib/format/accessors.h"
+#include "lib/format/compress.h"
 #include "lib/format/csum.h"
 #include "lib/format/growable-array.h"
 #include "lib/format/messages.h"
@@ -23,6 +27,20 @@
 #include "lib/read/dev-write.h"
 #include "lib/read/super.h"
 #include "lib/read/volumes.h"
+
+/*
+ * The dump being restored, read with pread: a regular file, or stdin or a
+ * pipe spooled first to an unlinked temporary file in $TMPDIR, so that every
+ * dump is validated whole before the target is opened (a restore that reads
+ * a pipe as it writes could stop midway on a bad cluster and leave half a
+ * filesystem over what the target held).
+ */
+struct dump_file {
+	int fd;
+	u64 base;               /* offset of the dump's first byte in fd */
+	u64 len;
+	bool owned;             /* fd opened here, closed by dump_close() */
+};
 
 /* Where a chunk of the dumped filesystem lands on the restored device. */
 struct restore_chunk {
@@ -32,9 +50,18 @@ struct restore_chunk {
 	u64 physical_dup;       /* 0 unless DUP */
 };
 
+/* A device the dump is restored onto. */
+struct restore_target {
+	const char *path;
+	int fd;
+	bool is_file;
+	u64 reach;              /* bytes the target had before the restore */
+	bool have_item;         /* -m: item holds the chunk tree's DEV_ITEM of this device */
+	struct btrfs_dev_item item;
+};
+
 struct restore_ctx {
-	const u8 *dump;
-	size_t dump_len;
+	struct dump_file df;
 	u64 magic;
 	u32 max_item;           /* largest uncompressed item the version allows */
 	struct btrfs_super_block super;
@@ -46,45 +73,61 @@ struct restore_ctx {
 	struct restore_chunk *chunks;
 	size_t nr_chunks;
 	size_t alloc_chunks;
-	u8 *buf;                /* one item, uncompressed */
-	size_t buf_alloc;
-	int fd;
+	u8 *buf;                /* one item, uncompressed (max_item bytes) */
+	u8 *raw;                /* one item as stored in the dump */
+	size_t raw_alloc;
+	bool multi;             /* -m: every device of the dump onto its own target */
+	bool old;               /* -o: every range at its logical address, no chunk mapping */
+	struct btrfs_chunk_tree_map map;   /* -m: every chunk with all its stripes */
+	struct restore_target *tg;         /* the targets: one, or (-m) one per device by devid */
+	int nr_tg;
 	struct btrfs_write_log *log;  /* BTRFS_KIT_WRITE_LOG (lib/read/dev-write.h), or NULL */
 };
 
-/* The one function that writes to the target: through the device write path (and its log). */
-static int restore_write(struct restore_ctx *c, const void *buf, u64 len, u64 physical)
+/* The one function that writes to a target: through the device write path (and its log). */
+static int restore_write(struct restore_ctx *c, struct restore_target *t, const void *buf, u64 len,
+			 u64 physical)
 {
-	int ret = btrfs_dev_write(c->log, c->fd, buf, len, physical);
+	int ret = btrfs_dev_write(c->log, t->fd, buf, len, physical);
 
 	if (ret)
-		error_errno(ret, "write of %llu bytes at %llu", (unsigned long long)len,
-			    (unsigned long long)physical);
+		error_errno(ret, "write of %llu bytes at %llu of %s", (unsigned long long)len,
+			    (unsigned long long)physical, t->path);
 	return ret;
 }
 
-static int read_all(const char *source, u8 **out, size_t *len)
+/* Copy the rest of in to an unlinked file in $TMPDIR, holes for zero blocks. */
+static int spool_dump(int in, const char *source, struct dump_file *df)
 {
-	int fd = strcmp(source, "-") ? open(source, O_RDONLY) : STDIN_FILENO;
-	size_t alloc = 0, got = 0;
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
 	u8 *buf = NULL;
-	int ret = 0;
+	size_t alloc = 0;
+	u64 len = 0;
+	int ret = 0, fd;
 
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+	if (fd < 0 && snprintf(path, sizeof(path), "%s/btrfs-image.XXXXXX", dir) < (int)sizeof(path)) {
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
+	}
 	if (fd < 0) {
 		ret = -errno;
-		error_errno(ret, "cannot open %s", source);
+		error_errno(ret, "cannot create a temporary file in %s to hold the dump read from %s",
+			    dir, source);
 		return ret;
 	}
+	if (ARRAY_RESERVE(buf, alloc, 1 << 20)) {
+		close(fd);
+		return -ENOMEM;
+	}
 	for (;;) {
-		ssize_t n;
+		ssize_t n = read(in, buf, alloc);
+		size_t z = 0;
 
-		/* at least 1 MiB free: the array doubles from there */
-		if (ARRAY_RESERVE(buf, alloc, got + (1 << 20))) {
-			error("out of memory reading %s", source);
-			ret = -ENOMEM;
-			break;
-		}
-		n = read(fd, buf + got, alloc - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -94,16 +137,90 @@ static int read_all(const char *source, u8 **out, size_t *len)
 		}
 		if (n == 0)
 			break;
-		got += (size_t)n;
+		while (z < (size_t)n && !buf[z])
+			z++;
+		if (z == (size_t)n) {           /* all zeros: a hole */
+			len += (u64)n;
+			continue;
+		}
+		if (lseek(fd, (off_t)len, SEEK_SET) < 0 || write(fd, buf, (size_t)n) != n) {
+			ret = errno ? -errno : -EIO;
+			error_errno(ret, "write of the temporary copy of %s", source);
+			break;
+		}
+		len += (u64)n;
 	}
-	if (fd != STDIN_FILENO)
-		close(fd);
+	free(buf);
+	if (!ret && ftruncate(fd, (off_t)len)) {
+		ret = -errno;
+		error_errno(ret, "cannot size the temporary copy of %s", source);
+	}
 	if (ret) {
-		free(buf);
+		close(fd);
 		return ret;
 	}
-	*out = buf;
-	*len = got;
+	df->fd = fd;
+	df->base = 0;
+	df->len = len;
+	df->owned = true;
+	return 0;
+}
+
+static int dump_open(const char *source, struct dump_file *df)
+{
+	bool std = !strcmp(source, "-");
+	int fd = std ? STDIN_FILENO : open(source, O_RDONLY);
+	struct stat st;
+	off_t at;
+	int ret;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		error_errno(ret, "cannot open %s", source);
+		if (fd >= 0 && !std)
+			close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = spool_dump(fd, source, df);
+		if (!std)
+			close(fd);
+		return ret;
+	}
+	at = std ? lseek(fd, 0, SEEK_CUR) : 0;
+	df->fd = fd;
+	df->base = at > 0 && at < st.st_size ? (u64)at : 0;
+	df->len = (u64)st.st_size - df->base;
+	df->owned = !std;
+	return 0;
+}
+
+static void dump_close(struct dump_file *df)
+{
+	if (df->owned && df->fd >= 0)
+		close(df->fd);
+	df->fd = -1;
+}
+
+/* len bytes of the dump at off (the caller checked off + len <= df->len). */
+static int dump_read(const struct dump_file *df, void *buf, size_t len, u64 off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(df->fd, (u8 *)buf + got, len - got, (off_t)(df->base + off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int ret = n < 0 ? -errno : -EIO;
+
+			error_errno(ret, "read of %zu bytes of the dump at %llu", len,
+				    (unsigned long long)off);
+			return ret;
+		}
+		got += (size_t)n;
+	}
 	return 0;
 }
 
@@ -111,8 +228,7 @@ static int read_all(const char *source, u8 **out, size_t *len)
 static int item_payload(struct restore_ctx *c, u8 compress, const u8 *raw, u32 raw_len,
 			u64 cluster, u32 nr, size_t *len)
 {
-	z_stream zs;
-	int zret;
+	int ret;
 
 	if (compress == METADUMP_COMPRESS_NONE) {
 		if (raw_len > c->max_item) {
@@ -124,24 +240,16 @@ static int item_payload(struct restore_ctx *c, u8 compress, const u8 *raw, u32 r
 		*len = raw_len;
 		return 0;
 	}
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit(&zs) != Z_OK) {
-		error("cluster at %llu item %u: zlib init failed", (unsigned long long)cluster, nr);
-		return -ENOMEM;
-	}
-	zs.next_in = (u8 *)raw;
-	zs.avail_in = raw_len;
-	zs.next_out = c->buf;
-	zs.avail_out = c->max_item;
-	zret = inflate(&zs, Z_FINISH);
-	*len = c->max_item - zs.avail_out;
-	inflateEnd(&zs);
-	if (zret != Z_STREAM_END) {
+	ret = btrfs_zlib_inflate_exact(raw, raw_len, c->buf, c->max_item);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0) {
 		error("cluster at %llu item %u: corrupt zlib stream (%s)", (unsigned long long)cluster,
-		      nr, zret == Z_BUF_ERROR && zs.avail_out == 0 ? "larger than the format's limit" :
-		      zret == Z_BUF_ERROR ? "truncated" : "bad data");
+		      nr, ret == -E2BIG ? "larger than the format's limit" :
+		      ret == -ENODATA ? "truncated" : "bad data or bytes after its end");
 		return -EUCLEAN;
 	}
+	*len = (size_t)ret;
 	return 0;
 }
 
@@ -174,14 +282,68 @@ static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 clus
 		      (unsigned long long)cluster, c->csum_type, c->nodesize);
 		return -EUCLEAN;
 	}
-	if (btrfs_super_num_devices(&c->super) != 1) {
-		error("the dump is of a filesystem with %llu devices: restoring it onto one device is not implemented yet",
+	if (c->multi && btrfs_super_num_devices(&c->super) != (u64)c->nr_tg) {
+		error("-m: the dump is of a filesystem with %llu devices, %d targets given",
+		      (unsigned long long)btrfs_super_num_devices(&c->super), c->nr_tg);
+		return -EINVAL;
+	}
+	if (!c->multi && !c->old && btrfs_super_num_devices(&c->super) != 1) {
+		error("the dump is of a filesystem with %llu devices: restoring it onto one device is not implemented yet (use -m with one target per device)",
 		      (unsigned long long)btrfs_super_num_devices(&c->super));
 		return -EOPNOTSUPP;
 	}
 	memcpy(c->fsid, btrfs_super_metadata_fsid(&c->super), BTRFS_FSID_SIZE);
 	c->have_super = true;
+	if (c->multi) {
+		int ret = btrfs_read_sys_chunk_array(&c->map, &c->super);
+
+		if (ret)
+			return ret;
+	}
 	return btrfs_read_sys_chunk_array(&c->sys, &c->super);
+}
+
+/* -m: the DEV_ITEM at slot of a chunk tree leaf: its device's target takes it (by devid order). */
+static int take_dev_item(struct restore_ctx *c, const u8 *blk, u64 bytenr, u32 slot)
+{
+	const struct btrfs_item *it = (const struct btrfs_item *)(blk + sizeof(struct btrfs_header)) + slot;
+	u32 room = c->nodesize - sizeof(struct btrfs_header);
+	u32 off = btrfs_item_offset(it), size = btrfs_item_size(it);
+	const struct btrfs_dev_item *di;
+	u64 devid = btrfs_disk_key_offset(&it->key);
+	int i;
+
+	if (off > room || size > room - off || size < sizeof(*di)) {
+		error("chunk tree block %llu slot %u: dev item offset %u size %u out of the leaf",
+		      (unsigned long long)bytenr, slot, off, size);
+		return -EUCLEAN;
+	}
+	di = (const struct btrfs_dev_item *)(blk + sizeof(struct btrfs_header) + off);
+	if (btrfs_device_id(di) != devid || !devid) {
+		error("chunk tree block %llu slot %u: dev item devid %llu, key offset %llu",
+		      (unsigned long long)bytenr, slot, (unsigned long long)btrfs_device_id(di),
+		      (unsigned long long)devid);
+		return -EUCLEAN;
+	}
+	/* the targets hold the devices in devid order: insert this one in its place */
+	for (i = 0; i < c->nr_tg && c->tg[i].have_item; i++) {
+		if (btrfs_device_id(&c->tg[i].item) == devid)
+			return 0;       /* a leaf seen twice (an older copy of the chunk tree) */
+		if (btrfs_device_id(&c->tg[i].item) > devid)
+			break;
+	}
+	if (c->nr_tg == 0 || c->tg[c->nr_tg - 1].have_item) {
+		error("-m: the dump's chunk tree has more than %d devices (devid %llu), %d targets given",
+		      c->nr_tg, (unsigned long long)devid, c->nr_tg);
+		return -EINVAL;
+	}
+	for (int j = c->nr_tg - 1; j > i; j--) {
+		c->tg[j].item = c->tg[j - 1].item;
+		c->tg[j].have_item = c->tg[j - 1].have_item;
+	}
+	c->tg[i].item = *di;
+	c->tg[i].have_item = true;
+	return 0;
 }
 
 /* The chunk items of a chunk tree leaf into the map. */
@@ -210,7 +372,14 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 		struct restore_chunk *rc;
 		u32 off = btrfs_item_offset(it), size = btrfs_item_size(it);
 		u64 logical = btrfs_disk_key_offset(&it->key);
+		int ret;
 
+		if (c->multi && btrfs_disk_key_type(&it->key) == BTRFS_DEV_ITEM_KEY) {
+			ret = take_dev_item(c, blk, bytenr, i);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (btrfs_disk_key_type(&it->key) != BTRFS_CHUNK_ITEM_KEY)
 			continue;
 		if (off > room || size > room - off || size < btrfs_chunk_item_size(1)) {
@@ -229,6 +398,11 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 		}
 		if (find_chunk(c, logical))
 			continue;
+		if (c->multi) {
+			ret = btrfs_add_chunk(&c->map, logical, chunk, size, btrfs_super_sectorsize(&c->super));
+			if (ret)
+				return ret;
+		}
 		if (ARRAY_GROW(c->chunks, c->nr_chunks, c->alloc_chunks))
 			return -ENOMEM;
 		rc = &c->chunks[c->nr_chunks++];
@@ -259,7 +433,7 @@ static int scan_item(struct restore_ctx *c, u64 logical, size_t len)
 /*
  * btrfs-image checksums every block it dumps with crc32c, whatever the
  * filesystem's type: a block whose checksum is crc32c's and not the
- * filesystem's gets the filesystem's.
+ * filesystem's gets the filesystem's (every copy: DUP and -m mirrors too).
  */
 static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
 {
@@ -275,27 +449,75 @@ static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
 		if (btrfs_csum_data(c->csum_type, blk + BTRFS_CSUM_SIZE, c->nodesize - BTRFS_CSUM_SIZE, want) ||
 		    !memcmp(want, blk, BTRFS_CSUM_SIZE))
 			continue;
+		/* btrfs-image puts the 4 bytes of crc32c over the field's first bytes, the rest stays */
 		if (btrfs_csum_data(BTRFS_CSUM_TYPE_CRC32, blk + BTRFS_CSUM_SIZE,
-				    c->nodesize - BTRFS_CSUM_SIZE, crc) || memcmp(crc, blk, BTRFS_CSUM_SIZE))
+				    c->nodesize - BTRFS_CSUM_SIZE, crc) ||
+		    memcmp(crc, blk, btrfs_csum_type_size(BTRFS_CSUM_TYPE_CRC32)))
 			continue;
 		memcpy(blk, want, BTRFS_CSUM_SIZE);
 	}
 }
 
-static int write_super(struct restore_ctx *c, u64 size)
+/*
+ * -o: the superblock of btrfs-image's old restore, for tools that read a
+ * METADUMP image with logical addresses as device offsets: flag METADUMP (v0
+ * dumps), and a sys_chunk_array of one SYSTEM chunk at logical 0 of length
+ * 2^64-1 on this device at offset 0 (owner the extent tree, stripe_len 64K,
+ * io sizes the sectorsize).
+ */
+static void old_restore_super(struct btrfs_super_block *sb, bool magic_is_v0)
+{
+	struct btrfs_disk_key *key = (struct btrfs_disk_key *)sb->sys_chunk_array;
+	struct btrfs_chunk *chunk = (struct btrfs_chunk *)(sb->sys_chunk_array + sizeof(*key));
+	u32 sectorsize = btrfs_super_sectorsize(sb);
+
+	if (magic_is_v0)
+		btrfs_set_super_flags(sb, btrfs_super_flags(sb) | BTRFS_SUPER_FLAG_METADUMP);
+	btrfs_set_disk_key_objectid(key, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	btrfs_set_disk_key_type(key, BTRFS_CHUNK_ITEM_KEY);
+	btrfs_set_disk_key_offset(key, 0);
+	btrfs_set_chunk_length(chunk, (u64)-1);
+	btrfs_set_chunk_owner(chunk, BTRFS_EXTENT_TREE_OBJECTID);
+	btrfs_set_chunk_stripe_len(chunk, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_type(chunk, BTRFS_BLOCK_GROUP_SYSTEM);
+	btrfs_set_chunk_io_align(chunk, sectorsize);
+	btrfs_set_chunk_io_width(chunk, sectorsize);
+	btrfs_set_chunk_sector_size(chunk, sectorsize);
+	btrfs_set_chunk_num_stripes(chunk, 1);
+	btrfs_set_chunk_sub_stripes(chunk, 0);
+	btrfs_set_stripe_devid(&chunk->stripe[0], btrfs_device_id(&sb->dev_item));
+	btrfs_set_stripe_offset(&chunk->stripe[0], 0);
+	memcpy(chunk->stripe[0].dev_uuid, sb->dev_item.uuid, BTRFS_UUID_SIZE);
+	btrfs_set_super_sys_array_size(sb, sizeof(*key) + btrfs_chunk_item_size(1));
+}
+
+/*
+ * The superblocks of target t.  One target: the dump's, flagged METADUMP_V2
+ * (v0 dumps) with num_devices 1, mirrors where the target already reached (a
+ * device; a new file: none), as btrfs-image.  -m: the dump's with the device's
+ * own dev_item, every mirror inside the device's total_bytes.
+ */
+static int write_super(struct restore_ctx *c, struct restore_target *t)
 {
 	struct btrfs_super_block sb = c->super;
+	u64 size = t->reach;
 	int ret;
 
-	if (c->magic == METADUMP_MAGIC_V0)
-		btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | BTRFS_SUPER_FLAG_METADUMP_V2);
-	btrfs_set_super_num_devices(&sb, 1);
+	if (c->multi) {
+		sb.dev_item = t->item;
+		size = btrfs_device_total_bytes(&t->item);
+	} else if (c->old) {
+		old_restore_super(&sb, c->magic == METADUMP_MAGIC_V0);
+	} else {
+		if (c->magic == METADUMP_MAGIC_V0)
+			btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | BTRFS_SUPER_FLAG_METADUMP_V2);
+		btrfs_set_super_num_devices(&sb, 1);
+	}
 	ret = btrfs_super_csum_set(&sb);
 	if (!ret)
-		ret = restore_write(c, &sb, sizeof(sb), BTRFS_SUPER_INFO_OFFSET);
+		ret = restore_write(c, t, &sb, sizeof(sb), BTRFS_SUPER_INFO_OFFSET);
 	if (ret)
 		return ret;
-	/* Mirrors where the target already reached (a device; a new file: none), as btrfs-image. */
 	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
 		u64 at = btrfs_sb_offset(m);
 
@@ -304,9 +526,55 @@ static int write_super(struct restore_ctx *c, u64 size)
 		btrfs_set_super_bytenr(&sb, at);
 		ret = btrfs_super_csum_set(&sb);
 		if (!ret)
-			ret = restore_write(c, &sb, sizeof(sb), at);
+			ret = restore_write(c, t, &sb, sizeof(sb), at);
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+static struct restore_target *target_of(struct restore_ctx *c, u64 devid)
+{
+	for (int i = 0; i < c->nr_tg; i++)
+		if (btrfs_device_id(&c->tg[i].item) == devid)
+			return &c->tg[i];
+	return NULL;
+}
+
+/* -m: the range at c->buf onto every copy of it, on the devices of its chunk's stripes. */
+static int write_item_multi(struct restore_ctx *c, u64 logical, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		const struct btrfs_chunk_map *cm = btrfs_chunk_lookup(&c->map, logical + done);
+		u64 piece = len - done;
+
+		if (!cm)
+			return -EUCLEAN;        /* the RANGES pass saw every range inside a chunk */
+		/* every copy of the piece up to the end of its stripe unit */
+		for (int m = 1; m <= btrfs_chunk_num_mirrors(cm); m++) {
+			struct btrfs_io_stripe io;
+			int ret = btrfs_chunk_map_one(cm, logical + done, m, &io);
+
+			if (ret)
+				return ret;
+			if (io.len < piece)
+				piece = io.len;
+		}
+		for (int m = 1; m <= btrfs_chunk_num_mirrors(cm); m++) {
+			struct btrfs_io_stripe io;
+			struct restore_target *t;
+			int ret = btrfs_chunk_map_one(cm, logical + done, m, &io);
+
+			t = ret ? NULL : target_of(c, io.devid);
+			if (!t)
+				return ret ? ret : -ENODEV;  /* check_devices() found every stripe's device */
+			ret = restore_write(c, t, c->buf + done, piece, io.physical);
+			if (ret)
+				return ret;
+		}
+		done += piece;
 	}
 	return 0;
 }
@@ -320,6 +588,10 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 	if (logical == BTRFS_SUPER_INFO_OFFSET)
 		return 0;
 	fix_block_csums(c, logical, len);
+	if (c->multi)
+		return write_item_multi(c, logical, len);
+	if (c->old)
+		return restore_write(c, &c->tg[0], c->buf, len, logical);
 	while (done < len) {
 		const struct restore_chunk *rc = find_chunk(c, logical + done);
 		u64 off, piece;
@@ -331,9 +603,9 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 		piece = rc->length - off;
 		if (piece > len - done)
 			piece = len - done;
-		ret = restore_write(c, c->buf + done, piece, rc->physical + off);
+		ret = restore_write(c, &c->tg[0], c->buf + done, piece, rc->physical + off);
 		if (!ret && rc->physical_dup)
-			ret = restore_write(c, c->buf + done, piece, rc->physical_dup + off);
+			ret = restore_write(c, &c->tg[0], c->buf + done, piece, rc->physical_dup + off);
 		if (ret)
 			return ret;
 		done += piece;
@@ -341,207 +613,358 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 	return 0;
 }
 
-/* Every cluster and item in turn; pass 1 validates and maps, pass 2 writes. */
-static int walk_dump(struct restore_ctx *c, int pass)
+/*
+ * The three passes over the dump, each one cluster and one item at a time:
+ * CHECK reads and inflates every item, takes the superblock and builds the
+ * chunk map from the chunk tree leaves; RANGES reads the index blocks again
+ * and finds every item inside a chunk of the now complete map; WRITE writes.
+ */
+enum restore_pass { PASS_CHECK, PASS_RANGES, PASS_WRITE };
+
+/* The largest payload of an item in the file: zlib may grow a range a little. */
+static u64 max_raw_item(const struct restore_ctx *c, u8 compress)
 {
-	size_t pos = 0;
-	bool first = true;
+	return compress == METADUMP_COMPRESS_NONE ? c->max_item :
+	       (u64)c->max_item + c->max_item / 64 + METADUMP_BLOCK_SIZE;
+}
 
-	while (pos < c->dump_len) {
-		const struct metadump_cluster *cl = (const void *)(c->dump + pos);
-		const struct metadump_header *h = &cl->header;
-		u64 cluster = pos;
-		u32 nritems;
-		size_t p;
+static int check_index(struct restore_ctx *c, const struct metadump_header *h, u64 cluster)
+{
+	u32 nritems = metadump_nritems(h);
 
-		if (c->dump_len - pos < METADUMP_BLOCK_SIZE) {
-			error("cluster at %llu: truncated index block (%zu of %u bytes)",
-			      (unsigned long long)cluster, c->dump_len - pos, METADUMP_BLOCK_SIZE);
+	if (cluster == 0 && !c->max_item) {
+		c->magic = metadump_magic(h);
+		if (c->magic != METADUMP_MAGIC_V0 && c->magic != METADUMP_MAGIC_V1) {
+			error("cluster at 0: magic 0x%016llx is not a btrfs-image dump",
+			      (unsigned long long)c->magic);
 			return -EUCLEAN;
 		}
-		if (first && pass == 1) {
-			c->magic = metadump_magic(h);
-			if (c->magic != METADUMP_MAGIC_V0 && c->magic != METADUMP_MAGIC_V1) {
-				error("cluster at 0: magic 0x%016llx is not a btrfs-image dump",
-				      (unsigned long long)c->magic);
-				return -EUCLEAN;
-			}
-			c->max_item = c->magic == METADUMP_MAGIC_V0 ? METADUMP_MAX_PENDING_V0 * 2 :
-				      METADUMP_MAX_PENDING_V1;
-			c->buf = malloc(c->max_item);
-			if (!c->buf)
-				return -ENOMEM;
-		}
-		if (metadump_magic(h) != c->magic) {
-			error("cluster at %llu: bad magic 0x%016llx", (unsigned long long)cluster,
-			      (unsigned long long)metadump_magic(h));
-			return -EUCLEAN;
-		}
-		if (metadump_bytenr(h) != cluster) {
-			error("cluster at %llu: bytenr %llu is not the cluster's offset",
-			      (unsigned long long)cluster, (unsigned long long)metadump_bytenr(h));
-			return -EUCLEAN;
-		}
-		nritems = metadump_nritems(h);
-		if (nritems > METADUMP_ITEMS_PER_CLUSTER) {
-			error("cluster at %llu: nritems %u over %u", (unsigned long long)cluster, nritems,
-			      METADUMP_ITEMS_PER_CLUSTER);
-			return -EUCLEAN;
-		}
-		if (metadump_compress(h) > METADUMP_COMPRESS_ZLIB) {
-			error("cluster at %llu: unknown compression %u", (unsigned long long)cluster,
-			      metadump_compress(h));
-			return -EUCLEAN;
-		}
-		p = pos + METADUMP_BLOCK_SIZE;
-		for (u32 i = 0; i < nritems; i++) {
-			u64 logical = metadump_item_bytenr(&cl->items[i]);
-			u32 size = metadump_item_size(&cl->items[i]);
-			size_t len;
-			int ret;
-
-			if (size > c->dump_len - p) {
-				error("cluster at %llu item %u: size %u past the end of the dump (%zu bytes left)",
-				      (unsigned long long)cluster, i, size, c->dump_len - p);
-				return -EUCLEAN;
-			}
-			if (first && i == 0 && logical != BTRFS_SUPER_INFO_OFFSET) {
-				error("cluster at 0 item 0: bytenr %llu, the superblock item is missing",
-				      (unsigned long long)logical);
-				return -EUCLEAN;
-			}
-			if (!first || i) {
-				if (logical == BTRFS_SUPER_INFO_OFFSET) {
-					error("cluster at %llu item %u: a second superblock item",
-					      (unsigned long long)cluster, i);
-					return -EUCLEAN;
-				}
-			}
-			ret = item_payload(c, metadump_compress(h), c->dump + p, size, cluster, i, &len);
-			if (ret)
-				return ret;
-			if (pass == 1 && logical == BTRFS_SUPER_INFO_OFFSET)
-				ret = take_super(c, c->buf, len, cluster);
-			else if (pass == 1)
-				ret = scan_item(c, logical, len);
-			else
-				ret = write_item(c, logical, len);
-			if (ret)
-				return ret;
-			p += size;
-		}
-		if (first && nritems == 0) {
-			error("cluster at 0: no items, the superblock item is missing");
-			return -EUCLEAN;
-		}
-		p = (p + METADUMP_BLOCK_SIZE - 1) / METADUMP_BLOCK_SIZE * METADUMP_BLOCK_SIZE;
-		if (p > c->dump_len) {
-			error("cluster at %llu: truncated, padding past the end of the dump",
-			      (unsigned long long)cluster);
-			return -EUCLEAN;
-		}
-		pos = p;
-		first = false;
+		c->max_item = c->magic == METADUMP_MAGIC_V0 ? METADUMP_MAX_PENDING_V0 * 2 :
+			      METADUMP_MAX_PENDING_V1;
+		c->buf = malloc(c->max_item);   /* pages are touched only as items need them */
+		if (!c->buf)
+			return -ENOMEM;
 	}
-	if (first) {
-		error("empty dump: the superblock item is missing");
+	if (metadump_magic(h) != c->magic) {
+		error("cluster at %llu: bad magic 0x%016llx", (unsigned long long)cluster,
+		      (unsigned long long)metadump_magic(h));
+		return -EUCLEAN;
+	}
+	if (metadump_bytenr(h) != cluster) {
+		error("cluster at %llu: bytenr %llu is not the cluster's offset",
+		      (unsigned long long)cluster, (unsigned long long)metadump_bytenr(h));
+		return -EUCLEAN;
+	}
+	if (nritems > METADUMP_ITEMS_PER_CLUSTER) {
+		error("cluster at %llu: nritems %u over %u", (unsigned long long)cluster, nritems,
+		      METADUMP_ITEMS_PER_CLUSTER);
+		return -EUCLEAN;
+	}
+	if (metadump_compress(h) > METADUMP_COMPRESS_ZLIB) {
+		error("cluster at %llu: unknown compression %u", (unsigned long long)cluster,
+		      metadump_compress(h));
+		return -EUCLEAN;
+	}
+	if (cluster == 0 && nritems == 0) {
+		error("cluster at 0: no items, the superblock item is missing");
 		return -EUCLEAN;
 	}
 	return 0;
 }
 
-/* Pass 1's last check: every item lies inside a chunk of the map. */
-static int check_ranges(struct restore_ctx *c)
+/* One item of a cluster, its payload at dump offset p. */
+static int walk_item(struct restore_ctx *c, enum restore_pass pass, const struct metadump_cluster *cl,
+		     u64 cluster, u32 i, u64 p)
 {
-	size_t pos = 0;
+	u64 logical = metadump_item_bytenr(&cl->items[i]);
+	u32 size = metadump_item_size(&cl->items[i]);
+	u8 compress = metadump_compress(&cl->header);
+	size_t len;
+	int ret;
 
-	while (pos < c->dump_len) {
-		const struct metadump_cluster *cl = (const void *)(c->dump + pos);
-		u32 nritems = metadump_nritems(&cl->header);
-		size_t p = pos + METADUMP_BLOCK_SIZE;
-
-		for (u32 i = 0; i < nritems; i++) {
-			u64 logical = metadump_item_bytenr(&cl->items[i]);
-
-			p += metadump_item_size(&cl->items[i]);
-			if (logical == BTRFS_SUPER_INFO_OFFSET)
-				continue;
-			if (!find_chunk(c, logical)) {
-				error("cluster at %llu item %u: bytenr %llu is outside every chunk",
-				      (unsigned long long)pos, i, (unsigned long long)logical);
-				return -EUCLEAN;
-			}
+	if (size > c->df.len - p) {
+		error("cluster at %llu item %u: size %u past the end of the dump (%llu bytes left)",
+		      (unsigned long long)cluster, i, size, (unsigned long long)(c->df.len - p));
+		return -EUCLEAN;
+	}
+	if (cluster == 0 && i == 0 && logical != BTRFS_SUPER_INFO_OFFSET) {
+		error("cluster at 0 item 0: bytenr %llu, the superblock item is missing",
+		      (unsigned long long)logical);
+		return -EUCLEAN;
+	}
+	if ((cluster || i) && logical == BTRFS_SUPER_INFO_OFFSET) {
+		error("cluster at %llu item %u: a second superblock item", (unsigned long long)cluster, i);
+		return -EUCLEAN;
+	}
+	if (pass == PASS_RANGES) {
+		if (logical != BTRFS_SUPER_INFO_OFFSET && !find_chunk(c, logical)) {
+			error("cluster at %llu item %u: bytenr %llu is outside every chunk",
+			      (unsigned long long)cluster, i, (unsigned long long)logical);
+			return -EUCLEAN;
 		}
-		pos = (p + METADUMP_BLOCK_SIZE - 1) / METADUMP_BLOCK_SIZE * METADUMP_BLOCK_SIZE;
+		return 0;
+	}
+	if (size > max_raw_item(c, compress)) {
+		error("cluster at %llu item %u: size %u over the format's limit %u",
+		      (unsigned long long)cluster, i, size, c->max_item);
+		return -EUCLEAN;
+	}
+	if (ARRAY_RESERVE(c->raw, c->raw_alloc, size))
+		return -ENOMEM;
+	ret = dump_read(&c->df, c->raw, size, p);
+	if (!ret)
+		ret = item_payload(c, compress, c->raw, size, cluster, i, &len);
+	if (ret)
+		return ret;
+	if (pass == PASS_CHECK && logical == BTRFS_SUPER_INFO_OFFSET)
+		return take_super(c, c->buf, len, cluster);
+	if (pass == PASS_CHECK)
+		return scan_item(c, logical, len);
+	return write_item(c, logical, len);
+}
+
+static int walk_dump(struct restore_ctx *c, enum restore_pass pass)
+{
+	u64 pos = 0;
+
+	if (!c->df.len) {
+		error("empty dump: the superblock item is missing");
+		return -EUCLEAN;
+	}
+	while (pos < c->df.len) {
+		union {
+			struct metadump_cluster cl;
+			u8 block[METADUMP_BLOCK_SIZE];
+		} idx;
+		u64 cluster = pos, p;
+		u32 nritems;
+		int ret;
+
+		if (c->df.len - pos < METADUMP_BLOCK_SIZE) {
+			error("cluster at %llu: truncated index block (%llu of %u bytes)",
+			      (unsigned long long)cluster, (unsigned long long)(c->df.len - pos),
+			      METADUMP_BLOCK_SIZE);
+			return -EUCLEAN;
+		}
+		ret = dump_read(&c->df, idx.block, METADUMP_BLOCK_SIZE, pos);
+		if (!ret)
+			ret = check_index(c, &idx.cl.header, cluster);
+		if (ret)
+			return ret;
+		nritems = metadump_nritems(&idx.cl.header);
+		p = pos + METADUMP_BLOCK_SIZE;
+		for (u32 i = 0; i < nritems; i++) {
+			ret = walk_item(c, pass, &idx.cl, cluster, i, p);
+			if (ret)
+				return ret;
+			p += metadump_item_size(&idx.cl.items[i]);
+		}
+		p = (p + METADUMP_BLOCK_SIZE - 1) / METADUMP_BLOCK_SIZE * METADUMP_BLOCK_SIZE;
+		if (p > c->df.len) {
+			error("cluster at %llu: truncated, padding past the end of the dump",
+			      (unsigned long long)cluster);
+			return -EUCLEAN;
+		}
+		pos = p;
 	}
 	return 0;
 }
 
-int image_restore(const char *source, const char *target)
+/*
+ * -m, after the CHECK pass: a DEV_ITEM for every target, every stripe of
+ * every chunk on one of them, no RAID5/6 chunk (its parity is not in the dump).
+ */
+static int check_devices(struct restore_ctx *c)
 {
-	struct restore_ctx c = { .fd = -1 };
-	u8 *dump = NULL;
+	for (int i = 0; i < c->nr_tg; i++)
+		if (!c->tg[i].have_item) {
+			error("-m: the dump's chunk tree has %d device items, %d targets given", i, c->nr_tg);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < c->map.nr; i++) {
+		const struct btrfs_chunk_map *cm = c->map.chunks[i];
+
+		if (btrfs_raid_profile_of(cm->type)->layout == BTRFS_RAID_PARITY) {
+			error("-m: chunk %llu is %s: restoring RAID5/6 chunks is not implemented yet",
+			      (unsigned long long)cm->logical, btrfs_profile_name(cm->type));
+			return -EOPNOTSUPP;
+		}
+		for (int s = 0; s < cm->num_stripes; s++)
+			if (!target_of(c, cm->stripes[s].devid)) {
+				error("-m: chunk %llu stripe %d is on devid %llu, which has no device item",
+				      (unsigned long long)cm->logical, s,
+				      (unsigned long long)cm->stripes[s].devid);
+				return -EUCLEAN;
+			}
+	}
+	return 0;
+}
+
+/* The size a target must have: its device's (the kernel checks it); -o: none. */
+static u64 target_need(const struct restore_ctx *c, const struct restore_target *t)
+{
+	if (c->old)
+		return 0;
+	return btrfs_device_total_bytes(c->multi ? &t->item : &c->super.dev_item);
+}
+
+/*
+ * Open a target and refuse a block device smaller than the filesystem's
+ * device; nothing is written yet.
+ */
+static int open_target(struct restore_ctx *c, struct restore_target *t)
+{
 	struct stat st;
-	u64 reach;
 	int ret;
 
-	ret = read_all(source, &dump, &c.dump_len);
-	if (ret)
+	t->fd = open(t->path, O_WRONLY | O_CREAT, 0644);
+	if (t->fd < 0 || fstat(t->fd, &st)) {
+		ret = -errno;
+		error_errno(ret, "cannot open %s", t->path);
 		return ret;
-	c.dump = dump;
-	ret = walk_dump(&c, 1);
+	}
+	t->is_file = S_ISREG(st.st_mode);
+	/* backup superblocks only where the target reached before the restore (a new file: none) */
+	t->reach = btrfs_device_fd_size(t->fd);
+	if (!t->is_file && t->reach < target_need(c, t)) {
+		error("%s has %llu bytes, the dump's device %llu needs %llu: nothing written", t->path,
+		      (unsigned long long)t->reach,
+		      (unsigned long long)btrfs_device_id(c->multi ? &t->item : &c->super.dev_item),
+		      (unsigned long long)target_need(c, t));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/*
+ * Before any tree block: the superblock copies the target holds are zeroed
+ * and flushed, so that a restore cut short leaves no superblock (of the old
+ * filesystem or the new one) over a mix of old and new blocks.  Then a file
+ * is emptied, as btrfs-image truncates it.
+ */
+static int clear_target(struct restore_ctx *c, struct restore_target *t)
+{
+	bool zeroed = false;
+	int ret = 0;
+
+	for (int m = 0; !ret && m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		if (btrfs_sb_offset(m) + BTRFS_SUPER_INFO_SIZE > t->reach)
+			break;
+		ret = btrfs_dev_zero(c->log, t->fd, btrfs_sb_offset(m), BTRFS_SUPER_INFO_SIZE, false);
+		zeroed = true;
+	}
+	if (!ret && zeroed)
+		ret = btrfs_dev_flush(c->log, t->fd);
+	if (ret) {
+		error_errno(ret, "cannot clear the superblocks of %s", t->path);
+		return ret;
+	}
+	if (t->is_file && ftruncate(t->fd, 0)) {
+		ret = -errno;
+		error_errno(ret, "cannot truncate %s", t->path);
+	}
+	return ret;
+}
+
+/*
+ * After the tree blocks: a file grows to its device's size (the kernel
+ * checks it) by zeros written at its end, through the device write path so
+ * that the growth is ordered (and logged) with the blocks, before the flush
+ * that precedes the superblocks; then the target is flushed.
+ */
+static int finish_target(struct restore_ctx *c, struct restore_target *t)
+{
+	u64 size = target_need(c, t), have = btrfs_device_fd_size(t->fd);
+	int ret = 0;
+
+	if (t->is_file && have < size) {
+		u64 from = have > size - BTRFS_SUPER_INFO_SIZE || size < BTRFS_SUPER_INFO_SIZE ?
+			   have : size - BTRFS_SUPER_INFO_SIZE;
+
+		ret = btrfs_dev_zero(c->log, t->fd, from, size - from, false);
+		if (ret) {
+			error_errno(ret, "cannot enlarge %s to %llu bytes", t->path, (unsigned long long)size);
+			return ret;
+		}
+	}
+	ret = btrfs_dev_flush(c->log, t->fd);
+	if (ret)
+		error_errno(ret, "fsync of %s", t->path);
+	return ret;
+}
+
+int image_restore(const char *source, const char *const *targets, int nr_targets,
+		  const struct image_restore_opts *opts)
+{
+	struct restore_ctx c = { .df = { .fd = -1 }, .multi = opts->multi, .old = opts->old,
+				 .nr_tg = nr_targets };
+	int ret, i;
+
+	if (nr_targets < 1 || (!opts->multi && nr_targets != 1)) {
+		error("%d targets: one, or with -m one per device of the dump", nr_targets);
+		return -EINVAL;
+	}
+	if (opts->multi && opts->old) {
+		error("-m and -o cannot be used together");
+		return -EINVAL;
+	}
+	c.tg = calloc((size_t)nr_targets, sizeof(*c.tg));
+	if (!c.tg)
+		return -ENOMEM;
+	for (i = 0; i < nr_targets; i++) {
+		c.tg[i].fd = -1;
+		c.tg[i].path = targets[i];
+	}
+	for (i = 0; i < nr_targets; i++) {
+		if (target_is_mounted(targets[i])) {
+			error("%s is mounted (or a device of a mounted filesystem): nothing written",
+			      targets[i]);
+			ret = -EBUSY;
+			goto out;
+		}
+	}
+	ret = dump_open(source, &c.df);
+	if (ret)
+		goto out;
+	ret = walk_dump(&c, PASS_CHECK);
 	if (!ret)
-		ret = check_ranges(&c);
+		ret = walk_dump(&c, PASS_RANGES);
+	if (!ret && c.multi)
+		ret = check_devices(&c);
 	if (ret)
 		goto out;
 	ret = btrfs_write_log_open(&c.log);
-	if (ret)
-		goto out;
-	c.fd = open(target, O_WRONLY | O_CREAT, 0644);
-	if (c.fd < 0) {
-		ret = -errno;
-		error_errno(ret, "cannot open %s", target);
-		goto out;
-	}
-	if (fstat(c.fd, &st)) {
-		ret = -errno;
-		error_errno(ret, "cannot stat %s", target);
-		goto out;
-	}
-	if (S_ISREG(st.st_mode) && ftruncate(c.fd, 0)) {
-		ret = -errno;
-		error_errno(ret, "cannot truncate %s", target);
-		goto out;
-	}
-	st.st_size = 0;
-	/* backup superblocks only where the target reached before the restore (a new file: none) */
-	reach = btrfs_device_fd_size(c.fd);
-	ret = walk_dump(&c, 2);
-	/* A file grows to the device size of the superblock's dev_item (the kernel checks it). */
-	if (!ret && S_ISREG(st.st_mode) &&
-	    (u64)st.st_size < btrfs_device_total_bytes(&c.super.dev_item) &&
-	    ftruncate(c.fd, (off_t)btrfs_device_total_bytes(&c.super.dev_item))) {
-		ret = -errno;
-		error_errno(ret, "cannot enlarge %s to %llu bytes", target,
-			    (unsigned long long)btrfs_device_total_bytes(&c.super.dev_item));
-	}
-	/*
-	 * Tree blocks, flush, superblocks, flush: an interrupted restore leaves
-	 * no superblock, so the target never looks like a complete filesystem.
-	 */
-	if (!ret && (ret = btrfs_dev_flush(c.log, c.fd)))
-		error_errno(ret, "fsync of %s", target);
+	for (i = 0; !ret && i < nr_targets; i++)
+		ret = open_target(&c, &c.tg[i]);
+	for (i = 0; !ret && i < nr_targets; i++)
+		ret = clear_target(&c, &c.tg[i]);
 	if (!ret)
-		ret = write_super(&c, reach);
-	if (!ret && (ret = btrfs_dev_flush(c.log, c.fd)))
-		error_errno(ret, "fsync of %s", target);
+		ret = walk_dump(&c, PASS_WRITE);
+	/*
+	 * Tree blocks, flush, superblocks, flush (every device flushed before any
+	 * superblock): an interrupted restore leaves no superblock, so the target
+	 * never looks like a complete filesystem.
+	 */
+	for (i = 0; !ret && i < nr_targets; i++)
+		ret = finish_target(&c, &c.tg[i]);
+	for (i = 0; !ret && i < nr_targets; i++)
+		ret = write_super(&c, &c.tg[i]);
+	for (i = 0; !ret && i < nr_targets; i++) {
+		ret = btrfs_dev_flush(c.log, c.tg[i].fd);
+		if (ret)
+			error_errno(ret, "fsync of %s", c.tg[i].path);
+	}
 out:
-	if (c.fd >= 0)
-		close(c.fd);
+	for (i = 0; i < nr_targets; i++)
+		if (c.tg[i].fd >= 0)
+			close(c.tg[i].fd);
+	free(c.tg);
 	btrfs_write_log_close(c.log);
 	btrfs_chunk_tree_map_free(&c.sys);
+	btrfs_chunk_tree_map_free(&c.map);
 	free(c.chunks);
 	free(c.buf);
-	free(dump);
+	free(c.raw);
+	dump_close(&c.df);
 	return ret;
 }

@@ -187,7 +187,8 @@ int btrfs_compress_buf(struct btrfs_compressor *c, const u8 *in, u32 len, u8 *ou
 	return -EOPNOTSUPP;
 }
 
-static int zlib_decompress_buf(const u8 *in, u32 len, u8 *out, u32 out_len)
+/* The one zlib inflate: *produced bytes into out; zlib's return code, *left input unused. */
+static int zlib_inflate_once(const u8 *in, u32 len, u8 *out, u32 out_len, u32 *produced, u32 *left)
 {
 	z_stream s = { 0 };
 	int ret;
@@ -197,12 +198,42 @@ static int zlib_decompress_buf(const u8 *in, u32 len, u8 *out, u32 out_len)
 	s.next_out = out;
 	s.avail_out = out_len;
 	if (inflateInit(&s) != Z_OK)
-		return -ENOMEM;
+		return Z_MEM_ERROR;
 	ret = inflate(&s, Z_FINISH);
 	inflateEnd(&s);
-	if (ret != Z_STREAM_END && !(ret == Z_BUF_ERROR && s.avail_out == 0))
+	*produced = out_len - s.avail_out;
+	*left = s.avail_in;
+	return ret;
+}
+
+/* An extent: its first out_len bytes are enough (a file extent may end before its stream). */
+static int zlib_decompress_buf(const u8 *in, u32 len, u8 *out, u32 out_len)
+{
+	u32 produced, left;
+	int ret = zlib_inflate_once(in, len, out, out_len, &produced, &left);
+
+	if (ret == Z_MEM_ERROR)
+		return -ENOMEM;
+	if (ret != Z_STREAM_END && !(ret == Z_BUF_ERROR && produced == out_len))
 		return -EUCLEAN;
-	return (int)(out_len - s.avail_out);
+	return (int)produced;
+}
+
+int btrfs_zlib_inflate_exact(const u8 *in, u32 len, u8 *out, u32 out_cap)
+{
+	u32 produced, left;
+	int ret = zlib_inflate_once(in, len, out, out_cap, &produced, &left);
+
+	switch (ret) {
+	case Z_STREAM_END:
+		return left ? -EUCLEAN : (int)produced;
+	case Z_MEM_ERROR:
+		return -ENOMEM;
+	case Z_BUF_ERROR:
+		return produced == out_cap ? -E2BIG : -ENODATA;
+	default:
+		return -EUCLEAN;
+	}
 }
 
 #ifdef HAVE_LZO

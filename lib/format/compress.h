@@ -50,4 +50,13 @@ int btrfs_compress_buf(struct btrfs_compressor *c, const u8 *in, u32 len, u8 *ou
  */
 int btrfs_decompress_buf(int type, u32 sectorsize, const u8 *in, u32 len, u8 *out, u32 out_len);
 
+/*
+ * One whole zlib stream of exactly len bytes (btrfs-image's items): the
+ * bytes it inflates to (at most out_cap, <= INT_MAX), or -ENODATA when the
+ * input ends before the stream does (truncated), -E2BIG when it inflates to
+ * more than out_cap, -EUCLEAN for bad data or bytes left after the stream's
+ * end, -ENOMEM.
+ */
+int btrfs_zlib_inflate_exact(const u8 *in, u32 len, u8 *out, u32 out_cap);
+
 #endif

@@ -26,7 +26,9 @@
  * Restore maps every range through the chunk tree (the superblock's
  * sys_chunk_array and the chunk tree blocks in the dump) onto one device:
  * stripe 0's offset, and for DUP stripe 1 too; it sets the superblock flag
- * METADUMP_V2 (v0 dumps) and num_devices 1.
+ * METADUMP_V2 (v0 dumps) and num_devices 1.  Onto one device per device of
+ * the dump (btrfs image -m), every stripe of every chunk is written to its
+ * own device, each of which gets the superblock with its own dev_item.
  */
 #ifndef BTRFS_KIT_METADUMP_H
 #define BTRFS_KIT_METADUMP_H

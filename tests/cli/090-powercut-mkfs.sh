@@ -7,22 +7,12 @@
 # test-powercut) tries every subset of up to 10 pending writes and every tear.
 . "$TOP/tests/lib/common.sh"
 check_prereq python3
-MODE=${POWERCUT:-sample}
-# the exhaustive run also has the kernel mount each final state (loop devices, under flock)
-MOUNT=()
-[ "$MODE" = full ] && MOUNT=(--mount)
+. "$TOP/tests/lib/powercut.sh"
 pc() {
 	local name=$1; shift
 	rm -f "$T"/d?
 	truncate -s 256M "$T/d1" "$T/d2" "$T/d3"
-	run_mayfail python3 "$TOP/tests/tools/powercut.py" --mode "$MODE" --seed 18 "${MOUNT[@]}" --kind mkfs \
-		--btrfs "$BTRFS" --name "$name" "$@" > "$T/out" 2>&1
-	local rc=$?
-	cat "$T/out"
-	[ $rc -eq 0 ] || _fail "$name: powercut.py exit $rc"
-	assert_grep "^powercut $name: writes [1-9][0-9]*, flushes [1-9][0-9]*, .* failed 0 " "$T/out"
-	assert_not_grep '^FAILED' "$T/out"
-	[ "$MODE" != full ] || assert_grep "^powercut $name: the kernel mounts the final state" "$T/out"
+	powercut_run "$name" mkfs "$@"
 }
 MK=$TOP/mkfs.btrfs
 pc single --dev "$T/d1" -- "$MK" -q -f -m single -d single "$T/d1"

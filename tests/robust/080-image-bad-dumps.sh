@@ -2,10 +2,11 @@
 # btrfs image -r on hostile dumps made from a real one (012-leaf-corruption):
 # truncated in an item, in an index block and in the padding, wrong magic,
 # a cluster whose bytenr is not its offset, nritems 84, an item size past the
-# end, a huge item size, a corrupt zlib stream, the superblock item missing,
+# end, a huge item size, a corrupt zlib stream, one with a byte after its end, the superblock item missing,
 # an item outside every chunk, an empty file.  Each: exit 1, an error naming
 # the cluster (and item), no sanitizer report, and the existing target left
-# untouched (the dump is read and checked before the target is opened).
+# untouched (the dump is read and checked before the target is opened), also
+# when the dump comes through a pipe (spooled to a temporary file first).
 . "$TOP/tests/lib/common.sh"
 check_prereq fsck-images
 src=$(compgen -G "$SHARED/fsck-images/012-leaf-corruption--good/*.img")
@@ -41,6 +42,12 @@ b = bytearray(d); struct.pack_into('<I', b, c1 + 21 + 8, 0xffffffff); w('item-hu
 b = bytearray(d); p = 1024 + cl[0][1][0][1]
 b[p + 10:p + 40] = bytes(30); w('corrupt-zlib', b)
 b = bytearray(d); struct.pack_into('<Q', b, 21, 1 << 20); w('no-super', b)
+# a zlib stream followed by a byte inside its item: cluster 0's padding takes it
+end0 = 1024 + sum(s for _, s in cl[0][1])
+assert end0 % 1024, "cluster 0 has no padding to grow into"
+b = bytearray(d); p = 1024 + cl[0][1][0][1] + cl[0][1][1][1]
+b[p + 1:end0 + 1] = b[p:end0]; b[p] = 0x55
+struct.pack_into('<I', b, 21 + 12 + 8, cl[0][1][1][1] + 1); w('zlib-trailing', b)
 b = bytearray(d); struct.pack_into('<Q', b, c1 + 21, 1 << 50); w('outside-chunks', b)
 w('empty', b'')
 PY
@@ -62,13 +69,45 @@ for f in "$T"/*.dump; do
 	nritems-84) want="cluster at [0-9]*: nritems 84 over 83" ;;
 	item-past-end|item-huge) want="cluster at [0-9]* item 0: size [0-9]* past the end" ;;
 	corrupt-zlib) want="cluster at 0 item 1: corrupt zlib stream" ;;
+	zlib-trailing) want="cluster at 0 item 1: corrupt zlib stream (bad data or bytes after its end)" ;;
 	no-super) want="cluster at 0 item 0: bytenr 1048576, the superblock item is missing" ;;
 	outside-chunks) want="cluster at [0-9]* item 0: bytenr 1125899906842624 is outside every chunk" ;;
 	*) _fail "no expected message for $name" ;;
 	esac
 	assert_grep "$want" "$T/err"
 	[ "$(md5sum < "$T/target")" = "$sum" ] || _fail "$name: the target was written"
+	hostile_run -x 1 60 "image -r - ($name through a pipe)" sh -c 'cat "$1" | "$2" image -r - "$3"' sh "$f" "$BTRFS" "$T/target"
+	rc=$?
+	[ $rc -eq 1 ] || _fail "$name through a pipe: exit $rc, expected 1"
+	assert_grep "$want" "$T/err"
+	[ "$(md5sum < "$T/target")" = "$sum" ] || _fail "$name through a pipe: the target was written"
 	echo "ok $name: $(head -n 1 "$T/err")"
 	n=$((n + 1))
 done
-[ $n -eq 12 ] || _fail "$n hostile dumps, expected 12"
+[ $n -eq 13 ] || _fail "$n hostile dumps, expected 13"
+
+# -m on a dump of a 3-device filesystem (data/image-3dev-raid1-raid0.dump:
+# Debian's btrfs-image -c9 of our mkfs --rootdir -m raid1 -d raid0 on three
+# loop devices): restores; truncated inside an item, or given 2 or 4
+# targets, refused with no target created.
+md=$TOP/tests/robust/data/image-3dev-raid1-raid0.dump
+[ -f "$md" ] || _fail "no $md"
+rm -f "$T"/m?.img
+hostile_run 60 "image -m (3 devices)" "$BTRFS" image -m "$md" "$T/m1.img" "$T/m2.img" "$T/m3.img" ||
+	_fail "image -m of the 3-device dump failed"
+run_check "$BTRFS" check "$T/m1.img" "$T/m2.img" "$T/m3.img" > /dev/null 2>&1
+rm -f "$T"/m?.img
+head -c 9000 "$md" > "$T/md-truncated.dump"
+for t in "truncated:3:cluster at 0 item [0-9]: size [0-9]* past the end" \
+	 "whole:2:the dump is of a filesystem with 3 devices, 2 targets given" \
+	 "whole:4:the dump is of a filesystem with 3 devices, 4 targets given"; do
+	IFS=: read -r which nt want <<< "$t"
+	f=$md; [ "$which" = truncated ] && f=$T/md-truncated.dump
+	targets=(); for ((i = 1; i <= nt; i++)); do targets+=("$T/m$i.img"); done
+	hostile_run -x 1 60 "image -m $which onto $nt" "$BTRFS" image -m "$f" "${targets[@]}"
+	rc=$?
+	[ $rc -eq 1 ] || _fail "-m $which onto $nt targets: exit $rc, expected 1"
+	assert_grep "$want" "$T/err"
+	[ -z "$(compgen -G "$T/m?.img")" ] || _fail "-m $which onto $nt targets: a target was created"
+	echo "ok -m $which onto $nt targets: $(head -n 1 "$T/err")"
+done

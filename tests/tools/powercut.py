@@ -2,7 +2,7 @@
 """Power-cut replay: run one writing command with its write log on, then build
 and judge the device states a power cut during it could leave.
 
-usage: powercut.py --kind mkfs|change [--mode sample|full] [--seed N]
+usage: powercut.py --kind mkfs|change|replace [--mode sample|full] [--seed N]
                    [--max-states N] [--btrfs BIN] [--progs BIN] --name NAME
                    --dev PATH [--dev PATH...] -- COMMAND ARGS...
 
@@ -21,7 +21,11 @@ The judge: kind mkfs: no device holds a valid superblock copy, or both checks
 the primary superblocks are the old ones and our check says what it said
 before the command (same exit code and lines), or they are the final ones and
 both checks pass, or (an intermediate commit) both pass or our check reports
-only errors it reported before.  Anything else is a failed state: its writes
+only errors it reported before.  Kind replace (a command that puts a new
+filesystem over an old one: image restore onto a used target): every valid
+superblock copy is either the old one, byte for byte, and both checks on it
+(-s copy) give the old verdict, or the final one and both checks on it pass;
+no valid copy at all is fine too.  Anything else is a failed state: its writes
 are listed and the script exits 1.  With --mount the kernel must also mount
 the final state (loop devices, under flock /tmp/btrfs-kit-loop.lock).
 One summary line per run:
@@ -183,6 +187,8 @@ class Judge:
                 if rc or prc:
                     return False, f"fs (copy {m})"
             return True, kind
+        if self.args.kind == "replace":
+            return self.replace_verdict(old, new_supers, copies)
         if not all(0 in c for c in copies):
             # a torn or missing primary: the tools must refuse it (the copies hold a
             # committed generation for btrfs rescue super-recover)
@@ -204,6 +210,26 @@ class Judge:
         if rc == 0 and prc == 0:
             return True, "mid"
         return rc != 0 and error_lines(out) <= error_lines(old["out"]), "mid"
+
+
+    def replace_verdict(self, old, new_supers, copies):
+        if not any(copies):
+            return True, "none"
+        kinds = set()
+        for m in copies[0]:
+            sb = self.devs.copy(0, m)
+            rc, out, prc = self.checks(m)
+            if sb == old["copies"].get(m):
+                if (rc, prc) != old["verdict"][m] or error_lines(out) != old["errors"][m]:
+                    return False, f"old (copy {m} is the old superblock, the old filesystem is not intact)"
+                kinds.add("old")
+            elif generation(sb) == generation(new_supers[0]) and sb[64:] == new_supers[0][64:]:
+                if rc or prc:
+                    return False, f"new (copy {m} looks finished, the filesystem is not)"
+                kinds.add("new")
+            else:
+                return False, f"copy {m} is neither the old superblock nor the new one"
+        return True, "+".join(sorted(kinds))
 
 
 # Mount the devices read-only on loop devices (machine-wide: under the loop lock).
@@ -253,7 +279,7 @@ def is_super(w):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--kind", choices=("mkfs", "change"), required=True)
+    ap.add_argument("--kind", choices=("mkfs", "change", "replace"), required=True)
     ap.add_argument("--mode", choices=("sample", "full"), default="sample")
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--max-states", type=int, default=0, help="0: no limit")
@@ -289,6 +315,13 @@ def main():
         if args.kind == "change":
             rc, out, prc = judge.checks()
             old = {"supers": devs.supers(), "rc": rc, "out": out, "prc": prc}
+        if args.kind == "replace":
+            old = {"copies": {}, "verdict": {}, "errors": {}}
+            for m in devs.valid_copies()[0]:
+                rc, out, prc = judge.checks(m)
+                old["copies"][m] = devs.copy(0, m)
+                old["verdict"][m] = (rc, prc)
+                old["errors"][m] = error_lines(out)
 
         writes = [r for r in recs if r[0] != "FLSH"]
         flushes = sum(1 for r in recs if r[0] == "FLSH")
