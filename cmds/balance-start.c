@@ -53,19 +53,16 @@ static const struct cli_option balance_start_options[] = {
 
 static void full_balance_countdown(void)
 {
-	warning("\n\n"
-		"\tFull balance without filters requested. This operation is very\n"
-		"\tintense and takes potentially very long. It is recommended to\n"
-		"\tuse the balance filters to narrow down the scope of balance.\n"
-		"\tUse 'btrfs balance start --full-balance' option to skip this\n"
-		"\twarning. The operation will start in 10 seconds.\n"
-		"\tUse Ctrl-C to stop it.");
+	warning("a balance without filters relocates every chunk of the filesystem, which can\n"
+		"\ttake hours.  Filters (-d, -m, -s with usage=, limit=, ...) narrow it down;\n"
+		"\t--full-balance starts it without this pause.  Starting in 10 seconds,\n"
+		"\tCtrl-C cancels.");
 	for (int delay = 10; delay > 0; delay--) {
 		printf("%2d", delay);
 		fflush(stdout);
 		sleep(1);
 	}
-	printf("\nStarting balance without any filters.\n");
+	printf("\nStarting a full balance.\n");
 	fflush(stdout);
 }
 

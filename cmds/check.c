@@ -22,11 +22,10 @@ static const char *const cmd_check_usage[] = {
 	"btrfs check [options] <device> [<device>...]",
 	"Check structural integrity of a filesystem (unmounted).",
 	"",
-	"Check structural integrity of an unmounted filesystem. Verify internal",
-	"trees' consistency and item connectivity. In the repair mode try to",
-	"fix the problems found.",
-	"WARNING: the repair mode is considered dangerous and should not be used",
-	"         without prior analysis of problems found on the filesystem.",
+	"Reads every tree of an unmounted filesystem and verifies that its blocks,",
+	"items and references agree with each other. --repair rewrites metadata in",
+	"place: read what a plain check reports first, and keep an image of what",
+	"matters (btrfs-image) before repairing.",
 	"",
 	"Devices of a multi-device filesystem not named are found by scanning.",
 	"Exit status: 0 no error found, 1 errors found or the check could not run.",
@@ -181,19 +180,17 @@ static int parse_check_args(const struct cmd_struct *cmd, int argc, char **argv,
 	return 0;
 }
 
-/* --repair without --force: the confirmation btrfs-progs asks for. */
+/* --repair without --force: say what is about to happen and ask. */
 static bool confirm_repair(void)
 {
 	char answer[16] = "";
 
-	printf("WARNING:\n\n"
-	       "\tDo not use --repair unless you are advised to do so by a developer\n"
-	       "\tor an experienced user, and then only after having accepted that no\n"
-	       "\tfsck successfully repair all types of filesystem corruption. E.g.\n"
-	       "\tsome software or hardware bugs can fatally damage a volume.\n"
-	       "\tThe operation will start in 10 seconds.\n"
-	       "\tUse Ctrl-C to stop it.\n\n"
-	       "Are you sure you want to continue? [y/N]: ");
+	printf("WARNING: --repair rewrites the metadata of this filesystem in place.\n"
+	       "  btrfs-kit mends only damage its check can name and refuses, writing nothing,\n"
+	       "  a repair it cannot carry through; no repair brings back what a failing disk or\n"
+	       "  a bug has already destroyed.  Without a copy, run 'btrfs-image' first;\n"
+	       "  '--repair --dry-run' shows the fixes without writing them.\n"
+	       "Repair now? [y/N]: ");
 	fflush(stdout);
 	if (!fgets(answer, sizeof(answer), stdin))
 		return false;
