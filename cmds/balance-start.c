@@ -38,10 +38,18 @@ static const char *const cmd_balance_start_usage[] = {
 
 enum { OPT_FULL = OPT_LONG_BASE, OPT_BG, OPT_BACKGROUND, OPT_ENQUEUE };
 
+static const char *filter_at(size_t i, char buf[64])
+{
+	return btrfs_balance_filter_name_at(i, buf);
+}
+
+static const struct cli_values filter_values = { .at = filter_at, .list = true };
+
 static const struct cli_option balance_start_options[] = {
-	OPT_OPTARG('d', "data", "filters", "act on data chunks"),
-	OPT_OPTARG('m', "metadata", "filters", "act on metadata chunks (and system, unless -s)"),
-	OPT_OPTARG('s', "system", "filters", "act on system chunks (needs -f)"),
+	OPT_OPTARG_VALUES('d', "data", "filters", "act on data chunks", filter_values),
+	OPT_OPTARG_VALUES('m', "metadata", "filters", "act on metadata chunks (and system, unless -s)",
+			  filter_values),
+	OPT_OPTARG_VALUES('s', "system", "filters", "act on system chunks (needs -f)", filter_values),
 	OPT_FLAG('f', "force", "allow -s, reducing metadata redundancy, and a convert the plan refuses"),
 	OPT_FLAG('v', "verbose", "print the filters and the plan"),
 	{ OPT_FULL, "full-balance", 0, NULL, "do not warn and wait before a full balance" },

@@ -50,6 +50,11 @@ enum {
 	OPT_DRY_RUN,
 };
 
+static const char *const mode_names[] = { "original", "lowmem", NULL };
+static const struct cli_values mode_values = { .names = mode_names };
+static const char *const space_cache_names[] = { "v1", "v2", NULL };
+static const struct cli_values space_cache_values = { .names = space_cache_names };
+
 static const struct cli_option check_options[] = {
 	OPT_ARG('s', "super", "SUPERBLOCK", "use this superblock copy (0, 1 or 2)"),
 	OPT_FLAG('b', "backup", "use the first valid set of backup roots stored in the superblock"),
@@ -57,11 +62,13 @@ static const struct cli_option check_options[] = {
 	OPT_FLAG(OPT_DRY_RUN, "dry-run", "with --repair: compute and print the repair, write nothing"),
 	OPT_FLAG(OPT_READONLY, "readonly", "run in read-only mode (default)"),
 	OPT_FLAG(OPT_FORCE, "force", "skip the mount check and the repair confirmation"),
-	OPT_ARG(OPT_MODE, "mode", "MODE", "original or lowmem (accepted; one engine serves both)"),
+	OPT_ARG_VALUES(OPT_MODE, "mode", "MODE", "original or lowmem (accepted; one engine serves both)",
+		       mode_values),
 	OPT_FLAG(OPT_CHECK_DATA_CSUM, "check-data-csum", "verify checksums of data blocks"),
 	OPT_ARG(OPT_TREE_ROOT, "tree-root", "BYTENR", "use the given bytenr for the tree root"),
 	OPT_ARG(OPT_CHUNK_ROOT, "chunk-root", "BYTENR", "use the given bytenr for the chunk tree root"),
-	OPT_ARG(OPT_CLEAR_SPACE_CACHE, "clear-space-cache", "v1|v2", "clear space cache for v1 or v2"),
+	OPT_ARG_VALUES(OPT_CLEAR_SPACE_CACHE, "clear-space-cache", "v1|v2", "clear space cache for v1 or v2",
+		       space_cache_values),
 	OPT_FLAG(OPT_INIT_CSUM_TREE, "init-csum-tree", "create a new CRC tree (repair)"),
 	OPT_FLAG(OPT_INIT_EXTENT_TREE, "init-extent-tree", "create a new extent tree (repair)"),
 	OPT_FLAG('p', "progress", "indicate progress"),
@@ -122,7 +129,7 @@ static int parse_check_args(const struct cmd_struct *cmd, int argc, char **argv,
 			a->force = true;
 			break;
 		case OPT_MODE:
-			if (strcmp(st.optarg, "original") && strcmp(st.optarg, "lowmem"))
+			if (cli_value_index(&mode_values, st.optarg) < 0)
 				return usage_error(cmd, "unknown mode: %s", st.optarg);
 			break;
 		case OPT_CHECK_DATA_CSUM:
@@ -137,7 +144,7 @@ static int parse_check_args(const struct cmd_struct *cmd, int argc, char **argv,
 				return 1;
 			break;
 		case OPT_CLEAR_SPACE_CACHE:
-			if (strcmp(st.optarg, "v1") && strcmp(st.optarg, "v2"))
+			if (cli_value_index(&space_cache_values, st.optarg) < 0)
 				return usage_error(cmd, "invalid argument to --clear-space-cache, must be v1 or v2");
 			a->clear_space_cache = st.optarg;
 			break;

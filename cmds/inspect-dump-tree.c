@@ -35,6 +35,8 @@ enum {
 	OPT_CSUM_ITEMS,
 };
 
+static const struct cli_values tree_values;
+
 static const struct cli_option dump_tree_options[] = {
 	OPT_FLAG('e', "extents", "print only extent info: extent and device trees"),
 	OPT_FLAG('d', "device", "print only device info: tree root, chunk and device trees"),
@@ -42,7 +44,8 @@ static const struct cli_option dump_tree_options[] = {
 	OPT_FLAG('R', "backups", "same as --roots plus print backup root info"),
 	OPT_FLAG('u', "uuid", "print only the uuid tree"),
 	OPT_ARG('b', "block", "BYTENR", "print info from the specified block only (repeatable)"),
-	OPT_ARG('t', "tree", "TREE", "print only tree with the given id or name (repeatable, in order)"),
+	OPT_ARG_VALUES('t', "tree", "TREE", "print only tree with the given id or name (repeatable, in order)",
+		       tree_values),
 	OPT_FLAG(OPT_FOLLOW, "follow", "with -b, print all children blocks too"),
 	OPT_FLAG(OPT_DFS, "dfs", "depth-first traversal of the trees"),
 	OPT_FLAG(OPT_BFS, "bfs", "breadth-first traversal of the trees (default)"),
@@ -88,6 +91,13 @@ static const struct {
 	{ "reloc", BTRFS_TREE_RELOC_OBJECTID },
 	{ "data_reloc", BTRFS_DATA_RELOC_TREE_OBJECTID },
 };
+
+static const char *tree_name_at(size_t i, char buf[64])
+{
+	return i < ARRAY_SIZE(tree_names) ? tree_names[i].name : NULL;
+}
+
+static const struct cli_values tree_values = { .at = tree_name_at };
 
 static int parse_tree_id(const char *arg, u64 *id)
 {

@@ -36,16 +36,23 @@ static const char *const cmd_mkfs_usage[] = {
 	NULL
 };
 
+static const struct cli_values feature_values, runtime_feature_values;
+
 static const struct cli_option mkfs_options[] = {
-	OPT_ARG('d', "data", "PROFILE", "data profile: raid0, raid1, raid1c3, raid1c4, raid5, raid6, raid10, dup or single"),
-	OPT_ARG('m', "metadata", "PROFILE", "metadata profile, values like for data profile"),
+	OPT_ARG_VALUES('d', "data", "PROFILE", "data profile: raid0, raid1, raid1c3, raid1c4, raid5, raid6, raid10, dup or single",
+		       cli_profile_values),
+	OPT_ARG_VALUES('m', "metadata", "PROFILE", "metadata profile, values like for data profile",
+		       cli_profile_values),
 	OPT_FLAG('M', "mixed", "mix metadata and data together"),
-	OPT_ARG(OPT_CSUM, "csum", "TYPE", "checksum algorithm: crc32c (default), xxhash, sha256, blake2"),
+	OPT_ARG_VALUES(OPT_CSUM, "csum", "TYPE", "checksum algorithm: crc32c (default), xxhash, sha256, blake2",
+		       cli_csum_values),
 	OPT_ARG(OPT_CSUM, "checksum", "TYPE", NULL),
 	OPT_ARG('n', "nodesize", "SIZE", "size of btree nodes (4K..64K, default 16K)"),
 	OPT_ARG('s', "sectorsize", "SIZE", "data block size (default 4K)"),
-	OPT_ARG('O', "features", "LIST", "comma separated list of filesystem features ('-O list-all' to list)"),
-	OPT_ARG('R', "runtime-features", "LIST", "runtime features: quota, free-space-tree ('-R list-all' to list)"),
+	OPT_ARG_VALUES('O', "features", "LIST", "comma separated list of filesystem features ('-O list-all' to list)",
+		       feature_values),
+	OPT_ARG_VALUES('R', "runtime-features", "LIST", "runtime features: quota, free-space-tree ('-R list-all' to list)",
+		       runtime_feature_values),
 	OPT_ARG('L', "label", "LABEL", "set the filesystem label"),
 	OPT_ARG('U', "uuid", "UUID", "specify the filesystem UUID (must be unique)"),
 	OPT_ARG(OPT_DEVICE_UUID, "device-uuid", "UUID", "specify the device UUID of the first device"),
@@ -53,7 +60,8 @@ static const struct cli_option mkfs_options[] = {
 	OPT_ARG('r', "rootdir", "DIR", "copy files from DIR to the image root directory"),
 	OPT_FLAG(OPT_REFLINK, "reflink", "(with --rootdir) clone file data instead of copying it (not implemented)"),
 	OPT_ARG('u', "subvol", "TYPE:SUBDIR", "(with --rootdir) create SUBDIR as a subvolume; TYPE: rw (default), ro, default, default-ro"),
-	OPT_ARG(OPT_COMPRESS, "compress", "ALGO[:LEVEL]", "(with --rootdir) compress files: no, zlib, lzo, zstd; level 1..9 zlib, 1..15 zstd"),
+	OPT_ARG_VALUES(OPT_COMPRESS, "compress", "ALGO[:LEVEL]", "(with --rootdir) compress files: no, zlib, lzo, zstd; level 1..9 zlib, 1..15 zstd",
+		       cli_compress_values),
 	OPT_ARG(OPT_INODE_FLAGS, "inode-flags", "FLAGS:PATH", "(with --rootdir) set nodatacow and/or nodatasum (comma separated) on PATH"),
 	OPT_FLAG(OPT_SHRINK, "shrink", "(with --rootdir) shrink the filled filesystem to minimal size"),
 	OPT_FLAG('K', "nodiscard", "do not perform whole device TRIM"),
@@ -102,6 +110,30 @@ static const struct mkfs_feature features[] = {
 };
 
 /* -O list-all, or with runtime -R list-all: the runtime features only. */
+/* The names -O (or -R: runtime ones) takes, then list-all, for completion. */
+static const char *feature_at(size_t i, bool runtime)
+{
+	size_t k = 0;
+
+	for (size_t f = 0; f < ARRAY_SIZE(features); f++)
+		if ((!runtime || features[f].runtime) && k++ == i)
+			return features[f].name;
+	return k == i ? "list-all" : NULL;
+}
+
+static const char *any_feature_at(size_t i, char buf[64])
+{
+	return feature_at(i, false);
+}
+
+static const char *runtime_feature_at(size_t i, char buf[64])
+{
+	return feature_at(i, true);
+}
+
+static const struct cli_values feature_values = { .at = any_feature_at, .list = true };
+static const struct cli_values runtime_feature_values = { .at = runtime_feature_at, .list = true };
+
 static void list_features(bool runtime)
 {
 	fprintf(stderr, "%s features available:\n", runtime ? "Runtime" : "Filesystem");
