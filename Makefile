@@ -16,16 +16,25 @@
 #   make deb             build the Debian package (dpkg-buildpackage -us -uc -b) into ..
 
 -include config.mk
+.DEFAULT_GOAL := all
+
+# The Debian package (debian/): dpkg-buildpackage configures, builds and installs itself, from
+# a fresh clone too; the .deb lands in the parent folder.
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
+		{ echo "make deb needs dpkg-dev and debhelper: apt-get install dpkg-dev debhelper" >&2; exit 1; }
+	dpkg-buildpackage -us -uc -b
 
 ifeq ($(wildcard config.mk),)
 # Fresh clone: generate and run configure with defaults, then start over.
-all $(filter-out clean distclean,$(MAKECMDGOALS)): bootstrap
+all $(filter-out clean distclean deb,$(MAKECMDGOALS)): bootstrap
 bootstrap:
+	@test -z "$(BTRFS_KIT_BOOTSTRAP)" || { echo "configure did not produce config.mk" >&2; exit 1; }
 	@command -v autoreconf >/dev/null && pkg-config --exists uuid blkid zlib libkeyutils 2>/dev/null || \
 		tests/install-deps.sh
 	@test -x configure || ./autogen.sh
 	./configure
-	@$(MAKE) --no-print-directory $(MAKECMDGOALS)
+	@$(MAKE) --no-print-directory BTRFS_KIT_BOOTSTRAP=1 $(MAKECMDGOALS)
 .PHONY: bootstrap
 else
 
@@ -211,11 +220,6 @@ install: all man btrfs-completion.bash
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
-
-deb:
-	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
-		{ echo "make deb needs dpkg-dev and debhelper: apt-get install dpkg-dev debhelper" >&2; exit 1; }
-	dpkg-buildpackage -us -uc -b
 
 clean:
 	rm -rf .obj btrfs btrfs-asan $(ALIASES) hash-speedtest Documentation/man btrfs-completion.bash

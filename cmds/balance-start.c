@@ -320,8 +320,7 @@ static int cmd_balance_start(const struct cmd_struct *cmd, struct cli_ctx *ctx, 
 	/* System chunks only on explicit request with force; else as metadata. */
 	if (args.flags & BTRFS_BALANCE_SYSTEM) {
 		if (!force) {
-			error("Refusing to explicitly operate on system chunks.\n"
-			      "Pass --force if you really want to do that.");
+			error("-s balances the system chunks, which hold the chunk tree: it needs --force");
 			return 1;
 		}
 	} else if (args.flags & BTRFS_BALANCE_METADATA) {

@@ -97,7 +97,7 @@ int balance_run(int fd, const char *path, struct btrfs_ioctl_balance_args *args)
 		}
 		error("error during balancing '%s': %s", path, strerror(err));
 		if (err != EINPROGRESS)
-			fprintf(stderr, "There may be more info in syslog - try dmesg | tail\n");
+			fprintf(stderr, "The kernel log (dmesg) says why.\n");
 		explain_balance_errno(err);
 		return 1;
 	}

@@ -225,7 +225,7 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 			return 1;
 		}
 		if (!a.force) {
-			error("%s is currently mounted, use --force if you really intend to check the filesystem",
+			error("%s is currently mounted: a check of a mounted filesystem can report false errors (--force runs it anyway)",
 			      argv[i]);
 			return 1;
 		}

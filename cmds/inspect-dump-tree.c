@@ -18,10 +18,9 @@ static const char *const cmd_inspect_dump_tree_usage[] = {
 	"btrfs inspect-internal dump-tree [options] <device> [<device> ..]",
 	"Dump tree structures from a given device",
 	"",
-	"Dump tree structures from a given device in textual form, expand keys to human",
-	"readable equivalents where possible.",
-	"Note: contains file names, consider that if you're asked to send the dump",
-	"for analysis. Does not need the filesystem to be mounted.",
+	"Prints the tree blocks of an unmounted filesystem (or image file) item by item,",
+	"keys and flags by name; --format json gives the same as a JSON document.",
+	"The output holds file and directory names: think of that before sharing it.",
 	NULL
 };
 

@@ -896,7 +896,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 
 	if (!quiet) {
 		printf("%s v%s\n", PACKAGE_NAME, PACKAGE_VERSION);
-		printf("See https://btrfs.readthedocs.io for more information.\n\n");
+		printf("Manual: mkfs.btrfs(8); the btrfs format: https://btrfs.readthedocs.io\n\n");
 	}
 	if (btrfs_write_log_open(&cfg.write_log) < 0)
 		goto out;

@@ -14,8 +14,8 @@ fail_with() { # message args...
 	expect_exit 1 "$BTRFS" balance "$@" 2> "$T/err"
 	assert_grep "$msg" "$T/err"
 }
-fail_with 'Refusing to explicitly operate on system chunks' start -s /
-fail_with 'Refusing to explicitly operate on system chunks' start -susage=5 -m /
+fail_with '-s balances the system chunks, which hold the chunk tree: it needs --force' start -s /
+fail_with '-s balances the system chunks, which hold the chunk tree: it needs --force' start -susage=5 -m /
 fail_with 'unrecognized balance option: foo' start -dfoo /
 fail_with 'unknown profile: bogus' start -dconvert=bogus /
 fail_with 'invalid convert argument' start -mconvert=bogus /
