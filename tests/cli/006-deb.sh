@@ -3,6 +3,7 @@
 # "make deb" (dpkg-buildpackage -us -uc -b) in a copy of the tree, then the .deb unpacked with
 # dpkg -x (never installed: btrfs-progs stays on the machine) and its binaries and man pages run.
 . "$TOP/tests/lib/common.sh"
+. "$TOP/tests/lib/installed-tree.sh"
 
 [ "${BTRFS_KIT_TEST_DEB:-}" = 1 ] || _skip "slow: set BTRFS_KIT_TEST_DEB=1 to build the .deb"
 command -v dpkg-buildpackage > /dev/null && command -v dh > /dev/null ||
@@ -30,17 +31,6 @@ for f in usr/bin/btrfs usr/bin/btrfs-image usr/sbin/mkfs.btrfs usr/sbin/fsck.btr
 	 usr/share/man/man8/fsck.btrfs.8.gz usr/share/bash-completion/completions/btrfs; do
 	[ -e "$x/$f" ] || _fail "$f missing from the package"
 done
-run_check "$x/usr/bin/btrfs" --version > "$T/out"
-assert_grep '^btrfs-kit v' "$T/out"
-run_check "$x/usr/sbin/mkfs.btrfs" -f -b 256M "$T/img" > "$T/out"
-assert_grep '^Number of devices:  1' "$T/out"
-run_check "$x/usr/sbin/fsck.btrfs" "$T/img" > "$T/out" 2>&1
-assert_grep 'no error found' "$T/out"
-run_check "$x/usr/bin/btrfs" inspect-internal dump-super "$T/img" > "$T/out"
-assert_grep '^magic' "$T/out"
 command -v man > /dev/null || _fail "man is needed to open the packaged man pages"
-MANWIDTH=100 man -l "$x/usr/share/man/man8/mkfs.btrfs.8.gz" > "$T/man" 2> "$T/man.err"
-assert_grep 'runtime-features' "$T/man"
-MANWIDTH=100 man -l "$x/usr/share/man/man8/fsck.btrfs.8.gz" > "$T/man" 2> "$T/man.err"
-assert_grep 'btrfs check' "$T/man"
+installed_tools_run "$x" .gz
 echo ok
