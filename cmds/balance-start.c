@@ -17,7 +17,7 @@
 
 static const char *const cmd_balance_start_usage[] = {
 	"btrfs balance start [options] <path>",
-	"Balance chunks across the devices",
+	"Relocate chunks: spread them over the devices or convert their profile",
 	"",
 	"Relocate (and with convert= change the profile of) the chunks that pass",
 	"every filter given for their type; -d, -m and -s without filters take all",

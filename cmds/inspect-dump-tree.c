@@ -16,7 +16,7 @@
 
 static const char *const cmd_inspect_dump_tree_usage[] = {
 	"btrfs inspect-internal dump-tree [options] <device> [<device> ..]",
-	"Dump tree structures from a given device",
+	"Print the trees of a filesystem, block by block",
 	"",
 	"Prints the tree blocks of an unmounted filesystem (or image file) item by item,",
 	"keys and flags by name; --format json gives the same as a JSON document.",
@@ -37,16 +37,16 @@ enum {
 static const struct cli_values tree_values;
 
 static const struct cli_option dump_tree_options[] = {
-	OPT_FLAG('e', "extents", "print only extent info: extent and device trees"),
-	OPT_FLAG('d', "device", "print only device info: tree root, chunk and device trees"),
-	OPT_FLAG('r', "roots", "print only short root node info"),
-	OPT_FLAG('R', "backups", "same as --roots plus print backup root info"),
+	OPT_FLAG('e', "extents", "print the extent and device trees only"),
+	OPT_FLAG('d', "device", "print the root, chunk and device trees only"),
+	OPT_FLAG('r', "roots", "print one line per tree root only"),
+	OPT_FLAG('R', "backups", "as --roots, with the superblock's backup roots"),
 	OPT_FLAG('u', "uuid", "print only the uuid tree"),
 	OPT_ARG('b', "block", "BYTENR", "print info from the specified block only (repeatable)"),
 	OPT_ARG_VALUES('t', "tree", "TREE", "print only tree with the given id or name (repeatable, in order)",
 		       tree_values),
 	OPT_FLAG(OPT_FOLLOW, "follow", "with -b, print all children blocks too"),
-	OPT_FLAG(OPT_DFS, "dfs", "depth-first traversal of the trees"),
+	OPT_FLAG(OPT_DFS, "dfs", "walk each tree depth first (children right after their parent)"),
 	OPT_FLAG(OPT_BFS, "bfs", "breadth-first traversal of the trees (default)"),
 	OPT_FLAG(OPT_NOSCAN, "noscan", "do not scan the devices for the filesystem members"),
 	OPT_FLAG(OPT_HIDE_NAMES, "hide-names", "print HIDDEN instead of names and xattr values"),
