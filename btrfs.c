@@ -7,47 +7,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libgen.h>
-#include <getopt.h>
 #include "cmds/commands.h"
+#include "common/completion.h"
 #include "lib/format/messages.h"
 
-enum { OPT_FORMAT = 256, OPT_AUTH_KEY, OPT_VERSION, OPT_HELP };
+/* Commands reached by program name, busybox style. */
+static const struct completion_alias argv0_aliases[] = {
+	{ "mkfs.btrfs", "mkfs" },
+	{ "btrfs-image", "image" },
+	{ "fsck.btrfs", "check" },
+	{ "btrfsck", "check" },
+};
 
-/* Parse global options into ctx; returns the index of the group token, or -1 on error. */
+/* Parse global options (the table of cmd_struct_btrfs) into ctx; returns the index of the group token, or -1 on error. */
 static int parse_global_options(int argc, char **argv, struct cli_ctx *ctx, bool *done)
 {
-	static const struct option long_options[] = {
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "auth-key", required_argument, NULL, OPT_AUTH_KEY },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_getopt_state st = { 0 };
 	int c;
 
 	*done = false;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+vqh", long_options, NULL)) != -1) {
+	while ((c = cli_getopt(&cmd_struct_btrfs, argc, argv, &st)) != -1) {
 		switch (c) {
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				ctx->format = FORMAT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				ctx->format = FORMAT_JSON;
-			else {
-				error("unrecognized output format: %s", optarg);
+		case BTRFS_OPT_FORMAT:
+			if (output_format_by_name(st.optarg) < 0) {
+				error("unrecognized output format: %s", st.optarg);
 				return -1;
 			}
+			ctx->format = output_format_by_name(st.optarg);
 			break;
-		case OPT_AUTH_KEY:
-			if (!*optarg) {
+		case BTRFS_OPT_AUTH_KEY:
+			if (!*st.optarg) {
 				error("--auth-key needs a key name");
 				return -1;
 			}
-			ctx->auth_key = optarg;
+			ctx->auth_key = st.optarg;
 			break;
 		case 'v':
 			ctx->verbose++;
@@ -55,34 +48,46 @@ static int parse_global_options(int argc, char **argv, struct cli_ctx *ctx, bool
 		case 'q':
 			ctx->quiet = true;
 			break;
-		case OPT_VERSION:
+		case BTRFS_OPT_VERSION:
 			printf("%s v%s\n%s\n", PACKAGE_NAME, PACKAGE_VERSION, btrfs_build_features());
 			*done = true;
 			return 0;
-		case 'h':
-		case OPT_HELP:
+		case BTRFS_OPT_GENERATE_COMPLETION:
+			/* hidden: the build makes the installed completion script with it */
+			if (strcmp(st.optarg, "bash")) {
+				error("completion for shell '%s' is not available (only bash)", st.optarg);
+				return -1;
+			}
+			completion_print_bash(&cmd_struct_btrfs, argv0_aliases, ARRAY_SIZE(argv0_aliases), stdout);
+			*done = true;
+			return 0;
+		case CLI_OPT_HELP:
 			group_print_help(&cmd_struct_btrfs, stdout, false);
 			*done = true;
 			return 0;
 		default:
-			error("unknown global option: %s", argv[optind - 1]);
-			group_print_help(&cmd_struct_btrfs, stderr, false);
 			return -1;
 		}
 	}
-	return optind;
+	return st.optind;
 }
 
-/* Commands reached by program name, busybox style. */
-static const struct {
-	const char *prog;
-	const char *command;
-} argv0_aliases[] = {
-	{ "mkfs.btrfs", "mkfs" },
-	{ "btrfs-image", "image" },
-	{ "fsck.btrfs", "check" },
-	{ "btrfsck", "check" },
-};
+
+/*
+ * fsck(8) at boot runs "fsck.btrfs -a DEV" (or -p, -y): btrfs needs no boot-time check (the
+ * kernel verifies checksums and the tree-checker rules as it reads), and a full check
+ * of a mounted root would be wrong, so these modes do nothing and succeed.
+ */
+static bool fsck_auto_mode(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-a") || !strcmp(argv[i], "-p") || !strcmp(argv[i], "-y") ||
+		    !strcmp(argv[i], "-A")) {
+			fprintf(stderr, "fsck.btrfs: nothing to do in automatic mode: btrfs verifies its metadata as it reads; run 'btrfs check' on the unmounted device\n");
+			return true;
+		}
+	return false;
+}
 
 static int run(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -104,6 +109,8 @@ static int run(int argc, char **argv, struct cli_ctx *ctx)
 		}
 		if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
 			return usage_print(cmd, stdout, true);
+		if (!strcmp(base, "fsck.btrfs") && fsck_auto_mode(argc, argv))
+			return 0;
 		if (argc > 1 && !strcmp(argv[1], "--version")) {
 			printf("%s, part of %s v%s\n", base, PACKAGE_NAME, PACKAGE_VERSION);
 			return 0;

@@ -126,6 +126,14 @@ static const struct {
 	{ "stripes", F_STRIPES, "filter" },
 };
 
+const char *btrfs_balance_filter_name_at(size_t i, char buf[64])
+{
+	if (i >= ARRAY_SIZE(filter_names))
+		return NULL;
+	snprintf(buf, 64, "%s%s", filter_names[i].name, filter_names[i].what ? "=" : "");
+	return buf;
+}
+
 /* One "name=value" (value may be NULL) into args. */
 static int parse_one_filter(const char *name, const char *value, struct btrfs_balance_args *args)
 {

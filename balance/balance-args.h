@@ -25,6 +25,8 @@ int btrfs_balance_parse_profiles(const char *s, u64 *profiles);
  * Returns 0 or -EINVAL after an error() naming the filter.
  */
 int btrfs_balance_parse_filters(const char *filters, struct btrfs_balance_args *args);
+/* The i-th filter name, with "=" when it takes a value ("usage=", "soft"), NULL past the last. */
+const char *btrfs_balance_filter_name_at(size_t i, char buf[64]);
 /*
  * "S..E", "S..", "..E" into [start, end]; missing ends are 0 and all ones.
  * u64 ranges (drange, vrange) must have start < end, u32 ones start <= end.

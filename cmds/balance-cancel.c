@@ -5,7 +5,7 @@
 
 static const char *const cmd_balance_cancel_usage[] = {
 	"btrfs balance cancel <path>",
-	"Cancel running or paused balance",
+	"Stop a running or paused balance for good",
 	"",
 	"A running balance stops after the chunk it is relocating (the command waits",
 	"for that); a paused one is forgotten.  Exit status 2 when there is none.",

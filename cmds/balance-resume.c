@@ -9,7 +9,7 @@
 
 static const char *const cmd_balance_resume_usage[] = {
 	"btrfs balance resume <path>",
-	"Resume interrupted balance",
+	"Continue a paused or interrupted balance",
 	"",
 	"Continues a paused balance with its filters and waits for it, as start",
 	"does.  Exit status 2 when there is no paused balance or it is already running.",

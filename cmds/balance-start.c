@@ -20,7 +20,7 @@
 static const char *const cmd_balance_start_usage[] = {
 	"btrfs balance start [options] <path>",
 	"btrfs balance start [options] <device>...",
-	"Balance chunks across the devices",
+	"Relocate chunks: spread them over the devices or convert their profile",
 	"",
 	"Relocate (and with convert= change the profile of) the chunks that pass",
 	"every filter given for their type; -d, -m and -s without filters take all",
@@ -48,10 +48,18 @@ static const char *const cmd_balance_start_usage[] = {
 
 enum { OPT_FULL = OPT_LONG_BASE, OPT_BG, OPT_BACKGROUND, OPT_ENQUEUE, OPT_DRY_RUN };
 
+static const char *filter_at(size_t i, char buf[64])
+{
+	return btrfs_balance_filter_name_at(i, buf);
+}
+
+static const struct cli_values filter_values = { .at = filter_at, .list = true };
+
 static const struct cli_option balance_start_options[] = {
-	OPT_OPTARG('d', "data", "filters", "act on data chunks"),
-	OPT_OPTARG('m', "metadata", "filters", "act on metadata chunks (and system, unless -s)"),
-	OPT_OPTARG('s', "system", "filters", "act on system chunks (needs -f)"),
+	OPT_OPTARG_VALUES('d', "data", "filters", "act on data chunks", filter_values),
+	OPT_OPTARG_VALUES('m', "metadata", "filters", "act on metadata chunks (and system, unless -s)",
+			  filter_values),
+	OPT_OPTARG_VALUES('s', "system", "filters", "act on system chunks (needs -f)", filter_values),
 	OPT_FLAG('f', "force", "allow -s, reducing metadata redundancy, and a convert the plan refuses"),
 	OPT_FLAG('v', "verbose", "print the filters and the plan"),
 	{ OPT_FULL, "full-balance", 0, NULL, "do not warn and wait before a full balance" },
@@ -64,19 +72,16 @@ static const struct cli_option balance_start_options[] = {
 
 static void full_balance_countdown(void)
 {
-	warning("\n\n"
-		"\tFull balance without filters requested. This operation is very\n"
-		"\tintense and takes potentially very long. It is recommended to\n"
-		"\tuse the balance filters to narrow down the scope of balance.\n"
-		"\tUse 'btrfs balance start --full-balance' option to skip this\n"
-		"\twarning. The operation will start in 10 seconds.\n"
-		"\tUse Ctrl-C to stop it.");
+	warning("a balance without filters relocates every chunk of the filesystem, which can\n"
+		"\ttake hours.  Filters (-d, -m, -s with usage=, limit=, ...) narrow it down;\n"
+		"\t--full-balance starts it without this pause.  Starting in 10 seconds,\n"
+		"\tCtrl-C cancels.");
 	for (int delay = 10; delay > 0; delay--) {
 		printf("%2d", delay);
 		fflush(stdout);
 		sleep(1);
 	}
-	printf("\nStarting balance without any filters.\n");
+	printf("\nStarting a full balance.\n");
 	fflush(stdout);
 }
 
@@ -383,8 +388,7 @@ static int cmd_balance_start(const struct cmd_struct *cmd, struct cli_ctx *ctx, 
 	/* System chunks only on explicit request with force; else as metadata. */
 	if (args.flags & BTRFS_BALANCE_SYSTEM) {
 		if (!force) {
-			error("Refusing to explicitly operate on system chunks.\n"
-			      "Pass --force if you really want to do that.");
+			error("-s balances the system chunks, which hold the chunk tree: it needs --force");
 			return 1;
 		}
 	} else if (args.flags & BTRFS_BALANCE_METADATA) {

@@ -9,7 +9,7 @@
 
 static const char *const cmd_balance_status_usage[] = {
 	"btrfs balance status [-v] <path>",
-	"Show status of running or paused balance",
+	"Say whether a balance runs or is paused, and how far it is",
 	"",
 	"Exit status: 0 when no balance is running or paused, 1 when one is (or on",
 	"a usage error), 2 when the status cannot be read.",

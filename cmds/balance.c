@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The balance group, the legacy "btrfs balance <path>" form (a full
- * balance without the warning, as btrfs-progs keeps it) and the shared
- * ioctl runner.
+ * The balance group (which refuses the old "btrfs balance <path>" form,
+ * as btrfs-progs 6.19 does: a typo must not start hours of relocation) and
+ * the shared ioctl runner.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +14,6 @@
 
 static const char *const balance_cmd_group_usage[] = {
 	"btrfs balance <command> [options] <path>",
-	"btrfs balance <path>",
 	NULL
 };
 
@@ -98,7 +97,7 @@ int balance_run(int fd, const char *path, struct btrfs_ioctl_balance_args *args)
 		}
 		error("error during balancing '%s': %s", path, strerror(err));
 		if (err != EINPROGRESS)
-			fprintf(stderr, "There may be more info in syslog - try dmesg | tail\n");
+			fprintf(stderr, "The kernel log (dmesg) says why.\n");
 		explain_balance_errno(err);
 		return 1;
 	}
@@ -161,17 +160,9 @@ static bool is_legacy_form(const struct cmd_group *grp, int argc, char **argv)
 static int cmd_balance(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)
 {
 	if (is_legacy_form(cmd->next, argc, argv)) {
-		struct btrfs_ioctl_balance_args args;
-		int fd, ret;
-
-		memset(&args, 0, sizeof(args));
-		args.flags = BTRFS_BALANCE_TYPE_MASK;
-		fd = btrfs_balance_open_mount(argv[1]);
-		if (fd < 0)
-			return 1;
-		ret = balance_run(fd, argv[1], &args);
-		close(fd);
-		return ret;
+		error("'btrfs balance %s' starts nothing: a balance is 'btrfs balance start [filters] %s'",
+		      argv[1], argv[1]);
+		return 1;
 	}
 	return handle_command_group(cmd, ctx, argc, argv);
 }

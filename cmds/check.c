@@ -22,11 +22,10 @@ static const char *const cmd_check_usage[] = {
 	"btrfs check [options] <device> [<device>...]",
 	"Check structural integrity of a filesystem (unmounted).",
 	"",
-	"Check structural integrity of an unmounted filesystem. Verify internal",
-	"trees' consistency and item connectivity. In the repair mode try to",
-	"fix the problems found.",
-	"WARNING: the repair mode is considered dangerous and should not be used",
-	"         without prior analysis of problems found on the filesystem.",
+	"Reads every tree of an unmounted filesystem and verifies that its blocks,",
+	"items and references agree with each other. --repair rewrites metadata in",
+	"place: read what a plain check reports first, and keep an image of what",
+	"matters (btrfs-image) before repairing.",
 	"",
 	"Devices of a multi-device filesystem not named are found by scanning.",
 	"Exit status: 0 no error found, 1 errors found or the check could not run.",
@@ -51,23 +50,30 @@ enum {
 	OPT_DRY_RUN,
 };
 
+static const char *const mode_names[] = { "original", "lowmem", NULL };
+static const struct cli_values mode_values = { .names = mode_names };
+static const char *const space_cache_names[] = { "v1", "v2", NULL };
+static const struct cli_values space_cache_values = { .names = space_cache_names };
+
 static const struct cli_option check_options[] = {
 	OPT_ARG('s', "super", "SUPERBLOCK", "use this superblock copy (0, 1 or 2)"),
 	OPT_FLAG('b', "backup", "use the first valid set of backup roots stored in the superblock"),
-	OPT_FLAG(OPT_REPAIR, "repair", "try to repair the filesystem"),
+	OPT_FLAG(OPT_REPAIR, "repair", "mend the damage the check finds (asks first unless --force)"),
 	OPT_FLAG(OPT_DRY_RUN, "dry-run", "with --repair: compute and print the repair, write nothing"),
-	OPT_FLAG(OPT_READONLY, "readonly", "run in read-only mode (default)"),
+	OPT_FLAG(OPT_READONLY, "readonly", "write nothing (the default)"),
 	OPT_FLAG(OPT_FORCE, "force", "skip the mount check and the repair confirmation"),
-	OPT_ARG(OPT_MODE, "mode", "MODE", "original or lowmem (accepted; one engine serves both)"),
-	OPT_FLAG(OPT_CHECK_DATA_CSUM, "check-data-csum", "verify checksums of data blocks"),
-	OPT_ARG(OPT_TREE_ROOT, "tree-root", "BYTENR", "use the given bytenr for the tree root"),
-	OPT_ARG(OPT_CHUNK_ROOT, "chunk-root", "BYTENR", "use the given bytenr for the chunk tree root"),
-	OPT_ARG(OPT_CLEAR_SPACE_CACHE, "clear-space-cache", "v1|v2", "clear space cache for v1 or v2"),
+	OPT_ARG_VALUES(OPT_MODE, "mode", "MODE", "original or lowmem (accepted; one engine serves both)",
+		       mode_values),
+	OPT_FLAG(OPT_CHECK_DATA_CSUM, "check-data-csum", "read every data block and compare it with its checksum"),
+	OPT_ARG(OPT_TREE_ROOT, "tree-root", "BYTENR", "use the root tree block at BYTENR"),
+	OPT_ARG(OPT_CHUNK_ROOT, "chunk-root", "BYTENR", "use the chunk tree block at BYTENR"),
+	OPT_ARG_VALUES(OPT_CLEAR_SPACE_CACHE, "clear-space-cache", "v1|v2", "clear space cache for v1 or v2",
+		       space_cache_values),
 	OPT_FLAG(OPT_INIT_CSUM_TREE, "init-csum-tree", "create a new CRC tree (repair)"),
 	OPT_FLAG(OPT_INIT_EXTENT_TREE, "init-extent-tree", "create a new extent tree (repair)"),
 	OPT_FLAG('p', "progress", "indicate progress"),
-	OPT_FLAG('Q', "qgroup-report", "print a report on qgroup consistency"),
-	OPT_ARG('E', "subvol-extents", "SUBVOLID", "print subvolume extents and sharing state"),
+	OPT_FLAG('Q', "qgroup-report", "print the quota groups' numbers as counted against the stored ones"),
+	OPT_ARG('E', "subvol-extents", "SUBVOLID", "list the extents of subvolume SUBVOLID and who shares them"),
 	OPT_FLAG(OPT_NOSCAN, "noscan", "do not scan for other devices of the filesystem"),
 	OPT_END(),
 };
@@ -123,7 +129,7 @@ static int parse_check_args(const struct cmd_struct *cmd, int argc, char **argv,
 			a->force = true;
 			break;
 		case OPT_MODE:
-			if (strcmp(st.optarg, "original") && strcmp(st.optarg, "lowmem"))
+			if (cli_value_index(&mode_values, st.optarg) < 0)
 				return usage_error(cmd, "unknown mode: %s", st.optarg);
 			break;
 		case OPT_CHECK_DATA_CSUM:
@@ -138,7 +144,7 @@ static int parse_check_args(const struct cmd_struct *cmd, int argc, char **argv,
 				return 1;
 			break;
 		case OPT_CLEAR_SPACE_CACHE:
-			if (strcmp(st.optarg, "v1") && strcmp(st.optarg, "v2"))
+			if (cli_value_index(&space_cache_values, st.optarg) < 0)
 				return usage_error(cmd, "invalid argument to --clear-space-cache, must be v1 or v2");
 			a->clear_space_cache = st.optarg;
 			break;
@@ -181,19 +187,17 @@ static int parse_check_args(const struct cmd_struct *cmd, int argc, char **argv,
 	return 0;
 }
 
-/* --repair without --force: the confirmation btrfs-progs asks for. */
+/* --repair without --force: say what is about to happen and ask. */
 static bool confirm_repair(void)
 {
 	char answer[16] = "";
 
-	printf("WARNING:\n\n"
-	       "\tDo not use --repair unless you are advised to do so by a developer\n"
-	       "\tor an experienced user, and then only after having accepted that no\n"
-	       "\tfsck successfully repair all types of filesystem corruption. E.g.\n"
-	       "\tsome software or hardware bugs can fatally damage a volume.\n"
-	       "\tThe operation will start in 10 seconds.\n"
-	       "\tUse Ctrl-C to stop it.\n\n"
-	       "Are you sure you want to continue? [y/N]: ");
+	printf("WARNING: --repair rewrites the metadata of this filesystem in place.\n"
+	       "  btrfs-kit mends only damage its check can name and refuses, writing nothing,\n"
+	       "  a repair it cannot carry through; no repair brings back what a failing disk or\n"
+	       "  a bug has already destroyed.  Without a copy, run 'btrfs-image' first;\n"
+	       "  '--repair --dry-run' shows the fixes without writing them.\n"
+	       "Repair now? [y/N]: ");
 	fflush(stdout);
 	if (!fgets(answer, sizeof(answer), stdin))
 		return false;
@@ -221,7 +225,7 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 			return 1;
 		}
 		if (!a.force) {
-			error("%s is currently mounted, use --force if you really intend to check the filesystem",
+			error("%s is currently mounted: a check of a mounted filesystem can report false errors (--force runs it anyway)",
 			      argv[i]);
 			return 1;
 		}

@@ -6,8 +6,12 @@
 #include "common/command.h"
 #include "common/options.h"
 
-/* The root of the command tree (cmds/top.c) and its group. */
+/* The root of the command tree (cmds/top.c) and its group; its options are the global ones. */
 extern const struct cmd_struct cmd_struct_btrfs;
+enum {
+	BTRFS_OPT_FORMAT = OPT_LONG_BASE, BTRFS_OPT_AUTH_KEY, BTRFS_OPT_VERSION,
+	BTRFS_OPT_GENERATE_COMPLETION,
+};
 const struct cmd_group *btrfs_top_group(void);
 
 /* Top-level commands and groups, in the order of the top table. */

@@ -17,7 +17,7 @@
 
 static const char *const cmd_inspect_dump_super_usage[] = {
 	"btrfs inspect-internal dump-super [options] device [device...]",
-	"Dump superblock from a device in a textual form",
+	"Print the superblock of a device or image file",
 	"",
 	"Superblock copies: 0 at 64KiB, 1 at 64MiB, 2 at 256GiB; a copy beyond the end of",
 	"the device is skipped.  Exit status 1 when a device cannot be read or a copy",
@@ -30,11 +30,11 @@ enum {
 };
 
 static const struct cli_option dump_super_options[] = {
-	OPT_FLAG('f', "full", "print full superblock information, backup roots etc."),
-	OPT_FLAG('a', "all", "print information about all superblocks"),
-	OPT_ARG('s', "super", "N", "specify which copy to print out (values: 0, 1, 2)"),
-	OPT_FLAG('F', "force", "attempt to dump superblocks with bad magic"),
-	OPT_ARG(OPT_BYTENR, "bytenr", "OFFSET", "specify alternate superblock offset"),
+	OPT_FLAG('f', "full", "print every field, the backup roots and the system chunk array too"),
+	OPT_FLAG('a', "all", "print each of the superblock copies"),
+	OPT_ARG('s', "super", "N", "print copy N (0 primary, 1 or 2) instead of the primary"),
+	OPT_FLAG('F', "force", "print a superblock even when its magic is wrong"),
+	OPT_ARG(OPT_BYTENR, "bytenr", "OFFSET", "read the superblock at byte OFFSET"),
 	OPT_END(),
 };
 

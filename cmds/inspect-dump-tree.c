@@ -16,12 +16,11 @@
 
 static const char *const cmd_inspect_dump_tree_usage[] = {
 	"btrfs inspect-internal dump-tree [options] <device> [<device> ..]",
-	"Dump tree structures from a given device",
+	"Print the trees of a filesystem, block by block",
 	"",
-	"Dump tree structures from a given device in textual form, expand keys to human",
-	"readable equivalents where possible.",
-	"Note: contains file names, consider that if you're asked to send the dump",
-	"for analysis. Does not need the filesystem to be mounted.",
+	"Prints the tree blocks of an unmounted filesystem (or image file) item by item,",
+	"keys and flags by name; --format json gives the same as a JSON document.",
+	"The output holds file and directory names: think of that before sharing it.",
 	NULL
 };
 
@@ -35,16 +34,19 @@ enum {
 	OPT_CSUM_ITEMS,
 };
 
+static const struct cli_values tree_values;
+
 static const struct cli_option dump_tree_options[] = {
-	OPT_FLAG('e', "extents", "print only extent info: extent and device trees"),
-	OPT_FLAG('d', "device", "print only device info: tree root, chunk and device trees"),
-	OPT_FLAG('r', "roots", "print only short root node info"),
-	OPT_FLAG('R', "backups", "same as --roots plus print backup root info"),
+	OPT_FLAG('e', "extents", "print the extent and device trees only"),
+	OPT_FLAG('d', "device", "print the root, chunk and device trees only"),
+	OPT_FLAG('r', "roots", "print one line per tree root only"),
+	OPT_FLAG('R', "backups", "as --roots, with the superblock's backup roots"),
 	OPT_FLAG('u', "uuid", "print only the uuid tree"),
 	OPT_ARG('b', "block", "BYTENR", "print info from the specified block only (repeatable)"),
-	OPT_ARG('t', "tree", "TREE", "print only tree with the given id or name (repeatable, in order)"),
+	OPT_ARG_VALUES('t', "tree", "TREE", "print only tree with the given id or name (repeatable, in order)",
+		       tree_values),
 	OPT_FLAG(OPT_FOLLOW, "follow", "with -b, print all children blocks too"),
-	OPT_FLAG(OPT_DFS, "dfs", "depth-first traversal of the trees"),
+	OPT_FLAG(OPT_DFS, "dfs", "walk each tree depth first (children right after their parent)"),
 	OPT_FLAG(OPT_BFS, "bfs", "breadth-first traversal of the trees (default)"),
 	OPT_FLAG(OPT_NOSCAN, "noscan", "do not scan the devices for the filesystem members"),
 	OPT_FLAG(OPT_HIDE_NAMES, "hide-names", "print HIDDEN instead of names and xattr values"),
@@ -88,6 +90,13 @@ static const struct {
 	{ "reloc", BTRFS_TREE_RELOC_OBJECTID },
 	{ "data_reloc", BTRFS_DATA_RELOC_TREE_OBJECTID },
 };
+
+static const char *tree_name_at(size_t i, char buf[64])
+{
+	return i < ARRAY_SIZE(tree_names) ? tree_names[i].name : NULL;
+}
+
+static const struct cli_values tree_values = { .at = tree_name_at };
 
 static int parse_tree_id(const char *arg, u64 *id)
 {

@@ -10,7 +10,7 @@ static const char *const inspect_cmd_group_usage[] = {
 	NULL
 };
 
-static const char inspect_cmd_group_info[] = "query various internal information";
+static const char inspect_cmd_group_info[] = "print on-disk structures: superblocks and trees";
 
 /* Keep sorted. */
 static const struct cmd_group inspect_cmd_group = {

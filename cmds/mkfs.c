@@ -21,12 +21,12 @@
 
 enum {
 	OPT_CSUM = OPT_LONG_BASE, OPT_DEVICE_UUID, OPT_SHRINK, OPT_COMPRESS, OPT_INODE_FLAGS,
-	OPT_HELP_LONG,
+	OPT_HELP_LONG, OPT_REFLINK,
 };
 
 static const char *const cmd_mkfs_usage[] = {
 	"mkfs.btrfs [options] <dev> [<dev...>]",
-	"Create a BTRFS filesystem on a device or multiple devices",
+	"Make a new btrfs filesystem on one or more devices or image files",
 	"",
 	"Allocation profiles: raid0, raid1, raid1c3, raid1c4, raid5, raid6, raid10, dup or single.",
 	"Default: DUP metadata on one device, RAID1 metadata on more; single data.",
@@ -36,30 +36,39 @@ static const char *const cmd_mkfs_usage[] = {
 	NULL
 };
 
+static const struct cli_values feature_values, runtime_feature_values;
+
 static const struct cli_option mkfs_options[] = {
-	OPT_ARG('d', "data", "PROFILE", "data profile: raid0, raid1, raid1c3, raid1c4, raid5, raid6, raid10, dup or single"),
-	OPT_ARG('m', "metadata", "PROFILE", "metadata profile, values like for data profile"),
-	OPT_FLAG('M', "mixed", "mix metadata and data together"),
-	OPT_ARG(OPT_CSUM, "csum", "TYPE", "checksum algorithm: crc32c (default), xxhash, sha256, blake2"),
+	OPT_ARG_VALUES('d', "data", "PROFILE", "data profile: raid0, raid1, raid1c3, raid1c4, raid5, raid6, raid10, dup or single",
+		       cli_profile_values),
+	OPT_ARG_VALUES('m', "metadata", "PROFILE", "metadata profile (the same names as -d)",
+		       cli_profile_values),
+	OPT_FLAG('M', "mixed", "put data and metadata in the same block groups"),
+	OPT_ARG_VALUES(OPT_CSUM, "csum", "TYPE", "checksum algorithm: crc32c (default), xxhash, sha256, blake2",
+		       cli_csum_values),
 	OPT_ARG(OPT_CSUM, "checksum", "TYPE", NULL),
 	OPT_ARG('n', "nodesize", "SIZE", "size of btree nodes (4K..64K, default 16K)"),
 	OPT_ARG('s', "sectorsize", "SIZE", "data block size (default 4K)"),
-	OPT_ARG('O', "features", "LIST", "comma separated list of filesystem features ('-O list-all' to list)"),
-	OPT_ARG('R', "runtime-features", "LIST", NULL),
+	OPT_ARG_VALUES('O', "features", "LIST", "comma separated list of filesystem features ('-O list-all' to list)",
+		       feature_values),
+	OPT_ARG_VALUES('R', "runtime-features", "LIST", "runtime features: quota, free-space-tree ('-R list-all' to list)",
+		       runtime_feature_values),
 	OPT_ARG('L', "label", "LABEL", "set the filesystem label"),
-	OPT_ARG('U', "uuid", "UUID", "specify the filesystem UUID (must be unique)"),
+	OPT_ARG('U', "uuid", "UUID", "filesystem UUID instead of a random one"),
 	OPT_ARG(OPT_DEVICE_UUID, "device-uuid", "UUID", "specify the device UUID of the first device"),
 	OPT_ARG('b', "byte-count", "SIZE", "set size of each device to SIZE (image files are created sparse)"),
-	OPT_ARG('r', "rootdir", "DIR", "copy files from DIR to the image root directory"),
+	OPT_ARG('r', "rootdir", "DIR", "fill the new filesystem with the tree under DIR"),
+	OPT_FLAG(OPT_REFLINK, "reflink", "(with --rootdir) clone file data instead of copying it (not implemented)"),
 	OPT_ARG('u', "subvol", "TYPE:SUBDIR", "(with --rootdir) create SUBDIR as a subvolume; TYPE: rw (default), ro, default, default-ro"),
-	OPT_ARG(OPT_COMPRESS, "compress", "ALGO[:LEVEL]", "(with --rootdir) compress files: no, zlib, lzo, zstd; level 1..9 zlib, 1..15 zstd"),
+	OPT_ARG_VALUES(OPT_COMPRESS, "compress", "ALGO[:LEVEL]", "(with --rootdir) compress files: no, zlib, lzo, zstd; level 1..9 zlib, 1..15 zstd",
+		       cli_compress_values),
 	OPT_ARG(OPT_INODE_FLAGS, "inode-flags", "FLAGS:PATH", "(with --rootdir) set nodatacow and/or nodatasum (comma separated) on PATH"),
-	OPT_FLAG(OPT_SHRINK, "shrink", "(with --rootdir) shrink the filled filesystem to minimal size"),
-	OPT_FLAG('K', "nodiscard", "do not perform whole device TRIM"),
-	OPT_FLAG('f', "force", "force overwrite of existing filesystem"),
-	OPT_FLAG('q', "quiet", "no messages except errors"),
+	OPT_FLAG(OPT_SHRINK, "shrink", "(with --rootdir) end the filesystem where its last chunk ends"),
+	OPT_FLAG('K', "nodiscard", "skip discarding (TRIM) a block device first"),
+	OPT_FLAG('f', "force", "write over an existing filesystem or signature"),
+	OPT_FLAG('q', "quiet", "print errors only"),
 	OPT_FLAG('v', "verbose", "increase verbosity level"),
-	OPT_FLAG('V', "version", "print the mkfs.btrfs version and exit"),
+	OPT_FLAG('V', "version", "print the version and build features, then exit"),
 	OPT_END(),
 };
 
@@ -72,12 +81,13 @@ struct mkfs_feature {
 	int kind;
 	u64 bits;
 	const char *desc;
+	bool runtime;       /* also a runtime feature (-R), as btrfs-progs 6.19 lists them */
 };
 
 static const struct mkfs_feature features[] = {
 	{ "mixed-bg", FT_MIXED, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS,
 	  "mixed data and metadata block groups (compat=2.6.37, safe=2.6.37)" },
-	{ "quota", FT_QUOTA, 0, "hierarchical quota group support (qgroups) (compat=3.4)" },
+	{ "quota", FT_QUOTA, 0, "hierarchical quota group support (qgroups) (compat=3.4)", true },
 	{ "extref", FT_INCOMPAT, BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF,
 	  "increased hardlink limit per file to 65536 (compat=3.7, safe=3.12, default=3.12)" },
 	{ "raid56", FT_INCOMPAT, BTRFS_FEATURE_INCOMPAT_RAID56, "raid56 extended format (compat=3.9)" },
@@ -86,10 +96,10 @@ static const struct mkfs_feature features[] = {
 	{ "no-holes", FT_INCOMPAT, BTRFS_FEATURE_INCOMPAT_NO_HOLES,
 	  "no explicit hole extents for files (compat=3.14, safe=4.0, default=5.15)" },
 	{ "fst", FT_COMPAT_RO, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
-	  BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID, NULL },
+	  BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID, NULL, true },
 	{ "free-space-tree", FT_COMPAT_RO, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
 	  BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID,
-	  "free space tree, improved space tracking (space_cache=v2) (compat=4.5, safe=4.9, default=5.15)" },
+	  "free space tree, improved space tracking (space_cache=v2) (compat=4.5, safe=4.9, default=5.15)", true },
 	{ "raid1c34", FT_INCOMPAT, BTRFS_FEATURE_INCOMPAT_RAID1C34, "RAID1 with 3 or 4 copies (compat=5.5)" },
 	{ "zoned", FT_ZONED, BTRFS_FEATURE_INCOMPAT_ZONED, "support zoned (SMR/ZBC/ZNS) devices (compat=5.12)" },
 	{ "bgt", FT_COMPAT_RO, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE, NULL },
@@ -99,10 +109,37 @@ static const struct mkfs_feature features[] = {
 	  "squota support (simple accounting qgroups) (compat=6.7)" },
 };
 
-static void list_features(void)
+/* -O list-all, or with runtime -R list-all: the runtime features only. */
+/* The names -O (or -R: runtime ones) takes, then list-all, for completion. */
+static const char *feature_at(size_t i, bool runtime)
 {
-	fprintf(stderr, "Filesystem features available:\n");
+	size_t k = 0;
+
+	for (size_t f = 0; f < ARRAY_SIZE(features); f++)
+		if ((!runtime || features[f].runtime) && k++ == i)
+			return features[f].name;
+	return k == i ? "list-all" : NULL;
+}
+
+static const char *any_feature_at(size_t i, char buf[64])
+{
+	return feature_at(i, false);
+}
+
+static const char *runtime_feature_at(size_t i, char buf[64])
+{
+	return feature_at(i, true);
+}
+
+static const struct cli_values feature_values = { .at = any_feature_at, .list = true };
+static const struct cli_values runtime_feature_values = { .at = runtime_feature_at, .list = true };
+
+static void list_features(bool runtime)
+{
+	fprintf(stderr, "%s features available:\n", runtime ? "Runtime" : "Filesystem");
 	for (size_t i = 0; i < ARRAY_SIZE(features); i++) {
+		if (runtime && !features[i].runtime)
+			continue;
 		if (!features[i].desc) {
 			fprintf(stderr, "%-20s- %s alias\n", features[i].name,
 				features[i].kind == FT_COMPAT_RO &&
@@ -121,10 +158,12 @@ struct mkfs_opts {
 	bool quota;
 	bool squota;
 	bool list_all;
+	bool list_runtime;
+	bool bgt_asked;     /* block-group-tree named without ^ */
 };
 
-/* Apply one -O list ("a,^b"); 0 or 1 (usage error printed). */
-static int parse_features(char *list, struct mkfs_opts *o)
+/* Apply one -O list ("a,^b"), or with runtime one -R list; 0 or 1 (error printed). */
+static int parse_features(char *list, struct mkfs_opts *o, bool runtime)
 {
 	char *save = NULL;
 
@@ -135,15 +174,23 @@ static int parse_features(char *list, struct mkfs_opts *o)
 
 		if (!strcasecmp(name, "list-all")) {
 			o->list_all = true;
+			o->list_runtime = runtime;
 			continue;
 		}
 		for (size_t i = 0; i < ARRAY_SIZE(features); i++)
 			if (!strcasecmp(features[i].name, name))
 				f = &features[i];
 		if (!f) {
-			error("unrecognized filesystem feature '%s'", name);
+			error("unrecognized %s feature '%s'", runtime ? "runtime" : "filesystem", name);
 			return 1;
 		}
+		if (runtime && !f->runtime) {
+			error("'%s' is not a runtime feature (-R takes quota and free-space-tree): give it with -O",
+			      name);
+			return 1;
+		}
+		if (!off && f->kind == FT_COMPAT_RO && (f->bits & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE))
+			o->bgt_asked = true;
 		switch (f->kind) {
 		case FT_INCOMPAT:
 			if (off)
@@ -444,7 +491,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 	int verbose = ctx->verbose, npaths = 0, c, ret = 1, opened = 0;
 	int csum_type = BTRFS_CSUM_TYPE_CRC32;
 	uuid_t fsid, dev_uuid;
-	bool shrink = false;
+	bool shrink = false, reflink = false;
 	u64 need_size = 0;
 	int compress = 0, compress_level = 0, nr_subvols = 0, nr_iflags = 0;
 	const char **subvol_dirs = calloc(argc + 1, sizeof(char *));
@@ -510,7 +557,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 
 			if (!copy)
 				goto out;
-			ret = parse_features(copy, &o);
+			ret = parse_features(copy, &o, c == 'R');
 			free(copy);
 			if (ret)
 				goto out;
@@ -546,6 +593,9 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 			break;
 		case 'r':
 			rootdir = st.optarg;
+			break;
+		case OPT_REFLINK:
+			reflink = true;
 			break;
 		case OPT_SHRINK:
 			shrink = true;
@@ -625,7 +675,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		}
 	}
 	if (o.list_all) {
-		list_features();
+		list_features(o.list_runtime);
 		ret = 0;
 		goto out;
 	}
@@ -680,17 +730,32 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		error("quota and squota are exclusive");
 		goto out;
 	}
-	/* The kernel refuses to mount block-group-tree without these two. */
+	/*
+	 * The kernel refuses to mount block-group-tree without these two.  Asked for, it is an
+	 * error; on by default, it goes, with 6.19's warning (scripts may look for it).
+	 */
 	if ((o.compat_ro & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE) &&
 	    (!(o.compat_ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE) ||
 	     !(o.incompat & BTRFS_FEATURE_INCOMPAT_NO_HOLES))) {
-		error("block-group-tree feature requires free-space-tree and no-holes (disable it with -O ^block-group-tree)");
-		goto out;
+		if (o.bgt_asked) {
+			error("block-group-tree feature requires free-space-tree and no-holes (disable it with -O ^block-group-tree)");
+			goto out;
+		}
+		warning("disabling block-group-tree feature due to missing no-holes and free-space-tree features");
+		o.compat_ro &= ~BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE;
 	}
 
 	/* --rootdir and the options that need it. */
 	if (!rootdir && (nr_subvols || nr_iflags || shrink || compress)) {
 		error("options --subvol, --inode-flags, --compress and --shrink need --rootdir");
+		goto out;
+	}
+	if (reflink && !rootdir) {
+		error("option --reflink needs --rootdir");
+		goto out;
+	}
+	if (reflink) {
+		error("--reflink is not implemented: btrfs-kit copies the files of --rootdir (leave --reflink out)");
 		goto out;
 	}
 	if (shrink && npaths > 1) {
@@ -831,7 +896,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 
 	if (!quiet) {
 		printf("%s v%s\n", PACKAGE_NAME, PACKAGE_VERSION);
-		printf("See https://btrfs.readthedocs.io for more information.\n\n");
+		printf("Manual: mkfs.btrfs(8); the btrfs format: https://btrfs.readthedocs.io\n\n");
 	}
 	if (btrfs_write_log_open(&cfg.write_log) < 0)
 		goto out;
@@ -860,13 +925,6 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		}
 	}
 	if (!quiet) {
-		if (!meta_set && npaths == 1 && !o.mixed) {
-			printf("NOTE: several default settings have changed in version 5.15, please make sure\n");
-			printf("      this does not affect your deployments:\n");
-			printf("      - DUP for metadata (-m dup)\n");
-			printf("      - enabled no-holes (-O no-holes)\n");
-			printf("      - enabled free-space-tree (-R free-space-tree)\n\n");
-		}
 		print_summary(label, fsid, nodesize, sectorsize, &summary, &cfg, o.mixed, t);
 	}
 	if (verbose > 1)

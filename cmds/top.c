@@ -12,12 +12,21 @@ static const char *const btrfs_cmd_group_usage[] = {
 static const char btrfs_cmd_group_info[] =
 	"Use --help as an argument for information on a specific group or command.\n"
 	"\n"
-	"Global options:\n"
-	"    --format TYPE        output format: text (default) or json, where the command supports it\n"
-	"    -v|--verbose         more output (repeatable)\n"
-	"    -q|--quiet           errors only\n"
-	"    --auth-key NAME      key for authenticated checksums, looked up by NAME in the kernel keyring\n"
-	"    --version            print the version and build features";
+	"Global options:";
+
+/* Parsed by main() (btrfs.c) with cli_getopt, printed under the group's help. */
+static const struct cli_option btrfs_global_options[] = {
+	OPT_ARG_VALUES(BTRFS_OPT_FORMAT, "format", "TYPE",
+		       "output format: text (default) or json, where the command supports it",
+		       cli_format_values),
+	OPT_FLAG('v', "verbose", "more output (repeatable)"),
+	OPT_FLAG('q', "quiet", "errors only"),
+	OPT_ARG(BTRFS_OPT_AUTH_KEY, "auth-key", "NAME",
+		"key for authenticated checksums, looked up by NAME in the kernel keyring"),
+	OPT_FLAG(BTRFS_OPT_VERSION, "version", "print the version and build features"),
+	OPT_ARG(BTRFS_OPT_GENERATE_COMPLETION, "generate-completion", "SHELL", NULL),
+	OPT_END(),
+};
 
 static const struct cmd_struct cmd_struct_help;
 
@@ -37,15 +46,18 @@ static const struct cmd_group btrfs_cmd_group = {
 
 const struct cmd_struct cmd_struct_btrfs = {
 	.token = "btrfs", .fn = handle_command_group, .usagestr = btrfs_cmd_group_usage,
-	.next = &btrfs_cmd_group,
+	.options = btrfs_global_options, .next = &btrfs_cmd_group,
 };
 
 static const char *const cmd_help_usage[] = {
 	"btrfs help [--full]",
 	"Display help information",
-	"",
-	"--full     display detailed help on every command",
 	NULL
+};
+
+static const struct cli_option help_options[] = {
+	OPT_FLAG(OPT_LONG_BASE, "full", "display detailed help on every command"),
+	OPT_END(),
 };
 
 static int cmd_help(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)
@@ -54,7 +66,7 @@ static int cmd_help(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 	return 0;
 }
 static const struct cmd_struct cmd_struct_help = {
-	.token = "help", .fn = cmd_help, .usagestr = cmd_help_usage,
+	.token = "help", .fn = cmd_help, .usagestr = cmd_help_usage, .options = help_options,
 };
 
 const struct cmd_group *btrfs_top_group(void)

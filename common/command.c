@@ -80,6 +80,26 @@ int check_argc_max(const struct cmd_struct *cmd, int nargs, int expected)
 	return 0;
 }
 
+static const char *const output_format_names[] = {
+	[FORMAT_TEXT] = "text",
+	[FORMAT_JSON] = "json",
+};
+
+int output_format_by_name(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(output_format_names); i++)
+		if (!strcmp(name, output_format_names[i]))
+			return (int)i;
+	return -1;
+}
+
+static const char *output_format_at(size_t i, char buf[64])
+{
+	return i < ARRAY_SIZE(output_format_names) ? output_format_names[i] : NULL;
+}
+
+const struct cli_values cli_format_values = { .at = output_format_at };
+
 int cmd_check_format(const struct cmd_struct *cmd, const struct cli_ctx *ctx)
 {
 	if (ctx->format == FORMAT_JSON && !(cmd->flags & CMD_FORMAT_JSON)) {
@@ -159,6 +179,8 @@ void group_print_help(const struct cmd_struct *grp_cmd, FILE *out, bool full)
 	list_commands(grp, out, full);
 	if (grp->infostr)
 		fprintf(out, "%s\n", grp->infostr);
+	if (grp_cmd->options)
+		options_print_help(grp_cmd->options, out);
 }
 
 int handle_command_group(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)

@@ -85,6 +85,9 @@ int check_argc_exact(const struct cmd_struct *cmd, int nargs, int expected);
 int check_argc_min(const struct cmd_struct *cmd, int nargs, int expected);
 int check_argc_max(const struct cmd_struct *cmd, int nargs, int expected);
 
+/* FORMAT_TEXT or FORMAT_JSON by name ("text", "json"), -1 for another name. */
+int output_format_by_name(const char *name);
+
 /* Refuse --format json for commands that do not declare CMD_FORMAT_JSON. */
 int cmd_check_format(const struct cmd_struct *cmd, const struct cli_ctx *ctx);
 

@@ -3,8 +3,52 @@
 #include <stdlib.h>
 #include <getopt.h>
 #include <ctype.h>
+#include <string.h>
 #include "common/options.h"
 #include "lib/format/messages.h"
+#include "lib/format/profiles.h"
+#include "lib/format/csum.h"
+#include "lib/format/compress.h"
+
+static const char *profile_at(size_t i, char buf[64])
+{
+	return btrfs_raid_profile_name_at(i);
+}
+
+static const char *csum_at(size_t i, char buf[64])
+{
+	return btrfs_csum_name_at(i);
+}
+
+static const char *compress_at(size_t i, char buf[64])
+{
+	return btrfs_compress_name_at(i);
+}
+
+const struct cli_values cli_profile_values = { .at = profile_at };
+const struct cli_values cli_csum_values = { .at = csum_at };
+const struct cli_values cli_compress_values = { .at = compress_at };
+
+const char *cli_value_at(const struct cli_values *v, size_t i, char buf[64])
+{
+	if (v->at)
+		return v->at(i, buf);
+	for (size_t k = 0; k < i; k++)
+		if (!v->names[k])
+			return NULL;
+	return v->names[i];
+}
+
+int cli_value_index(const struct cli_values *v, const char *s)
+{
+	char buf[64];
+	const char *name;
+
+	for (size_t i = 0; (name = cli_value_at(v, i, buf)); i++)
+		if (!strcmp(name, s))
+			return (int)i;
+	return -1;
+}
 
 /* Build the getopt_long tables from the command's option table. */
 static int build_tables(const struct cli_option *opts, struct cli_getopt_state *st)

@@ -22,12 +22,29 @@
 #include <getopt.h>
 #include "common/command.h"
 
+/*
+ * The fixed set of values an option takes, read from the table its parser uses (shell
+ * completion lists them): at(i, buf) is the i-th value (it may format it into buf), NULL
+ * past the last; list: a comma separated list of them ("-O a,^b", balance filters).
+ */
+struct cli_values {
+	const char *(*at)(size_t i, char buf[64]);
+	const char *const *names;   /* or, without at: the values themselves, NULL-terminated */
+	bool list;
+};
+
+/* The i-th value of v (through at or names), NULL past the last. */
+const char *cli_value_at(const struct cli_values *v, size_t i, char buf[64]);
+/* Index of s among the values of v (exact match), -1 when it is none of them. */
+int cli_value_index(const struct cli_values *v, const char *s);
+
 struct cli_option {
 	int val;               /* short option char, or >= OPT_LONG_BASE for long-only */
 	const char *long_name; /* may be NULL */
 	int has_arg;           /* 0 none, 1 required, 2 optional (attached: -dFILTERS) */
 	const char *argname;   /* for help, e.g. "N" */
-	const char *help;      /* NULL hides the option from help */
+	const char *help;      /* NULL hides the option from help (and from completion) */
+	const struct cli_values *values; /* NULL: any value (completion offers file names) */
 };
 
 #define OPT_LONG_BASE 256
@@ -38,6 +55,9 @@ struct cli_option {
 #define OPT_ARG(s, l, a, h)      { (s), (l), 1, (a), (h) }
 #define OPT_OPTARG(s, l, a, h)   { (s), (l), 2, (a), (h) }
 #define OPT_END()                { 0, NULL, 0, NULL, NULL }
+/* An option whose value is one of a fixed set (v: a struct cli_values). */
+#define OPT_ARG_VALUES(s, l, a, h, v)    { (s), (l), 1, (a), (h), &(v) }
+#define OPT_OPTARG_VALUES(s, l, a, h, v) { (s), (l), 2, (a), (h), &(v) }
 
 #define CLI_MAX_OPTIONS 64
 
@@ -50,6 +70,11 @@ struct cli_getopt_state {
 };
 
 int cli_getopt(const struct cmd_struct *cmd, int argc, char **argv, struct cli_getopt_state *st);
+
+/* The block group profiles, checksum types and compression names as value sets. */
+extern const struct cli_values cli_profile_values, cli_csum_values, cli_compress_values;
+/* The output formats of --format (common/command.c). */
+extern const struct cli_values cli_format_values;
 
 /* Print the option table as aligned help lines. */
 void options_print_help(const struct cli_option *opts, FILE *out);

@@ -3,7 +3,8 @@
 set -eu
 pkgs="build-essential autoconf automake pkg-config uuid-dev libblkid-dev zlib1g-dev
       libkeyutils-dev keyutils libgcrypt20-dev libsodium-dev libssl-dev libzstd-dev liblzo2-dev
-      libisal-dev libxxhash-dev libb2-dev btrfs-progs xz-utils python3 util-linux time"
+      libisal-dev libxxhash-dev libb2-dev btrfs-progs xz-utils python3 util-linux time
+      python3-docutils"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -35,17 +35,27 @@ bool btrfs_compress_supported(int type)
 	return false;
 }
 
+/* The names mkfs --compress takes, by BTRFS_COMPRESS_* type. */
+static const char *const compress_names[] = {
+	[BTRFS_COMPRESS_NONE] = "no",
+	[BTRFS_COMPRESS_ZLIB] = "zlib",
+	[BTRFS_COMPRESS_LZO] = "lzo",
+	[BTRFS_COMPRESS_ZSTD] = "zstd",
+};
+
 int btrfs_compress_type_by_name(const char *name)
 {
-	if (!strcasecmp(name, "no") || !strcasecmp(name, "none"))
+	if (!strcasecmp(name, "none"))
 		return BTRFS_COMPRESS_NONE;
-	if (!strcasecmp(name, "zlib"))
-		return BTRFS_COMPRESS_ZLIB;
-	if (!strcasecmp(name, "lzo"))
-		return BTRFS_COMPRESS_LZO;
-	if (!strcasecmp(name, "zstd"))
-		return BTRFS_COMPRESS_ZSTD;
+	for (size_t i = 0; i < ARRAY_SIZE(compress_names); i++)
+		if (!strcasecmp(name, compress_names[i]))
+			return (int)i;
 	return -1;
+}
+
+const char *btrfs_compress_name_at(size_t i)
+{
+	return i < ARRAY_SIZE(compress_names) ? compress_names[i] : NULL;
 }
 
 const char *btrfs_compress_name(int type)

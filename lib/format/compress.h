@@ -28,6 +28,8 @@ struct btrfs_compressor {
 bool btrfs_compress_supported(int type);
 /* Type by name ("zlib", "lzo", "zstd", "no"/"none" = 0), or -1. */
 int btrfs_compress_type_by_name(const char *name);
+/* The i-th name --compress takes ("no", "zlib", "lzo", "zstd"), NULL past the last. */
+const char *btrfs_compress_name_at(size_t i);
 const char *btrfs_compress_name(int type);
 /* Level range of type: 0..0 for lzo, 1..9 zlib, 1..15 zstd; the default is 3. */
 void btrfs_compress_level_range(int type, int *min, int *max);

@@ -24,24 +24,30 @@ u16 btrfs_csum_type_size(u16 type)
 	return type < ARRAY_SIZE(csum_types) ? csum_types[type].size : 0;
 }
 
+/* The names mkfs --csum takes. */
+static const struct {
+	const char *name;
+	int type;
+} csum_names[] = {
+	{ "crc32c", BTRFS_CSUM_TYPE_CRC32 },
+	{ "xxhash", BTRFS_CSUM_TYPE_XXHASH },
+	{ "xxhash64", BTRFS_CSUM_TYPE_XXHASH },
+	{ "sha256", BTRFS_CSUM_TYPE_SHA256 },
+	{ "blake2", BTRFS_CSUM_TYPE_BLAKE2 },
+	{ "blake2b", BTRFS_CSUM_TYPE_BLAKE2 },
+};
+
 int btrfs_csum_type_by_name(const char *name)
 {
-	static const struct {
-		const char *name;
-		int type;
-	} aliases[] = {
-		{ "crc32c", BTRFS_CSUM_TYPE_CRC32 },
-		{ "xxhash", BTRFS_CSUM_TYPE_XXHASH },
-		{ "xxhash64", BTRFS_CSUM_TYPE_XXHASH },
-		{ "sha256", BTRFS_CSUM_TYPE_SHA256 },
-		{ "blake2", BTRFS_CSUM_TYPE_BLAKE2 },
-		{ "blake2b", BTRFS_CSUM_TYPE_BLAKE2 },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
-		if (!strcasecmp(name, aliases[i].name))
-			return aliases[i].type;
+	for (size_t i = 0; i < ARRAY_SIZE(csum_names); i++)
+		if (!strcasecmp(name, csum_names[i].name))
+			return csum_names[i].type;
 	return -1;
+}
+
+const char *btrfs_csum_name_at(size_t i)
+{
+	return i < ARRAY_SIZE(csum_names) ? csum_names[i].name : NULL;
 }
 
 int btrfs_csum_ctx_init(struct hash_ctx *ctx, u16 type, const u8 *key, size_t keylen)

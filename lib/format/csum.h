@@ -21,6 +21,8 @@ static inline bool btrfs_csum_type_valid(u16 type)
 }
 /* Type by name as mkfs --csum takes it ("crc32c", "xxhash", "xxhash64", "sha256", "blake2", "blake2b"); -1 if none. */
 int btrfs_csum_type_by_name(const char *name);
+/* The i-th of those names, NULL past the last. */
+const char *btrfs_csum_name_at(size_t i);
 
 /*
  * Set up a hash context for a btrfs csum type (one per filesystem, then

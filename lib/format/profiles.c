@@ -12,6 +12,11 @@ const struct btrfs_raid_profile btrfs_raid_profiles[] = {
 	{ 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 };
 
+const char *btrfs_raid_profile_name_at(size_t i)
+{
+	return i < ARRAY_SIZE(btrfs_raid_profiles) ? btrfs_raid_profiles[i].name : NULL;
+}
+
 const struct btrfs_raid_profile *btrfs_raid_profile_find(u64 flags)
 {
 	u64 prof = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;

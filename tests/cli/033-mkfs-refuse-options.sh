@@ -24,8 +24,12 @@ done <<'LIST'
 --device-uuid 123|could not parse UUID: 123
 -M -n 16384|mixed block groups nodesize (16384) and sectorsize (4096) must be equal
 -M -d single -m dup|mixed block groups data and metadata profiles must be the same
--O ^no-holes|block-group-tree feature requires free-space-tree and no-holes
--O ^free-space-tree|block-group-tree feature requires free-space-tree and no-holes
+-O ^no-holes,block-group-tree|block-group-tree feature requires free-space-tree and no-holes
+-O bgt -O ^free-space-tree|block-group-tree feature requires free-space-tree and no-holes
+-R block-group-tree|'block-group-tree' is not a runtime feature
+-R nosuch|unrecognized runtime feature 'nosuch'
+--reflink|option --reflink needs --rootdir
+--reflink -r /|--reflink is not implemented
 -O quota,squota|quota and squota are exclusive
 --no-such-option|unrecognized option
 LIST
@@ -38,4 +42,23 @@ expect_exit 1 "$TOP/mkfs.btrfs" -f "$T/missing.img" > /dev/null 2> "$T/err"
 assert_grep "cannot open $T/missing.img" "$T/err"
 [ ! -e "$T/missing.img" ] || _fail "a missing file was created without -b"
 file_sums "$T/d1.img" | cmp -s - "$T/before" || _fail "a refused mkfs changed the image"
+
+# Not named, block-group-tree goes with 6.19's warning when no-holes or free-space-tree is off.
+for off in no-holes free-space-tree; do
+	run_check "$TOP/mkfs.btrfs" -f -O ^$off "$img" > "$T/out" 2> "$T/err"
+	assert_grep '^WARNING: disabling block-group-tree feature due to missing no-holes and free-space-tree features$' "$T/err"
+	assert_grep '^Features: ' "$T/out"
+	assert_not_grep 'block-group-tree' "$T/out"
+	assert_not_grep "$off" "$T/out"
+done
+# -R: the runtime features of 6.19 (quota, free-space-tree); list-all lists only them.
+run_check "$TOP/mkfs.btrfs" -R list-all 2> "$T/list"
+assert_grep '^Runtime features available:' "$T/list"
+assert_grep '^quota ' "$T/list"
+assert_grep '^free-space-tree ' "$T/list"
+assert_not_grep '^no-holes' "$T/list"
+run_check "$TOP/mkfs.btrfs" -f -R quota "$img" > "$T/out"
+assert_grep '^Features: .*quota' "$T/out"
+run_check "$TOP/mkfs.btrfs" -f --checksum xxhash "$img" > "$T/out"
+assert_grep '^Checksum: *xxhash64' "$T/out"
 echo ok

@@ -52,6 +52,13 @@ expect_exit 1 "$BTRFS" check --init-extent-tree --force "$img" > "$T/out" 2> "$T
 	{ cat "$T/err" >&2; _fail "--init-extent-tree: not the 'not supported' message"; }
 [ ! -s "$T/out" ] || { cat "$T/out" >&2; _fail "--init-extent-tree printed a result"; }
 expect_exit 0 cmp -s "$img" "$T/before"
+# --repair without --force asks, in btrfs-kit's words; "n" writes nothing.
+cp "$img" "$T/before"
+expect_exit 1 "$BTRFS" check --repair "$img" <<< n > "$T/out" 2> "$T/err"
+assert_grep '^WARNING: --repair rewrites the metadata of this filesystem in place' "$T/out"
+assert_grep 'Repair now? \[y/N\]' "$T/out"
+assert_not_grep 'advised to do so' "$T/out"
+expect_exit 0 cmp -s "$img" "$T/before"
 # fsck.btrfs is check
 run_check "$TOP/fsck.btrfs" "$img" > "$T/out" 2> "$T/err"
 assert_grep "no error found" "$T/out"
