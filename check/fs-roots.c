@@ -38,18 +38,20 @@
 #include "lib/format/messages.h"
 #include "check/repair-fs-roots.h"
 
-/* A name, from either side: an inode ref (kind R), DIR_ITEM (D) or DIR_INDEX (X). */
+/*
+ * A name, from either side: an inode ref (kind R), DIR_ITEM (D) or DIR_INDEX
+ * (X).  One per name and side, so kept small (40 bytes): the name itself is
+ * read again from the tree for a message or a fix (name_of(), entry_fix_arg()).
+ */
 struct fs_root_name {
 	u64 dir;
 	u64 ino;
-	u64 index;       /* R and X; D: 0 */
+	u64 index;       /* R and X: the index; D: the key offset (name hash), to find the item again */
 	u64 nhash;       /* 64-bit hash of the name bytes, for matching */
-	u64 koff;        /* D: the key offset (name hash), to read the name again */
 	u16 name_len;
 	u8 type;         /* D and X: BTRFS_FT_*; R: 0 */
 	u8 matched;      /* entries: 1 matched or not ours, 3 its link proven by a twin */
 	u8 missing;      /* R: bit 0 no dir item, bit 1 no dir index for it */
-	char name[24];   /* the start of the name, for messages */
 };
 
 struct fs_root_inode {
@@ -118,12 +120,11 @@ struct fs_root_tree {
 	CHECK_ARRAY(struct fs_root_missing, missing);
 };
 
-static int add_name(struct fs_root_tree *t, int kind, u64 dir, u64 ino, u64 index, u64 koff,
+static int add_name(struct fs_root_tree *t, int kind, u64 dir, u64 ino, u64 index,
 		    const u8 *name, u32 len, u8 type)
 {
 	struct fs_root_name *n = kind == 'R' ? CHECK_PUSH(t, refs) : kind == 'D' ? CHECK_PUSH(t, items) :
 			    CHECK_PUSH(t, index);
-	u32 c = len < sizeof(n->name) - 1 ? len : (u32)sizeof(n->name) - 1;
 
 	if (!n)
 		return -ENOMEM;
@@ -131,13 +132,10 @@ static int add_name(struct fs_root_tree *t, int kind, u64 dir, u64 ino, u64 inde
 	n->ino = ino;
 	n->index = index;
 	n->nhash = check_name_hash64(name, len);
-	n->koff = koff;
 	n->name_len = (u16)len;
 	n->type = type;
 	n->matched = 0;
 	n->missing = 0;
-	memcpy(n->name, name, c);
-	n->name[c] = 0;
 	return 0;
 }
 
@@ -565,9 +563,7 @@ static int dir_entries(struct fs_root_tree *t, const struct extent_buffer *eb, i
 				  (int)nl, (char *)(p + sizeof(*di)), btrfs_dir_type(di));
 		if (loc.type == BTRFS_INODE_ITEM_KEY)
 			ret = add_name(t, key->type == BTRFS_DIR_ITEM_KEY ? 'D' : 'X', key->objectid,
-				       loc.objectid,
-				       key->type == BTRFS_DIR_INDEX_KEY ? key->offset : 0, key->offset,
-				       p + sizeof(*di), nl, btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED);
+				       loc.objectid, key->offset, p + sizeof(*di), nl, btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED);
 		else if (loc.type == BTRFS_ROOT_ITEM_KEY &&
 			 (btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED) != BTRFS_FT_DIR)
 			INODE_ERR(t, key->objectid, "directory entry '%.*s' of a subvolume has file type %u, expected %u (directory)",
@@ -612,7 +608,7 @@ static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, in
 		t->cur.names++;
 		/* a subvolume's top directory names itself "..", index 0 */
 		if (!(parent == key->objectid && key->objectid == BTRFS_FIRST_FREE_OBJECTID)) {
-			ret = add_name(t, 'R', parent, key->objectid, index, 0, p + hdr, nl, 0);
+			ret = add_name(t, 'R', parent, key->objectid, index, p + hdr, nl, 0);
 			if (ret)
 				return ret;
 		} else if (ext || index != 0 || nl != 2 || memcmp(p + hdr, "..", 2)) {
@@ -780,8 +776,30 @@ static void fix_arg(struct fs_root_tree *t, const struct fs_root_name *f, u8 key
 static bool entry_fix_arg(struct fs_root_tree *t, const struct fs_root_name *e, u8 key_type, struct repair_name *n)
 {
 	fix_arg(t, e, key_type, e->type, n);
-	return repair_read_entry_name(t->ctx->fs, t->tree, key_type == BTRFS_DIR_INDEX_KEY ? e->index : e->koff,
-				   e->nhash, n) == 0;
+	if (key_type == BTRFS_DIR_ITEM_KEY)
+		n->index = 0;   /* e->index is the item's key offset, its name hash */
+	return repair_read_entry_name(t->ctx->fs, t->tree, e->index, e->nhash, n) == 0;
+}
+
+/*
+ * Name f (an entry of key_type, or an inode ref: BTRFS_INODE_REF_KEY) read
+ * from the tree, for a message: n->name_len bytes of n->name ("%.*s"), none
+ * when it cannot be read again.
+ */
+static struct repair_name *name_of(struct fs_root_tree *t, const struct fs_root_name *f, u8 key_type,
+				   struct repair_name *n)
+{
+	bool ok;
+
+	if (key_type == BTRFS_INODE_REF_KEY) {
+		fix_arg(t, f, key_type, 0, n);
+		ok = repair_read_ref_name(t->ctx->fs, t->tree, f->nhash, n) == 0;
+	} else {
+		ok = entry_fix_arg(t, f, key_type, n);
+	}
+	if (!ok)
+		n->name_len = 0;
+	return n;
 }
 
 /* The fix argument for the entry of key_type ref r misses, with the name read from the ref. */
@@ -983,19 +1001,24 @@ static void match_kind(struct fs_root_tree *t, struct fs_root_name *ents, size_t
 			continue;
 		}
 		if (!e || e->name_len != r->name_len || e->nhash != r->nhash) {
-			check_error(t->ctx, "root %llu: unresolved ref dir %llu index %llu namelen %u name %s: inode %llu has the name but the directory has no %s for it",
-				    t->root, r->dir, r->index, r->name_len, r->name, r->ino, what);
+			name_of(t, r, BTRFS_INODE_REF_KEY, &n);
+			check_error(t->ctx, "root %llu: unresolved ref dir %llu index %llu namelen %u name %.*s: inode %llu has the name but the directory has no %s for it",
+				    t->root, r->dir, r->index, r->name_len, (int)n.name_len, n.name, r->ino, what);
 			r->missing |= by_index ? 2 : 1;
 			continue;
 		}
 		e->matched = 1;
-		if (by_index && e->index != r->index)
-			check_error(t->ctx, "root %llu: dir %llu entry '%s' for inode %llu: index %llu, inode ref says %llu",
-				    t->root, r->dir, r->name, r->ino, e->index, r->index);
+		if (by_index && e->index != r->index) {
+			name_of(t, r, BTRFS_INODE_REF_KEY, &n);
+			check_error(t->ctx, "root %llu: dir %llu entry '%.*s' for inode %llu: index %llu, inode ref says %llu",
+				    t->root, r->dir, (int)n.name_len, n.name, r->ino, e->index, r->index);
+		}
 		in = find_inode(t, r->ino);
 		if (in && btrfs_ftype_of_mode(in->mode) != e->type) {
-			check_error(t->ctx, "root %llu: dir %llu %s '%s' for inode %llu has file type %u, the inode's mode 0%o means %u",
-				    t->root, r->dir, what, r->name, r->ino, e->type, in->mode, btrfs_ftype_of_mode(in->mode));
+			name_of(t, r, BTRFS_INODE_REF_KEY, &n);
+			check_error(t->ctx, "root %llu: dir %llu %s '%.*s' for inode %llu has file type %u, the inode's mode 0%o means %u",
+				    t->root, r->dir, what, (int)n.name_len, n.name, r->ino, e->type, in->mode,
+				    btrfs_ftype_of_mode(in->mode));
 			if (in->mode_odd) {
 				fix_odd_mode(t, in, e->type);
 			} else if (entry_fix_arg(t, e, key_type, &n)) {
@@ -1005,14 +1028,17 @@ static void match_kind(struct fs_root_tree *t, struct fs_root_name *ents, size_t
 		}
 	}
 	for (i = 0; i < nr; i++) {
+		struct repair_name n;
+
 		if (ents[i].matched)
 			continue;
 		if (is_orphan(t, ents[i].dir) || is_orphan(t, ents[i].ino)) {
 			ents[i].matched = 1;
 			continue;
 		}
-		check_error(t->ctx, "root %llu: dir %llu %s '%s' (index %llu) points to inode %llu, which has no inode ref for it%s",
-			    t->root, ents[i].dir, what, ents[i].name, ents[i].index, ents[i].ino,
+		name_of(t, &ents[i], key_type, &n);
+		check_error(t->ctx, "root %llu: dir %llu %s '%.*s' (index %llu) points to inode %llu, which has no inode ref for it%s",
+			    t->root, ents[i].dir, what, (int)n.name_len, n.name, n.index, ents[i].ino,
 			    find_inode(t, ents[i].ino) ? "" : " (no such inode)");
 	}
 }
