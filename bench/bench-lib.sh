@@ -3,8 +3,11 @@
 #
 # best CMD...            best wall time of $runs runs, in seconds
 # rss CMD...             peak RSS of one run, in KiB
+# measure CMD...         one run: "WALL USER+SYS PEAK_RSS" (seconds, KiB)
 # fill_files DIR N       N small files in 100 directories, every 10th one an
 #                        8 KiB regular extent (the others inline)
+# gen_tree DIR N         N files in directories of 2000 (DIR made), every
+#                        10th 100 bytes, the others empty (for mkfs --rootdir)
 # warm_tree DIR          read every file under DIR into the page cache
 # cached_share DIR       "N%": how much of the files under DIR is in the page cache
 
@@ -19,6 +22,28 @@ best() {
 
 rss() {
 	/usr/bin/time -o "$work/m" -f %M "$@" > /dev/null 2>&1; tail -n1 "$work/m"
+}
+
+measure() {
+	/usr/bin/time -o "$work/m" -f "%e %U %S %M" "$@" > /dev/null 2>&1
+	tail -n1 "$work/m" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }'
+}
+
+gen_tree() {
+	python3 - "$1" "$2" <<'PY'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+nd = max(1, n // 2000)
+os.mkdir(root)
+for d in range(nd):
+    os.mkdir(os.path.join(root, 'd%04d' % d))
+small = b'x' * 100
+for i in range(n):
+    fd = os.open(os.path.join(root, 'd%04d' % (i % nd), 'f%07d' % i), os.O_CREAT | os.O_WRONLY, 0o644)
+    if i % 10 == 0:
+        os.write(fd, small)
+    os.close(fd)
+PY
 }
 
 fill_files() {

@@ -18,7 +18,12 @@
  * same name, index and a file type matching the inode's mode.  Entries
  * naming a subvolume (location ROOT_ITEM) are pass 7's.
  *
- * Memory: per tree, a few compact records per name and one per inode.
+ * Memory: per tree, records only of what is still open or odd: a name's
+ * three records (40 bytes each) until its inode ref has met both entries
+ * (settle_names(); in a tree where directories come before their children,
+ * as mkfs and most kernel workloads make them, that is one directory's
+ * worth), an inode's own record only when something about it is odd, else a
+ * 16-byte run of consecutive inodes of one mode.  Freed when the tree is done.
  *
  * With --repair each problem found that can be mended queues its fix
  * (check/repair-fs-roots.c): nlink, isize, nbytes set to what the items
@@ -35,21 +40,33 @@
 #include "check/extents.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
+#include "lib/read/tree-checker.h"
 #include "lib/format/messages.h"
 #include "check/repair-fs-roots.h"
 
-/* A name, from either side: an inode ref (kind R), DIR_ITEM (D) or DIR_INDEX (X). */
+/*
+ * A name, from either side: an inode ref (kind R), DIR_ITEM (D) or DIR_INDEX
+ * (X).  One per name and side, so kept small (40 bytes): the name itself is
+ * read again from the tree for a message or a fix (name_of(), entry_fix_arg()).
+ */
 struct fs_root_name {
 	u64 dir;
 	u64 ino;
-	u64 index;       /* R and X; D: 0 */
+	u64 index;       /* R and X: the index; D: the key offset (name hash), to find the item again */
 	u64 nhash;       /* 64-bit hash of the name bytes, for matching */
-	u64 koff;        /* D: the key offset (name hash), to read the name again */
 	u16 name_len;
 	u8 type;         /* D and X: BTRFS_FT_*; R: 0 */
-	u8 matched;      /* entries: 1 matched or not ours, 3 its link proven by a twin */
+	u8 matched;      /* 1 matched or not ours, 2 matched while reading (NAME_SETTLED), 3 its link proven by a twin */
 	u8 missing;      /* R: bit 0 no dir item, bit 1 no dir index for it */
-	char name[24];   /* the start of the name, for messages */
+};
+
+/* matched: a ref whose DIR_ITEM and DIR_INDEX were found while reading; all three are dropped */
+#define NAME_SETTLED 2
+
+/* An inode ref of the inode being read, and its entries found so far (positions, NO_ENTRY: none). */
+#define NO_ENTRY ((size_t)-1)
+struct fs_root_cand {
+	size_t ref, item, index;
 };
 
 struct fs_root_inode {
@@ -60,6 +77,17 @@ struct fs_root_inode {
 	u8 items_ftype;         /* its items contradict its mode: BTRFS_FT_DIR (entries), else 0 */
 	bool mode_odd;          /* so (a non-directory with entries, a directory with file extents) */
 	bool mode_fixed;        /* a mode fix is queued */
+};
+
+/*
+ * Inodes with nothing odd found (the most) are kept as runs: consecutive
+ * inode numbers of the same mode, 16 bytes a run.  The others have their own
+ * struct fs_root_inode, as does one of a run a repair marks (own_inode()).
+ */
+struct fs_root_run {
+	u64 ino;
+	u32 nr;
+	u32 mode;
 };
 
 /* An inode with names but no inode item: what its items say, to recreate it. */
@@ -77,6 +105,7 @@ struct fs_root_cursor {                 /* the inode being read */
 	u32 mode, nlink;
 	u64 size, nbytes, flags, generation, transid;
 	u32 names;              /* from INODE_REF / INODE_EXTREF */
+	size_t refs_from;       /* its refs: refs[refs_from..] */
 	u64 dir_size;           /* sum of DIR_ITEM and DIR_INDEX name lengths */
 	u64 found_nbytes;
 	u64 extent_end;         /* end of the last file extent (file offset) */
@@ -111,19 +140,21 @@ struct fs_root_tree {
 	CHECK_ARRAY(struct fs_root_name, refs);
 	CHECK_ARRAY(struct fs_root_name, items);
 	CHECK_ARRAY(struct fs_root_name, index);
-	CHECK_ARRAY(struct fs_root_inode, inodes);
+	CHECK_ARRAY(struct fs_root_inode, inodes);     /* sorted by check_tree_names() */
+	CHECK_ARRAY(struct fs_root_run, runs);
 	CHECK_ARRAY(u64, unlinked);     /* nlink 0, need an orphan item */
 	CHECK_ARRAY(u64, orphans);
 	CHECK_ARRAY(struct check_range, holes);      /* of the inode being read */
 	CHECK_ARRAY(struct fs_root_missing, missing);
+	CHECK_ARRAY(struct fs_root_cand, cands);     /* of the inode being read */
+	size_t items_settled, index_settled;         /* records marked NAME_SETTLED, not yet dropped */
 };
 
-static int add_name(struct fs_root_tree *t, int kind, u64 dir, u64 ino, u64 index, u64 koff,
+static int add_name(struct fs_root_tree *t, int kind, u64 dir, u64 ino, u64 index,
 		    const u8 *name, u32 len, u8 type)
 {
 	struct fs_root_name *n = kind == 'R' ? CHECK_PUSH(t, refs) : kind == 'D' ? CHECK_PUSH(t, items) :
 			    CHECK_PUSH(t, index);
-	u32 c = len < sizeof(n->name) - 1 ? len : (u32)sizeof(n->name) - 1;
 
 	if (!n)
 		return -ENOMEM;
@@ -131,13 +162,10 @@ static int add_name(struct fs_root_tree *t, int kind, u64 dir, u64 ino, u64 inde
 	n->ino = ino;
 	n->index = index;
 	n->nhash = check_name_hash64(name, len);
-	n->koff = koff;
 	n->name_len = (u16)len;
 	n->type = type;
 	n->matched = 0;
 	n->missing = 0;
-	memcpy(n->name, name, c);
-	n->name[c] = 0;
 	return 0;
 }
 
@@ -241,6 +269,129 @@ static void report_odd_csums(struct fs_root_tree *t)
 		  c->odd_bytes, c->odd_csums > 1 ? ", and of other extents" : "");
 }
 
+/* ---- names matched while reading ------------------------------------------ */
+
+/*
+ * Most names are consistent, and a directory's entries (keyed by the
+ * directory) usually come before its children's inode refs: each ref is
+ * looked up at once among the entries read so far, and when its DIR_ITEM and
+ * DIR_INDEX agree with it and with the inode's mode, the three records are
+ * dropped.  Only the others are kept for check_tree_names(), which treats
+ * them as before, so memory follows the names pending, not all names.
+ */
+
+/* Entries as read: DIR_ITEMs by (dir, key offset), DIR_INDEXes by (dir, index), the tree's order. */
+static int cmp_by_key(const void *a, const void *b)
+{
+	const struct fs_root_name *x = a, *y = b;
+
+	if (x->dir != y->dir)
+		return x->dir < y->dir ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The entry at (dir, koff) in ents (in the tree's order) naming ino with the name of hash nhash. */
+static size_t find_entry(const struct fs_root_name *ents, size_t nr, u64 dir, u64 koff, u64 ino,
+			 u64 nhash, u16 len)
+{
+	struct fs_root_name k = { .dir = dir, .index = koff };
+	const struct fs_root_name *e = check_bsearch(&k, ents, nr, sizeof(k), cmp_by_key);
+	size_t i;
+
+	if (!e)
+		return NO_ENTRY;
+	i = (size_t)(e - ents);
+	while (i > 0 && !cmp_by_key(&ents[i - 1], &k))
+		i--;
+	for (; i < nr && !cmp_by_key(&ents[i], &k); i++)
+		if (ents[i].ino == ino && ents[i].nhash == nhash && ents[i].name_len == len &&
+		    !ents[i].matched)
+			return i;
+	return NO_ENTRY;
+}
+
+/* Ref r (just added, name bytes at name) of the inode being read: its entries read so far. */
+static int note_cand(struct fs_root_tree *t, const struct fs_root_name *r, const u8 *name)
+{
+	struct fs_root_cand *c = CHECK_PUSH(t, cands);
+
+	if (!c)
+		return -ENOMEM;
+	c->ref = (size_t)(r - t->refs);
+	c->item = find_entry(t->items, t->items_nr, r->dir, btrfs_name_hash((const char *)name, r->name_len),
+			     r->ino, r->nhash, r->name_len);
+	c->index = find_entry(t->index, t->index_nr, r->dir, r->index, r->ino, r->nhash, r->name_len);
+	return 0;
+}
+
+/* Drop the records marked NAME_SETTLED from ents[from..], keeping the order. */
+static size_t drop_settled(struct fs_root_name *ents, size_t from, size_t nr)
+{
+	size_t i, o = from;
+
+	for (i = from; i < nr; i++)
+		if (ents[i].matched != NAME_SETTLED)
+			ents[o++] = ents[i];
+	return o;
+}
+
+/*
+ * Drop the settled entries when they are at least half of a large array (or
+ * all: at the end of the tree), so that dropping costs O(1) per entry.
+ */
+static void drop_settled_entries(struct fs_root_tree *t, bool all)
+{
+	if (t->items_settled && (all || (t->items_settled >= 4096 && 2 * t->items_settled >= t->items_nr))) {
+		t->items_nr = drop_settled(t->items, 0, t->items_nr);
+		t->items_settled = 0;
+	}
+	if (t->index_settled && (all || (t->index_settled >= 4096 && 2 * t->index_settled >= t->index_nr))) {
+		t->index_nr = drop_settled(t->index, 0, t->index_nr);
+		t->index_settled = 0;
+	}
+}
+
+/*
+ * The inode being read is done: each of its refs whose DIR_ITEM and
+ * DIR_INDEX were found, both of the file type its mode says, settles the
+ * three (what check_tree_names() would find of them: matched, nothing to
+ * say).  Kept as they are: refs of an inode without inode item or with an
+ * orphan item on either side, and a name the inode has twice in a directory.
+ */
+static void settle_names(struct fs_root_tree *t)
+{
+	const struct fs_root_cursor *c = &t->cur;
+	u8 ftype = btrfs_ftype_of_mode(c->mode);
+	size_t i, j;
+
+	if (!c->ino || !c->have_item || is_orphan(t, c->ino))
+		goto out;
+	for (i = 0; i < t->cands_nr; i++) {
+		const struct fs_root_cand *k = &t->cands[i];
+		struct fs_root_name *r = &t->refs[k->ref], *d, *x;
+
+		if (k->item == NO_ENTRY || k->index == NO_ENTRY || is_orphan(t, r->dir))
+			continue;
+		d = &t->items[k->item];
+		x = &t->index[k->index];
+		if (d->type != ftype || x->type != ftype || d->matched || x->matched)
+			continue;
+		for (j = 0; j < t->cands_nr; j++)
+			if (j != i && t->refs[t->cands[j].ref].dir == r->dir &&
+			    t->refs[t->cands[j].ref].nhash == r->nhash)
+				break;
+		if (j < t->cands_nr)
+			continue;
+		r->matched = d->matched = x->matched = NAME_SETTLED;
+		t->items_settled++;
+		t->index_settled++;
+	}
+	t->refs_nr = drop_settled(t->refs, c->refs_from, t->refs_nr);
+	drop_settled_entries(t, false);
+out:
+	t->cands_nr = 0;
+}
+
 static void finish_inode(struct fs_root_tree *t)
 {
 	struct fs_root_cursor *c = &t->cur;
@@ -251,6 +402,7 @@ static void finish_inode(struct fs_root_tree *t)
 
 	if (!ino)
 		return;
+	settle_names(t);
 	if (ino < BTRFS_FIRST_FREE_OBJECTID || ino > BTRFS_LAST_FREE_OBJECTID)
 		goto out;   /* orphan items, free-ino cache: not inodes */
 	if (!c->have_item) {
@@ -313,7 +465,17 @@ static void finish_inode(struct fs_root_tree *t)
 		INODE_ERR(t, ino, "mode 0%o has file extent items", c->mode);
 	}
 keep:
-	{
+	if (!linkless && !odd_entries && !odd_extents) {
+		struct fs_root_run *run = t->runs_nr ? &t->runs[t->runs_nr - 1] : NULL;
+
+		if (run && run->ino + run->nr == ino && run->mode == c->mode && run->nr < UINT32_MAX) {
+			run->nr++;
+		} else if ((run = CHECK_PUSH(t, runs))) {
+			run->ino = ino;
+			run->nr = 1;
+			run->mode = c->mode;
+		}
+	} else {
 		struct fs_root_inode *in = CHECK_PUSH(t, inodes);
 
 		if (in) {
@@ -565,9 +727,7 @@ static int dir_entries(struct fs_root_tree *t, const struct extent_buffer *eb, i
 				  (int)nl, (char *)(p + sizeof(*di)), btrfs_dir_type(di));
 		if (loc.type == BTRFS_INODE_ITEM_KEY)
 			ret = add_name(t, key->type == BTRFS_DIR_ITEM_KEY ? 'D' : 'X', key->objectid,
-				       loc.objectid,
-				       key->type == BTRFS_DIR_INDEX_KEY ? key->offset : 0, key->offset,
-				       p + sizeof(*di), nl, btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED);
+				       loc.objectid, key->offset, p + sizeof(*di), nl, btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED);
 		else if (loc.type == BTRFS_ROOT_ITEM_KEY &&
 			 (btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED) != BTRFS_FT_DIR)
 			INODE_ERR(t, key->objectid, "directory entry '%.*s' of a subvolume has file type %u, expected %u (directory)",
@@ -612,7 +772,9 @@ static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, in
 		t->cur.names++;
 		/* a subvolume's top directory names itself "..", index 0 */
 		if (!(parent == key->objectid && key->objectid == BTRFS_FIRST_FREE_OBJECTID)) {
-			ret = add_name(t, 'R', parent, key->objectid, index, 0, p + hdr, nl, 0);
+			ret = add_name(t, 'R', parent, key->objectid, index, p + hdr, nl, 0);
+			if (!ret)
+				ret = note_cand(t, &t->refs[t->refs_nr - 1], p + hdr);
 			if (ret)
 				return ret;
 		} else if (ext || index != 0 || nl != 2 || memcmp(p + hdr, "..", 2)) {
@@ -654,6 +816,7 @@ static int fs_item(struct check_ctx *ctx, const struct extent_buffer *eb, int sl
 	if (key->objectid != c->ino) {
 		finish_inode(t);
 		c->ino = key->objectid;
+		c->refs_from = t->refs_nr;
 	}
 	if (!fs_tree_key_type_known(key->type)) {
 		check_error(ctx, "unknown key (%llu %u %llu) found in leaf %llu of root %llu",
@@ -745,11 +908,63 @@ static int cmp_inode(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static struct fs_root_inode *find_inode(struct fs_root_tree *t, u64 ino)
+/* The run holding ino (runs sorted), NULL if none. */
+static const struct fs_root_run *find_run(const struct fs_root_tree *t, u64 ino)
 {
-	struct fs_root_inode k = { .ino = ino };
+	size_t lo = 0, hi = t->runs_nr;
 
-	return check_bsearch(&k, t->inodes, t->inodes_nr, sizeof(k), cmp_inode);
+	while (lo < hi) {   /* the first run starting after ino */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->runs[mid].ino <= ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || ino - t->runs[lo - 1].ino >= t->runs[lo - 1].nr)
+		return NULL;
+	return &t->runs[lo - 1];
+}
+
+/* Inode ino as recorded, a copy (.ino 0: no such inode). */
+static struct fs_root_inode inode_of(struct fs_root_tree *t, u64 ino)
+{
+	struct fs_root_inode k = { .ino = ino }, *in;
+	const struct fs_root_run *run;
+
+	in = check_bsearch(&k, t->inodes, t->inodes_nr, sizeof(k), cmp_inode);
+	if (in)
+		return *in;
+	run = find_run(t, ino);
+	if (!run)
+		k.ino = 0;
+	else
+		k.mode = run->mode;
+	return k;
+}
+
+/*
+ * Inode ino's own record, to change its flags: made from its run when it has
+ * none (the others move).  NULL: no such inode, or out of memory.
+ */
+static struct fs_root_inode *own_inode(struct fs_root_tree *t, u64 ino)
+{
+	struct fs_root_inode k = inode_of(t, ino), *in;
+	size_t at;
+
+	if (!k.ino)
+		return NULL;
+	in = check_bsearch(&k, t->inodes, t->inodes_nr, sizeof(k), cmp_inode);
+	if (in)
+		return in;
+	if (ARRAY_GROW(t->inodes, t->inodes_nr, t->inodes_alloc))
+		return NULL;
+	for (at = t->inodes_nr; at > 0 && t->inodes[at - 1].ino > ino; at--)
+		;
+	memmove(&t->inodes[at + 1], &t->inodes[at], (t->inodes_nr - at) * sizeof(k));
+	t->inodes_nr++;
+	t->inodes[at] = k;
+	return &t->inodes[at];
 }
 
 /* ---- repairs of names ----------------------------------------------------------- */
@@ -757,9 +972,7 @@ static struct fs_root_inode *find_inode(struct fs_root_tree *t, u64 ino)
 /* A directory we can add entries to or delete them from (its isize follows). */
 static bool is_dir(struct fs_root_tree *t, u64 ino)
 {
-	const struct fs_root_inode *in = find_inode(t, ino);
-
-	return in && S_ISDIR(in->mode);
+	return S_ISDIR(inode_of(t, ino).mode);
 }
 
 /* The fix argument for name f, as an entry of key_type and file type ftype (name not read). */
@@ -780,18 +993,40 @@ static void fix_arg(struct fs_root_tree *t, const struct fs_root_name *f, u8 key
 static bool entry_fix_arg(struct fs_root_tree *t, const struct fs_root_name *e, u8 key_type, struct repair_name *n)
 {
 	fix_arg(t, e, key_type, e->type, n);
-	return repair_read_entry_name(t->ctx->fs, t->tree, key_type == BTRFS_DIR_INDEX_KEY ? e->index : e->koff,
-				   e->nhash, n) == 0;
+	if (key_type == BTRFS_DIR_ITEM_KEY)
+		n->index = 0;   /* e->index is the item's key offset, its name hash */
+	return repair_read_entry_name(t->ctx->fs, t->tree, e->index, e->nhash, n) == 0;
+}
+
+/*
+ * Name f (an entry of key_type, or an inode ref: BTRFS_INODE_REF_KEY) read
+ * from the tree, for a message: n->name_len bytes of n->name ("%.*s"), none
+ * when it cannot be read again.
+ */
+static struct repair_name *name_of(struct fs_root_tree *t, const struct fs_root_name *f, u8 key_type,
+				   struct repair_name *n)
+{
+	bool ok;
+
+	if (key_type == BTRFS_INODE_REF_KEY) {
+		fix_arg(t, f, key_type, 0, n);
+		ok = repair_read_ref_name(t->ctx->fs, t->tree, f->nhash, n) == 0;
+	} else {
+		ok = entry_fix_arg(t, f, key_type, n);
+	}
+	if (!ok)
+		n->name_len = 0;
+	return n;
 }
 
 /* The fix argument for the entry of key_type ref r misses, with the name read from the ref. */
 static bool ref_fix_arg(struct fs_root_tree *t, const struct fs_root_name *r, u8 key_type, struct repair_name *n)
 {
-	const struct fs_root_inode *in = find_inode(t, r->ino);
+	struct fs_root_inode in = inode_of(t, r->ino);
 
-	if (!in)
+	if (!in.ino)
 		return false;
-	fix_arg(t, r, key_type, btrfs_ftype_of_mode(in->mode), n);
+	fix_arg(t, r, key_type, btrfs_ftype_of_mode(in.mode), n);
 	return repair_read_ref_name(t->ctx->fs, t->tree, r->nhash, n) == 0;
 }
 
@@ -810,14 +1045,14 @@ static void fix_stray_entry(struct fs_root_tree *t, const struct fs_root_name *e
  */
 static bool ref_addable(struct fs_root_tree *t, const struct fs_root_name *x)
 {
-	const struct fs_root_inode *in = find_inode(t, x->ino);
+	struct fs_root_inode in = inode_of(t, x->ino);
 
-	return in && is_dir(t, x->dir) && (!S_ISDIR(in->mode) || (in->linkless && !in->ref_added));
+	return in.ino && is_dir(t, x->dir) && (!S_ISDIR(in.mode) || (in.linkless && !in.ref_added));
 }
 
 static void fix_missing_ref(struct fs_root_tree *t, const struct fs_root_name *x)
 {
-	struct fs_root_inode *in = find_inode(t, x->ino);
+	struct fs_root_inode *in = own_inode(t, x->ino);
 	struct repair_name n;
 
 	if (!in || !entry_fix_arg(t, x, BTRFS_DIR_INDEX_KEY, &n))
@@ -879,8 +1114,10 @@ static void fix_names(struct fs_root_tree *t)
 		d = check_bsearch(x, t->items, t->items_nr, sizeof(*x), cmp_by_hash);
 		if (d && !d->matched && d->name_len == x->name_len && ref_addable(t, x)) {
 			x->matched = d->matched = 3;
-			if (S_ISDIR(find_inode(t, x->ino)->mode))
-				find_inode(t, x->ino)->ref_added = true;
+			struct fs_root_inode *in = own_inode(t, x->ino);
+
+			if (in && S_ISDIR(in->mode))
+				in->ref_added = true;
 		} else {
 			fix_stray_entry(t, x, BTRFS_DIR_INDEX_KEY);
 		}
@@ -947,9 +1184,12 @@ static void fix_missing_inodes(struct fs_root_tree *t)
  */
 static void fix_odd_mode(struct fs_root_tree *t, struct fs_root_inode *in, u8 ftype)
 {
-	struct repair_set_inode f = { .root = t->root, .ino = in->ino, .field = REPAIR_INODE_MODE,
-				      .value = (in->mode & 07777) | btrfs_mode_of_ftype(ftype) };
+	struct repair_set_inode f;
 
+	if (!in)
+		return;
+	f = (struct repair_set_inode){ .root = t->root, .ino = in->ino, .field = REPAIR_INODE_MODE,
+				       .value = (in->mode & 07777) | btrfs_mode_of_ftype(ftype) };
 	if (in->items_ftype ? ftype != in->items_ftype :
 	    ftype != BTRFS_FT_REG_FILE && ftype != BTRFS_FT_SYMLINK)
 		return;
@@ -974,7 +1214,7 @@ static void match_kind(struct fs_root_tree *t, struct fs_root_name *ents, size_t
 	for (i = 0; i < t->refs_nr; i++) {
 		struct fs_root_name *r = &t->refs[i];
 		struct fs_root_name *e = check_bsearch(r, ents, nr, sizeof(*ents), by_index ? cmp_by_index : cmp_by_hash);
-		struct fs_root_inode *in;
+		struct fs_root_inode in;
 		struct repair_name n;
 
 		if (is_orphan(t, r->dir) || is_orphan(t, r->ino)) {
@@ -983,37 +1223,45 @@ static void match_kind(struct fs_root_tree *t, struct fs_root_name *ents, size_t
 			continue;
 		}
 		if (!e || e->name_len != r->name_len || e->nhash != r->nhash) {
-			check_error(t->ctx, "root %llu: unresolved ref dir %llu index %llu namelen %u name %s: inode %llu has the name but the directory has no %s for it",
-				    t->root, r->dir, r->index, r->name_len, r->name, r->ino, what);
+			name_of(t, r, BTRFS_INODE_REF_KEY, &n);
+			check_error(t->ctx, "root %llu: unresolved ref dir %llu index %llu namelen %u name %.*s: inode %llu has the name but the directory has no %s for it",
+				    t->root, r->dir, r->index, r->name_len, (int)n.name_len, n.name, r->ino, what);
 			r->missing |= by_index ? 2 : 1;
 			continue;
 		}
 		e->matched = 1;
-		if (by_index && e->index != r->index)
-			check_error(t->ctx, "root %llu: dir %llu entry '%s' for inode %llu: index %llu, inode ref says %llu",
-				    t->root, r->dir, r->name, r->ino, e->index, r->index);
-		in = find_inode(t, r->ino);
-		if (in && btrfs_ftype_of_mode(in->mode) != e->type) {
-			check_error(t->ctx, "root %llu: dir %llu %s '%s' for inode %llu has file type %u, the inode's mode 0%o means %u",
-				    t->root, r->dir, what, r->name, r->ino, e->type, in->mode, btrfs_ftype_of_mode(in->mode));
-			if (in->mode_odd) {
-				fix_odd_mode(t, in, e->type);
+		if (by_index && e->index != r->index) {
+			name_of(t, r, BTRFS_INODE_REF_KEY, &n);
+			check_error(t->ctx, "root %llu: dir %llu entry '%.*s' for inode %llu: index %llu, inode ref says %llu",
+				    t->root, r->dir, (int)n.name_len, n.name, r->ino, e->index, r->index);
+		}
+		in = inode_of(t, r->ino);
+		if (in.ino && btrfs_ftype_of_mode(in.mode) != e->type) {
+			name_of(t, r, BTRFS_INODE_REF_KEY, &n);
+			check_error(t->ctx, "root %llu: dir %llu %s '%.*s' for inode %llu has file type %u, the inode's mode 0%o means %u",
+				    t->root, r->dir, what, (int)n.name_len, n.name, r->ino, e->type, in.mode,
+				    btrfs_ftype_of_mode(in.mode));
+			if (in.mode_odd) {
+				fix_odd_mode(t, own_inode(t, r->ino), e->type);
 			} else if (entry_fix_arg(t, e, key_type, &n)) {
-				n.ftype = btrfs_ftype_of_mode(in->mode);
+				n.ftype = btrfs_ftype_of_mode(in.mode);
 				check_fixable(t->ctx, repair_set_entry_type, &n, sizeof(n));
 			}
 		}
 	}
 	for (i = 0; i < nr; i++) {
+		struct repair_name n;
+
 		if (ents[i].matched)
 			continue;
 		if (is_orphan(t, ents[i].dir) || is_orphan(t, ents[i].ino)) {
 			ents[i].matched = 1;
 			continue;
 		}
-		check_error(t->ctx, "root %llu: dir %llu %s '%s' (index %llu) points to inode %llu, which has no inode ref for it%s",
-			    t->root, ents[i].dir, what, ents[i].name, ents[i].index, ents[i].ino,
-			    find_inode(t, ents[i].ino) ? "" : " (no such inode)");
+		name_of(t, &ents[i], key_type, &n);
+		check_error(t->ctx, "root %llu: dir %llu %s '%.*s' (index %llu) points to inode %llu, which has no inode ref for it%s",
+			    t->root, ents[i].dir, what, (int)n.name_len, n.name, n.index, ents[i].ino,
+			    inode_of(t, ents[i].ino).ino ? "" : " (no such inode)");
 	}
 }
 
@@ -1022,6 +1270,7 @@ static void check_tree_names(struct fs_root_tree *t)
 	size_t i, o = 0;
 
 	check_sort(t->inodes, t->inodes_nr, sizeof(*t->inodes), cmp_inode);
+	check_sort(t->runs, t->runs_nr, sizeof(*t->runs), check_cmp_u64);
 	fix_missing_inodes(t);
 	match_kind(t, t->items, t->items_nr, false, "dir item");
 	match_kind(t, t->index, t->index_nr, true, "dir index");
@@ -1042,7 +1291,7 @@ static void check_tree_names(struct fs_root_tree *t)
 		if (o < t->orphans_nr && t->orphans[o] == t->unlinked[i])
 			continue;
 		INODE_ERR(t, t->unlinked[i], "nlink 0 and no names, but no orphan item");
-		if (find_inode(t, t->unlinked[i]) && find_inode(t, t->unlinked[i])->ref_added)
+		if (inode_of(t, t->unlinked[i]).ref_added)
 			check_fixable(t->ctx, NULL, NULL, 0);   /* it gets a name */
 		else
 			check_fixable(t->ctx, repair_add_orphan, &orphan, sizeof(orphan));
@@ -1055,10 +1304,12 @@ static void free_tree(struct fs_root_tree *t)
 	free(t->items);
 	free(t->index);
 	free(t->inodes);
+	free(t->runs);
 	free(t->unlinked);
 	free(t->orphans);
 	free(t->holes);
 	free(t->missing);
+	free(t->cands);
 }
 
 /* trees of files: the subvolumes and the data relocation tree */
@@ -1094,6 +1345,7 @@ int check_fs_roots(struct check_ctx *ctx)
 		if (!ret)
 			ret = check_for_each_item(ctx, &r->tree, NULL, fs_item, &t);
 		finish_inode(&t);
+		drop_settled_entries(&t, true);
 		if (ret == -ENOMEM) {
 			free_tree(&t);
 			free(csums.span);
