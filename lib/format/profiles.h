@@ -77,6 +77,8 @@ const struct btrfs_raid_profile *btrfs_raid_profile_of(u64 type);
 u64 btrfs_extended_profile(u64 type);
 /* Stripes' worth of data in a chunk of this profile with num_stripes stripes (>= 1). */
 u32 btrfs_raid_data_stripes(const struct btrfs_raid_profile *p, u32 num_stripes);
+/* A chunk of this type keeps parity (raid5, raid6: layout BTRFS_RAID_PARITY). */
+bool btrfs_raid_has_parity(u64 type);
 /* Profile name as btrfs-progs prints it ("RAID1C3", "single"), "unknown" for several bits. */
 const char *btrfs_profile_name(u64 type);
 
