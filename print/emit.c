@@ -91,6 +91,19 @@ void emit_u64(struct emitter *e, const char *name, const char *label, u64 v)
 	}
 }
 
+void emit_string(struct emitter *e, const char *name, const char *label, const char *s)
+{
+	if (e->json) {
+		struct json_writer *w = jw(e, name);
+
+		if (w)
+			json_string(w, name, s);
+	} else if (label) {
+		fputs_unlocked(label, e->out);
+		fputs_unlocked(s, e->out);
+	}
+}
+
 void emit_s64(struct emitter *e, const char *name, const char *label, s64 v)
 {
 	if (e->json) {

@@ -455,13 +455,6 @@ void emit_block(struct emitter *e, const struct btrfs_print_opts *opts,
 	emit_end_object(e);
 }
 
-void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_buffer *eb)
-{
-	struct emitter e = emit_text_to(stdout);
-
-	emit_block(&e, opts, eb);
-}
-
 /*
  * Reads for printing, as btrfs-progs: checksum, header and tree-checker on
  * every mirror; a block that fails only the tree-checker everywhere is still
@@ -478,7 +471,7 @@ int btrfs_print_read_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tr
 /* ---- Traversal: lib/read's walker with the printing read policy ---------- */
 
 struct print_walk {
-	btrfs_block_fn block_fn;    /* every block (or every leaf) */
+	void (*block_fn)(const struct extent_buffer *eb, void *priv);   /* every block (or leaf) */
 	btrfs_leaf_fn leaf_fn;      /* every leaf until it returns non-zero */
 	void *priv;
 	bool leaves_only;
@@ -515,36 +508,30 @@ static int print_walk(struct btrfs_fs_info *fs, const struct extent_buffer *eb, 
 				&print_policy, BTRFS_WALK_REVISIT, print_walk_visit, pw);
 }
 
-int btrfs_visit_tree(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool dfs,
-		     btrfs_block_fn fn, void *priv)
-{
-	struct print_walk pw = { .block_fn = fn, .priv = priv };
+struct emit_walk {
+	struct emitter *e;
+	const struct btrfs_print_opts *opts;
+};
 
-	return print_walk(fs, eb, dfs, &pw);
+static void emit_block_cb(const struct extent_buffer *eb, void *priv)
+{
+	struct emit_walk *ew = priv;
+
+	emit_block(ew->e, ew->opts, eb);
 }
 
-static void print_block_cb(const struct extent_buffer *eb, void *priv)
+int btrfs_emit_tree(struct btrfs_fs_info *fs, struct emitter *e, const struct btrfs_print_opts *opts,
+		    const struct extent_buffer *eb, enum btrfs_emit_tree_what what)
 {
-	btrfs_print_block(priv, eb);
-}
+	struct emit_walk ew = { .e = e, .opts = opts };
+	struct print_walk pw = { .block_fn = emit_block_cb, .priv = &ew,
+				 .leaves_only = what == EMIT_TREE_LEAVES };
 
-int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
-		     const struct extent_buffer *eb, bool follow)
-{
-	if (!follow) {
-		btrfs_print_block(opts, eb);
+	if (what == EMIT_TREE_BLOCK) {
+		emit_block(e, opts, eb);
 		return 0;
 	}
-	return btrfs_visit_tree(fs, eb, opts->dfs, print_block_cb, (void *)opts);
-}
-
-int btrfs_print_tree_leaves(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
-			    const struct extent_buffer *eb)
-{
-	struct print_walk pw = { .block_fn = print_block_cb, .priv = (void *)opts,
-				 .leaves_only = true };
-
-	return print_walk(fs, eb, true, &pw);
+	return print_walk(fs, eb, what == EMIT_TREE_LEAVES || opts->dfs, &pw);
 }
 
 int btrfs_walk_leaves(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
@@ -554,39 +541,4 @@ int btrfs_walk_leaves(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
 	int ret = print_walk(fs, eb, true, &pw);
 
 	return ret > 0 ? ret : 0;
-}
-
-/* ---- Superblock backup roots ---------------------------------------------- */
-
-void btrfs_print_backup_roots(const struct btrfs_super_block *sb)
-{
-	int i;
-
-	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
-		const struct btrfs_root_backup *b = &sb->super_roots[i];
-
-		printf("btrfs root backup slot %d\n", i);
-		printf("\ttree root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_tree_root_gen(b),
-		       (unsigned long long)btrfs_backup_tree_root(b));
-		printf("\t\textent root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_extent_root_gen(b),
-		       (unsigned long long)btrfs_backup_extent_root(b));
-		printf("\t\tchunk root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_chunk_root_gen(b),
-		       (unsigned long long)btrfs_backup_chunk_root(b));
-		printf("\t\tdevice root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_dev_root_gen(b),
-		       (unsigned long long)btrfs_backup_dev_root(b));
-		printf("\t\tcsum root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_csum_root_gen(b),
-		       (unsigned long long)btrfs_backup_csum_root(b));
-		printf("\t\tfs root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_fs_root_gen(b),
-		       (unsigned long long)btrfs_backup_fs_root(b));
-		printf("\t\t%llu used %llu total %llu devices\n",
-		       (unsigned long long)btrfs_backup_bytes_used(b),
-		       (unsigned long long)btrfs_backup_total_bytes(b),
-		       (unsigned long long)btrfs_backup_num_devices(b));
-	}
 }
