@@ -170,58 +170,9 @@ void btrfs_print_objectid(FILE *out, u64 objectid, u8 type)
 		fprintf(out, "%llu", (unsigned long long)objectid);
 }
 
-static const char *key_type_name(u8 type)
-{
-	switch (type) {
-	case BTRFS_INODE_ITEM_KEY: return "INODE_ITEM";
-	case BTRFS_INODE_REF_KEY: return "INODE_REF";
-	case BTRFS_INODE_EXTREF_KEY: return "INODE_EXTREF";
-	case BTRFS_XATTR_ITEM_KEY: return "XATTR_ITEM";
-	case BTRFS_VERITY_DESC_ITEM_KEY: return "VERITY_DESC_ITEM";
-	case BTRFS_VERITY_MERKLE_ITEM_KEY: return "VERITY_MERKLE_ITEM";
-	case BTRFS_ORPHAN_ITEM_KEY: return "ORPHAN_ITEM";
-	case BTRFS_DIR_LOG_ITEM_KEY: return "DIR_LOG_ITEM";
-	case BTRFS_DIR_LOG_INDEX_KEY: return "DIR_LOG_INDEX";
-	case BTRFS_DIR_ITEM_KEY: return "DIR_ITEM";
-	case BTRFS_DIR_INDEX_KEY: return "DIR_INDEX";
-	case BTRFS_EXTENT_DATA_KEY: return "EXTENT_DATA";
-	case BTRFS_EXTENT_CSUM_KEY: return "EXTENT_CSUM";
-	case BTRFS_ROOT_ITEM_KEY: return "ROOT_ITEM";
-	case BTRFS_ROOT_BACKREF_KEY: return "ROOT_BACKREF";
-	case BTRFS_ROOT_REF_KEY: return "ROOT_REF";
-	case BTRFS_EXTENT_ITEM_KEY: return "EXTENT_ITEM";
-	case BTRFS_METADATA_ITEM_KEY: return "METADATA_ITEM";
-	case BTRFS_EXTENT_OWNER_REF_KEY: return "EXTENT_OWNER_REF";
-	case BTRFS_TREE_BLOCK_REF_KEY: return "TREE_BLOCK_REF";
-	case BTRFS_EXTENT_DATA_REF_KEY: return "EXTENT_DATA_REF";
-	case BTRFS_EXTENT_REF_V0_KEY: return "EXTENT_REF_V0";
-	case BTRFS_SHARED_BLOCK_REF_KEY: return "SHARED_BLOCK_REF";
-	case BTRFS_SHARED_DATA_REF_KEY: return "SHARED_DATA_REF";
-	case BTRFS_BLOCK_GROUP_ITEM_KEY: return "BLOCK_GROUP_ITEM";
-	case BTRFS_FREE_SPACE_INFO_KEY: return "FREE_SPACE_INFO";
-	case BTRFS_FREE_SPACE_EXTENT_KEY: return "FREE_SPACE_EXTENT";
-	case BTRFS_FREE_SPACE_BITMAP_KEY: return "FREE_SPACE_BITMAP";
-	case BTRFS_DEV_EXTENT_KEY: return "DEV_EXTENT";
-	case BTRFS_DEV_ITEM_KEY: return "DEV_ITEM";
-	case BTRFS_CHUNK_ITEM_KEY: return "CHUNK_ITEM";
-	case BTRFS_RAID_STRIPE_KEY: return "RAID_STRIPE";
-	case BTRFS_QGROUP_STATUS_KEY: return "QGROUP_STATUS";
-	case BTRFS_QGROUP_INFO_KEY: return "QGROUP_INFO";
-	case BTRFS_QGROUP_LIMIT_KEY: return "QGROUP_LIMIT";
-	case BTRFS_QGROUP_RELATION_KEY: return "QGROUP_RELATION";
-	case BTRFS_TEMPORARY_ITEM_KEY: return "TEMPORARY_ITEM";
-	case BTRFS_PERSISTENT_ITEM_KEY: return "PERSISTENT_ITEM";
-	case BTRFS_DEV_REPLACE_KEY: return "DEV_REPLACE";
-	case BTRFS_UUID_KEY_SUBVOL: return "UUID_KEY_SUBVOL";
-	case BTRFS_UUID_KEY_RECEIVED_SUBVOL: return "UUID_KEY_RECEIVED_SUBVOL";
-	case BTRFS_STRING_ITEM_KEY: return "STRING_ITEM";
-	}
-	return NULL;
-}
-
 void btrfs_print_key_type(FILE *out, u8 type)
 {
-	const char *name = key_type_name(type);
+	const char *name = btrfs_key_type_name(type);
 
 	if (name)
 		fputs(name, out);
@@ -317,12 +268,11 @@ static void emit_header(struct emitter *e, const struct btrfs_print_opts *opts,
 	emit_textf(e, " free space %lld", free_space);
 	emit_u64(e, "generation", " generation ", btrfs_header_generation(h));
 	emit_objectid(e, "owner", " owner ", btrfs_header_owner(h), 0);
-	/* the text splits the backref revision out of the flags, the JSON keeps them whole */
+	/* the backref revision is a field of its own, not a flag, in the text and the JSON */
 	flags &= ~BTRFS_BACKREF_REV_MASK;
 	emit_textf(e, "\n%s %llu flags 0x%llx(", what, (unsigned long long)bytenr,
 		   (unsigned long long)flags);
-	emit_flags(e, NULL, "", flags, &btrfs_header_flags_table);
-	emit_flags(e, "flags", NULL, btrfs_header_flags(h), &btrfs_header_flags_table);
+	emit_flags(e, "flags", "", flags, &btrfs_header_flags_table);
 	emit_u64(e, "backref_rev", ") backref revision ", btrfs_header_backref_rev(h));
 	if (opts->csum_headers)
 		emit_hex(e, "csum", " csum ", h->csum, min_t(u32, opts->csum_size, BTRFS_CSUM_SIZE));
