@@ -162,13 +162,25 @@ static void emit_named_root(struct dump_ctx *dc, const char *name, u64 id, const
 		emit_tree(dc, name, id, NULL, eb);
 }
 
-static void emit_backup_root(struct emitter *e, const char *gen_name, const char *name,
-			     const char *label, u64 gen, u64 bytenr)
-{
-	emit_u64(e, gen_name, label, gen);
-	emit_u64(e, name, " block ", bytenr);
-	emit_eol(e);
-}
+/* The roots of a backup slot in the text's order: JSON names, text label, accessors. */
+static const struct {
+	const char *gen_name, *name, *label;
+	u64 (*gen)(const struct btrfs_root_backup *b);
+	u64 (*bytenr)(const struct btrfs_root_backup *b);
+} backup_roots[] = {
+	{ "tree_root_gen", "tree_root", "\ttree root gen ",
+	  btrfs_backup_tree_root_gen, btrfs_backup_tree_root },
+	{ "extent_root_gen", "extent_root", "\t\textent root gen ",
+	  btrfs_backup_extent_root_gen, btrfs_backup_extent_root },
+	{ "chunk_root_gen", "chunk_root", "\t\tchunk root gen ",
+	  btrfs_backup_chunk_root_gen, btrfs_backup_chunk_root },
+	{ "dev_root_gen", "dev_root", "\t\tdevice root gen ",
+	  btrfs_backup_dev_root_gen, btrfs_backup_dev_root },
+	{ "csum_root_gen", "csum_root", "\t\tcsum root gen ",
+	  btrfs_backup_csum_root_gen, btrfs_backup_csum_root },
+	{ "fs_root_gen", "fs_root", "\t\tfs root gen ",
+	  btrfs_backup_fs_root_gen, btrfs_backup_fs_root },
+};
 
 /* "btrfs root backup slot N" and its roots (-R); JSON: "backup_roots", one object a slot. */
 static void emit_backup_roots(struct emitter *e, const struct btrfs_super_block *sb)
@@ -180,18 +192,11 @@ static void emit_backup_roots(struct emitter *e, const struct btrfs_super_block 
 		emit_begin_object(e, NULL);
 		emit_u64(e, "slot", "btrfs root backup slot ", (u64)i);
 		emit_eol(e);
-		emit_backup_root(e, "tree_root_gen", "tree_root", "\ttree root gen ",
-				 btrfs_backup_tree_root_gen(b), btrfs_backup_tree_root(b));
-		emit_backup_root(e, "extent_root_gen", "extent_root", "\t\textent root gen ",
-				 btrfs_backup_extent_root_gen(b), btrfs_backup_extent_root(b));
-		emit_backup_root(e, "chunk_root_gen", "chunk_root", "\t\tchunk root gen ",
-				 btrfs_backup_chunk_root_gen(b), btrfs_backup_chunk_root(b));
-		emit_backup_root(e, "dev_root_gen", "dev_root", "\t\tdevice root gen ",
-				 btrfs_backup_dev_root_gen(b), btrfs_backup_dev_root(b));
-		emit_backup_root(e, "csum_root_gen", "csum_root", "\t\tcsum root gen ",
-				 btrfs_backup_csum_root_gen(b), btrfs_backup_csum_root(b));
-		emit_backup_root(e, "fs_root_gen", "fs_root", "\t\tfs root gen ",
-				 btrfs_backup_fs_root_gen(b), btrfs_backup_fs_root(b));
+		for (size_t r = 0; r < ARRAY_SIZE(backup_roots); r++) {
+			emit_u64(e, backup_roots[r].gen_name, backup_roots[r].label, backup_roots[r].gen(b));
+			emit_u64(e, backup_roots[r].name, " block ", backup_roots[r].bytenr(b));
+			emit_eol(e);
+		}
 		emit_u64(e, "bytes_used", "\t\t", btrfs_backup_bytes_used(b));
 		emit_u64(e, "total_bytes", " used ", btrfs_backup_total_bytes(b));
 		emit_u64(e, "num_devices", " total ", btrfs_backup_num_devices(b));
