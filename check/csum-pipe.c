@@ -115,7 +115,7 @@ static void *worker_main(void *arg)
 static bool can_share_reads(struct btrfs_fs_info *fs)
 {
 	for (size_t i = 0; i < fs->chunks.nr; i++)
-		if (fs->chunks.chunks[i]->type & BTRFS_BLOCK_GROUP_RAID56_MASK)
+		if (btrfs_raid_has_parity(fs->chunks.chunks[i]->type))
 			return false;
 	return true;
 }

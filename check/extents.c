@@ -519,7 +519,7 @@ static void check_other_copies(struct check_ctx *ctx, u64 tree_id, const struct 
 	const char *tname = check_tree_name(tree_id, nbuf, sizeof(nbuf));
 	int n;
 
-	if (!c || (c->type & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)))
+	if (!c || btrfs_raid_has_parity(c->type))
 		return;   /* RAID5/6 "mirrors" are rebuilds from parity */
 	n = btrfs_chunk_num_mirrors(c);
 	for (int m = 1; m <= n; m++) {

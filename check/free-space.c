@@ -58,48 +58,24 @@ static inline bool test_bit(const u8 *map, u64 i)
 
 /* ---- superblock stripes ------------------------------------------------- */
 
-/* Mark in S the logical ranges of bg holding a superblock copy on some device. */
-static void mark_super_stripes(struct check_ctx *ctx, const struct check_bg *bg, u32 sectorsize, u8 *s)
+/* Mark in S the logical ranges of bg holding a superblock copy (btrfs_chunk_super_ranges()). */
+static int mark_super_stripes(struct check_ctx *ctx, const struct check_bg *bg, u32 sectorsize, u8 *s)
 {
-	const struct btrfs_chunk_tree_map *map = &ctx->fs->chunks;
-	const struct btrfs_chunk_map *ch = NULL;
-	size_t i;
+	const struct btrfs_chunk_map *ch = btrfs_chunk_lookup(&ctx->fs->chunks, bg->start);
+	struct btrfs_range *r = NULL;
+	int n;
 
-	for (i = 0; i < map->nr; i++)
-		if (map->chunks[i]->logical == bg->start)
-			ch = map->chunks[i];
-	if (!ch || !ch->stripe_len)
-		return;
-	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
-		u64 sb = btrfs_sb_offset(m), dev_len = check_chunk_dev_len(ch);
-		int n = ch->num_stripes, parity = btrfs_raid_profile_of(ch->type)->nparity;
+	if (!ch || ch->logical != bg->start)
+		return 0;
+	n = btrfs_chunk_super_ranges(ch, &r);
+	for (int i = 0; i < n; i++) {
+		u64 from = r[i].start - bg->start, to = min_t(u64, from + r[i].len, bg->len);
 
-		for (int j = 0; j < n; j++) {
-			u64 phys = ch->stripes[j].physical, row, logical, len = ch->stripe_len;
-
-			if (sb < phys || sb >= phys + dev_len)
-				continue;
-			row = (sb - phys) / ch->stripe_len;
-			if (ch->type & BTRFS_BLOCK_GROUP_RAID0) {
-				logical = (row * n + j) * ch->stripe_len;
-			} else if (ch->type & BTRFS_BLOCK_GROUP_RAID10) {
-				int sub = ch->sub_stripes ? ch->sub_stripes : 2;
-
-				logical = (row * (n / sub) + j / sub) * ch->stripe_len;
-			} else if (parity) {
-				/* the whole full stripe of that row */
-				len = (u64)(n - parity) * ch->stripe_len;
-				logical = row * len;
-			} else {
-				logical = row * ch->stripe_len;
-			}
-			if (logical >= bg->len)
-				continue;
-			if (logical + len > bg->len)
-				len = bg->len - logical;
-			set_bit_range(s, logical / sectorsize, (logical + len + sectorsize - 1) / sectorsize);
-		}
+		if (from < bg->len)
+			set_bit_range(s, from / sectorsize, (to + sectorsize - 1) / sectorsize);
 	}
+	free(r);
+	return n < 0 ? n : 0;
 }
 
 /* ---- comparing one block group ---------------------------------------------- */
@@ -155,7 +131,10 @@ static void finish_bg(struct check_ctx *ctx, struct free_space_tree_walk *w)
 			e = b->bg->len;
 		set_bit_range(alloc, s / ss, (e + ss - 1) / ss);
 	}
-	mark_super_stripes(ctx, b->bg, ss, sup);
+	if (mark_super_stripes(ctx, b->bg, ss, sup) < 0) {
+		check_error(ctx, "free space tree: out of memory checking block group %llu", b->bg->start);
+		goto out;
+	}
 	for (bit = 0; bit <= b->nbits && reported < 8; bit++) {
 		if (bit == b->nbits) {
 			state = 0;

@@ -91,6 +91,19 @@ void emit_u64(struct emitter *e, const char *name, const char *label, u64 v)
 	}
 }
 
+void emit_string(struct emitter *e, const char *name, const char *label, const char *s)
+{
+	if (e->json) {
+		struct json_writer *w = jw(e, name);
+
+		if (w)
+			json_string(w, name, s);
+	} else if (label) {
+		fputs_unlocked(label, e->out);
+		fputs_unlocked(s, e->out);
+	}
+}
+
 void emit_s64(struct emitter *e, const char *name, const char *label, s64 v)
 {
 	if (e->json) {
@@ -261,12 +274,20 @@ void emit_disk_key(struct emitter *e, const char *name, const char *label,
 {
 	if (e->json) {
 		struct json_writer *w = jw(e, name);
+		const char *type_name;
+		char unknown[16];
 
 		if (!w)
 			return;
 		json_begin_object(w, name);
 		json_u64(w, "objectid", btrfs_disk_key_objectid(key));
 		json_u64(w, "type", btrfs_disk_key_type(key));
+		type_name = btrfs_key_type_name(btrfs_disk_key_type(key));
+		if (!type_name) {
+			snprintf(unknown, sizeof(unknown), "UNKNOWN.%u", btrfs_disk_key_type(key));
+			type_name = unknown;
+		}
+		json_string(w, "type_name", type_name);
 		json_u64(w, "offset", btrfs_disk_key_offset(key));
 		json_end_object(w);
 	} else if (label) {

@@ -64,6 +64,8 @@ void emit_begin_lazy_object(struct emitter *e, const char *name);
 void emit_end_lazy_object(struct emitter *e);
 
 void emit_u64(struct emitter *e, const char *name, const char *label, u64 v);
+/* label, then s; a string in JSON */
+void emit_string(struct emitter *e, const char *name, const char *label, const char *s);
 void emit_s64(struct emitter *e, const char *name, const char *label, s64 v);
 /* label, then the value in octal in text (a mode); a number in JSON */
 void emit_octal(struct emitter *e, const char *name, const char *label, u64 v);

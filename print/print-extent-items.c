@@ -217,7 +217,8 @@ static void emit_csum_item(struct emitter *e, const struct print_item *it)
 	emit_textf(e, "\t\trange start %llu end %llu length %llu\n", (unsigned long long)start,
 		   (unsigned long long)(start + (u64)count * sectorsize),
 		   (unsigned long long)((u64)count * sectorsize));
-	if (!o->csum_items || count == 0)
+	/* the text lists them with --csum-items, the JSON always */
+	if ((!o->csum_items && !emit_is_json(e)) || count == 0)
 		return;
 	per_line = csum_size >= 16 ? 1 : 16 / csum_size;
 	emit_begin_array(e, "csum");

@@ -35,6 +35,20 @@ void print_hex_bytes(FILE *out, const u8 *p, size_t len);
  */
 void emit_block(struct emitter *e, const struct btrfs_print_opts *opts,
 		const struct extent_buffer *eb);
+/* What btrfs_emit_tree() writes of a tree. */
+enum btrfs_emit_tree_what {
+	EMIT_TREE_BLOCK,        /* the block alone */
+	EMIT_TREE_ALL,          /* it and every block below, BFS or DFS (opts->dfs) */
+	EMIT_TREE_LEAVES,       /* only the leaves, in key order */
+};
+/*
+ * Emit eb and what lies below it through emit_block().  Every pointer is
+ * followed (a block reached twice is written twice, as btrfs-progs);
+ * children that cannot be read are reported on stderr and skipped.
+ * Returns 0, or non-zero when some child could not be read.
+ */
+int btrfs_emit_tree(struct btrfs_fs_info *fs, struct emitter *e, const struct btrfs_print_opts *opts,
+		    const struct extent_buffer *eb, enum btrfs_emit_tree_what what);
 /*
  * Item families: each writes the body of the item (text lines after the
  * item line; JSON members of its "data") and returns true when it knows

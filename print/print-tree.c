@@ -170,58 +170,9 @@ void btrfs_print_objectid(FILE *out, u64 objectid, u8 type)
 		fprintf(out, "%llu", (unsigned long long)objectid);
 }
 
-static const char *key_type_name(u8 type)
-{
-	switch (type) {
-	case BTRFS_INODE_ITEM_KEY: return "INODE_ITEM";
-	case BTRFS_INODE_REF_KEY: return "INODE_REF";
-	case BTRFS_INODE_EXTREF_KEY: return "INODE_EXTREF";
-	case BTRFS_XATTR_ITEM_KEY: return "XATTR_ITEM";
-	case BTRFS_VERITY_DESC_ITEM_KEY: return "VERITY_DESC_ITEM";
-	case BTRFS_VERITY_MERKLE_ITEM_KEY: return "VERITY_MERKLE_ITEM";
-	case BTRFS_ORPHAN_ITEM_KEY: return "ORPHAN_ITEM";
-	case BTRFS_DIR_LOG_ITEM_KEY: return "DIR_LOG_ITEM";
-	case BTRFS_DIR_LOG_INDEX_KEY: return "DIR_LOG_INDEX";
-	case BTRFS_DIR_ITEM_KEY: return "DIR_ITEM";
-	case BTRFS_DIR_INDEX_KEY: return "DIR_INDEX";
-	case BTRFS_EXTENT_DATA_KEY: return "EXTENT_DATA";
-	case BTRFS_EXTENT_CSUM_KEY: return "EXTENT_CSUM";
-	case BTRFS_ROOT_ITEM_KEY: return "ROOT_ITEM";
-	case BTRFS_ROOT_BACKREF_KEY: return "ROOT_BACKREF";
-	case BTRFS_ROOT_REF_KEY: return "ROOT_REF";
-	case BTRFS_EXTENT_ITEM_KEY: return "EXTENT_ITEM";
-	case BTRFS_METADATA_ITEM_KEY: return "METADATA_ITEM";
-	case BTRFS_EXTENT_OWNER_REF_KEY: return "EXTENT_OWNER_REF";
-	case BTRFS_TREE_BLOCK_REF_KEY: return "TREE_BLOCK_REF";
-	case BTRFS_EXTENT_DATA_REF_KEY: return "EXTENT_DATA_REF";
-	case BTRFS_EXTENT_REF_V0_KEY: return "EXTENT_REF_V0";
-	case BTRFS_SHARED_BLOCK_REF_KEY: return "SHARED_BLOCK_REF";
-	case BTRFS_SHARED_DATA_REF_KEY: return "SHARED_DATA_REF";
-	case BTRFS_BLOCK_GROUP_ITEM_KEY: return "BLOCK_GROUP_ITEM";
-	case BTRFS_FREE_SPACE_INFO_KEY: return "FREE_SPACE_INFO";
-	case BTRFS_FREE_SPACE_EXTENT_KEY: return "FREE_SPACE_EXTENT";
-	case BTRFS_FREE_SPACE_BITMAP_KEY: return "FREE_SPACE_BITMAP";
-	case BTRFS_DEV_EXTENT_KEY: return "DEV_EXTENT";
-	case BTRFS_DEV_ITEM_KEY: return "DEV_ITEM";
-	case BTRFS_CHUNK_ITEM_KEY: return "CHUNK_ITEM";
-	case BTRFS_RAID_STRIPE_KEY: return "RAID_STRIPE";
-	case BTRFS_QGROUP_STATUS_KEY: return "QGROUP_STATUS";
-	case BTRFS_QGROUP_INFO_KEY: return "QGROUP_INFO";
-	case BTRFS_QGROUP_LIMIT_KEY: return "QGROUP_LIMIT";
-	case BTRFS_QGROUP_RELATION_KEY: return "QGROUP_RELATION";
-	case BTRFS_TEMPORARY_ITEM_KEY: return "TEMPORARY_ITEM";
-	case BTRFS_PERSISTENT_ITEM_KEY: return "PERSISTENT_ITEM";
-	case BTRFS_DEV_REPLACE_KEY: return "DEV_REPLACE";
-	case BTRFS_UUID_KEY_SUBVOL: return "UUID_KEY_SUBVOL";
-	case BTRFS_UUID_KEY_RECEIVED_SUBVOL: return "UUID_KEY_RECEIVED_SUBVOL";
-	case BTRFS_STRING_ITEM_KEY: return "STRING_ITEM";
-	}
-	return NULL;
-}
-
 void btrfs_print_key_type(FILE *out, u8 type)
 {
-	const char *name = key_type_name(type);
+	const char *name = btrfs_key_type_name(type);
 
 	if (name)
 		fputs(name, out);
@@ -317,12 +268,11 @@ static void emit_header(struct emitter *e, const struct btrfs_print_opts *opts,
 	emit_textf(e, " free space %lld", free_space);
 	emit_u64(e, "generation", " generation ", btrfs_header_generation(h));
 	emit_objectid(e, "owner", " owner ", btrfs_header_owner(h), 0);
-	/* the text splits the backref revision out of the flags, the JSON keeps them whole */
+	/* the backref revision is a field of its own, not a flag, in the text and the JSON */
 	flags &= ~BTRFS_BACKREF_REV_MASK;
 	emit_textf(e, "\n%s %llu flags 0x%llx(", what, (unsigned long long)bytenr,
 		   (unsigned long long)flags);
-	emit_flags(e, NULL, "", flags, &btrfs_header_flags_table);
-	emit_flags(e, "flags", NULL, btrfs_header_flags(h), &btrfs_header_flags_table);
+	emit_flags(e, "flags", "", flags, &btrfs_header_flags_table);
 	emit_u64(e, "backref_rev", ") backref revision ", btrfs_header_backref_rev(h));
 	if (opts->csum_headers)
 		emit_hex(e, "csum", " csum ", h->csum, min_t(u32, opts->csum_size, BTRFS_CSUM_SIZE));
@@ -455,13 +405,6 @@ void emit_block(struct emitter *e, const struct btrfs_print_opts *opts,
 	emit_end_object(e);
 }
 
-void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_buffer *eb)
-{
-	struct emitter e = emit_text_to(stdout);
-
-	emit_block(&e, opts, eb);
-}
-
 /*
  * Reads for printing, as btrfs-progs: checksum, header and tree-checker on
  * every mirror; a block that fails only the tree-checker everywhere is still
@@ -478,7 +421,7 @@ int btrfs_print_read_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tr
 /* ---- Traversal: lib/read's walker with the printing read policy ---------- */
 
 struct print_walk {
-	btrfs_block_fn block_fn;    /* every block (or every leaf) */
+	void (*block_fn)(const struct extent_buffer *eb, void *priv);   /* every block (or leaf) */
 	btrfs_leaf_fn leaf_fn;      /* every leaf until it returns non-zero */
 	void *priv;
 	bool leaves_only;
@@ -515,36 +458,30 @@ static int print_walk(struct btrfs_fs_info *fs, const struct extent_buffer *eb, 
 				&print_policy, BTRFS_WALK_REVISIT, print_walk_visit, pw);
 }
 
-int btrfs_visit_tree(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool dfs,
-		     btrfs_block_fn fn, void *priv)
-{
-	struct print_walk pw = { .block_fn = fn, .priv = priv };
+struct emit_walk {
+	struct emitter *e;
+	const struct btrfs_print_opts *opts;
+};
 
-	return print_walk(fs, eb, dfs, &pw);
+static void emit_block_cb(const struct extent_buffer *eb, void *priv)
+{
+	struct emit_walk *ew = priv;
+
+	emit_block(ew->e, ew->opts, eb);
 }
 
-static void print_block_cb(const struct extent_buffer *eb, void *priv)
+int btrfs_emit_tree(struct btrfs_fs_info *fs, struct emitter *e, const struct btrfs_print_opts *opts,
+		    const struct extent_buffer *eb, enum btrfs_emit_tree_what what)
 {
-	btrfs_print_block(priv, eb);
-}
+	struct emit_walk ew = { .e = e, .opts = opts };
+	struct print_walk pw = { .block_fn = emit_block_cb, .priv = &ew,
+				 .leaves_only = what == EMIT_TREE_LEAVES };
 
-int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
-		     const struct extent_buffer *eb, bool follow)
-{
-	if (!follow) {
-		btrfs_print_block(opts, eb);
+	if (what == EMIT_TREE_BLOCK) {
+		emit_block(e, opts, eb);
 		return 0;
 	}
-	return btrfs_visit_tree(fs, eb, opts->dfs, print_block_cb, (void *)opts);
-}
-
-int btrfs_print_tree_leaves(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
-			    const struct extent_buffer *eb)
-{
-	struct print_walk pw = { .block_fn = print_block_cb, .priv = (void *)opts,
-				 .leaves_only = true };
-
-	return print_walk(fs, eb, true, &pw);
+	return print_walk(fs, eb, what == EMIT_TREE_LEAVES || opts->dfs, &pw);
 }
 
 int btrfs_walk_leaves(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
@@ -554,39 +491,4 @@ int btrfs_walk_leaves(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
 	int ret = print_walk(fs, eb, true, &pw);
 
 	return ret > 0 ? ret : 0;
-}
-
-/* ---- Superblock backup roots ---------------------------------------------- */
-
-void btrfs_print_backup_roots(const struct btrfs_super_block *sb)
-{
-	int i;
-
-	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
-		const struct btrfs_root_backup *b = &sb->super_roots[i];
-
-		printf("btrfs root backup slot %d\n", i);
-		printf("\ttree root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_tree_root_gen(b),
-		       (unsigned long long)btrfs_backup_tree_root(b));
-		printf("\t\textent root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_extent_root_gen(b),
-		       (unsigned long long)btrfs_backup_extent_root(b));
-		printf("\t\tchunk root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_chunk_root_gen(b),
-		       (unsigned long long)btrfs_backup_chunk_root(b));
-		printf("\t\tdevice root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_dev_root_gen(b),
-		       (unsigned long long)btrfs_backup_dev_root(b));
-		printf("\t\tcsum root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_csum_root_gen(b),
-		       (unsigned long long)btrfs_backup_csum_root(b));
-		printf("\t\tfs root gen %llu block %llu\n",
-		       (unsigned long long)btrfs_backup_fs_root_gen(b),
-		       (unsigned long long)btrfs_backup_fs_root(b));
-		printf("\t\t%llu used %llu total %llu devices\n",
-		       (unsigned long long)btrfs_backup_bytes_used(b),
-		       (unsigned long long)btrfs_backup_total_bytes(b),
-		       (unsigned long long)btrfs_backup_num_devices(b));
-	}
 }

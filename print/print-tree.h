@@ -25,7 +25,7 @@ struct btrfs_print_opts {
 	bool hide_names;      /* --hide-names: names and xattr values as HIDDEN */
 	bool csum_headers;    /* --csum-headers: print the header checksum */
 	bool csum_items;      /* --csum-items: print each data checksum */
-	bool dfs;             /* traversal order for btrfs_print_tree() */
+	bool dfs;             /* traversal order of a tree's blocks */
 };
 
 /* Fill geometry fields of opts from the filesystem geometry. */
@@ -44,31 +44,6 @@ void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len);
 /* Lower-case uuid text (buf >= BTRFS_UUID_UNPARSED_SIZE). */
 void btrfs_uuid_to_str(const u8 *uuid, char *buf);
 
-/* One block: a leaf prints all items, a node its key pointers. */
-void btrfs_print_block(const struct btrfs_print_opts *opts, const struct extent_buffer *eb);
-
-/*
- * Print eb; with follow, also every block below it, breadth-first (nodes of
- * each level before the next level, memory proportional to the tree height)
- * or depth-first (opts->dfs).  Children that cannot be read are reported on
- * stderr and skipped.  Returns 0, or -EIO when some child could not be read.
- */
-int btrfs_print_tree(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
-		     const struct extent_buffer *eb, bool follow);
-
-/*
- * Call fn on eb and every block below it, breadth-first or depth-first,
- * through lib/read's btrfs_walk_block.  Unreadable children are reported
- * and skipped (non-zero returned at the end).
- */
-typedef void (*btrfs_block_fn)(const struct extent_buffer *eb, void *priv);
-int btrfs_visit_tree(struct btrfs_fs_info *fs, const struct extent_buffer *eb, bool dfs,
-		     btrfs_block_fn fn, void *priv);
-
-/* Print only the leaves below eb (dump-tree -e). */
-int btrfs_print_tree_leaves(struct btrfs_fs_info *fs, const struct btrfs_print_opts *opts,
-			    const struct extent_buffer *eb);
-
 /*
  * Visit every leaf of the tree rooted at eb in key order (depth-first,
  * one block per level in memory).  Stops when fn returns non-zero and
@@ -81,8 +56,5 @@ int btrfs_walk_leaves(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
 /* Read a block for printing: verified, except for the tree-checker. */
 int btrfs_print_read_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tree_check *expect,
 			   struct extent_buffer **out);
-
-/* "btrfs root backup slot N" blocks of dump-tree -R. */
-void btrfs_print_backup_roots(const struct btrfs_super_block *sb);
 
 #endif

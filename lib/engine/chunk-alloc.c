@@ -90,44 +90,37 @@ static void del_dev_extent(struct chunk_alloc_device *dev, u64 start)
 	}
 }
 
-/* Logical ranges of the chunk that sit on a superblock copy of any stripe. */
-static void compute_excluded(struct chunk_placement *c)
+/* The chunk's superblock ranges (btrfs_chunk_super_ranges()) through a chunk map of it. */
+static int compute_excluded(struct chunk_placement *c)
 {
-	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(c->type);
-	int ndata = btrfs_raid_data_stripes(btrfs_raid_profile_of(c->type), c->num_stripes);
+	struct btrfs_chunk_map *map = calloc(1, sizeof(*map) + c->num_stripes * sizeof(map->stripes[0]));
+	struct btrfs_range *r = NULL;
+	int n;
 
-	c->nr_excl = 0;
+	if (!map)
+		return -ENOMEM;
+	map->logical = c->logical;
+	map->length = c->length;
+	map->type = c->type;
+	map->stripe_len = BTRFS_STRIPE_LEN;
+	map->num_stripes = (u16)c->num_stripes;
+	map->sub_stripes = (u16)c->sub_stripes;
 	for (int i = 0; i < c->num_stripes; i++) {
-		for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
-			u64 sb = btrfs_sb_offset(m), off, nr, in_unit;
-			struct chunk_alloc_excluded *e;
-
-			if (sb + BTRFS_SUPER_INFO_SIZE <= c->stripes[i].physical ||
-			    sb >= c->stripes[i].physical + c->stripe_size)
-				continue;
-			if ((size_t)c->nr_excl >= ARRAY_SIZE(c->excl))
-				return;
-			e = &c->excl[c->nr_excl++];
-			off = sb > c->stripes[i].physical ? sb - c->stripes[i].physical : 0;
-			nr = off / BTRFS_STRIPE_LEN;
-			in_unit = off % BTRFS_STRIPE_LEN;
-			if (c->type & BTRFS_BLOCK_GROUP_RAID0) {
-				e->start = c->logical + (nr * c->num_stripes + i) * BTRFS_STRIPE_LEN + in_unit;
-				e->len = BTRFS_SUPER_INFO_SIZE;
-			} else if (c->type & BTRFS_BLOCK_GROUP_RAID10) {
-				e->start = c->logical + (nr * ndata + i / c->sub_stripes) * BTRFS_STRIPE_LEN +
-					   in_unit;
-				e->len = BTRFS_SUPER_INFO_SIZE;
-			} else if (a && a->nparity) {
-				/* The whole stripe row: its parity covers the copy. */
-				e->start = c->logical + nr * ndata * BTRFS_STRIPE_LEN;
-				e->len = (u64)ndata * BTRFS_STRIPE_LEN;
-			} else {
-				e->start = c->logical + off;
-				e->len = BTRFS_SUPER_INFO_SIZE;
-			}
-		}
+		map->stripes[i].devid = c->stripes[i].devid;
+		map->stripes[i].physical = c->stripes[i].physical;
 	}
+	n = btrfs_chunk_super_ranges(map, &r);
+	free(map);
+	if (n < 0)
+		return n;
+	if ((size_t)n > ARRAY_SIZE(c->excl)) {
+		free(r);
+		return -EOVERFLOW;
+	}
+	memcpy(c->excl, r, (size_t)n * sizeof(*r));
+	c->nr_excl = n;
+	free(r);
+	return 0;
 }
 
 static struct chunk_placement *new_chunk(struct chunk_alloc *ca, int num_stripes)
@@ -185,8 +178,7 @@ static int place_chunk(struct chunk_alloc *ca, struct chunk_placement *c, const 
 	c->logical = ca->next_logical;
 	c->cursor = c->logical;
 	ca->next_logical += c->length;
-	compute_excluded(c);
-	return 0;
+	return compute_excluded(c);
 }
 
 struct chunk_placement *chunk_alloc_new_chunk_on_device(struct chunk_alloc *ca, u64 type, u64 devid, u64 size)
@@ -463,7 +455,7 @@ struct chunk_placement *chunk_alloc_new_chunk_kernel(struct chunk_alloc *ca, u64
 	const struct btrfs_raid_profile *a = btrfs_raid_profile_find(type);
 	struct dev_choice devs[CHUNK_ALLOC_MAX_DEVICES];
 	u64 max_chunk, max_stripe, want, min_extent, stripe;
-	int ndevs = 0, devs_max, inc, num_stripes, ndata;
+	int ndevs = 0, devs_max, inc, num_stripes, ndata, ret;
 	struct chunk_placement *c;
 
 	if (!a)
@@ -527,7 +519,6 @@ struct chunk_placement *chunk_alloc_new_chunk_kernel(struct chunk_alloc *ca, u64
 
 		for (int j = 0; j < a->dev_stripes; j++) {
 			struct chunk_alloc_stripe *s = &c->stripes[i * a->dev_stripes + j];
-			int ret;
 
 			s->devid = d->devid;
 			s->physical = devs[i].start + (u64)j * stripe;
@@ -539,6 +530,8 @@ struct chunk_placement *chunk_alloc_new_chunk_kernel(struct chunk_alloc *ca, u64
 	c->logical = ca->next_logical;
 	c->cursor = c->logical;
 	ca->next_logical += c->length;
-	compute_excluded(c);
+	ret = compute_excluded(c);
+	if (ret < 0)
+		return ERR_PTR(ret);
 	return c;
 }

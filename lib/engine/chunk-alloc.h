@@ -30,6 +30,7 @@
 #include "lib/format/kerncompat.h"
 #include "lib/format/format.h"
 #include "lib/format/profiles.h"
+#include "lib/read/volumes.h"
 
 #define CHUNK_ALLOC_MAX_DEVICES 64
 
@@ -52,11 +53,6 @@ struct chunk_alloc_stripe {
 	u64 physical;
 };
 
-struct chunk_alloc_excluded {
-	u64 start;                    /* logical */
-	u64 len;
-};
-
 struct chunk_placement {
 	u64 logical;
 	u64 length;
@@ -67,7 +63,8 @@ struct chunk_placement {
 	bool removed;                 /* dropped (temporary chunk replaced) */
 	u64 used;                     /* bytes handed out by the block allocator */
 	u64 cursor;                   /* next free logical address */
-	struct chunk_alloc_excluded excl[BTRFS_SUPER_MIRROR_MAX * CHUNK_ALLOC_MAX_DEVICES * 2];
+	/* btrfs_chunk_super_ranges(): at most one per copy per stripe, and one below the first */
+	struct btrfs_range excl[BTRFS_SUPER_MIRROR_MAX * CHUNK_ALLOC_MAX_DEVICES * 2 + 1];
 	int nr_excl;
 	struct chunk_alloc_stripe stripes[];
 };

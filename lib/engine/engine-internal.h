@@ -206,12 +206,6 @@ int extent_alloc_tree_block_ref_dec(struct btrfs_trans *t, u64 bytenr, int level
 
 /* The used ranges [start, end) of the extent tree (EXTENT_ITEM/METADATA_ITEM), sorted. */
 int extent_alloc_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr);
-/*
- * The logical ranges of a chunk that hold superblock copies (each a 64 KiB
- * stripe unit; RAID5/6: the whole stripe row), into out (max entries);
- * returns how many.
- */
-int extent_alloc_super_ranges(const struct btrfs_chunk_map *chunk, struct fs_range *out, int max);
 
 /* transaction.c, for free_space_tree_rebuild() */
 int trans_settle_refs(struct btrfs_trans *t);

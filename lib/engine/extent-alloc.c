@@ -145,59 +145,6 @@ void extent_alloc_release(struct btrfs_trans *t)
 	t->nr_bgs = 0;
 }
 
-int extent_alloc_super_ranges(const struct btrfs_chunk_map *c, struct fs_range *out, int max)
-{
-	u64 per_stripe, groups = 1;
-	int n = 0;
-
-	if (c->type & BTRFS_BLOCK_GROUP_RAID0) {
-		groups = c->num_stripes;
-	} else if (c->type & BTRFS_BLOCK_GROUP_RAID10) {
-		groups = c->sub_stripes ? c->num_stripes / c->sub_stripes : c->num_stripes;
-	} else if (c->type & BTRFS_BLOCK_GROUP_RAID56_MASK) {
-		groups = c->num_stripes - btrfs_raid_profile_of(c->type)->nparity;
-	}
-	if (!groups)
-		groups = 1;
-	per_stripe = c->length / groups;
-	for (int s = 0; s < c->num_stripes; s++) {
-		u64 phys = c->stripes[s].physical;
-
-		for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
-			u64 sb = btrfs_sb_offset(m), off, unit, logical;
-			u64 col = (u64)s;
-
-			if (sb + BTRFS_SUPER_INFO_SIZE <= phys || sb >= phys + per_stripe)
-				continue;
-			off = sb > phys ? sb - phys : 0;
-			unit = off / BTRFS_STRIPE_LEN;
-			if (c->type & BTRFS_BLOCK_GROUP_RAID10)
-				col = s / (c->sub_stripes ? c->sub_stripes : 1);
-			if (c->type & BTRFS_BLOCK_GROUP_RAID56_MASK) {
-				/* the whole full stripe row, as the kernel excludes it: its parity covers the copy */
-				logical = c->logical + unit * groups * BTRFS_STRIPE_LEN;
-				if (n < max && logical < c->logical + c->length) {
-					out[n].start = logical;
-					out[n].len = min_t(u64, groups * BTRFS_STRIPE_LEN,
-							   c->logical + c->length - logical);
-					n++;
-				}
-				continue;
-			}
-			if (groups == 1)
-				logical = c->logical + round_down(off, BTRFS_STRIPE_LEN);
-			else
-				logical = c->logical + (unit * groups + (col % groups)) * BTRFS_STRIPE_LEN;
-			if (n < max && logical < c->logical + c->length) {
-				out[n].start = logical;
-				out[n].len = min_t(u64, BTRFS_STRIPE_LEN, c->logical + c->length - logical);
-				n++;
-			}
-		}
-	}
-	return n;
-}
-
 int extent_alloc_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr)
 {
 	struct fs_range *used = NULL;
@@ -248,7 +195,7 @@ static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
 	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&t->fs->chunks, bg->start);
 	struct fs_range *used = NULL;
 	int nr_used = 0, alloc_used, ret;
-	struct fs_range sup[BTRFS_SUPER_MIRROR_MAX * 16];
+	struct btrfs_range *sup = NULL;
 	u64 end = bg->start + bg->length, cur;
 	int nsup;
 
@@ -256,9 +203,12 @@ static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
 	if (ret < 0)
 		return ret;
 	alloc_used = nr_used;
-	nsup = c ? extent_alloc_super_ranges(c, sup, (int)ARRAY_SIZE(sup)) : 0;
+	nsup = c ? btrfs_chunk_super_ranges(c, &sup) : 0;
+	if (nsup < 0)
+		ret = nsup;
 	for (int i = 0; i < nsup && ret == 0; i++)
 		ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, sup[i].start, sup[i].len);
+	free(sup);
 	for (size_t i = 0; i < t->nr_pinned && ret == 0; i++)
 		if (t->pinned[i].bytenr >= bg->start && t->pinned[i].bytenr < end)
 			ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, t->pinned[i].bytenr,
@@ -449,7 +399,7 @@ int extent_alloc_tree_block(struct btrfs_trans *t, u64 owner, u64 *bytenr)
 int extent_alloc_add_block_group(struct btrfs_trans *t, const struct btrfs_chunk_map *map,
 		  struct wblock_group **out)
 {
-	struct fs_range sup[BTRFS_SUPER_MIRROR_MAX * 16];
+	struct btrfs_range *sup = NULL;
 	struct wblock_group *bg;
 	int nsup, ret;
 
@@ -469,9 +419,12 @@ int extent_alloc_add_block_group(struct btrfs_trans *t, const struct btrfs_chunk
 	bg->is_new = true;
 	bg->items_pending = true;
 	ret = ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, 0, bg->start, bg->length);
-	nsup = extent_alloc_super_ranges(map, sup, (int)ARRAY_SIZE(sup));
+	nsup = btrfs_chunk_super_ranges(map, &sup);
+	if (nsup < 0 && ret == 0)
+		ret = nsup;
 	for (int i = 0; i < nsup && ret == 0; i++)
 		ret = free_carve(bg, sup[i].start, sup[i].len);
+	free(sup);
 	if (ret < 0) {
 		free(bg->free);
 		return ret;

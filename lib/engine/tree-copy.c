@@ -22,7 +22,7 @@ int btrfs_write_tree_block_copies(struct btrfs_fs_info *fs, const struct extent_
 		error("tree block %llu is in no chunk", eb->start);
 		return -EINVAL;
 	}
-	if (c->type & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)) {
+	if (btrfs_raid_has_parity(c->type)) {
 		error("tree block %llu is in a RAID5/6 chunk: its copies are rebuilt from parity, not rewritten",
 		      eb->start);
 		return -EOPNOTSUPP;

@@ -286,7 +286,7 @@ int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *b
 		}
 		if (logical + piece > c->logical + c->length)
 			piece = c->logical + c->length - logical;
-		if (c->type & BTRFS_BLOCK_GROUP_RAID56_MASK) {
+		if (btrfs_raid_has_parity(c->type)) {
 			ret = write_raid56_piece(w, c, logical, p, &piece);
 			if (ret < 0)
 				return ret;

@@ -32,6 +32,9 @@ extern const struct btrfs_flag_table btrfs_root_flags_table;       /* RDONLY, DE
 extern const struct btrfs_flag_table btrfs_extent_flags_table;     /* DATA, TREE_BLOCK, FULL_BACKREF */
 extern const struct btrfs_flag_table btrfs_qgroup_status_flags_table; /* ON, RESCAN, INCONSISTENT, SIMPLE_MODE */
 
+/* Name of a key type as dump-tree prints it ("INODE_ITEM"), NULL if it has none. */
+const char *btrfs_key_type_name(u8 type);
+
 /* All bits that have a name in the table. */
 u64 btrfs_flag_table_mask(const struct btrfs_flag_table *t);
 /* Name of exactly one bit, NULL if it has none. */

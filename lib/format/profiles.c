@@ -63,6 +63,11 @@ u32 btrfs_raid_data_stripes(const struct btrfs_raid_profile *p, u32 num_stripes)
 	return n ? n : 1;
 }
 
+bool btrfs_raid_has_parity(u64 type)
+{
+	return btrfs_raid_profile_of(type)->layout == BTRFS_RAID_PARITY;
+}
+
 const char *btrfs_profile_name(u64 type)
 {
 	const struct btrfs_raid_profile *p = btrfs_raid_profile_find(type);

@@ -79,6 +79,8 @@ u64 btrfs_extended_profile(u64 type);
 u32 btrfs_raid_data_stripes(const struct btrfs_raid_profile *p, u32 num_stripes);
 /* The i-th profile's command line name ("single" first), NULL past the last. */
 const char *btrfs_raid_profile_name_at(size_t i);
+/* A chunk of this type keeps parity (raid5, raid6: layout BTRFS_RAID_PARITY). */
+bool btrfs_raid_has_parity(u64 type);
 /* Profile name as btrfs-progs prints it ("RAID1C3", "single"), "unknown" for several bits. */
 const char *btrfs_profile_name(u64 type);
 

@@ -233,7 +233,7 @@ out:
 static int read_logical_mirror(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c,
 			       u64 logical, int mirror, u8 *buf, u32 len, char *msg, size_t msglen)
 {
-	bool raid56 = c->type & BTRFS_BLOCK_GROUP_RAID56_MASK;
+	bool raid56 = btrfs_raid_has_parity(c->type);
 	u32 done = 0;
 	int ret;
 

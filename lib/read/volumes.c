@@ -266,6 +266,67 @@ int btrfs_chunk_map_parity(const struct btrfs_chunk_map *c, u64 logical,
 	return c->num_stripes;
 }
 
+static int cmp_range_start(const void *a, const void *b)
+{
+	const struct btrfs_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int btrfs_chunk_super_ranges(const struct btrfs_chunk_map *c, struct btrfs_range **out)
+{
+	const struct btrfs_raid_profile *p = btrfs_raid_profile_of(c->type);
+	u64 ndata = (u64)btrfs_chunk_data_stripes(c), end = c->logical + c->length;
+	u64 dev_len = c->length / ndata;
+	u64 unit = p->layout == BTRFS_RAID_PARITY ? ndata * BTRFS_STRIPE_LEN : BTRFS_STRIPE_LEN;
+	struct btrfs_range *r;
+	int n = 0, kept = 0;
+
+	*out = NULL;
+	r = calloc((size_t)BTRFS_SUPER_MIRROR_MAX * c->num_stripes + 1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	if (c->logical < BTRFS_SUPER_INFO_OFFSET) {
+		r[n].start = c->logical;
+		r[n++].len = min_t(u64, BTRFS_SUPER_INFO_OFFSET, end) - c->logical;
+	}
+	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		u64 sb = btrfs_sb_offset(m);
+
+		for (int i = 0; i < c->num_stripes; i++) {
+			u64 phys = c->stripes[i].physical, row, logical;
+
+			if (sb < phys || sb - phys >= dev_len)
+				continue;
+			row = (sb - phys) / BTRFS_STRIPE_LEN;
+			/* which unit of the chunk's data row `row` stripe i holds */
+			if (p->layout == BTRFS_RAID_STRIPED)
+				row = (row * c->num_stripes + i) / p->sub_stripes;
+			logical = c->logical + row * unit;
+			if (logical >= end)
+				continue;
+			r[n].start = logical;
+			r[n++].len = min_t(u64, unit, end - logical);
+		}
+	}
+	qsort(r, (size_t)n, sizeof(*r), cmp_range_start);
+	for (int i = 0; i < n; i++) {
+		struct btrfs_range *last = kept ? &r[kept - 1] : NULL;
+
+		if (last && r[i].start <= last->start + last->len) {
+			last->len = max_t(u64, last->len, r[i].start + r[i].len - last->start);
+			continue;
+		}
+		r[kept++] = r[i];
+	}
+	if (!kept) {
+		free(r);
+		r = NULL;
+	}
+	*out = r;
+	return kept;
+}
+
 const struct btrfs_chunk_map *btrfs_chunk_lookup(const struct btrfs_chunk_tree_map *map,
 						 u64 logical)
 {

@@ -151,4 +151,24 @@ int btrfs_chunk_map_one(const struct btrfs_chunk_map *chunk, u64 logical, int mi
 int btrfs_chunk_map_parity(const struct btrfs_chunk_map *chunk, u64 logical,
 			   struct btrfs_io_stripe *out, int max);
 
+/* A range of logical addresses [start, start + len). */
+struct btrfs_range {
+	u64 start;
+	u64 len;
+};
+
+/*
+ * The logical ranges of a chunk that hold a superblock copy, which are never
+ * allocated and never free space (the kernel's exclude_super_stripes() over
+ * btrfs_rmap_block()): for each copy btrfs_sb_offset(m) and each stripe whose
+ * device extent [physical, physical + length / data stripes) holds it, the
+ * stripe unit (BTRFS_STRIPE_LEN) that maps there, or for RAID5/6 the whole row
+ * of data units (data stripes * BTRFS_STRIPE_LEN) that its parity covers,
+ * clipped to the chunk; and [logical, BTRFS_SUPER_INFO_OFFSET) for a chunk
+ * that starts below the first copy.  The whole unit goes, not just the 4 KiB
+ * copy.  *out gets a malloc'd array (free() it; NULL when empty), sorted and
+ * merged.  Returns the number of ranges or -ENOMEM.
+ */
+int btrfs_chunk_super_ranges(const struct btrfs_chunk_map *chunk, struct btrfs_range **out);
+
 #endif

@@ -22,6 +22,26 @@ assert doc['total_bytes'] == int(text[-3].split()[-1])
 print("ok", len(jblocks), "blocks", len(jsizes), "inodes")
 PY
 
+# -R: the roots (-r) and the backup roots of the text, as members of the JSON document.
+(cd "$dir" && run_check "$BTRFS" inspect-internal dump-tree --noscan -R dev1.img) > "$T/text-R"
+(cd "$dir" && run_check "$BTRFS" --format json inspect-internal dump-tree --noscan -R dev1.img) > "$T/json-R"
+python3 - "$T/text-R" "$T/json-R" <<'PY' || _fail "dump-tree -R json does not match the text output"
+import json, re, sys
+text = open(sys.argv[1]).read()
+doc = json.load(open(sys.argv[2]))
+troots = re.findall(r'^(.+?)(?:: | key \(.*\) )(\d+) level (\d+)$', text, re.M)
+jroots = [(t['name'], str(t['bytenr']), str(t['level'])) for t in doc['trees']]
+assert troots and [(n.replace(' tree key', ''), b, l) for n, b, l in troots] == jroots, (troots, jroots)
+tb = re.findall(r'^\t+(\w+) root gen (\d+) block (\d+)$', text, re.M)
+names = {'tree': 'tree_root', 'extent': 'extent_root', 'chunk': 'chunk_root', 'device': 'dev_root',
+         'csum': 'csum_root', 'fs': 'fs_root'}
+jb = [(w, str(b[names[w] + '_gen']), str(b[names[w]])) for b in doc['backup_roots'] for w in names]
+assert len(tb) == 24 and tb == jb, (tb, jb)
+assert [b['slot'] for b in doc['backup_roots']] == [0, 1, 2, 3]
+assert doc['total_bytes'] == int(re.search(r'^total bytes (\d+)$', text, re.M)[1])
+print("ok", len(jroots), "roots", len(doc['backup_roots']), "backup slots")
+PY
+
 # Every corpus case: one document, no duplicate keys, same blocks and items,
 # decoded values and flag arrays agreeing with the text (tests/lib/json-vs-text.py).
 for c in $(cd "$SHARED/corpus" && ls); do

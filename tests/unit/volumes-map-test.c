@@ -280,6 +280,109 @@ static void test_chunk_stripe_counts(void)
 	CHECK(btrfs_raid_profile_by_name("raid7") == NULL);
 }
 
+/* ---- superblock ranges ---- */
+
+#define M1 (1ULL << 20)
+#define SB1 (64ULL << 20)               /* second copy: 64 MiB */
+#define SB2 (256ULL << 30)              /* third copy: 256 GiB */
+
+static struct btrfs_chunk_map *mkc(u64 type, int n, u64 logical, u64 length, const u64 *phys)
+{
+	struct btrfs_chunk_map *c = calloc(1, sizeof(*c) + n * sizeof(c->stripes[0]));
+
+	c->logical = logical;
+	c->length = length;
+	c->type = type;
+	c->stripe_len = K64;
+	c->num_stripes = n;
+	c->sub_stripes = (type & BTRFS_BLOCK_GROUP_RAID10) ? 2 : 1;
+	for (int i = 0; i < n; i++) {
+		c->stripes[i].devid = i + 1;
+		c->stripes[i].physical = phys[i];
+	}
+	return c;
+}
+
+/*
+ * The ranges of c are exactly want (start, len pairs, sorted); and, outside
+ * RAID5/6, every superblock copy inside a stripe's device extent is reached
+ * by some mirror of some address of a range, so no copy is left allocatable.
+ */
+static void expect_super(struct btrfs_chunk_map *c, int nwant, const u64 *want)
+{
+	struct btrfs_range *r = NULL;
+	int n = btrfs_chunk_super_ranges(c, &r);
+	u64 dev_len = c->length / btrfs_chunk_data_stripes(c);
+
+	CHECK_EQ_U64(n, nwant);
+	for (int i = 0; i < n && i < nwant; i++) {
+		CHECK_EQ_U64(r[i].start, want[2 * i]);
+		CHECK_EQ_U64(r[i].len, want[2 * i + 1]);
+	}
+	for (int s = 0; s < c->num_stripes && !btrfs_raid_profile_of(c->type)->nparity; s++) {
+		for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+			u64 sb = btrfs_sb_offset(m), phys = c->stripes[s].physical;
+			bool found = false;
+
+			if (sb < phys || sb - phys >= dev_len)
+				continue;
+			for (int i = 0; i < n && !found; i++)
+				for (u64 x = r[i].start; x < r[i].start + r[i].len && !found; x += 4096)
+					for (int mir = 1; mir <= btrfs_chunk_num_mirrors(c); mir++) {
+						struct btrfs_io_stripe io;
+
+						if (btrfs_chunk_map_one(c, x, mir, &io) == 0 &&
+						    io.stripe_index == s && io.physical == sb)
+							found = true;
+					}
+			CHECK(found);
+		}
+	}
+	free(r);
+	free(c);
+}
+
+static void test_super_ranges(void)
+{
+	const u64 md = BTRFS_BLOCK_GROUP_METADATA;
+
+	/* single: the 64 KiB unit under the copy; a stripe starting 4 KiB past a copy has none */
+	expect_super(mkc(md, 1, L0, 128 * M1, (u64[]){ 32 * M1 }), 1, (u64[]){ L0 + 32 * M1, K64 });
+	expect_super(mkc(md, 1, L0, 128 * M1, (u64[]){ SB1 + 4096 }), 0, NULL);
+	expect_super(mkc(md, 1, L0, 128 * M1, (u64[]){ SB1 }), 1, (u64[]){ L0, K64 });
+	/* a chunk at logical 0: below the first copy too, merged with the unit after it */
+	expect_super(mkc(md, 1, 0, 8 * M1, (u64[]){ 0 }), 1, (u64[]){ 0, 2 * K64 });
+	expect_super(mkc(md, 1, 0, 32768, (u64[]){ M1 }), 1, (u64[]){ 0, 32768 });
+	/* dup: the second stripe holds the 64 MiB copy */
+	expect_super(mkc(md | BTRFS_BLOCK_GROUP_DUP, 2, L0, 16 * M1, (u64[]){ 40 * M1, 56 * M1 }),
+		     1, (u64[]){ L0 + 8 * M1, K64 });
+	/* raid1: each device its own offset */
+	expect_super(mkc(md | BTRFS_BLOCK_GROUP_RAID1, 2, L0, 16 * M1, (u64[]){ 60 * M1, SB1 - 2 * K64 }),
+		     2, (u64[]){ L0 + 2 * K64, K64, L0 + 4 * M1, K64 });
+	/* raid0 over three: unit row * 3 + stripe; the 256 GiB copy too; a copy 4 KiB into a unit */
+	expect_super(mkc(md | BTRFS_BLOCK_GROUP_RAID0, 3, L0, 48 * M1,
+			 (u64[]){ 60 * M1, 56 * M1 + K64, SB2 - M1 }),
+		     3, (u64[]){ L0 + 50 * K64, K64, L0 + 192 * K64, K64, L0 + 382 * K64, K64 });
+	expect_super(mkc(md | BTRFS_BLOCK_GROUP_RAID0, 3, L0, 48 * M1, (u64[]){ 60 * M1 + 4096, M1, 2 * M1 }),
+		     1, (u64[]){ L0 + 189 * K64, K64 });
+	/* raid0 whose device extents end in a partial unit: clipped to the chunk, or past it */
+	expect_super(mkc(md | BTRFS_BLOCK_GROUP_RAID0, 3, L0, 3 * (M1 + 4096),
+			 (u64[]){ SB1 - M1, M1, 2 * M1 }),
+		     1, (u64[]){ L0 + 3 * M1, 12288 });
+	/* raid10: two copies of one unit give one range; unit (row * 4 + stripe) / 2 */
+	expect_super(mkc(md | BTRFS_BLOCK_GROUP_RAID10, 4, L0, 32 * M1,
+			 (u64[]){ 60 * M1, 60 * M1, 56 * M1, SB2 - K64 }),
+		     3, (u64[]){ L0 + 3 * K64, K64, L0 + 8 * M1, K64, L0 + 257 * K64, K64 });
+	/* raid5 over three: the whole row of two data units */
+	expect_super(mkc(md | BTRFS_BLOCK_GROUP_RAID5, 3, L0, 32 * M1,
+			 (u64[]){ 60 * M1, SB2 - 16 * M1 + K64, L0 }),
+		     2, (u64[]){ L0 + 8 * M1, 2 * K64, L0 + 255 * 2 * K64, 2 * K64 });
+	/* raid6 over four: rows of two data units */
+	expect_super(mkc(md | BTRFS_BLOCK_GROUP_RAID6, 4, L0, 32 * M1,
+			 (u64[]){ L0, SB1, L0, SB2 - 3 * K64 }),
+		     2, (u64[]){ L0, 2 * K64, L0 + 3 * 2 * K64, 2 * K64 });
+}
+
 int main(void)
 {
 	RUN(test_single_dup_raid1);
@@ -289,5 +392,6 @@ int main(void)
 	RUN(test_raid5);
 	RUN(test_raid6);
 	RUN(test_chunk_items);
+	RUN(test_super_ranges);
 	return unit_done();
 }
