@@ -16,6 +16,14 @@
 
 int check_clear_space_cache(struct check_ctx *ctx, int version);
 int check_init_csum_tree(struct check_ctx *ctx);
+/*
+ * --init-csum-tree --repair: the verdict of the new tree's commit
+ * (btrfs_trans_set_verdict(), arg the check_ctx, check/repair.c).  The new
+ * generation is checked in memory as --repair would; with an error no
+ * repair mends, nothing is written (-EUCLEAN, printed).
+ */
+struct btrfs_trans;
+int check_init_csum_verdict(struct btrfs_trans *t, void *arg);
 int check_subvol_extents(struct check_ctx *ctx, u64 subvol);
 
 /*

@@ -251,8 +251,12 @@ int check_init_csum_tree(struct check_ctx *ctx)
 		ret = rebuild(ctx, t, &d, &w);
 	if (t && ret < 0)
 		btrfs_abort_transaction(t);
-	else if (t)
+	else if (t) {
+		/* with --repair: refused before writing when the repair that follows would refuse */
+		if (ctx->opts && ctx->opts->repair)
+			btrfs_trans_set_verdict(t, check_init_csum_verdict, ctx);
 		ret = btrfs_commit_transaction(t);
+	}
 	csum_pipe_close(w.pipe);
 	free(d.r);
 	if (ret < 0) {

@@ -16,6 +16,7 @@
  * set in place (nothing reaches the disk unless the commit does).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include "check/check.h"
 #include "check/extents.h"
 #include "lib/format/accessors.h"
@@ -36,11 +37,13 @@ static int fix_bg_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 	u64 used;
 	int ret = btrfs_trans_block_group_used(t, f->start, &used);
 
-	(void)ctx;
 	if (ret < 0)
 		return ret;
 	printf("Block group %llu: used %llu reset to %llu, the sum of its extents\n", f->start,
 	       used, f->used);
+	/* tests only (tests/cli/076): a repair that writes a wrong value, for the re-check to refuse */
+	if (getenv("BTRFS_KIT_TEST_SABOTAGE_REPAIR"))
+		return btrfs_trans_set_block_group_used(t, f->start, f->used + ctx->fs->geo.sectorsize);
 	return btrfs_trans_set_block_group_used(t, f->start, f->used);
 }
 

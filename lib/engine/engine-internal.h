@@ -96,6 +96,7 @@ struct btrfs_trans {
 	bool fail_before_super;
 	int (*verdict)(struct btrfs_trans *t, void *arg);   /* btrfs_trans_set_verdict() */
 	void *verdict_arg;
+	struct btrfs_super_block *new_super;  /* during the verdict: the superblock to be written */
 	bool fst_dropped;              /* btrfs_drop_free_space_tree(): clear its compat_ro bits */
 	bool space_cache_v1_stale;     /* cache_generation becomes (u64)-1 at commit */
 	/* btrfs_trans_remap_chunk(): the chunk's mapping before (restored unless committed) */

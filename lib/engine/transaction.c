@@ -515,6 +515,65 @@ void btrfs_trans_set_verdict(struct btrfs_trans *t, int (*fn)(struct btrfs_trans
 	t->verdict_arg = arg;
 }
 
+static const struct extent_buffer *view_block(void *arg, u64 bytenr)
+{
+	struct trans_block *tb = trans_lookup(arg, bytenr);
+
+	return tb ? tb->eb : NULL;
+}
+
+int btrfs_trans_view(struct btrfs_trans *t, int (*fn)(struct btrfs_fs_info *fs, void *arg),
+		     void *arg)
+{
+	struct btrfs_fs_info *fs = t->fs;
+	struct btrfs_super_block *old_super = fs->super;
+	struct btrfs_tree_ref old_tree = fs->tree_root, old_chunk = fs->chunk_root;
+	u64 old_gen = fs->geo.super_generation;
+	size_t old_overrides = fs->overrides_nr;
+	u64 *list = NULL;
+	size_t nr = 0;
+	int ret;
+
+	if (!t->new_super)
+		return -EINVAL;
+	ret = dirty_list(t, &list, &nr);
+	if (ret < 0)
+		return ret;
+	/* each block as write_blocks() will write it: flag and checksum */
+	for (size_t i = 0; i < nr; i++) {
+		struct extent_buffer *eb = trans_lookup(t, list[i])->eb;
+		struct btrfs_header *h = btrfs_header(eb);
+
+		btrfs_set_header_flags(h, btrfs_header_flags(h) | BTRFS_HEADER_FLAG_WRITTEN);
+		btrfs_csum_tree_block(fs, eb, eb->data);
+	}
+	free(list);
+	fs->super = t->new_super;
+	fs->geo.super_generation = t->transid;
+	fs->tree_root.bytenr = btrfs_super_root(t->new_super);
+	fs->tree_root.level = btrfs_super_root_level(t->new_super);
+	fs->tree_root.generation = t->transid;
+	if (btrfs_super_chunk_root(t->new_super) != btrfs_super_chunk_root(old_super)) {
+		fs->chunk_root.bytenr = btrfs_super_chunk_root(t->new_super);
+		fs->chunk_root.level = btrfs_super_chunk_root_level(t->new_super);
+		fs->chunk_root.generation = t->transid;
+	}
+	fs->overrides_nr = 0;      /* mended blocks are what the devices will not hold */
+	fs->view_block = view_block;
+	fs->view_arg = t;
+	btrfs_block_cache_drop(fs);
+	ret = fn(fs, arg);
+	btrfs_block_cache_drop(fs);
+	fs->view_block = NULL;
+	fs->view_arg = NULL;
+	fs->overrides_nr = old_overrides;
+	fs->chunk_root = old_chunk;
+	fs->tree_root = old_tree;
+	fs->geo.super_generation = old_gen;
+	fs->super = old_super;
+	return ret;
+}
+
 static void trans_free(struct btrfs_trans *t)
 {
 	if (!t)
@@ -1195,22 +1254,7 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 	ret = dev_items && dev_found ? trans_chunk_dev_items(t, dev_items, dev_found) : -ENOMEM;
 	if (ret < 0)
 		goto fail;
-	/* the last word before anything is written */
-	if (t->verdict) {
-		ret = t->verdict(t, t->verdict_arg);
-		if (ret)
-			goto fail;
-	}
-
-	ret = write_blocks(t);
-	if (ret < 0)
-		goto fail;
-	if (t->fail_before_super) {
-		error("commit of transaction %llu: failing before the superblock write (fault injection)",
-		      t->transid);
-		ret = -EIO;
-		goto fail;
-	}
+	/* the superblock of the new generation, written last */
 	sb = malloc(sizeof(*sb));
 	if (!sb) {
 		ret = -ENOMEM;
@@ -1251,6 +1295,24 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 		if (dev_found[i] && fs->devices.devs[i].devid == btrfs_device_id(&sb->dev_item))
 			trans_super_dev_item_sync(&sb->dev_item, &dev_items[i]);
 	fill_backup(t, sb);
+	/* the last word before anything is written */
+	if (t->verdict) {
+		t->new_super = sb;
+		ret = t->verdict(t, t->verdict_arg);
+		t->new_super = NULL;
+		if (ret)
+			goto fail;
+	}
+
+	ret = write_blocks(t);
+	if (ret < 0)
+		goto fail;
+	if (t->fail_before_super) {
+		error("commit of transaction %llu: failing before the superblock write (fault injection)",
+		      t->transid);
+		ret = -EIO;
+		goto fail;
+	}
 	ret = write_supers(t, sb, dev_items, dev_found);
 	if (ret < 0) {
 		error("commit of transaction %llu: superblock write failed", t->transid);
@@ -1267,11 +1329,7 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 		fs->chunk_root.level = ct->level;
 		fs->chunk_root.generation = t->transid;
 	}
-	for (int i = 0; i < BTRFS_BLOCK_CACHE_SLOTS; i++) {
-		free_extent_buffer(fs->cache[i].eb);
-		fs->cache[i].eb = NULL;
-		fs->cache[i].bytenr = 0;
-	}
+	btrfs_block_cache_drop(fs);
 	if (st)
 		*st = t->stats;
 	free(sb);

@@ -120,6 +120,21 @@ void btrfs_trans_set_verdict(struct btrfs_trans *t, int (*fn)(struct btrfs_trans
 			     void *arg);
 
 /*
+ * Only inside the verdict: fn(fs, arg) reads the filesystem as the commit
+ * will leave it, without a byte written: the new superblock (root
+ * pointers, generation, counters), the commit's tree blocks from memory
+ * (flagged and checksummed as they will be written; each the only copy),
+ * every other block from the devices, blocks mended in memory
+ * (btrfs_override_tree_block()) not served.  The block cache is dropped
+ * before and after; fs is as before when fn returns.  fn's value, or
+ * -EINVAL outside a verdict, a negative errno.  check --repair runs its
+ * re-check through it.  Limit: chunks the transaction adds are not in the
+ * view's chunk map.
+ */
+int btrfs_trans_view(struct btrfs_trans *t, int (*fn)(struct btrfs_fs_info *fs, void *arg),
+		     void *arg);
+
+/*
  * The tree objectid (ROOT_TREE, CHUNK_TREE, or any tree with a ROOT_ITEM
  * (objectid, ROOT_ITEM, 0)): 0 with *root (owned by t), -ENOENT.
  */

@@ -81,7 +81,7 @@ static void cache_put(struct btrfs_fs_info *fs, const struct extent_buffer *eb, 
 	slot->checker_failed = checker_failed;
 }
 
-static void cache_free(struct btrfs_fs_info *fs)
+void btrfs_block_cache_drop(struct btrfs_fs_info *fs)
 {
 	int i;
 
@@ -293,6 +293,24 @@ int btrfs_num_mirrors(struct btrfs_fs_info *fs, u64 bytenr)
 	return c ? btrfs_chunk_num_mirrors(c) : 0;
 }
 
+/*
+ * One copy of tree block eb->start into eb: from the devices, or while a
+ * commit is re-read (fs->view_block) its block in memory, what every
+ * mirror will hold.
+ */
+static int read_block_copy(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *c,
+			   struct extent_buffer *eb, int mirror, char *msg, size_t msglen)
+{
+	const struct extent_buffer *view = fs->view_block ? fs->view_block(fs->view_arg, eb->start)
+							  : NULL;
+
+	if (view && view->len == eb->len) {
+		memcpy(eb->data, view->data, eb->len);
+		return 0;
+	}
+	return read_logical_mirror(fs, c, eb->start, mirror, eb->data, eb->len, msg, msglen);
+}
+
 int btrfs_read_tree_block_mirror(struct btrfs_fs_info *fs, u64 bytenr, int mirror,
 				 struct extent_buffer **out)
 {
@@ -311,7 +329,7 @@ int btrfs_read_tree_block_mirror(struct btrfs_fs_info *fs, u64 bytenr, int mirro
 	eb = alloc_extent_buffer(bytenr, fs->geo.nodesize);
 	if (!eb)
 		return -ENOMEM;
-	ret = read_logical_mirror(fs, c, bytenr, mirror, eb->data, eb->len, msg, sizeof(msg));
+	ret = read_block_copy(fs, c, eb, mirror, msg, sizeof(msg));
 	if (ret < 0) {
 		error("failed to read tree block %llu mirror %d: %s", bytenr,
 		      mirror, msg);
@@ -523,8 +541,7 @@ static int read_mirrors(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *
 	for (mirror = 1; mirror <= nmirrors; mirror++) {
 		msg[0] = 0;
 		v = MIRROR_UNREADABLE;
-		if (read_logical_mirror(fs, c, eb->start, mirror, eb->data, eb->len, msg,
-					sizeof(msg)) == 0) {
+		if (read_block_copy(fs, c, eb, mirror, msg, sizeof(msg)) == 0) {
 			eb->mirror = mirror;
 			v = verify_mirror(fs, eb, expect, pol, msg, sizeof(msg));
 		}
@@ -1011,7 +1028,7 @@ void btrfs_close_fs(struct btrfs_fs_info *fs)
 {
 	if (!fs)
 		return;
-	cache_free(fs);
+	btrfs_block_cache_drop(fs);
 	hash_ctx_release(&fs->csum_ctx);   /* a library provider holds a key/state object */
 	overrides_free(fs);
 	btrfs_chunk_tree_map_free(&fs->chunks);

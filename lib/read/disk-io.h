@@ -46,7 +46,17 @@ struct btrfs_fs_info {
 	size_t overrides_alloc;
 	struct btrfs_write_log *write_log; /* opened read-write: BTRFS_KIT_WRITE_LOG (dev-write.h) */
 	btrfs_trans_search_fn trans_search;   /* set by lib/engine: btrfs_search() in a transaction */
+	/*
+	 * Set by lib/engine while a commit's result is re-read in memory
+	 * (btrfs_trans_view()): a block view_block() returns is read instead of
+	 * every mirror on the devices, and verified as a mirror would be.
+	 */
+	const struct extent_buffer *(*view_block)(void *arg, u64 bytenr);
+	void *view_arg;
 };
+
+/* Forget every block of the block cache (the trees it came from changed). */
+void btrfs_block_cache_drop(struct btrfs_fs_info *fs);
 
 /* Checksum of a tree block's bytes [BTRFS_CSUM_SIZE, len) into out (32 bytes). */
 void btrfs_csum_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u8 *out);
