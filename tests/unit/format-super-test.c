@@ -13,6 +13,7 @@
 #include "lib/read/super.h"
 #include "lib/format/csum.h"
 #include "lib/format/flags-names.h"
+#include "print/print-super.h"
 #include "common/json-writer.h"
 
 /* A plausible single-device superblock with one SYSTEM|DUP chunk in sys_chunk_array. */
@@ -182,6 +183,54 @@ static void test_keyed_types(void)
 	CHECK_EQ_U64(btrfs_csum_verify(&c, "abd", 3, sum), BTRFS_CSUM_DAMAGED);
 	btrfs_csum_release(&c);
 	CHECK_STR(btrfs_csum_result_name(BTRFS_CSUM_ALTERED), "ALTERED");
+}
+
+/* A keyed superblock: btrfs_super_csum_check() outcomes and dump-super's csum lines. */
+static void test_keyed_super(void)
+{
+	static const u8 key[] = { 1, 0, 2 };
+	struct btrfs_super_block sb;
+	struct btrfs_csum c, nokey;
+	char *text;
+	size_t len;
+	FILE *f;
+
+	make_super(&sb, BTRFS_CSUM_TYPE_AUTHSUM_SHA256);
+	CHECK(btrfs_csum_setup(&c, BTRFS_CSUM_TYPE_AUTHSUM_SHA256, key, 3) == 0);
+	CHECK(btrfs_csum_setup(&nokey, BTRFS_CSUM_TYPE_AUTHSUM_SHA256, NULL, 0) == 0);
+	CHECK(btrfs_csum_key_check(&c, sb.fsid, sb.auth_key_check) == 0);
+	CHECK(btrfs_csum_compute(&c, (u8 *)&sb + BTRFS_CSUM_SIZE,
+				 BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, sb.csum) == 0);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &c), BTRFS_CSUM_VALID);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &nokey), BTRFS_CSUM_UNAUTHENTICATED);
+	CHECK_EQ_U64(btrfs_super_csum_verify(&sb), (u64)-ENOKEY);
+
+	f = open_memstream(&text, &len);
+	btrfs_print_superblock(f, &sb, false);
+	fclose(f);
+	CHECK(strstr(text, "csum_type\t\t32771 (authsum-sha256)\n") != NULL);
+	CHECK(strstr(text, " [NO KEY] (xxhash64 part matches, authenticity NOT verified)\n") != NULL);
+	CHECK(strstr(text, "\nauth_key_check\t\t0x") != NULL);
+	free(text);
+
+	sb.label[0] ^= 1;	/* damaged: both parts fail */
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &c), BTRFS_CSUM_DAMAGED);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &nokey), BTRFS_CSUM_DAMAGED);
+	btrfs_csum_release(&c);
+	btrfs_csum_release(&nokey);
+
+	make_super(&sb, BTRFS_CSUM_TYPE_AUTH_BLAKE2);
+	CHECK(btrfs_csum_setup(&nokey, BTRFS_CSUM_TYPE_AUTH_BLAKE2, NULL, 0) == 0);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &nokey), BTRFS_CSUM_NO_KEY);
+	f = open_memstream(&text, &len);
+	btrfs_print_superblock(f, &sb, false);
+	fclose(f);
+	CHECK(strstr(text, " [NO KEY]\nauth_key_check\t\t0x") != NULL);
+	free(text);
+	/* a context for another type is refused */
+	make_super(&sb, BTRFS_CSUM_TYPE_SHA256);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &nokey), (u64)-EINVAL);
+	btrfs_csum_release(&nokey);
 }
 
 static void test_validate(void)
@@ -371,6 +420,7 @@ int main(void)
 {
 	RUN(test_csum_types);
 	RUN(test_keyed_types);
+	RUN(test_keyed_super);
 	RUN(test_validate);
 	RUN(test_write_read);
 	RUN(test_sys_array);
