@@ -537,6 +537,11 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 				error("unknown csum type %s", st.optarg);
 				goto out;
 			}
+			if (btrfs_csum_type_keyed(csum_type)) {
+				error("csum type %s is keyed: mkfs cannot create keyed filesystems yet",
+				      st.optarg);
+				goto out;
+			}
 			break;
 		case 'n':
 			if (parse_size(st.optarg, &nodesize)) {

@@ -82,6 +82,27 @@ static inline u64 btrfs_sb_offset(int mirror)
 #define BTRFS_CSUM_TYPE_XXHASH 1    /* xxhash64, seed 0, 8 bytes */
 #define BTRFS_CSUM_TYPE_SHA256 2    /* sha256, 32 bytes */
 #define BTRFS_CSUM_TYPE_BLAKE2 3    /* blake2b-256, 32 bytes */
+/*
+ * Authenticated checksums (btrfs-kit only; the kernel has none and refuses
+ * to mount these: its csum type check knows 0..3).  Upstream numbers its
+ * types densely from 0 and the abandoned authentication proposals took the
+ * next free ones, so these sit at 0x8000 and up, far from anything upstream
+ * would allocate next.  Each covers what the plain checksum covers (a tree
+ * block from byte 32, a data sector, the superblock from byte 32).
+ *   auth-*:    the keyed hash, 32 bytes (HMAC-SHA256; BLAKE2b keyed mode
+ *              with digest length 32, keys up to 64 bytes).
+ *   authsum-*: 24 bytes of that keyed hash, then xxhash64 (seed 0,
+ *              little-endian) of the same bytes: accidental damage is
+ *              detectable without the key, tampering only with it.
+ * A keyed filesystem stores a key check value in the superblock
+ * (auth_key_check below): the keyed hash of BTRFS_AUTH_KEY_CHECK_MSG
+ * followed by the 16-byte fsid, 32 bytes (see lib/format/csum.h).
+ */
+#define BTRFS_CSUM_TYPE_AUTH_SHA256 0x8001     /* HMAC-SHA256, 32 bytes */
+#define BTRFS_CSUM_TYPE_AUTH_BLAKE2 0x8002     /* keyed BLAKE2b-256, 32 bytes */
+#define BTRFS_CSUM_TYPE_AUTHSUM_SHA256 0x8003  /* HMAC-SHA256[0..24) + xxhash64, 32 bytes */
+#define BTRFS_CSUM_TYPE_AUTHSUM_BLAKE2 0x8004  /* keyed BLAKE2b-256[0..24) + xxhash64, 32 bytes */
+#define BTRFS_AUTH_KEY_CHECK_MSG "btrfs-kit authentication key check v1"
 
 /* ---- Object ids --------------------------------------------------------- */
 
@@ -548,7 +569,13 @@ struct btrfs_super_block {
 	__le64 uuid_tree_generation;   /* generation of the uuid tree */
 	u8 metadata_uuid[BTRFS_FSID_SIZE];  /* fsid in tree block headers (METADATA_UUID) */
 	__le64 nr_global_roots;    /* extent-tree-v2 (experimental) */
-	__le64 reserved[27];       /* future expansion */
+	__le64 reserved[23];       /* future expansion (upstream grows from the front) */
+	/*
+	 * Key check value of a keyed csum type, zero otherwise (btrfs-kit; the
+	 * last 32 bytes of the kernel's reserved[27], which it neither reads
+	 * nor checks): offset 779 (0x30b), 32 bytes.
+	 */
+	u8 auth_key_check[BTRFS_CSUM_SIZE];
 	u8 sys_chunk_array[BTRFS_SYSTEM_CHUNK_ARRAY_SIZE];  /* (disk key, chunk) pairs of SYSTEM chunks */
 	struct btrfs_root_backup super_roots[BTRFS_NUM_BACKUP_ROOTS];
 	u8 padding[565];           /* pad to 4096 */

@@ -54,6 +54,14 @@ int btrfs_super_csum_verify(const struct btrfs_super_block *sb)
 	return 0;
 }
 
+int btrfs_super_csum_check(const struct btrfs_super_block *sb, const struct btrfs_csum *csum)
+{
+	if (csum->type != btrfs_super_csum_type(sb))
+		return -EINVAL;
+	return btrfs_csum_verify(csum, (const u8 *)sb + BTRFS_CSUM_SIZE,
+				 BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, sb->csum);
+}
+
 int btrfs_super_csum_set(struct btrfs_super_block *sb)
 {
 	u8 csum[BTRFS_CSUM_SIZE];

@@ -25,8 +25,15 @@
 int btrfs_super_read_raw(int fd, u64 bytenr, struct btrfs_super_block *sb, size_t *got);
 
 /* Checksum of the copy against its csum field: 0 match, -EUCLEAN mismatch,
- * -EOPNOTSUPP unknown csum type.  Silent. */
+ * -EOPNOTSUPP unknown csum type, -ENOKEY a keyed type (no key here).  Silent. */
 int btrfs_super_csum_verify(const struct btrfs_super_block *sb);
+/*
+ * The same for any type with @csum set up for the copy's csum type, with the
+ * key or without: an enum btrfs_csum_result (lib/format/csum.h), -EINVAL
+ * when @csum is for another type, or the hash's negative errno.  Silent.
+ */
+struct btrfs_csum;
+int btrfs_super_csum_check(const struct btrfs_super_block *sb, const struct btrfs_csum *csum);
 /* Compute and store the checksum (csum field zero padded); 0 or -EOPNOTSUPP. */
 int btrfs_super_csum_set(struct btrfs_super_block *sb);
 

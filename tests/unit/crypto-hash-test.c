@@ -37,6 +37,7 @@ struct kat {
 };
 
 #define HMAC_AA131 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define ZERO64 "00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
 #define B2KEY "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" \
 	      "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
 
@@ -91,6 +92,16 @@ static const struct kat kats[] = {
 	{ HASH_BLAKE2B_256, B2KEY, NULL, 128, "6a591b356f19ca93ae2bcc7406653ff34aea53cea58bec62803e571d94944165" },
 	{ HASH_BLAKE2B_256, B2KEY, NULL, 129, "20f607da31ed9652deecf4ef78905d4916ba6f5df37bfc4b610d50ba5447623a" },
 	{ HASH_BLAKE2B_256, B2KEY, NULL, 255, "fe7b76a61787c089141f9e10fca1e5092488d89c62ea793fb2c5b1f849b4f2cb" },
+	/*
+	 * Binary keys with zero bytes, and the 64-byte keyed BLAKE2b maximum
+	 * (python3 hashlib.blake2b(m, key=k, digest_size=32), hmac.new(k, m, "sha256")):
+	 * keyed BLAKE2b-256 is not keyed BLAKE2b-512 cut to 32 bytes (that
+	 * would be fd285f4a... for the 64 zero-byte key and "abc").
+	 */
+	{ HASH_SHA256, "0000ff000100", NULL, 200, "32ec7bd56495f9fc351508cfa0102e37476c7a57984f41ab7ef194d253ac6f87" },
+	{ HASH_BLAKE2B_256, "0000ff000100", NULL, 200, "ae56204f280960daa8d5f369f6ec62f7827195b8c7d277ebe57a1badab448865" },
+	{ HASH_BLAKE2B_256, ZERO64, "abc", 0, "04f2de7a30c34787a7d27aa83fc9df9bec29eb62094479630e5d6c9b54f2c77e" },
+	{ HASH_SHA256, ZERO64 "00", "abc", 0, "bd10d9b4fef20ede625ff7402f67a93c93fbab7711b715414fce186f5c7f4687" },
 };
 
 static uint8_t *kat_message(const struct kat *k, size_t *len)

@@ -54,6 +54,7 @@ static void test_super_offsets(void)
 	CHECK_EQ_U64(OFF(btrfs_super_block, chunk_root_generation), 0xa4);
 	CHECK_EQ_U64(OFF(btrfs_super_block, incompat_flags), 0xbc);
 	CHECK_EQ_U64(OFF(btrfs_super_block, csum_type), 0xc4);
+	CHECK_EQ_U64(OFF(btrfs_super_block, auth_key_check), 0x30b);
 	CHECK_EQ_U64(OFF(btrfs_super_block, root_level), 0xc6);
 	CHECK_EQ_U64(OFF(btrfs_super_block, dev_item), 0xc9);
 	CHECK_EQ_U64(OFF(btrfs_super_block, label), 0x12b);

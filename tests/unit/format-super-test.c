@@ -13,6 +13,7 @@
 #include "lib/read/super.h"
 #include "lib/format/csum.h"
 #include "lib/format/flags-names.h"
+#include "print/print-super.h"
 #include "common/json-writer.h"
 
 /* A plausible single-device superblock with one SYSTEM|DUP chunk in sys_chunk_array. */
@@ -82,6 +83,154 @@ static void test_csum_types(void)
 	memset(&sb, 0, sizeof(sb));
 	CHECK(btrfs_super_csum_set(&sb) == 0);
 	CHECK(btrfs_super_csum_verify(&sb) == 0);
+}
+
+/*
+ * Keyed types (python3: hmac.new(k, m, "sha256"), hashlib.blake2b(m, key=k,
+ * digest_size=32); xxhash64("abc") = 0x44bc2cf5ad770999): the composed
+ * checksums, every verification outcome, the key check value.
+ */
+static void test_keyed_types(void)
+{
+	static const u8 key[] = { 'k', 0, 'y' }, other[] = { 'k', 0, 'z' };
+	static const u8 xxh_abc[8] = { 0x99, 0x09, 0x77, 0xad, 0xf5, 0x2c, 0xbc, 0x44 };
+	static const u8 hmac_abc[32] = {
+		0x74, 0x36, 0xeb, 0xfc, 0xd6, 0x0e, 0x52, 0x38, 0x0d, 0x6b, 0xf3, 0xfa,
+		0x8a, 0x31, 0xc4, 0xd7, 0x01, 0xae, 0x32, 0x46, 0x57, 0xc0, 0x7a, 0x09 };
+	static const u8 b2_abc[24] = {
+		0xc9, 0x20, 0x2a, 0x41, 0x8d, 0xca, 0x54, 0x5d, 0x2f, 0x3a, 0x46, 0x76,
+		0x83, 0x11, 0xdd, 0xcc, 0xf3, 0x8c, 0xfc, 0x8f, 0x36, 0x85, 0x35, 0xce };
+	static const u8 kcv_sha[32] = {
+		0x62, 0x9c, 0xb5, 0x5b, 0x1d, 0x9e, 0x6b, 0x08, 0xdb, 0xb0, 0x77, 0x57,
+		0x02, 0x66, 0xc9, 0xc2, 0xbd, 0xaf, 0x5e, 0x3f, 0x23, 0xdf, 0x03, 0xb4,
+		0x81, 0xd5, 0x2e, 0x5e, 0x6e, 0xae, 0xb2, 0x88 };
+	u8 fsid[BTRFS_FSID_SIZE], sum[BTRFS_CSUM_SIZE], bad[BTRFS_CSUM_SIZE], big[65] = { 0 };
+	struct btrfs_csum c, nokey, wrong;
+
+	for (int i = 0; i < BTRFS_FSID_SIZE; i++)
+		fsid[i] = (u8)i;
+	CHECK_STR(btrfs_csum_type_name(BTRFS_CSUM_TYPE_AUTHSUM_BLAKE2), "authsum-blake2b");
+	CHECK_EQ_U64(btrfs_csum_type_by_name("hmac-sha256"), BTRFS_CSUM_TYPE_AUTH_SHA256);
+	CHECK_EQ_U64(btrfs_csum_type_by_name("auth-blake2b"), BTRFS_CSUM_TYPE_AUTH_BLAKE2);
+	CHECK(btrfs_csum_type_keyed(BTRFS_CSUM_TYPE_AUTHSUM_SHA256));
+	CHECK(!btrfs_csum_type_keyed(BTRFS_CSUM_TYPE_SHA256));
+	CHECK(btrfs_csum_type_authsum(BTRFS_CSUM_TYPE_AUTHSUM_BLAKE2));
+	CHECK(!btrfs_csum_type_authsum(BTRFS_CSUM_TYPE_AUTH_BLAKE2));
+	for (u16 t = BTRFS_CSUM_TYPE_AUTH_SHA256; t <= BTRFS_CSUM_TYPE_AUTHSUM_BLAKE2; t++)
+		CHECK_EQ_U64(btrfs_csum_type_size(t), 32);
+
+	/* The one-call form, full and authsum. */
+	CHECK(btrfs_csum_data_keyed(BTRFS_CSUM_TYPE_AUTH_SHA256, key, 3, "abc", 3, sum) == 0);
+	CHECK_MEM(sum, hmac_abc, 24);
+	CHECK(btrfs_csum_data_keyed(BTRFS_CSUM_TYPE_AUTHSUM_SHA256, key, 3, "abc", 3, sum) == 0);
+	CHECK_MEM(sum, hmac_abc, 24);
+	CHECK_MEM(sum + 24, xxh_abc, 8);
+	CHECK(btrfs_csum_data_keyed(BTRFS_CSUM_TYPE_AUTHSUM_BLAKE2, key, 3, "abc", 3, sum) == 0);
+	CHECK_MEM(sum, b2_abc, 24);
+	CHECK_MEM(sum + 24, xxh_abc, 8);
+	CHECK(btrfs_csum_data(BTRFS_CSUM_TYPE_AUTH_BLAKE2, "abc", 3, sum) == -ENOKEY);
+	/* keyed BLAKE2b: 64 bytes is the most, HMAC takes longer keys */
+	CHECK(btrfs_csum_data_keyed(BTRFS_CSUM_TYPE_AUTH_BLAKE2, big, 64, "abc", 3, sum) == 0);
+	CHECK(btrfs_csum_data_keyed(BTRFS_CSUM_TYPE_AUTH_BLAKE2, big, 65, "abc", 3, sum) == -EINVAL);
+	CHECK(btrfs_csum_data_keyed(BTRFS_CSUM_TYPE_AUTH_SHA256, big, 65, "abc", 3, sum) == 0);
+	/* A plain type with a key is refused by setup. */
+	CHECK(btrfs_csum_setup(&c, BTRFS_CSUM_TYPE_SHA256, key, 3) == -EINVAL);
+	CHECK(btrfs_csum_setup(&c, 0x8005, key, 3) == -EOPNOTSUPP);
+
+	for (u16 t = BTRFS_CSUM_TYPE_AUTH_SHA256; t <= BTRFS_CSUM_TYPE_AUTHSUM_BLAKE2; t++) {
+		bool authsum = btrfs_csum_type_authsum(t);
+
+		CHECK(btrfs_csum_setup(&c, t, key, 3) == 0);
+		CHECK(btrfs_csum_setup(&nokey, t, NULL, 0) == 0);
+		CHECK(btrfs_csum_setup(&wrong, t, other, 3) == 0);
+		CHECK(btrfs_csum_compute(&c, "abc", 3, sum) == 0);
+		CHECK(btrfs_csum_compute(&nokey, "abc", 3, bad) == -ENOKEY);
+		CHECK_EQ_U64(btrfs_csum_verify(&c, "abc", 3, sum), BTRFS_CSUM_VALID);
+		/* data changed: damaged (authsum: the secondary fails too) */
+		CHECK_EQ_U64(btrfs_csum_verify(&c, "abd", 3, sum), BTRFS_CSUM_DAMAGED);
+		/* a wrong key: the keyed part fails, the secondary matches */
+		CHECK_EQ_U64(btrfs_csum_verify(&wrong, "abc", 3, sum),
+			     authsum ? BTRFS_CSUM_ALTERED : BTRFS_CSUM_DAMAGED);
+		/* forgery: data changed and the secondary recomputed, keyed part stale */
+		memcpy(bad, sum, sizeof(bad));
+		if (authsum) {
+			CHECK(btrfs_csum_compute(&wrong, "abd", 3, bad) == 0);
+			memcpy(bad, sum, BTRFS_AUTHSUM_KEYED_BYTES);
+			CHECK_EQ_U64(btrfs_csum_verify(&c, "abd", 3, bad), BTRFS_CSUM_ALTERED);
+			CHECK_EQ_U64(btrfs_csum_verify(&nokey, "abd", 3, bad),
+				     BTRFS_CSUM_UNAUTHENTICATED);
+		}
+		/* without the key */
+		CHECK_EQ_U64(btrfs_csum_verify(&nokey, "abc", 3, sum),
+			     authsum ? BTRFS_CSUM_UNAUTHENTICATED : BTRFS_CSUM_NO_KEY);
+		CHECK_EQ_U64(btrfs_csum_verify(&nokey, "abd", 3, sum),
+			     authsum ? BTRFS_CSUM_DAMAGED : BTRFS_CSUM_NO_KEY);
+		/* the key check value: differs by key, needs one */
+		CHECK(btrfs_csum_key_check(&c, fsid, sum) == 0);
+		CHECK(btrfs_csum_key_check(&wrong, fsid, bad) == 0);
+		CHECK(memcmp(sum, bad, 32) != 0);
+		if (t == BTRFS_CSUM_TYPE_AUTH_SHA256 || t == BTRFS_CSUM_TYPE_AUTHSUM_SHA256)
+			CHECK_MEM(sum, kcv_sha, 32);
+		CHECK(btrfs_csum_key_check(&nokey, fsid, bad) == -ENOKEY);
+		btrfs_csum_release(&c);
+		btrfs_csum_release(&nokey);
+		btrfs_csum_release(&wrong);
+	}
+	CHECK(btrfs_csum_setup(&c, BTRFS_CSUM_TYPE_CRC32, NULL, 0) == 0);
+	CHECK(btrfs_csum_key_check(&c, fsid, sum) == -EINVAL);
+	CHECK(btrfs_csum_compute(&c, "abc", 3, sum) == 0);
+	CHECK_EQ_U64(btrfs_csum_verify(&c, "abc", 3, sum), BTRFS_CSUM_VALID);
+	CHECK_EQ_U64(btrfs_csum_verify(&c, "abd", 3, sum), BTRFS_CSUM_DAMAGED);
+	btrfs_csum_release(&c);
+	CHECK_STR(btrfs_csum_result_name(BTRFS_CSUM_ALTERED), "ALTERED");
+}
+
+/* A keyed superblock: btrfs_super_csum_check() outcomes and dump-super's csum lines. */
+static void test_keyed_super(void)
+{
+	static const u8 key[] = { 1, 0, 2 };
+	struct btrfs_super_block sb;
+	struct btrfs_csum c, nokey;
+	char *text;
+	size_t len;
+	FILE *f;
+
+	make_super(&sb, BTRFS_CSUM_TYPE_AUTHSUM_SHA256);
+	CHECK(btrfs_csum_setup(&c, BTRFS_CSUM_TYPE_AUTHSUM_SHA256, key, 3) == 0);
+	CHECK(btrfs_csum_setup(&nokey, BTRFS_CSUM_TYPE_AUTHSUM_SHA256, NULL, 0) == 0);
+	CHECK(btrfs_csum_key_check(&c, sb.fsid, sb.auth_key_check) == 0);
+	CHECK(btrfs_csum_compute(&c, (u8 *)&sb + BTRFS_CSUM_SIZE,
+				 BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, sb.csum) == 0);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &c), BTRFS_CSUM_VALID);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &nokey), BTRFS_CSUM_UNAUTHENTICATED);
+	CHECK_EQ_U64(btrfs_super_csum_verify(&sb), (u64)-ENOKEY);
+
+	f = open_memstream(&text, &len);
+	btrfs_print_superblock(f, &sb, false);
+	fclose(f);
+	CHECK(strstr(text, "csum_type\t\t32771 (authsum-sha256)\n") != NULL);
+	CHECK(strstr(text, " [NO KEY] (xxhash64 part matches, authenticity NOT verified)\n") != NULL);
+	CHECK(strstr(text, "\nauth_key_check\t\t0x") != NULL);
+	free(text);
+
+	sb.label[0] ^= 1;	/* damaged: both parts fail */
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &c), BTRFS_CSUM_DAMAGED);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &nokey), BTRFS_CSUM_DAMAGED);
+	btrfs_csum_release(&c);
+	btrfs_csum_release(&nokey);
+
+	make_super(&sb, BTRFS_CSUM_TYPE_AUTH_BLAKE2);
+	CHECK(btrfs_csum_setup(&nokey, BTRFS_CSUM_TYPE_AUTH_BLAKE2, NULL, 0) == 0);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &nokey), BTRFS_CSUM_NO_KEY);
+	f = open_memstream(&text, &len);
+	btrfs_print_superblock(f, &sb, false);
+	fclose(f);
+	CHECK(strstr(text, " [NO KEY]\nauth_key_check\t\t0x") != NULL);
+	free(text);
+	/* a context for another type is refused */
+	make_super(&sb, BTRFS_CSUM_TYPE_SHA256);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &nokey), (u64)-EINVAL);
+	btrfs_csum_release(&nokey);
 }
 
 static void test_validate(void)
@@ -270,6 +419,8 @@ static void test_json(void)
 int main(void)
 {
 	RUN(test_csum_types);
+	RUN(test_keyed_types);
+	RUN(test_keyed_super);
 	RUN(test_validate);
 	RUN(test_write_read);
 	RUN(test_sys_array);
