@@ -17,7 +17,7 @@ static const char *const cmd_image_usage[] = {
 static const struct cli_option cmd_image_options[] = {
 	OPT_FLAG('r', "restore", "restore the metadump image SOURCE onto TARGET"),
 	OPT_ARG('c', "compress", "LEVEL", "zlib compression level 0..9 of a new dump (0: none, the default)"),
-	OPT_ARG('t', "threads", "N", "number of threads (not implemented yet)"),
+	OPT_ARG('t', "threads", "N", "compress a new dump in N threads, 1..64 (restore: not implemented yet)"),
 	OPT_FLAG('o', "old-restore", "old restore: logical offsets (not implemented yet)"),
 	OPT_FLAG('s', "sanitize", "sanitize names, twice for hash-preserving names (not implemented yet)"),
 	OPT_FLAG('w', "walk-trees", "find the tree blocks by walking the trees, not from the extent tree"),
@@ -50,7 +50,15 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 			create_only = "-c";
 			break;
 		}
-		case 't': unsupported = "-t"; break;
+		case 't': {
+			char *end;
+			long n = strtol(st.optarg, &end, 10);
+
+			if (!*st.optarg || *end || n < 1 || n > IMAGE_DUMP_MAX_THREADS)
+				return usage_error(cmd, "-t takes a number of threads from 1 to 64");
+			dump.threads = (int)n;
+			break;
+		}
 		case 'o': unsupported = "-o"; break;
 		case 's': unsupported = "-s"; break;
 		case 'w':
@@ -67,6 +75,8 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 	}
 	if (argc - st.optind != 2)
 		return usage_error(cmd, "need SOURCE and TARGET");
+	if (restore && dump.threads)
+		unsupported = "-t";
 	if (unsupported) {
 		error("option %s is not implemented yet", unsupported);
 		return 1;

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,10 +38,21 @@
 #include "lib/read/ctree.h"
 #include "lib/read/disk-io.h"
 
+/* One item of the cluster being filled: its bytes at raw + raw_off, compressed at zbuf + z_off. */
+struct dump_item {
+	u64 start;
+	size_t raw_off;
+	u32 len;
+	size_t z_off;
+	uLongf z_len;
+	int zret;
+};
+
 struct dump_ctx {
 	struct btrfs_fs_info *fs;
 	u32 nodesize;
 	int level;                      /* zlib level, 0 = stored */
+	int threads;                    /* compressing a cluster */
 	u64 magic;
 	u32 max_pending;                /* the version's item limit */
 	const char *target;
@@ -49,14 +61,15 @@ struct dump_ctx {
 	u64 pending_start;
 	u64 pending_size;
 	bool pending_data;
-	/* the cluster being filled */
-	u8 index[METADUMP_BLOCK_SIZE];
+	/* the cluster being filled: at most 83 items of max_pending bytes */
+	struct dump_item items[METADUMP_ITEMS_PER_CLUSTER];
 	u32 nritems;
-	u8 *payload;
-	size_t payload_len;
-	size_t payload_alloc;
+	u8 *raw;                        /* the items' bytes back to back, uncompressed */
+	size_t raw_len;
+	size_t raw_alloc;
+	u8 *zbuf;                       /* their zlib streams, compressBound() room each */
+	size_t zbuf_alloc;
 	u64 cluster_start;              /* file offset of the cluster's index block */
-	u8 *raw;                        /* one item, uncompressed: max_pending bytes */
 	struct extent_buffer *copy;     /* one tree block being rewritten */
 };
 
@@ -81,58 +94,107 @@ static int write_out(struct dump_ctx *c, const void *buf, size_t len)
 	return 0;
 }
 
-/* The cluster being filled onto the output, padded; then an empty one after it. */
-static int write_cluster(struct dump_ctx *c)
-{
-	struct metadump_header *h = (struct metadump_header *)c->index;
-	size_t pad = (METADUMP_BLOCK_SIZE - c->payload_len % METADUMP_BLOCK_SIZE) % METADUMP_BLOCK_SIZE;
-	int ret;
+struct compress_job {
+	struct dump_ctx *c;
+	u32 first;                      /* items first, first + step, ... */
+	u32 step;
+};
 
-	if (!c->nritems)
-		return 0;
-	metadump_set_magic(h, c->magic);
-	metadump_set_bytenr(h, c->cluster_start);
-	metadump_set_nritems(h, c->nritems);
-	h->compress = c->level ? METADUMP_COMPRESS_ZLIB : METADUMP_COMPRESS_NONE;
-	if (ARRAY_RESERVE(c->payload, c->payload_alloc, c->payload_len + pad))
+static void *compress_items(void *arg)
+{
+	struct compress_job *job = arg;
+	struct dump_ctx *c = job->c;
+
+	for (u32 i = job->first; i < c->nritems; i += job->step) {
+		struct dump_item *it = &c->items[i];
+
+		it->z_len = compressBound(it->len);
+		it->zret = compress2(c->zbuf + it->z_off, &it->z_len, c->raw + it->raw_off, it->len, c->level);
+	}
+	return NULL;
+}
+
+/*
+ * Compress the cluster's items in c->threads threads (thread t takes items
+ * t, t + threads, ...): each item's stream depends on its bytes only, so the
+ * output is the same for any number of threads.
+ */
+static int compress_cluster(struct dump_ctx *c)
+{
+	struct compress_job jobs[IMAGE_DUMP_MAX_THREADS];
+	pthread_t tids[IMAGE_DUMP_MAX_THREADS];
+	u32 nthreads = (u32)c->threads < c->nritems ? (u32)c->threads : c->nritems;
+	u32 started = 1;
+	size_t need = 0;
+
+	for (u32 i = 0; i < c->nritems; i++) {
+		c->items[i].z_off = need;
+		need += compressBound(c->items[i].len);
+	}
+	if (ARRAY_RESERVE(c->zbuf, c->zbuf_alloc, need)) {
+		error("out of memory compressing a cluster");
 		return -ENOMEM;
-	memset(c->payload + c->payload_len, 0, pad);
-	ret = write_out(c, c->index, sizeof(c->index));
-	if (!ret)
-		ret = write_out(c, c->payload, c->payload_len + pad);
-	if (ret)
-		return ret;
-	c->cluster_start += sizeof(c->index) + c->payload_len + pad;
-	memset(c->index, 0, sizeof(c->index));
-	c->nritems = 0;
-	c->payload_len = 0;
+	}
+	for (u32 t = 0; t < nthreads; t++)
+		jobs[t] = (struct compress_job){ .c = c, .first = t, .step = nthreads };
+	for (; started < nthreads; started++)
+		if (pthread_create(&tids[started], NULL, compress_items, &jobs[started]))
+			break;
+	/* the caller's thread takes job 0, and the jobs of threads that did not start */
+	compress_items(&jobs[0]);
+	for (u32 t = started; t < nthreads; t++)
+		compress_items(&jobs[t]);
+	for (u32 t = 1; t < started; t++)
+		pthread_join(tids[t], NULL);
+	for (u32 i = 0; i < c->nritems; i++) {
+		if (c->items[i].zret != Z_OK) {
+			error("zlib compression of the range at %llu failed",
+			      (unsigned long long)c->items[i].start);
+			return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
-/* c->raw[0..len) as the next item of the cluster, at logical address start. */
-static int add_item(struct dump_ctx *c, u64 start, u32 len)
+/* The cluster being filled onto the output: index block, payloads, padding. */
+static int write_cluster(struct dump_ctx *c)
 {
-	struct metadump_item *it = &((struct metadump_cluster *)c->index)->items[c->nritems];
-	uLongf out_len = len;
+	static const u8 zeros[METADUMP_BLOCK_SIZE];
+	u8 index[METADUMP_BLOCK_SIZE] = { 0 };
+	struct metadump_cluster *mc = (struct metadump_cluster *)index;
+	size_t payload = 0, pad;
+	int ret = 0;
 
-	if (c->level) {
-		out_len = compressBound(len);
-		if (ARRAY_RESERVE(c->payload, c->payload_alloc, c->payload_len + out_len))
-			return -ENOMEM;
-		if (compress2(c->payload + c->payload_len, &out_len, c->raw, len, c->level) != Z_OK) {
-			error("zlib compression of the range at %llu failed", (unsigned long long)start);
-			return -ENOMEM;
-		}
-	} else {
-		if (ARRAY_RESERVE(c->payload, c->payload_alloc, c->payload_len + len))
-			return -ENOMEM;
-		memcpy(c->payload + c->payload_len, c->raw, len);
+	if (!c->nritems)
+		return 0;
+	if (c->level)
+		ret = compress_cluster(c);
+	if (ret)
+		return ret;
+	for (u32 i = 0; i < c->nritems; i++) {
+		u32 size = c->level ? (u32)c->items[i].z_len : c->items[i].len;
+
+		metadump_set_item_bytenr(&mc->items[i], c->items[i].start);
+		metadump_set_item_size(&mc->items[i], size);
+		payload += size;
 	}
-	metadump_set_item_bytenr(it, start);
-	metadump_set_item_size(it, (u32)out_len);
-	c->payload_len += out_len;
-	if (++c->nritems == METADUMP_ITEMS_PER_CLUSTER)
-		return write_cluster(c);
+	metadump_set_magic(&mc->header, c->magic);
+	metadump_set_bytenr(&mc->header, c->cluster_start);
+	metadump_set_nritems(&mc->header, c->nritems);
+	mc->header.compress = c->level ? METADUMP_COMPRESS_ZLIB : METADUMP_COMPRESS_NONE;
+	pad = (METADUMP_BLOCK_SIZE - payload % METADUMP_BLOCK_SIZE) % METADUMP_BLOCK_SIZE;
+	ret = write_out(c, index, sizeof(index));
+	if (!ret && !c->level)
+		ret = write_out(c, c->raw, c->raw_len);
+	for (u32 i = 0; !ret && c->level && i < c->nritems; i++)
+		ret = write_out(c, c->zbuf + c->items[i].z_off, c->items[i].z_len);
+	if (!ret)
+		ret = write_out(c, zeros, pad);
+	if (ret)
+		return ret;
+	c->cluster_start += sizeof(index) + payload + pad;
+	c->nritems = 0;
+	c->raw_len = 0;
 	return 0;
 }
 
@@ -188,8 +250,8 @@ static void scrub_block(struct extent_buffer *eb)
 	}
 }
 
-/* The tree blocks of [start, start + len) into c->raw, rewritten. */
-static int read_tree_range(struct dump_ctx *c, u64 start, u32 len)
+/* The tree blocks of [start, start + len) into dst, rewritten. */
+static int read_tree_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
 {
 	static const struct read_policy policy = { .relax = READ_NO_TREE_CHECKER, .on_failure = READ_FAIL };
 	const struct tree_check any = { .level = -1 };
@@ -210,44 +272,57 @@ static int read_tree_range(struct dump_ctx *c, u64 start, u32 len)
 		scrub_block(c->copy);
 		btrfs_csum_tree_block(c->fs, c->copy, csum);
 		memcpy(c->copy->data, csum, BTRFS_CSUM_SIZE);
-		memcpy(c->raw + off, c->copy->data, c->nodesize);
+		memcpy(dst + off, c->copy->data, c->nodesize);
 	}
 	return 0;
 }
 
-/* Data bytes [start, start + len) into c->raw from the first mirror that reads. */
-static int read_data_range(struct dump_ctx *c, u64 start, u32 len)
+/* Data bytes [start, start + len) into dst from the first mirror that reads. */
+static int read_data_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
 {
 	int mirrors = btrfs_num_mirrors(c->fs, start);
 	char msg[256] = "";
 
 	for (int m = 1; m <= mirrors; m++)
-		if (!btrfs_read_data_mirror(c->fs, start, m, c->raw, len, msg, sizeof(msg)))
+		if (!btrfs_read_data_mirror(c->fs, start, m, dst, len, msg, sizeof(msg)))
 			return 0;
 	error("cannot dump the space cache extent at %llu length %u: %s", (unsigned long long)start,
 	      len, mirrors ? msg : "in no chunk");
 	return -EIO;
 }
 
-/* The collected range as one item. */
+/* The collected range as the next item of the cluster; a full cluster is written. */
 static int flush_pending(struct dump_ctx *c)
 {
+	struct dump_item *it = &c->items[c->nritems];
 	u64 start = c->pending_start;
 	u32 len = (u32)c->pending_size;
+	u8 *dst;
 	int ret;
 
 	if (!c->pending_size)
 		return 0;
 	c->pending_size = 0;
+	if (ARRAY_RESERVE(c->raw, c->raw_alloc, c->raw_len + len)) {
+		error("out of memory");
+		return -ENOMEM;
+	}
+	dst = c->raw + c->raw_len;
 	if (start == BTRFS_SUPER_INFO_OFFSET) {
-		memcpy(c->raw, btrfs_fs_super(c->fs), BTRFS_SUPER_INFO_SIZE);
+		memcpy(dst, btrfs_fs_super(c->fs), BTRFS_SUPER_INFO_SIZE);
 		ret = 0;
 	} else if (c->pending_data) {
-		ret = read_data_range(c, start, len);
+		ret = read_data_range(c, start, len, dst);
 	} else {
-		ret = read_tree_range(c, start, len);
+		ret = read_tree_range(c, start, len, dst);
 	}
-	return ret ? ret : add_item(c, start, len);
+	if (ret)
+		return ret;
+	*it = (struct dump_item){ .start = start, .raw_off = c->raw_len, .len = len };
+	c->raw_len += len;
+	if (++c->nritems == METADUMP_ITEMS_PER_CLUSTER)
+		return write_cluster(c);
+	return 0;
 }
 
 /*
@@ -458,7 +533,8 @@ int image_dump(const char *source, const char *target, const struct image_dump_o
 {
 	char *devs[1] = { (char *)source };
 	struct btrfs_open_args args = { .devices = devs, .ndevices = 1, .partial = true };
-	struct dump_ctx c = { .level = opts->compress_level, .magic = METADUMP_MAGIC_V0,
+	struct dump_ctx c = { .level = opts->compress_level, .threads = opts->threads ? opts->threads : 1,
+			      .magic = METADUMP_MAGIC_V0,
 			      .max_pending = METADUMP_MAX_PENDING_V0, .target = target, .fd = -1 };
 	int ret;
 
@@ -481,9 +557,8 @@ int image_dump(const char *source, const char *target, const struct image_dump_o
 		return ret;
 	}
 	c.nodesize = c.fs->geo.nodesize;
-	c.raw = malloc(c.max_pending);
 	c.copy = alloc_extent_buffer(0, c.nodesize);
-	if (!c.raw || !c.copy) {
+	if (!c.copy) {
 		ret = -ENOMEM;
 		error("out of memory");
 		goto out;
@@ -500,7 +575,7 @@ int image_dump(const char *source, const char *target, const struct image_dump_o
 	}
 out:
 	free(c.raw);
-	free(c.payload);
+	free(c.zbuf);
 	free_extent_buffer(c.copy);
 	btrfs_close_fs(c.fs);
 	return ret;

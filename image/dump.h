@@ -5,9 +5,12 @@
 
 #include <stdbool.h>
 
+#define IMAGE_DUMP_MAX_THREADS 64
+
 struct image_dump_opts {
 	int compress_level;     /* 0 = no compression, 1..9 zlib level */
 	bool walk_trees;        /* find blocks by walking the trees, not from the extent tree */
+	int threads;            /* compression threads, 1..IMAGE_DUMP_MAX_THREADS (0 = 1) */
 };
 
 /*

@@ -6,8 +6,8 @@
 # btrfs-image name is the same file.  xxhash64 and sha256 corpus filesystems
 # (btrfs-image re-checksums with crc32c, so its dumps of them are unusable):
 # our dump, restored by ours, passes our check and Debian's, and its blocks
-# keep the filesystem's checksum type.  Bad input: not btrfs, unreadable,
-# -c 10, a missing argument: exit 1 with a message.
+# keep the filesystem's checksum type.  -t 1, 2, 3: the same bytes.  Bad input: not btrfs, unreadable,
+# -c 10, -t 0, a missing argument: exit 1 with a message.
 . "$TOP/tests/lib/common.sh"
 check_prereq corpus progs python3
 [ -x /usr/bin/btrfs-image ] || _skip "Debian's btrfs-image not installed"
@@ -49,7 +49,18 @@ for case in csum-xxhash csum-sha256; do
 	assert_not_grep "checksum verify failed" "$T/deb-check"
 done
 
+# -t: the same bytes with 1, 2 and 3 compression threads (7 clusters, -w)
+src=$(corpus_case nodesize4k-bulk)/dev1.img
+for t in 1 2 3; do
+	run_check "$BTRFS" image -w -c9 -t $t "$src" "$T/t$t.dump"
+done
+[ "$(python3 "$clusters" "$T/t1.dump" | wc -l)" -gt 1 ] || _fail "-t: one cluster only"
+cmp "$T/t1.dump" "$T/t2.dump" || _fail "-t 2 differs from -t 1"
+cmp "$T/t1.dump" "$T/t3.dump" || _fail "-t 3 differs from -t 1"
+
 # bad input
+expect_exit 1 "$BTRFS" image -t 0 "$img" "$T/x.dump" 2> "$T/err"
+assert_grep "number of threads from 1 to 64" "$T/err"
 expect_exit 1 "$BTRFS" image "$T/root/dir/big" "$T/x.dump" 2> "$T/err"
 assert_grep "not a btrfs filesystem" "$T/err"
 expect_exit 1 "$BTRFS" image "$T/nonexistent" "$T/x.dump" 2> "$T/err"
@@ -62,4 +73,4 @@ expect_exit 1 "$BTRFS" image "$img" 2> "$T/err"
 assert_grep "need SOURCE and TARGET" "$T/err"
 expect_exit 1 "$BTRFS" image "$img" "$T/no/such/dir/x.dump" 2> "$T/err"
 assert_grep "cannot create" "$T/err"
-echo "mkfs 4K/16K dumps equal Debian's, stdout and alias, xxhash/sha256 round trips pass both checks, bad input refused"
+echo "mkfs 4K/16K dumps equal Debian's, stdout and alias, -t 1/2/3 equal, xxhash/sha256 round trips pass both checks, bad input refused"
