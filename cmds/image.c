@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* btrfs image (and btrfs-image by argv[0]): metadata dump and restore. */
 #include <errno.h>
+#include <stdlib.h>
 #include "cmds/commands.h"
+#include "image/dump.h"
 #include "image/image.h"
 #include "lib/format/messages.h"
 
@@ -15,11 +17,11 @@ static const char *const cmd_image_usage[] = {
 
 static const struct cli_option cmd_image_options[] = {
 	OPT_FLAG('r', "restore", "restore the metadump image SOURCE onto TARGET"),
-	OPT_ARG('c', "compress", "LEVEL", "compression level 0..9 (create; not implemented yet)"),
-	OPT_ARG('t', "threads", "N", "number of threads (not implemented yet)"),
+	OPT_ARG('c', "compress", "LEVEL", "zlib compression level 0..9 of a new dump (0: none, the default)"),
+	OPT_ARG('t', "threads", "N", "compress a new dump in N threads, 1..64 (restore: not implemented yet)"),
 	OPT_FLAG('o', "old-restore", "old restore: ranges at logical offsets, no chunk mapping (with -r)"),
 	OPT_FLAG('s', "sanitize", "sanitize names, twice for hash-preserving names (not implemented yet)"),
-	OPT_FLAG('w', "walk-trees", "walk the trees to find blocks (create; not implemented yet)"),
+	OPT_FLAG('w', "walk-trees", "find the tree blocks by walking the trees, not from the extent tree"),
 	OPT_FLAG('m', "multi-devices", "restore onto one TARGET per device of the dump (implies -r)"),
 	OPT_FLAG('d', "data", "dump data too (not implemented yet)"),
 	OPT_END(),
@@ -31,6 +33,8 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 	struct image_restore_opts ropts = { 0 };
 	bool restore = false;
 	const char *unsupported = NULL;
+	const char *create_only = NULL;
+	struct image_dump_opts dump = { 0 };
 	int c, ret;
 
 	while ((c = cli_getopt(cmd, argc, argv, &st)) != -1) {
@@ -38,13 +42,33 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 		case 'r':
 			restore = true;
 			break;
-		case 'c': unsupported = "-c"; break;
-		case 't': unsupported = "-t"; break;
+		case 'c': {
+			char *end;
+			long level = strtol(st.optarg, &end, 10);
+
+			if (!*st.optarg || *end || level < 0 || level > 9)
+				return usage_error(cmd, "-c takes a compression level from 0 to 9");
+			dump.compress_level = (int)level;
+			create_only = "-c";
+			break;
+		}
+		case 't': {
+			char *end;
+			long n = strtol(st.optarg, &end, 10);
+
+			if (!*st.optarg || *end || n < 1 || n > IMAGE_DUMP_MAX_THREADS)
+				return usage_error(cmd, "-t takes a number of threads from 1 to 64");
+			dump.threads = (int)n;
+			break;
+		}
 		case 'o':
 			ropts.old = true;
 			break;
 		case 's': unsupported = "-s"; break;
-		case 'w': unsupported = "-w"; break;
+		case 'w':
+			dump.walk_trees = true;
+			create_only = "-w";
+			break;
 		case 'm':
 			restore = true;
 			ropts.multi = true;
@@ -58,12 +82,21 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 	}
 	if (argc - st.optind < 2 || (!ropts.multi && argc - st.optind != 2))
 		return usage_error(cmd, ropts.multi ? "need SOURCE and TARGET..." : "need SOURCE and TARGET");
-	if (!restore) {
-		error("creating a dump is not implemented yet");
-		return 1;
-	}
+	if (restore && dump.threads)
+		unsupported = "-t";
 	if (unsupported) {
 		error("option %s is not implemented yet", unsupported);
+		return 1;
+	}
+	if (!restore) {
+		if (ropts.old) {
+			error("option -o is for restoring a dump: use it with -r");
+			return 1;
+		}
+		return image_dump(argv[st.optind], argv[st.optind + 1], &dump) ? 1 : 0;
+	}
+	if (create_only) {
+		error("option %s is for creating a dump, not with -r", create_only);
 		return 1;
 	}
 	ret = image_restore(argv[st.optind], (const char *const *)argv + st.optind + 1,

@@ -111,8 +111,13 @@ int target_probe_signature(const char *path, char *type, size_t typelen)
 	return ret;
 }
 
-/* Devices (major:minor) of the block devices that are mounted or in a mounted btrfs. */
-static bool devnum_in_use(dev_t rdev)
+/*
+ * Devices (major:minor) of the block devices that are mounted or in a mounted
+ * btrfs.  *writable: false only when every mount found is read-only (its
+ * superblock options in mountinfo start with "ro"; a member found only
+ * through /sys/fs/btrfs counts as writable: its mode is not known).
+ */
+static bool devnum_in_use(dev_t rdev, bool *writable)
 {
 	char line[4096];
 	FILE *f = fopen("/proc/self/mountinfo", "r");
@@ -125,13 +130,22 @@ static bool devnum_in_use(dev_t rdev)
 			unsigned int maj, min;
 
 			if (sscanf(line, "%*u %*u %u:%u", &maj, &min) == 2 &&
-			    makedev(maj, min) == rdev)
+			    makedev(maj, min) == rdev) {
+				const char *sep = strstr(line, " - ");
+				char super_opts[64] = "";
+
 				found = true;
+				/* " - fstype source superopts" */
+				if (!sep || sscanf(sep + 3, "%*s %*s %63s", super_opts) != 1 ||
+				    strncmp(super_opts, "ro", 2) || (super_opts[2] && super_opts[2] != ','))
+					*writable = true;
+			}
 		}
 		fclose(f);
 	}
 	if (found)
 		return true;
+	*writable = true;
 	/* Members of a mounted multi-device btrfs: /sys/fs/btrfs/FSID/devices/NAME. */
 	d = opendir("/sys/fs/btrfs");
 	if (!d)
@@ -163,8 +177,9 @@ static bool devnum_in_use(dev_t rdev)
 	return found;
 }
 
-int target_is_mounted(const char *path)
+int target_mount_state(const char *path)
 {
+	bool writable = false;
 	struct stat st;
 	char real[PATH_MAX];
 	DIR *d;
@@ -174,7 +189,8 @@ int target_is_mounted(const char *path)
 	if (stat(path, &st) < 0)
 		return 0;
 	if (S_ISBLK(st.st_mode))
-		return devnum_in_use(st.st_rdev) ? 1 : 0;
+		return !devnum_in_use(st.st_rdev, &writable) ? 0 :
+		       writable ? TARGET_MOUNTED_RW : TARGET_MOUNTED_RO;
 	if (!S_ISREG(st.st_mode) || !realpath(path, real))
 		return 0;
 	/* An image file: mounted through a loop device backed by it. */
@@ -195,13 +211,19 @@ int target_is_mounted(const char *path)
 		if (fgets(backing, sizeof(backing), f)) {
 			backing[strcspn(backing, "\n")] = 0;
 			snprintf(devpath, sizeof(devpath), "/dev/%s", de->d_name);
-			if (!strcmp(backing, real) && stat(devpath, &ls) == 0 && devnum_in_use(ls.st_rdev))
-				ret = 1;
+			if (!strcmp(backing, real) && stat(devpath, &ls) == 0 &&
+			    devnum_in_use(ls.st_rdev, &writable))
+				ret = writable ? TARGET_MOUNTED_RW : TARGET_MOUNTED_RO;
 		}
 		fclose(f);
 	}
 	closedir(d);
 	return ret;
+}
+
+int target_is_mounted(const char *path)
+{
+	return target_mount_state(path) ? 1 : 0;
 }
 
 bool target_same(const struct target_device *a, const struct target_device *b)

@@ -38,6 +38,15 @@ int target_probe_signature(const char *path, char *type, size_t typelen);
 /* 1 when path (or the loop device backed by it) is mounted or a member of a mounted btrfs, 0 if not. */
 int target_is_mounted(const char *path);
 
+/*
+ * As target_is_mounted, telling read-only mounts apart: 0 not mounted,
+ * TARGET_MOUNTED_RW (mounted read-write, or a member of a mounted btrfs whose
+ * mode is not known), TARGET_MOUNTED_RO (every mount of it is read-only).
+ */
+#define TARGET_MOUNTED_RW 1
+#define TARGET_MOUNTED_RO 2
+int target_mount_state(const char *path);
+
 /* Same file or block device (by device and inode numbers). */
 bool target_same(const struct target_device *a, const struct target_device *b);
 

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Creation of a btrfs-image metadata dump (format: lib/format/metadump.h).
+ *
+ * What goes in, in btrfs-image's order: the superblock, then the tree
+ * blocks (from the extent tree's METADATA_ITEMs and tree-block EXTENT_ITEMs,
+ * or with walk_trees the chunk tree, the root tree and every tree a
+ * ROOT_ITEM of it names, depth first), the log trees (the superblock's log
+ * root tree and the trees it names) and the space cache v1 extents (the
+ * REG file extents of the root tree's free space inodes).  Adjacent ranges
+ * of the same kind merge into one item up to the version's limit; a cluster
+ * is written as soon as it holds METADUMP_ITEMS_PER_CLUSTER items, so memory
+ * is one cluster whatever the filesystem's size.
+ *
+ * Every tree block is read through the one read path (any mirror that
+ * passes checksum and header; the tree-checker is not asked: a dump is
+ * for damaged filesystems too), copied with the free space of nodes and
+ * leaves and inline file data zeroed (as btrfs-image)
+ * and re-checksummed with the filesystem's own checksum type.  A block bad
+ * in every copy ends the dump with an error naming it (btrfs-image does
+ * the same).  Space cache extents are copied as read from the first mirror
+ * that can be read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "image/dump.h"
+#include "common/device-utils.h"
+#include "lib/format/format.h"
+#include "lib/format/accessors.h"
+#include "lib/format/growable-array.h"
+#include "lib/format/messages.h"
+#include "lib/format/metadump.h"
+#include "lib/read/ctree.h"
+#include "lib/read/disk-io.h"
+
+/* One item of the cluster being filled: its bytes at raw + raw_off, compressed at zbuf + z_off. */
+struct dump_item {
+	u64 start;
+	size_t raw_off;
+	u32 len;
+	size_t z_off;
+	uLongf z_len;
+	int zret;
+};
+
+struct dump_ctx {
+	struct btrfs_fs_info *fs;
+	u32 nodesize;
+	int level;                      /* zlib level, 0 = stored */
+	int threads;                    /* compressing a cluster */
+	u64 magic;
+	u32 max_pending;                /* the version's item limit */
+	const char *target;
+	int fd;
+	/* the range being collected */
+	u64 pending_start;
+	u64 pending_size;
+	bool pending_data;
+	/* the cluster being filled: at most 83 items of max_pending bytes */
+	struct dump_item items[METADUMP_ITEMS_PER_CLUSTER];
+	u32 nritems;
+	u8 *raw;                        /* the items' bytes back to back, uncompressed */
+	size_t raw_len;
+	size_t raw_alloc;
+	u8 *zbuf;                       /* their zlib streams, compressBound() room each */
+	size_t zbuf_alloc;
+	u64 cluster_start;              /* file offset of the cluster's index block */
+	struct extent_buffer *copy;     /* one tree block being rewritten */
+};
+
+static int write_out(struct dump_ctx *c, const void *buf, size_t len)
+{
+	const u8 *p = buf;
+
+	while (len) {
+		ssize_t n = write(c->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int ret = -errno;
+
+			error_errno(ret, "write to %s", c->target);
+			return ret;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+struct compress_job {
+	struct dump_ctx *c;
+	u32 first;                      /* items first, first + step, ... */
+	u32 step;
+};
+
+static void *compress_items(void *arg)
+{
+	struct compress_job *job = arg;
+	struct dump_ctx *c = job->c;
+
+	for (u32 i = job->first; i < c->nritems; i += job->step) {
+		struct dump_item *it = &c->items[i];
+
+		it->z_len = compressBound(it->len);
+		it->zret = compress2(c->zbuf + it->z_off, &it->z_len, c->raw + it->raw_off, it->len, c->level);
+	}
+	return NULL;
+}
+
+/*
+ * Compress the cluster's items in c->threads threads (thread t takes items
+ * t, t + threads, ...): each item's stream depends on its bytes only, so the
+ * output is the same for any number of threads.
+ */
+static int compress_cluster(struct dump_ctx *c)
+{
+	struct compress_job jobs[IMAGE_DUMP_MAX_THREADS];
+	pthread_t tids[IMAGE_DUMP_MAX_THREADS];
+	u32 nthreads = (u32)c->threads < c->nritems ? (u32)c->threads : c->nritems;
+	u32 started = 1;
+	size_t need = 0;
+
+	for (u32 i = 0; i < c->nritems; i++) {
+		c->items[i].z_off = need;
+		need += compressBound(c->items[i].len);
+	}
+	if (ARRAY_RESERVE(c->zbuf, c->zbuf_alloc, need)) {
+		error("out of memory compressing a cluster");
+		return -ENOMEM;
+	}
+	for (u32 t = 0; t < nthreads; t++)
+		jobs[t] = (struct compress_job){ .c = c, .first = t, .step = nthreads };
+	for (; started < nthreads; started++)
+		if (pthread_create(&tids[started], NULL, compress_items, &jobs[started]))
+			break;
+	/* the caller's thread takes job 0, and the jobs of threads that did not start */
+	compress_items(&jobs[0]);
+	for (u32 t = started; t < nthreads; t++)
+		compress_items(&jobs[t]);
+	for (u32 t = 1; t < started; t++)
+		pthread_join(tids[t], NULL);
+	for (u32 i = 0; i < c->nritems; i++) {
+		if (c->items[i].zret != Z_OK) {
+			error("zlib compression of the range at %llu failed",
+			      (unsigned long long)c->items[i].start);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The cluster being filled onto the output: index block, payloads, padding. */
+static int write_cluster(struct dump_ctx *c)
+{
+	static const u8 zeros[METADUMP_BLOCK_SIZE];
+	u8 index[METADUMP_BLOCK_SIZE] = { 0 };
+	struct metadump_cluster *mc = (struct metadump_cluster *)index;
+	size_t payload = 0, pad;
+	int ret = 0;
+
+	if (!c->nritems)
+		return 0;
+	if (c->level)
+		ret = compress_cluster(c);
+	if (ret)
+		return ret;
+	for (u32 i = 0; i < c->nritems; i++) {
+		u32 size = c->level ? (u32)c->items[i].z_len : c->items[i].len;
+
+		metadump_set_item_bytenr(&mc->items[i], c->items[i].start);
+		metadump_set_item_size(&mc->items[i], size);
+		payload += size;
+	}
+	metadump_set_magic(&mc->header, c->magic);
+	metadump_set_bytenr(&mc->header, c->cluster_start);
+	metadump_set_nritems(&mc->header, c->nritems);
+	mc->header.compress = c->level ? METADUMP_COMPRESS_ZLIB : METADUMP_COMPRESS_NONE;
+	pad = (METADUMP_BLOCK_SIZE - payload % METADUMP_BLOCK_SIZE) % METADUMP_BLOCK_SIZE;
+	ret = write_out(c, index, sizeof(index));
+	if (!ret && !c->level)
+		ret = write_out(c, c->raw, c->raw_len);
+	for (u32 i = 0; !ret && c->level && i < c->nritems; i++)
+		ret = write_out(c, c->zbuf + c->items[i].z_off, c->items[i].z_len);
+	if (!ret)
+		ret = write_out(c, zeros, pad);
+	if (ret)
+		return ret;
+	c->cluster_start += sizeof(index) + payload + pad;
+	c->nritems = 0;
+	c->raw_len = 0;
+	return 0;
+}
+
+/* Zero len bytes at off of a block when the range lies inside it (damaged blocks may lie). */
+static void zero_in_block(struct extent_buffer *eb, u64 off, u64 len)
+{
+	if (off <= eb->len && len <= eb->len - off)
+		memset(eb->data + off, 0, len);
+}
+
+/*
+ * btrfs-image's rewrite of a tree block: free space zeroed (node: past the
+ * last key pointer; leaf: between the item array and the lowest item data),
+ * the data of inline file extents zeroed.
+ */
+static void scrub_block(struct extent_buffer *eb)
+{
+	u32 nritems = btrfs_eb_nritems(eb);
+	u64 hdr = sizeof(struct btrfs_header);
+
+	if (btrfs_eb_level(eb)) {
+		u64 used = hdr + (u64)nritems * sizeof(struct btrfs_key_ptr);
+
+		if (used <= eb->len)
+			zero_in_block(eb, used, eb->len - used);
+		return;
+	}
+	if (!nritems) {
+		zero_in_block(eb, hdr, eb->len - hdr);
+		return;
+	}
+	if ((u64)nritems * sizeof(struct btrfs_item) > btrfs_leaf_data_size(eb))
+		return;
+	{
+		u64 items_end = (u64)nritems * sizeof(struct btrfs_item);
+		u64 data_end = btrfs_leaf_data_end(eb);
+
+		if (data_end >= items_end)
+			zero_in_block(eb, hdr + items_end, data_end - items_end);
+	}
+	for (u32 i = 0; i < nritems; i++) {
+		struct btrfs_key key;
+		u64 off = hdr + btrfs_leaf_item_offset(eb, (int)i);
+		u32 size = btrfs_leaf_item_size(eb, (int)i);
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (off > eb->len || size > eb->len - off)
+			continue;
+		if (key.type == BTRFS_EXTENT_DATA_KEY && size > BTRFS_FILE_EXTENT_INLINE_DATA_START &&
+		    btrfs_file_extent_type((const void *)(eb->data + off)) == BTRFS_FILE_EXTENT_INLINE)
+			memset(eb->data + off + BTRFS_FILE_EXTENT_INLINE_DATA_START, 0,
+			       btrfs_file_extent_inline_item_len(size));
+	}
+}
+
+/* The tree blocks of [start, start + len) into dst, rewritten. */
+static int read_tree_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
+{
+	static const struct read_policy policy = { .relax = READ_NO_TREE_CHECKER, .on_failure = READ_FAIL };
+	const struct tree_check any = { .level = -1 };
+	u8 csum[BTRFS_CSUM_SIZE];
+
+	for (u32 off = 0; off < len; off += c->nodesize) {
+		struct extent_buffer *eb;
+		int ret = btrfs_read_tree_block_policy(c->fs, start + off, &any, &policy, &eb);
+
+		if (ret) {
+			error("cannot dump tree block %llu: no copy of it can be read and verified",
+			      (unsigned long long)(start + off));
+			return ret;
+		}
+		memcpy(c->copy->data, eb->data, c->nodesize);
+		c->copy->start = eb->start;
+		free_extent_buffer(eb);
+		scrub_block(c->copy);
+		btrfs_csum_tree_block(c->fs, c->copy, csum);
+		memcpy(c->copy->data, csum, BTRFS_CSUM_SIZE);
+		memcpy(dst + off, c->copy->data, c->nodesize);
+	}
+	return 0;
+}
+
+/* Data bytes [start, start + len) into dst from the first mirror that reads. */
+static int read_data_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
+{
+	int mirrors = btrfs_num_mirrors(c->fs, start);
+	char msg[256] = "";
+
+	for (int m = 1; m <= mirrors; m++)
+		if (!btrfs_read_data_mirror(c->fs, start, m, dst, len, msg, sizeof(msg)))
+			return 0;
+	error("cannot dump the space cache extent at %llu length %u: %s", (unsigned long long)start,
+	      len, mirrors ? msg : "in no chunk");
+	return -EIO;
+}
+
+/* The collected range as the next item of the cluster; a full cluster is written. */
+static int flush_pending(struct dump_ctx *c)
+{
+	struct dump_item *it = &c->items[c->nritems];
+	u64 start = c->pending_start;
+	u32 len = (u32)c->pending_size;
+	u8 *dst;
+	int ret;
+
+	if (!c->pending_size)
+		return 0;
+	c->pending_size = 0;
+	if (ARRAY_RESERVE(c->raw, c->raw_alloc, c->raw_len + len)) {
+		error("out of memory");
+		return -ENOMEM;
+	}
+	dst = c->raw + c->raw_len;
+	if (start == BTRFS_SUPER_INFO_OFFSET) {
+		memcpy(dst, btrfs_fs_super(c->fs), BTRFS_SUPER_INFO_SIZE);
+		ret = 0;
+	} else if (c->pending_data) {
+		ret = read_data_range(c, start, len, dst);
+	} else {
+		ret = read_tree_range(c, start, len, dst);
+	}
+	if (ret)
+		return ret;
+	*it = (struct dump_item){ .start = start, .raw_off = c->raw_len, .len = len };
+	c->raw_len += len;
+	if (++c->nritems == METADUMP_ITEMS_PER_CLUSTER)
+		return write_cluster(c);
+	return 0;
+}
+
+/*
+ * Add [start, start + size) to the dump: it extends the collected range
+ * when of the same kind, adjacent and within the version's limit.  A data
+ * extent larger than the limit becomes several items.
+ */
+static int add_range(struct dump_ctx *c, u64 start, u64 size, bool data)
+{
+	while (size) {
+		u64 part = size < c->max_pending ? size : c->max_pending;
+		int ret;
+
+		if (c->pending_size && (c->pending_data != data ||
+					c->pending_size + part > c->max_pending ||
+					c->pending_start + c->pending_size != start)) {
+			ret = flush_pending(c);
+			if (ret)
+				return ret;
+		}
+		if (!c->pending_size)
+			c->pending_start = start;
+		c->pending_size += part;
+		c->pending_data = data;
+		start += part;
+		size -= part;
+	}
+	return 0;
+}
+
+static int add_tree_block(struct dump_ctx *c, u64 bytenr)
+{
+	if (bytenr % c->fs->geo.sectorsize) {
+		error("tree block %llu is not aligned to the sector size %u", (unsigned long long)bytenr,
+		      c->fs->geo.sectorsize);
+		return -EUCLEAN;
+	}
+	return add_range(c, bytenr, c->nodesize, false);
+}
+
+/* ---- finding the blocks ------------------------------------------------- */
+
+static const struct read_policy walk_policy = { .relax = READ_NO_TREE_CHECKER, .on_failure = READ_FAIL };
+
+static int walk_add_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr,
+			  int err, void *ctx)
+{
+	(void)fs;
+	(void)eb;
+	if (err) {
+		error("cannot dump tree block %llu: no copy of it can be read and verified",
+		      (unsigned long long)bytenr);
+		return err;
+	}
+	return add_tree_block(ctx, bytenr);
+}
+
+/* A tree of roots (root tree, log root tree): its blocks, and in each leaf every tree a ROOT_ITEM names. */
+static int walk_add_root_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr,
+			       int err, void *ctx)
+{
+	struct dump_ctx *c = ctx;
+	int ret = walk_add_block(fs, eb, bytenr, err, ctx);
+
+	if (ret || btrfs_eb_level(eb))
+		return ret;
+	for (u32 i = 0; i < btrfs_eb_nritems(eb); i++) {
+		struct btrfs_tree_ref ref;
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (key.type != BTRFS_ROOT_ITEM_KEY)
+			continue;
+		if (btrfs_leaf_item_size(eb, (int)i) < sizeof(struct btrfs_root_item)) {
+			error("root tree block %llu slot %u: ROOT_ITEM of %u bytes, too small to name a tree",
+			      (unsigned long long)bytenr, i, btrfs_leaf_item_size(eb, (int)i));
+			return -EUCLEAN;
+		}
+		btrfs_tree_ref_from_root_item(&ref, key.objectid, btrfs_leaf_item_ptr(eb, (int)i));
+		ret = btrfs_walk_tree(c->fs, &ref, BTRFS_WALK_DFS, &walk_policy, walk_add_block, c);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int walk_tree_of_roots(struct dump_ctx *c, u64 objectid, bool follow_roots)
+{
+	struct btrfs_tree_ref ref;
+	int ret = btrfs_find_tree_root(c->fs, objectid, &ref);
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	return btrfs_walk_tree(c->fs, &ref, BTRFS_WALK_DFS, &walk_policy,
+			       follow_roots ? walk_add_root_block : walk_add_block, c);
+}
+
+/*
+ * Every item of a tree in key order from key `from`, handed to fn with its
+ * leaf and slot; fn returns 0 to go on or a negative errno.
+ */
+typedef int (*dump_item_fn)(struct dump_ctx *c, const struct extent_buffer *leaf, int slot,
+			    const struct btrfs_key *key);
+
+static int for_each_item(struct dump_ctx *c, u64 tree, const struct btrfs_key *from, dump_item_fn fn)
+{
+	struct btrfs_tree_ref ref;
+	struct btrfs_path path;
+	struct btrfs_key key;
+	int ret = btrfs_find_tree_root(c->fs, tree, &ref);
+
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(c->fs, &ref, from, BTRFS_SEARCH_NEXT, &path, &key);
+	while (ret == 0) {
+		btrfs_path_item_key(&path, &key);
+		ret = fn(c, path.nodes[0], path.slots[0], &key);
+		if (!ret)
+			ret = btrfs_next_item(&path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+static int extent_item_fn(struct dump_ctx *c, const struct extent_buffer *leaf, int slot,
+			  const struct btrfs_key *key)
+{
+	u64 size;
+
+	if (key->type != BTRFS_METADATA_ITEM_KEY && key->type != BTRFS_EXTENT_ITEM_KEY)
+		return 0;
+	if (btrfs_leaf_item_size(leaf, slot) < sizeof(struct btrfs_extent_item))
+		return 0;       /* v0 extent items carry no flags: btrfs-image skips them too */
+	if (!(btrfs_extent_flags(btrfs_leaf_item_ptr(leaf, slot)) & BTRFS_EXTENT_FLAG_TREE_BLOCK))
+		return 0;
+	size = key->type == BTRFS_METADATA_ITEM_KEY ? c->nodesize : key->offset;
+	if (!size || size % c->nodesize) {
+		error("extent tree leaf %llu slot %d: tree block extent (%llu %u %llu) is not a whole number of nodes",
+		      (unsigned long long)leaf->start, slot, (unsigned long long)key->objectid, key->type,
+		      (unsigned long long)key->offset);
+		return -EUCLEAN;
+	}
+	for (u64 off = 0; off < size; off += c->nodesize) {
+		int ret = add_tree_block(c, key->objectid + off);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int space_cache_fn(struct dump_ctx *c, const struct extent_buffer *leaf, int slot,
+			  const struct btrfs_key *key)
+{
+	const struct btrfs_file_extent_item *fi;
+
+	if (key->type != BTRFS_EXTENT_DATA_KEY ||
+	    btrfs_leaf_item_size(leaf, slot) < sizeof(struct btrfs_file_extent_item))
+		return 0;
+	fi = btrfs_leaf_item_ptr(leaf, slot);
+	if (btrfs_file_extent_type(fi) != BTRFS_FILE_EXTENT_REG || !btrfs_file_extent_disk_bytenr(fi))
+		return 0;
+	return add_range(c, btrfs_file_extent_disk_bytenr(fi), btrfs_file_extent_disk_num_bytes(fi), true);
+}
+
+static int collect(struct dump_ctx *c, const struct image_dump_opts *opts)
+{
+	const struct btrfs_key after_super = { .objectid = BTRFS_SUPER_INFO_OFFSET + BTRFS_SUPER_INFO_SIZE };
+	const struct btrfs_key first = { 0 };
+	int ret = add_range(c, BTRFS_SUPER_INFO_OFFSET, BTRFS_SUPER_INFO_SIZE, false);
+
+	if (!ret && opts->walk_trees) {
+		ret = walk_tree_of_roots(c, BTRFS_CHUNK_TREE_OBJECTID, false);
+		if (!ret)
+			ret = walk_tree_of_roots(c, BTRFS_ROOT_TREE_OBJECTID, true);
+	} else if (!ret) {
+		ret = for_each_item(c, BTRFS_EXTENT_TREE_OBJECTID, &after_super, extent_item_fn);
+	}
+	if (!ret && btrfs_super_log_root(btrfs_fs_super(c->fs)))
+		ret = walk_tree_of_roots(c, BTRFS_TREE_LOG_OBJECTID, true);
+	if (!ret)
+		ret = for_each_item(c, BTRFS_ROOT_TREE_OBJECTID, &first, space_cache_fn);
+	if (!ret)
+		ret = flush_pending(c);
+	if (!ret)
+		ret = write_cluster(c);
+	return ret;
+}
+
+static int open_target(const char *target)
+{
+	int fd;
+
+	if (!strcmp(target, "-"))
+		return STDOUT_FILENO;
+	fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		fd = -errno;
+		error_errno(fd, "cannot create %s", target);
+	}
+	return fd;
+}
+
+int image_dump(const char *source, const char *target, const struct image_dump_opts *opts)
+{
+	char *devs[1] = { (char *)source };
+	struct btrfs_open_args args = { .devices = devs, .ndevices = 1, .partial = true };
+	struct dump_ctx c = { .level = opts->compress_level, .threads = opts->threads ? opts->threads : 1,
+			      .magic = METADUMP_MAGIC_V0,
+			      .max_pending = METADUMP_MAX_PENDING_V0, .target = target, .fd = -1 };
+	int ret;
+
+	if (access(source, R_OK)) {
+		ret = -errno;
+		error_errno(ret, "cannot read %s", source);
+		return ret;
+	}
+	switch (target_mount_state(source)) {
+	case TARGET_MOUNTED_RW:
+		error("%s is mounted read-write: unmount it or mount it read-only to dump it", source);
+		return -EBUSY;
+	case TARGET_MOUNTED_RO:
+		warning("%s is mounted read-only: dumping it as it is on disk", source);
+		break;
+	}
+	ret = btrfs_open_fs(&args, &c.fs);
+	if (ret) {
+		error("%s: not a btrfs filesystem that can be opened", source);
+		return ret;
+	}
+	c.nodesize = c.fs->geo.nodesize;
+	c.copy = alloc_extent_buffer(0, c.nodesize);
+	if (!c.copy) {
+		ret = -ENOMEM;
+		error("out of memory");
+		goto out;
+	}
+	c.fd = open_target(target);
+	if (c.fd < 0) {
+		ret = c.fd;
+		goto out;
+	}
+	ret = collect(&c, opts);
+	if (c.fd != STDOUT_FILENO && close(c.fd) && !ret) {
+		ret = -errno;
+		error_errno(ret, "close of %s", target);
+	}
+out:
+	free(c.raw);
+	free(c.zbuf);
+	free_extent_buffer(c.copy);
+	btrfs_close_fs(c.fs);
+	return ret;
+}
