@@ -131,48 +131,25 @@ static int verify_tree_block(struct btrfs_fs_info *fs, struct piece *pc, u64 byt
 	return 0;
 }
 
-/*
- * fn on the items of tree from key on (mode PREV: the last item <= key,
- * else the first after it) until fn returns non-zero: 1 stops, < 0 is an
- * error.  0 or < 0.
- */
-static int walk_items(struct btrfs_fs_info *fs, u64 tree, const struct btrfs_key *key, enum btrfs_search_mode mode,
-		      int (*fn)(struct btrfs_fs_info *fs, struct btrfs_path *path, const struct btrfs_key *found,
-				struct piece *pc),
-		      struct piece *pc)
+/* btrfs_for_each_item() on the tree with this objectid; a missing tree has no items. */
+static int walk_items(struct btrfs_fs_info *fs, u64 tree, const struct btrfs_key *key,
+		      enum btrfs_search_mode mode, btrfs_item_fn fn, struct piece *pc)
 {
 	struct btrfs_tree_ref ref;
-	struct btrfs_key found;
-	struct btrfs_path path;
 	int ret = btrfs_find_tree_root(fs, tree, &ref);
 
 	if (ret == -ENOENT)
 		return 0;
 	if (ret < 0)
 		return ret;
-	btrfs_init_path(&path);
-	ret = btrfs_search_key(fs, &ref, key, mode, &path, &found);
-	if (ret > 0 && mode == BTRFS_SEARCH_PREV) {
-		btrfs_release_path(&path);
-		btrfs_init_path(&path);
-		ret = btrfs_search_key(fs, &ref, key, BTRFS_SEARCH_NEXT, &path, &found);
-	}
-	while (ret == 0) {
-		ret = fn(fs, &path, &found, pc);
-		if (ret)
-			break;
-		ret = btrfs_next_item(&path);
-		if (ret == 0)
-			btrfs_path_item_key(&path, &found);
-	}
-	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
+	return btrfs_for_each_item(fs, &ref, key, mode, fn, pc);
 }
 
 /* An extent tree item of the chunk: recorded in pc->used. */
-static int used_item(struct btrfs_fs_info *fs, struct btrfs_path *path, const struct btrfs_key *found,
-		     struct piece *pc)
+static int used_item(struct btrfs_path *path, const struct btrfs_key *found, void *arg)
 {
+	struct piece *pc = arg;
+	struct btrfs_fs_info *fs = path->fs;
 	struct used u = { found->objectid, 0, found->type == BTRFS_METADATA_ITEM_KEY };
 
 	if (found->objectid >= pc->chunk_end)
@@ -269,9 +246,10 @@ static int verify_sector(struct btrfs_fs_info *fs, struct piece *pc, u64 logical
 }
 
 /* A csum item: the piece's sectors it covers verified. */
-static int csum_item(struct btrfs_fs_info *fs, struct btrfs_path *path, const struct btrfs_key *found,
-		     struct piece *pc)
+static int csum_item(struct btrfs_path *path, const struct btrfs_key *found, void *arg)
 {
+	struct piece *pc = arg;
+	struct btrfs_fs_info *fs = path->fs;
 	const u8 *sums = btrfs_path_item_ptr(path);
 	u32 ss = fs->geo.sectorsize, cs = fs->geo.csum_size, n = btrfs_path_item_size(path) / cs;
 	int ret = 0;

@@ -7,26 +7,25 @@
 #include "check/check.h"
 #include "lib/format/accessors.h"
 
+struct check_item_walk {
+	struct check_ctx *ctx;
+	check_item_fn fn;
+	void *arg;
+};
+
+static int check_item(struct btrfs_path *path, const struct btrfs_key *key, void *arg)
+{
+	struct check_item_walk *w = arg;
+
+	w->ctx->items++;
+	return w->fn(w->ctx, path->nodes[0], path->slots[0], key, w->arg);
+}
+
 int check_for_each_item(struct check_ctx *ctx, const struct btrfs_tree_ref *tree,
 			const struct btrfs_key *from, check_item_fn fn, void *arg)
 {
-	struct btrfs_path path;
+	struct check_item_walk w = { ctx, fn, arg };
 	struct btrfs_key key = from ? *from : (struct btrfs_key){ 0 };
-	int ret;
 
-	btrfs_init_path(&path);
-	ret = btrfs_search_key(ctx->fs, tree, &key, BTRFS_SEARCH_NEXT, &path, &key);
-	while (ret == 0) {
-		const struct extent_buffer *eb = path.nodes[0];
-		int slot = path.slots[0];
-
-		btrfs_item_key_to_cpu(eb, &key, slot);
-		ctx->items++;
-		ret = fn(ctx, eb, slot, &key, arg);
-		if (ret)
-			break;
-		ret = btrfs_next_item(&path);
-	}
-	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
+	return btrfs_for_each_item(ctx->fs, tree, &key, BTRFS_SEARCH_NEXT, check_item, &w);
 }

@@ -422,37 +422,22 @@ static int walk_tree_of_roots(struct dump_ctx *c, u64 objectid, bool follow_root
 			       follow_roots ? walk_add_root_block : walk_add_block, c);
 }
 
-/*
- * Every item of a tree in key order from key `from`, handed to fn with its
- * leaf and slot; fn returns 0 to go on or a negative errno.
- */
-typedef int (*dump_item_fn)(struct dump_ctx *c, const struct extent_buffer *leaf, int slot,
-			    const struct btrfs_key *key);
-
-static int for_each_item(struct dump_ctx *c, u64 tree, const struct btrfs_key *from, dump_item_fn fn)
+/* btrfs_for_each_item() from `from` on the tree with this objectid; a missing tree has no items. */
+static int for_each_item(struct dump_ctx *c, u64 tree, const struct btrfs_key *from, btrfs_item_fn fn)
 {
 	struct btrfs_tree_ref ref;
-	struct btrfs_path path;
-	struct btrfs_key key;
 	int ret = btrfs_find_tree_root(c->fs, tree, &ref);
 
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
-	btrfs_init_path(&path);
-	ret = btrfs_search_key(c->fs, &ref, from, BTRFS_SEARCH_NEXT, &path, &key);
-	while (ret == 0) {
-		btrfs_path_item_key(&path, &key);
-		ret = fn(c, path.nodes[0], path.slots[0], &key);
-		if (!ret)
-			ret = btrfs_next_item(&path);
-	}
-	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
+	return btrfs_for_each_item(c->fs, &ref, from, BTRFS_SEARCH_NEXT, fn, c);
 }
 
-static int extent_item_fn(struct dump_ctx *c, const struct extent_buffer *leaf, int slot,
-			  const struct btrfs_key *key)
+static int extent_item_fn(struct btrfs_path *path, const struct btrfs_key *key, void *arg)
 {
+	struct dump_ctx *c = arg;
+	const struct extent_buffer *leaf = path->nodes[0];
+	int slot = path->slots[0];
 	u64 size;
 
 	if (key->type != BTRFS_METADATA_ITEM_KEY && key->type != BTRFS_EXTENT_ITEM_KEY)
@@ -477,9 +462,11 @@ static int extent_item_fn(struct dump_ctx *c, const struct extent_buffer *leaf, 
 	return 0;
 }
 
-static int space_cache_fn(struct dump_ctx *c, const struct extent_buffer *leaf, int slot,
-			  const struct btrfs_key *key)
+static int space_cache_fn(struct btrfs_path *path, const struct btrfs_key *key, void *arg)
 {
+	struct dump_ctx *c = arg;
+	const struct extent_buffer *leaf = path->nodes[0];
+	int slot = path->slots[0];
 	const struct btrfs_file_extent_item *fi;
 
 	if (key->type != BTRFS_EXTENT_DATA_KEY ||

@@ -511,6 +511,33 @@ int btrfs_search_key(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 	return btrfs_search_position(path, btrfs_search_slot_ro(fs, tree, key, path), mode, found);
 }
 
+int btrfs_for_each_item(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
+			const struct btrfs_key *from, enum btrfs_search_mode mode,
+			btrfs_item_fn fn, void *arg)
+{
+	struct btrfs_path path;
+	struct btrfs_key key;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(fs, tree, from, mode, &path, &key);
+	if (ret > 0 && mode == BTRFS_SEARCH_PREV) {
+		btrfs_release_path(&path);
+		btrfs_init_path(&path);
+		ret = btrfs_search_key(fs, tree, from, BTRFS_SEARCH_NEXT, &path, &key);
+	}
+	while (ret == 0) {
+		ret = fn(&path, &key, arg);
+		if (ret)
+			break;
+		ret = btrfs_next_item(&path);
+		if (ret == 0)
+			btrfs_path_item_key(&path, &key);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
 /* ---- whole-tree walks ---- */
 
 /* One pass: every block from the root down to level L, in key order. */
