@@ -4,23 +4,22 @@
 # A convert that cannot fit is refused with nothing moved.
 # Filesystems come from Debian's mkfs.btrfs for now (switch to ours once it lands).
 . "$TOP/tests/lib/common.sh"
+. "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
 PROGS=/usr/bin/btrfs
 MKFS=$(command -v mkfs.btrfs.debian 2>/dev/null || echo /sbin/mkfs.btrfs)
 [ -x "$MKFS" ] || _skip "no mkfs.btrfs"
 
-devs=()
-for i in 1 2 3 4; do
-	truncate -s 512M "$T/d$i.img"
-	d=$(setup_loopdev "$T/d$i.img"); track_loopdev "$d"; devs+=("$d")
-done
+mk_images 4 512M
+attach_images 4
+devs=("${LOOPS[@]}")
 run_check "$MKFS" -q -f -d single -m raid1 "${devs[@]}" > /dev/null
 mnt=$T/mnt
 mount_tracked "${devs[0]}" "$mnt"
 for i in 1 2 3 4 5; do head -c 40M /dev/urandom > "$mnt/f$i"; done
 mkdir "$mnt/small"; for i in $(seq 50); do echo "file $i" > "$mnt/small/$i"; done
 sync
-(cd "$mnt" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$T/sums"
+tree_sums "$mnt" > "$T/sums"
 
 expect_exit 0 "$BTRFS" balance status "$mnt" > "$T/st"
 assert_grep "No balance found on '$mnt'" "$T/st"

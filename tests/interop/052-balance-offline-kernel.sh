@@ -9,25 +9,24 @@
 # cannot fit leaves every device byte-identical.
 # Loop devices and mounts: run under flock /tmp/btrfs-kit-loop.lock (make test-interop).
 . "$TOP/tests/lib/common.sh"
+. "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
 PROGS=/usr/bin/btrfs
 MKFS=$TOP/mkfs.btrfs
 
-devs=()
-for i in 1 2 3 4; do
-	truncate -s 512M "$T/d$i.img"
-	d=$(setup_loopdev "$T/d$i.img"); track_loopdev "$d"; devs+=("$d")
-done
+mk_images 4 512M
+attach_images 4
+devs=("${LOOPS[@]}")
 run_check "$MKFS" -q -f -d single -m raid1 "${devs[@]}" > /dev/null
 mnt=$T/mnt
-opts=$(printf 'device=%s,' "${devs[@]}"); opts=${opts%,}    # no udev here: name every device
+opts=$(device_opts "${devs[@]}")
 mount_tracked "${devs[0]}" "$mnt" "$opts"
 for i in 1 2 3 4; do head -c 25M /dev/urandom > "$mnt/f$i"; done
 mkdir "$mnt/small"; for i in $(seq 300); do head -c $((i * 37)) /dev/urandom > "$mnt/small/$i"; done
 run_check $PROGS subvolume snapshot "$mnt" "$mnt/snap" > /dev/null
 echo changed > "$mnt/small/1"
 sync
-(cd "$mnt" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$T/sums"
+tree_sums "$mnt" > "$T/sums"
 [ "$(wc -l < "$T/sums")" -gt 600 ] || _fail "too few files written"
 umount "$mnt"
 

@@ -6,22 +6,21 @@
 # it with every file's sha256 unchanged, and rerunning the command completes the convert.
 # Loop devices and mounts: run under flock /tmp/btrfs-kit-loop.lock (make test-interop).
 . "$TOP/tests/lib/common.sh"
+. "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
 PROGS=/usr/bin/btrfs
 
-devs=()
-for i in 1 2 3; do
-	truncate -s 1G "$T/d$i.img"
-	d=$(setup_loopdev "$T/d$i.img"); track_loopdev "$d"; devs+=("$d")
-done
+mk_images 3 1G
+attach_images 3
+devs=("${LOOPS[@]}")
 run_check "$TOP/mkfs.btrfs" -q -f -d single -m raid1 "${devs[@]}" > /dev/null
 mnt=$T/mnt
-opts=$(printf 'device=%s,' "${devs[@]}"); opts=${opts%,}
+opts=$(device_opts "${devs[@]}")
 mount_tracked "${devs[0]}" "$mnt" "$opts"
 for i in $(seq 1 12); do head -c 25M /dev/urandom > "$mnt/f$i"; done
 mkdir "$mnt/small"; for i in $(seq 200); do head -c $((i * 53)) /dev/urandom > "$mnt/small/$i"; done
 sync
-(cd "$mnt" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$T/sums"
+tree_sums "$mnt" > "$T/sums"
 umount "$mnt"
 
 verify() { # what

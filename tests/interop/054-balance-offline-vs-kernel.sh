@@ -7,16 +7,15 @@
 # the kernel packs the extents into new chunks.
 # Loop devices and mounts: run under flock /tmp/btrfs-kit-loop.lock (make test-interop).
 . "$TOP/tests/lib/common.sh"
+. "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
 
-devs=()
-for i in 1 2 3 4; do
-	truncate -s 512M "$T/d$i.img"
-	d=$(setup_loopdev "$T/d$i.img"); track_loopdev "$d"; devs+=("$d")
-done
+mk_images 4 512M
+attach_images 4
+devs=("${LOOPS[@]}")
 run_check "$TOP/mkfs.btrfs" -q -f -d single -m raid1 "${devs[@]}" > /dev/null
 mnt=$T/mnt
-opts=$(printf 'device=%s,' "${devs[@]}"); opts=${opts%,}
+opts=$(device_opts "${devs[@]}")
 mount_tracked "${devs[0]}" "$mnt" "$opts"
 for i in 1 2 3 4; do head -c 20M /dev/urandom > "$mnt/f$i"; done
 mkdir "$mnt/small"; for i in $(seq 100); do echo "file $i" > "$mnt/small/$i"; done

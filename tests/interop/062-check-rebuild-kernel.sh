@@ -51,21 +51,20 @@ workload() { # MNT
 	dd if=/dev/urandom of="$m/snap/big" bs=4k count=5 seek=100 conv=notrunc status=none
 	sync
 }
-file_sums_of() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 
 fill() { # DEV... : mount, workload, remember the sums, unmount
 	local opts="" d
 	for d in "$@"; do opts="${opts:+$opts,}device=$d"; done
 	mount_tracked "$1" "$T/mnt" "$opts"
 	workload "$T/mnt"
-	file_sums_of "$T/mnt" > "$T/sums"
+	tree_sums "$T/mnt" > "$T/sums"
 	umount "$T/mnt" || _fail "umount"
 }
 read_back() { # DEV... : the kernel mounts and reads every file equal
 	local opts="" d
 	for d in "$@"; do opts="${opts:+$opts,}device=$d"; done
 	mount_tracked "$1" "$T/mnt" "$opts"
-	file_sums_of "$T/mnt" > "$T/sums.now" || _fail "reading the files back failed"
+	tree_sums "$T/mnt" > "$T/sums.now" || _fail "reading the files back failed"
 	umount "$T/mnt" || _fail "umount"
 	diff -u "$T/sums" "$T/sums.now" >&2 || _fail "files read back differ"
 }
@@ -139,7 +138,7 @@ mount_tracked "$dev" "$T/mnt" space_cache=v1
 workload "$T/mnt"
 dd if=/dev/zero of="$T/mnt/fill" bs=1M count=120 status=none
 sync; rm -f "$T"/mnt/sv/d/f1*; sync
-file_sums_of "$T/mnt" > "$T/sums"
+tree_sums "$T/mnt" > "$T/sums"
 umount "$T/mnt" || _fail "umount"
 "$BTRFS" inspect-internal dump-tree -t root "$dev" > "$T/root"
 assert_grep "key (FREE_SPACE UNTYPED" "$T/root"

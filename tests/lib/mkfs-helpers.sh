@@ -3,8 +3,11 @@
 # mk_images N SIZE           sparse files $T/d1.img .. $T/dN.img
 # attach_images N            loop devices for them: LOOPS=(...) (detached at exit)
 # progs_check DEV            Debian's btrfs check on a (scanned) device, must be clean
+# device_opts DEV...         the mount options naming every device: device=A,device=B
+#                            (no udev here to register them)
 # mount_and_fill MB DEV...   mount DEV[0] with device= for all, write MB MiB and files,
 #                            read them back, unmount
+# tree_sums DIR              sha256 of every file below DIR, sorted by path
 # forget_devices             drop the kernel's registrations of stale loop devices
 # file_sums FILES...         sha256 of each file (to prove nothing was written)
 PROGS_BTRFS=/usr/bin/btrfs
@@ -34,9 +37,19 @@ progs_check() {
 	assert_grep 'no error found' "$T/check.log"
 }
 
-mount_and_fill() {
-	local mb=$1 opts="" d; shift
+device_opts() {
+	local opts="" d
 	for d in "$@"; do opts="${opts:+$opts,}device=$d"; done
+	echo "$opts"
+}
+
+tree_sums() {
+	(cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+}
+
+mount_and_fill() {
+	local mb=$1 opts d; shift
+	opts=$(device_opts "$@")
 	mount_tracked "$1" "$T/mnt" "$opts"
 	dd if=/dev/urandom of="$T/mnt/big" bs=1M count="$mb" status=none || _fail "write to $T/mnt failed"
 	mkdir -p "$T/mnt/dir"
