@@ -111,67 +111,102 @@ int target_probe_signature(const char *path, char *type, size_t typelen)
 	return ret;
 }
 
+/* A mountinfo line's superblock options ("... - fstype source superopts") say read-only. */
+static bool mountinfo_super_ro(const char *line)
+{
+	const char *sep = strstr(line, " - ");
+	char opts[64] = "";
+
+	return sep && sscanf(sep + 3, "%*s %*s %63s", opts) == 1 && !strncmp(opts, "ro", 2) &&
+	       (!opts[2] || opts[2] == ',');
+}
+
+/* The block device rdev is a member of the btrfs /sys/fs/btrfs/FSID (its devices/NAME). */
+static bool fsid_has_dev(const char *fsid, dev_t rdev)
+{
+	char path[PATH_MAX];
+	bool found = false;
+	struct dirent *e;
+	DIR *dd;
+
+	snprintf(path, sizeof(path), "/sys/fs/btrfs/%s/devices", fsid);
+	dd = opendir(path);
+	if (!dd)
+		return false;
+	while (!found && (e = readdir(dd))) {
+		char devpath[PATH_MAX + 300];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(devpath, sizeof(devpath), "/dev/%s", e->d_name);
+		if (stat(devpath, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == rdev)
+			found = true;
+	}
+	closedir(dd);
+	return found;
+}
+
+/*
+ * Mounts in mountinfo of the device rdev (by the line's major:minor), or with
+ * fsid set, of the btrfs FSID (a btrfs line whose source device is one of its
+ * members).  Returns how many; *writable set when one is not read-only.
+ */
+static int mountinfo_mounts(dev_t rdev, const char *fsid, bool *writable)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[4096];
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int maj, min;
+		char fstype[32], source[PATH_MAX];
+		const char *sep = strstr(line, " - ");
+		struct stat st;
+		bool match;
+
+		if (!fsid) {
+			match = sscanf(line, "%*u %*u %u:%u", &maj, &min) == 2 && makedev(maj, min) == rdev;
+		} else {
+			match = sep && sscanf(sep + 3, "%31s %4095s", fstype, source) == 2 &&
+				!strcmp(fstype, "btrfs") && stat(source, &st) == 0 && S_ISBLK(st.st_mode) &&
+				fsid_has_dev(fsid, st.st_rdev);
+		}
+		if (!match)
+			continue;
+		n++;
+		if (!mountinfo_super_ro(line))
+			*writable = true;
+	}
+	fclose(f);
+	return n;
+}
+
 /*
  * Devices (major:minor) of the block devices that are mounted or in a mounted
- * btrfs.  *writable: false only when every mount found is read-only (its
- * superblock options in mountinfo start with "ro"; a member found only
- * through /sys/fs/btrfs counts as writable: its mode is not known).
+ * btrfs (/sys/fs/btrfs/FSID/devices/NAME).  *writable: false only when every
+ * mount found is read-only (superblock options "ro"); a btrfs member whose
+ * mount is not found in mountinfo counts as writable.
  */
 static bool devnum_in_use(dev_t rdev, bool *writable)
 {
-	char line[4096];
-	FILE *f = fopen("/proc/self/mountinfo", "r");
 	bool found = false;
-	DIR *d;
 	struct dirent *de;
+	DIR *d;
 
-	if (f) {
-		while (!found && fgets(line, sizeof(line), f)) {
-			unsigned int maj, min;
-
-			if (sscanf(line, "%*u %*u %u:%u", &maj, &min) == 2 &&
-			    makedev(maj, min) == rdev) {
-				const char *sep = strstr(line, " - ");
-				char super_opts[64] = "";
-
-				found = true;
-				/* " - fstype source superopts" */
-				if (!sep || sscanf(sep + 3, "%*s %*s %63s", super_opts) != 1 ||
-				    strncmp(super_opts, "ro", 2) || (super_opts[2] && super_opts[2] != ','))
-					*writable = true;
-			}
-		}
-		fclose(f);
-	}
-	if (found)
+	if (mountinfo_mounts(rdev, NULL, writable))
 		return true;
-	*writable = true;
-	/* Members of a mounted multi-device btrfs: /sys/fs/btrfs/FSID/devices/NAME. */
 	d = opendir("/sys/fs/btrfs");
 	if (!d)
 		return false;
 	while (!found && (de = readdir(d))) {
-		char path[PATH_MAX];
-		DIR *dd;
-		struct dirent *e;
-
-		if (de->d_name[0] == '.' || strlen(de->d_name) != 36)
+		if (de->d_name[0] == '.' || strlen(de->d_name) != 36 || !fsid_has_dev(de->d_name, rdev))
 			continue;
-		snprintf(path, sizeof(path), "/sys/fs/btrfs/%s/devices", de->d_name);
-		dd = opendir(path);
-		if (!dd)
-			continue;
-		while (!found && (e = readdir(dd))) {
-			char devpath[PATH_MAX + 300];
-			struct stat st;
-
-			if (e->d_name[0] == '.')
-				continue;
-			snprintf(devpath, sizeof(devpath), "/dev/%s", e->d_name);
-			if (stat(devpath, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == rdev)
-				found = true;
-		}
-		closedir(dd);
+		found = true;
+		if (!mountinfo_mounts(rdev, de->d_name, writable))
+			*writable = true;
 	}
 	closedir(d);
 	return found;

@@ -5,7 +5,9 @@
  * What goes in, in btrfs-image's order: the superblock, then the tree
  * blocks (from the extent tree's METADATA_ITEMs and tree-block EXTENT_ITEMs,
  * or with walk_trees the chunk tree, the root tree and every tree a
- * ROOT_ITEM of it names, depth first), the log trees (the superblock's log
+ * ROOT_ITEM of it names, depth first, a subtree already dumped through
+ * another tree left out: the walk remembers 8 bytes per tree block, as
+ * btrfs-image does), the log trees (the superblock's log
  * root tree and the trees it names) and the space cache v1 extents (the
  * REG file extents of the root tree's free space inodes).  Adjacent ranges
  * of the same kind merge into one item up to the version's limit; a cluster
@@ -71,6 +73,10 @@ struct dump_ctx {
 	size_t zbuf_alloc;
 	u64 cluster_start;              /* file offset of the cluster's index block */
 	struct extent_buffer *copy;     /* one tree block being rewritten */
+	/* walk_trees: tree blocks already dumped (open addressing, 0 = empty) */
+	u64 *seen;
+	size_t seen_nr;
+	size_t seen_slots;              /* a power of two */
 };
 
 static int write_out(struct dump_ctx *c, const void *buf, size_t len)
@@ -367,6 +373,55 @@ static int add_tree_block(struct dump_ctx *c, u64 bytenr)
 
 static const struct read_policy walk_policy = { .relax = READ_NO_TREE_CHECKER, .on_failure = READ_FAIL };
 
+static size_t seen_slot(const u64 *tab, size_t slots, u64 bytenr)
+{
+	size_t i = (size_t)((bytenr >> 12) * 0x9e3779b97f4a7c15ULL) & (slots - 1);
+
+	while (tab[i] && tab[i] != bytenr)
+		i = (i + 1) & (slots - 1);
+	return i;
+}
+
+static bool seen_has(const struct dump_ctx *c, u64 bytenr)
+{
+	return c->seen_slots && c->seen[seen_slot(c->seen, c->seen_slots, bytenr)] == bytenr;
+}
+
+/* Remember bytenr (never 0: the superblock is below every tree block). */
+static int seen_add(struct dump_ctx *c, u64 bytenr)
+{
+	if (2 * (c->seen_nr + 1) > c->seen_slots) {
+		size_t slots = c->seen_slots ? 2 * c->seen_slots : 1024;
+		u64 *tab = calloc(slots, sizeof(*tab));
+
+		if (!tab) {
+			error("out of memory for the set of dumped tree blocks");
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < c->seen_slots; i++)
+			if (c->seen[i])
+				tab[seen_slot(tab, slots, c->seen[i])] = c->seen[i];
+		free(c->seen);
+		c->seen = tab;
+		c->seen_slots = slots;
+	}
+	c->seen[seen_slot(c->seen, c->seen_slots, bytenr)] = bytenr;
+	c->seen_nr++;
+	return 0;
+}
+
+/* A subtree whose top block was dumped already (shared by snapshots) is left out, as in btrfs-image. */
+static int walk_ptr(struct btrfs_fs_info *fs, const struct extent_buffer *node, int slot, u64 bytenr,
+		    u64 generation, int level, void *ctx)
+{
+	(void)fs;
+	(void)node;
+	(void)slot;
+	(void)generation;
+	(void)level;
+	return seen_has(ctx, bytenr) ? BTRFS_WALK_SKIP : BTRFS_WALK_DESCEND;
+}
+
 static int walk_add_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr,
 			  int err, void *ctx)
 {
@@ -377,7 +432,24 @@ static int walk_add_block(struct btrfs_fs_info *fs, const struct extent_buffer *
 		      (unsigned long long)bytenr);
 		return err;
 	}
-	return add_tree_block(ctx, bytenr);
+	err = seen_add(ctx, bytenr);
+	return err ? err : add_tree_block(ctx, bytenr);
+}
+
+static int walk_from_ref(struct dump_ctx *c, const struct btrfs_tree_ref *ref, btrfs_walk_fn fn)
+{
+	const struct tree_check expect = { .owner = ref->objectid, .level = ref->level };
+	struct extent_buffer *root;
+	int ret;
+
+	if (seen_has(c, ref->bytenr))
+		return 0;
+	ret = btrfs_read_tree_block_policy(c->fs, ref->bytenr, &expect, &walk_policy, &root);
+	if (ret)
+		return fn(c->fs, NULL, ref->bytenr, ret, c);
+	ret = btrfs_walk_block_ptrs(c->fs, ref, root, BTRFS_WALK_DFS, &walk_policy, 0, walk_ptr, fn, c);
+	free_extent_buffer(root);
+	return ret;
 }
 
 /* A tree of roots (root tree, log root tree): its blocks, and in each leaf every tree a ROOT_ITEM names. */
@@ -402,7 +474,7 @@ static int walk_add_root_block(struct btrfs_fs_info *fs, const struct extent_buf
 			return -EUCLEAN;
 		}
 		btrfs_tree_ref_from_root_item(&ref, key.objectid, btrfs_leaf_item_ptr(eb, (int)i));
-		ret = btrfs_walk_tree(c->fs, &ref, BTRFS_WALK_DFS, &walk_policy, walk_add_block, c);
+		ret = walk_from_ref(c, &ref, walk_add_block);
 		if (ret)
 			return ret;
 	}
@@ -418,8 +490,7 @@ static int walk_tree_of_roots(struct dump_ctx *c, u64 objectid, bool follow_root
 		return 0;
 	if (ret)
 		return ret;
-	return btrfs_walk_tree(c->fs, &ref, BTRFS_WALK_DFS, &walk_policy,
-			       follow_roots ? walk_add_root_block : walk_add_block, c);
+	return walk_from_ref(c, &ref, follow_roots ? walk_add_root_block : walk_add_block);
 }
 
 /* btrfs_for_each_item() from `from` on the tree with this objectid; a missing tree has no items. */
@@ -563,6 +634,7 @@ int image_dump(const char *source, const char *target, const struct image_dump_o
 out:
 	free(c.raw);
 	free(c.zbuf);
+	free(c.seen);
 	free_extent_buffer(c.copy);
 	btrfs_close_fs(c.fs);
 	return ret;

@@ -1,0 +1,19 @@
+#!/bin/bash
+# btrfs image (create) on every fuzz image: it may refuse (exit 1, with a
+# message) but must never crash, trip a sanitizer or hang; a dump it does
+# write must restore (ours) without a crash either.
+. "$TOP/tests/lib/common.sh"
+
+check_one() { # name image
+	local name=$1 img=$2 rc
+	rm -f "$T/x.dump" "$T/x.raw"
+	hostile_run 60 "$name (image -c1)" "$BTRFS" image -c1 "$img" "$T/x.dump"
+	rc=$?
+	hostile_run 60 "$name (image -w)" "$BTRFS" image -w "$img" "$T/w.dump"
+	if [ $rc -eq 0 ]; then
+		hostile_run 60 "$name (image -r of its dump)" "$BTRFS" image -r "$T/x.dump" "$T/x.raw"
+	fi
+	echo "ok $name (dump exit $rc)"
+}
+each_hostile_image check_one
+echo "$HOSTILE_N images dumped, no crash"
