@@ -20,12 +20,9 @@ void check_error(struct check_ctx *ctx, const char *fmt, ...)
 	va_list ap;
 
 	ctx->errors++;
-	fflush(stdout);
-	fputs("ERROR: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	verror(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size)

@@ -47,12 +47,9 @@ int usage_error(const struct cmd_struct *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("ERROR: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	verror(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	usage_print(cmd, stderr, false);
 	return 1;
 }

@@ -13,12 +13,17 @@ static void vreport(const char *prefix, const char *fmt, va_list ap, const char 
 	fputc('\n', stderr);
 }
 
+void verror(const char *fmt, va_list ap)
+{
+	vreport("ERROR: ", fmt, ap, NULL);
+}
+
 void error(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("ERROR: ", fmt, ap, NULL);
+	verror(fmt, ap);
 	va_end(ap);
 }
 

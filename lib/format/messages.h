@@ -7,9 +7,12 @@
 #ifndef BTRFS_KIT_MESSAGES_H
 #define BTRFS_KIT_MESSAGES_H
 
+#include <stdarg.h>
 #include "lib/format/kerncompat.h"
 
 void error(const char *fmt, ...) __printf(1, 2);
+/* error() for callers that wrap it with their own variadic function. */
+void verror(const char *fmt, va_list ap) __printf(1, 0);
 void warning(const char *fmt, ...) __printf(1, 2);
 void note(const char *fmt, ...) __printf(1, 2);
 /* error() with ": <strerror(-err)>" appended. */
