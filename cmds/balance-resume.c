@@ -19,21 +19,12 @@ static const char *const cmd_balance_resume_usage[] = {
 static int cmd_balance_resume(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct btrfs_ioctl_balance_args args;
-	struct cli_getopt_state st = { 0 };
 	const char *path;
-	int c, fd, ret;
+	int fd, ret;
 
-	while ((c = cli_getopt(cmd, argc, argv, &st)) != -1) {
-		if (c == CLI_OPT_HELP)
-			return usage_print(cmd, stdout, true);
-		return 1;
-	}
-	if (check_argc_exact(cmd, argc - st.optind, 1))
-		return 1;
-	path = argv[st.optind];
-	fd = btrfs_balance_open_mount(path);
-	if (fd < 0)
-		return 1;
+	ret = balance_mount_arg(cmd, argc, argv, &path, &fd);
+	if (ret >= 0)
+		return ret;
 	memset(&args, 0, sizeof(args));
 	args.flags = BTRFS_BALANCE_RESUME;
 	ret = balance_run(fd, path, &args);

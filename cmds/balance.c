@@ -110,12 +110,10 @@ int balance_run(int fd, const char *path, struct btrfs_ioctl_balance_args *args)
 	return 0;
 }
 
-int balance_ctl_command(const struct cmd_struct *cmd, int argc, char **argv, int ctl,
-			const char *name, const char *not_running)
+int balance_mount_arg(const struct cmd_struct *cmd, int argc, char **argv, const char **path, int *fd)
 {
 	struct cli_getopt_state st = { 0 };
-	const char *path;
-	int c, fd;
+	int c;
 
 	while ((c = cli_getopt(cmd, argc, argv, &st)) != -1) {
 		if (c == CLI_OPT_HELP)
@@ -124,10 +122,20 @@ int balance_ctl_command(const struct cmd_struct *cmd, int argc, char **argv, int
 	}
 	if (check_argc_exact(cmd, argc - st.optind, 1))
 		return 1;
-	path = argv[st.optind];
-	fd = btrfs_balance_open_mount(path);
-	if (fd < 0)
-		return 1;
+	*path = argv[st.optind];
+	*fd = btrfs_balance_open_mount(*path);
+	return *fd < 0 ? 1 : -1;
+}
+
+int balance_ctl_command(const struct cmd_struct *cmd, int argc, char **argv, int ctl,
+			const char *name, const char *not_running)
+{
+	const char *path;
+	int fd, ret;
+
+	ret = balance_mount_arg(cmd, argc, argv, &path, &fd);
+	if (ret >= 0)
+		return ret;
 	if (ioctl(fd, BTRFS_IOC_BALANCE_CTL, ctl) < 0) {
 		int err = errno;
 

@@ -22,6 +22,13 @@ extern const struct cmd_struct cmd_struct_balance_cancel;
 int balance_run(int fd, const char *path, struct btrfs_ioctl_balance_args *args);
 
 /*
+ * The options (only --help) and the one mount point argument of resume, pause
+ * and cancel: *fd open on *path and -1 returned, or the exit status to return
+ * (0 after --help, 1 on a usage error or when the path cannot be opened).
+ */
+int balance_mount_arg(const struct cmd_struct *cmd, int argc, char **argv, const char **path, int *fd);
+
+/*
  * pause and cancel: BTRFS_IOC_BALANCE_CTL(ctl) on the one path argument;
  * exit 2 with "balance <name> on '<path>' failed: <not_running>" when no
  * balance is there.
