@@ -43,6 +43,8 @@ struct free_space_tree_walk {
 	u64 bitmap_runs;      /* free runs across the bitmaps of the current block group */
 	bool last_bit;        /* the bit before the next bitmap, for run counting */
 	u64 last_bit_end;
+	u64 orphan_end;       /* end of the last FREE_SPACE_INFO range that has no block group */
+	bool orphan_noted;
 };
 
 static inline void set_bit_range(u8 *map, u64 from, u64 to)
@@ -220,6 +222,23 @@ static int free_space_tree_item(struct check_ctx *ctx, const struct extent_buffe
 		return ret;
 	b = &w->cur;
 	if (b->skip)
+		return 0;
+	if (!b->bg && key->type == BTRFS_FREE_SPACE_INFO_KEY) {
+		/*
+		 * A whole range without a block group: mkfs.btrfs before
+		 * btrfs-progs 6.16.1 left the ranges of its temporary chunks
+		 * so.  The kernel never reads them; btrfs-progs 6.19 reports
+		 * them too.  Its extents and bitmaps are not listed again.
+		 */
+		check_error(ctx, "free space tree: entries for [%llu, %llu) have no block group",
+			    key->objectid, key->objectid + key->offset);
+		if (!w->orphan_noted)
+			note("free space tree entries without a block group are left by mkfs.btrfs of btrfs-progs before 6.16.1; the kernel ignores them and 'btrfs check --repair' deletes them");
+		w->orphan_noted = true;
+		w->orphan_end = key->objectid + key->offset;
+		return 0;
+	}
+	if (!b->bg && key->objectid + key->offset <= w->orphan_end)
 		return 0;
 	if (!b->bg || key->objectid + key->offset > b->bg->start + b->bg->len) {
 		check_error(ctx, "free space tree: item (%llu %u %llu) is not inside a block group",
