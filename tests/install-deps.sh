@@ -2,7 +2,8 @@
 # Install the Debian packages the build, the tests and the benchmarks need (only the missing ones).
 #   tests/install-deps.sh                  the native build, tests and benchmarks
 #   tests/install-deps.sh s390x SYSROOT    the big-endian cross build (make test-s390x): the
-#       cross compiler and qemu-user, and the s390x libraries unpacked into SYSROOT (apt-get
+#       cross compiler, qemu-user, sparse (tests/cross/001's static endianness check), and
+#       the s390x libraries unpacked into SYSROOT (apt-get
 #       download + dpkg -x; installing them as multiarch packages would tie them to the exact
 #       versions of the host's own libraries, which security updates move apart)
 set -eu
@@ -20,7 +21,7 @@ apt_install() { # PACKAGE...: install those not installed yet
 
 if [ "${1:-}" = s390x ]; then
 	sysroot=${2:?usage: install-deps.sh s390x SYSROOT}
-	apt_install gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user pkg-config autoconf
+	apt_install gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user pkg-config autoconf sparse
 	# library packages (-dev with the static library, and its runtime package for the headers'
 	# companions); builtin crypto, so no crypto library
 	libs="uuid-dev libuuid1 libblkid-dev libblkid1 zlib1g-dev zlib1g libkeyutils-dev libkeyutils1

@@ -6,8 +6,9 @@
 #   - the golden tests: dump-super and dump-tree of ../shared's corpus byte for byte against
 #     btrfs-progs 6.19's outputs (as ../shared/tools/compare-golden.sh), check of the corpus
 #     and of the fsck images
-#   - the cross tests (tests/cross/): mkfs --rootdir on s390x, judged by the native check
-#     and Debian's
+#   - the cross tests (tests/cross/): sparse's proof that no on-disk field is used without
+#     its little-endian accessor (static, whole tree); mkfs --rootdir on s390x, judged by the
+#     native check and Debian's
 # Prints SKIP and exits 0 when the cross tools cannot be installed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
