@@ -7,6 +7,7 @@
 #   make test-powercut    the exhaustive power-cut replay (make test runs a sample)
 #   make test-catalogue  the whole corruption-class catalogue of check (long)
 #   make test-asan       sanitizer build, then the robustness and unit tests with it
+#   make test-s390x      big-endian: s390x cross build, unit/golden/cross tests under qemu-user
 #   make hash-speedtest  checksum benchmark
 #   make demo            mkfs/dump-super/check on sparse image files in a scratch folder
 #   make man             render Documentation/*.rst to man pages (needs rst2man)
@@ -43,7 +44,8 @@ WARNINGS = -Wall -Wextra -Wshadow -Wvla -Wformat=2 -Wno-unused-parameter \
 ifeq ($(WERROR),1)
 WARNINGS += -Werror
 endif
-BASE_CFLAGS = -std=gnu11 -O2 -g -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. -include config.h $(WARNINGS)
+BASE_CFLAGS = -std=gnu11 -O2 -g -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. -include $(CONFIG_H) $(WARNINGS)
+CONFIG_H = config.h
 
 # D=asan (or ./configure --enable-asan) selects the sanitizer variant.
 ifneq ($(filter asan,$(subst $(comma), ,$(D))),)
@@ -52,11 +54,22 @@ endif
 ifeq ($(ENABLE_ASAN),yes)
 VARIANT = asan
 endif
+# D=s390x: the big-endian cross build tests/s390x.sh configures in .obj/s390x (its own
+# config.mk and config.h: cross compiler, static libraries of a private sysroot).
+ifeq ($(D),s390x)
+VARIANT = s390x
+endif
 comma := ,
 ifeq ($(VARIANT),asan)
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OBJDIR = .obj/asan
 BTRFS_BIN = btrfs-asan
+else ifeq ($(VARIANT),s390x)
+SAN_FLAGS =
+OBJDIR = .obj/s390x
+BTRFS_BIN = $(OBJDIR)/btrfs
+include $(OBJDIR)/config.mk
+CONFIG_H = $(OBJDIR)/config.h
 else
 VARIANT = default
 SAN_FLAGS =
@@ -74,7 +87,7 @@ msg = @printf '  %-6s %s\n'
 endif
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_FLAGS) $(CONFIG_CFLAGS) $(EXTRA_CFLAGS)
-ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(CONFIG_LDFLAGS) $(LDFLAGS)
 LIBS = $(CONFIG_LIBS) -lm -lpthread
 
 # Every .c file of the library layers is built; adding a file needs no Makefile edit.
@@ -90,7 +103,7 @@ ALIASES = mkfs.btrfs btrfs-image fsck.btrfs
 
 all: $(BTRFS_BIN) $(if $(filter default,$(VARIANT)),$(ALIASES))
 
-$(OBJDIR)/%.o: %.c config.h
+$(OBJDIR)/%.o: %.c $(CONFIG_H)
 	@mkdir -p $(dir $@)
 	$(msg) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
@@ -124,7 +137,7 @@ unit-bins: $(UNIT_BINS) $(TOOL_BINS)
 hash-speedtest: $(OBJDIR)/bench/hash-speedtest.o $(OBJDIR)/libbtrfs.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(BENCH_LIBS) $(LIBS)
 
-$(OBJDIR)/bench/hash-speedtest.o: bench/hash-speedtest.c config.h
+$(OBJDIR)/bench/hash-speedtest.o: bench/hash-speedtest.c $(CONFIG_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(BENCH_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -160,6 +173,10 @@ CATALOGUE_ARGS ?= --per-class 2 --seed 1
 test-catalogue: all unit-bins
 	python3 tests/tools/catalogue.py $(CATALOGUE_ARGS) --mount --btrfs $(CURDIR)/$(BTRFS_BIN) \
 		--tool $(CURDIR)/$(OBJDIR)/tests/tools/corrupt-block --matrix catalogue-matrix.txt
+# Big-endian: cross-build for s390x (.obj/s390x), run unit, golden and cross tests under
+# qemu-user (tests/s390x.sh; installs what it needs, SKIP without the cross tools).
+test-s390x: all
+	tests/s390x.sh
 test-asan:
 	$(MAKE) --no-print-directory D=asan all unit-bins
 	JOBS=$(JOBS) BTRFS=$(CURDIR)/btrfs-asan UNIT_DIR=$(CURDIR)/.obj/asan/tests TOOL_DIR=$(CURDIR)/.obj/asan/tests/tools \
@@ -227,7 +244,7 @@ clean:
 distclean: clean
 	rm -rf config.mk config.h config.log config.status configure aclocal.m4 autom4te.cache config.h.in
 
-.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan test-powercut test-catalogue \
+.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan test-powercut test-catalogue test-s390x \
 	demo man unit-bins install uninstall deb
 
 -include $(shell find .obj -name '*.d' 2>/dev/null)

@@ -9,7 +9,9 @@
 #include <unistd.h>
 #include <limits.h>
 #include <time.h>
+#include <fcntl.h>
 #include <uuid.h>
+#include <sys/ioctl.h>
 #include "cmds/commands.h"
 #include "common/device-utils.h"
 #include "mkfs/mkfs-layout.h"
@@ -18,6 +20,7 @@
 #include "lib/format/csum.h"
 #include "lib/format/compress.h"
 #include "lib/format/messages.h"
+#include "lib/format/ioctl.h"
 
 enum {
 	OPT_CSUM = OPT_LONG_BASE, OPT_DEVICE_UUID, OPT_SHRINK, OPT_COMPRESS, OPT_INODE_FLAGS,
@@ -58,7 +61,7 @@ static const struct cli_option mkfs_options[] = {
 	OPT_ARG(OPT_DEVICE_UUID, "device-uuid", "UUID", "specify the device UUID of the first device"),
 	OPT_ARG('b', "byte-count", "SIZE", "set size of each device to SIZE (image files are created sparse)"),
 	OPT_ARG('r', "rootdir", "DIR", "fill the new filesystem with the tree under DIR"),
-	OPT_FLAG(OPT_REFLINK, "reflink", "(with --rootdir) clone file data instead of copying it (not implemented)"),
+	OPT_FLAG(OPT_REFLINK, "reflink", "(with --rootdir) clone file data from the source files instead of copying it (source and image on the same btrfs; no compression of cloned data)"),
 	OPT_ARG('u', "subvol", "TYPE:SUBDIR", "(with --rootdir) create SUBDIR as a subvolume; TYPE: rw (default), ro, default, default-ro"),
 	OPT_ARG_VALUES(OPT_COMPRESS, "compress", "ALGO[:LEVEL]", "(with --rootdir) compress files: no, zlib, lzo, zstd; level 1..9 zlib, 1..15 zstd",
 		       cli_compress_values),
@@ -425,6 +428,57 @@ static int parse_inode_flags_arg(const char *arg, struct mkfs_inode_flags_arg *f
  * the data and metadata estimates times their copies, plus room for the
  * last chunks to be partly empty.  0 or 1 (printed).
  */
+/*
+ * --reflink: the btrfs fsid of the filesystem holding fd, or a message naming what and
+ * -1 when it is not on a (mounted) btrfs.
+ */
+static int reflink_fsid(int fd, const char *what, const char *path, u8 *fsid)
+{
+	struct btrfs_ioctl_fs_info_args fi = { 0 };
+
+	if (ioctl(fd, BTRFS_IOC_FS_INFO, &fi) < 0) {
+		error("--reflink: %s %s is not on a btrfs filesystem: %m (the files of --rootdir and the image must be on the same btrfs)",
+		      what, path);
+		return -1;
+	}
+	memcpy(fsid, fi.fsid, BTRFS_FSID_SIZE);
+	return 0;
+}
+
+/* --reflink: the fsid of the btrfs that holds directory rootdir, or -1 (printed). */
+static int reflink_rootdir_fsid(const char *rootdir, u8 *fsid)
+{
+	int fd = open(rootdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
+
+	if (fd < 0) {
+		error("cannot open %s: %m", rootdir);
+		return -1;
+	}
+	ret = reflink_fsid(fd, "--rootdir", rootdir, fsid);
+	close(fd);
+	return ret;
+}
+
+/* --reflink: target t an image file on the btrfs of fsid, which holds rootdir; or -1 (printed). */
+static int reflink_target_ok(const struct target_device *t, const char *rootdir, const u8 *fsid)
+{
+	u8 have[BTRFS_FSID_SIZE];
+
+	if (t->is_blockdev) {
+		error("--reflink: %s is a block device; the image must be a file on the btrfs that holds %s",
+		      t->path, rootdir);
+		return -1;
+	}
+	if (reflink_fsid(t->fd, "image", t->path, have) < 0)
+		return -1;
+	if (memcmp(fsid, have, BTRFS_FSID_SIZE)) {
+		error("--reflink: %s and %s are on different btrfs filesystems (clones stay inside one)",
+		      t->path, rootdir);
+		return -1;
+	}
+	return 0;
+}
+
 static int rootdir_image_size(const char *dir, u64 sectorsize, u64 meta_profile, u64 data_profile,
 			      bool mixed, u64 *size)
 {
@@ -492,6 +546,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 	int csum_type = BTRFS_CSUM_TYPE_CRC32;
 	uuid_t fsid, dev_uuid;
 	bool shrink = false, reflink = false;
+	u8 reflink_fs[BTRFS_FSID_SIZE];
 	u64 need_size = 0;
 	int compress = 0, compress_level = 0, nr_subvols = 0, nr_iflags = 0;
 	const char **subvol_dirs = calloc(argc + 1, sizeof(char *));
@@ -759,10 +814,12 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		error("option --reflink needs --rootdir");
 		goto out;
 	}
-	if (reflink) {
-		error("--reflink is not implemented: btrfs-kit copies the files of --rootdir (leave --reflink out)");
+	if (reflink && btrfs_raid_has_parity(data_profile)) {
+		error("--reflink cannot clone into RAID5/6 data: parity is computed from the bytes (use another data profile)");
 		goto out;
 	}
+	if (reflink && reflink_rootdir_fsid(rootdir, reflink_fs) < 0)
+		goto out;
 	if (shrink && npaths > 1) {
 		error("cannot shrink fs with more than 1 device");
 		goto out;
@@ -828,6 +885,11 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		if (target_open(&t[i], paths[i], byte_count ? byte_count : need_size) < 0)
 			goto out;
 		opened++;
+		if (reflink && reflink_target_ok(&t[i], rootdir, reflink_fs) < 0) {
+			if (t[i].created)
+				unlink(paths[i]);    /* nothing of it was ours to keep */
+			goto out;
+		}
 		/* --rootdir enlarges an image file too small for the tree (as btrfs-progs). */
 		if (need_size && !t[i].is_blockdev && t[i].size < need_size) {
 			if (ftruncate(t[i].fd, (off_t)need_size) < 0) {
@@ -864,6 +926,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 	cfg.compress = compress;
 	cfg.compress_level = compress_level;
 	cfg.shrink = shrink;
+	cfg.reflink = reflink;
 	for (int i = 0; i < npaths; i++) {
 		u64 size = t[i].size;
 		u64 min = btrfs_mkfs_min_dev_size(&cfg);

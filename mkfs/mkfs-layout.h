@@ -72,6 +72,7 @@ struct mkfs_config {
 	int compress;                    /* BTRFS_COMPRESS_*: compress --rootdir file data */
 	int compress_level;              /* 0: the default (3) */
 	bool shrink;                     /* devs[0].size cut to the end of the last dev extent */
+	bool reflink;                    /* --rootdir file data cloned (FICLONERANGE), never compressed */
 	struct btrfs_write_log *write_log; /* every write and flush logged (dev-write.h), or NULL */
 };
 

@@ -95,6 +95,29 @@ static int write_data(struct rootdir *rd, u64 logical, const u8 *buf, u64 len)
 	return 0;
 }
 
+/*
+ * --reflink: the len bytes at logical (file data at file_off of fd, in buf
+ * too; have of them inside the file) cloned from the file, whole sectors;
+ * the last partial sector is written, as a clone may not end inside one.
+ */
+static int clone_data(struct rootdir *rd, int fd, const char *path, u64 logical, u64 file_off, const u8 *buf,
+		      u64 len, u64 have)
+{
+	u64 whole = round_down(have, (u64)rd->cfg->sectorsize);
+	int ret = open_writer(rd);
+
+	if (!ret && whole)
+		ret = btrfs_clone_logical(&rd->w, logical, fd, file_off, buf, whole);
+	if (ret == -EXDEV)
+		error("--reflink: cannot clone %s: source and image must be on the same btrfs", path);
+	else if (ret == -EINVAL)
+		error("--reflink: cannot clone %s: the btrfs holding it must have a block size that divides %u",
+		      path, rd->cfg->sectorsize);
+	if (!ret && whole < len)
+		ret = write_data(rd, logical + whole, buf + whole, len - whole);
+	return ret;
+}
+
 /* The pending checksum run into the csum tree. */
 int rootdir_flush_csums(struct rootdir *rd)
 {
@@ -287,6 +310,8 @@ int rootdir_copy_regular(struct rootdir *rd, int fd, const char *path, struct ro
 		if (size <= ROOTDIR_MAX_INLINE)
 			return rootdir_add_inline(rd, in, rd->buf, size, size, 0);
 	}
+	if (rd->cfg->reflink)
+		compress = false;       /* as btrfs-progs: cloned extents stay as the source has them */
 	while (pos < end_aligned) {
 		off_t data = lseek(fd, pos, SEEK_DATA), hole;
 		u64 start, stop;
@@ -366,7 +391,9 @@ int rootdir_copy_regular(struct rootdir *rd, int fd, const char *path, struct ro
 					ret = read_piece(fd, path, rd->buf, have, piece, start + done);
 					if (!ret && csums)
 						ret = add_csums(rd, logical + done, rd->buf, piece);
-					if (!ret)
+					if (!ret && rd->cfg->reflink)
+						ret = clone_data(rd, fd, path, logical + done, start + done, rd->buf, piece, have);
+					else if (!ret)
 						ret = write_data(rd, logical + done, rd->buf, piece);
 				}
 			}

@@ -108,13 +108,18 @@ static void emit_data_ref_body(struct emitter *e, const struct btrfs_extent_data
 	emit_eol(e);
 }
 
-/* One inline reference "(TYPE 0xOFFSET) ..."; its size was checked by the caller. */
+/*
+ * One inline reference "(TYPE 0xOFFSET) ..."; its size was checked by the caller.  The
+ * simple-quota owner ref is printed as btrfs-progs 6.19 prints it, typo included (its
+ * format string has "\t\(" for "\t\t(" and "\textent" for "extent"): one tab, then
+ * "(172 0xROOT) textent owner root ROOT"; scripts parse what 6.19 prints.
+ */
 static void emit_inline_ref(struct emitter *e, const struct btrfs_extent_inline_ref *iref, u8 type)
 {
 	u64 offset = btrfs_extent_inline_ref_offset(iref);
 
 	emit_begin_object(e, NULL);
-	emit_u64(e, "type", "\t\t(", type);
+	emit_u64(e, "type", type == BTRFS_EXTENT_OWNER_REF_KEY ? "\t(" : "\t\t(", type);
 	switch (type) {
 	case BTRFS_TREE_BLOCK_REF_KEY:
 		emit_textf(e, " 0x%llx) tree block backref", (unsigned long long)offset);
@@ -142,7 +147,7 @@ static void emit_inline_ref(struct emitter *e, const struct btrfs_extent_inline_
 			 btrfs_shared_data_ref_count((const struct btrfs_shared_data_ref *)(iref + 1)));
 		break;
 	case BTRFS_EXTENT_OWNER_REF_KEY:
-		emit_textf(e, " 0x%llx) extent owner", (unsigned long long)offset);
+		emit_textf(e, " 0x%llx) textent owner", (unsigned long long)offset);
 		emit_u64(e, "root_id", " root ", offset);
 		break;
 	}

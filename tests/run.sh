@@ -1,5 +1,5 @@
 #!/bin/bash
-# The one test driver.  usage: tests/run.sh CATEGORY...   (unit cli golden interop robust)
+# The one test driver.  usage: tests/run.sh CATEGORY...   (unit cli golden interop robust cross)
 #
 # Prints one line per test (PASS/FAIL/SKIP name, PASS lines with the seconds taken), then
 # "N passed, N failed, N skipped"; exits non-zero when any test failed.  Environment:
@@ -44,7 +44,7 @@ for cat in "$@"; do
 			selected "$name" || continue
 			names+=("$name"); scripts+=("$t"); sanitized+=(0); exclusive+=(0)
 		done ;;
-	cli|golden|interop|robust)
+	cli|golden|interop|robust|cross)
 		for t in "$top"/tests/$cat/*.sh; do
 			[ -f "$t" ] || continue
 			name=$cat/$(basename "$t" .sh)

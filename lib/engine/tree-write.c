@@ -56,21 +56,25 @@ static struct block_writer_device *find_dev(struct btrfs_block_writer *w, u64 de
 	return NULL;
 }
 
-static int write_dev(struct btrfs_block_writer *w, u64 devid, u64 physical, const void *buf, u64 len)
+/* len bytes at physical of devid: buf written, or with src_fd >= 0 cloned from src_fd at src_off. */
+static int put_dev(struct btrfs_block_writer *w, u64 devid, u64 physical, const void *buf, u64 len,
+		   int src_fd, u64 src_off)
 {
 	struct block_writer_device *d = find_dev(w, devid);
-	const u8 *p = buf;
 	int ret;
 
 	if (!d || d->fd < 0) {
 		error("write to devid %llu: device not open", (unsigned long long)devid);
 		return -ENODEV;
 	}
-	ret = btrfs_dev_write(w->log, d->fd, p, len, physical);
+	if (src_fd >= 0)
+		ret = btrfs_dev_clone(w->log, d->fd, src_fd, src_off, buf, len, physical);
+	else
+		ret = btrfs_dev_write(w->log, d->fd, buf, len, physical);
 	if (ret < 0) {
-		error_errno(ret, "write of %llu bytes at %llu on %s", (unsigned long long)len,
-			    (unsigned long long)physical, d->path);
-		return -EIO;
+		error_errno(ret, "%s of %llu bytes at %llu on %s", src_fd >= 0 ? "clone" : "write",
+			    (unsigned long long)len, (unsigned long long)physical, d->path);
+		return src_fd >= 0 ? ret : -EIO;
 	}
 	return 0;
 }
@@ -232,8 +236,8 @@ static int write_row(struct btrfs_block_writer *w, const struct btrfs_chunk_map 
 	for (int i = 0; i < n && ret == 0; i++) {
 		if (i < ndata && write && !write[i])
 			continue;
-		ret = write_dev(w, io[i].devid, io[i].physical,
-				i < ndata ? units[i] : (i == ndata ? p : q), unit);
+		ret = put_dev(w, io[i].devid, io[i].physical,
+				i < ndata ? units[i] : (i == ndata ? p : q), unit, -1, 0);
 	}
 	free(p);
 	return ret;
@@ -271,7 +275,9 @@ static int write_raid56_piece(struct btrfs_block_writer *w, const struct btrfs_c
 				&(struct row_read_ctx){ w, c });
 }
 
-int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *buf, u64 len)
+/* btrfs_write_logical(), or with src_fd >= 0 btrfs_clone_logical(). */
+static int put_logical(struct btrfs_block_writer *w, u64 logical, const void *buf, u64 len, int src_fd,
+		       u64 src_off)
 {
 	const u8 *p = buf;
 
@@ -286,7 +292,11 @@ int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *b
 		}
 		if (logical + piece > c->logical + c->length)
 			piece = c->logical + c->length - logical;
-		if (btrfs_raid_has_parity(c->type)) {
+		if (btrfs_raid_has_parity(c->type) && src_fd >= 0) {
+			error("cannot clone data into RAID5/6 chunk %llu: its parity must be computed (write it instead)",
+			      (unsigned long long)c->logical);
+			return -EOPNOTSUPP;
+		} else if (btrfs_raid_has_parity(c->type)) {
 			ret = write_raid56_piece(w, c, logical, p, &piece);
 			if (ret < 0)
 				return ret;
@@ -310,16 +320,28 @@ int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *b
 				ret = btrfs_chunk_map_one(c, logical, m, &io);
 				if (ret < 0)
 					return ret;
-				ret = write_dev(w, io.devid, io.physical, p, piece);
+				ret = put_dev(w, io.devid, io.physical, p, piece, src_fd, src_off);
 				if (ret < 0)
 					return ret;
 			}
 		}
 		p += piece;
 		logical += piece;
+		src_off += piece;
 		len -= piece;
 	}
 	return 0;
+}
+
+int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *buf, u64 len)
+{
+	return put_logical(w, logical, buf, len, -1, 0);
+}
+
+int btrfs_clone_logical(struct btrfs_block_writer *w, u64 logical, int src_fd, u64 src_off, const void *buf,
+			u64 len)
+{
+	return put_logical(w, logical, buf, len, src_fd, src_off);
 }
 
 int btrfs_write_tree_block(struct btrfs_block_writer *w, struct extent_buffer *eb)

@@ -71,6 +71,15 @@ int btrfs_write_tree_block(struct btrfs_block_writer *w, struct extent_buffer *e
 
 /* Write len bytes at logical to every copy (data, no checks). */
 int btrfs_write_logical(struct btrfs_block_writer *w, u64 logical, const void *buf, u64 len);
+/*
+ * The same bytes (buf, for the write log) cloned into every copy from file
+ * src_fd at src_off (FICLONERANGE, mkfs --reflink): the devices must be
+ * files on src_fd's btrfs, logical, src_off and len multiples of its block
+ * size.  Not into RAID5/6 chunks (-EOPNOTSUPP).  0 or a negative errno
+ * (printed: -EXDEV when the files are not on the same btrfs).
+ */
+int btrfs_clone_logical(struct btrfs_block_writer *w, u64 logical, int src_fd, u64 src_off, const void *buf,
+			u64 len);
 
 /* Complete (read) and write the pending RAID5/6 rows, then fsync every device. */
 int btrfs_block_writer_flush(struct btrfs_block_writer *w);

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
+#include <linux/fs.h>
 #include "lib/read/dev-write.h"
 #include "lib/format/messages.h"
 
@@ -98,6 +100,22 @@ int btrfs_dev_write(struct btrfs_write_log *log, int fd, const void *buf, size_t
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+int btrfs_dev_clone(struct btrfs_write_log *log, int fd, int src_fd, u64 src_offset, const void *buf,
+		    size_t len, u64 offset)
+{
+	struct file_clone_range range = {
+		.src_fd = src_fd, .src_offset = src_offset, .src_length = len, .dest_offset = offset,
+	};
+
+	if (log) {
+		int ret = log_record(log, "WRIT", fd, offset, len, buf);
+
+		if (ret < 0)
+			return ret;
+	}
+	return ioctl(fd, FICLONERANGE, &range) < 0 ? -errno : 0;
 }
 
 int btrfs_dev_zero(struct btrfs_write_log *log, int fd, u64 offset, u64 len, bool punch)

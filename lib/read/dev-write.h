@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one place btrfs-kit changes a device: every write, zeroing and flush
- * of every command goes through btrfs_dev_write(), btrfs_dev_zero() and
- * btrfs_dev_flush() (tests/tools/layers.sh fails on a pwrite, fsync,
- * fdatasync or fallocate anywhere else).
+ * The one place btrfs-kit changes a device: every write, zeroing, clone
+ * and flush of every command goes through btrfs_dev_write(),
+ * btrfs_dev_zero(), btrfs_dev_clone() and btrfs_dev_flush()
+ * (tests/tools/layers.sh fails on a pwrite, fsync, fdatasync or fallocate
+ * anywhere else).
  *
  * The write log (power-cut replay, tests/tools/powercut.py): when the
  * environment variable BTRFS_KIT_WRITE_LOG names a file at the time a
@@ -36,6 +37,14 @@ int btrfs_dev_write(struct btrfs_write_log *log, int fd, const void *buf, size_t
  * true and the file system can), else written; 0 or a negative errno, silent.
  */
 int btrfs_dev_zero(struct btrfs_write_log *log, int fd, u64 offset, u64 len, bool punch);
+/*
+ * len bytes at src_offset of file src_fd shared into fd at offset
+ * (FICLONERANGE, mkfs --reflink: both files on the same btrfs, offsets and
+ * len multiples of its block size); buf holds the same bytes, for the log
+ * (a WRIT record, so a replay needs no clone).  0 or a negative errno, silent.
+ */
+int btrfs_dev_clone(struct btrfs_write_log *log, int fd, int src_fd, u64 src_offset, const void *buf,
+		    size_t len, u64 offset);
 /* Everything written to fd so far onto stable storage (fsync); 0 or a negative errno, silent. */
 int btrfs_dev_flush(struct btrfs_write_log *log, int fd);
 

@@ -29,7 +29,7 @@ done <<'LIST'
 -R block-group-tree|'block-group-tree' is not a runtime feature
 -R nosuch|unrecognized runtime feature 'nosuch'
 --reflink|option --reflink needs --rootdir
---reflink -r /|--reflink is not implemented
+--reflink -r /proc|--reflink: --rootdir /proc is not on a btrfs filesystem
 -O quota,squota|quota and squota are exclusive
 --no-such-option|unrecognized option
 LIST

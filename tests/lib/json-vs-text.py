@@ -35,7 +35,8 @@ def text_blocks(lines):
         if m and cur is not None:
             cur['items'].append({'key': m[1], 'offset': int(m[2]), 'size': int(m[3]), 'lines': []})
             continue
-        if ln.startswith('\t\t') and cur is not None and cur['items']:
+        # (6.19 prints the simple-quota owner ref with one tab: "\t(172 0x..) textent owner")
+        if (ln.startswith('\t\t') or ln.startswith('\t(')) and cur is not None and cur['items']:
             cur['items'][-1]['lines'].append(ln.strip())
     return blocks
 

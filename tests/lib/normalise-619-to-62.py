@@ -30,7 +30,7 @@ def unescape(b):
 
 TIME = re.compile(rb'^(\t\t[acmo]time -?\d+\.\d+) \((.*)\)$')
 NAME = re.compile(rb'^(\t\t(?:index \d+ (?:parent \d+ )?namelen \d+ )?name: |\t\tdata )(.*)$')
-PREFIX = re.compile(rb'^(\t\t)\(\d+ 0x[0-9a-f]+\) ((?:tree block|shared block|extent data|shared data|extent owner) )')
+PREFIX = re.compile(rb'^(\t\t?)\(\d+ 0x[0-9a-f]+\) ((?:tree block|shared block|extent data|shared data|textent owner) )')
 
 
 def main():
