@@ -5,6 +5,7 @@
 #   make test            the whole test suite (unit, cli, golden, interop; robustness under ASan)
 #   make test-unit|test-cli|test-golden|test-interop|test-robust
 #   make test-powercut    the exhaustive power-cut replay (make test runs a sample)
+#   make test-balance-crash  offline balance killed at random moments, long (make test: short)
 #   make test-catalogue  the whole corruption-class catalogue of check (long)
 #   make test-asan       sanitizer build, then the robustness and unit tests with it
 #   make test-s390x      big-endian: s390x cross build, unit/golden/cross tests under qemu-user
@@ -166,6 +167,10 @@ test-robust: all unit-bins
 # power-cut replay (issue 18), exhaustive: every subset of up to 10 pending writes, every tear
 test-powercut: all unit-bins
 	$(TEST_ENV) POWERCUT=full TEST='cli/0[89][0-9]-powercut-*' tests/run.sh cli
+# offline balance killed at random moments (issue 21), long: 5 converts of 1.15GiB, each
+# killed twice (loop devices: run under flock /tmp/btrfs-kit-loop.lock)
+test-balance-crash: all unit-bins
+	$(TEST_ENV) CRASH_RUNS=long TEST='interop/055-*' tests/run.sh interop
 # The whole corruption catalogue (tests/tools/catalogue.py; long): every class on
 # two corpus filesystems, repaired images mounted by the kernel (each mount under
 # /tmp/btrfs-kit-loop.lock); the matrix goes to catalogue-matrix.txt.
@@ -244,7 +249,7 @@ clean:
 distclean: clean
 	rm -rf config.mk config.h config.log config.status configure aclocal.m4 autom4te.cache config.h.in
 
-.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan test-powercut test-catalogue test-s390x \
+.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan test-powercut test-balance-crash test-catalogue test-s390x \
 	demo man unit-bins install uninstall deb
 
 -include $(shell find .obj -name '*.d' 2>/dev/null)

@@ -9,14 +9,21 @@
  * not kept (mirrored targets: straight to each stripe; striped and parity
  * targets: through the engine's block writer on the new layout, which
  * computes P and Q).  Kept stripes are compared with the verified bytes
- * and rewritten where they differ.  Every device is flushed, then one
- * transaction switches the mapping (btrfs_trans_remap_chunk()).
+ * and rewritten where they differ.  Then one transaction switches the
+ * mapping (btrfs_trans_remap_chunk()); its commit flushes every device
+ * before the superblocks, so the copy is on disk before the switch.
+ *
+ * Only the chunk's extents are copied (free space holds nothing live).  The
+ * devices are opened a second time with O_DIRECT (no page cache copy), and
+ * for mirrored targets a thread writes one piece while the next is read and
+ * verified.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <time.h>
+#include <pthread.h>
 #include "balance/offline.h"
 #include "balance/balance-online.h"
 #include "lib/engine/transaction.h"
@@ -29,8 +36,11 @@
 #include "lib/format/growable-array.h"
 #include "lib/format/messages.h"
 
-#define PIECE_UNITS 64                  /* a piece: 64 rows of 64 KiB units */
+#define PIECE_UNITS 128                 /* a piece: 128 rows of 64 KiB units */
+#define RING 3                          /* pieces in flight: one read, the others written */
+#define DIRECT_ALIGN 4096               /* O_DIRECT buffer, offset and length alignment */
 #define WRITER_FLUSH (64ULL << 20)      /* flush the block writer's rows this often */
+#define CSUM_BATCH 64                   /* data sectors hashed in one hash_digest_batch() */
 #define RUN_GAP SZ_1M                   /* free space shorter than this is copied along */
 
 /* An extent of the chunk (extent tree): only these bytes are copied. */
@@ -251,23 +261,91 @@ static int csum_item(struct btrfs_path *path, const struct btrfs_key *found, voi
 	struct piece *pc = arg;
 	struct btrfs_fs_info *fs = path->fs;
 	const u8 *sums = btrfs_path_item_ptr(path);
-	u32 ss = fs->geo.sectorsize, cs = fs->geo.csum_size, n = btrfs_path_item_size(path) / cs;
+	u32 ss = fs->geo.sectorsize, cs = fs->geo.csum_size, n = btrfs_path_item_size(path) / cs, i;
 	int ret = 0;
 
 	if (found->objectid != BTRFS_EXTENT_CSUM_OBJECTID || found->type != BTRFS_EXTENT_CSUM_KEY)
 		return found->objectid > BTRFS_EXTENT_CSUM_OBJECTID ? 1 : 0;
 	if (found->offset >= pc->logical + pc->len)
 		return 1;
-	for (u32 i = 0; i < n && ret == 0; i++) {
-		u64 at = found->offset + (u64)i * ss;
+	/* the sectors inside the piece: [i, n) */
+	i = found->offset >= pc->logical ? 0 : (u32)min_t(u64, n, (pc->logical - found->offset) / ss);
 
-		if (at >= pc->logical && at + ss <= pc->logical + pc->len)
-			ret = verify_sector(fs, pc, at, sums + (size_t)i * cs);
+	n = (u32)min_t(u64, n, (pc->logical + pc->len - found->offset) / ss);
+	/* hashed CSUM_BATCH at a time; a sector that does not match goes through verify_sector() */
+	while (i < n && ret == 0) {
+		const void *blocks[CSUM_BATCH];
+		u8 got[CSUM_BATCH * BTRFS_CSUM_SIZE];
+		u32 nb = min_t(u32, CSUM_BATCH, n - i);
+
+		for (u32 b = 0; b < nb; b++)
+			blocks[b] = pc->buf + (found->offset + (u64)(i + b) * ss - pc->logical);
+		ret = hash_digest_batch(&fs->csum_ctx, blocks, nb, ss, got);
+		for (u32 b = 0; b < nb && ret == 0; b++)
+			if (memcmp(got + (size_t)b * cs, sums + (size_t)(i + b) * cs, cs))
+				ret = verify_sector(fs, pc, found->offset + (u64)(i + b) * ss,
+						    sums + (size_t)(i + b) * cs);
+		i += nb;
 	}
 	return ret;
 }
 
-/* ---- writing ----------------------------------------------------------- */
+/* ---- the copy's devices and writer --------------------------------------- */
+
+/*
+ * One chunk's copy.  The devices are opened a second time with O_DIRECT:
+ * whole aligned runs go between the device and the pieces without a copy
+ * through the page cache (an unaligned run, or a device that cannot,
+ * takes the usual descriptor).  Mirrored targets are written by a thread
+ * while the next piece is read and verified: a ring of RING pieces,
+ * filled by the caller, written in order by the writer.
+ */
+struct copy_ctx {
+	struct btrfs_fs_info *fs;
+	const struct offline_chunk *oc;
+	int *direct;                    /* per fs->devices.devs index: O_DIRECT fd or -1 */
+	u8 *scratch;                    /* the writer's: a kept stripe's bytes compared */
+	u64 written;                    /* bytes written to new stripes */
+	struct piece ring[RING];
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool threaded;
+	bool stop;
+	u64 filled;                     /* pieces handed to the writer */
+	u64 done;                       /* of them, written (or skipped after an error) */
+	int err;                        /* the writer's first error */
+};
+
+static void direct_open(struct copy_ctx *c)
+{
+	struct btrfs_fs_info *fs = c->fs;
+
+	c->direct = malloc((size_t)fs->devices.nr * sizeof(*c->direct));
+	for (int i = 0; c->direct && i < fs->devices.nr; i++)
+		c->direct[i] = fs->devices.devs[i].fd >= 0 && fs->devices.devs[i].path ?
+			       open(fs->devices.devs[i].path, O_RDWR | O_DIRECT | O_CLOEXEC) : -1;
+}
+
+static void direct_close(struct copy_ctx *c)
+{
+	for (int i = 0; c->direct && i < c->fs->devices.nr; i++)
+		if (c->direct[i] >= 0)
+			close(c->direct[i]);
+	free(c->direct);
+	c->direct = NULL;
+}
+
+/* The descriptor for len bytes of buf at at on dev: O_DIRECT when all three are aligned. */
+static int fd_for(const struct copy_ctx *c, const struct btrfs_device *dev, const void *buf, u64 at,
+		  size_t len)
+{
+	int fd = c->direct ? c->direct[dev - c->fs->devices.devs] : -1;
+
+	if (fd < 0 || (at | len | (uintptr_t)buf) % DIRECT_ALIGN)
+		return dev->fd;
+	return fd;
+}
 
 /* Is new stripe st the old stripe the piece was read from? */
 static bool read_from(const struct piece *pc, const struct offline_stripe *st)
@@ -283,14 +361,16 @@ static bool read_from(const struct piece *pc, const struct offline_stripe *st)
 /*
  * Mirrored target: every new stripe gets the piece's runs; a kept one only
  * where it differs (not at all when it is the copy read and nothing was
- * repaired).
+ * repaired).  Nothing is flushed here: the commit that switches the chunk
+ * flushes every device before its superblocks.
  */
-static int write_mirrored(struct btrfs_fs_info *fs, const struct offline_chunk *oc, struct piece *pc,
-			  u8 *scratch, u64 *written)
+static int write_mirrored(struct copy_ctx *c, const struct piece *pc)
 {
+	const struct offline_chunk *oc = c->oc;
+
 	for (u32 s = 0; s < oc->new_num_stripes; s++) {
 		const struct offline_stripe *st = &oc->stripes[s];
-		const struct btrfs_device *dev = device_of(fs, st->devid);
+		const struct btrfs_device *dev = device_of(c->fs, st->devid);
 
 		if (st->kept && read_from(pc, st) && !pc->repaired)
 			continue;
@@ -301,11 +381,11 @@ static int write_mirrored(struct btrfs_fs_info *fs, const struct offline_chunk *
 			int ret;
 
 			/* free space may differ between mirrors: the verified bytes go over it */
-			if (st->kept && pread(dev->fd, scratch, len, (off_t)at) == (ssize_t)len &&
-			    !memcmp(scratch, src, len))
+			if (st->kept && pread(fd_for(c, dev, c->scratch, at, len), c->scratch, len, (off_t)at) ==
+			    (ssize_t)len && !memcmp(c->scratch, src, len))
 				continue;
-			ret = btrfs_dev_write(fs->write_log, dev->fd, src, len, at);
-			*written += len;
+			ret = btrfs_dev_write(c->fs->write_log, fd_for(c, dev, src, at, len), src, len, at);
+			c->written += len;
 			if (ret < 0) {
 				error_errno(-ret, "chunk %llu: write to devid %llu at %llu", oc->logical,
 					    st->devid, at);
@@ -316,18 +396,87 @@ static int write_mirrored(struct btrfs_fs_info *fs, const struct offline_chunk *
 	return 0;
 }
 
-static int flush_devices(struct btrfs_fs_info *fs, const struct offline_chunk *oc)
+static void *writer_main(void *arg)
 {
-	for (u32 s = 0; s < oc->new_num_stripes; s++) {
-		const struct btrfs_device *dev = device_of(fs, oc->stripes[s].devid);
-		int ret = btrfs_dev_flush(fs->write_log, dev->fd);
+	struct copy_ctx *c = arg;
 
-		if (ret < 0) {
-			error_errno(-ret, "flush of devid %llu", dev->devid);
-			return ret;
-		}
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		struct piece *pc;
+		int ret = 0;
+		bool skip;
+
+		while (c->done == c->filled && !c->stop)
+			pthread_cond_wait(&c->cond, &c->lock);
+		if (c->done == c->filled)
+			break;
+		pc = &c->ring[c->done % RING];
+		skip = c->err != 0;
+		pthread_mutex_unlock(&c->lock);
+		if (!skip)
+			ret = write_mirrored(c, pc);
+		pthread_mutex_lock(&c->lock);
+		if (ret < 0 && !c->err)
+			c->err = ret;
+		c->done++;
+		pthread_cond_broadcast(&c->cond);
 	}
-	return 0;
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* The writer thread started; without one, pieces are written as they are pushed. */
+static void ring_start(struct copy_ctx *c)
+{
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	c->threaded = pthread_create(&c->thread, NULL, writer_main, c) == 0;
+}
+
+/* The piece to fill next: waits while every other one is being written. */
+static struct piece *ring_next(struct copy_ctx *c)
+{
+	struct piece *pc;
+
+	if (!c->threaded)
+		return &c->ring[0];
+	pthread_mutex_lock(&c->lock);
+	while (c->filled - c->done >= RING)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pc = &c->ring[c->filled % RING];
+	pthread_mutex_unlock(&c->lock);
+	return pc;
+}
+
+/* pc handed to the writer (or written now); the writer's first error so far. */
+static int ring_push(struct copy_ctx *c, struct piece *pc)
+{
+	int ret;
+
+	if (!c->threaded)
+		return write_mirrored(c, pc);
+	pthread_mutex_lock(&c->lock);
+	c->filled++;
+	ret = c->err;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+/* Every piece pushed written, the writer stopped; its first error. */
+static int ring_stop(struct copy_ctx *c)
+{
+	if (!c->threaded)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->thread, NULL);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
+	c->threaded = false;
+	return c->err;
 }
 
 struct writer {
@@ -369,54 +518,93 @@ static void writer_close(struct writer *wr)
 /* ---- one chunk --------------------------------------------------------- */
 
 /* One mirror of the span: a mirrored chunk's stripe read at once, others through the chunk map. */
-static int read_mirror(struct btrfs_fs_info *fs, struct piece *pc, int m, char *msg, size_t len)
+static int read_mirror(const struct copy_ctx *c, struct piece *pc, int m, char *msg, size_t len)
 {
 	const struct btrfs_chunk_map *old = pc->old;
 	const struct btrfs_device *dev;
 	u64 at;
 
 	if (btrfs_raid_profile_of(old->type)->layout != BTRFS_RAID_MIRRORED)
-		return btrfs_read_data_mirror(fs, pc->logical, m, pc->buf, pc->len, msg, len);
-	dev = device_of(fs, old->stripes[m - 1].devid);
+		return btrfs_read_data_mirror(c->fs, pc->logical, m, pc->buf, pc->len, msg, len);
+	dev = device_of(c->fs, old->stripes[m - 1].devid);
 	at = old->stripes[m - 1].physical + (pc->logical - old->logical);
 	if (!dev) {
 		snprintf(msg, len, "devid %llu is missing", old->stripes[m - 1].devid);
 		return -EIO;
 	}
-	if (pread(dev->fd, pc->buf, pc->len, (off_t)at) != (ssize_t)pc->len) {
+	if (pread(fd_for(c, dev, pc->buf, at, pc->len), pc->buf, pc->len, (off_t)at) != (ssize_t)pc->len) {
 		snprintf(msg, len, "devid %llu: short read at %llu", dev->devid, at);
 		return -EIO;
 	}
 	return 0;
 }
 
-/* Ask the kernel to read ahead [logical, +len) of a mirrored chunk's first stripe. */
-static void prefetch(struct btrfs_fs_info *fs, const struct btrfs_chunk_map *old, u64 logical, u64 len)
+/*
+ * Ask the kernel to read ahead [logical, +len) of a mirrored chunk's first
+ * stripe, when it is read through the page cache.
+ */
+static void prefetch(const struct copy_ctx *c, const struct btrfs_chunk_map *old, u64 logical, u64 len)
 {
 	const struct btrfs_device *dev;
 
 	if (btrfs_raid_profile_of(old->type)->layout != BTRFS_RAID_MIRRORED ||
 	    logical >= old->logical + old->length)
 		return;
-	dev = device_of(fs, old->stripes[0].devid);
-	if (dev)
+	dev = device_of(c->fs, old->stripes[0].devid);
+	if (dev && fd_for(c, dev, NULL, 0, 0) == dev->fd)
 		posix_fadvise(dev->fd, (off_t)(old->stripes[0].physical + (logical - old->logical)),
 			      (off_t)min_t(u64, len, old->logical + old->length - logical),
 			      POSIX_FADV_WILLNEED);
 }
 
 /* The span from the first mirror that reads in full (verification follows). */
-static int read_piece(struct btrfs_fs_info *fs, struct piece *pc)
+static int read_piece(const struct copy_ctx *c, struct piece *pc)
 {
 	int mirrors = btrfs_chunk_num_mirrors(pc->old);
 	char msg[256] = "";
 
 	for (pc->mirror = 1; pc->mirror <= mirrors; pc->mirror++)
-		if (read_mirror(fs, pc, pc->mirror, msg, sizeof(msg)) == 0)
+		if (read_mirror(c, pc, pc->mirror, msg, sizeof(msg)) == 0)
 			return 0;
 	error("chunk %llu: [%llu %llu) cannot be read from any of %d mirrors (%s); the convert stops here",
 	      pc->old->logical, pc->logical, pc->logical + pc->len, mirrors, msg);
 	return -EIO;
+}
+
+/* Read and verify the piece [start, end) of the chunk (nothing to do when pc->nr_runs is 0). */
+static int fill_piece(struct copy_ctx *c, struct piece *pc, size_t *first, u64 start, u64 end)
+{
+	struct btrfs_fs_info *fs = c->fs;
+	int ret;
+
+	pc->repaired = false;
+	ret = piece_runs(pc, first, start, end);
+	if (ret < 0 || !pc->nr_runs)
+		return ret;
+	ret = read_piece(c, pc);
+	/* the next piece is read from the disk while this one is verified and written */
+	prefetch(c, pc->old, end, end - start);
+	if (ret == 0)
+		ret = verify_tree_blocks(fs, pc, *first);
+	if (ret == 0 && (c->oc->old_type & BTRFS_BLOCK_GROUP_DATA)) {
+		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, pc->logical };
+
+		ret = walk_items(fs, BTRFS_CSUM_TREE_OBJECTID, &key, BTRFS_SEARCH_PREV, csum_item, pc);
+	}
+	return ret;
+}
+
+/* Striped and parity targets: the piece's runs through the engine's block writer. */
+static int write_striped(struct copy_ctx *c, struct writer *wr, const struct piece *pc, u32 data)
+{
+	int ret = 0;
+
+	for (size_t r = 0; r < pc->nr_runs && ret == 0; r++) {
+		ret = btrfs_write_logical(&wr->w, pc->runs[r].start, pc->buf + (pc->runs[r].start - pc->logical),
+					  pc->runs[r].end - pc->runs[r].start);
+		c->written += (pc->runs[r].end - pc->runs[r].start) * c->oc->new_num_stripes / data;
+	}
+	return ret;
 }
 
 /* Copy the chunk to its new stripes; *written grows by the bytes written (parity included). */
@@ -425,85 +613,77 @@ static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 {
 	const struct btrfs_chunk_map *old = btrfs_chunk_lookup(&fs->chunks, oc->logical);
 	const struct btrfs_raid_profile *to = btrfs_raid_profile_of(oc->new_type);
+	bool mirrored = to->layout == BTRFS_RAID_MIRRORED;
 	u32 data = btrfs_raid_data_stripes(to, oc->new_num_stripes);
 	u32 piece_len = data * PIECE_UNITS * SZ_64K;
+	struct copy_ctx c = { .fs = fs, .oc = oc };
 	struct writer wr = { 0 };
-	struct piece pc = { 0 };
-	u8 *scratch = NULL;
+	struct btrfs_key key = { oc->logical, 0, 0 };
 	u64 unflushed = 0;
 	size_t first = 0;
-	bool any_new = false;
-	int ret = 0;
+	int ret = 0, stop;
 
-	for (u32 s = 0; s < oc->new_num_stripes; s++)
-		any_new |= !oc->stripes[s].kept;
 	if (!old) {
 		error("chunk %llu is not in the chunk map", oc->logical);
 		return -EUCLEAN;
 	}
-	pc.old = old;
-	pc.buf = malloc(piece_len);
-	scratch = malloc(piece_len);
-	if (!pc.buf || !scratch) {
-		ret = -ENOMEM;
-		goto out;
+	for (int i = 0; i < RING; i++) {
+		c.ring[i].old = old;
+		c.ring[i].chunk_end = oc->logical + oc->length;
+		if (posix_memalign((void **)&c.ring[i].buf, DIRECT_ALIGN, piece_len))
+			ret = -ENOMEM;
 	}
-	if (to->layout != BTRFS_RAID_MIRRORED) {
+	if (posix_memalign((void **)&c.scratch, DIRECT_ALIGN, piece_len))
+		ret = -ENOMEM;
+	if (ret < 0)
+		goto out;
+	direct_open(&c);
+	if (!mirrored) {
 		ret = writer_open(fs, &wr, item, item_size, oc->logical);
 		if (ret < 0)
 			goto out;
 	}
-	pc.chunk_end = oc->logical + oc->length;
-	{
-		struct btrfs_key key = { oc->logical, 0, 0 };
-
-		ret = walk_items(fs, BTRFS_EXTENT_TREE_OBJECTID, &key, BTRFS_SEARCH_NEXT, used_item, &pc);
+	ret = walk_items(fs, BTRFS_EXTENT_TREE_OBJECTID, &key, BTRFS_SEARCH_NEXT, used_item, &c.ring[0]);
+	for (int i = 1; i < RING; i++) {
+		c.ring[i].used = c.ring[0].used;
+		c.ring[i].nr_used = c.ring[0].nr_used;
 	}
+	if (ret == 0 && mirrored)
+		ring_start(&c);
 	for (u64 off = 0; off < oc->length && ret == 0; off += piece_len) {
-		u64 end = oc->logical + off + min_t(u64, piece_len, oc->length - off);
+		u64 start = oc->logical + off, end = start + min_t(u64, piece_len, oc->length - off);
+		struct piece *pc = mirrored ? ring_next(&c) : &c.ring[0];
 
-		pc.repaired = false;
-		ret = piece_runs(&pc, &first, oc->logical + off, end);
-		if (ret < 0 || !pc.nr_runs)
+		ret = fill_piece(&c, pc, &first, start, end);
+		if (ret < 0 || !pc->nr_runs)
 			continue;
-		ret = read_piece(fs, &pc);
-		/* the next piece is read from the disk while this one is verified and written */
-		prefetch(fs, old, end, piece_len);
-		if (ret == 0)
-			ret = verify_tree_blocks(fs, &pc, first);
-		if (ret == 0 && (oc->old_type & BTRFS_BLOCK_GROUP_DATA)) {
-			struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, pc.logical };
-
-			ret = walk_items(fs, BTRFS_CSUM_TREE_OBJECTID, &key, BTRFS_SEARCH_PREV, csum_item, &pc);
-		}
-		if (ret < 0)
-			break;
-		if (to->layout == BTRFS_RAID_MIRRORED) {
-			ret = write_mirrored(fs, oc, &pc, scratch, written);
+		if (mirrored) {
+			ret = ring_push(&c, pc);
 			continue;
 		}
-		for (size_t r = 0; r < pc.nr_runs && ret == 0; r++) {
-			ret = btrfs_write_logical(&wr.w, pc.runs[r].start, pc.buf + (pc.runs[r].start - pc.logical),
-						  pc.runs[r].end - pc.runs[r].start);
-			*written += (pc.runs[r].end - pc.runs[r].start) * oc->new_num_stripes / data;
-		}
-		unflushed += pc.len;
+		ret = write_striped(&c, &wr, pc, data);
+		unflushed += pc->len;
 		/* only between pieces: a piece holds whole rows of the new layout */
 		if (ret == 0 && unflushed >= WRITER_FLUSH) {
 			ret = btrfs_block_writer_flush(&wr.w);
 			unflushed = 0;
 		}
 	}
+	stop = ring_stop(&c);
+	if (ret == 0)
+		ret = stop;
 	if (ret == 0 && wr.active)
 		ret = btrfs_block_writer_flush(&wr.w);
-	else if (ret == 0 && any_new)
-		ret = flush_devices(fs, oc);
 out:
+	*written += c.written;
 	writer_close(&wr);
-	free(pc.buf);
-	free(pc.used);
-	free(pc.runs);
-	free(scratch);
+	direct_close(&c);
+	free(c.ring[0].used);
+	for (int i = 0; i < RING; i++) {
+		free(c.ring[i].buf);
+		free(c.ring[i].runs);
+	}
+	free(c.scratch);
 	return ret;
 }
 

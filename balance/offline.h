@@ -26,9 +26,10 @@
  * old mapping and verified (tree blocks by checksum and header, data
  * sectors against the csum tree; a bad copy is replaced from another
  * mirror, or the convert stops naming the block), written to the new
- * stripes that are not kept, flushed, and then one transaction
- * (btrfs_trans_remap_chunk()) switches the mapping; the superblock write
- * is the atomic point.  A crash leaves each chunk in its old or its new
+ * stripes that are not kept, and then one transaction
+ * (btrfs_trans_remap_chunk()) switches the mapping; its commit flushes
+ * every device (the copy with its tree blocks) before the superblock
+ * write, the atomic point.  A crash leaves each chunk in its old or its new
  * layout; running the command again skips converted chunks.
  */
 #ifndef BTRFS_KIT_BALANCE_OFFLINE_H

@@ -2,8 +2,8 @@
 # Offline balance (issue 21), the plan and the refusals: on image files made by our
 # mkfs, --dry-run prints the per-chunk plan, and every refusal (usage=, reduced
 # redundancy without -f, a convert that cannot fit, a log tree, a balance item, a
-# device replace, seed, zoned, no convert) names the reason and leaves every image
-# byte-identical.
+# relocation tree's root item, a device replace, seed, zoned, no convert) names the
+# reason and leaves every image byte-identical.
 . "$TOP/tests/lib/common.sh"
 CB=$TOOL_DIR/corrupt-block
 TE=$TOOL_DIR/tree-edit
@@ -77,5 +77,8 @@ edit_refused 'log tree to replay' "$CB" "$devs" super log_root 30408704
 edit_refused 'seed device' "$CB" "$devs" super flags 4294967296
 edit_refused 'zoned' "$CB" "$devs" super incompat_flags +4096
 edit_refused 'a balance is in progress' "$TE" "$devs" ins 1 18446744073709551612 248 0 "$(printf '00%.0s' $(seq 448))"
+# the root item of a relocation tree (TREE_RELOC -8, of fs tree 5) that an interrupted
+# kernel balance leaves
+edit_refused 'relocation trees of an interrupted balance exist' "$TE" "$devs" ins 1 18446744073709551608 132 5 "$(printf '00%.0s' $(seq 439))"
 edit_refused 'device replace' "$TE" "$devs" ins 4 0 250 0 "$(printf '00%.0s' $(seq 80))"
 echo ok

@@ -7,29 +7,16 @@
 # Loop devices and mounts: run under flock /tmp/btrfs-kit-loop.lock (make test-interop).
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
+. "$TOP/tests/lib/balance-crash.sh"
 check_prereq root loop btrfs-kernel progs
-PROGS=/usr/bin/btrfs
 
-mk_images 3 1G
-attach_images 3
-devs=("${LOOPS[@]}")
-run_check "$TOP/mkfs.btrfs" -q -f -d single -m raid1 "${devs[@]}" > /dev/null
-mnt=$T/mnt
-opts=$(device_opts "${devs[@]}")
-mount_tracked "${devs[0]}" "$mnt" "$opts"
+crash_fs 1G
 for i in $(seq 1 12); do head -c 25M /dev/urandom > "$mnt/f$i"; done
 mkdir "$mnt/small"; for i in $(seq 200); do head -c $((i * 53)) /dev/urandom > "$mnt/small/$i"; done
 sync
 tree_sums "$mnt" > "$T/sums"
 umount "$mnt"
 
-verify() { # what
-	run_check "$BTRFS" check --check-data-csum "${devs[@]}" > "$T/check" 2>&1
-	run_check $PROGS check "${devs[0]}" > "$T/pcheck" 2>&1
-	mount_tracked "${devs[0]}" "$mnt" "$opts"
-	(cd "$mnt" && sha256sum -c --quiet "$T/sums") || _fail "data changed ($*)"
-	umount "$mnt"
-}
 killed=0
 run=0
 for args in "-dconvert=raid1 -mconvert=raid1c3" "-dconvert=raid0 -mconvert=raid1 -f" \
@@ -39,18 +26,14 @@ for args in "-dconvert=raid1 -mconvert=raid1c3" "-dconvert=raid0 -mconvert=raid1
 	# shellcheck disable=SC2086
 	"$BTRFS" balance start $args "${devs[@]}" > "$T/out.$run" 2>&1 &
 	pid=$!
-	sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 0.1 + rand() * 1.1 }')"
+	sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 0.05 + rand() * 0.8 }')"
 	if kill -9 "$pid" 2>/dev/null; then killed=$((killed + 1)); fi
 	wait "$pid"
-	verify "after SIGKILL of $args"
+	crash_verify "after SIGKILL of $args"
 	# shellcheck disable=SC2086
-	run_check "$BTRFS" balance start $args "${devs[@]}" > "$T/out" 2>&1
-	assert_grep '^Done, had to convert' "$T/out"
-	# shellcheck disable=SC2086
-	run_check "$BTRFS" balance start $args "${devs[@]}" > "$T/out" 2>&1
-	assert_grep '^Done, had to convert 0 out of' "$T/out"
+	convert_completes $args
 done
-verify "after the last rerun"
+crash_verify "after the last rerun"
 "$BTRFS" inspect-internal dump-tree -t chunk "${devs[@]}" > "$T/chunks"
 assert_not_grep 'type DATA|RAID' "$T/chunks"
 [ "$killed" -ge 3 ] || _fail "only $killed of $run converts were still running when killed"
