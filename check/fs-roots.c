@@ -683,7 +683,7 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 		if (disk)
 			check_odd_csums(t, fi, start, len);
 		if (disk) {
-			if (!comp && btrfs_file_extent_offset(fi) + len > btrfs_file_extent_ram_bytes(fi))
+			if (btrfs_file_extent_offset(fi) + len > btrfs_file_extent_ram_bytes(fi))
 				INODE_ERR(t, ino, "file extent at %llu: offset %llu + num_bytes %llu beyond ram_bytes %llu",
 					  start, btrfs_file_extent_offset(fi), len,
 					  btrfs_file_extent_ram_bytes(fi));

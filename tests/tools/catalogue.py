@@ -433,7 +433,8 @@ def judge(a, cls, fs, rng, table, mounter, work):
     if fs.ref:
         for x, y in zip(devs, rdevs):
             shutil.copyfile(x, y)
-        drc, _ = run([a.ref, 'check', '--repair', '--force'] + rdevs)
+        # Debian's 6.2 repair loops on some damage: a minute, then "failed"
+        drc, _ = run([a.ref, 'check', '--repair', '--force'] + rdevs, timeout=60)
         r['debrep'] = 'repaired' if check(a.ref, rdevs)[0] == 0 else 'failed'
     return r
 
