@@ -119,6 +119,14 @@ int check_free_space(struct check_ctx *ctx);
 int check_fs_roots(struct check_ctx *ctx);
 int check_csums(struct check_ctx *ctx);
 int check_root_refs(struct check_ctx *ctx);
+/* The fix of a root item field (check/root-refs.c), queued with check_fixable(). */
+struct check_root_item_fix {
+	struct btrfs_key key;
+	enum { CHECK_ROOT_REFS, CHECK_ROOT_DIRID } field;
+	u64 value;
+};
+struct btrfs_trans;
+int check_fix_root_item(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 int check_qgroups(struct check_ctx *ctx);
 
 /*

@@ -105,4 +105,7 @@ sv=$("$BTRFS" inspect-internal dump-tree -t 5 "$img0" | awk '$3 == "key" && $5 =
 repaired field 1 "$sv,ROOT_ITEM,0" refs 0 -- "root $sv: root item refs set to 1"
 repaired field 1 "$sv,ROOT_ITEM,0" refs 2 -- "root $sv: root item refs set to 1"
 repaired field 1 5,ROOT_ITEM,0 refs 0 -- "root 5: root item refs set to 1"
+# a subvolume's root_dirid: its top directory is 256 in every tree of files (Debian mends tree 5's)
+repaired field 1 5,ROOT_ITEM,0 root_dirid -1 -- "root 5: root item root_dirid set to 256"
+repaired field 1 "$sv,ROOT_ITEM,0" root_dirid 0 -- "root $sv: root item root_dirid set to 256"
 echo "each class repaired, both checks clean, files unchanged; the unvouched mode refused"

@@ -39,7 +39,8 @@ ref and backref items).  Judged:
             worse (exit 0 but a check still fails, or exit 1 with bytes
             changed), crash
   debrep    Debian's `check --repair --force` on a third copy: repaired when
-            Debian's check is clean after it
+            Debian's check found the damage and is clean after it, unseen when
+            its check did not find it
 With --mount (needs root and loop devices; each mount holds the machine-wide
 /tmp/btrfs-kit-loop.lock) a repaired image is also mounted by the kernel and every file read back
 against the original: a failed mount or a changed file is "worse".
@@ -435,7 +436,8 @@ def judge(a, cls, fs, rng, table, mounter, work):
             shutil.copyfile(x, y)
         # Debian's 6.2 repair loops on some damage: a minute, then "failed"
         drc, _ = run([a.ref, 'check', '--repair', '--force'] + rdevs, timeout=60)
-        r['debrep'] = 'repaired' if check(a.ref, rdevs)[0] == 0 else 'failed'
+        # Debian repaired what its check found (damage it does not see is "unseen")
+        r['debrep'] = 'unseen' if r['debian'] != 1 else 'repaired' if check(a.ref, rdevs)[0] == 0 else 'failed'
     return r
 
 
