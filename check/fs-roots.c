@@ -1312,12 +1312,6 @@ static void free_tree(struct fs_root_tree *t)
 	free(t->cands);
 }
 
-/* trees of files: the subvolumes and the data relocation tree */
-static bool is_subvol_tree(u64 id)
-{
-	return btrfs_is_subvolume_tree(id) || id == BTRFS_DATA_RELOC_TREE_OBJECTID;
-}
-
 int check_fs_roots(struct check_ctx *ctx)
 {
 	struct ext_state *st = ctx->extents_state;
@@ -1336,7 +1330,7 @@ int check_fs_roots(struct check_ctx *ctx)
 			.super_gen = btrfs_super_generation(sb), .csums = &csums,
 		};
 
-		if (!is_subvol_tree(r->key.objectid))
+		if (!check_is_file_tree(r->key.objectid))
 			continue;
 		/* being deleted: its remaining items need not be consistent */
 		if (r->drop_key.objectid || r->drop_level)

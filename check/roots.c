@@ -55,8 +55,7 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 			    name, key->objectid, key->offset, btrfs_root_generation(ri),
 			    btrfs_super_generation(sb));
 	/* trees of files: the subvolumes and the data relocation tree */
-	if ((btrfs_is_subvolume_tree(key->objectid) || key->objectid == BTRFS_DATA_RELOC_TREE_OBJECTID) &&
-	    btrfs_root_dirid(ri) != BTRFS_FIRST_FREE_OBJECTID) {
+	if (check_is_file_tree(key->objectid) && btrfs_root_dirid(ri) != BTRFS_FIRST_FREE_OBJECTID) {
 		/* the kernel makes every such tree with its top directory 256, and nothing moves it */
 		struct check_root_item_fix f = { .key = *key, .field = CHECK_ROOT_DIRID,
 						 .value = BTRFS_FIRST_FREE_OBJECTID };

@@ -71,6 +71,10 @@ repaired field 2 "$leaf,METADATA_ITEM,0" flags 1 -- "extent flags 0x1, but its k
 # FULL_BACKREF on a block no snapshot ever shared (the fs tree's root leaf)
 repaired field 2 "$leaf,METADATA_ITEM,0" flags +256 -- "Repaired extent references for $leaf"
 assert_grep "tree block $leaf of tree 5: extent item flags 0x102 have FULL_BACKREF, but .* was never shared" "$T/repair"
+# the top directory of a tree of files (the data relocation tree's too) is a directory,
+# whatever type its damaged mode had
+repaired field 18446744073709551607 256,INODE_ITEM,0 mode 0 -- "key (256 1 0): inode mode 00, set to 040000 (a tree's top directory)"
+repaired field 5 256,INODE_ITEM,0 mode 010000100755 -- "key (256 1 0): inode mode 010000100755, set to 040755 (a tree's top directory)"
 # an inode ref's name against its two entries
 repaired field 5 "$file,INODE_REF,256" u8@10 0x7a -- "inode ref 'zello.txt' (dir 256 index [0-9]*) renamed to 'hello.txt'"
 # a tree block's back reference naming another root than the one that reaches it
