@@ -742,6 +742,20 @@ static int dir_entries(struct fs_root_tree *t, const struct extent_buffer *eb, i
 	return 0;
 }
 
+/* The top directory's own inode ref: index 0, name "..", whatever it had. */
+static void fix_top_dir_ref(struct fs_root_tree *t, u64 index, const u8 *name, u32 nl)
+{
+	struct repair_ref_rename f = {
+		.from = { .root = t->root, .dir = BTRFS_FIRST_FREE_OBJECTID, .ino = BTRFS_FIRST_FREE_OBJECTID,
+			  .index = index, .key_type = BTRFS_INODE_REF_KEY, .name_len = (u16)nl },
+		.to = { .root = t->root, .dir = BTRFS_FIRST_FREE_OBJECTID, .ino = BTRFS_FIRST_FREE_OBJECTID,
+			.index = 0, .key_type = BTRFS_INODE_REF_KEY, .name_len = 2, .name = ".." },
+	};
+
+	memcpy(f.from.name, name, nl);
+	check_fixable(t->ctx, repair_rename_ref, &f, sizeof(f));
+}
+
 static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, int slot,
 		      const struct btrfs_key *key)
 {
@@ -778,9 +792,11 @@ static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, in
 			if (ret)
 				return ret;
 		} else if (ext || index != 0 || nl != 2 || memcmp(p + hdr, "..", 2)) {
-			check_error(t->ctx, "root %llu: the top directory's own %s has index %llu name '%.*s', expected index 0 name '..'",
-				    t->root, ext ? "inode extref" : "inode ref", index, (int)min_t(u32, nl, 255),
-				    (char *)(p + hdr));
+			check_error(t->ctx, "root %llu: the top directory's own %s in leaf %llu has index %llu name '%.*s', expected index 0 name '..'",
+				    t->root, ext ? "inode extref" : "inode ref", eb->start, index,
+				    (int)min_t(u32, nl, 255), (char *)(p + hdr));
+			if (!ext && nl <= BTRFS_NAME_LEN)
+				fix_top_dir_ref(t, index, p + hdr, nl);
 		}
 		p += hdr + nl;
 	}

@@ -77,6 +77,9 @@ repaired field 18446744073709551607 256,INODE_ITEM,0 mode 0 -- "key (256 1 0): i
 repaired field 5 256,INODE_ITEM,0 mode 010000100755 -- "key (256 1 0): inode mode 010000100755, set to 040755 (a tree's top directory)"
 # an inode ref's name against its two entries
 repaired field 5 "$file,INODE_REF,256" u8@10 0x7a -- "inode ref 'zello.txt' (dir 256 index [0-9]*) renamed to 'hello.txt'"
+# the top directory's own inode ref ('..', index 0), its name or index damaged (a fuzz-found miss)
+repaired field 5 256,INODE_REF,256 u8@10 0x2f -- "root 5 inode 256: inode ref '/.' (dir 256 index 0) renamed to '..' (index 0)"
+repaired field 5 256,INODE_REF,256 index 7 -- "root 5 inode 256: inode ref '..' (dir 256 index 7) renamed to '..' (index 0)"
 # a tree block's back reference naming another root than the one that reaches it
 repaired field 2 "$leaf,METADATA_ITEM,0" extent_inline_ref.offset@24 7 -- "Repaired extent references for $leaf"
 # a valid mode of the wrong type: the entries' type wins when the inode's items fit it
