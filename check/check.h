@@ -87,6 +87,12 @@ struct check_ctx {
 	 memset(&(t)->name[(t)->name##_nr++], 0, sizeof(*(t)->name)))
 
 /* qsort and bsearch that accept an empty (NULL) array: the C library's may not. */
+/* A tree of files (inodes, names, file extents): a subvolume's or the data relocation tree. */
+static inline bool check_is_file_tree(u64 id)
+{
+	return btrfs_is_subvolume_tree(id) || id == BTRFS_DATA_RELOC_TREE_OBJECTID;
+}
+
 static inline void check_sort(void *base, size_t nr, size_t size,
 			      int (*cmp)(const void *, const void *))
 {
@@ -119,6 +125,14 @@ int check_free_space(struct check_ctx *ctx);
 int check_fs_roots(struct check_ctx *ctx);
 int check_csums(struct check_ctx *ctx);
 int check_root_refs(struct check_ctx *ctx);
+/* The fix of a root item field (check/root-refs.c), queued with check_fixable(). */
+struct check_root_item_fix {
+	struct btrfs_key key;
+	enum { CHECK_ROOT_REFS, CHECK_ROOT_DIRID } field;
+	u64 value;
+};
+struct btrfs_trans;
+int check_fix_root_item(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 int check_qgroups(struct check_ctx *ctx);
 
 /*

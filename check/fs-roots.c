@@ -683,7 +683,7 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 		if (disk)
 			check_odd_csums(t, fi, start, len);
 		if (disk) {
-			if (!comp && btrfs_file_extent_offset(fi) + len > btrfs_file_extent_ram_bytes(fi))
+			if (btrfs_file_extent_offset(fi) + len > btrfs_file_extent_ram_bytes(fi))
 				INODE_ERR(t, ino, "file extent at %llu: offset %llu + num_bytes %llu beyond ram_bytes %llu",
 					  start, btrfs_file_extent_offset(fi), len,
 					  btrfs_file_extent_ram_bytes(fi));
@@ -742,6 +742,20 @@ static int dir_entries(struct fs_root_tree *t, const struct extent_buffer *eb, i
 	return 0;
 }
 
+/* The top directory's own inode ref: index 0, name "..", whatever it had. */
+static void fix_top_dir_ref(struct fs_root_tree *t, u64 index, const u8 *name, u32 nl)
+{
+	struct repair_ref_rename f = {
+		.from = { .root = t->root, .dir = BTRFS_FIRST_FREE_OBJECTID, .ino = BTRFS_FIRST_FREE_OBJECTID,
+			  .index = index, .key_type = BTRFS_INODE_REF_KEY, .name_len = (u16)nl },
+		.to = { .root = t->root, .dir = BTRFS_FIRST_FREE_OBJECTID, .ino = BTRFS_FIRST_FREE_OBJECTID,
+			.index = 0, .key_type = BTRFS_INODE_REF_KEY, .name_len = 2, .name = ".." },
+	};
+
+	memcpy(f.from.name, name, nl);
+	check_fixable(t->ctx, repair_rename_ref, &f, sizeof(f));
+}
+
 static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, int slot,
 		      const struct btrfs_key *key)
 {
@@ -778,9 +792,11 @@ static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, in
 			if (ret)
 				return ret;
 		} else if (ext || index != 0 || nl != 2 || memcmp(p + hdr, "..", 2)) {
-			check_error(t->ctx, "root %llu: the top directory's own %s has index %llu name '%.*s', expected index 0 name '..'",
-				    t->root, ext ? "inode extref" : "inode ref", index, (int)min_t(u32, nl, 255),
-				    (char *)(p + hdr));
+			check_error(t->ctx, "root %llu: the top directory's own %s in leaf %llu has index %llu name '%.*s', expected index 0 name '..'",
+				    t->root, ext ? "inode extref" : "inode ref", eb->start, index,
+				    (int)min_t(u32, nl, 255), (char *)(p + hdr));
+			if (!ext && nl <= BTRFS_NAME_LEN)
+				fix_top_dir_ref(t, index, p + hdr, nl);
 		}
 		p += hdr + nl;
 	}
@@ -1312,12 +1328,6 @@ static void free_tree(struct fs_root_tree *t)
 	free(t->cands);
 }
 
-/* trees of files: the subvolumes and the data relocation tree */
-static bool is_subvol_tree(u64 id)
-{
-	return btrfs_is_subvolume_tree(id) || id == BTRFS_DATA_RELOC_TREE_OBJECTID;
-}
-
 int check_fs_roots(struct check_ctx *ctx)
 {
 	struct ext_state *st = ctx->extents_state;
@@ -1336,7 +1346,7 @@ int check_fs_roots(struct check_ctx *ctx)
 			.super_gen = btrfs_super_generation(sb), .csums = &csums,
 		};
 
-		if (!is_subvol_tree(r->key.objectid))
+		if (!check_is_file_tree(r->key.objectid))
 			continue;
 		/* being deleted: its remaining items need not be consistent */
 		if (r->drop_key.objectid || r->drop_level)

@@ -184,7 +184,7 @@ static int mend_header(struct mend *m)
  * An inode's mode whose type is no S_IF* type, or with bits beyond type and
  * permissions: the type its names' directory entries give (both the
  * DIR_INDEX and the DIR_ITEM, agreeing; a subvolume's top directory is a
- * directory), the permission bits kept.  Left as is (the leaf not mended)
+ * directory, the data relocation tree's too), the permission bits kept.  Left as is (the leaf not mended)
  * when nothing says.
  */
 static u8 named_type(struct mend *m, u64 ino);
@@ -194,16 +194,18 @@ static void mend_inode_mode(struct mend *m, int slot, u64 ino, struct btrfs_inod
 
 	if (btrfs_ftype_of_mode(mode) != BTRFS_FT_UNKNOWN && !(mode & ~(0170000 | 07777)))
 		return;
-	if (!btrfs_is_subvolume_tree(m->tree))
+	if (!check_is_file_tree(m->tree))
 		return;
-	if (btrfs_ftype_of_mode(type) == BTRFS_FT_UNKNOWN)
-		type = ino == BTRFS_FIRST_FREE_OBJECTID ? 0040000 : btrfs_mode_of_ftype(named_type(m, ino));
+	if (ino == BTRFS_FIRST_FREE_OBJECTID)
+		type = 0040000;
+	else if (btrfs_ftype_of_mode(type) == BTRFS_FT_UNKNOWN)
+		type = btrfs_mode_of_ftype(named_type(m, ino));
 	if (!type)
 		return;
 	nmode = type | (mode & 07777);
 	say(m, slot, "inode mode 0%o, set to 0%o (%s)", mode, nmode,
 	    (mode & 0170000) == type ? "bits beyond type and permissions cleared" :
-	    ino == BTRFS_FIRST_FREE_OBJECTID ? "the subvolume's top directory" :
+	    ino == BTRFS_FIRST_FREE_OBJECTID ? "a tree's top directory" :
 	    "the file type its directory entries give");
 	btrfs_set_inode_mode(ii, nmode);
 }

@@ -420,9 +420,9 @@ int repair_rename_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, voi
 		      strerror(-ret));
 		return ret;
 	}
-	printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) renamed to '%.*s', the name its dir item and dir index agree on\n",
+	printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) renamed to '%.*s' (index %llu)\n",
 	       from->root, from->ino, (int)from->name_len, from->name, from->dir, from->index,
-	       (int)to->name_len, to->name);
+	       (int)to->name_len, to->name, to->index);
 	return 0;
 }
 

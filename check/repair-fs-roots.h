@@ -78,6 +78,7 @@ int repair_add_ref(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
  * An inode ref whose name neither entry has, while its directory's
  * DIR_INDEX at its index and the DIR_ITEM agree on another name for the
  * inode: the ref (from) takes the entries' name (to), nlink unchanged.
+ * Also the top directory's own ref (256 in 256) made index 0 name "..".
  */
 struct repair_ref_rename {
 	struct repair_name from, to;

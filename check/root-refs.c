@@ -155,15 +155,14 @@ static const struct check_root *find_root(const struct ext_state *st, u64 id)
 	return st ? check_bsearch(&id, st->root, st->root_nr, sizeof(*st->root), check_cmp_u64) : NULL;
 }
 
-/* A subvolume's root item refs: set in the transaction's copy and in the root tree. */
-struct root_refs_fix {
-	struct btrfs_key key;
-	u32 refs;
-};
-
-static int fix_root_refs(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+/*
+ * One field of a root item (refs, root_dirid): set in the transaction's
+ * copy and in the root tree.
+ */
+int check_fix_root_item(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct root_refs_fix *f = arg;
+	const struct check_root_item_fix *f = arg;
+	static const char *const names[] = { [CHECK_ROOT_REFS] = "refs", [CHECK_ROOT_DIRID] = "root_dirid" };
 	struct btrfs_wroot *root, *rt;
 	struct btrfs_path path;
 	int ret = btrfs_trans_get_root(t, f->key.objectid, &root);
@@ -173,22 +172,31 @@ static int fix_root_refs(struct check_ctx *ctx __unused, struct btrfs_trans *t, 
 	if (ret)
 		return ret;
 	/* the commit rewrites the item from the copy when the tree changes too */
-	btrfs_set_root_refs(&root->item, f->refs);
 	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, rt, &f->key, &path, 0, 1);
 	if (ret > 0)
 		ret = -ENOENT;
-	if (!ret && btrfs_path_item_size(&path) < offsetof(struct btrfs_root_item, refs) + sizeof(u32))
+	if (!ret && btrfs_path_item_size(&path) < offsetof(struct btrfs_root_item, generation_v2))
 		ret = -EUCLEAN;
-	if (!ret)
-		btrfs_set_root_refs(btrfs_path_item_ptr(&path), f->refs);
+	if (!ret) {
+		struct btrfs_root_item *ri = btrfs_path_item_ptr(&path);
+
+		if (f->field == CHECK_ROOT_REFS) {
+			btrfs_set_root_refs(&root->item, (u32)f->value);
+			btrfs_set_root_refs(ri, (u32)f->value);
+		} else {
+			btrfs_set_root_dirid(&root->item, f->value);
+			btrfs_set_root_dirid(ri, f->value);
+		}
+	}
 	btrfs_release_path(&path);
 	if (ret) {
-		error("repair: root item (%llu ROOT_ITEM %llu): cannot set refs: %s", f->key.objectid,
-		      f->key.offset, strerror(-ret));
+		error("repair: root item (%llu ROOT_ITEM %llu): cannot set %s: %s", f->key.objectid,
+		      f->key.offset, names[f->field], strerror(-ret));
 		return ret;
 	}
-	printf("root %llu: root item refs set to %u\n", f->key.objectid, f->refs);
+	printf("root %llu: root item %s set to %llu\n", f->key.objectid, names[f->field],
+	       (unsigned long long)f->value);
 	return 0;
 }
 
@@ -201,14 +209,14 @@ static int fix_root_refs(struct check_ctx *ctx __unused, struct btrfs_trans *t, 
 static void check_root_item_refs(struct check_ctx *ctx, const struct check_root *cr, size_t backrefs,
 				 bool orphan)
 {
-	struct root_refs_fix f = { .key = cr->key, .refs = 1 };
+	struct check_root_item_fix f = { .key = cr->key, .field = CHECK_ROOT_REFS, .value = 1 };
 	u64 id = cr->key.objectid;
 
 	if ((id != BTRFS_FS_TREE_OBJECTID && !backrefs) || cr->refs == 1 || (cr->refs == 0 && orphan))
 		return;
 	check_error(ctx, "root %llu: root item refs %u, but the subvolume is %s",
 		    id, cr->refs, backrefs ? "linked by a ROOT_BACKREF" : "the top one");
-	check_fixable(ctx, fix_root_refs, &f, sizeof(f));
+	check_fixable(ctx, check_fix_root_item, &f, sizeof(f));
 }
 
 static int cmp_rref(const void *a, const void *b)

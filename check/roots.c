@@ -55,11 +55,16 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 			    name, key->objectid, key->offset, btrfs_root_generation(ri),
 			    btrfs_super_generation(sb));
 	/* trees of files: the subvolumes and the data relocation tree */
-	if ((btrfs_is_subvolume_tree(key->objectid) || key->objectid == BTRFS_DATA_RELOC_TREE_OBJECTID) &&
-	    btrfs_root_dirid(ri) != BTRFS_FIRST_FREE_OBJECTID)
-		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) root_dirid %llu, expected %llu",
-			    name, key->objectid, key->offset, btrfs_root_dirid(ri),
+	if (check_is_file_tree(key->objectid) && btrfs_root_dirid(ri) != BTRFS_FIRST_FREE_OBJECTID) {
+		/* the kernel makes every such tree with its top directory 256, and nothing moves it */
+		struct check_root_item_fix f = { .key = *key, .field = CHECK_ROOT_DIRID,
+						 .value = BTRFS_FIRST_FREE_OBJECTID };
+
+		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) in leaf %llu: root_dirid %llu, expected %llu",
+			    name, key->objectid, key->offset, eb->start, btrfs_root_dirid(ri),
 			    BTRFS_FIRST_FREE_OBJECTID);
+		check_fixable(ctx, check_fix_root_item, &f, sizeof(f));
+	}
 	if (ref.level >= BTRFS_MAX_LEVEL) {
 		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) level %u, expected below %d",
 			    name, key->objectid, key->offset, ref.level, BTRFS_MAX_LEVEL);

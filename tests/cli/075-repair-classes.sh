@@ -71,8 +71,15 @@ repaired field 2 "$leaf,METADATA_ITEM,0" flags 1 -- "extent flags 0x1, but its k
 # FULL_BACKREF on a block no snapshot ever shared (the fs tree's root leaf)
 repaired field 2 "$leaf,METADATA_ITEM,0" flags +256 -- "Repaired extent references for $leaf"
 assert_grep "tree block $leaf of tree 5: extent item flags 0x102 have FULL_BACKREF, but .* was never shared" "$T/repair"
+# the top directory of a tree of files (the data relocation tree's too) is a directory,
+# whatever type its damaged mode had
+repaired field 18446744073709551607 256,INODE_ITEM,0 mode 0 -- "key (256 1 0): inode mode 00, set to 040000 (a tree's top directory)"
+repaired field 5 256,INODE_ITEM,0 mode 010000100755 -- "key (256 1 0): inode mode 010000100755, set to 040755 (a tree's top directory)"
 # an inode ref's name against its two entries
 repaired field 5 "$file,INODE_REF,256" u8@10 0x7a -- "inode ref 'zello.txt' (dir 256 index [0-9]*) renamed to 'hello.txt'"
+# the top directory's own inode ref ('..', index 0), its name or index damaged (a fuzz-found miss)
+repaired field 5 256,INODE_REF,256 u8@10 0x2f -- "root 5 inode 256: inode ref '/.' (dir 256 index 0) renamed to '..' (index 0)"
+repaired field 5 256,INODE_REF,256 index 7 -- "root 5 inode 256: inode ref '..' (dir 256 index 7) renamed to '..' (index 0)"
 # a tree block's back reference naming another root than the one that reaches it
 repaired field 2 "$leaf,METADATA_ITEM,0" extent_inline_ref.offset@24 7 -- "Repaired extent references for $leaf"
 # a valid mode of the wrong type: the entries' type wins when the inode's items fit it
@@ -105,4 +112,7 @@ sv=$("$BTRFS" inspect-internal dump-tree -t 5 "$img0" | awk '$3 == "key" && $5 =
 repaired field 1 "$sv,ROOT_ITEM,0" refs 0 -- "root $sv: root item refs set to 1"
 repaired field 1 "$sv,ROOT_ITEM,0" refs 2 -- "root $sv: root item refs set to 1"
 repaired field 1 5,ROOT_ITEM,0 refs 0 -- "root 5: root item refs set to 1"
+# a subvolume's root_dirid: its top directory is 256 in every tree of files (Debian mends tree 5's)
+repaired field 1 5,ROOT_ITEM,0 root_dirid -1 -- "root 5: root item root_dirid set to 256"
+repaired field 1 "$sv,ROOT_ITEM,0" root_dirid 0 -- "root $sv: root item root_dirid set to 256"
 echo "each class repaired, both checks clean, files unchanged; the unvouched mode refused"
