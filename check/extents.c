@@ -29,6 +29,7 @@
 #include "check/extents.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
+#include "lib/read/super.h"
 #include "lib/format/messages.h"
 #include "lib/format/profiles.h"
 #include "lib/engine/tree-write.h"
@@ -141,6 +142,33 @@ static void compare_chunk_item(struct check_ctx *ctx, const struct btrfs_key *ke
 }
 
 /*
+ * Each stripe of a chunk item names its device by devid and device uuid:
+ * the kernel looks both up, and a pair matching no device item is a device
+ * missing (a mount refused, or degraded) though the devid is here.
+ */
+static void check_chunk_stripe_devs(struct check_ctx *ctx, const struct extent_buffer *eb,
+				    const struct btrfs_key *key, const struct btrfs_chunk *chunk, u32 size)
+{
+	u16 n;
+
+	if (size < sizeof(*chunk) || size < btrfs_chunk_item_size(n = btrfs_chunk_num_stripes(chunk)))
+		return;   /* the tree-checker reported it */
+	for (u16 i = 0; i < n; i++) {
+		const struct btrfs_stripe *st = &chunk->stripe[i];
+		u64 devid = btrfs_stripe_devid(st);
+		const struct btrfs_device *d = btrfs_find_device(&ctx->fs->devices, devid, NULL);
+		char have[BTRFS_UUID_UNPARSED_SIZE], want[BTRFS_UUID_UNPARSED_SIZE];
+
+		if (!d || btrfs_find_device(&ctx->fs->devices, devid, st->dev_uuid))
+			continue;   /* a devid of no device: compared with the dev extents */
+		uuid_unparse(st->dev_uuid, have);
+		uuid_unparse(d->uuid, want);
+		check_error(ctx, "chunk tree: leaf %llu chunk item (%llu CHUNK_ITEM %llu) stripe %u: devid %llu with device uuid %s, but device %llu has uuid %s",
+			    eb->start, key->objectid, key->offset, i, devid, have, devid, want);
+	}
+}
+
+/*
  * A device item whose uuid names no device we have, while a device with its
  * devid is here: the item (or that device's superblock) is damaged, not a
  * device missing.  (A device really missing was warned about at open.)
@@ -151,14 +179,23 @@ static void check_dev_item_uuid(struct check_ctx *ctx, const struct btrfs_dev_it
 	u64 devid = btrfs_device_id(di);
 	char have[BTRFS_UUID_UNPARSED_SIZE], want[BTRFS_UUID_UNPARSED_SIZE];
 	const struct btrfs_device *same = NULL;
+	const u8 *fsid = btrfs_super_metadata_fsid(btrfs_fs_super(ctx->fs));
 
 	for (int i = 0; i < list->nr; i++) {
 		const struct btrfs_device *d = &list->devs[i];
 
 		if (d->devid != devid)
 			continue;
-		if (!memcmp(d->uuid, di->uuid, BTRFS_UUID_SIZE) && d->fd >= 0)
+		if (!memcmp(d->uuid, di->uuid, BTRFS_UUID_SIZE) && d->fd >= 0) {
+			/* a device opened as this filesystem's (a seed's items carry the seed's fsid) */
+			if (memcmp(di->fsid, fsid, BTRFS_FSID_SIZE)) {
+				uuid_unparse(di->fsid, have);
+				uuid_unparse(fsid, want);
+				check_error(ctx, "chunk tree: device item devid %llu has fsid %s, but device %s is of filesystem %s",
+					    devid, have, d->path, want);
+			}
 			return;
+		}
 		if (d->fd >= 0)
 			same = d;
 	}
@@ -439,6 +476,7 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 			d->chunk_offset = btrfs_dev_extent_chunk_offset(ptr);
 		} else if (key.type == BTRFS_CHUNK_ITEM_KEY && tree_id == BTRFS_CHUNK_TREE_OBJECTID) {
 			compare_chunk_item(ctx, &key, ptr, size);
+			check_chunk_stripe_devs(ctx, eb, &key, ptr, size);
 		} else if (key.type == BTRFS_DEV_ITEM_KEY && tree_id == BTRFS_CHUNK_TREE_OBJECTID) {
 			struct check_dev *d;
 
@@ -1013,6 +1051,10 @@ static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
 		if (x && (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) && !btrfs_is_subvolume_tree(o->owner) &&
 		    o->owner != BTRFS_TREE_RELOC_OBJECTID && o->owner != BTRFS_DATA_RELOC_TREE_OBJECTID)
 			check_error(ctx, "tree block %llu of tree %llu: extent item flags 0x%llx have FULL_BACKREF, which only blocks of subvolume and relocation trees carry",
+				    o->bytenr, o->owner, x->flags);
+		/* the kernel sets RELOC only on relocation tree blocks, all FULL_BACKREF */
+		if (x && o->reloc && !(x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
+			check_error(ctx, "tree block %llu of tree %llu: header flag RELOC, but its extent item flags 0x%llx lack FULL_BACKREF (only relocation tree blocks carry RELOC)",
 				    o->bytenr, o->owner, x->flags);
 		if (!tree_refs || named || !x || (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
 			continue;
