@@ -4,6 +4,7 @@
 usage: catalogue.py [--sample N] [--seed S] [--fs NAME,...] [--matrix FILE]
                     [--btrfs B] [--tool T] [--ref R] [--work DIR]
                     [--corpus DIR] [--mount] [--no-repair] [--progress] [--list]
+                    [--family F,...]
 
 A class of corruption is generic, not tied to one image:
   field/STRUCT.MEMBER/WHERE/RULE  set field MEMBER of a random item holding
@@ -35,6 +36,8 @@ of a kernel-made corpus filesystem (../shared/corpus/NAME, decompressed into
             changed), crash
   debrep    Debian's `check --repair --force` on a third copy: repaired when
             Debian's check is clean after it
+--family keeps the classes of one family (FAMILIES below: extent, fstree).
+
 With --mount (needs root and loop devices; each mount holds the machine-wide
 /tmp/btrfs-kit-loop.lock) a repaired image is also mounted by the kernel and every file read back
 against the original: a failed mount or a changed file is "worse".
@@ -78,6 +81,17 @@ SUB_STRUCTS = {'extent_item': [('extent_inline_ref', 24)], 'chunk': [('stripe', 
 DEFAULT_FS = ['default-rich', 'nodesize4k-bulk', 'legacy-features', 'quota', 'compress-zlib',
               'mixed-bg', 'csum-sha256', 'raid1-raid1', 'raid1c3-raid1c4', 'empty-defaults']
 TIMEOUT = 300
+# families of classes, by who owns their detection and repair (--family): a
+# class belongs to a family when its name matches the family's pattern
+_EXTENT_TYPES = ('EXTENT_ITEM|METADATA_ITEM|TREE_BLOCK_REF|EXTENT_DATA_REF|SHARED_BLOCK_REF|SHARED_DATA_REF|'
+                 'BLOCK_GROUP_ITEM|FREE_SPACE_INFO|FREE_SPACE_EXTENT|FREE_SPACE_BITMAP|DEV_EXTENT|DEV_ITEM|'
+                 'CHUNK_ITEM|EXTENT_CSUM')
+FAMILIES = {
+    'extent': r'^(header|mirror|super)/|^field/(extent_item|extent_inline_ref|extent_data_ref|shared_data_ref|'
+              r'block_group_item|free_space_info|dev_extent|dev_item|chunk|stripe|disk_key|item)\.|'
+              r'^item/[^/]+/(%s)/' % _EXTENT_TYPES,
+}
+FAMILIES['fstree'] = r'^(?!(%s))' % FAMILIES['extent']
 
 
 def run(cmd, timeout=TIMEOUT):
@@ -459,6 +473,7 @@ def main():
     ap.add_argument('--mount', action='store_true')
     ap.add_argument('--no-repair', action='store_true')
     ap.add_argument('--list', action='store_true', help='print the classes and exit')
+    ap.add_argument('--family', default='', help='keep the classes of these families (%s)' % ', '.join(FAMILIES))
     ap.add_argument('--progress', action='store_true', help='a line every 50 cases on stderr')
     a = ap.parse_args()
     a.corpus = a.corpus or os.path.join(a.work, 'corpus')
@@ -469,6 +484,9 @@ def main():
         tag, member, bits, offset = l.split()
         table.setdefault(tag, []).append((member, int(bits), int(offset)))
     classes = enumerate_classes(table)
+    if a.family:
+        pats = [re.compile(FAMILIES[f]) for f in a.family.split(',')]
+        classes = [c for c in classes if any(p.search(c) for p in pats)]
     if a.list:
         print('\n'.join(classes))
         return 0
