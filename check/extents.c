@@ -142,6 +142,26 @@ static void compare_chunk_item(struct check_ctx *ctx, const struct btrfs_key *ke
 }
 
 /*
+ * A system chunk (the superblock's sys_chunk_array has it) has its item in
+ * the chunk tree too: the kernel maps it from the array but updates, and
+ * removes, the item (a removal that finds none aborts the transaction).
+ */
+static void check_sys_chunk_item(struct check_ctx *ctx, const struct btrfs_chunk_map *ch)
+{
+	struct btrfs_key key = { .objectid = BTRFS_FIRST_CHUNK_TREE_OBJECTID, .type = BTRFS_CHUNK_ITEM_KEY,
+				 .offset = ch->logical };
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(ctx->fs, &ctx->fs->chunk_root, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+	btrfs_release_path(&path);
+	if (ret == 1)
+		check_error(ctx, "chunk tree: no chunk item (256 CHUNK_ITEM %llu) for the system chunk [%llu %llu] of the superblock's sys_chunk_array",
+			    ch->logical, ch->logical, ch->length);
+}
+
+/*
  * Each stripe of a chunk item names its device by devid and device uuid:
  * the kernel looks both up, and a pair matching no device item is a device
  * missing (a mount refused, or degraded) though the devid is here.
@@ -1272,6 +1292,8 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	for (i = 0; i < map->nr; i++) {
 		const struct btrfs_chunk_map *ch = map->chunks[i];
 
+		if (ch->type & BTRFS_BLOCK_GROUP_SYSTEM)
+			check_sys_chunk_item(ctx, ch);
 		for (s = 0; s < ch->num_stripes; s++) {
 			if (have_dev_extent(st, ch->stripes[s].devid, ch->stripes[s].physical))
 				continue;

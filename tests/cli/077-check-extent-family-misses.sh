@@ -10,6 +10,7 @@ CB=$TOOL_DIR/corrupt-block
 [ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
 corpus_case default-rich > /dev/null
 corpus_case mixed-bg > /dev/null
+corpus_case empty-defaults > /dev/null
 rich=$SCRATCH_ROOT/corpus/default-rich/dev1.img
 
 # found IMAGE DEBIAN_EXIT PATTERN EDIT...: a copy of IMAGE edited is found
@@ -48,4 +49,8 @@ found "$rich" 1 "^ERROR: chunk tree: device item devid 1 has fsid .*, but device
 found "$SCRATCH_ROOT/corpus/mixed-bg/dev1.img" 1 \
 	"^ERROR: free space tree: root item (10 ROOT_ITEM 18446744073709551615) in leaf [0-9]* has offset 18446744073709551615, expected 0" \
 	field 1 10,ROOT_ITEM,0 disk_key.offset -1
+# a system chunk of the sys_chunk_array without its chunk tree item (Debian 6.2 says nothing)
+found "$SCRATCH_ROOT/corpus/empty-defaults/dev1.img" 0 \
+	"^ERROR: chunk tree: no chunk item (256 CHUNK_ITEM 22020096) for the system chunk \[22020096 8388608\] of the superblock's sys_chunk_array" \
+	delete 3 256,CHUNK_ITEM,22020096
 echo "extent family misses found"
