@@ -33,6 +33,7 @@
 #include "lib/format/messages.h"
 #include "lib/format/profiles.h"
 #include "lib/engine/tree-write.h"
+#include "lib/engine/transaction.h"
 
 #define HEADER_SIZE ((u32)sizeof(struct btrfs_header))
 #define ITEM_SIZE ((u32)sizeof(struct btrfs_item))
@@ -247,6 +248,52 @@ static int fix_copy(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 		printf("Rewrote copy %d of tree block %llu from copy %d\n", f->bad, f->bytenr, f->good);
 	free_extent_buffer(eb);
 	return ret;
+}
+
+/*
+ * --repair: a block with a stray RELOC header flag is copied on write in the
+ * tree its header names; the copy gets a new header, without the flag.  The
+ * re-check before the commit confirms the tree reached it by its first key.
+ */
+struct reloc_fix {
+	u64 bytenr, tree;
+};
+
+static int fix_reloc_flag(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct reloc_fix *f = arg;
+	struct extent_buffer *eb;
+	struct btrfs_wroot *root;
+	struct btrfs_path path;
+	struct btrfs_key first;
+	int level, ret;
+
+	ret = btrfs_read_tree_block(ctx->fs, f->bytenr, NULL, &eb);
+	if (ret < 0)
+		return ret;
+	level = btrfs_eb_level(eb);
+	if (!btrfs_eb_nritems(eb))
+		ret = -EUCLEAN;
+	else if (level)
+		btrfs_node_key_to_cpu(eb, &first, 0);
+	else
+		btrfs_item_key_to_cpu(eb, &first, 0);
+	free_extent_buffer(eb);
+	if (!ret)
+		ret = btrfs_trans_get_root(t, f->tree, &root);
+	if (ret < 0) {
+		error("cannot copy tree block %llu of tree %llu on write: %s", f->bytenr, f->tree, strerror(-ret));
+		return ret;
+	}
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, root, &first, &path, 0, 1);
+	if (ret >= 0 && path.nodes[level]) {
+		printf("Tree block %llu of tree %llu: RELOC header flag dropped, copied to %llu\n",
+		       f->bytenr, f->tree, path.nodes[level]->start);
+		ret = 0;
+	}
+	btrfs_release_path(&path);
+	return ret > 0 ? -ENOENT : ret;
 }
 
 /* Bytes one device stripe of a chunk occupies. */
@@ -1073,9 +1120,13 @@ static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
 			check_error(ctx, "tree block %llu of tree %llu: extent item flags 0x%llx have FULL_BACKREF, which only blocks of subvolume and relocation trees carry",
 				    o->bytenr, o->owner, x->flags);
 		/* the kernel sets RELOC only on relocation tree blocks, all FULL_BACKREF */
-		if (x && o->reloc && !(x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
+		if (x && o->reloc && !(x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
+			struct reloc_fix f = { o->bytenr, o->owner };
+
 			check_error(ctx, "tree block %llu of tree %llu: header flag RELOC, but its extent item flags 0x%llx lack FULL_BACKREF (only relocation tree blocks carry RELOC)",
 				    o->bytenr, o->owner, x->flags);
+			check_fixable(ctx, fix_reloc_flag, &f, sizeof(f));
+		}
 		if (!tree_refs || named || !x || (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
 			continue;
 		check_error(ctx, "tree block %llu: header owner %llu, but its %zu tree back reference(s) name root %llu%s",
