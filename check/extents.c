@@ -29,9 +29,11 @@
 #include "check/extents.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
+#include "lib/read/super.h"
 #include "lib/format/messages.h"
 #include "lib/format/profiles.h"
 #include "lib/engine/tree-write.h"
+#include "lib/engine/transaction.h"
 
 #define HEADER_SIZE ((u32)sizeof(struct btrfs_header))
 #define ITEM_SIZE ((u32)sizeof(struct btrfs_item))
@@ -141,6 +143,53 @@ static void compare_chunk_item(struct check_ctx *ctx, const struct btrfs_key *ke
 }
 
 /*
+ * A system chunk (the superblock's sys_chunk_array has it) has its item in
+ * the chunk tree too: the kernel maps it from the array but updates, and
+ * removes, the item (a removal that finds none aborts the transaction).
+ */
+static void check_sys_chunk_item(struct check_ctx *ctx, const struct btrfs_chunk_map *ch)
+{
+	struct btrfs_key key = { .objectid = BTRFS_FIRST_CHUNK_TREE_OBJECTID, .type = BTRFS_CHUNK_ITEM_KEY,
+				 .offset = ch->logical };
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(ctx->fs, &ctx->fs->chunk_root, &key, BTRFS_SEARCH_EXACT, &path, NULL);
+	btrfs_release_path(&path);
+	if (ret == 1)
+		check_error(ctx, "chunk tree: no chunk item (256 CHUNK_ITEM %llu) for the system chunk [%llu %llu] of the superblock's sys_chunk_array",
+			    ch->logical, ch->logical, ch->length);
+}
+
+/*
+ * Each stripe of a chunk item names its device by devid and device uuid:
+ * the kernel looks both up, and a pair matching no device item is a device
+ * missing (a mount refused, or degraded) though the devid is here.
+ */
+static void check_chunk_stripe_devs(struct check_ctx *ctx, const struct extent_buffer *eb,
+				    const struct btrfs_key *key, const struct btrfs_chunk *chunk, u32 size)
+{
+	u16 n;
+
+	if (size < sizeof(*chunk) || size < btrfs_chunk_item_size(n = btrfs_chunk_num_stripes(chunk)))
+		return;   /* the tree-checker reported it */
+	for (u16 i = 0; i < n; i++) {
+		const struct btrfs_stripe *st = &chunk->stripe[i];
+		u64 devid = btrfs_stripe_devid(st);
+		const struct btrfs_device *d = btrfs_find_device(&ctx->fs->devices, devid, NULL);
+		char have[BTRFS_UUID_UNPARSED_SIZE], want[BTRFS_UUID_UNPARSED_SIZE];
+
+		if (!d || btrfs_find_device(&ctx->fs->devices, devid, st->dev_uuid))
+			continue;   /* a devid of no device: compared with the dev extents */
+		uuid_unparse(st->dev_uuid, have);
+		uuid_unparse(d->uuid, want);
+		check_error(ctx, "chunk tree: leaf %llu chunk item (%llu CHUNK_ITEM %llu) stripe %u: devid %llu with device uuid %s, but device %llu has uuid %s",
+			    eb->start, key->objectid, key->offset, i, devid, have, devid, want);
+	}
+}
+
+/*
  * A device item whose uuid names no device we have, while a device with its
  * devid is here: the item (or that device's superblock) is damaged, not a
  * device missing.  (A device really missing was warned about at open.)
@@ -151,14 +200,23 @@ static void check_dev_item_uuid(struct check_ctx *ctx, const struct btrfs_dev_it
 	u64 devid = btrfs_device_id(di);
 	char have[BTRFS_UUID_UNPARSED_SIZE], want[BTRFS_UUID_UNPARSED_SIZE];
 	const struct btrfs_device *same = NULL;
+	const u8 *fsid = btrfs_super_metadata_fsid(btrfs_fs_super(ctx->fs));
 
 	for (int i = 0; i < list->nr; i++) {
 		const struct btrfs_device *d = &list->devs[i];
 
 		if (d->devid != devid)
 			continue;
-		if (!memcmp(d->uuid, di->uuid, BTRFS_UUID_SIZE) && d->fd >= 0)
+		if (!memcmp(d->uuid, di->uuid, BTRFS_UUID_SIZE) && d->fd >= 0) {
+			/* a device opened as this filesystem's (a seed's items carry the seed's fsid) */
+			if (memcmp(di->fsid, fsid, BTRFS_FSID_SIZE)) {
+				uuid_unparse(di->fsid, have);
+				uuid_unparse(fsid, want);
+				check_error(ctx, "chunk tree: device item devid %llu has fsid %s, but device %s is of filesystem %s",
+					    devid, have, d->path, want);
+			}
 			return;
+		}
 		if (d->fd >= 0)
 			same = d;
 	}
@@ -190,6 +248,52 @@ static int fix_copy(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 		printf("Rewrote copy %d of tree block %llu from copy %d\n", f->bad, f->bytenr, f->good);
 	free_extent_buffer(eb);
 	return ret;
+}
+
+/*
+ * --repair: a block with a stray RELOC header flag is copied on write in the
+ * tree its header names; the copy gets a new header, without the flag.  The
+ * re-check before the commit confirms the tree reached it by its first key.
+ */
+struct reloc_fix {
+	u64 bytenr, tree;
+};
+
+static int fix_reloc_flag(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct reloc_fix *f = arg;
+	struct extent_buffer *eb;
+	struct btrfs_wroot *root;
+	struct btrfs_path path;
+	struct btrfs_key first;
+	int level, ret;
+
+	ret = btrfs_read_tree_block(ctx->fs, f->bytenr, NULL, &eb);
+	if (ret < 0)
+		return ret;
+	level = btrfs_eb_level(eb);
+	if (!btrfs_eb_nritems(eb))
+		ret = -EUCLEAN;
+	else if (level)
+		btrfs_node_key_to_cpu(eb, &first, 0);
+	else
+		btrfs_item_key_to_cpu(eb, &first, 0);
+	free_extent_buffer(eb);
+	if (!ret)
+		ret = btrfs_trans_get_root(t, f->tree, &root);
+	if (ret < 0) {
+		error("cannot copy tree block %llu of tree %llu on write: %s", f->bytenr, f->tree, strerror(-ret));
+		return ret;
+	}
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, root, &first, &path, 0, 1);
+	if (ret >= 0 && path.nodes[level]) {
+		printf("Tree block %llu of tree %llu: RELOC header flag dropped, copied to %llu\n",
+		       f->bytenr, f->tree, path.nodes[level]->start);
+		ret = 0;
+	}
+	btrfs_release_path(&path);
+	return ret > 0 ? -ENOENT : ret;
 }
 
 /* Bytes one device stripe of a chunk occupies. */
@@ -439,6 +543,7 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 			d->chunk_offset = btrfs_dev_extent_chunk_offset(ptr);
 		} else if (key.type == BTRFS_CHUNK_ITEM_KEY && tree_id == BTRFS_CHUNK_TREE_OBJECTID) {
 			compare_chunk_item(ctx, &key, ptr, size);
+			check_chunk_stripe_devs(ctx, eb, &key, ptr, size);
 		} else if (key.type == BTRFS_DEV_ITEM_KEY && tree_id == BTRFS_CHUNK_TREE_OBJECTID) {
 			struct check_dev *d;
 
@@ -1014,6 +1119,14 @@ static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
 		    o->owner != BTRFS_TREE_RELOC_OBJECTID && o->owner != BTRFS_DATA_RELOC_TREE_OBJECTID)
 			check_error(ctx, "tree block %llu of tree %llu: extent item flags 0x%llx have FULL_BACKREF, which only blocks of subvolume and relocation trees carry",
 				    o->bytenr, o->owner, x->flags);
+		/* the kernel sets RELOC only on relocation tree blocks, all FULL_BACKREF */
+		if (x && o->reloc && !(x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
+			struct reloc_fix f = { o->bytenr, o->owner };
+
+			check_error(ctx, "tree block %llu of tree %llu: header flag RELOC, but its extent item flags 0x%llx lack FULL_BACKREF (only relocation tree blocks carry RELOC)",
+				    o->bytenr, o->owner, x->flags);
+			check_fixable(ctx, fix_reloc_flag, &f, sizeof(f));
+		}
 		if (!tree_refs || named || !x || (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
 			continue;
 		check_error(ctx, "tree block %llu: header owner %llu, but its %zu tree back reference(s) name root %llu%s",
@@ -1230,6 +1343,8 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	for (i = 0; i < map->nr; i++) {
 		const struct btrfs_chunk_map *ch = map->chunks[i];
 
+		if (ch->type & BTRFS_BLOCK_GROUP_SYSTEM)
+			check_sys_chunk_item(ctx, ch);
 		for (s = 0; s < ch->num_stripes; s++) {
 			if (have_dev_extent(st, ch->stripes[s].devid, ch->stripes[s].physical))
 				continue;

@@ -362,6 +362,21 @@ static void mend_extent_item(struct mend *m, int slot, const struct btrfs_key *k
 	btrfs_set_extent_generation(ei, ngen);
 }
 
+/* A dev extent names the one chunk tree and its chunk objectid: nothing else is valid. */
+static void mend_dev_extent(struct mend *m, int slot, struct btrfs_dev_extent *de)
+{
+	if (btrfs_dev_extent_chunk_tree(de) != BTRFS_CHUNK_TREE_OBJECTID) {
+		say(m, slot, "dev extent chunk_tree %llu, set to %llu",
+		    (unsigned long long)btrfs_dev_extent_chunk_tree(de), BTRFS_CHUNK_TREE_OBJECTID);
+		btrfs_set_dev_extent_chunk_tree(de, BTRFS_CHUNK_TREE_OBJECTID);
+	}
+	if (btrfs_dev_extent_chunk_objectid(de) != BTRFS_FIRST_CHUNK_TREE_OBJECTID) {
+		say(m, slot, "dev extent chunk_objectid %llu, set to %llu",
+		    (unsigned long long)btrfs_dev_extent_chunk_objectid(de), BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+		btrfs_set_dev_extent_chunk_objectid(de, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	}
+}
+
 /* Does an INODE_REF (ino, INODE_REF, dir) in leaf eb hold name? */
 static bool leaf_ref_has_name(const struct extent_buffer *eb, int slot, const char *name,
 			      u32 len)
@@ -704,6 +719,10 @@ static int mend_items(struct mend *m)
 		case BTRFS_METADATA_ITEM_KEY:
 			if (size >= sizeof(struct btrfs_extent_item))
 				mend_extent_item(m, i, &key, (void *)p, size);
+			break;
+		case BTRFS_DEV_EXTENT_KEY:
+			if (size == sizeof(struct btrfs_dev_extent))
+				mend_dev_extent(m, i, (void *)p);
 			break;
 		case BTRFS_DIR_ITEM_KEY:
 		case BTRFS_XATTR_ITEM_KEY:

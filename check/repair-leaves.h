@@ -13,7 +13,8 @@
  *     moved to the key of its hash when the name can be trusted (the
  *     inode's INODE_REF names it; the root tree's "default"; a printable
  *     xattr name), else dropped (the fs roots repair can re-add a directory
- *     entry from the inode ref; until then the repair refuses).
+ *     entry from the inode ref; until then the repair refuses);
+ *   - a DEV_EXTENT's chunk_tree or chunk_objectid: each has one valid value.
  * (check/leaf-mend.c mends one leaf; this part finds them and writes them.)
  * A mended leaf must pass the tree-checker in full; it is then served by
  * the read path in place of the disk's (btrfs_override_tree_block()), so the

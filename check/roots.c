@@ -46,6 +46,12 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	case BTRFS_BLOCK_GROUP_TREE_OBJECTID: seen->block_group = true; break;
 	}
 	btrfs_tree_ref_from_root_item(&ref, key->objectid, ri);
+	/* the kernel looks a tree that is not a subvolume up at offset 0 (unlike extent tree v2) */
+	if (key->objectid < BTRFS_FIRST_FREE_OBJECTID && key->objectid != BTRFS_FS_TREE_OBJECTID &&
+	    key->offset &&
+	    !(btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2))
+		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) in leaf %llu has offset %llu, expected 0 (the kernel finds this tree at offset 0)",
+			    name, key->objectid, key->offset, eb->start, key->offset);
 	/* every tree was made by some transaction (the kernel reads a 0 as "any") */
 	if (!btrfs_root_generation(ri))
 		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) generation is 0",
@@ -101,6 +107,12 @@ static void check_tree_feature(struct check_ctx *ctx, bool have, u64 bit, const 
 
 static void check_tree_features(struct check_ctx *ctx, const struct roots_seen *seen)
 {
+	u64 unknown = btrfs_super_compat_ro_flags(btrfs_fs_super(ctx->fs)) & ~BTRFS_FEATURE_COMPAT_RO_KNOWN;
+
+	/* the kernel mounts it read-only only: trees check does not know may be there */
+	if (unknown)
+		check_error(ctx, "superblock: unknown compat_ro features 0x%llx (the kernel mounts it read-only; their trees cannot be checked)",
+			    unknown);
 	check_tree_feature(ctx, seen->free_space, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE,
 			   "FREE_SPACE_TREE", "free space tree");
 	check_tree_feature(ctx, seen->block_group, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The corruption-class catalogue of btrfs check (issue 17).
 
-usage: catalogue.py [--sample N] [--seed S] [--fs NAME,...] [--family F] [--matrix FILE]
+usage: catalogue.py [--sample N] [--seed S] [--fs NAME,...] [--family F,...] [--matrix FILE]
                     [--btrfs B] [--tool T] [--ref R] [--work DIR]
                     [--corpus DIR] [--mount] [--no-repair] [--progress] [--list]
 
@@ -41,6 +41,8 @@ ref and backref items).  Judged:
   debrep    Debian's `check --repair --force` on a third copy: repaired when
             Debian's check found the damage and is clean after it, unseen when
             its check did not find it
+--family keeps the classes of the families named (extent: extent, chunk,
+device, superblock, header and mirror classes; fs-tree: below).
 With --mount (needs root and loop devices; each mount holds the machine-wide
 /tmp/btrfs-kit-loop.lock) a repaired image is also mounted by the kernel and every file read back
 against the original: a failed mount or a changed file is "worse".
@@ -93,12 +95,22 @@ def in_family(cls, family):
     if family == 'fs-tree':
         return (p[0] == 'field' and p[1].split('.')[0] in FS_TREE_STRUCTS) or \
             (p[0] == 'item' and p[2] in FS_TREE_TYPES)
-    return True
+    return re.search(FAMILIES[family], cls) is not None
 
 
 DEFAULT_FS = ['default-rich', 'nodesize4k-bulk', 'legacy-features', 'quota', 'compress-zlib',
               'mixed-bg', 'csum-sha256', 'raid1-raid1', 'raid1c3-raid1c4', 'empty-defaults']
 TIMEOUT = 300
+# families of classes, by who owns their detection and repair (--family): a
+# class belongs to a family when its name matches the family's pattern
+_EXTENT_TYPES = ('EXTENT_ITEM|METADATA_ITEM|TREE_BLOCK_REF|EXTENT_DATA_REF|SHARED_BLOCK_REF|SHARED_DATA_REF|'
+                 'BLOCK_GROUP_ITEM|FREE_SPACE_INFO|FREE_SPACE_EXTENT|FREE_SPACE_BITMAP|DEV_EXTENT|DEV_ITEM|'
+                 'CHUNK_ITEM|EXTENT_CSUM')
+FAMILIES = {
+    'extent': r'^(header|mirror|super)/|^field/(extent_item|extent_inline_ref|extent_data_ref|shared_data_ref|'
+              r'block_group_item|free_space_info|dev_extent|dev_item|chunk|stripe|disk_key|item)\.|'
+              r'^item/[^/]+/(%s)/' % _EXTENT_TYPES,
+}
 
 
 def run(cmd, timeout=TIMEOUT):
@@ -488,11 +500,11 @@ def main():
     ap.add_argument('--shared', default=os.path.join(os.path.dirname(top), 'shared'))
     ap.add_argument('--work', default='/tmp/btrfs-kit-catalogue')
     ap.add_argument('--corpus', default='')
-    ap.add_argument('--family', default='', choices=['', 'fs-tree'], help='only the classes of one family')
     ap.add_argument('--matrix', default='')
     ap.add_argument('--mount', action='store_true')
     ap.add_argument('--no-repair', action='store_true')
     ap.add_argument('--list', action='store_true', help='print the classes and exit')
+    ap.add_argument('--family', default='', help='keep the classes of these families (fs-tree, %s)' % ', '.join(FAMILIES))
     ap.add_argument('--progress', action='store_true', help='a line every 50 cases on stderr')
     a = ap.parse_args()
     a.corpus = a.corpus or os.path.join(a.work, 'corpus')
@@ -502,7 +514,8 @@ def main():
     for l in out.splitlines():
         tag, member, bits, offset = l.split()
         table.setdefault(tag, []).append((member, int(bits), int(offset)))
-    classes = [c for c in enumerate_classes(table) if in_family(c, a.family)]
+    classes = [c for c in enumerate_classes(table)
+               if not a.family or any(in_family(c, f) for f in a.family.split(','))]
     if a.list:
         print('\n'.join(classes))
         return 0
