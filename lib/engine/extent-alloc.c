@@ -189,6 +189,30 @@ int extent_alloc_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct f
 	return 0;
 }
 
+/*
+ * RAID5/6: a row that holds anything the committed generation uses (or this
+ * transaction did before the free space was learnt) is not free space at
+ * all.  A commit writes a row with read-modify-write, data units and parity
+ * in one flush interval: torn by a power cut, the parity no longer matches
+ * the row's other units, and a block of the old generation there could not
+ * be rebuilt with a device missing (the write hole).  Allocating only in
+ * rows free of committed blocks keeps every torn row one that no committed
+ * tree points into.
+ */
+static void widen_to_rows(const struct btrfs_chunk_map *c, struct fs_range *used, int nr_used)
+{
+	u64 rowlen = (u64)btrfs_chunk_data_stripes(c) * c->stripe_len;
+
+	for (int i = 0; i < nr_used; i++) {
+		u64 s = c->logical + (used[i].start - c->logical) / rowlen * rowlen;
+		u64 e = used[i].start + used[i].len;
+
+		e = c->logical + (e - c->logical + rowlen - 1) / rowlen * rowlen;
+		used[i].start = s;
+		used[i].len = e - s;
+	}
+}
+
 /* Learn a block group's free space from the extent tree. */
 static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
 {
@@ -219,6 +243,8 @@ static int load_free(struct btrfs_trans *t, struct wblock_group *bg)
 					    t->acct[i].len);
 	if (ret < 0)
 		goto out;
+	if (c && btrfs_raid_has_parity(c->type))
+		widen_to_rows(c, used, nr_used);
 	if (nr_used)
 		qsort(used, (size_t)nr_used, sizeof(*used), cmp_range);
 	cur = bg->start;

@@ -26,10 +26,18 @@ filesystem over an old one: image restore onto a used target): every valid
 superblock copy is either the old one, byte for byte, and both checks on it
 (-s copy) give the old verdict, or the final one and both checks on it pass;
 no valid copy at all is fine too.  Anything else is a failed state: its writes
-are listed and the script exits 1.  With --mount the kernel must also mount
+are listed and the script exits 1.  With --degraded (kind change, several
+devices) every state the judge accepts is judged again with each device left
+out in turn: our check on the others (reading through parity or the other
+copies) must pass, or, in the old state, say what it said of the old
+filesystem with that device left out; a state where it does not is a write
+hole (a torn read-modify-write of a RAID5/6 row left its parity out of step
+with data the committed trees still use), listed as FAILED degraded.  With --mount the kernel must also mount
 the final state (loop devices, under flock /tmp/btrfs-kit-loop.lock).
 One summary line per run:
   powercut NAME: writes W, flushes F, crash points P, states S, failed X
+and with --degraded a second:
+  powercut NAME: degraded checks C, failed X (per device left out)
 """
 import argparse
 import os
@@ -164,6 +172,26 @@ class Judge:
         prc = run([self.args.progs, "check"] + opt + self.args.dev[:1])[0] if self.progs else 0
         return rc, out, prc
 
+    def degraded(self, i):
+        """Our check with device i left out: (exit code, error lines)."""
+        rc, out = run([self.args.btrfs, "check"] + self.args.dev[:i] + self.args.dev[i + 1:])
+        return rc, error_lines(out)
+
+    def degraded_verdict(self, old):
+        """The devices that, left out, make our check fail where it should not."""
+        old_state = self.devs.supers() == old["supers"]
+        torn = [0 not in c for c in self.devs.valid_copies()]
+        bad = []
+        for i in range(len(self.args.dev)):
+            got = self.degraded(i)
+            if got[0] == 0 or (old_state and got == old["degraded"][i]):
+                continue
+            # a torn primary left in: refused naming it, as without a device left out
+            if any(t for j, t in enumerate(torn) if j != i) and any("superblock" in l for l in got[1]):
+                continue
+            bad.append(i)
+        return bad
+
     def verdict(self, old, new_supers):
         """(ok, kind) of the state on the devices now."""
         copies = self.devs.valid_copies()
@@ -273,6 +301,15 @@ def subsets(pending, mode, rng):
     return res
 
 
+def state_writes(pending, chosen, tear):
+    """The writes of the crash interval a state holds, for a FAILED line."""
+    what = [f"{w[0]} {os.path.basename(w[1])}@{w[2]}+{w[3]}"
+            for j, (_, w) in enumerate(pending) if j in chosen]
+    if tear:
+        what.append(f"torn {pending[tear[0]][1][2]} first {tear[1]} bytes")
+    return ", ".join(what) or "nothing"
+
+
 def is_super(w):
     return w[0] == "WRIT" and w[2] in SUPER_OFFSETS and w[3] == SUPER_SIZE
 
@@ -288,6 +325,8 @@ def main():
     ap.add_argument("--name", required=True)
     ap.add_argument("--mount", action="store_true",
                     help="the kernel must mount the final state (loop devices, under flock)")
+    ap.add_argument("--degraded", action="store_true",
+                    help="judge each accepted state again with each device left out (kind change)")
     ap.add_argument("--dev", action="append", required=True)
     ap.add_argument("command", nargs="+")
     args = ap.parse_args()
@@ -315,6 +354,8 @@ def main():
         if args.kind == "change":
             rc, out, prc = judge.checks()
             old = {"supers": devs.supers(), "rc": rc, "out": out, "prc": prc}
+            if args.degraded:
+                old["degraded"] = [judge.degraded(i) for i in range(len(args.dev))]
         if args.kind == "replace":
             old = {"copies": {}, "verdict": {}, "errors": {}}
             for m in devs.valid_copies()[0]:
@@ -328,6 +369,7 @@ def main():
         pending = []            # (log index, record) not yet flushed on their device
         points = states = failed = 0
         kinds = {}
+        deg_checks, deg_failed = 0, [0] * len(args.dev)
         for idx in range(len(recs) + 1):
             rec = recs[idx] if idx < len(recs) else None
             if rec is None or rec[0] == "FLSH":
@@ -346,18 +388,28 @@ def main():
                     if tear:
                         devs.apply(pending[tear[0]][1], keep=False, length=tear[1])
                     ok, kind = judge.verdict(old, new_supers)
+                    holes = []
+                    if ok and args.degraded and args.kind == "change":
+                        holes = judge.degraded_verdict(old)
+                        deg_checks += len(args.dev)
+                        for i in holes:
+                            deg_failed[i] += 1
                     devs.revert()
                     states += 1
                     key = kind + ("/torn" if tear else "")
                     kinds[key] = kinds.get(key, 0) + 1
                     if not ok:
                         failed += 1
-                        what = [f"{w[0]} {os.path.basename(w[1])}@{w[2]}+{w[3]}"
-                                for j, (_, w) in enumerate(pending) if j in chosen]
-                        if tear:
-                            what.append(f"torn {pending[tear[0]][1][2]} first {tear[1]} bytes")
+                        what = state_writes(pending, chosen, tear)
                         print(f"FAILED state ({kind}) at crash point {points}: durable writes before "
-                              f"log record {idx}, plus: {', '.join(what) or 'nothing'}")
+                              f"log record {idx}, plus: {what}")
+                    if holes:
+                        failed += 1
+                        what = state_writes(pending, chosen, tear)
+                        print(f"FAILED degraded state ({kind}, check fails without "
+                              f"{', '.join(os.path.basename(args.dev[i]) for i in holes)}) at crash point "
+                              f"{points}: durable writes before log record {idx}, plus: "
+                              f"{what}")
                 if rec is None:
                     break
                 # the flush makes its device's pending writes durable
@@ -381,6 +433,9 @@ def main():
                 print(f"powercut {args.name}: the kernel mounts the final state")
         print(f"powercut {args.name}: writes {len(writes)}, flushes {flushes}, crash points {points}, "
               f"states {states}, failed {failed} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+        if args.degraded:
+            print(f"powercut {args.name}: degraded checks {deg_checks}, failed {sum(deg_failed)} ("
+                  f"{', '.join(f'without {os.path.basename(d)} {n}' for d, n in zip(args.dev, deg_failed))})")
         sys.exit(1 if failed else 0)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
