@@ -12,7 +12,8 @@ struct image_restore_opts {
 
 /*
  * Restore the dump at source ("-" = stdin) onto the single device or file
- * target, or with opts->multi onto one target per device of the dumped
+ * target (a multi-device filesystem's devices laid end to end on it as one
+ * device: Documentation/btrfs-image.rst), or with opts->multi onto one target per device of the dumped
  * filesystem (targets[i] gets the device with the i-th smallest devid: its
  * own superblock and dev_item, every chunk at its original device offsets).
  * The whole dump is read and validated (clusters, items, zlib streams,
@@ -21,7 +22,7 @@ struct image_restore_opts {
  * first copied to an unlinked temporary file in $TMPDIR.  Memory: one item
  * of the dump, not the dump.  Returns 0 or a negative errno after an error
  * naming the cluster and item; -EOPNOTSUPP for what this version does not restore yet
- * (a dump of a multi-device filesystem onto one target, RAID5/6 with -m).
+ * (RAID5/6 chunks).
  */
 int image_restore(const char *source, const char *const *targets, int nr_targets,
 		  const struct image_restore_opts *opts);

@@ -60,6 +60,19 @@ struct restore_target {
 	struct btrfs_dev_item item;
 };
 
+/*
+ * A dump of a multi-device filesystem restored onto one target (no -m):
+ * the devices are laid end to end in devid order, device d from base on,
+ * and become the device with the smallest devid.  Every stripe keeps its
+ * chunk (profile, stripe count: a RAID1 chunk has its two copies on the one
+ * device) and moves from (d, offset) to base + offset: dev extent keys keep
+ * their order, so tree blocks are rewritten in place, item for item.
+ */
+struct fold_dev {
+	struct btrfs_dev_item item;     /* the chunk tree's DEV_ITEM */
+	u64 base;                       /* where the device starts on the target */
+};
+
 struct restore_ctx {
 	struct dump_file df;
 	u64 magic;
@@ -78,7 +91,11 @@ struct restore_ctx {
 	size_t raw_alloc;
 	bool multi;             /* -m: every device of the dump onto its own target */
 	bool old;               /* -o: every range at its logical address, no chunk mapping */
-	struct btrfs_chunk_tree_map map;   /* -m: every chunk with all its stripes */
+	bool fold;              /* a multi-device dump onto one target (struct fold_dev) */
+	struct fold_dev *devs;  /* fold: the devices, sorted by devid */
+	size_t nr_devs;
+	size_t alloc_devs;
+	struct btrfs_chunk_tree_map map;   /* -m, fold: every chunk with all its stripes */
 	struct restore_target *tg;         /* the targets: one, or (-m) one per device by devid */
 	int nr_tg;
 	struct btrfs_write_log *log;  /* BTRFS_KIT_WRITE_LOG (lib/read/dev-write.h), or NULL */
@@ -287,14 +304,10 @@ static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 clus
 		      (unsigned long long)btrfs_super_num_devices(&c->super), c->nr_tg);
 		return -EINVAL;
 	}
-	if (!c->multi && !c->old && btrfs_super_num_devices(&c->super) != 1) {
-		error("the dump is of a filesystem with %llu devices: restoring it onto one device is not implemented yet (use -m with one target per device)",
-		      (unsigned long long)btrfs_super_num_devices(&c->super));
-		return -EOPNOTSUPP;
-	}
+	c->fold = !c->multi && !c->old && btrfs_super_num_devices(&c->super) != 1;
 	memcpy(c->fsid, btrfs_super_metadata_fsid(&c->super), BTRFS_FSID_SIZE);
 	c->have_super = true;
-	if (c->multi) {
+	if (c->multi || c->fold) {
 		int ret = btrfs_read_sys_chunk_array(&c->map, &c->super);
 
 		if (ret)
@@ -303,7 +316,28 @@ static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 clus
 	return btrfs_read_sys_chunk_array(&c->sys, &c->super);
 }
 
-/* -m: the DEV_ITEM at slot of a chunk tree leaf: its device's target takes it (by devid order). */
+/* fold: a device of the dump, in devid order (an older copy of a leaf may repeat it). */
+static int fold_add_dev(struct restore_ctx *c, const struct btrfs_dev_item *di)
+{
+	u64 devid = btrfs_device_id(di);
+	size_t i;
+
+	for (i = 0; i < c->nr_devs && btrfs_device_id(&c->devs[i].item) <= devid; i++)
+		if (btrfs_device_id(&c->devs[i].item) == devid)
+			return 0;
+	if (ARRAY_GROW(c->devs, c->nr_devs, c->alloc_devs))
+		return -ENOMEM;
+	memmove(c->devs + i + 1, c->devs + i, (c->nr_devs - i) * sizeof(*c->devs));
+	c->devs[i].item = *di;
+	c->devs[i].base = 0;
+	c->nr_devs++;
+	return 0;
+}
+
+/*
+ * -m, fold: the DEV_ITEM at slot of a chunk tree leaf: -m gives it to its
+ * device's target (by devid order), fold to the device list.
+ */
 static int take_dev_item(struct restore_ctx *c, const u8 *blk, u64 bytenr, u32 slot)
 {
 	const struct btrfs_item *it = (const struct btrfs_item *)(blk + sizeof(struct btrfs_header)) + slot;
@@ -325,6 +359,8 @@ static int take_dev_item(struct restore_ctx *c, const u8 *blk, u64 bytenr, u32 s
 		      (unsigned long long)devid);
 		return -EUCLEAN;
 	}
+	if (c->fold)
+		return fold_add_dev(c, di);
 	/* the targets hold the devices in devid order: insert this one in its place */
 	for (i = 0; i < c->nr_tg && c->tg[i].have_item; i++) {
 		if (btrfs_device_id(&c->tg[i].item) == devid)
@@ -374,7 +410,7 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 		u64 logical = btrfs_disk_key_offset(&it->key);
 		int ret;
 
-		if (c->multi && btrfs_disk_key_type(&it->key) == BTRFS_DEV_ITEM_KEY) {
+		if ((c->multi || c->fold) && btrfs_disk_key_type(&it->key) == BTRFS_DEV_ITEM_KEY) {
 			ret = take_dev_item(c, blk, bytenr, i);
 			if (ret)
 				return ret;
@@ -398,7 +434,7 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 		}
 		if (find_chunk(c, logical))
 			continue;
-		if (c->multi) {
+		if (c->multi || c->fold) {
 			ret = btrfs_add_chunk(&c->map, logical, chunk, size, btrfs_super_sectorsize(&c->super));
 			if (ret)
 				return ret;
@@ -456,6 +492,241 @@ static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
 			continue;
 		memcpy(blk, want, BTRFS_CSUM_SIZE);
 	}
+}
+
+/* fold: the first MiB of every device, never in a dev extent */
+#define FOLD_RESERVED (1024ULL * 1024)
+
+static const struct fold_dev *fold_dev_of(const struct restore_ctx *c, u64 devid)
+{
+	for (size_t i = 0; i < c->nr_devs; i++)
+		if (btrfs_device_id(&c->devs[i].item) == devid)
+			return &c->devs[i];
+	return NULL;
+}
+
+/* fold: every stripe of chunk (at logical, in what) onto the one device. */
+static int fold_chunk(const struct restore_ctx *c, struct btrfs_chunk *chunk, u64 logical,
+		      const char *what)
+{
+	const struct btrfs_dev_item *one = &c->devs[0].item;
+
+	for (u16 s = 0; s < btrfs_chunk_num_stripes(chunk); s++) {
+		struct btrfs_stripe *st = &chunk->stripe[s];
+		const struct fold_dev *d = fold_dev_of(c, btrfs_stripe_devid(st));
+
+		if (!d) {
+			error("%s: chunk %llu stripe %u is on devid %llu, which has no device item", what,
+			      (unsigned long long)logical, s, (unsigned long long)btrfs_stripe_devid(st));
+			return -EUCLEAN;
+		}
+		btrfs_set_stripe_devid(st, btrfs_device_id(one));
+		btrfs_set_stripe_offset(st, d->base + btrfs_stripe_offset(st));
+		memcpy(st->dev_uuid, one->uuid, BTRFS_UUID_SIZE);
+	}
+	return 0;
+}
+
+/*
+ * fold, after the RANGES pass: where each device starts on the target (in
+ * devid order, end to end; a device other than the first starts earlier
+ * than where the previous one ends never, later where a superblock mirror
+ * would land inside its dev extents: then the mirror lands in its first MiB),
+ * the one device's DEV_ITEM (the smallest devid's, total_bytes the end of
+ * the last device, bytes_used the sum), the superblock's dev_item,
+ * total_bytes and sys_chunk_array.
+ */
+static int fold_plan(struct restore_ctx *c)
+{
+	struct btrfs_dev_item *one;
+	struct btrfs_sys_array_iter it;
+	const struct btrfs_disk_key *key;
+	u64 end = 0, used = 0;
+	int ret;
+
+	if (!c->nr_devs) {
+		error("the dump's chunk tree has no device item");
+		return -EUCLEAN;
+	}
+	for (size_t i = 0; i < c->nr_devs; i++) {
+		struct fold_dev *d = &c->devs[i];
+		u64 total = btrfs_device_total_bytes(&d->item);
+
+		d->base = end;
+		for (int m = 1; i && m < BTRFS_SUPER_MIRROR_MAX; m++) {
+			u64 at = btrfs_sb_offset(m);
+
+			if (at + BTRFS_SUPER_INFO_SIZE > d->base + FOLD_RESERVED && at < d->base + total) {
+				d->base = at - BTRFS_SUPER_INFO_OFFSET;
+				m = 0;          /* every mirror again past the new base */
+			}
+		}
+		end = d->base + total;
+		used += btrfs_device_bytes_used(&d->item);
+	}
+	for (size_t i = 0; i < c->map.nr; i++) {
+		const struct btrfs_chunk_map *cm = c->map.chunks[i];
+		u64 per_dev = cm->length / (cm->num_stripes / btrfs_raid_profile_of(cm->type)->ncopies);
+
+		for (int s = 0; s < cm->num_stripes; s++) {
+			const struct fold_dev *d = fold_dev_of(c, cm->stripes[s].devid);
+			u64 at = cm->stripes[s].physical;
+
+			if (at + per_dev > btrfs_device_total_bytes(&d->item) ||
+			    (d != c->devs && at < FOLD_RESERVED)) {
+				error("chunk %llu stripe %d: devid %llu offset %llu length %llu is not inside the device past its first MiB: cannot restore onto one target",
+				      (unsigned long long)cm->logical, s, (unsigned long long)btrfs_device_id(&d->item),
+				      (unsigned long long)at, (unsigned long long)per_dev);
+				return -EOPNOTSUPP;
+			}
+		}
+	}
+	one = &c->devs[0].item;
+	btrfs_set_device_total_bytes(one, end);
+	btrfs_set_device_bytes_used(one, used);
+	c->super.dev_item = *one;
+	btrfs_set_super_total_bytes(&c->super, end);
+	ret = btrfs_sys_array_init(&it, &c->super);
+	while (ret == 0 && (ret = btrfs_sys_array_next_key(&it, &key)) > 0) {
+		const struct btrfs_chunk *chunk;
+		u32 len;
+
+		ret = btrfs_sys_array_next_chunk(&it, key, &chunk, &len);
+		if (!ret)
+			ret = fold_chunk(c, (struct btrfs_chunk *)chunk, btrfs_disk_key_offset(key),
+					 "superblock sys_chunk_array");
+	}
+	return ret;
+}
+
+/* fold: a dev tree key of a dev extent onto the one device (order kept). */
+static int fold_dev_key(const struct restore_ctx *c, struct btrfs_disk_key *key, u64 bytenr, u32 slot)
+{
+	const struct fold_dev *d;
+
+	if (btrfs_disk_key_type(key) != BTRFS_DEV_EXTENT_KEY)
+		return 0;
+	d = fold_dev_of(c, btrfs_disk_key_objectid(key));
+	if (!d) {
+		error("dev tree block %llu slot %u: dev extent of devid %llu, which has no device item",
+		      (unsigned long long)bytenr, slot, (unsigned long long)btrfs_disk_key_objectid(key));
+		return -EUCLEAN;
+	}
+	btrfs_set_disk_key_objectid(key, btrfs_device_id(&c->devs[0].item));
+	btrfs_set_disk_key_offset(key, d->base + btrfs_disk_key_offset(key));
+	return 0;
+}
+
+/* Remove item slot of a leaf whose item data are packed in slot order from the end. */
+static void leaf_remove_item(u8 *blk, u32 slot)
+{
+	struct btrfs_header *h = (struct btrfs_header *)blk;
+	struct btrfs_item *items = (struct btrfs_item *)(blk + sizeof(*h));
+	u8 *data = blk + sizeof(*h);
+	u32 nr = btrfs_header_nritems(h);
+	u32 off = btrfs_item_offset(&items[slot]), size = btrfs_item_size(&items[slot]);
+	u32 low = btrfs_item_offset(&items[nr - 1]);
+
+	memmove(data + low + size, data + low, off - low);
+	memset(data + low, 0, size);
+	for (u32 j = slot + 1; j < nr; j++)
+		btrfs_set_item_offset(&items[j], btrfs_item_offset(&items[j]) + size);
+	memmove(&items[slot], &items[slot + 1], (nr - slot - 1) * sizeof(*items));
+	memset(&items[nr - 1], 0, sizeof(*items));
+	btrfs_set_header_nritems(h, nr - 1);
+}
+
+/*
+ * fold: a chunk tree leaf: the other devices' DEV_ITEMs removed, the one
+ * device's sized, every chunk's stripes onto it.
+ */
+static int fold_chunk_leaf(const struct restore_ctx *c, u8 *blk, u64 bytenr)
+{
+	struct btrfs_header *h = (struct btrfs_header *)blk;
+	struct btrfs_item *items = (struct btrfs_item *)(blk + sizeof(*h));
+	u32 room = c->nodesize - sizeof(*h), end = room;
+	u64 one = btrfs_device_id(&c->devs[0].item);
+
+	if (btrfs_header_nritems(h) > room / sizeof(*items))
+		return -EUCLEAN;        /* the CHECK pass saw this leaf */
+	for (u32 i = 0; i < btrfs_header_nritems(h); i++) {
+		if (btrfs_item_offset(&items[i]) > end ||
+		    btrfs_item_size(&items[i]) != end - btrfs_item_offset(&items[i])) {
+			error("chunk tree block %llu slot %u: item data not packed (offset %u size %u)",
+			      (unsigned long long)bytenr, i, btrfs_item_offset(&items[i]),
+			      btrfs_item_size(&items[i]));
+			return -EUCLEAN;
+		}
+		end = btrfs_item_offset(&items[i]);
+	}
+	for (u32 i = 0; i < btrfs_header_nritems(h);) {
+		struct btrfs_disk_key *key = &items[i].key;
+		void *p = blk + sizeof(*h) + btrfs_item_offset(&items[i]);
+		int ret;
+
+		if (btrfs_disk_key_type(key) == BTRFS_DEV_ITEM_KEY && btrfs_disk_key_offset(key) == one) {
+			/* take_dev_item() checked its size */
+			btrfs_set_device_total_bytes(p, btrfs_device_total_bytes(&c->devs[0].item));
+			btrfs_set_device_bytes_used(p, btrfs_device_bytes_used(&c->devs[0].item));
+		} else if (btrfs_disk_key_type(key) == BTRFS_DEV_ITEM_KEY) {
+			if (i == 0) {
+				error("chunk tree block %llu: its first item is the DEV_ITEM of devid %llu, not the kept devid %llu: cannot remove it",
+				      (unsigned long long)bytenr,
+				      (unsigned long long)btrfs_disk_key_offset(key), (unsigned long long)one);
+				return -EOPNOTSUPP;
+			}
+			leaf_remove_item(blk, i);
+			continue;
+		} else if (btrfs_disk_key_type(key) == BTRFS_CHUNK_ITEM_KEY) {
+			/* take_chunk_leaf() checked its stripes fit the item */
+			ret = fold_chunk(c, p, btrfs_disk_key_offset(key), "chunk tree");
+			if (ret)
+				return ret;
+		}
+		i++;
+	}
+	return 0;
+}
+
+/*
+ * fold, WRITE pass: the chunk tree and dev tree blocks of an item rewritten
+ * for the one device, and checksummed again.
+ */
+static int fold_blocks(struct restore_ctx *c, u64 logical, size_t len)
+{
+	for (size_t off = 0; off + c->nodesize <= len; off += c->nodesize) {
+		u8 *blk = c->buf + off;
+		struct btrfs_header *h = (struct btrfs_header *)blk;
+		u32 nr = btrfs_header_nritems(h);
+		int ret = 0;
+
+		if (btrfs_header_bytenr(h) != logical + off || memcmp(h->fsid, c->fsid, BTRFS_FSID_SIZE))
+			continue;
+		if (btrfs_header_owner(h) == BTRFS_CHUNK_TREE_OBJECTID && !btrfs_header_level(h)) {
+			ret = fold_chunk_leaf(c, blk, logical + off);
+		} else if (btrfs_header_owner(h) == BTRFS_DEV_TREE_OBJECTID) {
+			struct btrfs_key_ptr *ptrs = (struct btrfs_key_ptr *)(h + 1);
+			struct btrfs_item *items = (struct btrfs_item *)(h + 1);
+			size_t each = btrfs_header_level(h) ? sizeof(*ptrs) : sizeof(*items);
+
+			if (nr > (c->nodesize - sizeof(*h)) / each) {
+				error("dev tree block %llu: nritems %u too large",
+				      (unsigned long long)(logical + off), nr);
+				return -EUCLEAN;
+			}
+			for (u32 i = 0; !ret && i < nr; i++)
+				ret = fold_dev_key(c, btrfs_header_level(h) ? &ptrs[i].key : &items[i].key,
+						   logical + off, i);
+		} else {
+			continue;
+		}
+		if (!ret)
+			ret = btrfs_csum_data(c->csum_type, blk + BTRFS_CSUM_SIZE,
+					      c->nodesize - BTRFS_CSUM_SIZE, blk);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /*
@@ -541,7 +812,21 @@ static struct restore_target *target_of(struct restore_ctx *c, u64 devid)
 	return NULL;
 }
 
-/* -m: the range at c->buf onto every copy of it, on the devices of its chunk's stripes. */
+/* The target of a stripe piece, io->physical moved to where it lands there (fold). */
+static struct restore_target *stripe_target(struct restore_ctx *c, struct btrfs_io_stripe *io)
+{
+	const struct fold_dev *d;
+
+	if (!c->fold)
+		return target_of(c, io->devid);
+	d = fold_dev_of(c, io->devid);
+	if (!d)
+		return NULL;
+	io->physical += d->base;
+	return &c->tg[0];
+}
+
+/* -m, fold: the range at c->buf onto every copy of it, where its chunk's stripes land. */
 static int write_item_multi(struct restore_ctx *c, u64 logical, size_t len)
 {
 	size_t done = 0;
@@ -567,7 +852,7 @@ static int write_item_multi(struct restore_ctx *c, u64 logical, size_t len)
 			struct restore_target *t;
 			int ret = btrfs_chunk_map_one(cm, logical + done, m, &io);
 
-			t = ret ? NULL : target_of(c, io.devid);
+			t = ret ? NULL : stripe_target(c, &io);
 			if (!t)
 				return ret ? ret : -ENODEV;  /* check_devices() found every stripe's device */
 			ret = restore_write(c, t, c->buf + done, piece, io.physical);
@@ -588,7 +873,13 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 	if (logical == BTRFS_SUPER_INFO_OFFSET)
 		return 0;
 	fix_block_csums(c, logical, len);
-	if (c->multi)
+	if (c->fold) {
+		int ret = fold_blocks(c, logical, len);
+
+		if (ret)
+			return ret;
+	}
+	if (c->multi || c->fold)
 		return write_item_multi(c, logical, len);
 	if (c->old)
 		return restore_write(c, &c->tg[0], c->buf, len, logical);
@@ -771,12 +1062,15 @@ static int walk_dump(struct restore_ctx *c, enum restore_pass pass)
 }
 
 /*
- * -m, after the CHECK pass: a DEV_ITEM for every target, every stripe of
- * every chunk on one of them, no RAID5/6 chunk (its parity is not in the dump).
+ * -m, fold, after the CHECK pass: a DEV_ITEM for every target (-m), every
+ * stripe of every chunk on a device with a DEV_ITEM, no RAID5/6 chunk (its
+ * parity is not in the dump).
  */
 static int check_devices(struct restore_ctx *c)
 {
-	for (int i = 0; i < c->nr_tg; i++)
+	const char *how = c->multi ? "-m" : "restore onto one target";
+
+	for (int i = 0; c->multi && i < c->nr_tg; i++)
 		if (!c->tg[i].have_item) {
 			error("-m: the dump's chunk tree has %d device items, %d targets given", i, c->nr_tg);
 			return -EINVAL;
@@ -785,14 +1079,15 @@ static int check_devices(struct restore_ctx *c)
 		const struct btrfs_chunk_map *cm = c->map.chunks[i];
 
 		if (btrfs_raid_profile_of(cm->type)->layout == BTRFS_RAID_PARITY) {
-			error("-m: chunk %llu is %s: restoring RAID5/6 chunks is not implemented yet",
-			      (unsigned long long)cm->logical, btrfs_profile_name(cm->type));
+			error("%s: chunk %llu is %s: restoring RAID5/6 chunks is not implemented yet",
+			      how, (unsigned long long)cm->logical, btrfs_profile_name(cm->type));
 			return -EOPNOTSUPP;
 		}
 		for (int s = 0; s < cm->num_stripes; s++)
-			if (!target_of(c, cm->stripes[s].devid)) {
-				error("-m: chunk %llu stripe %d is on devid %llu, which has no device item",
-				      (unsigned long long)cm->logical, s,
+			if (c->multi ? !target_of(c, cm->stripes[s].devid) :
+				       !fold_dev_of(c, cm->stripes[s].devid)) {
+				error("%s: chunk %llu stripe %d is on devid %llu, which has no device item",
+				      how, (unsigned long long)cm->logical, s,
 				      (unsigned long long)cm->stripes[s].devid);
 				return -EUCLEAN;
 			}
@@ -929,8 +1224,10 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 	ret = walk_dump(&c, PASS_CHECK);
 	if (!ret)
 		ret = walk_dump(&c, PASS_RANGES);
-	if (!ret && c.multi)
+	if (!ret && (c.multi || c.fold))
 		ret = check_devices(&c);
+	if (!ret && c.fold)
+		ret = fold_plan(&c);
 	if (ret)
 		goto out;
 	ret = btrfs_write_log_open(&c.log);
@@ -963,6 +1260,7 @@ out:
 	btrfs_chunk_tree_map_free(&c.sys);
 	btrfs_chunk_tree_map_free(&c.map);
 	free(c.chunks);
+	free(c.devs);
 	free(c.buf);
 	free(c.raw);
 	dump_close(&c.df);

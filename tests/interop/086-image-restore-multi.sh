@@ -8,7 +8,9 @@
 # their original devices and offsets.  Our check on the files and Debian's on
 # loop devices are clean, the kernel mounts them read-only with all devices
 # and lists the files.  RAID5/6 metadata is refused (parity is not in a dump),
-# so are too few or too many targets, before any target is created.
+# so are too few or too many targets, before any target is created.  The same
+# dumps restored onto one file (no -m: devices end to end, one device): both
+# checks clean, the kernel mounts it read-only and lists the files.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
@@ -56,6 +58,25 @@ restore_and_judge() {
 	echo "ok $dump: $n devices, both checks clean, kernel mount lists $want entries"
 }
 
+# Restore $T/$dump onto the one file $T/one.img (no -m) and judge it; $2: files the kernel lists.
+fold_and_judge() {
+	local dump=$1 want=$2 dev
+	rm -f "$T/one.img"
+	run_check "$BTRFS" image -r "$T/$dump" "$T/one.img"
+	run_check "$BTRFS" check "$T/one.img" > "$T/ours.log" 2>&1
+	"$BTRFS" inspect-internal dump-super "$T/one.img" > "$T/sb"
+	assert_grep "^num_devices[[:space:]]*1$" "$T/sb"
+	forget_devices
+	dev=$(setup_loopdev "$T/one.img"); track_loopdev "$dev"
+	progs_check "$dev"
+	mount_tracked "$dev" "$T/mnt" ro
+	[ "$(ls "$T/mnt" | wc -l)" -eq "$want" ] || _fail "$dump onto one: the kernel lists $(ls "$T/mnt" | wc -l) entries, expected $want"
+	umount "$T/mnt" || _fail "umount failed"
+	losetup -d "$dev"
+	forget_devices
+	echo "ok $dump onto one target: both checks clean, kernel mount lists $want entries"
+}
+
 corpus_multi() { # case ndev
 	local dir i
 	dir=$(corpus_case "$1")
@@ -77,6 +98,7 @@ for c in raid1-raid1:2 raid10-4dev:4 raid1c3-raid1c4:4; do
 	dump_images "${c#*:}"
 	restore_and_judge "${c#*:}" c0.dump "$want"
 	restore_and_judge "${c#*:}" c9.dump "$want"
+	fold_and_judge c9.dump "$want"
 	n=$((n + 1))
 done
 
@@ -90,6 +112,7 @@ run_check "$TOP/mkfs.btrfs" -q -f --rootdir "$src" -m raid1 -d raid0 "$T/d1.img"
 dump_images 3
 restore_and_judge 3 c0.dump 2
 restore_and_judge 3 c9.dump 2
+fold_and_judge c0.dump 2
 
 # too few, too many targets: refused before any target exists
 rm -f "$T"/r?.img
@@ -98,14 +121,13 @@ assert_grep "the dump is of a filesystem with 3 devices, 2 targets given" "$T/er
 expect_exit 1 "$BTRFS" image -m "$T/c9.dump" "$T/r1.img" "$T/r2.img" "$T/r3.img" "$T/r4.img" 2> "$T/err"
 assert_grep "the dump is of a filesystem with 3 devices, 4 targets given" "$T/err"
 [ -z "$(compgen -G "$T/r?.img")" ] || _fail "a refused restore created a target"
-# onto one target: not yet
-expect_exit 1 "$BTRFS" image -r "$T/c9.dump" "$T/r1.img" 2> "$T/err"
-assert_grep "restoring it onto one device is not implemented yet" "$T/err"
 
 # RAID6 metadata: refused, nothing created
 corpus_multi raid5-raid6 4
 dump_images 4
 expect_exit 1 "$BTRFS" image -m "$T/c9.dump" "$T/r1.img" "$T/r2.img" "$T/r3.img" "$T/r4.img" 2> "$T/err"
 assert_grep "restoring RAID5/6 chunks is not implemented yet" "$T/err"
+expect_exit 1 "$BTRFS" image -r "$T/c9.dump" "$T/r1.img" 2> "$T/err"
+assert_grep "restore onto one target: chunk .* is RAID6: restoring RAID5/6 chunks is not implemented yet" "$T/err"
 [ -z "$(compgen -G "$T/r?.img")" ] || _fail "a refused restore created a target"
-echo "$n corpus cases and our mkfs restored with -m"
+echo "$n corpus cases and our mkfs restored with -m and onto one target"
