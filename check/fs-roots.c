@@ -657,6 +657,9 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 				  ram, (u32)(size - BTRFS_FILE_EXTENT_INLINE_DATA_START));
 		if (!ram)
 			INODE_ERR(t, ino, "inline file extent with ram_bytes 0");
+		else if (ram > t->sectorsize)
+			INODE_ERR(t, ino, "inline file extent ram_bytes %llu beyond the sector size %u (inline file extent too large)",
+				  ram, t->sectorsize);
 		c->inline_extent = true;
 		c->inline_size = ram;
 		c->found_nbytes += ram;
@@ -792,9 +795,9 @@ static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, in
 			if (ret)
 				return ret;
 		} else if (ext || index != 0 || nl != 2 || memcmp(p + hdr, "..", 2)) {
-			check_error(t->ctx, "root %llu: the top directory's own %s in leaf %llu has index %llu name '%.*s', expected index 0 name '..'",
-				    t->root, ext ? "inode extref" : "inode ref", eb->start, index,
-				    (int)min_t(u32, nl, 255), (char *)(p + hdr));
+			check_error(t->ctx, "root %llu: the top directory's own %s has index %llu name '%.*s', expected index 0 name '..' (leaf %llu)",
+				    t->root, ext ? "inode extref" : "inode ref", index,
+				    (int)min_t(u32, nl, 255), (char *)(p + hdr), eb->start);
 			if (!ext && nl <= BTRFS_NAME_LEN)
 				fix_top_dir_ref(t, index, p + hdr, nl);
 		}
