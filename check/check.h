@@ -86,13 +86,13 @@ struct check_ctx {
 	(ARRAY_GROW((t)->name, (t)->name##_nr, (t)->name##_alloc) ? NULL : \
 	 memset(&(t)->name[(t)->name##_nr++], 0, sizeof(*(t)->name)))
 
-/* qsort and bsearch that accept an empty (NULL) array: the C library's may not. */
 /* A tree of files (inodes, names, file extents): a subvolume's or the data relocation tree. */
 static inline bool check_is_file_tree(u64 id)
 {
 	return btrfs_is_subvolume_tree(id) || id == BTRFS_DATA_RELOC_TREE_OBJECTID;
 }
 
+/* qsort and bsearch that accept an empty (NULL) array: the C library's may not. */
 static inline void check_sort(void *base, size_t nr, size_t size,
 			      int (*cmp)(const void *, const void *))
 {

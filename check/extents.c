@@ -79,11 +79,6 @@ static int seen_insert(struct ext_state *st, u64 bytenr)
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-static bool is_fs_tree(u64 id)
-{
-	return btrfs_is_subvolume_tree(id) || id == BTRFS_DATA_RELOC_TREE_OBJECTID;
-}
-
 const char *check_tree_name(u64 id, char *buf, size_t len)
 {
 	switch (id) {
@@ -489,7 +484,7 @@ static int collect_extent_leaf(struct check_ctx *ctx, struct ext_state *st, cons
 static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id, const struct extent_buffer *eb)
 {
 	u32 i, nr = btrfs_eb_nritems(eb);
-	bool data_tree = is_fs_tree(tree_id) || tree_id == BTRFS_ROOT_TREE_OBJECTID ||
+	bool data_tree = check_is_file_tree(tree_id) || tree_id == BTRFS_ROOT_TREE_OBJECTID ||
 			 tree_id == BTRFS_TREE_RELOC_OBJECTID;
 	u64 owner = btrfs_header_owner(btrfs_header(eb));
 
@@ -679,7 +674,7 @@ static int account_block(struct check_ctx *ctx, struct ext_state *st, u64 tree_i
 	}
 	ctx->items += 1 + nr;
 	s->total_tree_bytes += eb->len;
-	if (is_fs_tree(tree_id) || is_fs_tree(owner))
+	if (check_is_file_tree(tree_id) || check_is_file_tree(owner))
 		s->total_fs_tree_bytes += eb->len;
 	if (owner == BTRFS_EXTENT_TREE_OBJECTID)
 		s->total_extent_tree_bytes += eb->len;
