@@ -231,7 +231,7 @@ static int verify_sector(struct btrfs_fs_info *fs, struct piece *pc, u64 logical
 	char msg[256] = "";
 	int mirrors = btrfs_chunk_num_mirrors(old);
 
-	hash_digest(&fs->csum_ctx, p, ss, csum);
+	btrfs_csum_compute(&fs->csum, p, ss, csum);
 	if (!memcmp(csum, want, fs->geo.csum_size))
 		return 0;
 	alt = malloc(ss);
@@ -240,7 +240,7 @@ static int verify_sector(struct btrfs_fs_info *fs, struct piece *pc, u64 logical
 	for (int m = 2; m <= mirrors; m++) {
 		if (btrfs_read_data_mirror(fs, logical, m, alt, ss, msg, sizeof(msg)) < 0)
 			continue;
-		hash_digest(&fs->csum_ctx, alt, ss, csum);
+		btrfs_csum_compute(&fs->csum, alt, ss, csum);
 		if (memcmp(csum, want, fs->geo.csum_size))
 			continue;
 		memcpy(p, alt, ss);
@@ -496,7 +496,7 @@ static int writer_open(struct btrfs_fs_info *fs, struct writer *wr, const struct
 	for (int i = 0; i < fs->devices.nr; i++)
 		wr->devs[i] = (struct block_writer_device){ fs->devices.devs[i].devid, fs->devices.devs[i].fd,
 							    fs->devices.devs[i].path };
-	ret = btrfs_block_writer_init(&wr->w, &fs->geo, wr->devs, fs->devices.nr);
+	ret = btrfs_block_writer_init(&wr->w, &fs->geo, &fs->csum, wr->devs, fs->devices.nr);
 	if (ret < 0) {
 		free(wr->devs);
 		return ret;

@@ -55,7 +55,7 @@ static void run_job(struct btrfs_fs_info *fs, struct csum_job *job, u8 *buf, con
 			}
 			for (u32 i = 0; i < n; i++)
 				blocks[i] = buf + (size_t)i * ss;
-			if (hash_digest_batch(&fs->csum_ctx, blocks, n, ss,
+			if (btrfs_csum_compute_batch(&fs->csum, blocks, n, ss,
 					      out + (size_t)done * geo->csum_size) < 0) {
 				snprintf(job->msg[m - 1], CSUM_PIPE_MSG, "checksum computation failed");
 				job->read_err[m - 1] = -EIO;

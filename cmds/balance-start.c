@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "common/auth-key.h"
 #include "cmds/balance.h"
 #include "balance/balance-online.h"
 #include "balance/balance-plan.h"
@@ -246,7 +247,7 @@ static bool converts(const struct btrfs_ioctl_balance_args *args)
 
 /* The devices of an unmounted filesystem: refusals, plan, then the convert (or the plan only). */
 static int balance_offline(struct btrfs_ioctl_balance_args *args, char **devices, int ndevices,
-			   bool force, bool dry_run, bool verbose)
+			   const char *auth_key, bool force, bool dry_run, bool verbose)
 {
 	struct btrfs_open_args oa = { .devices = devices, .ndevices = ndevices, .writable = !dry_run };
 	struct btrfs_fs_info *fs;
@@ -257,9 +258,10 @@ static int balance_offline(struct btrfs_ioctl_balance_args *args, char **devices
 		error("offline balance only converts profiles (-dconvert=, -mconvert=, -sconvert=); to relocate chunks, mount the filesystem and balance the mount point");
 		return 1;
 	}
-	if (btrfs_open_fs(&oa, &fs) < 0) {
+	ret = auth_open_fs(auth_key, &oa, &fs);
+	if (ret < 0) {
 		error("cannot open the filesystem on '%s'", devices[0]);
-		return 1;
+		return auth_open_exit_status(ret);
 	}
 	if (verbose)
 		btrfs_balance_dump_args(stdout, args);
@@ -404,7 +406,8 @@ static int cmd_balance_start(const struct cmd_struct *cmd, struct cli_ctx *ctx, 
 		args.flags |= BTRFS_BALANCE_FORCE;
 	converting = converts(&args);
 	if (offline)
-		return balance_offline(&args, argv + st.optind, argc - st.optind, force, dry_run, verbose);
+		return balance_offline(&args, argv + st.optind, argc - st.optind, ctx->auth_key, force,
+				       dry_run, verbose);
 
 	fd = btrfs_balance_open_mount(path);
 	if (fd < 0)

@@ -12,6 +12,7 @@
 #include "check/check.h"
 #include "check/check-extra.h"
 #include "check/repair-leaves.h"
+#include "common/auth-key.h"
 #include "common/device-utils.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
@@ -29,6 +30,9 @@ static const char *const cmd_check_usage[] = {
 	"",
 	"Devices of a multi-device filesystem not named are found by scanning.",
 	"Exit status: 0 no error found, 1 errors found or the check could not run.",
+	"Keyed checksum types (btrfs --auth-key NAME check): 3 blocks ALTERED (the",
+	"keyed hash fails, the authsum xxhash64 part matches: changed without the",
+	"key), 4 wrong key for this filesystem, 5 no usable key.",
 	"With --repair: 0 repaired (and the repaired filesystem checks clean),",
 	"1 repair refused or failed (then nothing was written). --repair --dry-run",
 	"exits as the repair would have and writes nothing.",
@@ -204,12 +208,13 @@ static bool confirm_repair(void)
 	return answer[0] == 'y' || answer[0] == 'Y';
 }
 
-static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused, int argc, char **argv)
+static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli, int argc, char **argv)
 {
 	struct check_args a = { 0 };
 	struct check_ctx ctx = { 0 };
 	struct btrfs_fs_info *fs;
-	bool writing;
+	bool writing, unauthenticated;
+	u64 altered;
 	char uuid[BTRFS_UUID_UNPARSED_SIZE];
 	int first = 0, i, ret;
 
@@ -245,11 +250,12 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 	a.open.writable = writing;
 	printf("Opening filesystem to check...\n");
 	fflush(stdout);
-	ret = btrfs_open_fs(&a.open, &fs);
+	ret = auth_open_fs(cli->auth_key, &a.open, &fs);
 	if (ret < 0) {
 		error("cannot open file system");
-		return 1;
+		return auth_open_exit_status(ret);
 	}
+	unauthenticated = btrfs_csum_type_keyed(btrfs_fs_geometry(fs)->csum_type) && !cli->auth_key;
 	uuid_unparse(btrfs_fs_super(fs)->fsid, uuid);
 	printf("Checking filesystem on %s\nUUID: %s\n", argv[first], uuid);
 	fflush(stdout);
@@ -290,6 +296,7 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 	check_salvage_free(ctx.salvage);
 	ctx.salvage = NULL;
 	check_ctx_free(&ctx);
+	altered = btrfs_fs_altered_blocks(fs);
 	btrfs_close_fs(fs);
 	if (ret == CHECK_REPAIRED) {
 		/* what the repair wrote, read back from the new generation */
@@ -297,7 +304,7 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 			printf("Checking the repaired filesystem\n");
 		fflush(stdout);
 		a.open.writable = false;
-		if (btrfs_open_fs(&a.open, &fs) < 0) {
+		if (auth_open_fs(cli->auth_key, &a.open, &fs) < 0) {
 			error("cannot open the repaired file system");
 			return 1;
 		}
@@ -306,7 +313,14 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli __unused,
 		ctx.opts = &a.opts;
 		ret = check_run(&ctx);
 		check_ctx_free(&ctx);
+		altered = btrfs_fs_altered_blocks(fs);
 		btrfs_close_fs(fs);
+	}
+	if (unauthenticated)
+		warning("no key given: checksums were verified by their xxhash64 part only, authenticity NOT verified");
+	if (ret == 1 && altered) {
+		error("block(s) ALTERED: changed by someone without the key");
+		return AUTH_EXIT_ALTERED;
 	}
 	return ret < 0 ? 1 : ret;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "cmds/commands.h"
+#include "common/auth-key.h"
 #include "image/dump.h"
 #include "image/image.h"
 #include "lib/format/messages.h"
@@ -27,6 +28,18 @@ static const struct cli_option cmd_image_options[] = {
 	OPT_END(),
 };
 
+/* --auth-key NAME: the key's bytes for the library (wiped by the caller), -ENOKEY when it cannot be loaded. */
+static int load_key(const struct cli_ctx *ctx, struct auth_key *key, const u8 **bytes, size_t *len)
+{
+	if (!ctx->auth_key)
+		return 0;
+	if (auth_key_load(ctx->auth_key, key) < 0)
+		return -ENOKEY;
+	*bytes = key->bytes;
+	*len = key->len;
+	return 0;
+}
+
 static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_getopt_state st = { 0 };
@@ -35,6 +48,7 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 	const char *unsupported = NULL;
 	const char *create_only = NULL;
 	struct image_dump_opts dump = { 0 };
+	struct auth_key key = { 0 };
 	int c, ret;
 
 	while ((c = cli_getopt(cmd, argc, argv, &st)) != -1) {
@@ -93,14 +107,21 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 			error("option -o is for restoring a dump: use it with -r");
 			return 1;
 		}
-		return image_dump(argv[st.optind], argv[st.optind + 1], &dump) ? 1 : 0;
+		ret = load_key(ctx, &key, &dump.auth_key, &dump.auth_key_len);
+		if (!ret)
+			ret = image_dump(argv[st.optind], argv[st.optind + 1], &dump);
+		auth_key_wipe(&key);
+		return ret ? auth_open_exit_status(ret) : 0;
 	}
 	if (create_only) {
 		error("option %s is for creating a dump, not with -r", create_only);
 		return 1;
 	}
-	ret = image_restore(argv[st.optind], (const char *const *)argv + st.optind + 1,
-			    argc - st.optind - 1, &ropts);
-	return ret ? 1 : 0;
+	ret = load_key(ctx, &key, &ropts.auth_key, &ropts.auth_key_len);
+	if (!ret)
+		ret = image_restore(argv[st.optind], (const char *const *)argv + st.optind + 1,
+				    argc - st.optind - 1, &ropts);
+	auth_key_wipe(&key);
+	return ret ? auth_open_exit_status(ret) : 0;
 }
 DEFINE_COMMAND(image, "image", cmd_image_options, 0);

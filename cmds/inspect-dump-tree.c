@@ -8,6 +8,7 @@
 #include <string.h>
 #include <ctype.h>
 #include "cmds/commands.h"
+#include "common/auth-key.h"
 #include "lib/read/ctree.h"
 #include "lib/format/accessors.h"
 #include "print/print-tree.h"
@@ -186,11 +187,11 @@ static int cmd_inspect_dump_tree(const struct cmd_struct *cmd, struct cli_ctx *c
 	oa.devices = argv + st.optind;
 	oa.ndevices = argc - st.optind;
 	oa.partial = true;
-	ret = btrfs_open_fs(&oa, &fs);
+	ret = auth_open_fs(ctx->auth_key, &oa, &fs);
 	if (ret) {
 		error("unable to open %s", argv[st.optind]);
 		restore_stdout(outbuf);
-		return 1;
+		return auth_open_exit_status(ret);
 	}
 	btrfs_print_opts_init(&opts, btrfs_fs_geometry(fs));
 	ret = btrfs_dump_tree(fs, &a, &opts, ctx->format == FORMAT_JSON);

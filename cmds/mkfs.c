@@ -13,6 +13,7 @@
 #include <uuid.h>
 #include <sys/ioctl.h>
 #include "cmds/commands.h"
+#include "common/auth-key.h"
 #include "common/device-utils.h"
 #include "mkfs/mkfs-layout.h"
 #include "lib/read/dev-write.h"
@@ -23,7 +24,7 @@
 #include "lib/format/ioctl.h"
 
 enum {
-	OPT_CSUM = OPT_LONG_BASE, OPT_DEVICE_UUID, OPT_SHRINK, OPT_COMPRESS, OPT_INODE_FLAGS,
+	OPT_CSUM = OPT_LONG_BASE, OPT_AUTH_KEY, OPT_DEVICE_UUID, OPT_SHRINK, OPT_COMPRESS, OPT_INODE_FLAGS,
 	OPT_HELP_LONG, OPT_REFLINK,
 };
 
@@ -50,6 +51,8 @@ static const struct cli_option mkfs_options[] = {
 	OPT_ARG_VALUES(OPT_CSUM, "csum", "TYPE", "checksum algorithm: crc32c (default), xxhash, sha256, blake2",
 		       cli_csum_values),
 	OPT_ARG(OPT_CSUM, "checksum", "TYPE", NULL),
+	OPT_ARG(OPT_AUTH_KEY, "auth-key", "NAME",
+		"key (user key in the keyring) of a keyed csum type: auth-sha256, auth-blake2b, authsum-sha256, authsum-blake2b"),
 	OPT_ARG('n', "nodesize", "SIZE", "size of btree nodes (4K..64K, default 16K)"),
 	OPT_ARG('s', "sectorsize", "SIZE", "data block size (default 4K)"),
 	OPT_ARG_VALUES('O', "features", "LIST", "comma separated list of filesystem features ('-O list-all' to list)",
@@ -320,7 +323,8 @@ static void print_summary(const char *label, const u8 *fsid, u32 nodesize, u32 s
 		first = false;
 	}
 	printf("\n");
-	printf("Checksum:           %s\n", cfg->csum_type == BTRFS_CSUM_TYPE_CRC32 ? "crc32c" :
+	printf("Checksum:           %s\n", btrfs_csum_type_keyed(cfg->csum_type) ?
+	       btrfs_csum_type_name(cfg->csum_type) : cfg->csum_type == BTRFS_CSUM_TYPE_CRC32 ? "crc32c" :
 	       cfg->csum_type == BTRFS_CSUM_TYPE_XXHASH ? "xxhash64" :
 	       cfg->csum_type == BTRFS_CSUM_TYPE_SHA256 ? "sha256" : "blake2");
 	printf("Number of devices:  %d\n", cfg->ndevs);
@@ -544,6 +548,9 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 	const char *label = NULL, *rootdir = NULL;
 	int verbose = ctx->verbose, npaths = 0, c, ret = 1, opened = 0;
 	int csum_type = BTRFS_CSUM_TYPE_CRC32;
+	const char *auth_key_name = ctx->auth_key;
+	struct auth_key key = { 0 };
+	struct btrfs_csum csum = { 0 };
 	uuid_t fsid, dev_uuid;
 	bool shrink = false, reflink = false;
 	u8 reflink_fs[BTRFS_FSID_SIZE];
@@ -592,11 +599,9 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 				error("unknown csum type %s", st.optarg);
 				goto out;
 			}
-			if (btrfs_csum_type_keyed(csum_type)) {
-				error("csum type %s is keyed: mkfs cannot create keyed filesystems yet",
-				      st.optarg);
-				goto out;
-			}
+			break;
+		case OPT_AUTH_KEY:
+			auth_key_name = st.optarg;
 			break;
 		case 'n':
 			if (parse_size(st.optarg, &nodesize)) {
@@ -742,6 +747,32 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 	if (npaths < 1) {
 		ret = usage_error(cmd, "no device specified");
 		goto out;
+	}
+
+	/* Keyed checksums: the key before anything is opened or written. */
+	if (btrfs_csum_type_keyed(csum_type) && !auth_key_name) {
+		error("csum type %s is keyed: give its key with --auth-key NAME",
+		      btrfs_csum_type_name(csum_type));
+		goto out;
+	}
+	if (auth_key_name && !btrfs_csum_type_keyed(csum_type)) {
+		error("--auth-key needs a keyed csum type (--csum auth-sha256, auth-blake2b, authsum-sha256 or authsum-blake2b), not %s",
+		      btrfs_csum_type_name(csum_type));
+		goto out;
+	}
+	if (auth_key_name) {
+		if (auth_key_load(auth_key_name, &key) < 0)
+			goto out;
+		if (btrfs_csum_setup(&csum, csum_type, key.bytes, key.len) < 0) {
+			error("key '%s' cannot be used with %s (keyed BLAKE2b takes at most 64 bytes)",
+			      auth_key_name, btrfs_csum_type_name(csum_type));
+			goto out;
+		}
+		cfg.csum = &csum;
+		cfg.auth_key = key.bytes;
+		cfg.auth_key_len = key.len;
+		warning("checksum type %s is a btrfs-kit extension: the Linux kernel cannot mount this filesystem",
+			btrfs_csum_type_name(csum_type));
 	}
 
 	/* Geometry. */
@@ -999,6 +1030,9 @@ static int cmd_mkfs(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc,
 		printf("Bytes used: %llu\n", (unsigned long long)summary.bytes_used);
 	ret = 0;
 out:
+	if (cfg.csum)
+		btrfs_csum_release(&csum);
+	auth_key_wipe(&key);
 	for (int i = 0; i < opened; i++)
 		target_close(&t[i]);
 	btrfs_write_log_close(cfg.write_log);

@@ -6,6 +6,7 @@
 #include <keyutils.h>
 #include "common/auth-key.h"
 #include "lib/format/messages.h"
+#include "lib/read/ctree.h"
 
 /* The serial of key @type:@name reachable by this process, or -errno. */
 static key_serial_t find_key(const char *type, const char *name)
@@ -95,4 +96,31 @@ void auth_key_wipe(struct auth_key *key)
 	}
 	key->bytes = NULL;
 	key->len = 0;
+}
+
+int auth_open_fs(const char *name, const struct btrfs_open_args *args, struct btrfs_fs_info **out)
+{
+	struct btrfs_open_args with_key = *args;
+	struct auth_key key = { 0 };
+	int ret;
+
+	*out = NULL;
+	if (name) {
+		if (auth_key_load(name, &key) < 0)
+			return -ENOKEY;
+		with_key.auth_key = key.bytes;
+		with_key.auth_key_len = key.len;
+	}
+	ret = btrfs_open_fs(&with_key, out);
+	auth_key_wipe(&key);
+	return ret;
+}
+
+int auth_open_exit_status(int ret)
+{
+	if (ret == -EKEYREJECTED)
+		return AUTH_EXIT_WRONG_KEY;
+	if (ret == -ENOKEY)
+		return AUTH_EXIT_NO_KEY;
+	return 1;
 }

@@ -27,4 +27,24 @@ int auth_key_load(const char *name, struct auth_key *key);
 /* Wipe the key bytes (explicit_bzero) and free them; @key may be empty. */
 void auth_key_wipe(struct auth_key *key);
 
+/*
+ * Exit statuses of the keyed outcomes, beside 0 (valid) and 1 (damage found,
+ * or the command could not run); documented in Documentation/btrfs-check.rst
+ * and ch-checksumming.rst.
+ */
+#define AUTH_EXIT_ALTERED	3	/* a block changed by someone without the key */
+#define AUTH_EXIT_WRONG_KEY	4	/* "wrong key for this filesystem" */
+#define AUTH_EXIT_NO_KEY	5	/* keyed type and no usable key */
+
+struct btrfs_open_args;
+struct btrfs_fs_info;
+/*
+ * btrfs_open_fs() with key @name (--auth-key; NULL for none) loaded,
+ * handed to the library and wiped.  Returns btrfs_open_fs()'s result, or
+ * -ENOKEY when the key cannot be loaded (after auth_key_load()'s message).
+ */
+int auth_open_fs(const char *name, const struct btrfs_open_args *args, struct btrfs_fs_info **out);
+/* The exit status for a failed auth_open_fs(): AUTH_EXIT_WRONG_KEY, AUTH_EXIT_NO_KEY or 1. */
+int auth_open_exit_status(int ret);
+
 #endif

@@ -609,6 +609,8 @@ int image_dump(const char *source, const char *target, const struct image_dump_o
 		warning("%s is mounted read-only: dumping it as it is on disk", source);
 		break;
 	}
+	args.auth_key = opts->auth_key;
+	args.auth_key_len = opts->auth_key_len;
 	ret = btrfs_open_fs(&args, &c.fs);
 	if (ret) {
 		error("%s: not a btrfs filesystem that can be opened", source);

@@ -4,10 +4,13 @@
 #define BTRFS_KIT_IMAGE_H
 
 #include <stdbool.h>
+#include "lib/format/kerncompat.h"
 
 struct image_restore_opts {
 	bool multi;             /* -m: one target per device of the dump, in devid order */
 	bool old;               /* -o: btrfs-image's old restore: ranges at logical offsets */
+	const u8 *auth_key;     /* keyed csum types: the key (blocks and superblocks re-MACed) */
+	size_t auth_key_len;
 };
 
 /*
@@ -23,6 +26,9 @@ struct image_restore_opts {
  * of the dump, not the dump.  Returns 0 or a negative errno after an error
  * naming the cluster and item; -EOPNOTSUPP for what this version does not restore yet
  * (RAID5/6 chunks).
+ * A dump of a keyed filesystem needs its key (-ENOKEY without; a wrong key,
+ * against the superblock's key check value, is -EKEYREJECTED): the blocks and
+ * superblocks it rewrites get keyed checksums.
  */
 int image_restore(const char *source, const char *const *targets, int nr_targets,
 		  const struct image_restore_opts *opts);

@@ -81,6 +81,10 @@ struct restore_ctx {
 	bool have_super;
 	u32 nodesize;
 	u16 csum_type;
+	struct btrfs_csum csum;  /* of csum_type, keyed with the key: set up with the superblock */
+	int csum_err;            /* setup_csum()'s error, said once */
+	const u8 *auth_key;
+	size_t auth_key_len;
 	u8 fsid[BTRFS_FSID_SIZE];
 	struct btrfs_chunk_tree_map sys;   /* sys_chunk_array: which ranges hold chunk tree blocks */
 	struct restore_chunk *chunks;
@@ -100,6 +104,8 @@ struct restore_ctx {
 	int nr_tg;
 	struct btrfs_write_log *log;  /* BTRFS_KIT_WRITE_LOG (lib/read/dev-write.h), or NULL */
 };
+
+static int setup_csum(struct restore_ctx *c);
 
 /* The one function that writes to a target: through the device write path (and its log). */
 static int restore_write(struct restore_ctx *c, struct restore_target *t, const void *buf, u64 len,
@@ -299,6 +305,8 @@ static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 clus
 		      (unsigned long long)cluster, c->csum_type, c->nodesize);
 		return -EUCLEAN;
 	}
+	if (setup_csum(c))
+		return c->csum_err;
 	if (c->multi && btrfs_super_num_devices(&c->super) != (u64)c->nr_tg) {
 		error("-m: the dump is of a filesystem with %llu devices, %d targets given",
 		      (unsigned long long)btrfs_super_num_devices(&c->super), c->nr_tg);
@@ -467,6 +475,31 @@ static int scan_item(struct restore_ctx *c, u64 logical, size_t len)
 }
 
 /*
+ * The checksum of the dump's csum type, with the key for a keyed one
+ * (checked against the superblock's key check value first).  Once: the
+ * superblock item is read by every pass.
+ */
+static int setup_csum_once(struct restore_ctx *c);
+
+static int setup_csum(struct restore_ctx *c)
+{
+	if (c->csum.size || c->csum_err)
+		return c->csum_err;
+	c->csum_err = setup_csum_once(c);
+	return c->csum_err;
+}
+
+static int setup_csum_once(struct restore_ctx *c)
+{
+	if (btrfs_csum_type_keyed(c->csum_type) && !c->auth_key) {
+		error("the dump is of a filesystem with keyed checksums (%s): restoring it needs the key (btrfs --auth-key NAME image -r)",
+		      btrfs_csum_type_name(c->csum_type));
+		return -ENOKEY;
+	}
+	return btrfs_super_csum_setup(&c->csum, &c->super, c->auth_key, c->auth_key_len);
+}
+
+/*
  * btrfs-image checksums every block it dumps with crc32c, whatever the
  * filesystem's type: a block whose checksum is crc32c's and not the
  * filesystem's gets the filesystem's (every copy: DUP and -m mirrors too).
@@ -482,7 +515,7 @@ static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
 
 		if (btrfs_header_bytenr((struct btrfs_header *)blk) != logical + off)
 			continue;
-		if (btrfs_csum_data(c->csum_type, blk + BTRFS_CSUM_SIZE, c->nodesize - BTRFS_CSUM_SIZE, want) ||
+		if (btrfs_csum_compute(&c->csum, blk + BTRFS_CSUM_SIZE, c->nodesize - BTRFS_CSUM_SIZE, want) ||
 		    !memcmp(want, blk, BTRFS_CSUM_SIZE))
 			continue;
 		/* btrfs-image puts the 4 bytes of crc32c over the field's first bytes, the rest stays */
@@ -784,7 +817,7 @@ static int write_super(struct restore_ctx *c, struct restore_target *t)
 			btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | BTRFS_SUPER_FLAG_METADUMP_V2);
 		btrfs_set_super_num_devices(&sb, 1);
 	}
-	ret = btrfs_super_csum_set(&sb);
+	ret = btrfs_super_csum_set(&sb, &c->csum);
 	if (!ret)
 		ret = restore_write(c, t, &sb, sizeof(sb), BTRFS_SUPER_INFO_OFFSET);
 	if (ret)
@@ -795,7 +828,7 @@ static int write_super(struct restore_ctx *c, struct restore_target *t)
 		if (at + BTRFS_SUPER_INFO_SIZE > size)
 			break;
 		btrfs_set_super_bytenr(&sb, at);
-		ret = btrfs_super_csum_set(&sb);
+		ret = btrfs_super_csum_set(&sb, &c->csum);
 		if (!ret)
 			ret = restore_write(c, t, &sb, sizeof(sb), at);
 		if (ret)
@@ -1192,7 +1225,8 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 		  const struct image_restore_opts *opts)
 {
 	struct restore_ctx c = { .df = { .fd = -1 }, .multi = opts->multi, .old = opts->old,
-				 .nr_tg = nr_targets };
+				 .nr_tg = nr_targets, .auth_key = opts->auth_key,
+				 .auth_key_len = opts->auth_key_len };
 	int ret, i;
 
 	if (nr_targets < 1 || (!opts->multi && nr_targets != 1)) {
@@ -1256,6 +1290,7 @@ out:
 		if (c.tg[i].fd >= 0)
 			close(c.tg[i].fd);
 	free(c.tg);
+	btrfs_csum_release(&c.csum);
 	btrfs_write_log_close(c.log);
 	btrfs_chunk_tree_map_free(&c.sys);
 	btrfs_chunk_tree_map_free(&c.map);

@@ -721,6 +721,7 @@ static int fill_super(struct mkfs_ctx *ctx, struct btrfs_super_block *sb, u64 by
 {
 	const struct mkfs_config *cfg = ctx->cfg;
 	u32 array = 0;
+	int ret;
 
 	memset(sb, 0, sizeof(*sb));
 	memcpy(sb->fsid, cfg->fsid, BTRFS_FSID_SIZE);
@@ -744,6 +745,13 @@ static int fill_super(struct mkfs_ctx *ctx, struct btrfs_super_block *sb, u64 by
 	btrfs_set_super_compat_ro_flags(sb, cfg->compat_ro);
 	btrfs_set_super_incompat_flags(sb, cfg->incompat);
 	btrfs_set_super_csum_type(sb, cfg->csum_type);
+	if (btrfs_csum_type_keyed(cfg->csum_type)) {
+		if (!cfg->csum)
+			return -ENOKEY;
+		ret = btrfs_csum_key_check(cfg->csum, cfg->fsid, sb->auth_key_check);
+		if (ret < 0)
+			return ret;
+	}
 	btrfs_set_super_cache_generation(sb, ctx->present[T_FST] ? 0 : (u64)-1);
 	btrfs_set_super_uuid_tree_generation(sb, ctx->gen);
 	if (cfg->label)
@@ -788,7 +796,7 @@ static int write_supers(struct mkfs_ctx *ctx, struct btrfs_super_block *sb)
 
 	for (int i = 0; i < cfg->ndevs; i++) {
 		fill_dev_item(ctx, &sb->dev_item, i);
-		ret = btrfs_write_super_all(cfg->write_log, cfg->devs[i].fd, sb,
+		ret = btrfs_write_super_all(cfg->write_log, cfg->devs[i].fd, sb, cfg->csum,
 					    ctx->ca.devs[i].total_bytes);
 		if (ret < 0) {
 			error_errno(ret, "cannot write the superblocks of %s", cfg->devs[i].path);
@@ -862,7 +870,7 @@ static int open_writer(struct mkfs_ctx *ctx, struct btrfs_block_writer *w, struc
 	memcpy(geo.chunk_tree_uuid, cfg->chunk_uuid, BTRFS_UUID_SIZE);
 	for (int i = 0; i < cfg->ndevs; i++)
 		devs[i] = (struct block_writer_device){ i + 1, cfg->devs[i].fd, cfg->devs[i].path };
-	ret = btrfs_block_writer_init(w, &geo, devs, cfg->ndevs);
+	ret = btrfs_block_writer_init(w, &geo, cfg->csum, devs, cfg->ndevs);
 	if (ret < 0)
 		return ret;
 	w->fresh_space = true;          /* RAID5/6 rows: nothing to read back */

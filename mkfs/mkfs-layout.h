@@ -24,6 +24,8 @@
 #include "lib/format/kerncompat.h"
 #include "lib/format/format.h"
 
+struct btrfs_csum;
+
 struct mkfs_device {
 	const char *path;
 	int fd;
@@ -51,6 +53,14 @@ struct mkfs_config {
 	u32 nodesize;
 	u32 sectorsize;
 	u16 csum_type;
+	/*
+	 * The checksum blocks and superblocks are written with, set up for
+	 * csum_type (keyed types: with the key); NULL: csum_type is plain and
+	 * set up where needed.
+	 */
+	const struct btrfs_csum *csum;
+	const u8 *auth_key;              /* keyed types: the key, for the engine's open (--rootdir) */
+	size_t auth_key_len;
 	u64 incompat;                    /* BTRFS_FEATURE_INCOMPAT_* */
 	u64 compat_ro;                   /* BTRFS_FEATURE_COMPAT_RO_* */
 	u64 data_profile;                /* BTRFS_BLOCK_GROUP_* profile bit, 0 = single */

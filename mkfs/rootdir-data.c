@@ -166,7 +166,7 @@ static int add_csums(struct rootdir *rd, u64 logical, const u8 *data, u64 len)
 
 			for (size_t b = 0; b < nb; b++)
 				blocks[b] = data + (done + i + b) * ss;
-			ret = hash_digest_batch(&rd->csum, blocks, nb, ss,
+			ret = btrfs_csum_compute_batch(rd->csum, blocks, nb, ss,
 						rd->csums + (rd->csum_nr + i) * rd->csum_size);
 			if (ret < 0)
 				return ret;

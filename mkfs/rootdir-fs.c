@@ -343,6 +343,8 @@ int mkfs_fill_rootdir(const struct mkfs_config *cfg, struct mkfs_summary *summar
 	f->cfg = cfg;
 	args.devices = paths;
 	args.ndevices = cfg->ndevs;
+	args.auth_key = cfg->auth_key;
+	args.auth_key_len = cfg->auth_key_len;
 	args.noscan = true;
 	args.writable = true;
 	args.temporary_super = true;    /* the skeleton mkfs-layout.c wrote */

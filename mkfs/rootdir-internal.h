@@ -101,7 +101,8 @@ struct rootdir_mark {
 struct rootdir {
 	struct rootdir_fs *fs;          /* the engine side: transaction, subvolumes */
 	const struct mkfs_config *cfg;
-	struct hash_ctx csum;
+	const struct btrfs_csum *csum;   /* the filesystem's, keyed with the key */
+	struct btrfs_csum own_csum;      /* csum when the config has none (plain types) */
 	u16 csum_size;
 	struct rootdir_tree *cur;
 	struct btrfs_wroot *root;  /* cur's root in fs->t, NULL until looked up */

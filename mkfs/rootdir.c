@@ -636,10 +636,14 @@ int rootdir_copy_tree(struct rootdir_fs *f)
 			close(dfd);
 		return -ENOTDIR;
 	}
-	ret = hash_ctx_init(&rd.csum, (enum hash_alg)cfg->csum_type, NULL, 0);
-	if (ret < 0) {
-		close(dfd);
-		return ret;
+	rd.csum = cfg->csum;
+	if (!rd.csum) {
+		ret = btrfs_csum_setup(&rd.own_csum, cfg->csum_type, NULL, 0);
+		if (ret < 0) {
+			close(dfd);
+			return ret;
+		}
+		rd.csum = &rd.own_csum;
 	}
 	rd.csum_size = btrfs_csum_type_size(cfg->csum_type);
 	rd.csum_max = (cfg->nodesize - sizeof(struct btrfs_header) - 2 * sizeof(struct btrfs_item)) /
@@ -689,6 +693,7 @@ out:
 	free(rd.csums);
 	if (rd.compress)
 		btrfs_compressor_release(&rd.comp);
-	hash_ctx_release(&rd.csum);
+	if (rd.csum == &rd.own_csum)
+		btrfs_csum_release(&rd.own_csum);
 	return ret;
 }

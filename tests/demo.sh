@@ -73,10 +73,12 @@ if "$mkfs" --help 2>&1 | grep -q 'auth-sha256' && command -v keyctl > /dev/null;
 		set -e
 		keyctl add user demo-key "demo secret" @s > /dev/null
 		"$1" -q -f --csum auth-sha256 --auth-key demo-key --rootdir "$3" "$4" 2>/dev/null
-		"$2" --auth-key demo-key check "$4" 2>&1 | tail -n 1
+		"$2" --auth-key demo-key check --check-data-csum "$4" > "$4.out" 2>&1
+		echo "   with the key: $(grep found "$4.out")"
 		keyctl add user other-key "not the secret" @s > /dev/null
-		if "$2" --auth-key other-key check "$4" > "$4.out" 2>&1; then echo "wrong key accepted"; exit 1; fi
-		echo "   with another key: $(grep -m1 -i key "$4.out")"
+		rc=0; "$2" --auth-key other-key check "$4" > "$4.out" 2>&1 || rc=$?
+		[ $rc -eq 4 ] || { echo "wrong key: exit $rc, expected 4"; exit 1; }
+		echo "   with another key: $(grep -m1 -i key "$4.out") (exit 4)"
 	' demo "$mkfs" "$btrfs" "$src/dir1" "$auth" || exit 1
 fi
 echo

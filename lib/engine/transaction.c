@@ -1071,7 +1071,7 @@ int btrfs_trans_block_writer_init(struct btrfs_trans *t, struct btrfs_block_writ
 		devs[i].path = fs->devices.devs[i].path;
 	}
 	geo.super_generation = t->transid;
-	ret = btrfs_block_writer_init(w, &geo, devs, fs->devices.nr);
+	ret = btrfs_block_writer_init(w, &geo, &fs->csum, devs, fs->devices.nr);
 	if (ret < 0) {
 		free(devs);
 		return ret;
@@ -1166,7 +1166,7 @@ static int write_supers(struct btrfs_trans *t, struct btrfs_super_block *sb,
 			trans_super_dev_item_sync(&item, &tree[i]);
 		memcpy(dev_sb, sb, sizeof(*sb));
 		dev_sb->dev_item = item;
-		ret = btrfs_write_super_all(fs->write_log, d->fd, dev_sb, d->size);
+		ret = btrfs_write_super_all(fs->write_log, d->fd, dev_sb, &fs->csum, d->size);
 	}
 	for (int i = 0; i < fs->devices.nr && ret == 0; i++) {
 		ret = btrfs_dev_flush(fs->write_log, fs->devices.devs[i].fd);

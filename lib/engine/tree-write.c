@@ -3,6 +3,7 @@
  * Tree block and data writes through the chunk map; see tree-write.h.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "lib/engine/tree-write.h"
 #include "lib/engine/raid56-row.h"
@@ -18,17 +19,25 @@ struct block_writer_row {
 };
 
 int btrfs_block_writer_init(struct btrfs_block_writer *w, const struct btrfs_fs_geometry *geo,
-			    struct block_writer_device *devs, int ndevs)
+			    const struct btrfs_csum *csum, struct block_writer_device *devs,
+			    int ndevs)
 {
-	int ret;
+	int ret = 0;
 
 	memset(w, 0, sizeof(*w));
 	w->geo = *geo;
 	w->devs = devs;
 	w->ndevs = ndevs;
-	ret = hash_ctx_init(&w->csum, (enum hash_alg)geo->csum_type, NULL, 0);
+	w->csum = csum;
+	if (!csum) {
+		ret = btrfs_csum_setup(&w->own_csum, geo->csum_type, NULL, 0);
+		w->csum = &w->own_csum;
+	}
+	if (ret == 0 && w->csum->keyed && !w->csum->have_key)
+		ret = -ENOKEY;
 	if (ret < 0)
-		error("cannot set up checksum type %u", geo->csum_type);
+		error("cannot set up checksum type %u for writing: %s", geo->csum_type,
+		      ret == -ENOKEY ? "the type needs the key" : strerror(-ret));
 	return ret;
 }
 
@@ -38,7 +47,8 @@ void btrfs_block_writer_release(struct btrfs_block_writer *w)
 		raid56_row_release(&w->rows[i].row);
 	free(w->rows);
 	btrfs_chunk_tree_map_free(&w->map);
-	hash_ctx_release(&w->csum);
+	if (w->csum == &w->own_csum)
+		btrfs_csum_release(&w->own_csum);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -346,7 +356,7 @@ int btrfs_clone_logical(struct btrfs_block_writer *w, u64 logical, int src_fd, u
 
 int btrfs_write_tree_block(struct btrfs_block_writer *w, struct extent_buffer *eb)
 {
-	u8 csum[HASH_MAX_DIGEST];
+	u8 csum[BTRFS_CSUM_SIZE];
 	int ret;
 
 	if (!w->skip_checker) {
@@ -358,7 +368,7 @@ int btrfs_write_tree_block(struct btrfs_block_writer *w, struct extent_buffer *e
 		}
 	}
 	memset(eb->data, 0, BTRFS_CSUM_SIZE);
-	ret = hash_digest(&w->csum, eb->data + BTRFS_CSUM_SIZE, eb->len - BTRFS_CSUM_SIZE, csum);
+	ret = btrfs_csum_compute(w->csum, eb->data + BTRFS_CSUM_SIZE, eb->len - BTRFS_CSUM_SIZE, csum);
 	if (ret < 0)
 		return ret;
 	memcpy(eb->data, csum, w->geo.csum_size);

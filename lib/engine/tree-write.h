@@ -28,6 +28,7 @@
 #include "lib/read/ctree.h"
 #include "lib/read/volumes.h"
 #include "crypto/hash.h"
+#include "lib/format/csum.h"
 
 struct block_writer_device {
 	u64 devid;
@@ -39,7 +40,8 @@ struct block_writer_row;
 
 struct btrfs_block_writer {
 	struct btrfs_fs_geometry geo;
-	struct hash_ctx csum;
+	const struct btrfs_csum *csum;          /* the checksum blocks are written with */
+	struct btrfs_csum own_csum;             /* csum when init was given none (plain types) */
 	struct btrfs_chunk_tree_map map;
 	struct block_writer_device *devs;
 	int ndevs;
@@ -53,9 +55,14 @@ struct btrfs_block_writer {
 	struct btrfs_write_log *log;  /* borrowed from the opener (dev-write.h), may be NULL */
 };
 
-/* devs is borrowed (must outlive the writer). */
+/*
+ * devs is borrowed (must outlive the writer).  csum: the filesystem's
+ * checksum (borrowed; keyed types need it set up with the key), or NULL to
+ * set up the plain type of geo.
+ */
 int btrfs_block_writer_init(struct btrfs_block_writer *w, const struct btrfs_fs_geometry *geo,
-			    struct block_writer_device *devs, int ndevs);
+			    const struct btrfs_csum *csum, struct block_writer_device *devs,
+			    int ndevs);
 void btrfs_block_writer_release(struct btrfs_block_writer *w);
 
 /* Make a chunk known to the writer (a CHUNK_ITEM as it goes on disk). */

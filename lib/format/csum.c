@@ -171,6 +171,25 @@ int btrfs_csum_compute(const struct btrfs_csum *c, const void *data, size_t len,
 	return csum_secondary(c, data, len, out);
 }
 
+int btrfs_csum_compute_batch(const struct btrfs_csum *c, const void *const *blocks, size_t n,
+			     size_t len, u8 *out)
+{
+	int ret;
+
+	if (c->keyed && !c->have_key)
+		return -ENOKEY;
+	/* every keyed digest is 32 bytes, c->size: the stride fits the hash's output */
+	ret = hash_digest_batch(&c->hash, blocks, n, len, out);
+	if (ret < 0 || !c->authsum)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		ret = csum_secondary(c, blocks[i], len, out + i * c->size);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 const char *btrfs_csum_result_name(enum btrfs_csum_result r)
 {
 	static const char *const names[] = {

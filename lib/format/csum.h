@@ -90,6 +90,14 @@ void btrfs_csum_release(struct btrfs_csum *c);
 /* Checksum of data[0..len) into out[BTRFS_CSUM_SIZE], zero padded; -ENOKEY without the key. */
 int btrfs_csum_compute(const struct btrfs_csum *c, const void *data, size_t len, u8 *out);
 
+/*
+ * Checksums of @n blocks of @len bytes each into out, c->size bytes per
+ * block (no padding): the batch paths of the hash (several blocks side by
+ * side), keyed too.  -ENOKEY without the key of a keyed type.
+ */
+int btrfs_csum_compute_batch(const struct btrfs_csum *c, const void *const *blocks, size_t n,
+			     size_t len, u8 *out);
+
 /* What btrfs_csum_verify() found. */
 enum btrfs_csum_result {
 	BTRFS_CSUM_VALID = 0,		/* matches (with the key for keyed types) */

@@ -52,12 +52,30 @@ struct btrfs_open_args {
 	u64 tree_root_bytenr;   /* root tree root block, 0 = the superblock's (check --tree-root) */
 	u64 chunk_root_bytenr;  /* chunk tree root block, 0 = the superblock's (check --chunk-root) */
 	bool temporary_super;   /* an unfinished mkfs (BTRFS_MAGIC_TEMPORARY), nothing else */
+	/*
+	 * Key of a keyed checksum type (the CLI loads it by name with
+	 * common/auth-key.h), NULL for none.  Opening checks it against the
+	 * superblock's key check value first: a wrong key is -EKEYREJECTED after
+	 * "wrong key for this filesystem", before any block is read.  A full
+	 * keyed type without a key is refused (-ENOKEY); an authsum type without
+	 * a key opens read-only with a warning (only the xxhash64 part is
+	 * verified); a key on a plain type is refused (-EINVAL).  The bytes are
+	 * not kept: wipe them after the call.
+	 */
+	const u8 *auth_key;
+	size_t auth_key_len;
 };
 
 int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out);
 void btrfs_close_fs(struct btrfs_fs_info *fs);
 const struct btrfs_super_block *btrfs_fs_super(const struct btrfs_fs_info *fs);
 const struct btrfs_fs_geometry *btrfs_fs_geometry(const struct btrfs_fs_info *fs);
+/*
+ * Tree block verifications that found a block ALTERED (authsum type, key
+ * given: the keyed part fails, the xxhash64 part matches); 0 when none.
+ * A count of verifications, not of distinct blocks.
+ */
+u64 btrfs_fs_altered_blocks(const struct btrfs_fs_info *fs);
 
 /*
  * The one function that turns disk bytes into a tree block: range and

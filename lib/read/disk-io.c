@@ -50,12 +50,18 @@ const struct btrfs_fs_geometry *btrfs_fs_geometry(const struct btrfs_fs_info *fs
 	return &fs->geo;
 }
 
+u64 btrfs_fs_altered_blocks(const struct btrfs_fs_info *fs)
+{
+	return fs->csum_altered;
+}
+
 /* ---- checksums ---- */
 
 void btrfs_csum_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u8 *out)
 {
-	memset(out, 0, BTRFS_CSUM_SIZE);
-	hash_digest(&fs->csum_ctx, eb->data + BTRFS_CSUM_SIZE, eb->len - BTRFS_CSUM_SIZE, out);
+	/* zero without the key: writes are refused at open then, reads use btrfs_csum_verify() */
+	if (btrfs_csum_compute(&fs->csum, eb->data + BTRFS_CSUM_SIZE, eb->len - BTRFS_CSUM_SIZE, out))
+		memset(out, 0, BTRFS_CSUM_SIZE);
 }
 
 /* ---- block cache (verified blocks only, fixed size) ---- */
@@ -389,14 +395,24 @@ int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer
 
 	if (!(relax & READ_NO_CSUM)) {
 		u8 csum[BTRFS_CSUM_SIZE];
+		int res = btrfs_csum_verify(&fs->csum, eb->data + BTRFS_CSUM_SIZE,
+					    eb->len - BTRFS_CSUM_SIZE, h->csum);
 
-		btrfs_csum_tree_block(fs, eb, csum);
-		if (memcmp(csum, h->csum, csum_size)) {
+		/* UNAUTHENTICATED: authsum without the key, warned about at open */
+		if (res < 0 || (res != BTRFS_CSUM_VALID && res != BTRFS_CSUM_UNAUTHENTICATED)) {
 			char have[2 * BTRFS_CSUM_SIZE + 3], want[2 * BTRFS_CSUM_SIZE + 3];
 
+			btrfs_csum_tree_block(fs, eb, csum);
 			hex_csum(have, h->csum, csum_size);
 			hex_csum(want, csum, csum_size);
-			msgf(msg, msglen, "checksum mismatch, have %s expect %s", have, want);
+			if (res == BTRFS_CSUM_ALTERED)
+				fs->csum_altered++;
+			if (res == BTRFS_CSUM_ALTERED)
+				msgf(msg, msglen,
+				     "checksum mismatch, have %s expect %s: block ALTERED (keyed hash fails, xxhash64 matches: changed without the key)",
+				     have, want);
+			else
+				msgf(msg, msglen, "checksum mismatch, have %s expect %s", have, want);
 			return -EUCLEAN;
 		}
 	}
@@ -881,6 +897,47 @@ static u8 root_level_from_header(struct btrfs_fs_info *fs, u64 bytenr)
 	return level;
 }
 
+/*
+ * The filesystem's checksum with the key given: key check value first (a
+ * wrong key is not corruption), then the superblock's keyed checksum that
+ * btrfs_super_validate() could not verify without the key.
+ */
+static int setup_csum(struct btrfs_fs_info *fs, const struct btrfs_open_args *args)
+{
+	u16 type = fs->geo.csum_type;
+	const char *name = btrfs_csum_type_name(type);
+	bool keyed = btrfs_csum_type_keyed(type);
+	int ret;
+
+	ret = btrfs_super_csum_setup(&fs->csum, fs->super, args->auth_key, args->auth_key_len);
+	if (ret < 0)
+		return ret;
+	if (!keyed)
+		return 0;
+	if (!fs->csum.have_key) {
+		if (!fs->csum.authsum) {
+			error("checksum type %s needs the filesystem's key: btrfs --auth-key NAME", name);
+			return -ENOKEY;
+		}
+		if (args->writable) {
+			error("checksum type %s: writing needs the filesystem's key: btrfs --auth-key NAME",
+			      name);
+			return -ENOKEY;
+		}
+		warning("no key for checksum type %s: only the xxhash64 part is verified, authenticity NOT verified",
+			name);
+		return 0;
+	}
+	ret = btrfs_super_csum_check(fs->super, &fs->csum);
+	if (ret != BTRFS_CSUM_VALID) {
+		error("superblock: checksum %s with the right key: superblock %s",
+		      ret == BTRFS_CSUM_ALTERED ? "ALTERED" : "mismatch",
+		      ret == BTRFS_CSUM_ALTERED ? "changed without the key" : "damaged");
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
 int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out)
 {
 	struct btrfs_fs_info *fs;
@@ -937,11 +994,9 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	sb = NULL;
 
 	setup_geometry(fs);
-	if (btrfs_csum_ctx_init(&fs->csum_ctx, fs->geo.csum_type, NULL, 0) < 0) {
-		error("cannot initialise checksum type %u", fs->geo.csum_type);
-		ret = -EOPNOTSUPP;
+	ret = setup_csum(fs, args);
+	if (ret < 0)
 		goto fail;
-	}
 	ret = btrfs_read_sys_chunk_array(&fs->chunks, fs->super);
 	if (ret < 0)
 		goto fail;
@@ -1029,7 +1084,7 @@ void btrfs_close_fs(struct btrfs_fs_info *fs)
 	if (!fs)
 		return;
 	btrfs_block_cache_drop(fs);
-	hash_ctx_release(&fs->csum_ctx);   /* a library provider holds a key/state object */
+	btrfs_csum_release(&fs->csum);   /* wipes the key state */
 	overrides_free(fs);
 	btrfs_chunk_tree_map_free(&fs->chunks);
 	btrfs_free_devices(&fs->devices);

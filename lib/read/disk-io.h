@@ -21,7 +21,7 @@
 #include "lib/format/format.h"
 #include "lib/read/ctree.h"
 #include "lib/read/volumes.h"
-#include "crypto/hash.h"
+#include "lib/format/csum.h"
 
 #define BTRFS_BLOCK_CACHE_SLOTS 64
 
@@ -36,10 +36,11 @@ struct btrfs_fs_info {
 	struct btrfs_chunk_tree_map chunks;
 	struct btrfs_super_block *super;   /* the super copy the filesystem is read by */
 	struct btrfs_fs_geometry geo;
-	struct hash_ctx csum_ctx;
+	struct btrfs_csum csum;            /* the csum type, keyed with the key when one was given */
 	struct btrfs_tree_ref tree_root;
 	struct btrfs_tree_ref chunk_root;
 	bool partial;
+	u64 csum_altered;                  /* block reads found ALTERED (authsum with the key) */
 	struct btrfs_block_cache_slot cache[BTRFS_BLOCK_CACHE_SLOTS];
 	struct extent_buffer **overrides;  /* btrfs_override_tree_block() */
 	size_t overrides_nr;

@@ -41,17 +41,18 @@ int btrfs_super_read_raw(int fd, u64 bytenr, struct btrfs_super_block *sb, size_
 
 int btrfs_super_csum_verify(const struct btrfs_super_block *sb)
 {
-	u8 csum[BTRFS_CSUM_SIZE];
-	u16 type = btrfs_super_csum_type(sb);
+	struct btrfs_csum c;
 	int ret;
 
-	ret = btrfs_csum_data(type, (const u8 *)sb + BTRFS_CSUM_SIZE,
-			      BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, csum);
+	/* no key here: a keyed type gets its full check at btrfs_open_fs() with the key */
+	ret = btrfs_csum_setup(&c, btrfs_super_csum_type(sb), NULL, 0);
 	if (ret < 0)
 		return ret;
-	if (memcmp(csum, sb->csum, btrfs_csum_type_size(type)))
-		return -EUCLEAN;
-	return 0;
+	ret = btrfs_super_csum_check(sb, &c);
+	btrfs_csum_release(&c);
+	if (ret < 0)
+		return ret;
+	return ret == BTRFS_CSUM_DAMAGED || ret == BTRFS_CSUM_ALTERED ? -EUCLEAN : 0;
 }
 
 int btrfs_super_csum_check(const struct btrfs_super_block *sb, const struct btrfs_csum *csum)
@@ -62,13 +63,49 @@ int btrfs_super_csum_check(const struct btrfs_super_block *sb, const struct btrf
 				 BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, sb->csum);
 }
 
-int btrfs_super_csum_set(struct btrfs_super_block *sb)
+int btrfs_super_csum_setup(struct btrfs_csum *csum, const struct btrfs_super_block *sb,
+			   const u8 *key, size_t keylen)
 {
-	u8 csum[BTRFS_CSUM_SIZE];
+	u16 type = btrfs_super_csum_type(sb);
+	const char *name = btrfs_csum_type_name(type);
+	u8 check[BTRFS_CSUM_SIZE];
 	int ret;
 
-	ret = btrfs_csum_data(btrfs_super_csum_type(sb), (const u8 *)sb + BTRFS_CSUM_SIZE,
-			      BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, csum);
+	if (key && !btrfs_csum_type_keyed(type)) {
+		error("an authentication key was given but the filesystem's checksum type %s is not keyed",
+		      name ? name : "?");
+		return -EINVAL;
+	}
+	ret = btrfs_csum_setup(csum, type, key, keylen);
+	if (ret < 0) {
+		error("cannot set up checksum type %u: %s", type, strerror(-ret));
+		return ret;
+	}
+	if (!csum->have_key)
+		return 0;
+	ret = btrfs_csum_key_check(csum, sb->fsid, check);
+	if (ret == 0 && memcmp(check, sb->auth_key_check, BTRFS_CSUM_SIZE)) {
+		error("wrong key for this filesystem");
+		ret = -EKEYREJECTED;
+	}
+	if (ret < 0)
+		btrfs_csum_release(csum);
+	return ret;
+}
+
+int btrfs_super_csum_set(struct btrfs_super_block *sb, const struct btrfs_csum *c)
+{
+	u8 csum[BTRFS_CSUM_SIZE];
+	const u8 *from = (const u8 *)sb + BTRFS_CSUM_SIZE;
+	int ret;
+
+	if (c && c->type != btrfs_super_csum_type(sb))
+		return -EINVAL;
+	if (c)
+		ret = btrfs_csum_compute(c, from, BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, csum);
+	else
+		ret = btrfs_csum_data(btrfs_super_csum_type(sb), from,
+				      BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, csum);
 	if (ret < 0)
 		return ret;
 	memcpy(sb->csum, csum, BTRFS_CSUM_SIZE);
@@ -250,7 +287,7 @@ int btrfs_read_super(int fd, u64 bytenr, unsigned int flags, struct btrfs_super_
 }
 
 int btrfs_write_super(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
-		      int mirror)
+		      const struct btrfs_csum *csum, int mirror)
 {
 	struct btrfs_super_block copy;
 	u64 bytenr;
@@ -261,10 +298,11 @@ int btrfs_write_super(struct btrfs_write_log *log, int fd, const struct btrfs_su
 	bytenr = btrfs_sb_offset(mirror);
 	memcpy(&copy, sb, sizeof(copy));
 	btrfs_set_super_bytenr(&copy, bytenr);
-	ret = btrfs_super_csum_set(&copy);
+	ret = btrfs_super_csum_set(&copy, csum);
 	if (ret < 0) {
-		error("cannot checksum superblock: unsupported checksum type %u",
-		      btrfs_super_csum_type(&copy));
+		error("cannot checksum superblock (checksum type %u): %s",
+		      btrfs_super_csum_type(&copy), ret == -ENOKEY ? "the type needs the key" :
+		      strerror(-ret));
 		return ret;
 	}
 	ret = btrfs_dev_write(log, fd, &copy, sizeof(copy), bytenr);
@@ -274,14 +312,14 @@ int btrfs_write_super(struct btrfs_write_log *log, int fd, const struct btrfs_su
 }
 
 int btrfs_write_super_all(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
-			  u64 device_size)
+			  const struct btrfs_csum *csum, u64 device_size)
 {
 	int ret;
 
 	for (int i = 0; i < BTRFS_SUPER_MIRROR_MAX; i++) {
 		if (btrfs_sb_offset(i) + BTRFS_SUPER_INFO_SIZE > device_size)
 			break;
-		ret = btrfs_write_super(log, fd, sb, i);
+		ret = btrfs_write_super(log, fd, sb, csum, i);
 		if (ret < 0)
 			return ret;
 	}

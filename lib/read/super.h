@@ -25,7 +25,8 @@
 int btrfs_super_read_raw(int fd, u64 bytenr, struct btrfs_super_block *sb, size_t *got);
 
 /* Checksum of the copy against its csum field: 0 match, -EUCLEAN mismatch,
- * -EOPNOTSUPP unknown csum type, -ENOKEY a keyed type (no key here).  Silent. */
+ * -EOPNOTSUPP unknown csum type.  No key here: a full keyed type is 0 (the
+ * open with the key checks it), an authsum type checks its xxhash64 part.  Silent. */
 int btrfs_super_csum_verify(const struct btrfs_super_block *sb);
 /*
  * The same for any type with @csum set up for the copy's csum type, with the
@@ -34,8 +35,22 @@ int btrfs_super_csum_verify(const struct btrfs_super_block *sb);
  */
 struct btrfs_csum;
 int btrfs_super_csum_check(const struct btrfs_super_block *sb, const struct btrfs_csum *csum);
-/* Compute and store the checksum (csum field zero padded); 0 or -EOPNOTSUPP. */
-int btrfs_super_csum_set(struct btrfs_super_block *sb);
+/*
+ * Set up @csum for the csum type of @sb with @key (NULL: none): a key for a
+ * plain type is -EINVAL after "... is not keyed", a key that does not match
+ * the key check value -EKEYREJECTED after "wrong key for this filesystem",
+ * or the setup's error.  Without a key a keyed type is set up keyless: the
+ * caller decides whether that is enough.  On error @csum needs no release.
+ */
+int btrfs_super_csum_setup(struct btrfs_csum *csum, const struct btrfs_super_block *sb,
+			   const u8 *key, size_t keylen);
+/*
+ * Compute and store the checksum (csum field zero padded) with @csum (the
+ * filesystem's, keyed when the type is), or for a plain type NULL; 0,
+ * -EOPNOTSUPP, -ENOKEY (keyed type without the key), -EINVAL (@csum of
+ * another type).
+ */
+int btrfs_super_csum_set(struct btrfs_super_block *sb, const struct btrfs_csum *csum);
 
 /* The fsid tree block headers carry: metadata_uuid or fsid. */
 const u8 *btrfs_super_metadata_fsid(const struct btrfs_super_block *sb);
@@ -71,14 +86,16 @@ int btrfs_read_super(int fd, u64 bytenr, unsigned int flags, struct btrfs_super_
  * The pair of btrfs_read_super(): write a copy of sb as superblock mirror
  * (0..2) of fd.  The copy gets bytenr = btrfs_sb_offset(mirror) and its
  * checksum computed last; sb itself is not modified.  Written through
- * btrfs_dev_write() (log: the writer's write log, may be NULL).  0 or -errno.
+ * btrfs_dev_write() (log: the writer's write log, may be NULL).  csum: the
+ * filesystem's checksum (keyed types need it with the key), NULL for a plain
+ * type.  0 or -errno.
  */
 struct btrfs_write_log;
 int btrfs_write_super(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
-		      int mirror);
+		      const struct btrfs_csum *csum, int mirror);
 /* Every mirror that fits a device of device_size bytes; returns 0 or the first error. */
 int btrfs_write_super_all(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
-			  u64 device_size);
+			  const struct btrfs_csum *csum, u64 device_size);
 
 /*
  * Walking sys_chunk_array: (disk key, chunk item) pairs, sys_array_size bytes.

@@ -39,7 +39,11 @@
  *
  * Options: --mirror N  write only copy N (1-based; default every copy),
  *          --no-csum   leave the checksum as it was (a checksum error),
- *          --level L   (header) the node L levels above the leaf.
+ *          --level L   (header) the node L levels above the leaf,
+ *          --key KEY   the key of a keyed csum type (the bytes of KEY),
+ *          --forge     authsum types: recompute only the xxhash64 part, the
+ *                      keyed part left as it was (what someone without the
+ *                      key can do).
  * Prints one line per copy written.  Exit 0, 1 on any error (nothing
  * written when the edit cannot be made).  RAID5/6 chunks are refused.
  */
@@ -393,6 +397,8 @@ typedef int (*edit_fn)(struct extent_buffer *eb, const struct target *tg, char *
  * and write the copies (all, or the one named) through the library's copy
  * writer, which maps every copy before it writes one.
  */
+static bool forge;
+
 static int edit_block(struct btrfs_fs_info *fs, const struct target *tg, int mirror, bool csum,
 		      edit_fn edit, char **args)
 {
@@ -411,7 +417,11 @@ static int edit_block(struct btrfs_fs_info *fs, const struct target *tg, int mir
 		u8 sum[BTRFS_CSUM_SIZE];
 
 		btrfs_csum_tree_block(fs, eb, sum);
-		memcpy(eb->data, sum, BTRFS_CSUM_SIZE);
+		if (forge)
+			memcpy(eb->data + BTRFS_AUTHSUM_KEYED_BYTES, sum + BTRFS_AUTHSUM_KEYED_BYTES,
+			       BTRFS_CSUM_SIZE - BTRFS_AUTHSUM_KEYED_BYTES);
+		else
+			memcpy(eb->data, sum, BTRFS_CSUM_SIZE);
 	}
 	ret = btrfs_write_tree_block_copies(fs, eb, mirror);
 	if (!ret)
@@ -524,7 +534,7 @@ static int edit_super(const char *path, int mirror, bool csum, const char *spec,
 		if ((mirror && m != mirror - 1) || at + BTRFS_SUPER_INFO_SIZE > size)
 			continue;
 		btrfs_set_super_bytenr(sb, at);
-		if (csum && btrfs_super_csum_set(sb) < 0) {
+		if (csum && btrfs_super_csum_set(sb, NULL) < 0) {
 			error("cannot checksum the superblock (checksum type %u)", btrfs_super_csum_type(sb));
 			goto out;
 		}
@@ -640,6 +650,12 @@ int main(int argc, char **argv)
 	for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
 		if (!strcmp(argv[i], "--no-csum"))
 			csum = false;
+		else if (!strcmp(argv[i], "--forge"))
+			forge = true;
+		else if (!strcmp(argv[i], "--key") && i + 1 < argc) {
+			oa.auth_key = (const u8 *)argv[++i];
+			oa.auth_key_len = strlen(argv[i]);
+		}
 		else if (!strcmp(argv[i], "--mirror") && i + 1 < argc && !parse_u64(argv[i + 1], &mirror))
 			i++;
 		else if (!strcmp(argv[i], "--level") && i + 1 < argc && !parse_u64(argv[i + 1], &level) &&

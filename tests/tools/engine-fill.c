@@ -20,6 +20,7 @@
  *   -X  as -x with a value of BYTES bytes ("v<ino>" then 'x's), not resized
  *   -D  each file gets KIB KiB of data in one extent (btrfs_alloc_data_extent,
  *       NODATASUM inode), every byte 'a' + ino % 26
+ *   -k  the key of a keyed csum type (the bytes of KEY)
  *   -r  create nothing: remove the files PREFIX<FIRST + k * STEP>, k < COUNT
  *       (found by name; their data extents freed), in one commit
  *
@@ -440,7 +441,7 @@ int main(int argc, char **argv)
 	long done = 0;
 	int opt, ret = 0, c;
 
-	while ((opt = getopt(argc, argv, "n:c:xd:p:FRs:D:r:X:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:xd:p:FRs:D:r:X:k:")) != -1) {
 		switch (opt) {
 		case 'n': nfiles = atol(optarg); break;
 		case 'c': commits = atol(optarg); break;
@@ -448,6 +449,7 @@ int main(int argc, char **argv)
 		case 'd': ndelete = atol(optarg); break;
 		case 'p': prefix = optarg; break;
 		case 'F': fail = true; break;
+		case 'k': args.auth_key = (const u8 *)optarg; args.auth_key_len = strlen(optarg); break;
 		case 'R': rebuild = true; break;
 		case 's': o.subvol = strtoull(optarg, NULL, 0); break;
 		case 'X':

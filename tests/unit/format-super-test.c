@@ -67,7 +67,7 @@ static void test_csum_types(void)
 	CHECK(btrfs_csum_type_by_name("md5") < 0);
 	for (u16 t = 0; t < 4; t++) {
 		make_super(&sb, t);
-		CHECK(btrfs_super_csum_set(&sb) == 0);
+		CHECK(btrfs_super_csum_set(&sb, NULL) == 0);
 		CHECK(btrfs_super_csum_verify(&sb) == 0);
 		/* Bytes past the digest stay zero. */
 		for (int i = btrfs_csum_type_size(t); i < BTRFS_CSUM_SIZE; i++)
@@ -77,11 +77,11 @@ static void test_csum_types(void)
 		CHECK(btrfs_super_csum_verify(&sb) == -EUCLEAN);
 	}
 	make_super(&sb, 9);
-	CHECK(btrfs_super_csum_set(&sb) == -EOPNOTSUPP);
+	CHECK(btrfs_super_csum_set(&sb, NULL) == -EOPNOTSUPP);
 	CHECK(btrfs_super_csum_verify(&sb) == -EOPNOTSUPP);
 	/* Known answer: crc32c of 4064 zero bytes after a zeroed csum field. */
 	memset(&sb, 0, sizeof(sb));
-	CHECK(btrfs_super_csum_set(&sb) == 0);
+	CHECK(btrfs_super_csum_set(&sb, NULL) == 0);
 	CHECK(btrfs_super_csum_verify(&sb) == 0);
 }
 
@@ -203,7 +203,23 @@ static void test_keyed_super(void)
 				 BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, sb.csum) == 0);
 	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &c), BTRFS_CSUM_VALID);
 	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &nokey), BTRFS_CSUM_UNAUTHENTICATED);
-	CHECK_EQ_U64(btrfs_super_csum_verify(&sb), (u64)-ENOKEY);
+	/* without a key: the xxhash64 part only; a change there is damage */
+	CHECK_EQ_U64(btrfs_super_csum_verify(&sb), 0);
+	sb.csum[BTRFS_AUTHSUM_KEYED_BYTES] ^= 1;
+	CHECK_EQ_U64(btrfs_super_csum_verify(&sb), (u64)-EUCLEAN);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &c), BTRFS_CSUM_DAMAGED);
+	sb.csum[BTRFS_AUTHSUM_KEYED_BYTES] ^= 1;
+	/* the keyed part changed, the secondary intact: altered */
+	sb.csum[0] ^= 1;
+	CHECK_EQ_U64(btrfs_super_csum_verify(&sb), 0);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &c), BTRFS_CSUM_ALTERED);
+	sb.csum[0] ^= 1;
+	/* written with the key: btrfs_super_csum_set() with the fs's csum */
+	memset(sb.csum, 0, sizeof(sb.csum));
+	CHECK_EQ_U64(btrfs_super_csum_set(&sb, &nokey), (u64)-ENOKEY);
+	CHECK_EQ_U64(btrfs_super_csum_set(&sb, NULL), (u64)-ENOKEY);
+	CHECK_EQ_U64(btrfs_super_csum_set(&sb, &c), 0);
+	CHECK_EQ_U64(btrfs_super_csum_check(&sb, &c), BTRFS_CSUM_VALID);
 
 	f = open_memstream(&text, &len);
 	btrfs_print_superblock(f, &sb, false);
@@ -239,23 +255,23 @@ static void test_validate(void)
 
 	make_super(&sb, 0);
 	btrfs_set_super_nodesize(&sb, 12345);
-	btrfs_super_csum_set(&sb);
+	btrfs_super_csum_set(&sb, NULL);
 	CHECK(btrfs_super_validate(&sb, BTRFS_SUPER_INFO_OFFSET) == -EUCLEAN);
 	make_super(&sb, 0);
 	btrfs_set_super_root_level(&sb, 8);
-	btrfs_super_csum_set(&sb);
+	btrfs_super_csum_set(&sb, NULL);
 	CHECK(btrfs_super_validate(&sb, BTRFS_SUPER_INFO_OFFSET) == -EUCLEAN);
 	make_super(&sb, 0);
-	btrfs_super_csum_set(&sb);
+	btrfs_super_csum_set(&sb, NULL);
 	CHECK(btrfs_super_validate(&sb, btrfs_sb_offset(1)) == -EUCLEAN);  /* bytenr */
 	make_super(&sb, 0);
 	btrfs_set_super_incompat_flags(&sb, BTRFS_FEATURE_INCOMPAT_METADATA_UUID);
 	memset(sb.metadata_uuid, 0xab, BTRFS_FSID_SIZE);
-	btrfs_super_csum_set(&sb);
+	btrfs_super_csum_set(&sb, NULL);
 	CHECK(btrfs_super_metadata_fsid(&sb) == sb.metadata_uuid);
 	CHECK(btrfs_super_validate(&sb, (u64)-1) == -EUCLEAN);  /* dev_item.fsid */
 	memcpy(sb.dev_item.fsid, sb.metadata_uuid, BTRFS_FSID_SIZE);
-	btrfs_super_csum_set(&sb);
+	btrfs_super_csum_set(&sb, NULL);
 	CHECK(btrfs_super_validate(&sb, (u64)-1) == 0);
 	make_super(&sb, 0);
 	btrfs_set_super_magic(&sb, 0);
@@ -268,7 +284,7 @@ static void test_validate(void)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		make_super(&sb, 0);
-		btrfs_super_csum_set(&sb);
+		btrfs_super_csum_set(&sb, NULL);
 		CHECK(btrfs_super_validate(&sb, (u64)-1) == 0);
 		if (!strcmp(bad[i].what, "stripesize"))
 			btrfs_set_super_stripesize(&sb, (u32)bad[i].value);
@@ -280,7 +296,7 @@ static void test_validate(void)
 			btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | bad[i].value);
 		else
 			btrfs_set_super_incompat_flags(&sb, btrfs_super_incompat_flags(&sb) | bad[i].value);
-		btrfs_super_csum_set(&sb);
+		btrfs_super_csum_set(&sb, NULL);
 		CHECK(btrfs_super_validate(&sb, (u64)-1) == -EUCLEAN);
 	}
 	/* what old mkfs wrote and what the kernel sets stay valid */
@@ -288,7 +304,7 @@ static void test_validate(void)
 	btrfs_set_super_flags(&sb, BTRFS_SUPER_FLAG_SEEDING | BTRFS_SUPER_FLAG_METADUMP_V2);
 	btrfs_set_super_incompat_flags(&sb, BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA |
 				       BTRFS_FEATURE_INCOMPAT_RAID1C34);
-	btrfs_super_csum_set(&sb);
+	btrfs_super_csum_set(&sb, NULL);
 	CHECK(btrfs_super_validate(&sb, (u64)-1) == 0);
 }
 
@@ -305,7 +321,7 @@ static void test_write_read(void)
 	unlink(path);
 	CHECK(ftruncate(fd, SZ_256M) == 0);
 	make_super(&sb, BTRFS_CSUM_TYPE_SHA256);
-	CHECK(btrfs_write_super_all(NULL, fd, &sb, SZ_256M) == 0);
+	CHECK(btrfs_write_super_all(NULL, fd, &sb, NULL, SZ_256M) == 0);
 	CHECK(btrfs_read_super(fd, 0, 0, &got, &at) == 0);
 	CHECK_EQ_U64(at, BTRFS_SUPER_INFO_OFFSET);
 	CHECK_EQ_U64(btrfs_super_generation(&got), 7);

@@ -256,7 +256,7 @@ static int rig_open(struct rig *g, int ndev, int nparity)
 	geo.nodesize = 16384;
 	geo.csum_type = 0;
 	geo.csum_size = 4;
-	ret = btrfs_block_writer_init(&g->w, &geo, g->devs, ndev);
+	ret = btrfs_block_writer_init(&g->w, &geo, NULL, g->devs, ndev);
 	if (ret < 0)
 		return ret;
 	c = calloc(1, sizeof(*c) + ndev * sizeof(c->stripes[0]));
