@@ -280,7 +280,7 @@ static int csum_item(struct btrfs_path *path, const struct btrfs_key *found, voi
 
 		for (u32 b = 0; b < nb; b++)
 			blocks[b] = pc->buf + (found->offset + (u64)(i + b) * ss - pc->logical);
-		ret = hash_digest_batch(&fs->csum_ctx, blocks, nb, ss, got);
+		ret = btrfs_csum_compute_batch(&fs->csum, blocks, nb, ss, got);
 		for (u32 b = 0; b < nb && ret == 0; b++)
 			if (memcmp(got + (size_t)b * cs, sums + (size_t)(i + b) * cs, cs))
 				ret = verify_sector(fs, pc, found->offset + (u64)(i + b) * ss,
