@@ -12,15 +12,9 @@
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
 PROGS=/usr/bin/btrfs
-MKFS=$TOP/mkfs.btrfs
+. "$TOP/tests/lib/balance-crash.sh"
 
-mk_images 4 512M
-attach_images 4
-devs=("${LOOPS[@]}")
-run_check "$MKFS" -q -f -d single -m raid1 "${devs[@]}" > /dev/null
-mnt=$T/mnt
-opts=$(device_opts "${devs[@]}")
-mount_tracked "${devs[0]}" "$mnt" "$opts"
+crash_fs 512M 4
 for i in 1 2 3 4; do head -c 25M /dev/urandom > "$mnt/f$i"; done
 mkdir "$mnt/small"; for i in $(seq 300); do head -c $((i * 37)) /dev/urandom > "$mnt/small/$i"; done
 run_check $PROGS subvolume snapshot "$mnt" "$mnt/snap" > /dev/null

@@ -9,14 +9,9 @@
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
+. "$TOP/tests/lib/balance-crash.sh"
 
-mk_images 4 512M
-attach_images 4
-devs=("${LOOPS[@]}")
-run_check "$TOP/mkfs.btrfs" -q -f -d single -m raid1 "${devs[@]}" > /dev/null
-mnt=$T/mnt
-opts=$(device_opts "${devs[@]}")
-mount_tracked "${devs[0]}" "$mnt" "$opts"
+crash_fs 512M 4
 for i in 1 2 3 4; do head -c 20M /dev/urandom > "$mnt/f$i"; done
 mkdir "$mnt/small"; for i in $(seq 100); do echo "file $i" > "$mnt/small/$i"; done
 umount "$mnt"

@@ -1,16 +1,16 @@
-# Helpers for the offline balance crash tests (source after mkfs-helpers.sh).  They use
+# Helpers for the offline balance tests on loop devices (source after mkfs-helpers.sh).  They use
 # devs=(the devices), opts (their device_opts), mnt (a mount point) and $T/sums
 # (tree_sums of the filesystem before).
 #
-# crash_fs SIZE              3 loop devices of SIZE, our mkfs -d single -m raid1 on them,
+# crash_fs SIZE [N]          N (3) loop devices of SIZE, our mkfs -d single -m raid1 on them,
 #                            mounted on mnt (devs, opts and mnt set)
 # crash_verify WHAT          our check (data checksums) and Debian's are clean, the kernel
 #                            mounts it, every file's sha256 unchanged
 # convert_completes ARGS...  balance start ARGS run again completes; a third run has
 #                            nothing left to convert
 crash_fs() {
-	mk_images 3 "$1"
-	attach_images 3
+	mk_images "${2:-3}" "$1"
+	attach_images "${2:-3}"
 	devs=("${LOOPS[@]}")
 	run_check "$TOP/mkfs.btrfs" -q -f -d single -m raid1 "${devs[@]}" > /dev/null
 	mnt=$T/mnt
