@@ -152,7 +152,7 @@ static int walk_items(struct btrfs_fs_info *fs, u64 tree, const struct btrfs_key
 		return 0;
 	if (ret < 0)
 		return ret;
-	return btrfs_for_each_item(fs, &ref, key, mode, fn, pc);
+	return btrfs_for_each_item(fs, NULL, &ref, key, mode, fn, pc);
 }
 
 /* An extent tree item of the chunk: recorded in pc->used. */

@@ -27,5 +27,5 @@ int check_for_each_item(struct check_ctx *ctx, const struct btrfs_tree_ref *tree
 	struct check_item_walk w = { ctx, fn, arg };
 	struct btrfs_key key = from ? *from : (struct btrfs_key){ 0 };
 
-	return btrfs_for_each_item(ctx->fs, tree, &key, BTRFS_SEARCH_NEXT, check_item, &w);
+	return btrfs_for_each_item(ctx->fs, NULL, tree, &key, BTRFS_SEARCH_NEXT, check_item, &w);
 }

@@ -501,7 +501,7 @@ static int for_each_item(struct dump_ctx *c, u64 tree, const struct btrfs_key *f
 
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
-	return btrfs_for_each_item(c->fs, &ref, from, BTRFS_SEARCH_NEXT, fn, c);
+	return btrfs_for_each_item(c->fs, NULL, &ref, from, BTRFS_SEARCH_NEXT, fn, c);
 }
 
 static int extent_item_fn(struct btrfs_path *path, const struct btrfs_key *key, void *arg)

@@ -145,47 +145,47 @@ void extent_alloc_release(struct btrfs_trans *t)
 	t->nr_bgs = 0;
 }
 
+struct used_ranges {
+	struct fs_range *ranges;
+	int nr, alloc;
+	u64 end;
+	u32 nodesize;
+};
+
+/* btrfs_for_each_item() step of extent_alloc_used_ranges(): one extent or metadata item. */
+static int add_used_range(struct btrfs_path *path, const struct btrfs_key *found, void *arg)
+{
+	struct used_ranges *u = arg;
+	u64 len = 0;
+
+	(void)path;
+	if (found->objectid >= u->end)
+		return 1;
+	if (found->type == BTRFS_EXTENT_ITEM_KEY)
+		len = found->offset;
+	else if (found->type == BTRFS_METADATA_ITEM_KEY)
+		len = u->nodesize;
+	if (!len)
+		return 0;
+	return ranges_insert(&u->ranges, &u->nr, &u->alloc, u->nr, found->objectid, len);
+}
+
 int extent_alloc_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct fs_range **out, int *nr)
 {
-	struct fs_range *used = NULL;
-	int nr_used = 0, alloc_used = 0, ret;
-	struct btrfs_wroot *extent;
-	struct btrfs_path path;
-	struct btrfs_key key, found;
+	struct used_ranges u = { .end = end, .nodesize = t->nodesize };
+	struct btrfs_key key = { start, 0, 0 };
+	int ret;
 
 	*out = NULL;
 	*nr = 0;
-	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
-	if (ret < 0)
-		return ret;
-	key.objectid = start;
-	key.type = 0;
-	key.offset = 0;
-	btrfs_init_path(&path);
-	ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
-	while (ret == 0 && found.objectid < end) {
-		u64 len = 0;
-
-		if (found.type == BTRFS_EXTENT_ITEM_KEY)
-			len = found.offset;
-		else if (found.type == BTRFS_METADATA_ITEM_KEY)
-			len = t->nodesize;
-		if (len) {
-			ret = ranges_insert(&used, &nr_used, &alloc_used, nr_used, found.objectid, len);
-			if (ret < 0)
-				break;
-		}
-		ret = btrfs_next_item(&path);
-		if (ret == 0)
-			btrfs_path_item_key(&path, &found);
-	}
-	btrfs_release_path(&path);
+	ret = btrfs_for_each_item(t->fs, t, &(struct btrfs_tree_ref){ .objectid = BTRFS_EXTENT_TREE_OBJECTID },
+				  &key, BTRFS_SEARCH_NEXT, add_used_range, &u);
 	if (ret < 0) {
-		free(used);
+		free(u.ranges);
 		return ret;
 	}
-	*out = used;
-	*nr = nr_used;
+	*out = u.ranges;
+	*nr = u.nr;
 	return 0;
 }
 

@@ -66,15 +66,33 @@ static void pick_profile(struct btrfs_trans *t, u64 type, u64 *profile)
 	}
 }
 
+/* btrfs_for_each_item() step of load_devices(): one dev extent taken from its device's free space. */
+static int add_dev_extent(struct btrfs_path *path, const struct btrfs_key *found, void *arg)
+{
+	struct chunk_alloc *ca = arg;
+	struct chunk_alloc_device *d = NULL;
+
+	if (found->type != BTRFS_DEV_EXTENT_KEY)
+		return 0;
+	for (int i = 0; i < ca->ndevs; i++)
+		if (ca->devs[i].devid == found->objectid)
+			d = &ca->devs[i];
+	if (!d || btrfs_path_item_size(path) < sizeof(struct btrfs_dev_extent)) {
+		error("dev extent (%llu DEV_EXTENT %llu): unknown device or short item",
+		      found->objectid, found->offset);
+		return -EUCLEAN;
+	}
+	return chunk_alloc_add_dev_extent(d, found->offset,
+					  btrfs_dev_extent_length(btrfs_path_item_ptr(path)));
+}
+
 /* Devices (dev items' sizes) and every dev extent of the dev tree. */
 static int load_devices(struct btrfs_trans *t)
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct chunk_alloc *ca;
 	u64 sizes[CHUNK_ALLOC_MAX_DEVICES];
-	struct btrfs_wroot *dev;
-	struct btrfs_path path;
-	struct btrfs_key key = { 0, 0, 0 }, found;
+	struct btrfs_key key = { 0, 0, 0 };
 	int ret;
 
 	if (fs->devices.nr > CHUNK_ALLOC_MAX_DEVICES) {
@@ -108,38 +126,11 @@ static int load_devices(struct btrfs_trans *t)
 		ca->next_logical = max_t(u64, ca->next_logical, c->logical + c->length);
 	}
 	t->ca = ca;
-
-	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
-	if (ret < 0) {
+	ret = btrfs_for_each_item(fs, t, &(struct btrfs_tree_ref){ .objectid = BTRFS_DEV_TREE_OBJECTID },
+				  &key, BTRFS_SEARCH_NEXT, add_dev_extent, ca);
+	if (ret == -ENOENT)
 		error("cannot find the dev tree");
-		return ret;
-	}
-	btrfs_init_path(&path);
-	ret = btrfs_trans_search_key(t, dev, &key, BTRFS_SEARCH_NEXT, &path, &found);
-	while (ret == 0) {
-		if (found.type == BTRFS_DEV_EXTENT_KEY) {
-			struct chunk_alloc_device *d = NULL;
-
-			for (int i = 0; i < ca->ndevs; i++)
-				if (ca->devs[i].devid == found.objectid)
-					d = &ca->devs[i];
-			if (!d || btrfs_path_item_size(&path) < sizeof(struct btrfs_dev_extent)) {
-				error("dev extent (%llu DEV_EXTENT %llu): unknown device or short item",
-				      found.objectid, found.offset);
-				ret = -EUCLEAN;
-				break;
-			}
-			ret = chunk_alloc_add_dev_extent(d, found.offset,
-						btrfs_dev_extent_length(btrfs_path_item_ptr(&path)));
-			if (ret < 0)
-				break;
-		}
-		ret = btrfs_next_item(&path);
-		if (ret == 0)
-			btrfs_path_item_key(&path, &found);
-	}
-	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
 static const struct btrfs_device *find_dev(struct btrfs_fs_info *fs, u64 devid)

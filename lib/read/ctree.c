@@ -503,28 +503,36 @@ int btrfs_search_position(struct btrfs_path *path, int ret, enum btrfs_search_mo
 	return 0;
 }
 
+/* btrfs_search_key() through btrfs_search(): committed (trans NULL) or in a transaction. */
+static int search_key_in(struct btrfs_fs_info *fs, struct btrfs_trans *trans,
+			 const struct btrfs_tree_ref *tree, const struct btrfs_key *key,
+			 enum btrfs_search_mode mode, struct btrfs_path *path, struct btrfs_key *found)
+{
+	path->lowest_level = 0;
+	return btrfs_search_position(path, btrfs_search(fs, trans, tree, key, path, 0, 0), mode, found);
+}
+
 int btrfs_search_key(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
 		     const struct btrfs_key *key, enum btrfs_search_mode mode,
 		     struct btrfs_path *path, struct btrfs_key *found)
 {
-	path->lowest_level = 0;
-	return btrfs_search_position(path, btrfs_search_slot_ro(fs, tree, key, path), mode, found);
+	return search_key_in(fs, NULL, tree, key, mode, path, found);
 }
 
-int btrfs_for_each_item(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
-			const struct btrfs_key *from, enum btrfs_search_mode mode,
-			btrfs_item_fn fn, void *arg)
+int btrfs_for_each_item(struct btrfs_fs_info *fs, struct btrfs_trans *trans,
+			const struct btrfs_tree_ref *tree, const struct btrfs_key *from,
+			enum btrfs_search_mode mode, btrfs_item_fn fn, void *arg)
 {
 	struct btrfs_path path;
 	struct btrfs_key key;
 	int ret;
 
 	btrfs_init_path(&path);
-	ret = btrfs_search_key(fs, tree, from, mode, &path, &key);
+	ret = search_key_in(fs, trans, tree, from, mode, &path, &key);
 	if (ret > 0 && mode == BTRFS_SEARCH_PREV) {
 		btrfs_release_path(&path);
 		btrfs_init_path(&path);
-		ret = btrfs_search_key(fs, tree, from, BTRFS_SEARCH_NEXT, &path, &key);
+		ret = search_key_in(fs, trans, tree, from, BTRFS_SEARCH_NEXT, &path, &key);
 	}
 	while (ret == 0) {
 		ret = fn(&path, &key, arg);

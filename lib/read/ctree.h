@@ -311,13 +311,15 @@ int btrfs_search_position(struct btrfs_path *path, int ret, enum btrfs_search_mo
  * item (path->fs, nodes[0], slots[0]) and its key.  mode NEXT starts at the
  * first item >= from; PREV at the last item <= from, or the first after it
  * when there is none (an item that may cover `from` from below, as a csum
- * item).  fn returns 0 to go on, > 0 to stop, or a negative errno.
+ * item).  trans NULL walks the committed tree; with a transaction, tree
+ * tree->objectid as the transaction sees it (as btrfs_search()).  fn returns
+ * 0 to go on, > 0 to stop, or a negative errno.
  * Returns 0 or the first negative errno (of fn or of reading the tree).
  */
 typedef int (*btrfs_item_fn)(struct btrfs_path *path, const struct btrfs_key *key, void *arg);
-int btrfs_for_each_item(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree,
-			const struct btrfs_key *from, enum btrfs_search_mode mode,
-			btrfs_item_fn fn, void *arg);
+int btrfs_for_each_item(struct btrfs_fs_info *fs, struct btrfs_trans *trans,
+			const struct btrfs_tree_ref *tree, const struct btrfs_key *from,
+			enum btrfs_search_mode mode, btrfs_item_fn fn, void *arg);
 
 /*
  * Move to the next / previous item (crossing leaves, skipping empty ones),
