@@ -2,6 +2,8 @@
 /*
  * The checker's driver: runs the eight passes in the order btrfs-progs
  * announces them, prints the pass lines on stderr and the summary on stdout.
+ * Pass 5 runs on a second thread beside passes 3 and 4 (check/pass-thread.c),
+ * its output printed in its turn.
  *
  * check_repair() is in check/repair.c.
  */
@@ -124,8 +126,8 @@ static int run_pass(struct check_ctx *ctx, int i, int (*fn)(struct check_ctx *ct
 		ret = check_extents_roots(ctx);
 		if (ret)
 			return ret;
-		/* not started: pass 5 runs in its turn */
-		check_thread_start(ctx);
+		/* not started (out of memory): pass 5 runs in its turn */
+		(void)check_thread_start(ctx);
 		return check_extents_rest(ctx);
 	}
 	if (i == 4 && ctx->thread)

@@ -100,7 +100,7 @@ int check_thread_start(struct check_ctx *ctx)
 	th->ctx.pass = 4;
 	th->ctx.thread = th;
 	th->roots_nr = st->root_nr;
-	th->roots = malloc(st->root_nr * sizeof(*st->root) + 1);
+	th->roots = calloc(st->root_nr + 1, sizeof(*st->root));
 	th->out = open_memstream(&th->buf, &th->len);
 	if (!th->roots || !th->out || btrfs_fs_reader(ctx->fs, &th->ctx.fs))
 		goto fail;
