@@ -18,6 +18,13 @@
 # snapshots; CHECK_ARGS="--check-data-csum" (for example) is given to every
 # check run, ours and Debian's alike.  BASE_BTRFS=path times that binary too
 # (say, ours before a change) and prints our ratio against it.
+# IMAGE=path: time the checks on that filesystem image (kept) instead of
+# building one.  Page cache: Debian's check drops the image's cached pages
+# (POSIX_FADV_DONTNEED) as it opens and closes it, so it always reads from
+# disk and so would the run after it; a run of ours or the base that follows
+# one of Debian's comes after an unmeasured run of ours, which reads the
+# image back into the cache.  COLD=1: the image's cached pages are dropped
+# before every run instead, every check reads from disk.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 nfiles=${1:-200000}; nsnap=${2:-4}; runs=${3:-3}
@@ -25,6 +32,7 @@ data_mb=${DATA_MB:-0}; read -r -a cargs <<< "${CHECK_ARGS:-}"
 ours=${BTRFS:-$top/btrfs}; ref=${REF_BTRFS:-/usr/bin/btrfs}
 [ -x "$ref" ] || { echo "no reference binary $ref" >&2; exit 1; }
 fill=${FILL:-kernel}
+[ -z "${IMAGE:-}" ] || fill=rootdir nsnap=0 data_mb=0
 if { [ "$fill" != rootdir ] || [ "$nsnap" -gt 0 ] || [ "$data_mb" -gt 0 ]; } &&
    { [ "$(id -u)" -ne 0 ] || ! grep -qw btrfs /proc/filesystems; }; then
 	echo "skipped: needs root and btrfs in the kernel"; exit 0
@@ -33,8 +41,11 @@ work=$(mktemp -d "${WORKDIR:-/tmp}/checkbench.XXXXXX")
 loop=""; mnt=$work/mnt
 . "$top/bench/bench-lib.sh"
 
-truncate -s $((8 + nfiles / 250000))G "$work/fs.img"
-if [ "$fill" = rootdir ]; then
+img=${IMAGE:-$work/fs.img}
+[ -n "${IMAGE:-}" ] || truncate -s $((8 + nfiles / 250000))G "$work/fs.img"
+if [ -n "${IMAGE:-}" ]; then
+	:
+elif [ "$fill" = rootdir ]; then
 	gen_tree "$work/tree" "$nfiles"
 	"$ours" mkfs -f -q --rootdir "$work/tree" "$work/fs.img" > /dev/null || exit 1
 	rm -rf "$work/tree"
@@ -64,22 +75,31 @@ fi
 
 ratio() { awk "BEGIN{if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"n/a\"}"; }
 
-"$ours" check "$work/fs.img" > "$work/ours.out" 2>&1 || { cat "$work/ours.out"; echo "our check found errors" >&2; }
+"$ours" check "$img" > "$work/ours.out" 2>&1 || { cat "$work/ours.out"; echo "our check found errors" >&2; }
 names=(ours original); cmds=("$ours check" "$ref check")
 [ "${LOWMEM:-1}" = 0 ] || { names+=(lowmem); cmds+=("$ref check --mode=lowmem"); }
 [ -z "${BASE_BTRFS:-}" ] || { names+=(base); cmds+=("$BASE_BTRFS check"); }
 declare -A wall cpu mem
+after_ref=0
 for ((r = 0; r < runs; r++)); do
 	for ((c = 0; c < ${#names[@]}; c++)); do
 		read -r -a cmd <<< "${cmds[c]}"
-		read -r w u m < <(measure "${cmd[@]}" "${cargs[@]}" "$work/fs.img")
 		n=${names[c]}
+		if [ "${COLD:-0}" = 1 ]; then
+			dd if="$img" iflag=nocache count=0 status=none
+		elif [ $after_ref = 1 ] && [ "$n" != original ] && [ "$n" != lowmem ]; then
+			"$ours" check "${cargs[@]}" "$img" > /dev/null 2>&1
+		fi
+		read -r w u m < <(measure "${cmd[@]}" "${cargs[@]}" "$img")
+		after_ref=0
+		[ "$n" != original ] && [ "$n" != lowmem ] || after_ref=1
 		if [ -z "${wall[$n]:-}" ] || awk "BEGIN{exit !($w < ${wall[$n]})}"; then wall[$n]=$w; fi
 		if [ -z "${cpu[$n]:-}" ] || awk "BEGIN{exit !($u < ${cpu[$n]})}"; then cpu[$n]=$u; fi
 		if [ -z "${mem[$n]:-}" ] || [ "$m" -gt "${mem[$n]}" ]; then mem[$n]=$m; fi
 	done
 done
-echo "filesystem: $nfiles files ($fill) + $nsnap snapshots + $data_mb MiB data, $(grep -m1 'bytes used' "$work/ours.out")${cargs[*]:+, check ${cargs[*]}}"
+[ -z "${IMAGE:-}" ] || echo "image: $IMAGE${COLD:+ (cold: cache dropped before every run)}"
+[ -n "${IMAGE:-}" ] || echo "filesystem: $nfiles files ($fill) + $nsnap snapshots + $data_mb MiB data, $(grep -m1 'bytes used' "$work/ours.out")${cargs[*]:+, check ${cargs[*]}}"
 echo "best wall and user+sys of $runs interleaved runs, highest peak RSS"
 for n in "${names[@]}"; do
 	printf "%-9s wall %6ss, user+sys %6ss, peak RSS %8s KiB\n" "$n:" "${wall[$n]}" "${cpu[$n]}" "${mem[$n]}"

@@ -2,6 +2,8 @@
 /*
  * The checker's driver: runs the eight passes in the order btrfs-progs
  * announces them, prints the pass lines on stderr and the summary on stdout.
+ * Pass 5 runs on a second thread beside passes 3 and 4 (check/pass-thread.c),
+ * its output printed in its turn.
  *
  * check_repair() is in check/repair.c.
  */
@@ -110,6 +112,29 @@ struct pass {
 	const char *what;     /* "ERROR: errors found in <what>", NULL: no such line */
 };
 
+/*
+ * Pass i; pass 5 runs on a second thread beside passes 3 and 4 when it can
+ * (check/pass-thread.c), started as soon as pass 3 has the root items and
+ * joined here, at its turn (*t0: when it started).
+ */
+static int run_pass(struct check_ctx *ctx, int i, int (*fn)(struct check_ctx *ctx),
+		    struct timespec *t0)
+{
+	int ret;
+
+	if (i == 2 && check_thread_wanted(ctx)) {
+		ret = check_extents_roots(ctx);
+		if (ret)
+			return ret;
+		/* not started (out of memory): pass 5 runs in its turn */
+		(void)check_thread_start(ctx);
+		return check_extents_rest(ctx);
+	}
+	if (i == 4 && ctx->thread)
+		return check_thread_join(ctx, t0);
+	return fn(ctx);
+}
+
 int check_run(struct check_ctx *ctx)
 {
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
@@ -164,7 +189,7 @@ int check_run(struct check_ctx *ctx)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		items0 = ctx->items;
 		ctx->pass = i;
-		ret = passes[i].fn(ctx);
+		ret = run_pass(ctx, i, passes[i].fn, &t0);
 		fflush(stdout);
 		if (progress)
 			check_progress_done(&t0, ctx->items - items0, "items checked");

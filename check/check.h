@@ -38,6 +38,7 @@ struct check_options {
 	bool progress;            /* -p: progress lines on stderr */
 	bool repair;              /* --repair (needs the transaction engine) */
 	bool dry_run;             /* --dry-run: the repair runs to its commit, then writes nothing */
+	bool serial;              /* one thread (BTRFS_KIT_CHECK_SERIAL=1): pass 5 not beside 3 and 4 */
 };
 
 /* The summary figures btrfs-progs prints at the end. */
@@ -79,6 +80,11 @@ struct check_ctx {
 	/* pass 1: data extents the log trees reference (sorted by start) */
 	struct check_range *log_extents;
 	size_t log_extents_nr;
+	/*
+	 * The caller's: pass 5 running on a second thread; that pass's own
+	 * context: its thread (check/pass-thread.c).
+	 */
+	struct check_thread *thread;
 };
 
 /* Append one zeroed element to (t)->name, with (t)->name##_nr and _alloc; NULL if out of memory. */
@@ -154,6 +160,23 @@ bool check_csum_tree_covers(struct check_ctx *ctx, u64 start, u64 end);
  * tree, or the negative errno of a read that failed.
  */
 int check_csum_tree_spans(struct check_ctx *ctx, struct check_range **spans, size_t *nr);
+
+/*
+ * Pass 5 on a second thread (check/pass-thread.c): wanted unless
+ * opts->serial or one CPU; started once pass 3 has walked the root tree
+ * (0, or a negative errno: nothing started, run it in turn); joined where
+ * it would begin: its messages printed, its counters and fixes added to
+ * ctx's, *t0 set to when it started; its return value.
+ */
+bool check_thread_wanted(const struct check_ctx *ctx);
+int check_thread_start(struct check_ctx *ctx);
+int check_thread_join(struct check_ctx *ctx, struct timespec *t0);
+/*
+ * Pass 3's state once passes 3 and 4 are done with it: from pass 5 on a
+ * second thread, waits for that.
+ */
+struct ext_state;
+struct ext_state *check_extents_final(struct check_ctx *ctx);
 
 /* All passes and the summary; 0 clean, 1 errors found, negative errno. */
 int check_run(struct check_ctx *ctx);

@@ -1397,12 +1397,10 @@ void check_extents_free(struct ext_state *st)
 	free(st);
 }
 
-int check_extents(struct check_ctx *ctx)
+int check_extents_roots(struct check_ctx *ctx)
 {
-	struct btrfs_fs_info *fs = ctx->fs;
-	const struct btrfs_super_block *sb = btrfs_fs_super(fs);
+	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
 	struct ext_state *st;
-	size_t i;
 	int ret;
 
 	check_extents_free(ctx->extents_state);
@@ -1414,9 +1412,20 @@ int check_extents(struct check_ctx *ctx)
 	st->sectorsize = btrfs_super_sectorsize(sb);
 	st->bg_tree = btrfs_super_compat_ro_flags(sb) & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE;
 
-	ret = walk_one_tree(ctx, st, &fs->tree_root, NULL);
-	if (!ret)
-		ret = walk_one_tree(ctx, st, &fs->chunk_root, NULL);
+	ret = walk_one_tree(ctx, st, &ctx->fs->tree_root, NULL);
+	if (ret < 0)
+		error("extent check stopped: %s", strerror(-ret));
+	return ret;
+}
+
+int check_extents_rest(struct check_ctx *ctx)
+{
+	struct btrfs_fs_info *fs = ctx->fs;
+	struct ext_state *st = ctx->extents_state;
+	size_t i;
+	int ret;
+
+	ret = walk_one_tree(ctx, st, &fs->chunk_root, NULL);
 	for (i = 0; !ret && i < st->root_nr; i++) {
 		struct check_root r = st->root[i];
 
@@ -1448,4 +1457,11 @@ int check_extents(struct check_ctx *ctx)
 	check_block_groups(ctx, st);
 	check_devices(ctx, st);
 	return 0;
+}
+
+int check_extents(struct check_ctx *ctx)
+{
+	int ret = check_extents_roots(ctx);
+
+	return ret ? ret : check_extents_rest(ctx);
 }

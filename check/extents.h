@@ -137,6 +137,16 @@ struct ext_state {
 	u64 bytes_used;          /* sum of extent item lengths */
 };
 
+/*
+ * Pass 3 (check_extents()) in its two steps: the root tree's walk, after
+ * which st->root is complete (pass 5 may start on it, check/pass-thread.c),
+ * then the other trees and the comparisons.
+ */
+int check_extents_roots(struct check_ctx *ctx);
+int check_extents_rest(struct check_ctx *ctx);
+/* Pass 5 over these root items (check_fs_roots(): pass 3's). */
+int check_fs_roots_of(struct check_ctx *ctx, const struct check_root *roots, size_t nr);
+
 const char *check_tree_name(u64 id, char *buf, size_t len);
 u64 check_chunk_dev_len(const struct btrfs_chunk_map *c);
 struct check_extent *check_find_extent(struct ext_state *st, u64 bytenr);

@@ -602,8 +602,8 @@ static void check_odd_csums(struct fs_root_tree *t, const struct btrfs_file_exte
 {
 	struct fs_root_cursor *c = &t->cur;
 	bool prealloc = btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_PREALLOC;
-	struct ext_state *st = t->ctx->extents_state;
 	const struct check_extent *x;
+	struct ext_state *st;
 	u64 start, len, found;
 
 	if (!c->have_item || !num_bytes || t->root == BTRFS_DATA_RELOC_TREE_OBJECTID)
@@ -615,7 +615,9 @@ static void check_odd_csums(struct fs_root_tree *t, const struct btrfs_file_exte
 	found = summed_bytes(t->csums, start, start + len);
 	if (!found)
 		return;
-	x = prealloc && st ? check_find_extent(st, btrfs_file_extent_disk_bytenr(fi)) : NULL;
+	/* on a second thread: once passes 3 and 4 are done with it (rare: prealloc with csums) */
+	st = prealloc ? check_extents_final(t->ctx) : NULL;
+	x = st ? check_find_extent(st, btrfs_file_extent_disk_bytenr(fi)) : NULL;
 	if (x && x->data_written)
 		return;
 	if (!c->odd_csums++) {
@@ -1331,18 +1333,15 @@ static void free_tree(struct fs_root_tree *t)
 	free(t->cands);
 }
 
-int check_fs_roots(struct check_ctx *ctx)
+int check_fs_roots_of(struct check_ctx *ctx, const struct check_root *roots, size_t nr)
 {
-	struct ext_state *st = ctx->extents_state;
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
 	struct fs_root_csums csums = { 0 };
 	size_t i;
 	int ret;
 
-	if (!st)
-		return 0;
-	for (i = 0; i < st->root_nr; i++) {
-		const struct check_root *r = &st->root[i];
+	for (i = 0; i < nr; i++) {
+		const struct check_root *r = &roots[i];
 		struct fs_root_tree t = {
 			.ctx = ctx, .tree = &r->tree, .root = r->key.objectid, .sectorsize = btrfs_super_sectorsize(sb),
 			.no_holes = btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_NO_HOLES,
@@ -1372,6 +1371,13 @@ int check_fs_roots(struct check_ctx *ctx)
 	}
 	free(csums.span);
 	return 0;
+}
+
+int check_fs_roots(struct check_ctx *ctx)
+{
+	struct ext_state *st = ctx->extents_state;
+
+	return st ? check_fs_roots_of(ctx, st->root, st->root_nr) : 0;
 }
 
 void check_fs_roots_free(struct check_ctx *ctx __unused)

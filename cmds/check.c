@@ -221,6 +221,7 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli, int argc
 	ret = parse_check_args(cmd, argc, argv, &a, &first);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	a.opts.serial = getenv("BTRFS_KIT_CHECK_SERIAL") && strcmp(getenv("BTRFS_KIT_CHECK_SERIAL"), "0");
 	writing = a.opts.repair || a.init_csum_tree || a.init_extent_tree || a.clear_space_cache;
 	for (i = first; i < argc; i++) {
 		if (!target_is_mounted(argv[i]))

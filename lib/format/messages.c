@@ -3,14 +3,30 @@
 #include <stdarg.h>
 #include "lib/format/messages.h"
 
+static _Thread_local FILE *thread_stream;
+
+void messages_set_stream(FILE *stream)
+{
+	thread_stream = stream;
+}
+
+FILE *messages_stream(void)
+{
+	return thread_stream ? thread_stream : stderr;
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap, const char *suffix)
 {
-	fflush(stdout);
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	FILE *out = messages_stream();
+
+	/* stdout first, as the reader of both sees them; not from a thread writing into memory */
+	if (out == stderr)
+		fflush(stdout);
+	fputs(prefix, out);
+	vfprintf(out, fmt, ap);
 	if (suffix)
-		fprintf(stderr, ": %s", suffix);
-	fputc('\n', stderr);
+		fprintf(out, ": %s", suffix);
+	fputc('\n', out);
 }
 
 void verror(const char *fmt, va_list ap)
@@ -62,7 +78,7 @@ int corrupt_report(const char *file, int line, const char *fmt, ...)
 	vreport("ERROR: ", fmt, ap, NULL);
 	va_end(ap);
 #ifdef BTRFS_KIT_DEBUG
-	fprintf(stderr, "  (detected at %s:%d)\n", file, line);
+	fprintf(messages_stream(), "  (detected at %s:%d)\n", file, line);
 #else
 	(void)file;
 	(void)line;

@@ -8,7 +8,17 @@
 #define BTRFS_KIT_MESSAGES_H
 
 #include <stdarg.h>
+#include <stdio.h>
 #include "lib/format/kerncompat.h"
+
+/*
+ * Where this thread's messages go: stderr unless the thread set a stream of
+ * its own (a check pass running on a second thread writes into memory, its
+ * caller prints that in pass order).  The one per-thread state of the
+ * library; NULL restores stderr.
+ */
+void messages_set_stream(FILE *stream);
+FILE *messages_stream(void);
 
 void error(const char *fmt, ...) __printf(1, 2);
 /* error() for callers that wrap it with their own variadic function. */

@@ -68,6 +68,16 @@ struct btrfs_open_args {
 
 int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out);
 void btrfs_close_fs(struct btrfs_fs_info *fs);
+/*
+ * A second reader of an open filesystem, for another thread: it shares
+ * everything the read path only reads (devices, chunk map, superblock,
+ * checksum context, mended blocks) and has a block cache of its own, so two
+ * threads may read at once as long as neither changes fs (no transaction,
+ * no btrfs_override_tree_block()).  0 or -ENOMEM.  btrfs_fs_reader_free()
+ * adds its counters back to fs and frees it.
+ */
+int btrfs_fs_reader(struct btrfs_fs_info *fs, struct btrfs_fs_info **out);
+void btrfs_fs_reader_free(struct btrfs_fs_info *fs, struct btrfs_fs_info *reader);
 const struct btrfs_super_block *btrfs_fs_super(const struct btrfs_fs_info *fs);
 const struct btrfs_fs_geometry *btrfs_fs_geometry(const struct btrfs_fs_info *fs);
 /*

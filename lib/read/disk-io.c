@@ -601,7 +601,7 @@ static int pick_result(struct btrfs_fs_info *fs, u64 bytenr, int nmirrors,
 		 * verdict reported on stderr in its own grammar, no prefix.
 		 */
 		if (!pol->quiet)
-			fprintf(stderr, "%s\n", res->soft_msg);
+			fprintf(messages_stream(), "%s\n", res->soft_msg);
 		if (!(pol->relax & (READ_NO_CSUM | READ_ANY_TRANSID)))
 			cache_put(fs, res->soft, true);
 		*out = res->soft;
@@ -1077,6 +1077,31 @@ fail:
 	free(sb);
 	btrfs_close_fs(fs);
 	return ret;
+}
+
+int btrfs_fs_reader(struct btrfs_fs_info *fs, struct btrfs_fs_info **out)
+{
+	struct btrfs_fs_info *r = malloc(sizeof(*r));
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	*r = *fs;
+	memset(r->cache, 0, sizeof(r->cache));
+	r->csum_altered = 0;
+	r->write_log = NULL;
+	*out = r;
+	return 0;
+}
+
+void btrfs_fs_reader_free(struct btrfs_fs_info *fs, struct btrfs_fs_info *reader)
+{
+	if (!reader)
+		return;
+	fs->csum_altered += reader->csum_altered;
+	btrfs_block_cache_drop(reader);
+	explicit_bzero(reader, sizeof(*reader));   /* its copy of the checksum key */
+	free(reader);
 }
 
 void btrfs_close_fs(struct btrfs_fs_info *fs)
