@@ -48,13 +48,11 @@ make_fs() {
 	flock -u 9; exec 9>&-
 }
 
-ratio() { awk "BEGIN{if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"n/a\"}"; }
-
 # run_set TITLE NAME CMD NAME CMD ...: the commands interleaved, best of $runs
 # (each writes $work/out, removed before every run); prints every figure and
 # the first command's ratios against the others.
 run_set() {
-	local title=$1 r c n w u m
+	local title=$1 r c w u m
 	local -a names=() cmds=() cmd
 	local -A wall=() cpu=() mem=()
 	shift
@@ -64,21 +62,12 @@ run_set() {
 			rm -f "$work/out"; sync
 			read -r -a cmd <<< "${cmds[c]}"
 			read -r w u m < <(measure "${cmd[@]}")
-			n=${names[c]}
-			if [ -z "${wall[$n]:-}" ] || awk "BEGIN{exit !($w < ${wall[$n]})}"; then wall[$n]=$w; fi
-			if [ -z "${cpu[$n]:-}" ] || awk "BEGIN{exit !($u < ${cpu[$n]})}"; then cpu[$n]=$u; fi
-			if [ -z "${mem[$n]:-}" ] || [ "$m" -gt "${mem[$n]}" ]; then mem[$n]=$m; fi
+			keep_best "${names[c]}" "$w" "$u" "$m"
 		done
 	done
 	rss_ours=${mem[ours]}; rss_debian=${mem[debian]}
 	echo "$title"
-	for n in "${names[@]}"; do
-		printf "  %-8s wall %6ss, user+sys %6ss, peak RSS %8s KiB\n" "$n:" "${wall[$n]}" "${cpu[$n]}" "${mem[$n]}"
-	done
-	for n in "${names[@]:1}"; do
-		printf "  ratio ours/%-7s wall %s, user+sys %s, peak RSS %s\n" "$n:" "$(ratio "${wall[ours]}" "${wall[$n]}")" \
-			"$(ratio "${cpu[ours]}" "${cpu[$n]}")" "$(ratio "${mem[ours]}" "${mem[$n]}")"
-	done
+	print_figures "${names[@]}" | sed 's/^/  /'
 }
 
 # set_of ARGS...: "ours CMD debian CMD [base CMD]" for run_set, each tool given ARGS

@@ -6,10 +6,8 @@
 #include <stdbool.h>
 #include "lib/format/kerncompat.h"
 
-#define IMAGE_RESTORE_MAX_THREADS 64
-
 struct image_restore_opts {
-	int threads;            /* inflating zlib items, 1..IMAGE_RESTORE_MAX_THREADS (0 = 1) */
+	int threads;            /* inflating zlib items, 1..64 (0 = 1) */
 	bool multi;             /* -m: one target per device of the dump, in devid order */
 	bool old;               /* -o: btrfs-image's old restore: ranges at logical offsets */
 	const u8 *auth_key;     /* keyed csum types: the key (blocks and superblocks re-MACed) */

@@ -11,13 +11,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "image/image.h"
+#include "image/parallel-internal.h"
 #include "lib/format/format.h"
 #include "common/device-utils.h"
 #include "lib/format/accessors.h"
@@ -55,11 +55,11 @@ struct restore_chunk {
 /*
  * The items of a cluster are loaded in batches: their payloads read with
  * one pread into c->raw (at most RESTORE_BATCH_RAW bytes, or one item),
- * then inflated by up to c->threads threads, each into its own slot buffer
- * of max_item bytes (a stored item is used where it was read), then used
- * in order by the calling thread.  The worker threads (inflate_slots())
- * read c->raw and c->max_item, write their slots' buf and ret, and share
- * only next, under lock: nothing else of the context.
+ * then inflated by up to c->threads threads (image_parallel_for()), each
+ * into its own slot buffer of max_item bytes (a stored item is used where
+ * it was read), then used in order by the calling thread.  The worker
+ * threads (inflate_slot()) read c->raw and c->max_item and write only
+ * their slot's buffer and ret: nothing else of the context.
  */
 #define RESTORE_BATCH_RAW (4U << 20)
 #define RESTORE_BATCH_MAX 16U
@@ -74,9 +74,6 @@ struct restore_slot {
 
 struct restore_batch {
 	struct restore_ctx *c;
-	pthread_mutex_t lock;
-	u32 next;               /* the next slot to inflate, under lock */
-	u32 nr;
 	struct restore_slot slots[RESTORE_BATCH_MAX];
 };
 
@@ -1049,21 +1046,13 @@ static int check_item(struct restore_ctx *c, enum restore_pass pass, const struc
 	return 0;
 }
 
-/* Worker thread (and the caller): inflate the batch's slots not taken yet (see struct restore_batch). */
-static void *inflate_slots(void *arg)
+/* A worker of load_batch(): inflate slot k (see struct restore_batch). */
+static void inflate_slot(void *arg, u32 k)
 {
 	struct restore_batch *b = arg;
+	struct restore_slot *s = &b->slots[k];
 
-	for (;;) {
-		struct restore_slot *s;
-
-		pthread_mutex_lock(&b->lock);
-		s = b->next < b->nr ? &b->slots[b->next++] : NULL;
-		pthread_mutex_unlock(&b->lock);
-		if (!s)
-			return NULL;
-		s->ret = btrfs_zlib_inflate_exact(b->c->raw + s->raw_off, s->size, s->buf, b->c->max_item);
-	}
+	s->ret = btrfs_zlib_inflate_exact(b->c->raw + s->raw_off, s->size, s->buf, b->c->max_item);
 }
 
 /*
@@ -1075,10 +1064,9 @@ static void *inflate_slots(void *arg)
 static int load_batch(struct restore_ctx *c, enum restore_pass pass, const struct metadump_cluster *cl,
 		      u64 cluster, u32 first, u32 nr, u64 p, size_t raw)
 {
-	struct restore_batch b = { .c = c, .nr = nr };
-	pthread_t tids[IMAGE_RESTORE_MAX_THREADS];
+	struct restore_batch b = { .c = c };
 	bool zlib = metadump_compress(&cl->header) == METADUMP_COMPRESS_ZLIB;
-	int started = 0, ret;
+	int ret;
 	size_t off = 0;
 
 	if (ARRAY_RESERVE(c->raw, c->raw_alloc, raw ? raw : 1))
@@ -1104,16 +1092,8 @@ static int load_batch(struct restore_ctx *c, enum restore_pass pass, const struc
 		if (zlib)
 			s->buf = c->slot_buf[k];
 	}
-	if (zlib) {
-		pthread_mutex_init(&b.lock, NULL);
-		for (; started + 1 < c->threads && (u32)started + 1 < nr; started++)
-			if (pthread_create(&tids[started], NULL, inflate_slots, &b))
-				break;
-		inflate_slots(&b);
-		for (int t = 0; t < started; t++)
-			pthread_join(tids[t], NULL);
-		pthread_mutex_destroy(&b.lock);
-	}
+	if (zlib)
+		image_parallel_for(c->threads, nr, inflate_slot, &b);
 	for (u32 k = 0; k < nr; k++) {
 		struct restore_slot *s = &b.slots[k];
 
