@@ -4,6 +4,10 @@
 # best CMD...            best wall time of $runs runs, in seconds
 # rss CMD...             peak RSS of one run, in KiB
 # measure CMD...         one run: "WALL USER+SYS PEAK_RSS" (seconds, KiB)
+# keep_best NAME W C M   into the caller's associative arrays wall, cpu, mem:
+#                        NAME's best wall and CPU time, highest peak RSS
+# print_figures NAME...  those of each NAME, then the first's ratios to the others
+# ratio A B              A / B, two decimals
 # fill_files DIR N       N small files in 100 directories, every 10th one an
 #                        8 KiB regular extent (the others inline)
 # gen_tree DIR N         N files in directories of 2000 (DIR made), every
@@ -27,6 +31,25 @@ rss() {
 measure() {
 	/usr/bin/time -o "$work/m" -f "%e %U %S %M" "$@" > /dev/null 2>&1
 	tail -n1 "$work/m" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }'
+}
+
+keep_best() {
+	if [ -z "${wall[$1]:-}" ] || awk "BEGIN{exit !($2 < ${wall[$1]})}"; then wall[$1]=$2; fi
+	if [ -z "${cpu[$1]:-}" ] || awk "BEGIN{exit !($3 < ${cpu[$1]})}"; then cpu[$1]=$3; fi
+	if [ -z "${mem[$1]:-}" ] || [ "$4" -gt "${mem[$1]}" ]; then mem[$1]=$4; fi
+}
+
+ratio() { awk "BEGIN{if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"n/a\"}"; }
+
+print_figures() {
+	local n
+	for n in "$@"; do
+		printf "%-9s wall %6ss, user+sys %6ss, peak RSS %8s KiB\n" "$n:" "${wall[$n]}" "${cpu[$n]}" "${mem[$n]}"
+	done
+	for n in "${@:2}"; do
+		printf "ratio vs %-9s wall %s, user+sys %s, peak RSS %s\n" "$n:" "$(ratio "${wall[$1]}" "${wall[$n]}")" \
+			"$(ratio "${cpu[$1]}" "${cpu[$n]}")" "$(ratio "${mem[$1]}" "${mem[$n]}")"
+	done
 }
 
 gen_tree() {

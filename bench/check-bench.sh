@@ -73,8 +73,6 @@ if [ "$fill" != rootdir ] || [ "$nsnap" -gt 0 ] || [ "$data_mb" -gt 0 ]; then
 	umount "$mnt"; losetup -d "$loop"; loop=""
 fi
 
-ratio() { awk "BEGIN{if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"n/a\"}"; }
-
 "$ours" check "$img" > "$work/ours.out" 2>&1 || { cat "$work/ours.out"; echo "our check found errors" >&2; }
 names=(ours original); cmds=("$ours check" "$ref check")
 [ "${LOWMEM:-1}" = 0 ] || { names+=(lowmem); cmds+=("$ref check --mode=lowmem"); }
@@ -93,18 +91,10 @@ for ((r = 0; r < runs; r++)); do
 		read -r w u m < <(measure "${cmd[@]}" "${cargs[@]}" "$img")
 		after_ref=0
 		[ "$n" != original ] && [ "$n" != lowmem ] || after_ref=1
-		if [ -z "${wall[$n]:-}" ] || awk "BEGIN{exit !($w < ${wall[$n]})}"; then wall[$n]=$w; fi
-		if [ -z "${cpu[$n]:-}" ] || awk "BEGIN{exit !($u < ${cpu[$n]})}"; then cpu[$n]=$u; fi
-		if [ -z "${mem[$n]:-}" ] || [ "$m" -gt "${mem[$n]}" ]; then mem[$n]=$m; fi
+		keep_best "$n" "$w" "$u" "$m"
 	done
 done
 [ -z "${IMAGE:-}" ] || echo "image: $IMAGE${COLD:+ (cold: cache dropped before every run)}"
 [ -n "${IMAGE:-}" ] || echo "filesystem: $nfiles files ($fill) + $nsnap snapshots + $data_mb MiB data, $(grep -m1 'bytes used' "$work/ours.out")${cargs[*]:+, check ${cargs[*]}}"
 echo "best wall and user+sys of $runs interleaved runs, highest peak RSS"
-for n in "${names[@]}"; do
-	printf "%-9s wall %6ss, user+sys %6ss, peak RSS %8s KiB\n" "$n:" "${wall[$n]}" "${cpu[$n]}" "${mem[$n]}"
-done
-for n in "${names[@]:1}"; do
-	printf "ratio vs %-9s wall %s, user+sys %s, peak RSS %s\n" "$n:" "$(ratio "${wall[ours]}" "${wall[$n]}")" \
-		"$(ratio "${cpu[ours]}" "${cpu[$n]}")" "$(ratio "${mem[ours]}" "${mem[$n]}")"
-done
+print_figures "${names[@]}"

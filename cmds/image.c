@@ -19,7 +19,7 @@ static const char *const cmd_image_usage[] = {
 static const struct cli_option cmd_image_options[] = {
 	OPT_FLAG('r', "restore", "restore the metadump image SOURCE onto TARGET"),
 	OPT_ARG('c', "compress", "LEVEL", "zlib compression level 0..9 of a new dump (0: none, the default)"),
-	OPT_ARG('t', "threads", "N", "compress a new dump in N threads, 1..64 (restore: not implemented yet)"),
+	OPT_ARG('t', "threads", "N", "compress a new dump (restore: inflate its items) in N threads, 1..64"),
 	OPT_FLAG('o', "old-restore", "old restore: ranges at logical offsets, no chunk mapping (with -r)"),
 	OPT_FLAG('s', "sanitize", "sanitize names, twice for hash-preserving names (not implemented yet)"),
 	OPT_FLAG('w', "walk-trees", "find the tree blocks by walking the trees, not from the extent tree"),
@@ -73,6 +73,7 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 			if (!*st.optarg || *end || n < 1 || n > IMAGE_DUMP_MAX_THREADS)
 				return usage_error(cmd, "-t takes a number of threads from 1 to 64");
 			dump.threads = (int)n;
+			ropts.threads = (int)n;
 			break;
 		}
 		case 'o':
@@ -96,8 +97,6 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 	}
 	if (argc - st.optind < 2 || (!ropts.multi && argc - st.optind != 2))
 		return usage_error(cmd, ropts.multi ? "need SOURCE and TARGET..." : "need SOURCE and TARGET");
-	if (restore && dump.threads)
-		unsupported = "-t";
 	if (unsupported) {
 		error("option %s is not implemented yet", unsupported);
 		return 1;

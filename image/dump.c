@@ -25,12 +25,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "image/dump.h"
+#include "image/parallel-internal.h"
 #include "common/device-utils.h"
 #include "lib/format/format.h"
 #include "lib/format/accessors.h"
@@ -100,37 +100,23 @@ static int write_out(struct dump_ctx *c, const void *buf, size_t len)
 	return 0;
 }
 
-struct compress_job {
-	struct dump_ctx *c;
-	u32 first;                      /* items first, first + step, ... */
-	u32 step;
-};
-
-static void *compress_items(void *arg)
+/* One item of the cluster: a worker of compress_cluster() (it touches only that item's fields and zbuf part). */
+static void compress_item(void *arg, u32 i)
 {
-	struct compress_job *job = arg;
-	struct dump_ctx *c = job->c;
+	struct dump_ctx *c = arg;
+	struct dump_item *it = &c->items[i];
 
-	for (u32 i = job->first; i < c->nritems; i += job->step) {
-		struct dump_item *it = &c->items[i];
-
-		it->z_len = compressBound(it->len);
-		it->zret = compress2(c->zbuf + it->z_off, &it->z_len, c->raw + it->raw_off, it->len, c->level);
-	}
-	return NULL;
+	it->z_len = compressBound(it->len);
+	it->zret = compress2(c->zbuf + it->z_off, &it->z_len, c->raw + it->raw_off, it->len, c->level);
 }
 
 /*
- * Compress the cluster's items in c->threads threads (thread t takes items
- * t, t + threads, ...): each item's stream depends on its bytes only, so the
- * output is the same for any number of threads.
+ * Compress the cluster's items in c->threads threads, each taking the next
+ * item not taken yet (image_parallel_for()): each item's stream depends on
+ * its bytes only, so the output is the same for any number of threads.
  */
 static int compress_cluster(struct dump_ctx *c)
 {
-	struct compress_job jobs[IMAGE_DUMP_MAX_THREADS];
-	pthread_t tids[IMAGE_DUMP_MAX_THREADS];
-	u32 nthreads = (u32)c->threads < c->nritems ? (u32)c->threads : c->nritems;
-	u32 started = 1;
 	size_t need = 0;
 
 	for (u32 i = 0; i < c->nritems; i++) {
@@ -141,17 +127,7 @@ static int compress_cluster(struct dump_ctx *c)
 		error("out of memory compressing a cluster");
 		return -ENOMEM;
 	}
-	for (u32 t = 0; t < nthreads; t++)
-		jobs[t] = (struct compress_job){ .c = c, .first = t, .step = nthreads };
-	for (; started < nthreads; started++)
-		if (pthread_create(&tids[started], NULL, compress_items, &jobs[started]))
-			break;
-	/* the caller's thread takes job 0, and the jobs of threads that did not start */
-	compress_items(&jobs[0]);
-	for (u32 t = started; t < nthreads; t++)
-		compress_items(&jobs[t]);
-	for (u32 t = 1; t < started; t++)
-		pthread_join(tids[t], NULL);
+	image_parallel_for(c->threads, c->nritems, compress_item, c);
 	for (u32 i = 0; i < c->nritems; i++) {
 		if (c->items[i].zret != Z_OK) {
 			error("zlib compression of the range at %llu failed",

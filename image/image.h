@@ -7,6 +7,7 @@
 #include "lib/format/kerncompat.h"
 
 struct image_restore_opts {
+	int threads;            /* inflating zlib items, 1..64 (0 = 1) */
 	bool multi;             /* -m: one target per device of the dump, in devid order */
 	bool old;               /* -o: btrfs-image's old restore: ranges at logical offsets */
 	const u8 *auth_key;     /* keyed csum types: the key (blocks and superblocks re-MACed) */
@@ -22,8 +23,10 @@ struct image_restore_opts {
  * The whole dump is read and validated (clusters, items, zlib streams,
  * superblock, every range inside a chunk) before a target is opened, then
  * read again to write; a dump that is not a regular file (a pipe, stdin) is
- * first copied to an unlinked temporary file in $TMPDIR.  Memory: one item
- * of the dump, not the dump.  Returns 0 or a negative errno after an error
+ * first copied to an unlinked temporary file in $TMPDIR.  Memory: a batch
+ * of at most 16 items of a cluster (4 MiB as stored, each item's payload),
+ * not the dump; opts->threads threads inflate a batch's items.  Returns 0
+ * or a negative errno after an error
  * naming the cluster and item; -EOPNOTSUPP for what this version does not restore yet
  * (RAID5/6 chunks).
  * A dump of a keyed filesystem needs its key (-ENOKEY without; a wrong key,

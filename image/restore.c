@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Restore of a btrfs-image metadata dump onto one device: the format is in
- * lib/format/metadump.h.  The dump is read one cluster and one item at a
- * time (memory: one item, whatever the dump's size), in three passes: the
+ * lib/format/metadump.h.  The dump is read one cluster and one batch of
+ * its items at a time (struct restore_batch: memory bounded whatever the
+ * dump's size), in three passes: the
  * first validates every cluster and item and builds the chunk map from the
  * chunk tree leaves in the dump, the second checks every item against that
  * map, the third writes; nothing is written before the whole dump is known
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "image/image.h"
+#include "image/parallel-internal.h"
 #include "lib/format/format.h"
 #include "common/device-utils.h"
 #include "lib/format/accessors.h"
@@ -48,6 +50,31 @@ struct restore_chunk {
 	u64 length;
 	u64 physical;
 	u64 physical_dup;       /* 0 unless DUP */
+};
+
+/*
+ * The items of a cluster are loaded in batches: their payloads read with
+ * one pread into c->raw (at most RESTORE_BATCH_RAW bytes, or one item),
+ * then inflated by up to c->threads threads (image_parallel_for()), each
+ * into its own slot buffer of max_item bytes (a stored item is used where
+ * it was read), then used in order by the calling thread.  The worker
+ * threads (inflate_slot()) read c->raw and c->max_item and write only
+ * their slot's buffer and ret: nothing else of the context.
+ */
+#define RESTORE_BATCH_RAW (4U << 20)
+#define RESTORE_BATCH_MAX 16U
+
+struct restore_slot {
+	u64 logical;
+	u32 size;               /* as stored in the dump */
+	size_t raw_off;         /* of the stored payload in c->raw */
+	u8 *buf;                /* the payload, uncompressed */
+	int ret;                /* its length, or the inflate error (negative) */
+};
+
+struct restore_batch {
+	struct restore_ctx *c;
+	struct restore_slot slots[RESTORE_BATCH_MAX];
 };
 
 /* A device the dump is restored onto. */
@@ -90,8 +117,11 @@ struct restore_ctx {
 	struct restore_chunk *chunks;
 	size_t nr_chunks;
 	size_t alloc_chunks;
-	u8 *buf;                /* one item, uncompressed (max_item bytes) */
-	u8 *raw;                /* one item as stored in the dump */
+	u8 *buf;                /* the item being used, uncompressed (a slot's payload) */
+	u8 *slot_buf[RESTORE_BATCH_MAX];  /* max_item bytes each, allocated as zlib items need them */
+	u32 batch_max;          /* slots of a batch: RESTORE_BATCH_MAX, fewer for large max_item */
+	int threads;            /* inflating a batch */
+	u8 *raw;                /* a batch of items as stored in the dump */
 	size_t raw_alloc;
 	bool multi;             /* -m: every device of the dump onto its own target */
 	bool old;               /* -o: every range at its logical address, no chunk mapping */
@@ -247,33 +277,15 @@ static int dump_read(const struct dump_file *df, void *buf, size_t len, u64 off)
 	return 0;
 }
 
-/* The uncompressed payload of an item into c->buf; *len its size. */
-static int item_payload(struct restore_ctx *c, u8 compress, const u8 *raw, u32 raw_len,
-			u64 cluster, u32 nr, size_t *len)
+/* An item's inflate error (btrfs_zlib_inflate_exact()'s), said for the cluster and item. */
+static int inflate_error(int ret, u64 cluster, u32 nr)
 {
-	int ret;
-
-	if (compress == METADUMP_COMPRESS_NONE) {
-		if (raw_len > c->max_item) {
-			error("cluster at %llu item %u: size %u over the format's limit %u",
-			      (unsigned long long)cluster, nr, raw_len, c->max_item);
-			return -EUCLEAN;
-		}
-		memcpy(c->buf, raw, raw_len);
-		*len = raw_len;
-		return 0;
-	}
-	ret = btrfs_zlib_inflate_exact(raw, raw_len, c->buf, c->max_item);
 	if (ret == -ENOMEM)
 		return ret;
-	if (ret < 0) {
-		error("cluster at %llu item %u: corrupt zlib stream (%s)", (unsigned long long)cluster,
-		      nr, ret == -E2BIG ? "larger than the format's limit" :
-		      ret == -ENODATA ? "truncated" : "bad data or bytes after its end");
-		return -EUCLEAN;
-	}
-	*len = (size_t)ret;
-	return 0;
+	error("cluster at %llu item %u: corrupt zlib stream (%s)", (unsigned long long)cluster,
+	      nr, ret == -E2BIG ? "larger than the format's limit" :
+	      ret == -ENODATA ? "truncated" : "bad data or bytes after its end");
+	return -EUCLEAN;
 }
 
 static const struct restore_chunk *find_chunk(const struct restore_ctx *c, u64 logical)
@@ -965,9 +977,10 @@ static int check_index(struct restore_ctx *c, const struct metadump_header *h, u
 		}
 		c->max_item = c->magic == METADUMP_MAGIC_V0 ? METADUMP_MAX_PENDING_V0 * 2 :
 			      METADUMP_MAX_PENDING_V1;
-		c->buf = malloc(c->max_item);   /* pages are touched only as items need them */
-		if (!c->buf)
-			return -ENOMEM;
+		/* slot buffers of at most 64 MiB together (v1: one slot) */
+		c->batch_max = (64U << 20) / c->max_item;
+		c->batch_max = c->batch_max < 1 ? 1 : c->batch_max > RESTORE_BATCH_MAX ?
+			       RESTORE_BATCH_MAX : c->batch_max;
 	}
 	if (metadump_magic(h) != c->magic) {
 		error("cluster at %llu: bad magic 0x%016llx", (unsigned long long)cluster,
@@ -996,15 +1009,12 @@ static int check_index(struct restore_ctx *c, const struct metadump_header *h, u
 	return 0;
 }
 
-/* One item of a cluster, its payload at dump offset p. */
-static int walk_item(struct restore_ctx *c, enum restore_pass pass, const struct metadump_cluster *cl,
-		     u64 cluster, u32 i, u64 p)
+/* The checks of one item of a cluster from its index entry, its payload at dump offset p. */
+static int check_item(struct restore_ctx *c, enum restore_pass pass, const struct metadump_cluster *cl,
+		      u64 cluster, u32 i, u64 p)
 {
 	u64 logical = metadump_item_bytenr(&cl->items[i]);
 	u32 size = metadump_item_size(&cl->items[i]);
-	u8 compress = metadump_compress(&cl->header);
-	size_t len;
-	int ret;
 
 	if (size > c->df.len - p) {
 		error("cluster at %llu item %u: size %u past the end of the dump (%llu bytes left)",
@@ -1028,23 +1038,114 @@ static int walk_item(struct restore_ctx *c, enum restore_pass pass, const struct
 		}
 		return 0;
 	}
-	if (size > max_raw_item(c, compress)) {
+	if (size > max_raw_item(c, metadump_compress(&cl->header))) {
 		error("cluster at %llu item %u: size %u over the format's limit %u",
 		      (unsigned long long)cluster, i, size, c->max_item);
 		return -EUCLEAN;
 	}
-	if (ARRAY_RESERVE(c->raw, c->raw_alloc, size))
+	return 0;
+}
+
+/* A worker of load_batch(): inflate slot k (see struct restore_batch). */
+static void inflate_slot(void *arg, u32 k)
+{
+	struct restore_batch *b = arg;
+	struct restore_slot *s = &b->slots[k];
+
+	s->ret = btrfs_zlib_inflate_exact(b->c->raw + s->raw_off, s->size, s->buf, b->c->max_item);
+}
+
+/*
+ * Items first .. first + nr - 1 of a cluster, stored back to back from dump
+ * offset p (raw bytes in all), checked by check_item(): read, inflated,
+ * then used in order (CHECK: the superblock and chunk tree leaves taken;
+ * WRITE: written).
+ */
+static int load_batch(struct restore_ctx *c, enum restore_pass pass, const struct metadump_cluster *cl,
+		      u64 cluster, u32 first, u32 nr, u64 p, size_t raw)
+{
+	struct restore_batch b = { .c = c };
+	bool zlib = metadump_compress(&cl->header) == METADUMP_COMPRESS_ZLIB;
+	int ret;
+	size_t off = 0;
+
+	if (ARRAY_RESERVE(c->raw, c->raw_alloc, raw ? raw : 1))
 		return -ENOMEM;
-	ret = dump_read(&c->df, c->raw, size, p);
-	if (!ret)
-		ret = item_payload(c, compress, c->raw, size, cluster, i, &len);
+	ret = dump_read(&c->df, c->raw, raw, p);
 	if (ret)
 		return ret;
-	if (pass == PASS_CHECK && logical == BTRFS_SUPER_INFO_OFFSET)
-		return take_super(c, c->buf, len, cluster);
-	if (pass == PASS_CHECK)
-		return scan_item(c, logical, len);
-	return write_item(c, logical, len);
+	for (u32 k = 0; k < nr; k++) {
+		struct restore_slot *s = &b.slots[k];
+
+		s->logical = metadump_item_bytenr(&cl->items[first + k]);
+		s->size = metadump_item_size(&cl->items[first + k]);
+		s->raw_off = off;
+		s->buf = c->raw + off;
+		s->ret = (int)s->size;
+		off += s->size;
+		if (zlib && !c->slot_buf[k]) {
+			/* pages are touched only as items need them */
+			c->slot_buf[k] = malloc(c->max_item);
+			if (!c->slot_buf[k])
+				return -ENOMEM;
+		}
+		if (zlib)
+			s->buf = c->slot_buf[k];
+	}
+	if (zlib)
+		image_parallel_for(c->threads, nr, inflate_slot, &b);
+	for (u32 k = 0; k < nr; k++) {
+		struct restore_slot *s = &b.slots[k];
+
+		if (s->ret < 0)
+			return inflate_error(s->ret, cluster, first + k);
+		c->buf = s->buf;
+		if (pass == PASS_CHECK && s->logical == BTRFS_SUPER_INFO_OFFSET)
+			ret = take_super(c, c->buf, (size_t)s->ret, cluster);
+		else if (pass == PASS_CHECK)
+			ret = scan_item(c, s->logical, (size_t)s->ret);
+		else
+			ret = write_item(c, s->logical, (size_t)s->ret);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The items of the cluster at dump offset cluster, the first at p: in
+ * batches; an item that fails its checks ends the walk after the items
+ * before it are loaded (their errors come first, as the dump is in order).
+ */
+static int walk_items(struct restore_ctx *c, enum restore_pass pass, const struct metadump_cluster *cl,
+		      u64 cluster, u64 p)
+{
+	u32 nritems = metadump_nritems(&cl->header);
+
+	for (u32 i = 0; i < nritems;) {
+		size_t raw = 0;
+		u32 n = 0;
+		int bad = 0, ret = 0;
+
+		while (i + n < nritems && n < c->batch_max) {
+			u32 size = metadump_item_size(&cl->items[i + n]);
+
+			if (n && raw + size > RESTORE_BATCH_RAW)
+				break;
+			bad = check_item(c, pass, cl, cluster, i + n, p + raw);
+			if (bad)
+				break;
+			raw += size;
+			n++;
+		}
+		if (pass != PASS_RANGES && n)
+			ret = load_batch(c, pass, cl, cluster, i, n, p, raw);
+		if (ret || bad)
+			return ret ? ret : bad;
+		p += raw;
+		i += n;
+	}
+	return 0;
 }
 
 static int walk_dump(struct restore_ctx *c, enum restore_pass pass)
@@ -1077,12 +1178,11 @@ static int walk_dump(struct restore_ctx *c, enum restore_pass pass)
 			return ret;
 		nritems = metadump_nritems(&idx.cl.header);
 		p = pos + METADUMP_BLOCK_SIZE;
-		for (u32 i = 0; i < nritems; i++) {
-			ret = walk_item(c, pass, &idx.cl, cluster, i, p);
-			if (ret)
-				return ret;
+		ret = walk_items(c, pass, &idx.cl, cluster, p);
+		if (ret)
+			return ret;
+		for (u32 i = 0; i < nritems; i++)
 			p += metadump_item_size(&idx.cl.items[i]);
-		}
 		p = (p + METADUMP_BLOCK_SIZE - 1) / METADUMP_BLOCK_SIZE * METADUMP_BLOCK_SIZE;
 		if (p > c->df.len) {
 			error("cluster at %llu: truncated, padding past the end of the dump",
@@ -1226,6 +1326,7 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 {
 	struct restore_ctx c = { .df = { .fd = -1 }, .multi = opts->multi, .old = opts->old,
 				 .nr_tg = nr_targets, .auth_key = opts->auth_key,
+				 .threads = opts->threads > 1 ? opts->threads : 1,
 				 .auth_key_len = opts->auth_key_len };
 	int ret, i;
 
@@ -1296,7 +1397,8 @@ out:
 	btrfs_chunk_tree_map_free(&c.map);
 	free(c.chunks);
 	free(c.devs);
-	free(c.buf);
+	for (u32 k = 0; k < RESTORE_BATCH_MAX; k++)
+		free(c.slot_buf[k]);
 	free(c.raw);
 	dump_close(&c.df);
 	return ret;
