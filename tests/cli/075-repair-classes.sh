@@ -8,7 +8,7 @@
 # wrongly (an inode's mode type against its entries and items, a
 # subvolume's missing directory entry, FULL_BACKREF on a block never
 # shared; a subvolume's root item refs, not found before; a root item whose root block does
-# not read at its bytenr, level or generation), is found (exit 1), repaired with the fix named, and then our check
+# not read at its bytenr, level or generation; checksums over no data extent), is found (exit 1), repaired with the fix named, and then our check
 # and Debian's are clean and every file reads back as before (Debian's
 # btrfs restore).  A mode nothing can vouch for is refused, nothing written.
 . "$TOP/tests/lib/common.sh"
@@ -32,12 +32,13 @@ entry_key() { # TYPE NAME: the key "DIR,TYPE,OFFSET" of the entry NAME (DIR_ITEM
 		$3 == "key" && $5 != t { k = "" } $1 == "name:" && $2 == n && k != "" { print k; exit }'
 }
 
-# repaired EDIT... -- PATTERN: a copy of $img0 edited is found, repaired saying PATTERN, then clean
+# repaired EDIT... -- PATTERN: a copy of $img0 edited (corrupt-block, or $EDIT_WITH) is found,
+# repaired saying PATTERN, then clean
 repaired() {
 	local pat=${*: -1}
 	set -- "${@:1:$#-2}"
 	cp --sparse=always "$img0" "$T/img"
-	run_check "$CB" "$T/img" "$@" > "$T/edit" 2>&1
+	run_check "${EDIT_WITH:-$CB}" "$T/img" "$@" > "$T/edit" 2>&1
 	expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
 	run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
 	assert_grep "$pat" "$T/repair"
@@ -154,4 +155,9 @@ expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
 assert_grep "key ($sv 132 0): root block 0 level $svl generation $svg does not read, and no tree block of the extent tree has a back reference to tree $sv: not mended" "$T/repair"
 assert_grep "nothing was written" "$T/repair"
 cmp "$T/before" "$T/img" > /dev/null || _fail "a refused root item repair changed the image"
+# checksums over no data extent (a stray csum item, inserted through the engine in the gap
+# after the first data extents; Debian finds it, its repair leaves it): deleted
+EDIT_WITH=$TOOL_DIR/tree-edit repaired ins 7 18446744073709551606 128 19922944 deadbeefdeadbeef -- \
+	"Deleted the checksums of \[19922944 19931136): no data extent there"
+assert_grep "csum tree: checksums for \[19922944 19931136) but there is no data extent at 19922944" "$T/repair"
 echo "each class repaired, both checks clean, files unchanged; the unvouched mode refused"
