@@ -258,9 +258,9 @@ static const struct btrfs_tree_ref *leaf_extent_root(const struct mend *m, struc
 }
 
 /*
- * A tree of files' root item whose root block does not read at its bytenr,
- * level and generation: all three from the root block the extent tree
- * names (repair-root-items.h); left as is, saying why, when none does.
+ * A root item whose root block does not read at its bytenr, level and
+ * generation: all three from the root block the extent tree names
+ * (repair-root-items.h); left as is, saying why, when none does.
  */
 static int mend_root_block(struct mend *m, int slot, u64 objectid, struct btrfs_root_item *ri,
 			   u32 size)
@@ -271,7 +271,9 @@ static int mend_root_block(struct mend *m, int slot, u64 objectid, struct btrfs_
 	char why[256];
 	int ret;
 
-	if (!check_is_file_tree(objectid) || check_root_block_reads(m->fs, objectid, ri))
+	if (!check_root_block_reads(m->fs, objectid, ri) && objectid == BTRFS_EXTENT_TREE_OBJECTID)
+		say(m, slot, "the extent tree's root block does not read, and the extent tree cannot name it: not mended");
+	if (!check_root_item_mendable(objectid) || check_root_block_reads(m->fs, objectid, ri))
 		return 0;
 	ret = check_find_root_block(m->fs, leaf_extent_root(m, &extent_root), objectid, &found, why,
 				    sizeof(why));

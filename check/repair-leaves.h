@@ -15,8 +15,8 @@
  *     xattr name), else dropped (the fs roots repair can re-add a directory
  *     entry from the inode ref; until then the repair refuses);
  *   - a DEV_EXTENT's chunk_tree or chunk_objectid: each has one valid value;
- *   - a root item of a tree of files whose root block does not read at its
- *     bytenr, level and generation (owned by the tree): all three from the
+ *   - a root item (not the extent tree's) whose root block does not read at
+ *     its bytenr, level and generation (owned by the tree): all three from the
  *     extent tree (repair-root-items.h); this leaf of the root tree is
  *     mended even when it passes the tree-checker.
  * (check/leaf-mend.c mends one leaf; this part finds them and writes them.)

@@ -21,12 +21,20 @@ bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct
 	btrfs_tree_ref_from_root_item(&ref, objectid, ri);
 	if (ref.level >= BTRFS_MAX_LEVEL)
 		return false;
-	/* what pass 2 asks of it (check/roots.c) */
+	/* what pass 2 asks of it (check/roots.c), and the owner the kernel asks of any root */
 	tc = (struct tree_check){ .owner = objectid, .level = ref.level, .transid = ref.generation };
 	if (btrfs_read_tree_block_policy(fs, ref.bytenr, &tc, &quiet, &eb) < 0)
 		return false;
 	free_extent_buffer(eb);
 	return true;
+}
+
+bool check_root_item_mendable(u64 objectid)
+{
+	/* the extent tree cannot name its own root; reloc and log trees are not kept */
+	return objectid != BTRFS_EXTENT_TREE_OBJECTID && objectid != BTRFS_TREE_RELOC_OBJECTID &&
+	       objectid != BTRFS_TREE_LOG_OBJECTID && objectid != BTRFS_TREE_LOG_FIXUP_OBJECTID &&
+	       objectid != BTRFS_ROOT_TREE_OBJECTID && objectid != BTRFS_CHUNK_TREE_OBJECTID;
 }
 
 bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
@@ -37,7 +45,7 @@ bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buf
 		struct btrfs_key key;
 
 		btrfs_item_key_to_cpu(eb, &key, (int)i);
-		if (key.type == BTRFS_ROOT_ITEM_KEY && check_is_file_tree(key.objectid) &&
+		if (key.type == BTRFS_ROOT_ITEM_KEY && check_root_item_mendable(key.objectid) &&
 		    btrfs_leaf_item_size(eb, (int)i) >= offsetof(struct btrfs_root_item, generation_v2) &&
 		    !check_root_block_reads(fs, key.objectid, btrfs_leaf_item_ptr(eb, (int)i)))
 			return true;

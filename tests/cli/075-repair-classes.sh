@@ -118,19 +118,24 @@ repaired field 1 5,ROOT_ITEM,0 refs 0 -- "root 5: root item refs set to 1"
 repaired field 1 5,ROOT_ITEM,0 root_dirid -1 -- "root 5: root item root_dirid set to 256"
 repaired field 1 "$sv,ROOT_ITEM,0" root_dirid 0 -- "root $sv: root item root_dirid set to 256"
 # a root item whose root block does not read at its bytenr, level or generation (Debian mends
-# these from the extent tree too): all three from the extent tree's top block of the tree
+# a subvolume's from the extent tree too): all three from the extent tree's top block of the tree
 root_of() { # ID: "BYTENR LEVEL GENERATION" of tree ID's root item
 	local k="($1 ROOT_ITEM "
 	[ "$1" = 5 ] && k="(FS_TREE ROOT_ITEM "
+	[ "$1" = 7 ] && k="(CSUM_TREE ROOT_ITEM "
+	[ "$1" = 2 ] && k="(EXTENT_TREE ROOT_ITEM "
 	"$BTRFS" inspect-internal dump-tree -t 1 "$img0" | awk -v k="$k" 'index($0, k) { f = 1; next }
 		f && /root_dirid/ { b = $6; g = $2 } f && /generation_v2/ { print b, $2, g; exit }'
 }
 read -r svb svl svg < <(root_of "$sv")
 read -r fsb fsl fsg < <(root_of 5)
-[ -n "$svg" ] && [ -n "$fsg" ] && [ "$fsl" -gt 0 ] || _fail "no root items of trees $sv and 5 (or tree 5 is one leaf)"
+read -r _ _ csg < <(root_of 7)
+[ -n "$svg" ] && [ -n "$fsg" ] && [ -n "$csg" ] && [ "$fsl" -gt 0 ] ||
+	_fail "no root items of trees $sv, 5 and 7 (or tree 5 is one leaf)"
 mended() { # ID: the message of root item ID's mend to its true root block
-	local b=$svb l=$svl g=$svg
-	[ "$1" = 5 ] && b=$fsb l=$fsl g=$fsg
+	local b l g
+	read -r b l g < <(root_of "$1")
+	[ -n "$g" ] || _fail "no root item of tree $1"
 	echo "key ($1 132 0): root block [0-9]* level [0-9]* generation [0-9]* does not read, set to $b level $l generation $g (the extent tree's top block of tree $1)"
 }
 repaired field 1 "$sv,ROOT_ITEM,0" bytenr 0 -- "$(mended "$sv")"
@@ -140,6 +145,8 @@ repaired field 1 "$sv,ROOT_ITEM,0" level 255 -- "$(mended "$sv")"
 repaired field 1 "$sv,ROOT_ITEM,0" generation -1 -- "$(mended "$sv")"
 repaired field 1 "$sv,ROOT_ITEM,0" generation +1 -- "$(mended "$sv")"
 repaired field 1 5,ROOT_ITEM,0 level 0 -- "$(mended 5)"
+# a global tree's (Debian leaves those)
+repaired field 1 7,ROOT_ITEM,0 level 255 -- "$(mended 7)"
 # another tree's root block, of the same level and generation: found by its owner
 other=$(dump5 | awk '/location key .* ROOT_ITEM/ { id = $3; sub(/\(/, "", id); print id }' | grep -vx "$sv" | head -n 1)
 read -r ob ol og < <(root_of "$other")
@@ -155,6 +162,14 @@ expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
 assert_grep "key ($sv 132 0): root block 0 level $svl generation $svg does not read, and no tree block of the extent tree has a back reference to tree $sv: not mended" "$T/repair"
 assert_grep "nothing was written" "$T/repair"
 cmp "$T/before" "$T/img" > /dev/null || _fail "a refused root item repair changed the image"
+# nor can it name its own root: the extent tree's root item is refused
+cp --sparse=always "$img0" "$T/img"
+run_check "$CB" "$T/img" field 1 2,ROOT_ITEM,0 level 255 > /dev/null 2>&1
+cp --sparse=always "$T/img" "$T/before"
+expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+assert_grep "key (2 132 0): the extent tree's root block does not read, and the extent tree cannot name it: not mended" "$T/repair"
+assert_grep "nothing was written" "$T/repair"
+cmp "$T/before" "$T/img" > /dev/null || _fail "a refused extent tree root item repair changed the image"
 # checksums over no data extent (a stray csum item, inserted through the engine in the gap
 # after the first data extents; Debian finds it, its repair leaves it): deleted
 EDIT_WITH=$TOOL_DIR/tree-edit repaired ins 7 18446744073709551606 128 19922944 deadbeefdeadbeef -- \
