@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Pass 6, csums: the items of the csum tree are sector aligned, hold whole
- * checksums, do not overlap and cover only data extents.  With
+ * checksums, do not overlap and cover only data extents (--repair deletes
+ * checksums over nothing at all).  With
  * --check-data-csum every sector they cover is read from every mirror and
  * its checksum compared.
  */
@@ -134,6 +135,44 @@ static u64 log_extent_end(const struct check_ctx *ctx, u64 pos)
 	return 0;
 }
 
+/* Checksums over no data extent, dropped by the repair. */
+struct stray_csums {
+	u64 start, end;
+};
+
+static int fix_stray_csums(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct stray_csums *s = arg;
+	int ret = check_delete_csums(ctx, t, s->start, s->end);
+
+	if (ret == 0)
+		printf("Deleted the checksums of [%llu %llu): no data extent there\n",
+		       (unsigned long long)s->start, (unsigned long long)s->end);
+	return ret;
+}
+
+/*
+ * Checksums for [pos, end) and nothing there: no data extent, none the log
+ * references, none the extent repair inserts.  Deleting them loses
+ * nothing (no file reads those bytes): the repair does.
+ */
+static void queue_stray_csums(struct check_ctx *ctx, const struct ext_state *st, u64 pos, u64 end)
+{
+	size_t lo = check_first_extent_ending_after(st, pos);
+	struct stray_csums s = { pos, end };
+
+	if (lo < st->ext_nr && st->ext[lo].start < end)
+		return;
+	/* a file extent or tree pointer to it (its extent item lost): not stray */
+	for (size_t i = 0; i < st->exp_nr; i++)
+		if (st->exp[i].bytenr < end && st->exp[i].bytenr + st->exp[i].len > pos)
+			return;
+	for (size_t i = 0; i < ctx->log_extents_nr; i++)
+		if (ctx->log_extents[i].start < end && ctx->log_extents[i].end > pos)
+			return;
+	check_fixable(ctx, fix_stray_csums, &s, sizeof(s));
+}
+
 /* Is every byte of [start, end) inside data extents?  Reports the first gap. */
 static void check_covered(struct check_ctx *ctx, struct ext_state *st, u64 start, u64 end)
 {
@@ -161,6 +200,8 @@ static void check_covered(struct check_ctx *ctx, struct ext_state *st, u64 start
 		/* mended when --repair inserts the missing data extent items */
 		if (check_repair_covers_data(ctx, pos, end))
 			check_fixable(ctx, NULL, NULL, 0);
+		else if (check_repairing(ctx))
+			queue_stray_csums(ctx, st, pos, end);
 	}
 }
 

@@ -27,6 +27,7 @@
 #include <uuid/uuid.h>
 #include "check/check.h"
 #include "check/extents.h"
+#include "check/repair-leaves.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
 #include "lib/read/super.h"
@@ -621,6 +622,8 @@ static void check_other_copies(struct check_ctx *ctx, u64 tree_id, const struct 
 
 	if (!c || btrfs_raid_has_parity(c->type))
 		return;   /* RAID5/6 "mirrors" are rebuilds from parity */
+	if (check_salvaged(ctx->salvage, eb->start))
+		return;   /* mended in memory: the repair writes it anew, every copy */
 	n = btrfs_chunk_num_mirrors(c);
 	for (int m = 1; m <= n; m++) {
 		struct extent_buffer *copy = NULL;

@@ -189,6 +189,11 @@ void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st,
 void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st);
 /* Is [start, end) all data extents once the queued rebuilds are applied? */
 bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end);
+/*
+ * Drop the checksums of [start, end) from the csum tree: every item that
+ * overlaps it is deleted and what it holds outside the range put back.
+ */
+int check_delete_csums(struct check_ctx *ctx, struct btrfs_trans *t, u64 start, u64 end);
 /* First thing in the repair transaction: reserve extents in use without an extent item. */
 int check_repair_extents_prepare(struct check_ctx *ctx, struct btrfs_trans *t);
 

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include "check/check.h"
 #include "check/leaf-mend.h"
+#include "check/repair-root-items.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
 #include "lib/read/tree-checker.h"
@@ -238,14 +239,74 @@ static void mend_inode(struct mend *m, int slot, u64 ino, struct btrfs_inode_ite
 	}
 }
 
+/* The extent tree's root item when it is in this leaf (the root tree's search may not pass it). */
+static const struct btrfs_tree_ref *leaf_extent_root(const struct mend *m, struct btrfs_tree_ref *ref)
+{
+	u32 nr = btrfs_eb_nritems(m->eb), i;
+
+	for (i = 0; i < nr; i++) {
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
+		if (key.objectid == BTRFS_EXTENT_TREE_OBJECTID && key.type == BTRFS_ROOT_ITEM_KEY &&
+		    btrfs_leaf_item_size(m->eb, (int)i) >= offsetof(struct btrfs_root_item, generation_v2)) {
+			btrfs_tree_ref_from_root_item(ref, key.objectid, btrfs_leaf_item_ptr(m->eb, (int)i));
+			return ref;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A root item whose root block does not read at its bytenr, level and
+ * generation: all three from the root block the extent tree names
+ * (repair-root-items.h); left as is, saying why, when none does.
+ */
+static int mend_root_block(struct mend *m, int slot, u64 objectid, struct btrfs_root_item *ri,
+			   u32 size)
+{
+	struct btrfs_tree_ref extent_root;
+	struct check_found_root found;
+	u64 gen = btrfs_root_generation(ri);
+	char why[256];
+	int ret;
+
+	if (!check_root_block_reads(m->fs, objectid, ri) && objectid == BTRFS_EXTENT_TREE_OBJECTID)
+		say(m, slot, "the extent tree's root block does not read, and the extent tree cannot name it: not mended");
+	if (!check_root_item_mendable(objectid) || check_root_block_reads(m->fs, objectid, ri))
+		return 0;
+	ret = check_find_root_block(m->fs, leaf_extent_root(m, &extent_root), objectid, &found, why,
+				    sizeof(why));
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0) {
+		say(m, slot, "root block %llu level %u generation %llu does not read, and %s: not mended",
+		    (unsigned long long)btrfs_root_bytenr(ri), btrfs_root_level(ri),
+		    (unsigned long long)gen, why);
+		return 0;
+	}
+	say(m, slot, "root block %llu level %u generation %llu does not read, set to %llu level %u generation %llu (the extent tree's top block of tree %llu)",
+	    (unsigned long long)btrfs_root_bytenr(ri), btrfs_root_level(ri), (unsigned long long)gen,
+	    (unsigned long long)found.bytenr, found.level, (unsigned long long)found.generation,
+	    (unsigned long long)objectid);
+	btrfs_set_root_bytenr(ri, found.bytenr);
+	btrfs_set_root_level(ri, found.level);
+	btrfs_set_root_generation(ri, found.generation);
+	/* generation_v2 equal to generation says the fields after it are valid: keep it so */
+	if (size >= sizeof(*ri) && btrfs_root_generation_v2(ri) == gen)
+		btrfs_set_root_generation_v2(ri, found.generation);
+	return 0;
+}
+
 /* The root item's generation is the one its root block carries. */
-static void mend_root_item(struct mend *m, int slot, struct btrfs_root_item *ri, u32 size)
+static int mend_root_item(struct mend *m, int slot, u64 objectid, struct btrfs_root_item *ri,
+			  u32 size)
 {
 	u64 gen = btrfs_root_generation(ri), ngen;
 	bool v2 = size >= sizeof(*ri);
 
 	if (gen <= m->limit && (!v2 || btrfs_root_generation_v2(ri) <= m->limit))
-		return;
+		return mend_root_block(m, slot, objectid, ri, size);
 	ngen = tree_block_generation(m, btrfs_root_bytenr(ri));
 	if (gen > m->limit) {
 		say(m, slot, "root generation %llu beyond the superblock's, set to %llu (root block %llu)",
@@ -258,6 +319,7 @@ static void mend_root_item(struct mend *m, int slot, struct btrfs_root_item *ri,
 		    (unsigned long long)btrfs_root_generation_v2(ri), (unsigned long long)ngen);
 		btrfs_set_root_generation_v2(ri, ngen);
 	}
+	return mend_root_block(m, slot, objectid, ri, size);
 }
 
 /*
@@ -712,8 +774,11 @@ static int mend_items(struct mend *m)
 				mend_inode(m, i, key.objectid, (void *)p);
 			break;
 		case BTRFS_ROOT_ITEM_KEY:
-			if (size >= offsetof(struct btrfs_root_item, generation_v2))
-				mend_root_item(m, i, (void *)p, size);
+			if (size >= offsetof(struct btrfs_root_item, generation_v2)) {
+				ret = mend_root_item(m, i, key.objectid, (void *)p, size);
+				if (ret < 0)
+					return ret;
+			}
 			break;
 		case BTRFS_EXTENT_ITEM_KEY:
 		case BTRFS_METADATA_ITEM_KEY:

@@ -173,11 +173,7 @@ static int insert_csums(struct btrfs_trans *t, struct btrfs_wroot *csum, u64 sta
 	return size ? btrfs_insert_item(t, csum, &key, data, size) : 0;
 }
 
-/*
- * Drop the checksums of [start, end) from the csum tree: every item that
- * overlaps it is deleted and what it holds outside the range put back.
- */
-static int delete_csums(struct check_ctx *ctx, struct btrfs_trans *t, u64 start, u64 end)
+int check_delete_csums(struct check_ctx *ctx, struct btrfs_trans *t, u64 start, u64 end)
 {
 	u32 cs = ctx->fs->geo.csum_size, ss = ((struct ext_state *)ctx->extents_state)->sectorsize;
 	struct btrfs_wroot *csum;
@@ -326,7 +322,7 @@ static int fix_extent_records(struct check_ctx *ctx, struct btrfs_trans *t, void
 		if (old) {
 			ret = account(t, old->start, old->len, false);
 			if (ret == 0 && (old->flags & BTRFS_EXTENT_FLAG_DATA))
-				ret = delete_csums(ctx, t, old->start, old->start + old->len);
+				ret = check_delete_csums(ctx, t, old->start, old->start + old->len);
 			if (ret < 0)
 				return ret;
 		}

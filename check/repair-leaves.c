@@ -11,6 +11,7 @@
 #include "check/check.h"
 #include "check/leaf-mend.h"
 #include "check/repair-leaves.h"
+#include "check/repair-root-items.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
 #include "lib/format/messages.h"
@@ -89,10 +90,15 @@ static struct extent_buffer *good_copy(struct btrfs_fs_info *fs, u64 bytenr)
 	return NULL;
 }
 
-/* A leaf of tree that did not read: mend and install it if it only fails the tree-checker. */
-static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 bytenr, u64 tree)
+/*
+ * A leaf of tree that did not read: mend and install it if it only fails
+ * the tree-checker.  stale: a root tree leaf that reads, with a root item
+ * whose root block does not: mend and install it if that changes it.
+ */
+static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 bytenr, u64 tree,
+		       bool stale)
 {
-	struct extent_buffer *eb;
+	struct extent_buffer *eb, *orig = NULL;
 	struct salvaged_leaf *l;
 	u8 csum[BTRFS_CSUM_SIZE];
 	char msg[512];
@@ -102,14 +108,23 @@ static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 by
 	eb = good_copy(fs, bytenr);
 	if (!eb)
 		return 0;
-	if (btrfs_check_tree_block_msg(btrfs_fs_geometry(fs), eb, msg, sizeof(msg)) == 0) {
+	if (stale) {
+		orig = clone_extent_buffer(eb);
+		if (!orig) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	} else if (btrfs_check_tree_block_msg(btrfs_fs_geometry(fs), eb, msg, sizeof(msg)) == 0) {
 		free_extent_buffer(eb);       /* it failed for another reason: not ours */
 		return 0;
+	} else {
+		printf("%s\n", msg);
 	}
-	printf("%s\n", msg);
 	ret = check_mend_leaf(fs, eb, tree);
 	if (ret == -ENOMEM)
 		goto out;
+	if (ret == 0 && orig && !memcmp(orig->data, eb->data, eb->len))
+		ret = -EUCLEAN;               /* nothing mended: the passes report it */
 	if (ret == 0) {
 		btrfs_csum_tree_block(fs, eb, csum);
 		memcpy(btrfs_header(eb)->csum, csum, BTRFS_CSUM_SIZE);
@@ -139,6 +154,7 @@ static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 by
 	if (r)
 		*r = bytenr;
 out:
+	free_extent_buffer(orig);
 	free_extent_buffer(eb);
 	return ret;
 }
@@ -156,9 +172,12 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 
 	if (l)
 		return add_tree(l, w->tree);
-	if (err >= 0 || !eb || btrfs_eb_level(eb) != 0 || refused(w->s, bytenr))
+	if (!eb || btrfs_eb_level(eb) != 0 || refused(w->s, bytenr))
 		return 0;
-	return salvage_one(fs, w->s, bytenr, w->tree);
+	if (err >= 0)
+		return w->tree == BTRFS_ROOT_TREE_OBJECTID && check_leaf_has_stale_root(fs, eb) ?
+		       salvage_one(fs, w->s, bytenr, w->tree, true) : 0;
+	return salvage_one(fs, w->s, bytenr, w->tree, false);
 }
 
 static int salvage_tree(struct btrfs_fs_info *fs, struct check_salvage *s,
@@ -247,6 +266,11 @@ int check_salvage_leaves(struct btrfs_fs_info *fs, struct check_salvage **out)
 size_t check_salvage_count(const struct check_salvage *s)
 {
 	return s ? s->leaves_nr : 0;
+}
+
+bool check_salvaged(const struct check_salvage *s, u64 bytenr)
+{
+	return s && find_leaf((struct check_salvage *)s, bytenr);
 }
 
 int check_salvage_write(const struct check_salvage *s, struct btrfs_trans *t)

@@ -14,7 +14,11 @@
  *     inode's INODE_REF names it; the root tree's "default"; a printable
  *     xattr name), else dropped (the fs roots repair can re-add a directory
  *     entry from the inode ref; until then the repair refuses);
- *   - a DEV_EXTENT's chunk_tree or chunk_objectid: each has one valid value.
+ *   - a DEV_EXTENT's chunk_tree or chunk_objectid: each has one valid value;
+ *   - a root item (not the extent tree's) whose root block does not read at
+ *     its bytenr, level and generation (owned by the tree): all three from the
+ *     extent tree (repair-root-items.h); this leaf of the root tree is
+ *     mended even when it passes the tree-checker.
  * (check/leaf-mend.c mends one leaf; this part finds them and writes them.)
  * A mended leaf must pass the tree-checker in full; it is then served by
  * the read path in place of the disk's (btrfs_override_tree_block()), so the
@@ -42,6 +46,9 @@ int check_salvage_leaves(struct btrfs_fs_info *fs, struct check_salvage **out);
 
 /* Number of leaves mended (s may be NULL). */
 size_t check_salvage_count(const struct check_salvage *s);
+
+/* Was the leaf at bytenr mended (s may be NULL)?  Its copies on disk are the old bytes. */
+bool check_salvaged(const struct check_salvage *s, u64 bytenr);
 
 /*
  * In t: copy every mended leaf on write in each tree that reaches it, so

@@ -79,7 +79,9 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	if (btrfs_root_drop_level(ri) > ref.level)
 		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) drop_level %u above the root's level %u",
 			    name, key->objectid, key->offset, btrfs_root_drop_level(ri), ref.level);
-	tc = (struct tree_check){ .level = ref.level, .transid = ref.generation };
+	/* a tree of files' root block is its own: a snapshot's root is a copy owned by it */
+	tc = (struct tree_check){ .owner = check_is_file_tree(key->objectid) ? key->objectid : 0,
+				  .level = ref.level, .transid = ref.generation };
 	if (btrfs_read_tree_block(ctx->fs, ref.bytenr, &tc, &rb) < 0) {
 		check_error(ctx, "%s: root block %llu of root item (%llu ROOT_ITEM %llu) cannot be read at level %u generation %llu",
 			    name, ref.bytenr, key->objectid, key->offset, ref.level, ref.generation);

@@ -7,7 +7,8 @@
 # ref's name, a tree block back reference naming another root), or mended
 # wrongly (an inode's mode type against its entries and items, a
 # subvolume's missing directory entry, FULL_BACKREF on a block never
-# shared; a subvolume's root item refs, not found before), is found (exit 1), repaired with the fix named, and then our check
+# shared; a subvolume's root item refs, not found before; a root item whose root block does
+# not read at its bytenr, level or generation; checksums over no data extent), is found (exit 1), repaired with the fix named, and then our check
 # and Debian's are clean and every file reads back as before (Debian's
 # btrfs restore).  A mode nothing can vouch for is refused, nothing written.
 . "$TOP/tests/lib/common.sh"
@@ -31,12 +32,13 @@ entry_key() { # TYPE NAME: the key "DIR,TYPE,OFFSET" of the entry NAME (DIR_ITEM
 		$3 == "key" && $5 != t { k = "" } $1 == "name:" && $2 == n && k != "" { print k; exit }'
 }
 
-# repaired EDIT... -- PATTERN: a copy of $img0 edited is found, repaired saying PATTERN, then clean
+# repaired EDIT... -- PATTERN: a copy of $img0 edited (corrupt-block, or $EDIT_WITH) is found,
+# repaired saying PATTERN, then clean
 repaired() {
 	local pat=${*: -1}
 	set -- "${@:1:$#-2}"
 	cp --sparse=always "$img0" "$T/img"
-	run_check "$CB" "$T/img" "$@" > "$T/edit" 2>&1
+	run_check "${EDIT_WITH:-$CB}" "$T/img" "$@" > "$T/edit" 2>&1
 	expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
 	run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
 	assert_grep "$pat" "$T/repair"
@@ -115,4 +117,62 @@ repaired field 1 5,ROOT_ITEM,0 refs 0 -- "root 5: root item refs set to 1"
 # a subvolume's root_dirid: its top directory is 256 in every tree of files (Debian mends tree 5's)
 repaired field 1 5,ROOT_ITEM,0 root_dirid -1 -- "root 5: root item root_dirid set to 256"
 repaired field 1 "$sv,ROOT_ITEM,0" root_dirid 0 -- "root $sv: root item root_dirid set to 256"
+# a root item whose root block does not read at its bytenr, level or generation (Debian mends
+# a subvolume's from the extent tree too): all three from the extent tree's top block of the tree
+root_of() { # ID: "BYTENR LEVEL GENERATION" of tree ID's root item
+	local k="($1 ROOT_ITEM "
+	[ "$1" = 5 ] && k="(FS_TREE ROOT_ITEM "
+	[ "$1" = 7 ] && k="(CSUM_TREE ROOT_ITEM "
+	[ "$1" = 2 ] && k="(EXTENT_TREE ROOT_ITEM "
+	"$BTRFS" inspect-internal dump-tree -t 1 "$img0" | awk -v k="$k" 'index($0, k) { f = 1; next }
+		f && /root_dirid/ { b = $6; g = $2 } f && /generation_v2/ { print b, $2, g; exit }'
+}
+read -r svb svl svg < <(root_of "$sv")
+read -r fsb fsl fsg < <(root_of 5)
+read -r _ _ csg < <(root_of 7)
+[ -n "$svg" ] && [ -n "$fsg" ] && [ -n "$csg" ] && [ "$fsl" -gt 0 ] ||
+	_fail "no root items of trees $sv, 5 and 7 (or tree 5 is one leaf)"
+mended() { # ID: the message of root item ID's mend to its true root block
+	local b l g
+	read -r b l g < <(root_of "$1")
+	[ -n "$g" ] || _fail "no root item of tree $1"
+	echo "key ($1 132 0): root block [0-9]* level [0-9]* generation [0-9]* does not read, set to $b level $l generation $g (the extent tree's top block of tree $1)"
+}
+repaired field 1 "$sv,ROOT_ITEM,0" bytenr 0 -- "$(mended "$sv")"
+# an unaligned bytenr and a level beyond the last fail the tree-checker in the root tree's leaf
+repaired field 1 "$sv,ROOT_ITEM,0" bytenr +1 -- "$(mended "$sv")"
+repaired field 1 "$sv,ROOT_ITEM,0" level 255 -- "$(mended "$sv")"
+repaired field 1 "$sv,ROOT_ITEM,0" generation -1 -- "$(mended "$sv")"
+repaired field 1 "$sv,ROOT_ITEM,0" generation +1 -- "$(mended "$sv")"
+repaired field 1 5,ROOT_ITEM,0 level 0 -- "$(mended 5)"
+# a global tree's (Debian leaves those)
+repaired field 1 7,ROOT_ITEM,0 level 255 -- "$(mended 7)"
+# another tree's root block, of the same level and generation: found by its owner
+other=$(dump5 | awk '/location key .* ROOT_ITEM/ { id = $3; sub(/\(/, "", id); print id }' | grep -vx "$sv" | head -n 1)
+read -r ob ol og < <(root_of "$other")
+[ -n "$og" ] || _fail "no second subvolume in the fs tree"
+repaired field 1 "$sv,ROOT_ITEM,0" bytenr "$ob" -- "$(mended "$sv")"
+# refused when the extent tree names no block of the tree (its one leaf's back reference
+# moved to another tree): nothing written
+cp --sparse=always "$img0" "$T/img"
+run_check "$CB" "$T/img" field 1 "$sv,ROOT_ITEM,0" bytenr 0 > /dev/null 2>&1
+run_check "$CB" "$T/img" field 2 "$svb,METADATA_ITEM,0" extent_inline_ref.offset@24 7 > /dev/null 2>&1
+cp --sparse=always "$T/img" "$T/before"
+expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+assert_grep "key ($sv 132 0): root block 0 level $svl generation $svg does not read, and no tree block of the extent tree has a back reference to tree $sv: not mended" "$T/repair"
+assert_grep "nothing was written" "$T/repair"
+cmp "$T/before" "$T/img" > /dev/null || _fail "a refused root item repair changed the image"
+# nor can it name its own root: the extent tree's root item is refused
+cp --sparse=always "$img0" "$T/img"
+run_check "$CB" "$T/img" field 1 2,ROOT_ITEM,0 level 255 > /dev/null 2>&1
+cp --sparse=always "$T/img" "$T/before"
+expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+assert_grep "key (2 132 0): the extent tree's root block does not read, and the extent tree cannot name it: not mended" "$T/repair"
+assert_grep "nothing was written" "$T/repair"
+cmp "$T/before" "$T/img" > /dev/null || _fail "a refused extent tree root item repair changed the image"
+# checksums over no data extent (a stray csum item, inserted through the engine in the gap
+# after the first data extents; Debian finds it, its repair leaves it): deleted
+EDIT_WITH=$TOOL_DIR/tree-edit repaired ins 7 18446744073709551606 128 19922944 deadbeefdeadbeef -- \
+	"Deleted the checksums of \[19922944 19931136): no data extent there"
+assert_grep "csum tree: checksums for \[19922944 19931136) but there is no data extent at 19922944" "$T/repair"
 echo "each class repaired, both checks clean, files unchanged; the unvouched mode refused"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The corruption-class catalogue of btrfs check (issue 17).
 
-usage: catalogue.py [--sample N] [--seed S] [--fs NAME,...] [--family F,...] [--matrix FILE]
+usage: catalogue.py [--sample N] [--seed S] [--fs NAME,...] [--family F,...] [--class RE] [--matrix FILE]
                     [--btrfs B] [--tool T] [--ref R] [--work DIR]
                     [--corpus DIR] [--mount] [--no-repair] [--progress] [--list]
 
@@ -41,6 +41,7 @@ ref and backref items).  Judged:
   debrep    Debian's `check --repair --force` on a third copy: repaired when
             Debian's check found the damage and is clean after it, unseen when
             its check did not find it
+--class keeps the classes a regular expression finds (re.search).
 --family keeps the classes of the families named (extent: extent, chunk,
 device, superblock, header and mirror classes; fs-tree: below).
 With --mount (needs root and loop devices; each mount holds the machine-wide
@@ -506,6 +507,7 @@ def main():
     ap.add_argument('--list', action='store_true', help='print the classes and exit')
     ap.add_argument('--family', default='', help='keep the classes of these families (fs-tree, %s)' % ', '.join(FAMILIES))
     ap.add_argument('--progress', action='store_true', help='a line every 50 cases on stderr')
+    ap.add_argument('--class', dest='cls', default='', help='keep the classes this regular expression finds')
     a = ap.parse_args()
     a.corpus = a.corpus or os.path.join(a.work, 'corpus')
     rng = random.Random(a.seed)
@@ -515,7 +517,8 @@ def main():
         tag, member, bits, offset = l.split()
         table.setdefault(tag, []).append((member, int(bits), int(offset)))
     classes = [c for c in enumerate_classes(table)
-               if not a.family or any(in_family(c, f) for f in a.family.split(','))]
+               if (not a.family or any(in_family(c, f) for f in a.family.split(','))) and
+               (not a.cls or re.search(a.cls, c))]
     if a.list:
         print('\n'.join(classes))
         return 0

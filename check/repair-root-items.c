@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The root block of a tree of files by the extent tree, for a root item
+ * whose own bytenr, level or generation is wrong (check --repair): see
+ * repair-root-items.h.
+ */
+#include <stdio.h>
+#include "check/check.h"
+#include "check/repair-root-items.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+
+static const struct read_policy quiet = { .quiet = true };
+
+bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct btrfs_root_item *ri)
+{
+	struct btrfs_tree_ref ref;
+	struct tree_check tc;
+	struct extent_buffer *eb;
+
+	btrfs_tree_ref_from_root_item(&ref, objectid, ri);
+	if (ref.level >= BTRFS_MAX_LEVEL)
+		return false;
+	/* what pass 2 asks of it (check/roots.c), and the owner the kernel asks of any root */
+	tc = (struct tree_check){ .owner = objectid, .level = ref.level, .transid = ref.generation };
+	if (btrfs_read_tree_block_policy(fs, ref.bytenr, &tc, &quiet, &eb) < 0)
+		return false;
+	free_extent_buffer(eb);
+	return true;
+}
+
+bool check_root_item_mendable(u64 objectid)
+{
+	/* the extent tree cannot name its own root; reloc and log trees are not kept */
+	return objectid != BTRFS_EXTENT_TREE_OBJECTID && objectid != BTRFS_TREE_RELOC_OBJECTID &&
+	       objectid != BTRFS_TREE_LOG_OBJECTID && objectid != BTRFS_TREE_LOG_FIXUP_OBJECTID &&
+	       objectid != BTRFS_ROOT_TREE_OBJECTID && objectid != BTRFS_CHUNK_TREE_OBJECTID;
+}
+
+bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
+{
+	u32 nr = btrfs_eb_nritems(eb), i;
+
+	for (i = 0; i < nr; i++) {
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (key.type == BTRFS_ROOT_ITEM_KEY && check_root_item_mendable(key.objectid) &&
+		    btrfs_leaf_item_size(eb, (int)i) >= offsetof(struct btrfs_root_item, generation_v2) &&
+		    !check_root_block_reads(fs, key.objectid, btrfs_leaf_item_ptr(eb, (int)i)))
+			return true;
+	}
+	return false;
+}
+
+/* The walk of the extent tree: the tree blocks with a back reference to one tree. */
+struct root_search {
+	u64 objectid;
+	u64 extent;               /* the tree block extent item last seen, 0 none */
+	int extent_level;
+	int level;                /* highest level with a reference, -1 none */
+	u64 bytenr;               /* the block at that level */
+	u32 at_level;             /* blocks at that level */
+	u64 other;                /* another of them */
+};
+
+static void found_ref(struct root_search *s, u64 bytenr, int level)
+{
+	if (level > s->level) {
+		s->level = level;
+		s->bytenr = bytenr;
+		s->at_level = 1;
+	} else if (level == s->level && bytenr != s->bytenr) {
+		s->other = bytenr;
+		s->at_level++;
+	}
+}
+
+static int root_search_item(struct btrfs_path *path, const struct btrfs_key *key, void *arg)
+{
+	struct root_search *s = arg;
+	const struct extent_buffer *eb = path->nodes[0];
+	int slot = path->slots[0];
+	u32 size = btrfs_leaf_item_size(eb, slot), cur;
+	const u8 *p = btrfs_leaf_item_ptr(eb, slot);
+	const struct btrfs_extent_item *ei = (const void *)p;
+
+	if (key->type == BTRFS_TREE_BLOCK_REF_KEY) {
+		/* a keyed reference follows its extent item */
+		if (key->objectid == s->extent && key->offset == s->objectid)
+			found_ref(s, key->objectid, s->extent_level);
+		return 0;
+	}
+	if (key->type != BTRFS_EXTENT_ITEM_KEY && key->type != BTRFS_METADATA_ITEM_KEY)
+		return 0;
+	s->extent = 0;
+	if (size < sizeof(*ei) || !(btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK))
+		return 0;
+	cur = sizeof(*ei);
+	if (key->type == BTRFS_METADATA_ITEM_KEY) {
+		s->extent_level = (int)key->offset;
+	} else {
+		if (size < cur + sizeof(struct btrfs_tree_block_info))
+			return 0;
+		s->extent_level = btrfs_tree_block_level((const void *)(p + cur));
+		cur += sizeof(struct btrfs_tree_block_info);
+	}
+	if (s->extent_level >= BTRFS_MAX_LEVEL)
+		return 0;
+	s->extent = key->objectid;
+	while (cur < size) {
+		const struct btrfs_extent_inline_ref *iref = (const void *)(p + cur);
+		u8 type = btrfs_extent_inline_ref_type(iref);
+		u32 rsize = btrfs_extent_inline_ref_size(type);
+
+		if (!rsize || rsize > size - cur)
+			break;
+		if (type == BTRFS_TREE_BLOCK_REF_KEY && btrfs_extent_inline_ref_offset(iref) == s->objectid)
+			found_ref(s, key->objectid, s->extent_level);
+		cur += rsize;
+	}
+	return 0;
+}
+
+int check_find_root_block(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *extent_root,
+			  u64 objectid, struct check_found_root *out, char *why, size_t len)
+{
+	struct root_search s = { .objectid = objectid, .level = -1 };
+	const struct btrfs_key from = { 0, 0, 0 };
+	struct btrfs_tree_ref extent_tree;
+	struct tree_check tc;
+	struct extent_buffer *eb;
+	int ret = 0;
+
+	if (extent_root)
+		extent_tree = *extent_root;
+	else
+		ret = btrfs_find_tree_root(fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_tree);
+	if (ret == 0)
+		ret = btrfs_for_each_item(fs, &extent_tree, &from, BTRFS_SEARCH_NEXT, root_search_item, &s);
+	if (ret < 0) {
+		snprintf(why, len, "the extent tree cannot be read: %s", strerror(-ret));
+		return ret;
+	}
+	if (s.level < 0) {
+		snprintf(why, len, "no tree block of the extent tree has a back reference to tree %llu",
+			 (unsigned long long)objectid);
+		return -ENOENT;
+	}
+	if (s.at_level > 1) {
+		snprintf(why, len, "%u tree blocks of tree %llu at its top level %d (%llu, %llu): which one is its root is not known",
+			 s.at_level, (unsigned long long)objectid, s.level,
+			 (unsigned long long)s.bytenr, (unsigned long long)s.other);
+		return -EUCLEAN;
+	}
+	tc = (struct tree_check){ .owner = objectid, .level = s.level };
+	ret = btrfs_read_tree_block_policy(fs, s.bytenr, &tc, &quiet, &eb);
+	if (ret < 0) {
+		snprintf(why, len, "its top tree block %llu (level %d) by the extent tree does not read as a block of tree %llu",
+			 (unsigned long long)s.bytenr, s.level, (unsigned long long)objectid);
+		return -ENOENT;
+	}
+	out->bytenr = s.bytenr;
+	out->level = (u8)s.level;
+	out->generation = btrfs_header_generation(btrfs_header(eb));
+	free_extent_buffer(eb);
+	if (out->generation > btrfs_super_generation(btrfs_fs_super(fs))) {
+		snprintf(why, len, "its top tree block %llu has generation %llu, beyond the superblock's",
+			 (unsigned long long)s.bytenr, (unsigned long long)out->generation);
+		return -ENOENT;
+	}
+	return 0;
+}

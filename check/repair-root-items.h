@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * check --repair, before the passes: a root item (of a subvolume, the data
+ * relocation tree or a global tree but the extent tree) whose root block
+ * does not read at the bytenr, level and generation the item states, owned
+ * by the tree.  The root block is the
+ * one the extent tree names: the tree block of the highest level with a
+ * TREE_BLOCK_REF back reference to the tree (inline or keyed), alone at
+ * that level, which then reads in full (checksum, header, tree-checker)
+ * owned by the tree.  The item gets its bytenr, level and generation (and
+ * generation_v2 when it had the old generation) from that block; with no
+ * such block, or two at the top level, it is left as is and the repair
+ * refuses.  (Debian's btrfs check --repair mends the root items of
+ * subvolumes the same way, from the extent tree's back references.)  check/leaf-mend.c mends
+ * the root tree leaf, check/repair-leaves.c serves and writes it.
+ */
+#ifndef BTRFS_KIT_CHECK_REPAIR_ROOT_ITEMS_H
+#define BTRFS_KIT_CHECK_REPAIR_ROOT_ITEMS_H
+
+#include "lib/format/kerncompat.h"
+#include "lib/read/ctree.h"
+
+/* A tree whose root item may be mended so: not the extent tree, no reloc or log tree. */
+bool check_root_item_mendable(u64 objectid);
+
+/* Does the root block of tree objectid read (quietly) at what root item ri states, owned by it? */
+bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct btrfs_root_item *ri);
+
+/* A root tree leaf with a mendable root item whose root block does not read. */
+bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb);
+
+/* The root block of a tree found by the extent tree. */
+struct check_found_root {
+	u64 bytenr;
+	u8 level;
+	u64 generation;           /* its header's */
+};
+
+/*
+ * The verified root block of tree objectid by the extent tree's back
+ * references (the extent tree at extent_root, NULL: the root tree's):
+ * 0 with *out, -ENOENT (none, or none that reads as the tree's) or
+ * -EUCLEAN (two or more at the top level) with the reason in why, or
+ * another negative errno (the extent tree cannot be read).
+ */
+int check_find_root_block(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *extent_root,
+			  u64 objectid, struct check_found_root *out, char *why, size_t len);
+
+#endif
