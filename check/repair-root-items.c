@@ -137,7 +137,7 @@ int check_find_root_block(struct btrfs_fs_info *fs, const struct btrfs_tree_ref 
 	else
 		ret = btrfs_find_tree_root(fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_tree);
 	if (ret == 0)
-		ret = btrfs_for_each_item(fs, &extent_tree, &from, BTRFS_SEARCH_NEXT, root_search_item, &s);
+		ret = btrfs_for_each_item(fs, NULL, &extent_tree, &from, BTRFS_SEARCH_NEXT, root_search_item, &s);
 	if (ret < 0) {
 		snprintf(why, len, "the extent tree cannot be read: %s", strerror(-ret));
 		return ret;
