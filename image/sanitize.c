@@ -51,6 +51,7 @@ struct image_sanitizer {
 	struct hash_ctx key;            /* keyed BLAKE2b-256, a random key per dump */
 	u32 zinv[32];                   /* Z^-1 (1 << j) */
 	u64 kept;
+	u8 orig[BTRFS_MAX_METADATA_BLOCKSIZE];  /* the dir item being rewritten, as it was */
 };
 
 /* The register update by 4 zero bytes. */
@@ -207,7 +208,8 @@ static void sanitize_name(struct image_sanitizer *s, u8 *name, u32 len)
 
 /*
  * The entries of a dir item, dir index or xattr item: names replaced, xattr
- * values zeroed.  Two names of the item that become one are an error.
+ * values zeroed.  Two names of the item that become one are an error (but
+ * for two equal names, which a damaged item may hold: they stay equal).
  * An entry that runs past the item ends the walk, the rest zeroed.
  */
 static int sanitize_dir_entries(struct image_sanitizer *s, const struct extent_buffer *eb, int slot,
@@ -215,6 +217,9 @@ static int sanitize_dir_entries(struct image_sanitizer *s, const struct extent_b
 {
 	u32 cur = 0;
 
+	if (size > sizeof(s->orig))
+		return 0;       /* larger than any leaf: the caller checked the item against the block */
+	memcpy(s->orig, p, size);
 	while (cur < size) {
 		const struct btrfs_dir_item *di = (const void *)(p + cur);
 		u32 name_len, data_len;
@@ -234,8 +239,8 @@ static int sanitize_dir_entries(struct image_sanitizer *s, const struct extent_b
 			const struct btrfs_dir_item *prev = (const void *)(p + o);
 			u32 plen = btrfs_dir_name_len(prev);
 
-			if (plen == name_len && name_len >= SANITIZE_MIN_LEN &&
-			    !memcmp(p + o + sizeof(*prev), name, name_len)) {
+			if (plen == name_len && !memcmp(p + o + sizeof(*prev), name, name_len) &&
+			    memcmp(s->orig + o + sizeof(*prev), s->orig + cur + sizeof(*di), name_len)) {
 				error("leaf %llu slot %d: two names of one dir item would get the same new name",
 				      (unsigned long long)eb->start, slot);
 				return -EEXIST;
