@@ -21,7 +21,7 @@ static const struct cli_option cmd_image_options[] = {
 	OPT_ARG('c', "compress", "LEVEL", "zlib compression level 0..9 of a new dump (0: none, the default)"),
 	OPT_ARG('t', "threads", "N", "compress a new dump (restore: inflate its items) in N threads, 1..64"),
 	OPT_FLAG('o', "old-restore", "old restore: ranges at logical offsets, no chunk mapping (with -r)"),
-	OPT_FLAG('s', "sanitize", "sanitize names, twice for hash-preserving names (not implemented yet)"),
+	OPT_FLAG('s', "sanitize", "replace names (file, xattr, subvolume names; same length and name hash), xattr values and inline data"),
 	OPT_FLAG('w', "walk-trees", "find the tree blocks by walking the trees, not from the extent tree"),
 	OPT_FLAG('m', "multi-devices", "restore onto one TARGET per device of the dump (implies -r)"),
 	OPT_FLAG('d', "data", "dump data too (not implemented yet)"),
@@ -79,7 +79,10 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 		case 'o':
 			ropts.old = true;
 			break;
-		case 's': unsupported = "-s"; break;
+		case 's':
+			dump.sanitize++;
+			create_only = "-s";
+			break;
 		case 'w':
 			dump.walk_trees = true;
 			create_only = "-w";

@@ -31,6 +31,7 @@
 #include <zlib.h>
 #include "image/dump.h"
 #include "image/parallel-internal.h"
+#include "image/sanitize.h"
 #include "common/device-utils.h"
 #include "lib/format/format.h"
 #include "lib/format/accessors.h"
@@ -73,6 +74,7 @@ struct dump_ctx {
 	size_t zbuf_alloc;
 	u64 cluster_start;              /* file offset of the cluster's index block */
 	struct extent_buffer *copy;     /* one tree block being rewritten */
+	struct image_sanitizer *san;    /* -s: names replaced (image/sanitize.c), else NULL */
 	/* walk_trees: tree blocks already dumped (open addressing, 0 = empty) */
 	u64 *seen;
 	size_t seen_nr;
@@ -252,6 +254,11 @@ static int read_tree_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
 		c->copy->start = eb->start;
 		free_extent_buffer(eb);
 		scrub_block(c->copy);
+		if (c->san) {
+			ret = image_sanitize_leaf(c->san, c->copy);
+			if (ret)
+				return ret;
+		}
 		btrfs_csum_tree_block(c->fs, c->copy, csum);
 		memcpy(c->copy->data, csum, BTRFS_CSUM_SIZE);
 		memcpy(dst + off, c->copy->data, c->nodesize);
@@ -292,7 +299,7 @@ static int flush_pending(struct dump_ctx *c)
 	dst = c->raw + c->raw_len;
 	if (start == BTRFS_SUPER_INFO_OFFSET) {
 		memcpy(dst, btrfs_fs_super(c->fs), BTRFS_SUPER_INFO_SIZE);
-		ret = 0;
+		ret = c->san ? image_sanitize_super((struct btrfs_super_block *)dst, &c->fs->csum) : 0;
 	} else if (c->pending_data) {
 		ret = read_data_range(c, start, len, dst);
 	} else {
@@ -599,12 +606,20 @@ int image_dump(const char *source, const char *target, const struct image_dump_o
 		error("out of memory");
 		goto out;
 	}
+	if (opts->sanitize) {
+		ret = image_sanitizer_new(&c.san);
+		if (ret)
+			goto out;
+	}
 	c.fd = open_target(target);
 	if (c.fd < 0) {
 		ret = c.fd;
 		goto out;
 	}
 	ret = collect(&c, opts);
+	if (!ret && c.san && image_sanitizer_kept(c.san))
+		warning("%llu names of 1 to 4 bytes kept as they were: no other name of their length has their hash",
+			(unsigned long long)image_sanitizer_kept(c.san));
 	if (c.fd != STDOUT_FILENO && close(c.fd) && !ret) {
 		ret = -errno;
 		error_errno(ret, "close of %s", target);
@@ -614,6 +629,7 @@ out:
 	free(c.zbuf);
 	free(c.seen);
 	free_extent_buffer(c.copy);
+	image_sanitizer_free(c.san);
 	btrfs_close_fs(c.fs);
 	return ret;
 }

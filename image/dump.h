@@ -11,6 +11,7 @@
 struct image_dump_opts {
 	int compress_level;     /* 0 = no compression, 1..9 zlib level */
 	bool walk_trees;        /* find blocks by walking the trees, not from the extent tree */
+	int sanitize;           /* -s given (once or twice: the same names, image/sanitize.c) */
 	int threads;            /* compression threads, 1..IMAGE_DUMP_MAX_THREADS (0 = 1) */
 	const u8 *auth_key;     /* keyed csum types: the key (the open verifies, scrubbed blocks re-MACed) */
 	size_t auth_key_len;
