@@ -1109,11 +1109,6 @@ static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
 			other = st->got[k].root;
 		}
 		x = check_find_extent(st, o->bytenr);
-		/* only blocks of trees that snapshots share are ever FULL_BACKREF */
-		if (x && (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) && !btrfs_is_subvolume_tree(o->owner) &&
-		    o->owner != BTRFS_TREE_RELOC_OBJECTID && o->owner != BTRFS_DATA_RELOC_TREE_OBJECTID)
-			check_error(ctx, "tree block %llu of tree %llu: extent item flags 0x%llx have FULL_BACKREF, which only blocks of subvolume and relocation trees carry",
-				    o->bytenr, o->owner, x->flags);
 		/* the kernel sets RELOC only on relocation tree blocks, all FULL_BACKREF */
 		if (x && o->reloc && !(x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
 			struct reloc_fix f = { o->bytenr, o->owner };
@@ -1142,7 +1137,8 @@ static const struct check_root *find_root(const struct ext_state *st, u64 id)
 
 /*
  * FULL_BACKREF on a block no snapshot can share: the kernel sets it only
- * when a shared block is copied on write, and a subvolume's root block
+ * when a shared block is copied on write, so only on blocks of subvolume
+ * and relocation trees; and a subvolume's root block
  * (a snapshot copies it), or a block newer than the tree's last snapshot,
  * reached by one pointer, was never shared (btrfs-progs: "bad full backref").  Found before
  * the expected refs are resolved: the flag is cleared in memory, so its
@@ -1159,8 +1155,17 @@ static void check_full_backrefs(struct check_ctx *ctx, struct ext_state *st)
 		size_t paths = 0;
 
 		if (!x || !(x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) || o->reloc ||
-		    !btrfs_is_subvolume_tree(o->owner) || (i && o->bytenr == st->owners[i - 1].bytenr))
+		    (i && o->bytenr == st->owners[i - 1].bytenr))
 			continue;
+		if (!btrfs_is_subvolume_tree(o->owner)) {
+			if (o->owner == BTRFS_TREE_RELOC_OBJECTID || o->owner == BTRFS_DATA_RELOC_TREE_OBJECTID)
+				continue;
+			check_error(ctx, "tree block %llu of tree %llu: extent item flags 0x%llx have FULL_BACKREF, which only blocks of subvolume and relocation trees carry",
+				    o->bytenr, o->owner, x->flags);
+			x->flags &= ~BTRFS_BLOCK_FLAG_FULL_BACKREF;
+			x->bad_full_backref = 1;
+			continue;
+		}
 		r = find_root(st, o->owner);
 		if (!r || (r->tree.bytenr != o->bytenr && o->gen <= r->last_snapshot))
 			continue;
