@@ -6,7 +6,7 @@
 # others refused with every byte unchanged.  Then classes Debian repairs that
 # our repair refused in the catalogue's repair matrix (an extent item whose
 # inline ref type is unknown, its flags with unknown bits, a block group's used
-# beyond its length), now repaired.  Each on a copy of a kernel-made corpus
+# beyond its length, a tree block header without the WRITTEN flag), now repaired.  Each on a copy of a kernel-made corpus
 # filesystem damaged with tests/tools/corrupt-block.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
@@ -108,4 +108,12 @@ mended "^Mending leaf [0-9]* of tree 11 slot 1 key (22020096 192 8388608): block
 	"$SCRATCH_ROOT/corpus/empty-defaults/dev1.img" 1 "invalid block group used, have 18446744073709551615 expect \[0, 8388608\]" \
 	field 11 22020096,192,8388608 block_group_item.used 18446744073709551615
 assert_grep "^ERROR: block group \[22020096 8388608\]: used 8388608, extents in it sum to 16384$" "$T/repair"
+# a tree block header whose WRITTEN flag is gone, RELOC set instead (Debian repairs it): the
+# block is copied on write once, with a new header
+mixed=$SCRATCH_ROOT/corpus/mixed-bg/dev1.img
+mended "^Tree block [0-9]* of tree 1: header flags rewritten, copied to [0-9]*$" \
+	"$mixed" 1 "^ERROR: root tree: tree block [0-9]* lacks the WRITTEN header flag every written block has$" \
+	header 1 18446744073709551607,132,0 flags +1
+assert_grep "^ERROR: tree block [0-9]* of tree 1: header flag RELOC, but its extent item flags 0x2 lack FULL_BACKREF" "$T/repair"
+[ "$(grep -c "^Tree block .* copied to" "$T/repair")" = 1 ] || _fail "the block was copied more than once"
 echo "extent family misses found"
