@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "check/check.h"
+#include "check/extents.h"
 #include "check/leaf-mend.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
@@ -386,9 +387,28 @@ static void mend_block_group(struct mend *m, int slot, const struct btrfs_key *k
 	btrfs_set_block_group_used(bg, key->offset);
 }
 
-/* A dev extent names the one chunk tree and its chunk objectid: nothing else is valid. */
-static void mend_dev_extent(struct mend *m, int slot, struct btrfs_dev_extent *de)
+/*
+ * A dev extent names the one chunk tree and its chunk objectid: nothing else is valid.
+ * Its length is what one device stripe of its chunk takes, when the chunk map has a
+ * chunk at its chunk_offset with a stripe at this very place (devid, physical).
+ */
+static void mend_dev_extent(struct mend *m, int slot, const struct btrfs_key *key,
+			    struct btrfs_dev_extent *de)
 {
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&m->fs->chunks,
+							     btrfs_dev_extent_chunk_offset(de));
+	u64 len = btrfs_dev_extent_length(de);
+
+	for (u16 i = 0; c && c->logical == btrfs_dev_extent_chunk_offset(de) && i < c->num_stripes; i++) {
+		if (c->stripes[i].devid != key->objectid || c->stripes[i].physical != key->offset ||
+		    len == check_chunk_dev_len(c))
+			continue;
+		say(m, slot, "dev extent length %llu, its chunk %llu takes %llu on each device: set to it",
+		    (unsigned long long)len, (unsigned long long)c->logical,
+		    (unsigned long long)check_chunk_dev_len(c));
+		btrfs_set_dev_extent_length(de, check_chunk_dev_len(c));
+		break;
+	}
 	if (btrfs_dev_extent_chunk_tree(de) != BTRFS_CHUNK_TREE_OBJECTID) {
 		say(m, slot, "dev extent chunk_tree %llu, set to %llu",
 		    (unsigned long long)btrfs_dev_extent_chunk_tree(de), BTRFS_CHUNK_TREE_OBJECTID);
@@ -750,7 +770,7 @@ static int mend_items(struct mend *m)
 			break;
 		case BTRFS_DEV_EXTENT_KEY:
 			if (size == sizeof(struct btrfs_dev_extent))
-				mend_dev_extent(m, i, (void *)p);
+				mend_dev_extent(m, i, &key, (void *)p);
 			break;
 		case BTRFS_DIR_ITEM_KEY:
 		case BTRFS_XATTR_ITEM_KEY:

@@ -6,7 +6,8 @@
 # others refused with every byte unchanged.  Then classes Debian repairs that
 # our repair refused in the catalogue's repair matrix (an extent item whose
 # inline ref type is unknown, its flags with unknown bits, a block group's used
-# beyond its length, a tree block header without the WRITTEN flag), now repaired.  Each on a copy of a kernel-made corpus
+# beyond its length, a tree block header without the WRITTEN flag, a dev extent's
+# length the tree-checker rejects), now repaired.  Each on a copy of a kernel-made corpus
 # filesystem damaged with tests/tools/corrupt-block.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
@@ -116,4 +117,9 @@ mended "^Tree block [0-9]* of tree 1: header flags rewritten, copied to [0-9]*$"
 	header 1 18446744073709551607,132,0 flags +1
 assert_grep "^ERROR: tree block [0-9]* of tree 1: header flag RELOC, but its extent item flags 0x2 lack FULL_BACKREF" "$T/repair"
 [ "$(grep -c "^Tree block .* copied to" "$T/repair")" = 1 ] || _fail "the block was copied more than once"
+# a dev extent's length all ones (Debian repairs it): set to its chunk's device stripe
+corpus_case compress-zlib > /dev/null
+mended "^Mending leaf [0-9]* of tree 4 slot 5 key (1 204 72351744): dev extent length 18446744073709551615, its chunk 30408704 takes 33554432 on each device: set to it$" \
+	"$SCRATCH_ROOT/corpus/compress-zlib/dev1.img" 1 "key (1 204 72351744) invalid dev extent key offset, length or chunk offset, expect aligned to 4096" \
+	field 4 1,204,72351744 dev_extent.length 18446744073709551615
 echo "extent family misses found"
