@@ -2,7 +2,7 @@
 """The corruption-class catalogue of btrfs check (issue 17).
 
 usage: catalogue.py [--sample N] [--seed S] [--fs NAME,...] [--family F,...] [--matrix FILE]
-                    [--class GLOB,...] [--results DIR] [--report]
+                    [--class GLOB,...] [--results DIR] [--report] [--markdown]
                     [--btrfs B] [--tool T] [--ref R] [--work DIR]
                     [--corpus DIR] [--mount] [--no-repair] [--progress] [--list]
 
@@ -507,8 +507,19 @@ def tally(rows):
     return c
 
 
+MARKDOWN = False
+
+
 def line(name, c):
+    if MARKDOWN:
+        return '| %s | ' % name + ' | '.join('%d' % c[k] for k in COLS) + ' |'
     return '%-58s ' % name + ' '.join('%8d' % c[k] for k in COLS)
+
+
+def header(name):
+    if MARKDOWN:
+        return '| %s | %s |\n|---|%s' % (name, ' | '.join(COLS), '---|' * len(COLS))
+    return '%-58s ' % name + ' '.join('%8s' % k for k in COLS)
 
 
 def main():
@@ -534,7 +545,10 @@ def main():
     ap.add_argument('--class', dest='glob', default='', help='keep the classes matching these globs')
     ap.add_argument('--results', default='', help='a file of cases per class in this directory (resumable)')
     ap.add_argument('--report', action='store_true', help='the matrix of the --results files, nothing run')
+    ap.add_argument('--markdown', action='store_true', help='the matrix as markdown tables')
     a = ap.parse_args()
+    global MARKDOWN
+    MARKDOWN = a.markdown
     a.corpus = a.corpus or os.path.join(a.work, 'corpus')
     if a.report and not a.results:
         ap.error('--report reads --results')
@@ -657,14 +671,14 @@ def report(a, by_class, ran):
         if r['class'] not in ran:
             print_failures(r)
     fails = sum(len(failures(r)) for r in rows)
-    text = ['%-58s ' % 'class' + ' '.join('%8s' % k for k in COLS)]
+    text = [header('class')]
     text += [line(cls, tally(rs)) for cls, rs in sorted(by_class.items())]
     fam = {}
     for r in rows:
         p = r['class'].split('/')
         key = '/'.join(p[:2]) if p[0] != 'field' else 'field/' + p[1].split('.')[0]
         fam.setdefault(key, []).append(r)
-    summary = ['', 'by family:'] + [line(k, tally(v)) for k, v in sorted(fam.items())]
+    summary = ['', 'by family:', header('family')] + [line(k, tally(v)) for k, v in sorted(fam.items())]
     summary += [line('total', tally(rows))]
     deb_only = sorted({r['class'] for r in rows if r['debrep'] == 'repaired' and r['repair'] != 'repaired'})
     ours_only = sorted({r['class'] for r in rows if r['repair'] == 'repaired' and r['debrep'] != 'repaired'})
