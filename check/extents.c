@@ -247,12 +247,15 @@ static int fix_copy(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 }
 
 /*
- * --repair: a block with a stray RELOC header flag is copied on write in the
- * tree its header names; the copy gets a new header, without the flag.  The
- * re-check before the commit confirms the tree reached it by its first key.
+ * --repair: a block whose header is wrong where the engine writes it anew (a
+ * stray RELOC flag, flags without WRITTEN or with unknown bits) is copied on write in its tree (for RELOC the tree its
+ * header names); the copy gets a new header.  The re-check before the commit
+ * confirms the tree reached it by its first key.  what: the message's fault.
+ * Done once for a block queued for several faults.
  */
 struct reloc_fix {
 	u64 bytenr, tree;
+	const char *what;
 };
 
 static int fix_reloc_flag(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
@@ -282,10 +285,17 @@ static int fix_reloc_flag(struct check_ctx *ctx, struct btrfs_trans *t, void *ar
 		return ret;
 	}
 	btrfs_init_path(&path);
+	/* already copied for another fault of its header */
+	ret = btrfs_search_slot(t, root, &first, &path, 0, 0);
+	if (ret >= 0 && path.nodes[level] && path.nodes[level]->start != f->bytenr) {
+		btrfs_release_path(&path);
+		return 0;
+	}
+	btrfs_release_path(&path);
 	ret = btrfs_search_slot(t, root, &first, &path, 0, 1);
 	if (ret >= 0 && path.nodes[level]) {
-		printf("Tree block %llu of tree %llu: RELOC header flag dropped, copied to %llu\n",
-		       f->bytenr, f->tree, path.nodes[level]->start);
+		printf("Tree block %llu of tree %llu: %s, copied to %llu\n",
+		       f->bytenr, f->tree, f->what, path.nodes[level]->start);
 		ret = 0;
 	}
 	btrfs_release_path(&path);
@@ -589,18 +599,27 @@ static void check_block_header(struct check_ctx *ctx, u64 tree_id, const struct 
 	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(ctx->fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
 	char nbuf[32];
 	const char *tname = check_tree_name(tree_id, nbuf, sizeof(nbuf));
+	/* a copy on write in the tree walked writes a new header (not in log and relocation trees) */
+	struct reloc_fix f = { eb->start, tree_id, "header flags rewritten" };
+	bool cow = tree_id != BTRFS_TREE_LOG_OBJECTID && tree_id != BTRFS_TREE_RELOC_OBJECTID;
 
 	if (tree_id != BTRFS_TREE_LOG_OBJECTID && tree_id != BTRFS_TREE_RELOC_OBJECTID &&
 	    (btrfs_is_subvolume_tree(tree_id) ? !btrfs_is_subvolume_tree(owner) : owner != tree_id))
 		check_error(ctx, "%s: tree block %llu has owner %llu, expected %s%llu",
 			    tname, eb->start, owner, btrfs_is_subvolume_tree(tree_id) ? "a subvolume like " : "",
 			    tree_id);
-	if (flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC))
+	if (flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC)) {
 		check_error(ctx, "%s: tree block %llu has unknown header flags 0x%llx",
 			    tname, eb->start, flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC));
-	else if (!(flags & BTRFS_HEADER_FLAG_WRITTEN))
+		if (cow)
+			check_fixable(ctx, fix_reloc_flag, &f, sizeof(f));
+	} else if (!(flags & BTRFS_HEADER_FLAG_WRITTEN)) {
 		check_error(ctx, "%s: tree block %llu lacks the WRITTEN header flag every written block has",
 			    tname, eb->start);
+		if (cow)
+			check_fixable(ctx, fix_reloc_flag, &f, sizeof(f));
+	}
+	/* the engine does not copy a block of revision 0 on write */
 	if (rev > BTRFS_MIXED_BACKREF_REV || (rev == BTRFS_OLD_BACKREF_REV && mixed))
 		check_error(ctx, "%s: tree block %llu has back reference revision %u, expected %u",
 			    tname, eb->start, rev, BTRFS_MIXED_BACKREF_REV);
@@ -1112,14 +1131,9 @@ static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
 			other = st->got[k].root;
 		}
 		x = check_find_extent(st, o->bytenr);
-		/* only blocks of trees that snapshots share are ever FULL_BACKREF */
-		if (x && (x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) && !btrfs_is_subvolume_tree(o->owner) &&
-		    o->owner != BTRFS_TREE_RELOC_OBJECTID && o->owner != BTRFS_DATA_RELOC_TREE_OBJECTID)
-			check_error(ctx, "tree block %llu of tree %llu: extent item flags 0x%llx have FULL_BACKREF, which only blocks of subvolume and relocation trees carry",
-				    o->bytenr, o->owner, x->flags);
 		/* the kernel sets RELOC only on relocation tree blocks, all FULL_BACKREF */
 		if (x && o->reloc && !(x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
-			struct reloc_fix f = { o->bytenr, o->owner };
+			struct reloc_fix f = { o->bytenr, o->owner, "RELOC header flag dropped" };
 
 			check_error(ctx, "tree block %llu of tree %llu: header flag RELOC, but its extent item flags 0x%llx lack FULL_BACKREF (only relocation tree blocks carry RELOC)",
 				    o->bytenr, o->owner, x->flags);
@@ -1145,7 +1159,8 @@ static const struct check_root *find_root(const struct ext_state *st, u64 id)
 
 /*
  * FULL_BACKREF on a block no snapshot can share: the kernel sets it only
- * when a shared block is copied on write, and a subvolume's root block
+ * when a shared block is copied on write, so only on blocks of subvolume
+ * and relocation trees; and a subvolume's root block
  * (a snapshot copies it), or a block newer than the tree's last snapshot,
  * reached by one pointer, was never shared (btrfs-progs: "bad full backref").  Found before
  * the expected refs are resolved: the flag is cleared in memory, so its
@@ -1162,8 +1177,17 @@ static void check_full_backrefs(struct check_ctx *ctx, struct ext_state *st)
 		size_t paths = 0;
 
 		if (!x || !(x->flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) || o->reloc ||
-		    !btrfs_is_subvolume_tree(o->owner) || (i && o->bytenr == st->owners[i - 1].bytenr))
+		    (i && o->bytenr == st->owners[i - 1].bytenr))
 			continue;
+		if (!btrfs_is_subvolume_tree(o->owner)) {
+			if (o->owner == BTRFS_TREE_RELOC_OBJECTID || o->owner == BTRFS_DATA_RELOC_TREE_OBJECTID)
+				continue;
+			check_error(ctx, "tree block %llu of tree %llu: extent item flags 0x%llx have FULL_BACKREF, which only blocks of subvolume and relocation trees carry",
+				    o->bytenr, o->owner, x->flags);
+			x->flags &= ~BTRFS_BLOCK_FLAG_FULL_BACKREF;
+			x->bad_full_backref = 1;
+			continue;
+		}
 		r = find_root(st, o->owner);
 		if (!r || (r->tree.bytenr != o->bytenr && o->gen <= r->last_snapshot))
 			continue;

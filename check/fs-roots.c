@@ -649,6 +649,11 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 	    btrfs_file_extent_other_encoding(fi))
 		INODE_ERR(t, ino, "file extent at %llu: compression %u encryption %u other_encoding %u",
 			  start, comp, btrfs_file_extent_encryption(fi), btrfs_file_extent_other_encoding(fi));
+	/* made by a committed transaction (Debian: "invalid generation for extent") */
+	if (btrfs_file_extent_generation(fi) > btrfs_super_generation(btrfs_fs_super(t->ctx->fs)) + 1)
+		INODE_ERR(t, ino, "file extent at %llu: generation %llu beyond the superblock's %llu + 1",
+			  start, (unsigned long long)btrfs_file_extent_generation(fi),
+			  (unsigned long long)btrfs_super_generation(btrfs_fs_super(t->ctx->fs)));
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
 		u64 ram = btrfs_file_extent_ram_bytes(fi);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "check/check.h"
+#include "check/extents.h"
 #include "check/leaf-mend.h"
 #include "check/repair-root-items.h"
 #include "lib/format/accessors.h"
@@ -359,7 +360,10 @@ static u32 inline_refs_start(const struct btrfs_key *key, bool tree)
  * An extent item's DATA and TREE_BLOCK flags against what its key and
  * inline refs say: a METADATA_ITEM is a tree block; an EXTENT_ITEM whose
  * refs fit only one kind is of that kind.  FULL_BACKREF stays on a tree
- * block only.  Left as is when nothing says.
+ * block only (the extents pass judges it); bits no flag has are cleared.
+ * Left as is when nothing says.  An item whose refs fit neither kind is
+ * dropped: the extents pass rebuilds the extent's records from the
+ * references the trees make (or refuses).
  */
 static void mend_extent_flags(struct mend *m, int slot, const struct btrfs_key *key,
 			      struct btrfs_extent_item *ei, u32 size)
@@ -370,12 +374,17 @@ static void mend_extent_flags(struct mend *m, int slot, const struct btrfs_key *
 	bool tree_fit = size >= inline_refs_start(key, true) &&
 			inline_refs_fit(ei, inline_refs_start(key, true), size, false, &sum);
 
+	if (!data_fit && !tree_fit && m->tree == BTRFS_EXTENT_TREE_OBJECTID) {
+		say(m, slot, "extent item whose inline back references are neither a data extent's nor a tree block's: item removed, the extent's records are rebuilt from the trees");
+		m->plan[slot].deleted = true;
+		m->rebuild = true;
+		return;
+	}
 	if (data_fit == tree_fit)
 		return;
 	nflags = data_fit ? BTRFS_EXTENT_FLAG_DATA :
 		 BTRFS_EXTENT_FLAG_TREE_BLOCK | (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF);
-	if ((flags & (BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK)) ==
-	    (nflags & (BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK)))
+	if (flags == nflags)
 		return;
 	say(m, slot, "extent flags 0x%llx, but its %s: set to 0x%llx", (unsigned long long)flags,
 	    key->type == BTRFS_METADATA_ITEM_KEY ? "key makes it a tree block" :
@@ -411,6 +420,8 @@ static void mend_extent_item(struct mend *m, int slot, const struct btrfs_key *k
 	u64 gen = btrfs_extent_generation(ei), ngen;
 
 	mend_extent_flags(m, slot, key, ei, size);
+	if (m->plan[slot].deleted)
+		return;
 	mend_extent_refs(m, slot, key, ei, size);
 
 	if (gen <= m->limit)
@@ -424,9 +435,42 @@ static void mend_extent_item(struct mend *m, int slot, const struct btrfs_key *k
 	btrfs_set_extent_generation(ei, ngen);
 }
 
-/* A dev extent names the one chunk tree and its chunk objectid: nothing else is valid. */
-static void mend_dev_extent(struct mend *m, int slot, struct btrfs_dev_extent *de)
+/*
+ * A block group's used beyond its length: set to its length, which the
+ * extents pass then finds wrong and sets to what its extents use.
+ */
+static void mend_block_group(struct mend *m, int slot, const struct btrfs_key *key,
+			     struct btrfs_block_group_item *bg)
 {
+	if (btrfs_block_group_used(bg) <= key->offset)
+		return;
+	say(m, slot, "block group used %llu beyond its length: set to %llu",
+	    (unsigned long long)btrfs_block_group_used(bg), (unsigned long long)key->offset);
+	btrfs_set_block_group_used(bg, key->offset);
+}
+
+/*
+ * A dev extent names the one chunk tree and its chunk objectid: nothing else is valid.
+ * Its length is what one device stripe of its chunk takes, when the chunk map has a
+ * chunk at its chunk_offset with a stripe at this very place (devid, physical).
+ */
+static void mend_dev_extent(struct mend *m, int slot, const struct btrfs_key *key,
+			    struct btrfs_dev_extent *de)
+{
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&m->fs->chunks,
+							     btrfs_dev_extent_chunk_offset(de));
+	u64 len = btrfs_dev_extent_length(de);
+
+	for (u16 i = 0; c && c->logical == btrfs_dev_extent_chunk_offset(de) && i < c->num_stripes; i++) {
+		if (c->stripes[i].devid != key->objectid || c->stripes[i].physical != key->offset ||
+		    len == check_chunk_dev_len(c))
+			continue;
+		say(m, slot, "dev extent length %llu, its chunk %llu takes %llu on each device: set to it",
+		    (unsigned long long)len, (unsigned long long)c->logical,
+		    (unsigned long long)check_chunk_dev_len(c));
+		btrfs_set_dev_extent_length(de, check_chunk_dev_len(c));
+		break;
+	}
 	if (btrfs_dev_extent_chunk_tree(de) != BTRFS_CHUNK_TREE_OBJECTID) {
 		say(m, slot, "dev extent chunk_tree %llu, set to %llu",
 		    (unsigned long long)btrfs_dev_extent_chunk_tree(de), BTRFS_CHUNK_TREE_OBJECTID);
@@ -785,9 +829,13 @@ static int mend_items(struct mend *m)
 			if (size >= sizeof(struct btrfs_extent_item))
 				mend_extent_item(m, i, &key, (void *)p, size);
 			break;
+		case BTRFS_BLOCK_GROUP_ITEM_KEY:
+			if (size == sizeof(struct btrfs_block_group_item) && key.offset)
+				mend_block_group(m, i, &key, (void *)p);
+			break;
 		case BTRFS_DEV_EXTENT_KEY:
 			if (size == sizeof(struct btrfs_dev_extent))
-				mend_dev_extent(m, i, (void *)p);
+				mend_dev_extent(m, i, &key, (void *)p);
 			break;
 		case BTRFS_DIR_ITEM_KEY:
 		case BTRFS_XATTR_ITEM_KEY:

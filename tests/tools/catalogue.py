@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The corruption-class catalogue of btrfs check (issue 17).
 
-usage: catalogue.py [--sample N] [--seed S] [--fs NAME,...] [--family F,...] [--class RE] [--matrix FILE]
+usage: catalogue.py [--sample N] [--seed S] [--fs NAME,...] [--family F,...] [--matrix FILE]
+                    [--class GLOB,...] [--results DIR] [--report] [--markdown]
                     [--btrfs B] [--tool T] [--ref R] [--work DIR]
                     [--corpus DIR] [--mount] [--no-repair] [--progress] [--list]
 
@@ -41,9 +42,19 @@ ref and backref items).  Judged:
   debrep    Debian's `check --repair --force` on a third copy: repaired when
             Debian's check found the damage and is clean after it, unseen when
             its check did not find it
---class keeps the classes a regular expression finds (re.search).
 --family keeps the classes of the families named (extent: extent, chunk,
-device, superblock, header and mirror classes; fs-tree: below).
+device, superblock, header and mirror classes; fs-tree: below); --class keeps
+the classes matching one of the shell globs given (fnmatch, e.g.
+'field/extent_item.*/deep/*'), for quick reruns of one class.
+
+--results DIR keeps the cases of each class in a file of its own (DIR/CLASS
+with '/' as '%', JSON lines, written when the class is done): a class whose
+file exists is read back, not run again (resumable: delete a file to rerun
+its class), and a class another run is working on (its lock DIR/CLASS.lock
+held) is left to it, so several runs may share DIR on a loaded machine
+(each in a work directory of its own below --work; corpus copies are made
+under a lock).  The matrix holds the classes whose file exists at the end;
+--report only reads DIR and writes the matrix, running nothing.
 With --mount (needs root and loop devices; each mount holds the machine-wide
 /tmp/btrfs-kit-loop.lock) a repaired image is also mounted by the kernel and every file read back
 against the original: a failed mount or a changed file is "worse".
@@ -60,8 +71,10 @@ summary by family; classes Debian repairs and we do not are listed.
 """
 import argparse
 import fcntl
+import fnmatch
 import glob
 import hashlib
+import json
 import os
 import random
 import re
@@ -140,20 +153,13 @@ class Fs:
         self.name = name
         dst = os.path.join(a.corpus, name)
         self.skip = None
-        if name.startswith('kern-') and not os.path.exists(os.path.join(dst, '.done')):
-            rc, out = run([os.path.join(os.path.dirname(os.path.abspath(__file__)), 'kernel-fixture.sh'), name, dst])
-            if rc == 77:
-                self.skip = out.strip()
-                return
-            if rc != 0:
-                raise SystemExit('cannot make kernel fixture %s: %s' % (name, out))
-        if not os.path.exists(os.path.join(dst, '.done')):
-            os.makedirs(dst, exist_ok=True)
-            for x in sorted(glob.glob(os.path.join(a.shared, 'corpus', name, 'dev*.img.xz'))):
-                out = os.path.join(dst, os.path.basename(x)[:-3])
-                subprocess.run('xz -dc %s | dd of=%s bs=64k conv=sparse status=none' % (x, out),
-                               shell=True, check=True)
-            open(os.path.join(dst, '.done'), 'w').close()
+        os.makedirs(a.corpus, exist_ok=True)
+        with open(os.path.join(a.corpus, '.%s.lock' % name), 'w') as lock:
+            # parallel runs sharing --corpus: one makes the copy, the others wait for it
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self.make(a, dst)
+        if self.skip:
+            return
         self.devs = sorted(glob.glob(os.path.join(dst, 'dev*.img')))
         if not self.devs:
             raise SystemExit('no corpus filesystem %s' % name)
@@ -171,6 +177,24 @@ class Fs:
         self.mirrors = 1
         # Debian's check as the second opinion where it reads the filesystem undamaged
         self.ref = len(self.devs) == 1 and a.ref and check(a.ref, self.devs)[0] == 0
+
+    def make(self, a, dst):
+        """The corpus copy in dst: a kernel fixture made, or the corpus images decompressed."""
+        name = self.name
+        if name.startswith('kern-') and not os.path.exists(os.path.join(dst, '.done')):
+            rc, out = run([os.path.join(os.path.dirname(os.path.abspath(__file__)), 'kernel-fixture.sh'), name, dst])
+            if rc == 77:
+                self.skip = out.strip()
+                return
+            if rc != 0:
+                raise SystemExit('cannot make kernel fixture %s: %s' % (name, out))
+        if not os.path.exists(os.path.join(dst, '.done')):
+            os.makedirs(dst, exist_ok=True)
+            for x in sorted(glob.glob(os.path.join(a.shared, 'corpus', name, 'dev*.img.xz'))):
+                out = os.path.join(dst, os.path.basename(x)[:-3])
+                subprocess.run('xz -dc %s | dd of=%s bs=64k conv=sparse status=none' % (x, out),
+                               shell=True, check=True)
+            open(os.path.join(dst, '.done'), 'w').close()
 
     def where(self, it):
         return 'root' if it[5] == '0' else 'deep'
@@ -483,8 +507,19 @@ def tally(rows):
     return c
 
 
+MARKDOWN = False
+
+
 def line(name, c):
+    if MARKDOWN:
+        return '| %s | ' % name + ' | '.join('%d' % c[k] for k in COLS) + ' |'
     return '%-58s ' % name + ' '.join('%8d' % c[k] for k in COLS)
+
+
+def header(name):
+    if MARKDOWN:
+        return '| %s | %s |\n|---|%s' % (name, ' | '.join(COLS), '---|' * len(COLS))
+    return '%-58s ' % name + ' '.join('%8s' % k for k in COLS)
 
 
 def main():
@@ -507,9 +542,16 @@ def main():
     ap.add_argument('--list', action='store_true', help='print the classes and exit')
     ap.add_argument('--family', default='', help='keep the classes of these families (fs-tree, %s)' % ', '.join(FAMILIES))
     ap.add_argument('--progress', action='store_true', help='a line every 50 cases on stderr')
-    ap.add_argument('--class', dest='cls', default='', help='keep the classes this regular expression finds')
+    ap.add_argument('--class', dest='glob', default='', help='keep the classes matching these globs')
+    ap.add_argument('--results', default='', help='a file of cases per class in this directory (resumable)')
+    ap.add_argument('--report', action='store_true', help='the matrix of the --results files, nothing run')
+    ap.add_argument('--markdown', action='store_true', help='the matrix as markdown tables')
     a = ap.parse_args()
+    global MARKDOWN
+    MARKDOWN = a.markdown
     a.corpus = a.corpus or os.path.join(a.work, 'corpus')
+    if a.report and not a.results:
+        ap.error('--report reads --results')
     rng = random.Random(a.seed)
     out = subprocess.run([a.tool, 'fields'], stdout=subprocess.PIPE, check=True, text=True).stdout
     table = {}
@@ -518,10 +560,13 @@ def main():
         table.setdefault(tag, []).append((member, int(bits), int(offset)))
     classes = [c for c in enumerate_classes(table)
                if (not a.family or any(in_family(c, f) for f in a.family.split(','))) and
-               (not a.cls or re.search(a.cls, c))]
+               (not a.glob or any(fnmatch.fnmatchcase(c, g) for g in a.glob.split(',')))]
     if a.list:
         print('\n'.join(classes))
         return 0
+    if a.report:
+        by_class = {c: load_class(a.results, c) for c in classes}
+        return report(a, {c: rs for c, rs in by_class.items() if rs}, set())
     fss = []
     for name in a.fs.split(','):
         fs = Fs(name, a)
@@ -535,32 +580,105 @@ def main():
     classes = [c for c in classes if applies[c]]
     if a.sample:
         classes = sorted(rng.sample(classes, min(a.sample, len(classes))))
-    mounter = Mounter(a.work) if a.mount else None
-    rows, fails = [], 0
+    # a work directory of this run's own: parallel runs may share --work
+    work = os.path.join(a.work, 'run-%d' % os.getpid())
+    mounter = Mounter(work) if a.mount else None
+    if a.results:
+        os.makedirs(a.results, exist_ok=True)
+    ncases, ran = 0, set()
     by_class = {}
     for cls in classes:
+        rows = load_class(a.results, cls) if a.results else None
+        if rows is not None:
+            by_class[cls] = rows
+            continue
+        lock = class_lock(a.results, cls) if a.results else None
+        if a.results and lock is None:
+            continue
         crng = random.Random('%d/%s' % (a.seed, cls))
         fit = applies[cls]
         chosen = fit if not a.per_class else crng.sample(fit, min(a.per_class, len(fit)))
+        rows = []
         for fs in chosen:
-            r = judge(a, cls, fs, crng, table, mounter, os.path.join(a.work, 'run'))
+            r = judge(a, cls, fs, crng, table, mounter, work)
             if r is None:
                 continue
             rows.append(r)
-            by_class.setdefault(cls, []).append(r)
-            if a.progress and len(rows) % 50 == 0:
-                print('... %d cases, %s' % (len(rows), cls), file=sys.stderr, flush=True)
-            for f in failures(r):
-                fails += 1
-                print('FAIL %s on %s: %s\n     corrupt-block IMG %s' % (cls, fs.name, f, r['edit']), flush=True)
-    text = ['%-58s ' % 'class' + ' '.join('%8s' % k for k in COLS)]
+            ncases += 1
+            if a.progress and ncases % 50 == 0:
+                print('... %d cases, %s' % (ncases, cls), file=sys.stderr, flush=True)
+            print_failures(r)
+        by_class[cls] = rows
+        ran.add(cls)
+        if a.results:
+            save_class(a.results, cls, rows)
+            lock.close()
+    shutil.rmtree(work, ignore_errors=True)
+    if a.results:
+        # the classes other runs finished meanwhile
+        for cls in classes:
+            if cls not in by_class:
+                rows = load_class(a.results, cls)
+                if rows is not None:
+                    by_class[cls] = rows
+    return report(a, {c: rs for c, rs in by_class.items() if rs}, ran)
+
+
+def class_file(results, cls):
+    return os.path.join(results, cls.replace('/', '%'))
+
+
+def load_class(results, cls):
+    """The cases of cls saved in results, or None when the class was not run to its end."""
+    try:
+        with open(class_file(results, cls)) as f:
+            return [json.loads(l) for l in f if l.strip()]
+    except FileNotFoundError:
+        return None
+
+
+def save_class(results, cls, rows):
+    path = class_file(results, cls)
+    with open(path + '.tmp', 'w') as f:
+        f.write(''.join(json.dumps(r, sort_keys=True) + '\n' for r in rows))
+    os.replace(path + '.tmp', path)
+
+
+def class_lock(results, cls):
+    """The lock of cls (an open file), None when another run holds it or finished the class."""
+    f = open(class_file(results, cls) + '.lock', 'w')
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        return None
+    if load_class(results, cls) is not None:
+        f.close()
+        return None
+    return f
+
+
+def print_failures(r):
+    for f in failures(r):
+        print('FAIL %s on %s: %s\n     corrupt-block IMG %s' % (r['class'], r['fs'], f, r['edit']), flush=True)
+
+
+def report(a, by_class, ran):
+    """The matrix of by_class (class: its cases) to --matrix, the summary printed, the
+    failures of the classes not run here (ran) too; the exit code."""
+    rows = [r for cls in sorted(by_class) for r in by_class[cls]]
+    for r in rows:
+        if r['class'] not in ran:
+            print_failures(r)
+    fails = sum(len(failures(r)) for r in rows)
+    text = [header('class')]
     text += [line(cls, tally(rs)) for cls, rs in sorted(by_class.items())]
     fam = {}
     for r in rows:
         p = r['class'].split('/')
         key = '/'.join(p[:2]) if p[0] != 'field' else 'field/' + p[1].split('.')[0]
         fam.setdefault(key, []).append(r)
-    summary = ['', 'by family:'] + [line(k, tally(v)) for k, v in sorted(fam.items())]
+    summary = ['', 'by family:', header('family')] + [line(k, tally(v)) for k, v in sorted(fam.items())]
     summary += [line('total', tally(rows))]
     deb_only = sorted({r['class'] for r in rows if r['debrep'] == 'repaired' and r['repair'] != 'repaired'})
     ours_only = sorted({r['class'] for r in rows if r['repair'] == 'repaired' and r['debrep'] != 'repaired'})
@@ -581,10 +699,11 @@ def main():
 def mirrors_of(a, fs):
     """Copies of a metadata block: from a one-copy header edit that changes nothing."""
     it = next((i for i in fs.items if i[0] == '5'), fs.items[0])
-    work = os.path.join(a.work, 'probe')
+    work = os.path.join(a.work, 'probe-%d' % os.getpid())
     devs = copy_fs(fs, work)
     rc, out = run([a.tool, ','.join(devs), 'header', it[0], it[1], 'generation', '+0'])
     m = re.search(r'every copy of (\d+)', out)
+    shutil.rmtree(work, ignore_errors=True)
     return int(m.group(1)) if m else 1
 
 
