@@ -24,7 +24,7 @@ static const struct cli_option cmd_image_options[] = {
 	OPT_FLAG('s', "sanitize", "sanitize names, twice for hash-preserving names (not implemented yet)"),
 	OPT_FLAG('w', "walk-trees", "find the tree blocks by walking the trees, not from the extent tree"),
 	OPT_FLAG('m', "multi-devices", "restore onto one TARGET per device of the dump (implies -r)"),
-	OPT_FLAG('d', "data", "dump data too (not implemented yet)"),
+	OPT_FLAG('d', "data", "dump data extents and inline data too (a v1 dump)"),
 	OPT_END(),
 };
 
@@ -87,7 +87,10 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 			restore = true;
 			ropts.multi = true;
 			break;
-		case 'd': unsupported = "-d"; break;
+		case 'd':
+			dump.dump_data = true;
+			create_only = "-d";
+			break;
 		case CLI_OPT_HELP:
 			return usage_print(cmd, stdout, true);
 		default:

@@ -12,6 +12,7 @@ struct image_dump_opts {
 	int compress_level;     /* 0 = no compression, 1..9 zlib level */
 	bool walk_trees;        /* find blocks by walking the trees, not from the extent tree */
 	int threads;            /* compression threads, 1..IMAGE_DUMP_MAX_THREADS (0 = 1) */
+	bool dump_data;         /* -d: data extents too (v1 dump), inline file data kept; not with walk_trees */
 	const u8 *auth_key;     /* keyed csum types: the key (the open verifies, scrubbed blocks re-MACed) */
 	size_t auth_key_len;
 };
