@@ -10,9 +10,11 @@
 
 static const char *const cmd_image_usage[] = {
 	"btrfs image [options] SOURCE TARGET",
+	"btrfs image [options] DEVICE... TARGET",
 	"Create or restore a metadata dump in the btrfs-image format",
 	"Restore: -r SOURCE TARGET, or -m SOURCE TARGET... (one TARGET per device of the dump).",
 	"SOURCE and TARGET may be '-' for stdin and stdout (restore: SOURCE only).",
+	"Create: the devices of a multi-device filesystem may be named, else they are found by scanning.",
 	NULL
 };
 
@@ -97,7 +99,7 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 			return 1;
 		}
 	}
-	if (argc - st.optind < 2 || (!ropts.multi && argc - st.optind != 2))
+	if (argc - st.optind < 2 || (restore && !ropts.multi && argc - st.optind != 2))
 		return usage_error(cmd, ropts.multi ? "need SOURCE and TARGET..." : "need SOURCE and TARGET");
 	if (restore && dump.threads)
 		unsupported = "-t";
@@ -112,7 +114,8 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 		}
 		ret = load_key(ctx, &key, &dump.auth_key, &dump.auth_key_len);
 		if (!ret)
-			ret = image_dump(argv[st.optind], argv[st.optind + 1], &dump);
+			ret = image_dump((const char *const *)argv + st.optind, argc - st.optind - 1,
+					 argv[argc - 1], &dump);
 		auth_key_wipe(&key);
 		return ret ? auth_open_exit_status(ret) : 0;
 	}

@@ -617,13 +617,9 @@ static int open_target(const char *target)
 	return fd;
 }
 
-int image_dump(const char *source, const char *target, const struct image_dump_opts *opts)
+/* A source that can be read and is not mounted read-write (0), else a negative errno after an error. */
+static int check_source(const char *source)
 {
-	char *devs[1] = { (char *)source };
-	struct btrfs_open_args args = { .devices = devs, .ndevices = 1, .partial = true };
-	struct dump_ctx c = { .level = opts->compress_level, .threads = opts->threads ? opts->threads : 1,
-			      .magic = METADUMP_MAGIC_V0,
-			      .max_pending = METADUMP_MAX_PENDING_V0, .target = target, .fd = -1 };
 	int ret;
 
 	if (access(source, R_OK)) {
@@ -639,11 +635,29 @@ int image_dump(const char *source, const char *target, const struct image_dump_o
 		warning("%s is mounted read-only: dumping it as it is on disk", source);
 		break;
 	}
+	return 0;
+}
+
+int image_dump(const char *const *sources, int nsources, const char *target,
+	       const struct image_dump_opts *opts)
+{
+	struct btrfs_open_args args = { .devices = (char *const *)sources, .ndevices = nsources,
+					.partial = true };
+	struct dump_ctx c = { .level = opts->compress_level, .threads = opts->threads ? opts->threads : 1,
+			      .magic = METADUMP_MAGIC_V0,
+			      .max_pending = METADUMP_MAX_PENDING_V0, .target = target, .fd = -1 };
+	int ret = 0;
+
+	for (int i = 0; i < nsources && !ret; i++)
+		ret = check_source(sources[i]);
+	if (ret)
+		return ret;
 	args.auth_key = opts->auth_key;
 	args.auth_key_len = opts->auth_key_len;
 	ret = btrfs_open_fs(&args, &c.fs);
 	if (ret) {
-		error("%s: not a btrfs filesystem that can be opened", source);
+		error("%s%s: not a btrfs filesystem that can be opened", sources[0],
+		      nsources > 1 ? " and the other devices named" : "");
 		return ret;
 	}
 	c.nodesize = c.fs->geo.nodesize;

@@ -18,13 +18,15 @@ struct image_dump_opts {
 };
 
 /*
- * Dump the metadata of the filesystem on source (its other devices are
- * found by scanning) to target ("-" = stdout).  Clusters are written as
+ * Dump the metadata of the filesystem on the nsources devices or images
+ * sources (its other devices are found by scanning) to target ("-" =
+ * stdout).  Clusters are written as
  * they fill: memory does not grow with the filesystem.  A mounted source is
  * refused unless every mount of it is read-only.  Returns 0 or a negative
  * errno after an error naming the block (a tree block bad in every copy
  * ends the dump, as in btrfs-image).
  */
-int image_dump(const char *source, const char *target, const struct image_dump_opts *opts);
+int image_dump(const char *const *sources, int nsources, const char *target,
+	       const struct image_dump_opts *opts);
 
 #endif
