@@ -9,6 +9,7 @@
 # zero it), and our check --check-data-csum and Debian's check pass on it.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
+. "$TOP/tests/lib/image-data.sh"
 check_prereq root loop btrfs-kernel progs python3
 
 mk_images 1 512M
@@ -16,22 +17,7 @@ attach_images 1
 dev=${LOOPS[0]}
 run_check "$TOP/mkfs.btrfs" -f "$dev" > /dev/null
 mount_tracked "$dev" "$T/mnt" compress=zstd
-mkdir -p "$T/mnt/inline"
-for i in $(seq 1 200); do echo "inline file $i $RANDOM" > "$T/mnt/inline/f$i"; done
-head -c 3000 /dev/urandom > "$T/mnt/inline/random-inline"
-dd if=/dev/urandom of="$T/mnt/random" bs=1M count=6 status=none
-yes compressible | head -c 5000000 > "$T/mnt/zstd"
-touch "$T/mnt/zlib"
-"$PROGS_BTRFS" property set "$T/mnt/zlib" compression zlib || _fail "property set failed"
-yes zlib-compressible | head -c 3000000 > "$T/mnt/zlib"
-cp --reflink=always "$T/mnt/random" "$T/mnt/random-reflink" || _fail "reflink failed"
-fallocate -l 3M "$T/mnt/prealloc" || _fail "fallocate failed"
-echo tail >> "$T/mnt/prealloc"
-truncate -s 20M "$T/mnt/sparse"
-echo middle | dd of="$T/mnt/sparse" bs=1 seek=10000000 conv=notrunc status=none
-"$PROGS_BTRFS" subvolume snapshot "$T/mnt" "$T/mnt/snap" > /dev/null || _fail "snapshot failed"
-echo changed > "$T/mnt/inline/f1"
-sync
+fill_data_kinds "$T/mnt"
 tree_sums "$T/mnt" > "$T/orig.sums"
 [ "$(wc -l < "$T/orig.sums")" -gt 400 ] || _fail "too few files summed"
 umount "$T/mnt" || _fail "umount failed"
