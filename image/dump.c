@@ -12,8 +12,9 @@
  * root tree and the trees it names) and the space cache v1 extents (the
  * REG file extents of the root tree's free space inodes).  Adjacent ranges
  * of the same kind merge into one item up to the version's limit; a cluster
- * is written as soon as it holds METADUMP_ITEMS_PER_CLUSTER items, so memory
- * is one cluster whatever the filesystem's size.
+ * is written as soon as it holds METADUMP_ITEMS_PER_CLUSTER items (with
+ * dump_data also once it holds 256 MiB), so memory is one cluster whatever
+ * the filesystem's size.
  *
  * Every tree block is read through the one read path (any mirror that
  * passes checksum and header; the tree-checker is not asked: a dump is
@@ -346,7 +347,8 @@ static int flush_pending(struct dump_ctx *c)
 		return ret;
 	*it = (struct dump_item){ .start = start, .raw_off = c->raw_len, .len = len };
 	c->raw_len += len;
-	if (++c->nritems == METADUMP_ITEMS_PER_CLUSTER)
+	/* with data a cluster is also written once it holds max_pending bytes: memory stays bounded */
+	if (++c->nritems == METADUMP_ITEMS_PER_CLUSTER || (c->dump_data && c->raw_len >= c->max_pending))
 		return write_cluster(c);
 	return 0;
 }
