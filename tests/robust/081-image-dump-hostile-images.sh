@@ -1,5 +1,5 @@
 #!/bin/bash
-# btrfs image (create) on every fuzz image: it may refuse (exit 1, with a
+# btrfs image (create: -c1, -w, -d) on every fuzz image: it may refuse (exit 1, with a
 # message) but must never crash, trip a sanitizer or hang; a dump it does
 # write must restore (ours) without a crash either.
 . "$TOP/tests/lib/common.sh"
@@ -10,6 +10,7 @@ check_one() { # name image
 	hostile_run 60 "$name (image -c1)" "$BTRFS" image -c1 "$img" "$T/x.dump"
 	rc=$?
 	hostile_run 60 "$name (image -w)" "$BTRFS" image -w "$img" "$T/w.dump"
+	hostile_run 60 "$name (image -d)" "$BTRFS" image -d "$img" "$T/d.dump"
 	if [ $rc -eq 0 ]; then
 		hostile_run 60 "$name (image -r of its dump)" "$BTRFS" image -r "$T/x.dump" "$T/x.raw"
 	fi
