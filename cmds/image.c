@@ -10,9 +10,11 @@
 
 static const char *const cmd_image_usage[] = {
 	"btrfs image [options] SOURCE TARGET",
+	"btrfs image [options] DEVICE... TARGET",
 	"Create or restore a metadata dump in the btrfs-image format",
 	"Restore: -r SOURCE TARGET, or -m SOURCE TARGET... (one TARGET per device of the dump).",
 	"SOURCE and TARGET may be '-' for stdin and stdout (restore: SOURCE only).",
+	"Create: the devices of a multi-device filesystem may be named, else they are found by scanning.",
 	NULL
 };
 
@@ -24,7 +26,7 @@ static const struct cli_option cmd_image_options[] = {
 	OPT_FLAG('s', "sanitize", "replace names (file, xattr, subvolume names; same length and name hash), xattr values and inline data"),
 	OPT_FLAG('w', "walk-trees", "find the tree blocks by walking the trees, not from the extent tree"),
 	OPT_FLAG('m', "multi-devices", "restore onto one TARGET per device of the dump (implies -r)"),
-	OPT_FLAG('d', "data", "dump data too (not implemented yet)"),
+	OPT_FLAG('d', "data", "dump data extents and inline data too (a v1 dump)"),
 	OPT_END(),
 };
 
@@ -91,14 +93,17 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 			restore = true;
 			ropts.multi = true;
 			break;
-		case 'd': unsupported = "-d"; break;
+		case 'd':
+			dump.dump_data = true;
+			create_only = "-d";
+			break;
 		case CLI_OPT_HELP:
 			return usage_print(cmd, stdout, true);
 		default:
 			return 1;
 		}
 	}
-	if (argc - st.optind < 2 || (!ropts.multi && argc - st.optind != 2))
+	if (argc - st.optind < 2 || (restore && !ropts.multi && argc - st.optind != 2))
 		return usage_error(cmd, ropts.multi ? "need SOURCE and TARGET..." : "need SOURCE and TARGET");
 	if (unsupported) {
 		error("option %s is not implemented yet", unsupported);
@@ -111,7 +116,8 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 		}
 		ret = load_key(ctx, &key, &dump.auth_key, &dump.auth_key_len);
 		if (!ret)
-			ret = image_dump(argv[st.optind], argv[st.optind + 1], &dump);
+			ret = image_dump((const char *const *)argv + st.optind, argc - st.optind - 1,
+					 argv[argc - 1], &dump);
 		auth_key_wipe(&key);
 		return ret ? auth_open_exit_status(ret) : 0;
 	}

@@ -4,20 +4,23 @@
  *
  * What goes in, in btrfs-image's order: the superblock, then the tree
  * blocks (from the extent tree's METADATA_ITEMs and tree-block EXTENT_ITEMs,
- * or with walk_trees the chunk tree, the root tree and every tree a
+ * and with dump_data the data extents (EXTENT_ITEMs flagged DATA, in a v1
+ * dump), or with walk_trees the chunk tree, the root tree and every tree a
  * ROOT_ITEM of it names, depth first, a subtree already dumped through
  * another tree left out: the walk remembers 8 bytes per tree block, as
  * btrfs-image does), the log trees (the superblock's log
  * root tree and the trees it names) and the space cache v1 extents (the
  * REG file extents of the root tree's free space inodes).  Adjacent ranges
  * of the same kind merge into one item up to the version's limit; a cluster
- * is written as soon as it holds METADUMP_ITEMS_PER_CLUSTER items, so memory
- * is one cluster whatever the filesystem's size.
+ * is written as soon as it holds METADUMP_ITEMS_PER_CLUSTER items (with
+ * dump_data also once it holds 256 MiB), so memory is one cluster whatever
+ * the filesystem's size.
  *
  * Every tree block is read through the one read path (any mirror that
  * passes checksum and header; the tree-checker is not asked: a dump is
  * for damaged filesystems too), copied with the free space of nodes and
- * leaves and inline file data zeroed (as btrfs-image)
+ * leaves and inline file data zeroed (as btrfs-image; with dump_data
+ * inline data is kept)
  * and re-checksummed with the filesystem's own checksum type.  A block bad
  * in every copy ends the dump with an error naming it (btrfs-image does
  * the same).  Space cache extents are copied as read from the first mirror
@@ -58,6 +61,7 @@ struct dump_ctx {
 	int threads;                    /* compressing a cluster */
 	u64 magic;
 	u32 max_pending;                /* the version's item limit */
+	bool dump_data;                 /* -d: data extents too, inline data kept (v1) */
 	const char *target;
 	int fd;
 	/* the range being collected */
@@ -192,9 +196,10 @@ static void zero_in_block(struct extent_buffer *eb, u64 off, u64 len)
 /*
  * btrfs-image's rewrite of a tree block: free space zeroed (node: past the
  * last key pointer; leaf: between the item array and the lowest item data),
- * the data of inline file extents zeroed.
+ * the data of inline file extents zeroed unless keep_inline (-d: a dump with
+ * data keeps inline data too, where btrfs-image zeroes it).
  */
-static void scrub_block(struct extent_buffer *eb)
+static void scrub_block(struct extent_buffer *eb, bool keep_inline)
 {
 	u32 nritems = btrfs_eb_nritems(eb);
 	u64 hdr = sizeof(struct btrfs_header);
@@ -219,7 +224,7 @@ static void scrub_block(struct extent_buffer *eb)
 		if (data_end >= items_end)
 			zero_in_block(eb, hdr + items_end, data_end - items_end);
 	}
-	for (u32 i = 0; i < nritems; i++) {
+	for (u32 i = 0; !keep_inline && i < nritems; i++) {
 		struct btrfs_key key;
 		u64 off = hdr + btrfs_leaf_item_offset(eb, (int)i);
 		u32 size = btrfs_leaf_item_size(eb, (int)i);
@@ -253,7 +258,7 @@ static int read_tree_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
 		memcpy(c->copy->data, eb->data, c->nodesize);
 		c->copy->start = eb->start;
 		free_extent_buffer(eb);
-		scrub_block(c->copy);
+		scrub_block(c->copy, c->dump_data);
 		if (c->san) {
 			ret = image_sanitize_leaf(c->san, c->copy);
 			if (ret)
@@ -266,18 +271,34 @@ static int read_tree_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
 	return 0;
 }
 
-/* Data bytes [start, start + len) into dst from the first mirror that reads. */
+/*
+ * Data bytes [start, start + len) into dst as stored (compressed extents
+ * as their on-disk bytes), chunk by chunk (a merged range may cross
+ * chunks), each piece from the first mirror of its chunk that reads.
+ */
 static int read_data_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
 {
-	int mirrors = btrfs_num_mirrors(c->fs, start);
-	char msg[256] = "";
+	for (u32 done = 0; done < len;) {
+		u64 pos = start + done;
+		const struct btrfs_chunk_map *chunk = btrfs_chunk_lookup(&c->fs->chunks, pos);
+		u32 n = len - done;
+		char msg[256] = "";
+		int m, mirrors;
 
-	for (int m = 1; m <= mirrors; m++)
-		if (!btrfs_read_data_mirror(c->fs, start, m, dst, len, msg, sizeof(msg)))
-			return 0;
-	error("cannot dump the space cache extent at %llu length %u: %s", (unsigned long long)start,
-	      len, mirrors ? msg : "in no chunk");
-	return -EIO;
+		if (chunk && chunk->logical + chunk->length - pos < n)
+			n = (u32)(chunk->logical + chunk->length - pos);
+		mirrors = chunk ? btrfs_chunk_num_mirrors(chunk) : 0;
+		for (m = 1; m <= mirrors; m++)
+			if (!btrfs_read_data_mirror(c->fs, pos, m, dst + done, n, msg, sizeof(msg)))
+				break;
+		if (m > mirrors) {
+			error("cannot dump the data extent range at %llu length %u: %s",
+			      (unsigned long long)pos, n, mirrors ? msg : "in no chunk");
+			return -EIO;
+		}
+		done += n;
+	}
+	return 0;
 }
 
 /* The collected range as the next item of the cluster; a full cluster is written. */
@@ -309,7 +330,8 @@ static int flush_pending(struct dump_ctx *c)
 		return ret;
 	*it = (struct dump_item){ .start = start, .raw_off = c->raw_len, .len = len };
 	c->raw_len += len;
-	if (++c->nritems == METADUMP_ITEMS_PER_CLUSTER)
+	/* with data a cluster is also written once it holds max_pending bytes: memory stays bounded */
+	if (++c->nritems == METADUMP_ITEMS_PER_CLUSTER || (c->dump_data && c->raw_len >= c->max_pending))
 		return write_cluster(c);
 	return 0;
 }
@@ -492,13 +514,23 @@ static int extent_item_fn(struct btrfs_path *path, const struct btrfs_key *key, 
 	struct dump_ctx *c = arg;
 	const struct extent_buffer *leaf = path->nodes[0];
 	int slot = path->slots[0];
-	u64 size;
+	u64 flags, size;
 
 	if (key->type != BTRFS_METADATA_ITEM_KEY && key->type != BTRFS_EXTENT_ITEM_KEY)
 		return 0;
 	if (btrfs_leaf_item_size(leaf, slot) < sizeof(struct btrfs_extent_item))
 		return 0;       /* v0 extent items carry no flags: btrfs-image skips them too */
-	if (!(btrfs_extent_flags(btrfs_leaf_item_ptr(leaf, slot)) & BTRFS_EXTENT_FLAG_TREE_BLOCK))
+	flags = btrfs_extent_flags(btrfs_leaf_item_ptr(leaf, slot));
+	if (c->dump_data && (flags & BTRFS_EXTENT_FLAG_DATA) && key->type == BTRFS_EXTENT_ITEM_KEY) {
+		if (!key->offset || key->offset % c->fs->geo.sectorsize) {
+			error("extent tree leaf %llu slot %d: data extent (%llu %u %llu) is not a whole number of sectors",
+			      (unsigned long long)leaf->start, slot, (unsigned long long)key->objectid,
+			      key->type, (unsigned long long)key->offset);
+			return -EUCLEAN;
+		}
+		return add_range(c, key->objectid, key->offset, true);
+	}
+	if (!(flags & BTRFS_EXTENT_FLAG_TREE_BLOCK))
 		return 0;
 	size = key->type == BTRFS_METADATA_ITEM_KEY ? c->nodesize : key->offset;
 	if (!size || size % c->nodesize) {
@@ -570,13 +602,9 @@ static int open_target(const char *target)
 	return fd;
 }
 
-int image_dump(const char *source, const char *target, const struct image_dump_opts *opts)
+/* A source that can be read and is not mounted read-write (0), else a negative errno after an error. */
+static int check_source(const char *source)
 {
-	char *devs[1] = { (char *)source };
-	struct btrfs_open_args args = { .devices = devs, .ndevices = 1, .partial = true };
-	struct dump_ctx c = { .level = opts->compress_level, .threads = opts->threads ? opts->threads : 1,
-			      .magic = METADUMP_MAGIC_V0,
-			      .max_pending = METADUMP_MAX_PENDING_V0, .target = target, .fd = -1 };
 	int ret;
 
 	if (access(source, R_OK)) {
@@ -592,14 +620,42 @@ int image_dump(const char *source, const char *target, const struct image_dump_o
 		warning("%s is mounted read-only: dumping it as it is on disk", source);
 		break;
 	}
+	return 0;
+}
+
+int image_dump(const char *const *sources, int nsources, const char *target,
+	       const struct image_dump_opts *opts)
+{
+	struct btrfs_open_args args = { .devices = (char *const *)sources, .ndevices = nsources,
+					.partial = true };
+	struct dump_ctx c = { .level = opts->compress_level, .threads = opts->threads ? opts->threads : 1,
+			      .magic = METADUMP_MAGIC_V0,
+			      .max_pending = METADUMP_MAX_PENDING_V0, .target = target, .fd = -1 };
+	int ret = 0;
+
+	for (int i = 0; i < nsources && !ret; i++)
+		ret = check_source(sources[i]);
+	if (ret)
+		return ret;
 	args.auth_key = opts->auth_key;
 	args.auth_key_len = opts->auth_key_len;
 	ret = btrfs_open_fs(&args, &c.fs);
 	if (ret) {
-		error("%s: not a btrfs filesystem that can be opened", source);
+		error("%s%s: not a btrfs filesystem that can be opened", sources[0],
+		      nsources > 1 ? " and the other devices named" : "");
 		return ret;
 	}
 	c.nodesize = c.fs->geo.nodesize;
+	if (opts->dump_data && opts->walk_trees) {
+		error("dumping data (-d) needs the extent tree: not with walking the trees (-w)");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (opts->dump_data) {
+		c.dump_data = true;
+		c.magic = METADUMP_MAGIC_V1;
+		c.max_pending = METADUMP_MAX_PENDING_V1;
+	}
 	c.copy = alloc_extent_buffer(0, c.nodesize);
 	if (!c.copy) {
 		ret = -ENOMEM;

@@ -306,7 +306,14 @@ static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 clus
 	}
 	memcpy(&c->super, buf, sizeof(c->super));
 	if (btrfs_super_magic(&c->super) != BTRFS_MAGIC) {
-		error("cluster at %llu item 0: not a btrfs superblock", (unsigned long long)cluster);
+		error("cluster at %llu item 0: not a btrfs superblock (no btrfs magic): the dump holds no superblock, it cannot be restored",
+		      (unsigned long long)cluster);
+		/*
+		 * btrfs-image reads the superblock from the first device of its
+		 * list without checking the read: with that device missing its
+		 * dump carries uninitialised memory there (the tree blocks are fine).
+		 */
+		error("(btrfs-image writes such dumps of one device of a multi-device filesystem whose other devices it did not find: dump again naming every device)");
 		return -EUCLEAN;
 	}
 	c->nodesize = btrfs_super_nodesize(&c->super);
