@@ -47,7 +47,6 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 	struct cli_getopt_state st = { 0 };
 	struct image_restore_opts ropts = { 0 };
 	bool restore = false;
-	const char *unsupported = NULL;
 	const char *create_only = NULL;
 	struct image_dump_opts dump = { 0 };
 	struct auth_key key = { 0 };
@@ -105,10 +104,6 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 	}
 	if (argc - st.optind < 2 || (restore && !ropts.multi && argc - st.optind != 2))
 		return usage_error(cmd, ropts.multi ? "need SOURCE and TARGET..." : "need SOURCE and TARGET");
-	if (unsupported) {
-		error("option %s is not implemented yet", unsupported);
-		return 1;
-	}
 	if (!restore) {
 		if (ropts.old) {
 			error("option -o is for restoring a dump: use it with -r");
