@@ -20,10 +20,15 @@
  * Keyed peers are timed the way our providers use them: the library's state
  * after the key is copied per block (no key setup per block).
  *
+ * The keyed btrfs checksum types (auth-sha256, auth-blake2b, authsum-sha256,
+ * authsum-blake2b: every keyed entry of lib/format/csum.c's type table) are
+ * timed as the filesystem computes them, one block (implementation "csum")
+ * and a batch ("batch-csum").
+ *
  * --tsv prints algorithm<TAB>implementation<TAB>cycles_per_block<TAB>mib_per_s
  * with algorithm in null-nop, null-memcpy, crc32c, xxhash, sha256, blake2b,
- * hmac-sha256, blake2b-keyed and implementation ref, simd-<isa>,
- * batch-<isa> or lib-<name>.
+ * hmac-sha256, blake2b-keyed and the four keyed type names, implementation
+ * ref, simd-<isa>, batch-<isa>, lib-<name>, csum or batch-csum.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +36,7 @@
 #include <time.h>
 #include <x86intrin.h>
 #include "crypto/hash.h"
+#include "lib/format/csum.h"
 #ifdef HAVE_PEER_ISAL
 #include <isa-l/crc.h>
 #endif
@@ -210,6 +216,30 @@ static void ours_batch(const struct bench *b, void *arg, unsigned char *out)
 	struct batch_arg *ba = arg;
 
 	hash_digest_batch(&ba->ctx, ba->blocks, BATCH_BLOCKS, b->size, out);
+}
+
+/* A keyed btrfs checksum type as the filesystem computes it (lib/format/csum.h). */
+struct fs_csum_arg {
+	struct btrfs_csum csum;
+	const void *blocks[BATCH_BLOCKS];
+};
+
+static void fs_csum(const struct bench *b, void *arg, unsigned char *out)
+{
+	btrfs_csum_compute(&((struct fs_csum_arg *)arg)->csum, b->buf, b->size, out);
+}
+
+static void fs_csum_batch(const struct bench *b, void *arg, unsigned char *out)
+{
+	struct fs_csum_arg *fa = arg;
+
+	btrfs_csum_compute_batch(&fa->csum, fa->blocks, BATCH_BLOCKS, b->size, out);
+}
+
+static void fs_csum_free(void *arg)
+{
+	btrfs_csum_release(&((struct fs_csum_arg *)arg)->csum);
+	free(arg);
 }
 
 static void ctx_free(void *arg)
@@ -417,6 +447,36 @@ static void our_rows(struct bench *b, enum hash_alg alg, const char *label,
 	}
 }
 
+/*
+ * Every keyed type of the one csum-type table (lib/format/csum.c, aliases
+ * skipped) as btrfs_csum_compute() and btrfs_csum_compute_batch() run it:
+ * impl "csum" and "batch-csum", whatever hash implementation they select.
+ */
+static void fs_csum_rows(struct bench *b, const unsigned char *key, size_t keylen)
+{
+	const char *name;
+
+	for (size_t i = 0; (name = btrfs_csum_name_at(i)); i++) {
+		int type = btrfs_csum_type_by_name(name);
+
+		if (type < 0 || !btrfs_csum_type_keyed((u16)type) ||
+		    strcmp(btrfs_csum_type_name((u16)type), name))
+			continue;
+		for (int batch = 0; batch < 2; batch++) {
+			struct fs_csum_arg *fa = dup_arg(&(struct fs_csum_arg){ 0 }, sizeof(*fa));
+
+			if (btrfs_csum_setup(&fa->csum, (u16)type, key, keylen)) {
+				free(fa);
+				continue;
+			}
+			for (int k = 0; k < BATCH_BLOCKS; k++)
+				fa->blocks[k] = b->buf + (size_t)k * MAX_BLOCK;
+			add_row(b, name, batch ? "batch-csum" : "csum", batch ? fs_csum_batch : fs_csum,
+				fa, batch ? BATCH_BLOCKS : 1, fs_csum_free);
+		}
+	}
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: hash-speedtest [-b SIZE] [-n ITERATIONS] [-r ROUNDS] [--tsv]\n");
@@ -570,6 +630,7 @@ int main(int argc, char **argv)
 			add_row(&b, "blake2b-keyed", "lib-openssl", os_mac, c, 1, os_mac_free);
 	}
 #endif
+	fs_csum_rows(&b, key, sizeof(key));
 	run_rows(&b);
 	free(b.buf);
 	free(b.dst);

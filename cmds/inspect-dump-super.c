@@ -9,9 +9,11 @@
 #include <unistd.h>
 #include <errno.h>
 #include "cmds/commands.h"
+#include "common/auth-key.h"
 #include "common/json-writer.h"
 #include "lib/format/accessors.h"
 #include "lib/read/super.h"
+#include "lib/format/csum.h"
 #include "print/print-super.h"
 #include "lib/format/messages.h"
 
@@ -22,6 +24,12 @@ static const char *const cmd_inspect_dump_super_usage[] = {
 	"Superblock copies: 0 at 64KiB, 1 at 64MiB, 2 at 256GiB; a copy beyond the end of",
 	"the device is skipped.  Exit status 1 when a device cannot be read or a copy",
 	"has a bad magic (without --force).",
+	"",
+	"Keyed checksum types (btrfs --auth-key NAME inspect-internal dump-super): with",
+	"the key the csum line is verified ([match], [DON'T MATCH]) and the auth_key_check",
+	"line says whether it is the filesystem's key; without one a full keyed type shows",
+	"[NO KEY], an authsum type its xxhash64 part.  Exit status 5 when the key cannot be",
+	"loaded, 1 for a key given for a filesystem whose checksum type is not keyed.",
 	NULL
 };
 
@@ -44,6 +52,7 @@ struct dump_super_args {
 	bool force;
 	u64 bytenr;
 	struct json_writer *json;   /* NULL for text */
+	struct auth_key key;        /* --auth-key: the loaded key, or empty */
 };
 
 /* ---- one copy ------------------------------------------------------------ */
@@ -74,10 +83,17 @@ static int dump_one(const struct dump_super_args *a, int fd, const char *path, u
 		      bytenr);
 		return 1;
 	}
+	if (a->key.bytes && !btrfs_csum_type_keyed(btrfs_super_csum_type(&sb))) {
+		const char *name = btrfs_csum_type_name(btrfs_super_csum_type(&sb));
+
+		error("an authentication key was given but the checksum type %s of %s at %llu is not keyed",
+		      name ? name : "INVALID", path, bytenr);
+		return 1;
+	}
 	if (a->json) {
 		btrfs_print_superblock_json(a->json, path, bytenr, &sb, a->full);
 	} else {
-		btrfs_print_superblock(stdout, &sb, a->full);
+		btrfs_print_superblock_key(stdout, &sb, a->full, a->key.bytes, a->key.len);
 		putchar('\n');
 	}
 	return 0;
@@ -157,6 +173,8 @@ static int cmd_inspect_dump_super(const struct cmd_struct *cmd, struct cli_ctx *
 	if (check_argc_min(cmd, argc - st.optind, 1))
 		return 1;
 
+	if (ctx->auth_key && auth_key_load(ctx->auth_key, &a.key) < 0)
+		return AUTH_EXIT_NO_KEY;
 	if (ctx->format == FORMAT_JSON) {
 		a.json = &json;
 		json_init(&json, stdout);
@@ -173,6 +191,7 @@ static int cmd_inspect_dump_super(const struct cmd_struct *cmd, struct cli_ctx *
 			ret = 1;
 		}
 	}
+	auth_key_wipe(&a.key);
 	return ret;
 }
 DEFINE_COMMAND(inspect_dump_super, "dump-super", dump_super_options, CMD_FORMAT_JSON);

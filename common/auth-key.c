@@ -122,5 +122,7 @@ int auth_open_exit_status(int ret)
 		return AUTH_EXIT_WRONG_KEY;
 	if (ret == -ENOKEY)
 		return AUTH_EXIT_NO_KEY;
+	if (ret == -EBADMSG)
+		return AUTH_EXIT_ALTERED;
 	return 1;
 }

@@ -44,7 +44,11 @@ struct btrfs_fs_info;
  * -ENOKEY when the key cannot be loaded (after auth_key_load()'s message).
  */
 int auth_open_fs(const char *name, const struct btrfs_open_args *args, struct btrfs_fs_info **out);
-/* The exit status for a failed auth_open_fs(): AUTH_EXIT_WRONG_KEY, AUTH_EXIT_NO_KEY or 1. */
+/*
+ * The exit status for a failed auth_open_fs(): AUTH_EXIT_WRONG_KEY,
+ * AUTH_EXIT_NO_KEY, AUTH_EXIT_ALTERED (an authsum superblock altered
+ * without the key) or 1.
+ */
 int auth_open_exit_status(int ret);
 
 #endif

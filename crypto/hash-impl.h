@@ -60,6 +60,8 @@ struct hash_impl {
 	void (*sha256_multi)(uint32_t (*h)[8], const uint8_t *const *p, size_t nblocks);
 	void (*b2_multi)(uint64_t (*h)[8], const uint8_t *const *p, size_t nblocks, uint64_t t[2],
 			 int final, size_t final_inc);
+	/* xxhash64: @nstripes 32-byte stripes of each message into its accumulators v[i]. */
+	void (*xxh64_multi)(uint64_t (*v)[4], const uint8_t *const *p, size_t nstripes);
 };
 
 /*

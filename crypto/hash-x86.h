@@ -26,6 +26,7 @@
 #define HX86_AVX512VL	(1U << 8)
 #define HX86_BMI2	(1U << 9)
 #define HX86_AVX512BW	(1U << 10)
+#define HX86_AVX512DQ	(1U << 11)
 
 static inline uint64_t hash_x86_xgetbv0(void)
 {
@@ -78,6 +79,8 @@ static inline unsigned int hash_x86_features_cpuid(void)
 				f |= HX86_AVX512VL;
 			if (b7 & (1U << 30))
 				f |= HX86_AVX512BW;
+			if (b7 & (1U << 17))
+				f |= HX86_AVX512DQ;
 		}
 	}
 	return f;
@@ -113,6 +116,8 @@ static inline unsigned int hash_x86_features(void)
 		f |= HX86_AVX512VL;
 	if (__builtin_cpu_supports("avx512bw"))
 		f |= HX86_AVX512BW;
+	if (__builtin_cpu_supports("avx512dq"))
+		f |= HX86_AVX512DQ;
 	if (__builtin_cpu_supports("bmi2"))
 		f |= HX86_BMI2;
 	return f;
@@ -134,6 +139,7 @@ extern const struct hash_impl sha256_impl_shani;
 extern const struct hash_impl sha256_impl_avx512;
 extern const struct hash_impl blake2b_impl_avx2;
 extern const struct hash_impl blake2b_impl_avx512vl;
+extern const struct hash_impl xxhash64_impl_avx512;
 #endif
 
 #endif

@@ -371,6 +371,21 @@ static void b2_multi_digest(const struct hash_ctx *ctx, const uint8_t *const *p,
 		b2_out(h[i], out + 32 * i);
 }
 
+/* @n xxhash64 digests of @len bytes each: the stripes side by side, the rest per message. */
+static void xxh_multi_digest(const struct hash_ctx *ctx, const uint8_t *const *p,
+			     unsigned int n, size_t len, uint8_t *out)
+{
+	uint64_t v[BATCH_MAX_LANES][4];
+	size_t nstripes = len / 32;
+
+	for (unsigned int i = 0; i < n; i++)
+		xxh64_stream_init(v[i], 0);
+	if (nstripes)
+		ctx->multi->xxh64_multi(v, p, nstripes);
+	for (unsigned int i = 0; i < n; i++)
+		put_le64(out + 8 * i, xxh64_stream_final(v[i], len, p[i] + 32 * nstripes, len & 31, 0));
+}
+
 /*
  * One group of @n blocks through the multi-buffer primitive, @n up to its
  * lane count: missing lanes repeat the last block and their digests are
@@ -388,10 +403,12 @@ static void multi_group(const struct hash_ctx *ctx, const void *const *blocks, u
 		p[i] = blocks[i < n ? i : n - 1];
 	if (ctx->alg == HASH_SHA256)
 		sha256_multi_digest(ctx, p, impl->lanes, len, dst);
+	else if (ctx->alg == HASH_XXHASH64)
+		xxh_multi_digest(ctx, p, impl->lanes, len, dst);
 	else
 		b2_multi_digest(ctx, p, impl->lanes, len, dst);
 	if (dst == tmp)
-		memcpy(out, tmp, (size_t)n * 32);
+		memcpy(out, tmp, (size_t)n * digest_sizes[ctx->alg]);
 }
 
 /*
@@ -404,6 +421,7 @@ static size_t multi_batch(const struct hash_ctx *ctx, const void *const *blocks,
 			  size_t len, uint8_t *out)
 {
 	const struct hash_impl *impl = ctx->multi;
+	size_t ds = digest_sizes[ctx->alg];
 	unsigned int n;
 	size_t done = 0;
 
@@ -411,9 +429,9 @@ static size_t multi_batch(const struct hash_ctx *ctx, const void *const *blocks,
 		return 0;
 	n = impl->lanes;
 	for (; done + n <= nblocks; done += n)
-		multi_group(ctx, blocks + done, n, len, out + done * 32);
+		multi_group(ctx, blocks + done, n, len, out + done * ds);
 	if (nblocks - done >= 2 && (nblocks - done) * 4 >= n) {
-		multi_group(ctx, blocks + done, nblocks - done, len, out + done * 32);
+		multi_group(ctx, blocks + done, nblocks - done, len, out + done * ds);
 		done = nblocks;
 	}
 	return done;
@@ -560,7 +578,7 @@ static const struct hash_impl *builtin_prim(enum hash_alg alg, const struct hash
 /* Not batch-only: multi-buffer primitives without a single-message one. */
 static int has_single(const struct hash_impl *impl)
 {
-	return !(impl->sha256_multi || impl->b2_multi) || impl->sha256_blocks ||
+	return !(impl->sha256_multi || impl->b2_multi || impl->xxh64_multi) || impl->sha256_blocks ||
 	       impl->b2_blocks || impl->digest;
 }
 

@@ -6,6 +6,7 @@
  * them in parallel; loads go through get_le64() so big-endian hosts agree.
  */
 #include "crypto/hash-impl.h"
+#include "crypto/hash-x86.h"
 
 #define P1 0x9E3779B185EBCA87ULL
 #define P2 0xC2B2AE3D27D4EB4FULL
@@ -134,6 +135,9 @@ static const struct hash_impl xxhash64_impl_ref = {
 };
 
 const struct hash_impl *const xxhash64_impls[] = {
+#if HASH_X86
+	&xxhash64_impl_avx512,	/* batch only */
+#endif
 	&xxhash64_impl_ref,
 	NULL,
 };

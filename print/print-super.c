@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* dump-super's output: text and JSON. */
 #include <ctype.h>
+#include <errno.h>
 #include <string.h>
 #include "print/print-super.h"
 #include "print/emit.h"
@@ -109,29 +110,18 @@ static void print_uuid_line(FILE *out, const char *label, const u8 *uuid)
 	fprintf(out, "%s%s", label, buf);
 }
 
-/*
- * The end of the csum line of a keyed filesystem, then its key check value.
- * No key reaches dump-super yet: the full types print [NO KEY], the authsum
- * types what their xxhash64 part says.
- */
-static void print_keyed_super_csum(FILE *out, const struct btrfs_super_block *sb)
+/* The csum line's verdict for what btrfs_super_csum_check() found; @no_key names a missing key. */
+static void print_csum_result(FILE *out, int ret, const char *no_key)
 {
-	struct btrfs_csum csum;
-	int ret;
-
-	ret = btrfs_csum_setup(&csum, btrfs_super_csum_type(sb), NULL, 0);
-	if (ret == 0)
-		ret = btrfs_super_csum_check(sb, &csum);
-	btrfs_csum_release(&csum);
 	switch (ret) {
 	case BTRFS_CSUM_VALID:
 		fputs(" [match]\n", out);
 		break;
 	case BTRFS_CSUM_NO_KEY:
-		fputs(" [NO KEY]\n", out);
+		fprintf(out, " [%s]\n", no_key);
 		break;
 	case BTRFS_CSUM_UNAUTHENTICATED:
-		fputs(" [NO KEY] (xxhash64 part matches, authenticity NOT verified)\n", out);
+		fprintf(out, " [%s] (xxhash64 part matches, authenticity NOT verified)\n", no_key);
 		break;
 	case BTRFS_CSUM_ALTERED:
 		fputs(" [DON'T MATCH] (keyed part only: altered without the key)\n", out);
@@ -140,13 +130,58 @@ static void print_keyed_super_csum(FILE *out, const struct btrfs_super_block *sb
 		fputs(" [DON'T MATCH]\n", out);
 		break;
 	}
+}
+
+/*
+ * The end of the csum line of a keyed filesystem, then its key check value.
+ * With the right key the whole checksum is verified; without a key (or with
+ * a key the key check value rejects) the full types print [NO KEY] (or
+ * [WRONG KEY]), the authsum types what their xxhash64 part says.
+ */
+static void print_keyed_super_csum(FILE *out, const struct btrfs_super_block *sb, const u8 *key,
+				   size_t keylen)
+{
+	u16 type = btrfs_super_csum_type(sb);
+	struct btrfs_csum csum;
+	u8 check[BTRFS_CSUM_SIZE];
+	const char *verdict = " [NO KEY]";
+	int ret = -ENOKEY;
+
+	if (key && btrfs_csum_setup(&csum, type, key, keylen) == 0) {
+		ret = btrfs_csum_key_check(&csum, sb->fsid, check);
+		if (ret == 0 && memcmp(check, sb->auth_key_check, BTRFS_CSUM_SIZE) == 0) {
+			verdict = " [match] (right key)";
+			ret = btrfs_super_csum_check(sb, &csum);
+		} else {
+			verdict = " [DON'T MATCH] (wrong key for this filesystem)";
+			ret = -EKEYREJECTED;
+		}
+		btrfs_csum_release(&csum);
+	} else if (key) {
+		verdict = " [DON'T MATCH] (key refused by the hash)";
+		ret = -EKEYREJECTED;
+	}
+	if (ret < 0) {
+		/* no usable key: what can be verified without it */
+		ret = btrfs_csum_setup(&csum, type, NULL, 0);
+		if (ret == 0)
+			ret = btrfs_super_csum_check(sb, &csum);
+		btrfs_csum_release(&csum);
+	}
+	print_csum_result(out, ret, key ? "WRONG KEY" : "NO KEY");
 	fputs("auth_key_check\t\t0x", out);
 	for (int i = 0; i < BTRFS_CSUM_SIZE; i++)
 		fprintf(out, "%02x", sb->auth_key_check[i]);
-	fputs(" [NO KEY]\n", out);
+	fprintf(out, "%s\n", verdict);
 }
 
 void btrfs_print_superblock(FILE *out, const struct btrfs_super_block *sb, bool full)
+{
+	btrfs_print_superblock_key(out, sb, full, NULL, 0);
+}
+
+void btrfs_print_superblock_key(FILE *out, const struct btrfs_super_block *sb, bool full,
+				const u8 *key, size_t keylen)
 {
 	const struct btrfs_dev_item *dev = &sb->dev_item;
 	u16 csum_type = btrfs_super_csum_type(sb);
@@ -163,7 +198,7 @@ void btrfs_print_superblock(FILE *out, const struct btrfs_super_block *sb, bool 
 	if (!csum_name)
 		fputs(" [UNKNOWN CSUM TYPE OR SIZE]\n", out);
 	else if (btrfs_csum_type_keyed(csum_type))
-		print_keyed_super_csum(out, sb);
+		print_keyed_super_csum(out, sb, key, keylen);
 	else
 		fputs(btrfs_super_csum_verify(sb) ? " [DON'T MATCH]\n" : " [match]\n", out);
 

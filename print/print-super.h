@@ -18,6 +18,16 @@
  * and printing goes on with the next section.
  */
 void btrfs_print_superblock(FILE *out, const struct btrfs_super_block *sb, bool full);
+/*
+ * The same with the authentication key key[0..keylen) (NULL: none; btrfs
+ * --auth-key): a keyed type's csum line is verified with the key, and the
+ * auth_key_check line says whether the key is the filesystem's ("[match]
+ * (right key)" or "[DON'T MATCH] (wrong key for this filesystem)"); with a
+ * wrong key the csum line says [WRONG KEY] where it would say [NO KEY].
+ * Plain types print as btrfs_print_superblock().
+ */
+void btrfs_print_superblock_key(FILE *out, const struct btrfs_super_block *sb, bool full,
+				const u8 *key, size_t keylen);
 
 /*
  * The copy at bytenr of device as one JSON object: member names as in

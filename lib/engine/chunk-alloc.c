@@ -117,7 +117,8 @@ static int compute_excluded(struct chunk_placement *c)
 		free(r);
 		return -EOVERFLOW;
 	}
-	memcpy(c->excl, r, (size_t)n * sizeof(*r));
+	if (n)
+		memcpy(c->excl, r, (size_t)n * sizeof(*r));
 	c->nr_excl = n;
 	free(r);
 	return 0;

@@ -59,7 +59,10 @@ struct btrfs_open_args {
 	 * "wrong key for this filesystem", before any block is read.  A full
 	 * keyed type without a key is refused (-ENOKEY); an authsum type without
 	 * a key opens read-only with a warning (only the xxhash64 part is
-	 * verified); a key on a plain type is refused (-EINVAL).  The bytes are
+	 * verified); a key on a plain type is refused (-EINVAL).  With the key,
+	 * a superblock whose checksum fails is -EUCLEAN (damaged) or, authsum
+	 * with its xxhash64 part matching, -EBADMSG (altered without the key).
+	 * The bytes are
 	 * not kept: wipe them after the call.
 	 */
 	const u8 *auth_key;

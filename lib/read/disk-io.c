@@ -933,7 +933,7 @@ static int setup_csum(struct btrfs_fs_info *fs, const struct btrfs_open_args *ar
 		error("superblock: checksum %s with the right key: superblock %s",
 		      ret == BTRFS_CSUM_ALTERED ? "ALTERED" : "mismatch",
 		      ret == BTRFS_CSUM_ALTERED ? "changed without the key" : "damaged");
-		return -EUCLEAN;
+		return ret == BTRFS_CSUM_ALTERED ? -EBADMSG : -EUCLEAN;
 	}
 	return 0;
 }

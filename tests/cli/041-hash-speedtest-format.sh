@@ -2,8 +2,9 @@
 # hash-speedtest (a benchmark, so only its output is tested, never its
 # figures): option errors, then a tiny --tsv run: every row has four fields,
 # an algorithm from the documented set, an implementation named ref,
-# simd-<isa>, batch-<isa> or lib-<name>, numbers; each algorithm has a ref
-# row, and every peer library configure found has its rows.
+# simd-<isa>, batch-<isa>, lib-<name>, csum or batch-csum, numbers; each
+# algorithm has a ref row, every peer library configure found has its rows,
+# and each keyed btrfs csum type its csum and batch-csum rows.
 . "$TOP/tests/lib/common.sh"
 
 bin=$TOP/hash-speedtest
@@ -22,14 +23,20 @@ run_check "$bin" -b 65536 -n 20 --tsv > "$T/big.tsv"
 run_check "$bin" -b 777 -n 40 -r 4 --tsv > "$T/out.tsv"
 awk -F'\t' '
 	NF != 4 { print "line " NR ": " NF " fields"; bad = 1 }
-	$1 !~ /^(null-nop|null-memcpy|crc32c|xxhash|sha256|blake2b|hmac-sha256|blake2b-keyed)$/ {
+	$1 !~ /^(null-nop|null-memcpy|crc32c|xxhash|sha256|blake2b|hmac-sha256|blake2b-keyed|auth-sha256|auth-blake2b|authsum-sha256|authsum-blake2b)$/ {
 		print "line " NR ": algorithm " $1; bad = 1 }
-	$2 !~ /^(ref|simd-[a-z0-9]+|batch-[a-z0-9]+|lib-[a-z0-9]+)$/ { print "line " NR ": impl " $2; bad = 1 }
+	$2 !~ /^(ref|simd-[a-z0-9]+|batch-[a-z0-9]+|lib-[a-z0-9]+|csum)$/ { print "line " NR ": impl " $2; bad = 1 }
 	$3 !~ /^[0-9]+$/ || $4 !~ /^[0-9]+\.[0-9]$/ { print "line " NR ": numbers " $3 " " $4; bad = 1 }
 	END { exit bad }' "$T/out.tsv" || _fail "malformed --tsv rows"
 for alg in null-nop null-memcpy crc32c xxhash sha256 blake2b hmac-sha256 blake2b-keyed; do
 	assert_grep "^$alg	ref	" "$T/out.tsv"
 done
+# the keyed btrfs checksum types, from the csum-type table: one block and a batch each
+for alg in auth-sha256 auth-blake2b authsum-sha256 authsum-blake2b; do
+	assert_grep "^$alg	csum	" "$T/out.tsv"
+	assert_grep "^$alg	batch-csum	" "$T/out.tsv"
+done
+[ "$(grep -c 'csum	[0-9]' "$T/out.tsv")" -eq 8 ] || _fail "not 8 keyed csum-type rows"
 [ "$(wc -l < "$T/big.tsv")" -eq "$(wc -l < "$T/out.tsv")" ] || _fail "row count depends on -b"
 # peers: the ones configure found (config.h HAVE_PEER_*) must have rows
 peer() { grep -q "define HAVE_PEER_$1 1" "$TOP/config.h"; }

@@ -6,7 +6,8 @@
 # filesystem: each its documented message and exit status (0 valid, 1
 # damaged, 3 altered, 4 wrong key, 5 no key); a byte changed in a leaf, an
 # authsum leaf forged (xxhash64 recomputed without the key), the superblock
-# changed: each found as what it is; --init-csum-tree with the key keeps the
+# changed (authsum: forged, exit 3), two valid leaves swapped (a bytenr
+# mismatch, exit 1): each found as what it is; --init-csum-tree with the key keeps the
 # filesystem verifiable; dump-tree verifies with the key.
 if [ -z "${IN_KEY_SESSION:-}" ]; then
 	command -v keyctl > /dev/null || { echo "SKIP: keyctl not installed (apt-get install keyutils)"; exit 77; }
@@ -124,7 +125,50 @@ cp --sparse=always "$T/auth-sha256.1.img" "$T/img"
 printf '\x01' | dd of="$T/img" bs=1 seek=$((65536 + 3900)) conv=notrunc status=none
 expect_exit 1 "$BTRFS" --auth-key kit-k1 check "$T/img" > "$T/out" 2> "$T/err"
 assert_grep "superblock: checksum mismatch with the right key" "$T/err"
+# authsum: the superblock changed and its xxhash64 part recomputed (no key needed): altered (exit 3)
+cp --sparse=always "$T/authsum-sha256.1.img" "$T/img"
+cp --sparse=always "$T/authsum-sha256.2.img" "$T/img2"
+run_check "$CB" --forge "$T/img" super u8@3900 1 > /dev/null
+expect_exit 3 "$BTRFS" --auth-key kit-k1 check "$T/img" "$T/img2" > "$T/out" 2> "$T/err"
+assert_grep "superblock: checksum ALTERED with the right key: superblock changed without the key" "$T/err"
 echo "ok: superblock changed"
+
+# two valid blocks swapped: each keyed checksum right, but made for the other's
+# location (the bytenr in the header, which the keyed hash covers): a bytenr
+# mismatch (damage, exit 1), neither a checksum mismatch nor ALTERED
+mkdir -p "$T/many"
+for i in $(seq 1 400); do echo "$i" > "$T/many/file-$i"; done
+truncate -s 256M "$T/swap.img"
+run_check "$BTRFS" --auth-key kit-k1 mkfs -q -f --csum auth-sha256 -m single -d single -r "$T/many" \
+	"$T/swap.img" > /dev/null 2>&1
+"$BTRFS" --auth-key kit-k1 inspect-internal dump-tree -t 5 "$T/swap.img" > "$T/fstree"
+mapfile -t leaves < <(sed -n 's/^leaf \([0-9]*\) items.*/\1/p' "$T/fstree")
+[ "${#leaves[@]}" -ge 2 ] || _fail "the fs tree has ${#leaves[@]} leaves, want 2 or more"
+"$BTRFS" --auth-key kit-k1 inspect-internal dump-tree -t chunk "$T/swap.img" > "$T/chunks"
+phys() { # LOGICAL: its offset on the one device (single profile)
+	awk -v x="$1" '/CHUNK_ITEM/ { s = $(NF - 4) + 0; in_c = 0 }
+		/^\t\tlength / { in_c = x >= s && x < s + $2 }
+		in_c && /stripe 0 devid/ { print $6 + (x - s) }' "$T/chunks"
+}
+pa=$(phys "${leaves[0]}")
+pb=$(phys "${leaves[1]}")
+[ -n "$pa" ] && [ -n "$pb" ] || _fail "leaves ${leaves[0]} ${leaves[1]} not mapped"
+cp --sparse=always "$T/swap.img" "$T/img"
+dd if="$T/swap.img" of="$T/img" bs=16384 skip=$((pa / 16384)) seek=$((pb / 16384)) count=1 conv=notrunc status=none
+dd if="$T/swap.img" of="$T/img" bs=16384 skip=$((pb / 16384)) seek=$((pa / 16384)) count=1 conv=notrunc status=none
+cmp -s "$T/swap.img" "$T/img" && _fail "the swap changed nothing"
+expect_exit 1 "$BTRFS" --auth-key kit-k1 check "$T/img" > "$T/out" 2> "$T/err"
+assert_grep "tree block ${leaves[0]} .*bytenr mismatch, have ${leaves[1]} expect ${leaves[0]}" "$T/err"
+assert_grep "tree block ${leaves[1]} .*bytenr mismatch, have ${leaves[0]} expect ${leaves[1]}" "$T/err"
+assert_not_grep "checksum mismatch" "$T/err"
+assert_not_grep "ALTERED" "$T/err"
+# one leaf's bytes over the other's (two copies of one valid block): the same
+dd if="$T/swap.img" of="$T/img" bs=16384 skip=$((pa / 16384)) seek=$((pa / 16384)) count=1 conv=notrunc status=none
+expect_exit 1 "$BTRFS" --auth-key kit-k1 check "$T/img" > "$T/out" 2> "$T/err"
+assert_grep "tree block ${leaves[1]} .*bytenr mismatch, have ${leaves[0]} expect ${leaves[1]}" "$T/err"
+assert_not_grep "tree block ${leaves[0]} .*bytenr mismatch" "$T/err"
+assert_not_grep "checksum mismatch" "$T/err"
+echo "ok: swapped leaves"
 
 # 4. writes with the key keep it verifiable
 cp --sparse=always "$T/authsum-sha256.1.img" "$T/img"

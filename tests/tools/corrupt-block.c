@@ -43,7 +43,7 @@
  *          --key KEY   the key of a keyed csum type (the bytes of KEY),
  *          --forge     authsum types: recompute only the xxhash64 part, the
  *                      keyed part left as it was (what someone without the
- *                      key can do).
+ *                      key can do); super too.
  * Prints one line per copy written.  Exit 0, 1 on any error (nothing
  * written when the edit cannot be made).  RAID5/6 chunks are refused.
  */
@@ -494,6 +494,23 @@ static int edit_shift(struct extent_buffer *eb, const struct target *tg, char **
 	return set_place(eb, &pl, args[0]);
 }
 
+/* --forge on the superblock: recompute only the xxhash64 part of an authsum checksum. */
+static int forge_super_secondary(struct btrfs_super_block *sb)
+{
+	struct hash_ctx xxh;
+	int ret;
+
+	if (!btrfs_csum_type_authsum(btrfs_super_csum_type(sb)))
+		return -EINVAL;
+	ret = hash_ctx_init(&xxh, HASH_XXHASH64, NULL, 0);
+	if (ret < 0)
+		return ret;
+	ret = hash_digest(&xxh, (const u8 *)sb + BTRFS_CSUM_SIZE,
+			  BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, sb->csum + BTRFS_AUTHSUM_KEYED_BYTES);
+	hash_ctx_release(&xxh);
+	return ret;
+}
+
 /*
  * The superblock: edit the copy the device holds at 64 KiB, then write it to
  * every copy that fits the device (or copy mirror), checksum recomputed
@@ -534,7 +551,13 @@ static int edit_super(const char *path, int mirror, bool csum, const char *spec,
 		if ((mirror && m != mirror - 1) || at + BTRFS_SUPER_INFO_SIZE > size)
 			continue;
 		btrfs_set_super_bytenr(sb, at);
-		if (csum && btrfs_super_csum_set(sb, NULL) < 0) {
+		if (csum && forge) {
+			if (forge_super_secondary(sb) < 0) {
+				error("--forge: checksum type %u is not an authsum type",
+				      btrfs_super_csum_type(sb));
+				goto out;
+			}
+		} else if (csum && btrfs_super_csum_set(sb, NULL) < 0) {
 			error("cannot checksum the superblock (checksum type %u)", btrfs_super_csum_type(sb));
 			goto out;
 		}
