@@ -45,10 +45,25 @@ static void run_job(struct btrfs_fs_info *fs, struct csum_job *job, u8 *buf, con
 		u8 *out = job->digests + (size_t)(m - 1) * job->nsect * geo->csum_size;
 
 		job->read_err[m - 1] = 0;
-		for (u32 done = 0; done < job->nsect; done += per) {
-			u32 n = min_t(u32, per, job->nsect - done);
+		for (u32 done = 0, n; done < job->nsect; done += n) {
+			u64 pos = job->start + (u64)done * ss;
+			const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&fs->chunks, pos);
+			int mirror = m;
 
-			if (btrfs_read_data_mirror(fs, job->start + (u64)done * ss, m, buf, n * ss,
+			n = min_t(u32, per, job->nsect - done);
+			/*
+			 * The kernel's csum items run on across adjacent data
+			 * chunks: read each chunk's part on its own, with its
+			 * own number of copies (mirror m, or its last one).
+			 */
+			if (c) {
+				u64 left = (c->logical + c->length - pos) / ss;
+
+				if (left && left < n)
+					n = (u32)left;
+				mirror = min_t(int, m, btrfs_chunk_num_mirrors(c));
+			}
+			if (btrfs_read_data_mirror(fs, pos, mirror, buf, n * ss,
 						   job->msg[m - 1], CSUM_PIPE_MSG) < 0) {
 				job->read_err[m - 1] = -EIO;
 				break;
