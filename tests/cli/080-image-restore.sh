@@ -27,7 +27,7 @@ for d in "$SHARED"/fsck-images/*/; do
 	case $known_diff in
 	*" $name "*)
 		if [ -x /usr/bin/btrfs-image ]; then
-			run_check /usr/bin/btrfs-image -r "$img" "$T/c/debian.raw" 2> /dev/null
+			debian_restore "$img" "$T/c/debian.raw"
 			python3 "$CMP" "$T/c/debian.raw" "$T/c/ours.raw" > "$T/cmp" || { cat "$T/cmp"; _fail "$name: differs from Debian's restore"; }
 			deb=$((deb + 1))
 		fi ;;

@@ -32,8 +32,8 @@ for case in default-rich nodesize4k-bulk legacy-features; do
 		# equal dumps restore equally: the restores are compared once a case
 		# (-c9) and for the multi-cluster -w dump
 		[ "$opt" = -c9 ] || [ "$case $opt" = "nodesize4k-bulk -w" ] || { n=$((n + 1)); continue; }
-		run_check /usr/bin/btrfs-image -r "$T/ours.dump" "$T/deb-of-ours.raw" > /dev/null 2>&1
-		run_check /usr/bin/btrfs-image -r "$T/deb.dump" "$T/deb-of-deb.raw" > /dev/null 2>&1
+		debian_restore "$T/ours.dump" "$T/deb-of-ours.raw"
+		debian_restore "$T/deb.dump" "$T/deb-of-deb.raw"
 		run_check "$BTRFS" image -r "$T/ours.dump" "$T/ours-of-ours.raw"
 		run_check "$BTRFS" image -r "$T/deb.dump" "$T/ours-of-deb.raw"
 		for r in deb-of-ours ours-of-ours ours-of-deb; do

@@ -28,8 +28,8 @@ for ns in 4096 16384; do
 	python3 "$clusters" "$T/deb.dump" "$T/deb-zeroed.dump" > /dev/null || _fail "bad cluster chain"
 	cmp "$T/ours.dump" "$T/deb-zeroed.dump" || _fail "nodesize $ns: our dump differs from Debian's"
 	rm -f "$T"/*.raw
-	run_check /usr/bin/btrfs-image -r "$T/ours.dump" "$T/deb-of-ours.raw" > /dev/null 2>&1
-	run_check /usr/bin/btrfs-image -r "$T/deb.dump" "$T/deb-of-deb.raw" > /dev/null 2>&1
+	debian_restore "$T/ours.dump" "$T/deb-of-ours.raw"
+	debian_restore "$T/deb.dump" "$T/deb-of-deb.raw"
 	python3 "$CMP" "$T/deb-of-deb.raw" "$T/deb-of-ours.raw" > "$T/cmp" ||
 		{ cat "$T/cmp" >&8; _fail "nodesize $ns: Debian's restore of our dump differs"; }
 	run_check "$BTRFS" check "$T/deb-of-ours.raw" > /dev/null 2>&1

@@ -43,8 +43,8 @@ for opt in -c9 -w; do
 	run_check /usr/bin/btrfs-image $opt "$dev" "$T/deb.dump" 2> /dev/null
 	python3 "$clusters" "$T/deb.dump" "$T/deb-zeroed.dump" > /dev/null || _fail "$opt: bad cluster chain"
 	cmp "$T/ours.dump" "$T/deb-zeroed.dump" || _fail "$opt: our dump differs from Debian's"
-	run_check /usr/bin/btrfs-image -r "$T/ours.dump" "$T/deb-of-ours.raw" > /dev/null 2>&1
-	run_check /usr/bin/btrfs-image -r "$T/deb.dump" "$T/deb-of-deb.raw" > /dev/null 2>&1
+	debian_restore "$T/ours.dump" "$T/deb-of-ours.raw"
+	debian_restore "$T/deb.dump" "$T/deb-of-deb.raw"
 	run_check "$BTRFS" image -r "$T/ours.dump" "$T/ours-of-ours.raw"
 	for r in deb-of-ours ours-of-ours; do
 		python3 "$CMP" "$T/deb-of-deb.raw" "$T/$r.raw" > "$T/cmp" ||
