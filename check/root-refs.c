@@ -219,6 +219,29 @@ static void check_root_item_refs(struct check_ctx *ctx, const struct check_root 
 	check_fixable(ctx, check_fix_root_item, &f, sizeof(f));
 }
 
+/*
+ * A deleted subvolume (refs 0, unlinked) whose orphan item is missing: the
+ * kernel finds subvolumes to clean up by their orphan items, so without one
+ * its tree and extents stay allocated for ever.  Adding the item hands the
+ * subvolume back to the kernel's cleanup at the next mount.
+ */
+static int fix_root_orphan_item(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	u64 id = *(const u64 *)arg;
+	struct btrfs_key key = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, id };
+	struct btrfs_wroot *rt;
+	int ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
+
+	if (!ret)
+		ret = btrfs_insert_item(t, rt, &key, NULL, 0);
+	if (ret) {
+		error("repair: root %llu: cannot add its orphan item: %s", id, strerror(-ret));
+		return ret;
+	}
+	printf("root %llu: orphan item added (the deleted subvolume is cleaned up at the next mount)\n", id);
+	return 0;
+}
+
 static int cmp_rref(const void *a, const void *b)
 {
 	const struct rref *x = a, *y = b;
@@ -304,9 +327,11 @@ int check_root_refs(struct check_ctx *ctx)
 			if (cr->refs)
 				check_error(ctx, "root %llu: subvolume with refs %u is not referenced by any ROOT_BACKREF",
 					    id, cr->refs);
-			else if (!orphan)
+			else if (!orphan) {
 				check_error(ctx, "root %llu: deleted subvolume (refs 0, no ROOT_BACKREF) has no orphan item (%llu ORPHAN_ITEM %llu) in the root tree",
 					    id, (u64)BTRFS_ORPHAN_OBJECTID, id);
+				check_fixable(ctx, fix_root_orphan_item, &id, sizeof(id));
+			}
 		}
 	}
 	free(w.r);
