@@ -712,15 +712,76 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 		c->extent_end = start + len;
 }
 
+/*
+ * Does an entry before p in the item starting at start have the name
+ * (name, nl)?  Entries of one DIR_ITEM or XATTR_ITEM share a name hash;
+ * the same name twice is two files (or two values) under one name, which
+ * no lookup can tell apart.  Items hold a handful of entries: a scan.
+ */
+static const struct btrfs_dir_item *name_repeats(const u8 *start, const u8 *p, const u8 *name, u32 nl)
+{
+	while (start < p) {
+		const struct btrfs_dir_item *di = (const struct btrfs_dir_item *)start;
+		u32 len = btrfs_dir_name_len(di);
+
+		if (len == nl && !memcmp(start + sizeof(*di), name, nl))
+			return di;
+		start += sizeof(*di) + len + btrfs_dir_data_len(di);
+	}
+	return NULL;
+}
+
+/*
+ * The second entry named like an earlier one of the same DIR_ITEM: renamed
+ * (its inode keeps both names apart), or dropped when it names the same inode.
+ */
+static void fix_dup_entry(struct fs_root_tree *t, const struct btrfs_key *key, const struct btrfs_dir_item *first,
+			  const struct btrfs_key *loc, const struct btrfs_dir_item *di)
+{
+	struct btrfs_key first_loc;
+	struct repair_name n = {
+		.root = t->root, .dir = key->objectid, .ino = loc->objectid, .key_type = BTRFS_DIR_ITEM_KEY,
+		.ftype = btrfs_dir_type(di), .subvol = loc->type == BTRFS_ROOT_ITEM_KEY,
+		.name_len = btrfs_dir_name_len(di),
+	};
+
+	btrfs_disk_key_to_cpu(&first_loc, &first->location);
+	memcpy(n.name, di + 1, n.name_len);
+	if (first_loc.objectid == loc->objectid && first_loc.type == loc->type)
+		check_fixable(t->ctx, repair_del_entry, &n, sizeof(n));
+	else if (loc->type == BTRFS_INODE_ITEM_KEY)
+		check_fixable(t->ctx, repair_rename_dup_entry, &n, sizeof(n));
+}
+
+/* XATTR_ITEM: one or more attributes; a name given twice cannot be read. */
+static void xattr_entries(struct fs_root_tree *t, const struct extent_buffer *eb, int slot,
+			  const struct btrfs_key *key)
+{
+	u8 *start = btrfs_leaf_item_ptr(eb, slot), *p = start, *end = p + btrfs_leaf_item_size(eb, slot);
+
+	while (p + sizeof(struct btrfs_dir_item) <= end) {
+		struct btrfs_dir_item *di = (struct btrfs_dir_item *)p;
+		u32 nl = btrfs_dir_name_len(di);
+
+		if (p + sizeof(*di) + nl + btrfs_dir_data_len(di) > end)
+			break;
+		if (name_repeats(start, p, p + sizeof(*di), nl))
+			INODE_ERR(t, key->objectid, "xattr '%.*s' is present twice (XATTR_ITEM %llu)",
+				  (int)nl, (char *)(p + sizeof(*di)), key->offset);
+		p += sizeof(*di) + nl + btrfs_dir_data_len(di);
+	}
+}
+
 /* DIR_ITEM or DIR_INDEX: one or more entries. */
 static int dir_entries(struct fs_root_tree *t, const struct extent_buffer *eb, int slot,
 		       const struct btrfs_key *key)
 {
-	u8 *p = btrfs_leaf_item_ptr(eb, slot), *end = p + btrfs_leaf_item_size(eb, slot);
+	u8 *start = btrfs_leaf_item_ptr(eb, slot), *p = start, *end = p + btrfs_leaf_item_size(eb, slot);
 	int n = 0;
 
 	while (p + sizeof(struct btrfs_dir_item) <= end) {
 		struct btrfs_dir_item *di = (struct btrfs_dir_item *)p;
+		const struct btrfs_dir_item *first;
 		u32 nl = btrfs_dir_name_len(di), dl = btrfs_dir_data_len(di);
 		struct btrfs_key loc;
 		int ret = 0;
@@ -731,6 +792,11 @@ static int dir_entries(struct fs_root_tree *t, const struct extent_buffer *eb, i
 		t->cur.dir_size += nl;
 		if (key->type == BTRFS_DIR_INDEX_KEY && n++)
 			INODE_ERR(t, key->objectid, "dir index %llu holds more than one entry", key->offset);
+		if (key->type == BTRFS_DIR_ITEM_KEY && (first = name_repeats(start, p, p + sizeof(*di), nl))) {
+			INODE_ERR(t, key->objectid, "name '%.*s' is present twice in the directory (DIR_ITEM %llu): one name for two entries",
+				  (int)nl, (char *)(p + sizeof(*di)), key->offset);
+			fix_dup_entry(t, key, first, &loc, di);
+		}
 		/* the flag is reserved for encrypted names, which no kernel writes */
 		if (btrfs_dir_type(di) & BTRFS_FT_ENCRYPTED)
 			INODE_ERR(t, key->objectid, "directory entry '%.*s' has type 0x%x: the encrypted-name flag on a filesystem without encryption",
@@ -875,6 +941,9 @@ static int fs_item(struct check_ctx *ctx, const struct extent_buffer *eb, int sl
 		return dir_entries(t, eb, slot, key);
 	case BTRFS_EXTENT_DATA_KEY:
 		file_extent(t, eb, slot, key);
+		break;
+	case BTRFS_XATTR_ITEM_KEY:
+		xattr_entries(t, eb, slot, key);
 		break;
 	case BTRFS_ORPHAN_ITEM_KEY:
 		break;   /* read before the walk: collect_orphans() */

@@ -426,6 +426,119 @@ int repair_rename_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, voi
 	return 0;
 }
 
+/* The index of ino's inode ref named n->name in n->dir: 0 with n->index set, -ENOENT, or an error. */
+static int ref_index(struct btrfs_trans *t, struct btrfs_wroot *root, struct repair_name *n)
+{
+	struct btrfs_key key = { n->ino, BTRFS_INODE_REF_KEY, n->dir };
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (!ret) {
+		u8 *p = btrfs_path_item_ptr(&path);
+		u32 size = btrfs_path_item_size(&path), o = 0;
+
+		ret = -ENOENT;
+		while (size - o >= sizeof(struct btrfs_inode_ref)) {
+			struct btrfs_inode_ref *ref = (struct btrfs_inode_ref *)(p + o);
+			u32 nl = btrfs_inode_ref_name_len(ref);
+
+			if (nl > size - o - sizeof(*ref))
+				break;
+			if (nl == n->name_len && !memcmp(p + o + sizeof(*ref), n->name, nl)) {
+				n->index = btrfs_inode_ref_index(ref);
+				ret = 0;
+				break;
+			}
+			o += sizeof(*ref) + nl;
+		}
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/* Is name (any inode) an entry of n->dir?  1 yes, 0 no, or an error. */
+static int dir_has_name(struct btrfs_trans *t, struct btrfs_wroot *root, const struct repair_name *n)
+{
+	struct btrfs_key key = entry_key(n);
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
+	if (ret == 0) {
+		u8 *p = btrfs_path_item_ptr(&path);
+		u32 size = btrfs_path_item_size(&path), o = 0;
+
+		while (o + sizeof(struct btrfs_dir_item) <= size && !ret) {
+			struct btrfs_dir_item *di = (struct btrfs_dir_item *)(p + o);
+			u32 nl = btrfs_dir_name_len(di);
+
+			ret = nl == n->name_len && o + sizeof(*di) + nl <= size &&
+			      !memcmp(p + o + sizeof(*di), n->name, nl);
+			o += sizeof(*di) + nl + btrfs_dir_data_len(di);
+		}
+	} else if (ret > 0) {
+		ret = 0;
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+int repair_rename_dup_entry(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	struct repair_ref_rename r = { .from = *(const struct repair_name *)arg };
+	struct repair_name *from = &r.from, *to = &r.to;
+	char suffix[24];
+	struct btrfs_wroot *root;
+	int len, ret = get_root(t, from->root, &root);
+
+	from->key_type = BTRFS_DIR_ITEM_KEY;
+	if (!ret && from->subvol)
+		ret = -EOPNOTSUPP;
+	if (!ret)
+		ret = ref_index(t, root, from);
+	if (ret) {
+		error("repair: root %llu dir %llu: cannot rename the second entry '%.*s' (inode %llu): %s",
+		      from->root, from->dir, (int)from->name_len, from->name, from->ino,
+		      ret == -ENOENT ? "the inode has no inode ref of that name" : strerror(-ret));
+		return ret;
+	}
+	/* NAME.INO, the name cut to leave room for the suffix */
+	*to = *from;
+	len = snprintf(suffix, sizeof(suffix), ".%llu", (unsigned long long)from->ino);
+	if (to->name_len > BTRFS_NAME_LEN - len)
+		to->name_len = (u16)(BTRFS_NAME_LEN - len);
+	memcpy(to->name + to->name_len, suffix, (size_t)len);
+	to->name_len = (u16)(to->name_len + len);
+	ret = dir_has_name(t, root, to);
+	if (ret) {
+		error("repair: root %llu dir %llu: cannot rename the second entry '%.*s' (inode %llu) to '%.*s': %s",
+		      from->root, from->dir, (int)from->name_len, from->name, from->ino, (int)to->name_len,
+		      to->name, ret > 0 ? "that name exists" : strerror(-ret));
+		return ret > 0 ? -EEXIST : ret;
+	}
+	ret = repair_del_entry(ctx, t, from);
+	if (!ret)
+		ret = repair_add_entry(ctx, t, to);
+	from->key_type = to->key_type = BTRFS_DIR_INDEX_KEY;
+	if (!ret)
+		ret = repair_del_entry(ctx, t, from);
+	if (!ret)
+		ret = repair_add_entry(ctx, t, to);
+	from->key_type = to->key_type = BTRFS_INODE_REF_KEY;
+	if (!ret)
+		ret = repair_rename_ref(ctx, t, &r);
+	if (!ret)
+		printf("root %llu dir %llu: inode %llu, the second entry named '%.*s', renamed to '%.*s'\n",
+		       from->root, from->dir, from->ino, (int)from->name_len, from->name,
+		       (int)to->name_len, to->name);
+	return ret;
+}
+
 int repair_add_orphan(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
 	const struct repair_orphan *o = arg;

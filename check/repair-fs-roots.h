@@ -96,6 +96,14 @@ struct repair_lost_inode {
 };
 int repair_link_lost_found(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
+/*
+ * A second entry with the name of another in the same directory (two inodes
+ * under one name: lookups find only one): the entry of n->ino, its DIR_ITEM,
+ * DIR_INDEX and inode ref, renamed to "NAME.INO" (the first entry keeps the
+ * name).  The same inode named twice: the second DIR_ITEM entry dropped.
+ */
+int repair_rename_dup_entry(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
 /* An orphan item for an inode without names and nlink 0 (the kernel deletes it at mount). */
 struct repair_orphan {
 	u64 root, ino;
