@@ -142,6 +142,7 @@ static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 by
 		if (ret == 0) {
 			printf("Leaf %llu mended in memory, to be written by the repair\n",
 			       (unsigned long long)bytenr);
+			free_extent_buffer(orig);     /* eb is the override's now */
 			return 0;
 		}
 		s->leaves_nr--;

@@ -466,6 +466,12 @@ static int walk_add_root_block(struct btrfs_fs_info *fs, const struct extent_buf
 
 	if (ret || btrfs_eb_level(eb))
 		return ret;
+	/* the walk does not ask the tree-checker: bound the item table and each item by the leaf */
+	if ((u64)btrfs_eb_nritems(eb) * sizeof(struct btrfs_item) > btrfs_leaf_data_size(eb)) {
+		error("root tree block %llu: nritems %u, more items than the leaf holds",
+		      (unsigned long long)bytenr, btrfs_eb_nritems(eb));
+		return -EUCLEAN;
+	}
 	for (u32 i = 0; i < btrfs_eb_nritems(eb); i++) {
 		struct btrfs_tree_ref ref;
 		struct btrfs_key key;
@@ -473,6 +479,13 @@ static int walk_add_root_block(struct btrfs_fs_info *fs, const struct extent_buf
 		btrfs_item_key_to_cpu(eb, &key, (int)i);
 		if (key.type != BTRFS_ROOT_ITEM_KEY)
 			continue;
+		if ((u64)btrfs_leaf_item_offset(eb, (int)i) + btrfs_leaf_item_size(eb, (int)i) >
+		    btrfs_leaf_data_size(eb)) {
+			error("root tree block %llu slot %u: item offset %u size %u past the end of the leaf",
+			      (unsigned long long)bytenr, i, btrfs_leaf_item_offset(eb, (int)i),
+			      btrfs_leaf_item_size(eb, (int)i));
+			return -EUCLEAN;
+		}
 		if (btrfs_leaf_item_size(eb, (int)i) < sizeof(struct btrfs_root_item)) {
 			error("root tree block %llu slot %u: ROOT_ITEM of %u bytes, too small to name a tree",
 			      (unsigned long long)bytenr, i, btrfs_leaf_item_size(eb, (int)i));

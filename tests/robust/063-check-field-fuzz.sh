@@ -25,3 +25,12 @@ for args in "$T/mkfs.img 60 --seed 11" "$rich 60 --seed 12"; do
 	[ $rc -eq 0 ] || _fail "fuzz-fields.py $args: exit $rc"
 	assert_grep '^fuzz: 60 runs, 0 crash, 0 missed' "$T/out"
 done
+# --more: the same mutations also through check --repair --force (ends clean
+# or refuses with every byte unchanged), dump-tree, dump-super, image and
+# offline balance: no crash there either
+python3 "$TOP/tests/tools/fuzz-fields.py" "$T/mkfs.img" 8 --seed 13 --more --btrfs "$BTRFS" \
+	--tool "$tool" --work "$T/work" > "$T/out" 2>&1
+rc=$?
+cat "$T/out"
+[ $rc -eq 0 ] || _fail "fuzz-fields.py --more: exit $rc"
+assert_grep '^fuzz: 8 runs, 0 crash, .* 0 badrepair' "$T/out"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Field fuzzing of btrfs check with tests/tools/corrupt-block (issue 17).
 
-usage: fuzz-fields.py IMAGE N [--seed S] [--btrfs B] [--tool T] [--ref R]
+usage: fuzz-fields.py IMAGE N [--time SECS] [--more] [--seed S] [--btrfs B] [--tool T] [--ref R]
                       [--work DIR] [--repro FILE]
 
 N times: copy IMAGE, set one field of one item (or a leaf header field, or
@@ -15,16 +15,23 @@ Every run is classified:
   missed   ours exit 0 while the reference exits non-zero (damage we miss)
   stricter ours exit 1, the reference exit 0
   agree    both the same (or no reference)
-One line per crash/missed/stricter case with the corrupt-block command
+With --more, each mutated image also goes through `check --repair --force`
+(on a copy: it must end clean for our check, or refuse with every byte
+unchanged, else "badrepair"), dump-tree, dump-super -a, image -c1 -w -ss and
+offline `balance start -f -mconvert=dup` (on a copy): any crash there counts
+as a crash, labelled with the command.
+One line per crash/missed/stricter/badrepair case with the corrupt-block command
 that reproduces it; a summary line "fuzz: N runs, X crash, Y missed, Z
 stricter"; exit 1 when any crash (and, with --fail-on-missed, any miss).
 """
 import argparse
+import hashlib
 import os
 import random
 import shutil
 import subprocess
 import sys
+import time
 
 HEADER_FIELDS = ['bytenr', 'flags', 'generation', 'owner', 'nritems', 'level']
 
@@ -52,6 +59,48 @@ def values(rng, bits):
                        str(1 << rng.randrange(bits)), '+%d' % (1 << rng.randrange(bits))])
 
 
+def digest(path):
+    h = hashlib.md5()
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def crashed_run(rc, out):
+    return rc < 0 or rc >= 2 or b'Sanitizer' in out or b'runtime error' in out
+
+
+def more(a, img, repro, counts):
+    """The other commands on the mutated image IMG (see --more)."""
+    copy = img + '.copy'
+    dump = img + '.dump'
+    for label, cmd, writes in (('dump-tree', ['dump-tree', img], False),
+                               ('dump-super', ['dump-super', '-a', img], False),
+                               ('image', ['image', '-c1', '-w', '-ss', img, dump], False),
+                               ('balance', ['balance', 'start', '-f', '-mconvert=dup', copy], True),
+                               ('repair', ['check', '--repair', '--force', copy], True)):
+        if writes:
+            shutil.copyfile(img, copy)
+            before = digest(copy)
+        rc, out = run([a.btrfs] + cmd)
+        if crashed_run(rc, out):
+            counts['crash'] += 1
+            print('crash: %s (%s exit %d) %s' % (repro, label, rc,
+                  ([l for l in out.decode(errors='replace').splitlines() if 'ERROR' in l or 'Sanitizer' in l] + [''])[0]))
+            continue
+        if label != 'repair':
+            continue
+        if rc != 0 and digest(copy) != before:
+            counts['badrepair'] += 1
+            print('badrepair: %s (repair exit %d changed the image)' % (repro, rc))
+        elif rc == 0:
+            rc2, out2 = run([a.btrfs, 'check', copy])
+            if rc2 != 0:
+                counts['badrepair'] += 1
+                print('badrepair: %s (repair exit 0, check after it exit %d)' % (repro, rc2))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('image')
@@ -62,6 +111,8 @@ def main():
     ap.add_argument('--ref', default='')
     ap.add_argument('--work', default='/tmp/fuzz-fields')
     ap.add_argument('--fail-on-missed', action='store_true')
+    ap.add_argument('--more', action='store_true')
+    ap.add_argument('--time', type=float, default=0, help='stop after SECS seconds')
     a = ap.parse_args()
     rng = random.Random(a.seed)
     os.makedirs(a.work, exist_ok=True)
@@ -72,8 +123,13 @@ def main():
         print('cannot list items of %s: %s' % (a.image, out.decode(errors='replace')), file=sys.stderr)
         return 2
     items = [line.split() for line in out.decode().splitlines()]
-    counts = {'crash': 0, 'missed': 0, 'stricter': 0, 'agree': 0, 'skipped': 0}
+    counts = {'crash': 0, 'missed': 0, 'stricter': 0, 'agree': 0, 'skipped': 0, 'badrepair': 0}
+    start = time.time()
+    runs = 0
     for _ in range(a.count):
+        if a.time and time.time() - start > a.time:
+            break
+        runs += 1
         tree, key, size, struct = rng.choice(items)[:4]
         kind = rng.random()
         if kind < 0.15:
@@ -119,9 +175,12 @@ def main():
         if verdict != 'agree':
             first = [l for l in oout.decode(errors='replace').splitlines() if 'ERROR' in l or 'error' in l][:1]
             print('%s: %s (ours %d, ref %s) %s' % (verdict, repro, ours, ref, first[0] if first else ''))
-    print('fuzz: %d runs, %d crash, %d missed, %d stricter, %d agree, %d skipped' % (
-        a.count, counts['crash'], counts['missed'], counts['stricter'], counts['agree'], counts['skipped']))
-    if counts['crash'] or (a.fail_on_missed and counts['missed']):
+        if a.more and not crashed:
+            more(a, img, repro, counts)
+    print('fuzz: %d runs, %d crash, %d missed, %d stricter, %d agree, %d skipped, %d badrepair' % (
+        runs, counts['crash'], counts['missed'], counts['stricter'], counts['agree'], counts['skipped'],
+        counts['badrepair']))
+    if counts['crash'] or counts['badrepair'] or (a.fail_on_missed and counts['missed']):
         return 1
     return 0
 
