@@ -8,7 +8,8 @@
 # interleaved (ours, Debian's, ours, ...) and best of RUNS: dump -c9 -t2,
 # dump -c0, restore (-r -t2) of the -c9 dump and of the -c0 dump (the same
 # dump file, ours, for both tools); wall, user+sys CPU (best) and peak RSS
-# (highest), and the ratios ours/Debian (goal: wall at most 0.5).  Then the
+# (highest), and the ratios ours/Debian (goal: wall at most 0.5), and the
+# -c9 dump sizes, file and item payload, ours/Debian (goal: at most 1).  Then the
 # memory scaling: our peak RSS for dump -c9 -t2 and restore at NFILES and
 # at SCALE x NFILES files (SCALE=0 leaves it out).  BASE=path also times
 # that binary (say, ours before a change) and prints our ratio against it
@@ -91,6 +92,16 @@ echo "filesystem: $nfiles files (mkfs --rootdir) + a snapshot with 3000 kernel-w
 echo "best wall and user+sys of $runs interleaved runs, highest peak RSS"
 mapfile -t s < <(set_of -c9 -t2 "$work/fs.img" "$work/out"); run_set "dump -c9 -t2" "${s[@]}"
 dump_rss="$rss_ours $rss_debian"
+# the dump sizes: files and item payload (what the compression level decides)
+"$ref" -c9 -t2 "$work/fs.img" "$work/deb-c9.img" > /dev/null 2>&1 || exit 1
+for f in c9 deb-c9; do
+	read -r "size_${f//-/_}" < <(stat -c %s "$work/$f.img")
+	read -r "pay_${f//-/_}" < <(python3 "$top/tests/tools/metadump-clusters.py" --inflate "$work/$f.img" "$work/inflated")
+done
+rm -f "$work/inflated" "$work/deb-c9.img"
+awk -v so="$size_c9" -v sd="$size_deb_c9" -v po="$pay_c9" -v pd="$pay_deb_c9" 'BEGIN {
+	printf "  dump size -c9: ours %d bytes (payload %d), debian %d (payload %d): ratio %.5f (payload %.5f)\n",
+		so, po, sd, pd, so / sd, po / pd }'
 mapfile -t s < <(set_of -c0 "$work/fs.img" "$work/out"); run_set "dump -c0" "${s[@]}"
 mapfile -t s < <(set_of -r -t2 "$work/c9.img" "$work/out"); run_set "restore -t2 of the -c9 dump" "${s[@]}"
 restore_rss="$rss_ours $rss_debian"
