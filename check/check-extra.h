@@ -15,6 +15,9 @@
 #include "check/check.h"
 
 int check_clear_space_cache(struct check_ctx *ctx, int version);
+/* --repair: the deprecated inode cache of subvolume *(u64 *)arg deleted (a check_fixable() fix). */
+struct btrfs_trans;
+int check_fix_inode_cache(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 int check_init_csum_tree(struct check_ctx *ctx);
 /*
  * --init-csum-tree --repair: the verdict of the new tree's commit
