@@ -240,6 +240,41 @@ static void mend_inode(struct mend *m, int slot, u64 ino, struct btrfs_inode_ite
 	}
 }
 
+/*
+ * A file extent the tree-checker rejects where the right value is known:
+ * an uncompressed inline extent's ram_bytes is its data size; a regular or
+ * preallocated extent whose disk_bytenr is not sector aligned points
+ * nowhere a data extent can be, so the item goes (the file gets a hole, the
+ * fs roots and extents passes repair nbytes and the back reference).
+ */
+static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_item *fi, u32 size)
+{
+	u8 type = btrfs_file_extent_type(fi);
+	u64 bytenr;
+
+	if (type == BTRFS_FILE_EXTENT_INLINE) {
+		u64 want = btrfs_file_extent_inline_item_len(size);
+
+		if (!btrfs_file_extent_compression(fi) && !btrfs_file_extent_encryption(fi) &&
+		    !btrfs_file_extent_other_encoding(fi) && btrfs_file_extent_ram_bytes(fi) != want) {
+			say(m, slot, "inline extent ram_bytes %llu, set to its data size %llu",
+			    (unsigned long long)btrfs_file_extent_ram_bytes(fi), (unsigned long long)want);
+			btrfs_set_file_extent_ram_bytes(fi, want);
+		}
+		return;
+	}
+	if ((type != BTRFS_FILE_EXTENT_REG && type != BTRFS_FILE_EXTENT_PREALLOC) ||
+	    size != sizeof(*fi))
+		return;
+	bytenr = btrfs_file_extent_disk_bytenr(fi);
+	if (bytenr % m->fs->geo.sectorsize) {
+		say(m, slot, "file extent disk_bytenr %llu not aligned to the sector size %u: item removed",
+		    (unsigned long long)bytenr, m->fs->geo.sectorsize);
+		m->plan[slot].deleted = true;
+		m->rebuild = true;
+	}
+}
+
 /* The extent tree's root item when it is in this leaf (the root tree's search may not pass it). */
 static const struct btrfs_tree_ref *leaf_extent_root(const struct mend *m, struct btrfs_tree_ref *ref)
 {
@@ -832,6 +867,10 @@ static int mend_items(struct mend *m)
 		case BTRFS_BLOCK_GROUP_ITEM_KEY:
 			if (size == sizeof(struct btrfs_block_group_item) && key.offset)
 				mend_block_group(m, i, &key, (void *)p);
+			break;
+		case BTRFS_EXTENT_DATA_KEY:
+			if (size >= BTRFS_FILE_EXTENT_INLINE_DATA_START)
+				mend_file_extent(m, i, (void *)p, size);
 			break;
 		case BTRFS_DEV_EXTENT_KEY:
 			if (size == sizeof(struct btrfs_dev_extent))
