@@ -898,6 +898,14 @@ static int plan_cmp(const void *a, const void *b)
  * when the first key would change (the parent names the leaf by it) or
  * the items no longer fit.
  */
+/* Is the leaf its tree's root block? */
+static bool leaf_is_root(const struct mend *m)
+{
+	struct btrfs_tree_ref ref;
+
+	return btrfs_find_tree_root(m->fs, m->tree, &ref) == 0 && ref.bytenr == m->eb->start;
+}
+
 static int rebuild_leaf(struct mend *m)
 {
 	struct extent_buffer *eb = m->eb, *out;
@@ -918,7 +926,8 @@ static int rebuild_leaf(struct mend *m)
 	}
 	m->plan_nr = n;
 	check_sort(m->plan, n, sizeof(*m->plan), plan_cmp);
-	if (!n || btrfs_comp_cpu_keys(&m->plan[0].key, &first)) {
+	/* a parent points to the leaf by its first key; a tree's root leaf has no parent */
+	if (!n || (btrfs_comp_cpu_keys(&m->plan[0].key, &first) && !leaf_is_root(m))) {
 		say(m, -1, "its first key would change: not mended");
 		return -EUCLEAN;
 	}
@@ -958,6 +967,58 @@ static void plan_free(struct mend *m)
 }
 
 /* Mend m->eb in place: 0 when it now passes the tree-checker, -EUCLEAN when not. */
+/*
+ * The slot of an extent tree item the tree-checker message names, when it
+ * is a record the extents pass rebuilds (extent and metadata items, keyed
+ * back references); else -1.
+ */
+static int failing_extent_record(const struct mend *m, const char *msg)
+{
+	const char *p = strstr(msg, " slot=");
+	struct btrfs_key key;
+	long slot;
+
+	if (m->tree != BTRFS_EXTENT_TREE_OBJECTID || !p)
+		return -1;
+	slot = strtol(p + 6, NULL, 10);
+	if (slot < 0 || slot >= (long)btrfs_eb_nritems(m->eb))
+		return -1;
+	btrfs_item_key_to_cpu(m->eb, &key, (int)slot);
+	switch (key.type) {
+	case BTRFS_EXTENT_ITEM_KEY:
+	case BTRFS_METADATA_ITEM_KEY:
+	case BTRFS_TREE_BLOCK_REF_KEY:
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+	case BTRFS_EXTENT_DATA_REF_KEY:
+	case BTRFS_SHARED_DATA_REF_KEY:
+		return (int)slot;
+	}
+	return -1;
+}
+
+/* The leaf rebuilt without item slot. */
+static int drop_slot(struct mend *m, int slot)
+{
+	u32 nr = btrfs_eb_nritems(m->eb), i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		struct item_plan *pl = CHECK_PUSH(m, plan);
+
+		if (!pl) {
+			plan_free(m);
+			return -ENOMEM;
+		}
+		btrfs_item_key_to_cpu(m->eb, &pl->key, (int)i);
+		pl->data = btrfs_leaf_item_ptr(m->eb, (int)i);
+		pl->size = btrfs_leaf_item_size(m->eb, (int)i);
+		pl->deleted = (int)i == slot;
+	}
+	ret = rebuild_leaf(m);
+	plan_free(m);
+	return ret;
+}
+
 static int mend_leaf(struct mend *m)
 {
 	char msg[512];
@@ -973,9 +1034,24 @@ static int mend_leaf(struct mend *m)
 	plan_free(m);
 	if (ret < 0)
 		return ret;
-	if (btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) < 0) {
-		say(m, -1, "still fails the tree-checker (%s): not mended", msg);
-		return -EUCLEAN;
+	/*
+	 * Extent tree records the tree-checker still rejects: the item goes,
+	 * the extents pass rebuilds the extent's records from the trees that
+	 * use it (as for inline refs of neither kind), one item at a time.
+	 */
+	for (int tries = 0; btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) < 0;
+	     tries++) {
+		int slot = failing_extent_record(m, msg);
+
+		if (slot < 0 || tries == 16) {
+			say(m, -1, "still fails the tree-checker (%s): not mended", msg);
+			return -EUCLEAN;
+		}
+		say(m, slot, "extent record fails the tree-checker (%s): item removed, the extent's records are rebuilt from the trees",
+		    msg);
+		ret = drop_slot(m, slot);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
