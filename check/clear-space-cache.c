@@ -256,6 +256,39 @@ int check_fix_inode_cache(struct check_ctx *ctx, struct btrfs_trans *t, void *ar
 	return 0;
 }
 
+int check_stale_v1_caches(struct check_ctx *ctx, struct btrfs_trans *t)
+{
+	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
+	struct btrfs_key from = { BTRFS_FREE_SPACE_OBJECTID, 0, 0 };
+	struct v1_cache c = { .tree = BTRFS_ROOT_TREE_OBJECTID };
+	struct btrfs_tree_ref ref;
+	struct btrfs_wroot *rt;
+	int ret;
+
+	if ((btrfs_super_compat_ro_flags(sb) & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE) ||
+	    !btrfs_super_cache_generation(sb))
+		return 0;
+	ret = btrfs_find_tree_root(ctx->fs, BTRFS_ROOT_TREE_OBJECTID, &ref);
+	if (ret == 0)
+		ret = check_for_each_item(ctx, &ref, &from, header_item, &c);
+	if (ret == 0)
+		ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
+	for (size_t i = 0; i < c.del_nr && ret == 0; i++) {
+		struct btrfs_path path;
+
+		btrfs_init_path(&path);
+		ret = btrfs_search_slot(t, rt, &c.del[i], &path, 0, 1);
+		if (ret == 0 && btrfs_path_item_size(&path) >= sizeof(struct btrfs_free_space_header))
+			btrfs_set_free_space_generation(btrfs_path_item_ptr(&path), 0);
+		btrfs_release_path(&path);
+		ret = ret > 0 ? 0 : ret;   /* deleted by a fix */
+	}
+	free(c.del);
+	free(c.ino);
+	free(c.ext);
+	return ret;
+}
+
 int check_clear_space_cache(struct check_ctx *ctx, int version)
 {
 	u64 ro = btrfs_super_compat_ro_flags(btrfs_fs_super(ctx->fs));

@@ -190,25 +190,66 @@ static int mend_header(struct mend *m)
  * when nothing says.
  */
 static u8 named_type(struct mend *m, u64 ino);
+/*
+ * The type an inode's own items give, for an inode no entry names: file
+ * extents make a regular file, directory entries a directory; 0 if the leaf
+ * holds neither after its inode item.
+ */
+static u32 items_type(const struct mend *m, int slot, u64 ino)
+{
+	u32 nr = btrfs_eb_nritems(m->eb);
+
+	for (u32 i = (u32)slot + 1; i < nr; i++) {
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
+		if (key.objectid != ino)
+			break;
+		if (key.type == BTRFS_EXTENT_DATA_KEY)
+			return 0100000;
+		if (key.type == BTRFS_DIR_ITEM_KEY || key.type == BTRFS_DIR_INDEX_KEY)
+			return 0040000;
+	}
+	return 0;
+}
+
 static void mend_inode_mode(struct mend *m, int slot, u64 ino, struct btrfs_inode_item *ii)
 {
 	u32 mode = btrfs_inode_mode(ii), type = mode & 0170000, nmode;
+	const char *why = "bits beyond type and permissions cleared";
 
 	if (btrfs_ftype_of_mode(mode) != BTRFS_FT_UNKNOWN && !(mode & ~(0170000 | 07777)))
 		return;
+	/* the root tree's only inodes numbered like files are space cache v1 files */
+	if (m->tree == BTRFS_ROOT_TREE_OBJECTID && ino >= BTRFS_FIRST_FREE_OBJECTID &&
+	    ino <= BTRFS_LAST_FREE_OBJECTID) {
+		say(m, slot, "inode mode 0%o, set to 0100600 (a space cache file's, as the kernel makes them)", mode);
+		btrfs_set_inode_mode(ii, 0100600);
+		return;
+	}
 	if (!check_is_file_tree(m->tree))
 		return;
-	if (ino == BTRFS_FIRST_FREE_OBJECTID)
+	/* bits beyond type and permissions set: the type bits are suspect too */
+	if (ino == BTRFS_FIRST_FREE_OBJECTID) {
 		type = 0040000;
-	else if (btrfs_ftype_of_mode(type) == BTRFS_FT_UNKNOWN)
-		type = btrfs_mode_of_ftype(named_type(m, ino));
+		why = "a tree's top directory";
+	} else if (btrfs_ftype_of_mode(type) == BTRFS_FT_UNKNOWN || (mode & ~(0170000 | 07777))) {
+		u32 named = btrfs_mode_of_ftype(named_type(m, ino)), own = items_type(m, slot, ino);
+
+		if (named) {
+			type = named;
+			why = "the file type its directory entries give";
+		} else if (own) {
+			type = own;
+			why = "the file type its own items give";
+		} else if (btrfs_ftype_of_mode(type) == BTRFS_FT_UNKNOWN) {
+			type = 0;
+		}
+	}
 	if (!type)
 		return;
 	nmode = type | (mode & 07777);
-	say(m, slot, "inode mode 0%o, set to 0%o (%s)", mode, nmode,
-	    (mode & 0170000) == type ? "bits beyond type and permissions cleared" :
-	    ino == BTRFS_FIRST_FREE_OBJECTID ? "a tree's top directory" :
-	    "the file type its directory entries give");
+	say(m, slot, "inode mode 0%o, set to 0%o (%s)", mode, nmode, why);
 	btrfs_set_inode_mode(ii, nmode);
 }
 

@@ -284,6 +284,12 @@ int check_repair(struct check_ctx *ctx)
 			return 1;
 		}
 	}
+	ret = check_stale_v1_caches(ctx, t);
+	if (ret < 0) {
+		btrfs_abort_transaction(t);
+		error("invalidating the space cache v1 failed (%s): nothing was written", strerror(-ret));
+		return 1;
+	}
 	/* quotas follow the tree blocks the fixes changed; the status keeps the generation */
 	ret = repair_qgroup_update_status(t);
 	if (ret < 0) {
