@@ -15,6 +15,16 @@
 #include "check/check.h"
 
 int check_clear_space_cache(struct check_ctx *ctx, int version);
+/* --repair: the deprecated inode cache of subvolume *(u64 *)arg deleted (a check_fixable() fix). */
+struct btrfs_trans;
+int check_fix_inode_cache(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+/*
+ * --repair moves blocks, so space cache v1 files no longer describe the free
+ * space: each cache header's generation is set to 0, which no inode
+ * generation matches, and the kernel and btrfs check then ignore the cache
+ * (the kernel rebuilds it).  Nothing to do with a free space tree.
+ */
+int check_stale_v1_caches(struct check_ctx *ctx, struct btrfs_trans *t);
 int check_init_csum_tree(struct check_ctx *ctx);
 /*
  * --init-csum-tree --repair: the verdict of the new tree's commit

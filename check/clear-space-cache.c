@@ -14,10 +14,15 @@
  * (extent item and keyed back references) dropped and their space given
  * back; the superblock's cache_generation becomes (u64)-1 so that a kernel
  * never trusts a cache again.
+ *
+ * The inode cache (removed from the kernel in 5.11) is the same structure
+ * in a subvolume's tree: a header (FREE_SPACE, 0, 0) naming inode FREE_INO;
+ * check --repair deletes it the same way (check_fix_inode_cache()).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/check-extra.h"
+#include "check/extents.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 #include "lib/engine/transaction.h"
@@ -34,6 +39,7 @@ struct v1_cache {
 	struct v1_extent *ext;          /* one per file extent (an extent may repeat) */
 	size_t ext_nr, ext_alloc;
 	u64 cur_ino;                    /* the inode being collected */
+	u64 tree;                       /* the tree holding them: root tree (v1), a subvolume (inode cache) */
 };
 
 static int push_key(struct v1_cache *c, const struct btrfs_key *key)
@@ -96,7 +102,18 @@ static int inode_item(struct check_ctx *ctx __unused, const struct extent_buffer
 	return 0;
 }
 
-/* Headers, the items of their inodes, the extents those reference. */
+/*
+ * Cache inodes: in the root tree (space cache v1) any inode number; in a
+ * subvolume only the inode cache's own (FREE_INO), never a file.
+ */
+static bool cache_inode(const struct v1_cache *c, u64 ino)
+{
+	if (c->tree != BTRFS_ROOT_TREE_OBJECTID)
+		return ino == BTRFS_FREE_INO_OBJECTID;
+	return ino >= BTRFS_FIRST_FREE_OBJECTID && ino <= BTRFS_LAST_FREE_OBJECTID;
+}
+
+/* Headers of c->tree, the items of their inodes, the extents those reference. */
 static int collect_v1(struct check_ctx *ctx, struct v1_cache *c)
 {
 	struct btrfs_key from = { BTRFS_FREE_SPACE_OBJECTID, 0, 0 };
@@ -104,16 +121,15 @@ static int collect_v1(struct check_ctx *ctx, struct v1_cache *c)
 	size_t i;
 	int ret;
 
-	ret = btrfs_find_tree_root(ctx->fs, BTRFS_ROOT_TREE_OBJECTID, &rt);
+	ret = btrfs_find_tree_root(ctx->fs, c->tree, &rt);
 	if (ret == 0)
 		ret = check_for_each_item(ctx, &rt, &from, header_item, c);
 	check_sort(c->ino, c->ino_nr, sizeof(*c->ino), check_cmp_u64);
 	for (i = 0; i < c->ino_nr && ret == 0; i++) {
 		u64 ino = c->ino[i];
 
-		/* each inode once; only inode numbers can be cache files */
-		if ((i && c->ino[i - 1] == ino) || ino < BTRFS_FIRST_FREE_OBJECTID ||
-		    ino > BTRFS_LAST_FREE_OBJECTID)
+		/* each inode once */
+		if ((i && c->ino[i - 1] == ino) || !cache_inode(c, ino))
 			continue;
 		c->cur_ino = ino;
 		from = (struct btrfs_key){ ino, 0, 0 };
@@ -170,7 +186,8 @@ static int drop_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len, u64 refs
 		btrfs_release_path(&path);
 		if (ret < 0)
 			return ret;
-		if (ret > 0 || found.objectid != bytenr)
+		/* a block group item (on the old extent tree) may share the objectid */
+		if (ret > 0 || found.objectid != bytenr || found.type > BTRFS_SHARED_DATA_REF_KEY)
 			break;
 		if (found.type != BTRFS_EXTENT_ITEM_KEY && found.type != BTRFS_EXTENT_DATA_REF_KEY &&
 		    found.type != BTRFS_SHARED_DATA_REF_KEY) {
@@ -185,20 +202,21 @@ static int drop_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len, u64 refs
 	return btrfs_account_extent(t, bytenr, len, false);
 }
 
-static int clear_v1(struct check_ctx *ctx, struct btrfs_trans *t)
+/* Delete the caches of tree (headers, inodes, their data extents) in t. */
+static int clear_caches(struct check_ctx *ctx, struct btrfs_trans *t, u64 tree)
 {
-	struct v1_cache c = { 0 };
+	struct v1_cache c = { .tree = tree };
 	struct btrfs_wroot *rt;
 	size_t i, j;
 	int ret;
 
 	ret = collect_v1(ctx, &c);
 	if (ret == 0)
-		ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
+		ret = btrfs_trans_get_root(t, tree, &rt);
 	for (i = 0; i < c.del_nr && ret == 0; i++) {
 		ret = btrfs_delete_item(t, rt, &c.del[i]);
 		if (ret < 0)
-			error("cannot delete root tree item (%llu %u %llu): %s", c.del[i].objectid,
+			error("cannot delete tree %llu item (%llu %u %llu): %s", tree, c.del[i].objectid,
 			      c.del[i].type, c.del[i].offset, strerror(-ret));
 	}
 	check_sort(c.ext, c.ext_nr, sizeof(*c.ext), cmp_ext);
@@ -206,9 +224,65 @@ static int clear_v1(struct check_ctx *ctx, struct btrfs_trans *t)
 		for (j = i; j < c.ext_nr && c.ext[j].bytenr == c.ext[i].bytenr; j++)
 			;
 		ret = drop_data_extent(t, c.ext[i].bytenr, c.ext[i].len, j - i);
+		/* space cache files are NODATASUM; an inode cache's data may have csums */
+		if (ret == 0)
+			ret = check_delete_csums(ctx, t, c.ext[i].bytenr, c.ext[i].bytenr + c.ext[i].len);
 	}
+	free(c.del);
+	free(c.ino);
+	free(c.ext);
+	return ret;
+}
+
+static int clear_v1(struct check_ctx *ctx, struct btrfs_trans *t)
+{
+	int ret = clear_caches(ctx, t, BTRFS_ROOT_TREE_OBJECTID);
+
 	if (ret == 0)
 		btrfs_trans_invalidate_space_cache_v1(t);
+	return ret;
+}
+
+int check_fix_inode_cache(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	u64 root = *(const u64 *)arg;
+	int ret = clear_caches(ctx, t, root);
+
+	if (ret) {
+		error("repair: root %llu: cannot delete the deprecated inode cache: %s", root, strerror(-ret));
+		return ret;
+	}
+	printf("root %llu: deprecated inode cache deleted\n", root);
+	return 0;
+}
+
+int check_stale_v1_caches(struct check_ctx *ctx, struct btrfs_trans *t)
+{
+	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
+	struct btrfs_key from = { BTRFS_FREE_SPACE_OBJECTID, 0, 0 };
+	struct v1_cache c = { .tree = BTRFS_ROOT_TREE_OBJECTID };
+	struct btrfs_tree_ref ref;
+	struct btrfs_wroot *rt;
+	int ret;
+
+	if ((btrfs_super_compat_ro_flags(sb) & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE) ||
+	    !btrfs_super_cache_generation(sb))
+		return 0;
+	ret = btrfs_find_tree_root(ctx->fs, BTRFS_ROOT_TREE_OBJECTID, &ref);
+	if (ret == 0)
+		ret = check_for_each_item(ctx, &ref, &from, header_item, &c);
+	if (ret == 0)
+		ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
+	for (size_t i = 0; i < c.del_nr && ret == 0; i++) {
+		struct btrfs_path path;
+
+		btrfs_init_path(&path);
+		ret = btrfs_search_slot(t, rt, &c.del[i], &path, 0, 1);
+		if (ret == 0 && btrfs_path_item_size(&path) >= sizeof(struct btrfs_free_space_header))
+			btrfs_set_free_space_generation(btrfs_path_item_ptr(&path), 0);
+		btrfs_release_path(&path);
+		ret = ret > 0 ? 0 : ret;   /* deleted by a fix */
+	}
 	free(c.del);
 	free(c.ino);
 	free(c.ext);

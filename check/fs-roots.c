@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include "check/check.h"
+#include "check/check-extra.h"
 #include "check/extents.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
@@ -134,6 +135,7 @@ struct fs_root_tree {
 	u64 root;
 	u32 sectorsize;
 	bool no_holes;
+	bool inode_cache;       /* its deprecated inode cache was reported */
 	u64 super_gen;
 	struct fs_root_cursor cur;
 	struct fs_root_csums *csums;
@@ -905,6 +907,16 @@ static int fs_item(struct check_ctx *ctx, const struct extent_buffer *eb, int sl
 	struct fs_root_tree *t = arg;
 	struct fs_root_cursor *c = &t->cur;
 
+	/* the inode cache (inode FREE_INO, header FREE_SPACE) of kernels before 5.11 */
+	if (key->objectid == BTRFS_FREE_INO_OBJECTID || key->objectid == BTRFS_FREE_SPACE_OBJECTID) {
+		if (!t->inode_cache) {
+			t->inode_cache = true;
+			check_error(ctx, "root %llu: deprecated inode cache (FREE_INO inode, FREE_SPACE header) found in leaf %llu",
+				    t->root, eb->start);
+			check_fixable(ctx, check_fix_inode_cache, &t->root, sizeof(t->root));
+		}
+		return 0;
+	}
 	if (key->objectid != c->ino) {
 		finish_inode(t);
 		c->ino = key->objectid;

@@ -190,25 +190,66 @@ static int mend_header(struct mend *m)
  * when nothing says.
  */
 static u8 named_type(struct mend *m, u64 ino);
+/*
+ * The type an inode's own items give, for an inode no entry names: file
+ * extents make a regular file, directory entries a directory; 0 if the leaf
+ * holds neither after its inode item.
+ */
+static u32 items_type(const struct mend *m, int slot, u64 ino)
+{
+	u32 nr = btrfs_eb_nritems(m->eb);
+
+	for (u32 i = (u32)slot + 1; i < nr; i++) {
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
+		if (key.objectid != ino)
+			break;
+		if (key.type == BTRFS_EXTENT_DATA_KEY)
+			return 0100000;
+		if (key.type == BTRFS_DIR_ITEM_KEY || key.type == BTRFS_DIR_INDEX_KEY)
+			return 0040000;
+	}
+	return 0;
+}
+
 static void mend_inode_mode(struct mend *m, int slot, u64 ino, struct btrfs_inode_item *ii)
 {
 	u32 mode = btrfs_inode_mode(ii), type = mode & 0170000, nmode;
+	const char *why = "bits beyond type and permissions cleared";
 
 	if (btrfs_ftype_of_mode(mode) != BTRFS_FT_UNKNOWN && !(mode & ~(0170000 | 07777)))
 		return;
+	/* the root tree's only inodes numbered like files are space cache v1 files */
+	if (m->tree == BTRFS_ROOT_TREE_OBJECTID && ino >= BTRFS_FIRST_FREE_OBJECTID &&
+	    ino <= BTRFS_LAST_FREE_OBJECTID) {
+		say(m, slot, "inode mode 0%o, set to 0100600 (a space cache file's, as the kernel makes them)", mode);
+		btrfs_set_inode_mode(ii, 0100600);
+		return;
+	}
 	if (!check_is_file_tree(m->tree))
 		return;
-	if (ino == BTRFS_FIRST_FREE_OBJECTID)
+	/* bits beyond type and permissions set: the type bits are suspect too */
+	if (ino == BTRFS_FIRST_FREE_OBJECTID) {
 		type = 0040000;
-	else if (btrfs_ftype_of_mode(type) == BTRFS_FT_UNKNOWN)
-		type = btrfs_mode_of_ftype(named_type(m, ino));
+		why = "a tree's top directory";
+	} else if (btrfs_ftype_of_mode(type) == BTRFS_FT_UNKNOWN || (mode & ~(0170000 | 07777))) {
+		u32 named = btrfs_mode_of_ftype(named_type(m, ino)), own = items_type(m, slot, ino);
+
+		if (named) {
+			type = named;
+			why = "the file type its directory entries give";
+		} else if (own) {
+			type = own;
+			why = "the file type its own items give";
+		} else if (btrfs_ftype_of_mode(type) == BTRFS_FT_UNKNOWN) {
+			type = 0;
+		}
+	}
 	if (!type)
 		return;
 	nmode = type | (mode & 07777);
-	say(m, slot, "inode mode 0%o, set to 0%o (%s)", mode, nmode,
-	    (mode & 0170000) == type ? "bits beyond type and permissions cleared" :
-	    ino == BTRFS_FIRST_FREE_OBJECTID ? "a tree's top directory" :
-	    "the file type its directory entries give");
+	say(m, slot, "inode mode 0%o, set to 0%o (%s)", mode, nmode, why);
 	btrfs_set_inode_mode(ii, nmode);
 }
 
@@ -237,6 +278,41 @@ static void mend_inode(struct mend *m, int slot, u64 ino, struct btrfs_inode_ite
 		say(m, slot, "inode generation %llu beyond the superblock's, set to its transid %llu",
 		    (unsigned long long)gen, (unsigned long long)tid);
 		btrfs_set_inode_generation(ii, tid);
+	}
+}
+
+/*
+ * A file extent the tree-checker rejects where the right value is known:
+ * an uncompressed inline extent's ram_bytes is its data size; a regular or
+ * preallocated extent whose disk_bytenr is not sector aligned points
+ * nowhere a data extent can be, so the item goes (the file gets a hole, the
+ * fs roots and extents passes repair nbytes and the back reference).
+ */
+static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_item *fi, u32 size)
+{
+	u8 type = btrfs_file_extent_type(fi);
+	u64 bytenr;
+
+	if (type == BTRFS_FILE_EXTENT_INLINE) {
+		u64 want = btrfs_file_extent_inline_item_len(size);
+
+		if (!btrfs_file_extent_compression(fi) && !btrfs_file_extent_encryption(fi) &&
+		    !btrfs_file_extent_other_encoding(fi) && btrfs_file_extent_ram_bytes(fi) != want) {
+			say(m, slot, "inline extent ram_bytes %llu, set to its data size %llu",
+			    (unsigned long long)btrfs_file_extent_ram_bytes(fi), (unsigned long long)want);
+			btrfs_set_file_extent_ram_bytes(fi, want);
+		}
+		return;
+	}
+	if ((type != BTRFS_FILE_EXTENT_REG && type != BTRFS_FILE_EXTENT_PREALLOC) ||
+	    size != sizeof(*fi))
+		return;
+	bytenr = btrfs_file_extent_disk_bytenr(fi);
+	if (bytenr % m->fs->geo.sectorsize) {
+		say(m, slot, "file extent disk_bytenr %llu not aligned to the sector size %u: item removed",
+		    (unsigned long long)bytenr, m->fs->geo.sectorsize);
+		m->plan[slot].deleted = true;
+		m->rebuild = true;
 	}
 }
 
@@ -833,6 +909,10 @@ static int mend_items(struct mend *m)
 			if (size == sizeof(struct btrfs_block_group_item) && key.offset)
 				mend_block_group(m, i, &key, (void *)p);
 			break;
+		case BTRFS_EXTENT_DATA_KEY:
+			if (size >= BTRFS_FILE_EXTENT_INLINE_DATA_START)
+				mend_file_extent(m, i, (void *)p, size);
+			break;
 		case BTRFS_DEV_EXTENT_KEY:
 			if (size == sizeof(struct btrfs_dev_extent))
 				mend_dev_extent(m, i, &key, (void *)p);
@@ -859,6 +939,14 @@ static int plan_cmp(const void *a, const void *b)
  * when the first key would change (the parent names the leaf by it) or
  * the items no longer fit.
  */
+/* Is the leaf its tree's root block? */
+static bool leaf_is_root(const struct mend *m)
+{
+	struct btrfs_tree_ref ref;
+
+	return btrfs_find_tree_root(m->fs, m->tree, &ref) == 0 && ref.bytenr == m->eb->start;
+}
+
 static int rebuild_leaf(struct mend *m)
 {
 	struct extent_buffer *eb = m->eb, *out;
@@ -879,7 +967,8 @@ static int rebuild_leaf(struct mend *m)
 	}
 	m->plan_nr = n;
 	check_sort(m->plan, n, sizeof(*m->plan), plan_cmp);
-	if (!n || btrfs_comp_cpu_keys(&m->plan[0].key, &first)) {
+	/* a parent points to the leaf by its first key; a tree's root leaf has no parent */
+	if (!n || (btrfs_comp_cpu_keys(&m->plan[0].key, &first) && !leaf_is_root(m))) {
 		say(m, -1, "its first key would change: not mended");
 		return -EUCLEAN;
 	}
@@ -919,6 +1008,58 @@ static void plan_free(struct mend *m)
 }
 
 /* Mend m->eb in place: 0 when it now passes the tree-checker, -EUCLEAN when not. */
+/*
+ * The slot of an extent tree item the tree-checker message names, when it
+ * is a record the extents pass rebuilds (extent and metadata items, keyed
+ * back references); else -1.
+ */
+static int failing_extent_record(const struct mend *m, const char *msg)
+{
+	const char *p = strstr(msg, " slot=");
+	struct btrfs_key key;
+	long slot;
+
+	if (m->tree != BTRFS_EXTENT_TREE_OBJECTID || !p)
+		return -1;
+	slot = strtol(p + 6, NULL, 10);
+	if (slot < 0 || slot >= (long)btrfs_eb_nritems(m->eb))
+		return -1;
+	btrfs_item_key_to_cpu(m->eb, &key, (int)slot);
+	switch (key.type) {
+	case BTRFS_EXTENT_ITEM_KEY:
+	case BTRFS_METADATA_ITEM_KEY:
+	case BTRFS_TREE_BLOCK_REF_KEY:
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+	case BTRFS_EXTENT_DATA_REF_KEY:
+	case BTRFS_SHARED_DATA_REF_KEY:
+		return (int)slot;
+	}
+	return -1;
+}
+
+/* The leaf rebuilt without item slot. */
+static int drop_slot(struct mend *m, int slot)
+{
+	u32 nr = btrfs_eb_nritems(m->eb), i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		struct item_plan *pl = CHECK_PUSH(m, plan);
+
+		if (!pl) {
+			plan_free(m);
+			return -ENOMEM;
+		}
+		btrfs_item_key_to_cpu(m->eb, &pl->key, (int)i);
+		pl->data = btrfs_leaf_item_ptr(m->eb, (int)i);
+		pl->size = btrfs_leaf_item_size(m->eb, (int)i);
+		pl->deleted = (int)i == slot;
+	}
+	ret = rebuild_leaf(m);
+	plan_free(m);
+	return ret;
+}
+
 static int mend_leaf(struct mend *m)
 {
 	char msg[512];
@@ -934,9 +1075,24 @@ static int mend_leaf(struct mend *m)
 	plan_free(m);
 	if (ret < 0)
 		return ret;
-	if (btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) < 0) {
-		say(m, -1, "still fails the tree-checker (%s): not mended", msg);
-		return -EUCLEAN;
+	/*
+	 * Extent tree records the tree-checker still rejects: the item goes,
+	 * the extents pass rebuilds the extent's records from the trees that
+	 * use it (as for inline refs of neither kind), one item at a time.
+	 */
+	for (int tries = 0; btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) < 0;
+	     tries++) {
+		int slot = failing_extent_record(m, msg);
+
+		if (slot < 0 || tries == 16) {
+			say(m, -1, "still fails the tree-checker (%s): not mended", msg);
+			return -EUCLEAN;
+		}
+		say(m, slot, "extent record fails the tree-checker (%s): item removed, the extent's records are rebuilt from the trees",
+		    msg);
+		ret = drop_slot(m, slot);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }

@@ -175,7 +175,7 @@ static int insert_csums(struct btrfs_trans *t, struct btrfs_wroot *csum, u64 sta
 
 int check_delete_csums(struct check_ctx *ctx, struct btrfs_trans *t, u64 start, u64 end)
 {
-	u32 cs = ctx->fs->geo.csum_size, ss = ((struct ext_state *)ctx->extents_state)->sectorsize;
+	u32 cs = ctx->fs->geo.csum_size, ss = ctx->fs->geo.sectorsize;
 	struct btrfs_wroot *csum;
 	int ret;
 

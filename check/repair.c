@@ -260,16 +260,17 @@ int check_repair(struct check_ctx *ctx)
 		fprintf(stderr, "[repair 1/3] applying %zu fixes\n", ctx->fixes_nr);
 		clock_gettime(CLOCK_MONOTONIC, &commit.t0);
 	}
-	ret = check_salvage_write(ctx->salvage, t);
-	if (ret < 0) {
-		btrfs_abort_transaction(t);
-		error("writing the mended leaves failed (%s): nothing was written", strerror(-ret));
-		return 1;
-	}
+	/* blocks in use without an extent item reserved before a mended leaf is copied anywhere */
 	ret = check_repair_extents_prepare(ctx, t);
 	if (ret < 0) {
 		btrfs_abort_transaction(t);
 		error("repair of extents failed (%s): nothing was written", strerror(-ret));
+		return 1;
+	}
+	ret = check_salvage_write(ctx->salvage, t);
+	if (ret < 0) {
+		btrfs_abort_transaction(t);
+		error("writing the mended leaves failed (%s): nothing was written", strerror(-ret));
 		return 1;
 	}
 	for (f = 0; f < ctx->fixes_nr; f++) {
@@ -282,6 +283,12 @@ int check_repair(struct check_ctx *ctx)
 			      pass_names[ctx->fixes[f].pass], strerror(-ret));
 			return 1;
 		}
+	}
+	ret = check_stale_v1_caches(ctx, t);
+	if (ret < 0) {
+		btrfs_abort_transaction(t);
+		error("invalidating the space cache v1 failed (%s): nothing was written", strerror(-ret));
+		return 1;
 	}
 	/* quotas follow the tree blocks the fixes changed; the status keeps the generation */
 	ret = repair_qgroup_update_status(t);
