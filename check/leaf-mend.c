@@ -191,7 +191,7 @@ static int mend_header(struct mend *m)
  */
 static u8 named_type(struct mend *m, u64 ino);
 /*
- * The type an inode's own items give, for an inode no entry names: file
+ * The type an inode's own items give, for an inode without names: file
  * extents make a regular file, directory entries a directory; 0 if the leaf
  * holds neither after its inode item.
  */
@@ -211,6 +211,26 @@ static u32 items_type(const struct mend *m, int slot, u64 ino)
 			return 0040000;
 	}
 	return 0;
+}
+
+static bool find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_search_mode mode,
+		      struct btrfs_path *path, const struct extent_buffer **eb, int *slot);
+
+/* Has ino an inode ref (a name, whatever its entries say)? */
+static bool has_inode_ref(struct mend *m, u64 ino)
+{
+	struct btrfs_key want = { ino, BTRFS_INODE_REF_KEY, 0 }, k;
+	const struct extent_buffer *eb;
+	struct btrfs_path path;
+	bool found = false;
+	int slot;
+
+	if (find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
+		btrfs_item_key_to_cpu(eb, &k, slot);
+		found = k.objectid == ino && k.type == BTRFS_INODE_REF_KEY;
+	}
+	btrfs_release_path(&path);
+	return found;
 }
 
 static void mend_inode_mode(struct mend *m, int slot, u64 ino, struct btrfs_inode_item *ii)
@@ -234,7 +254,8 @@ static void mend_inode_mode(struct mend *m, int slot, u64 ino, struct btrfs_inod
 		type = 0040000;
 		why = "a tree's top directory";
 	} else if (btrfs_ftype_of_mode(type) == BTRFS_FT_UNKNOWN || (mode & ~(0170000 | 07777))) {
-		u32 named = btrfs_mode_of_ftype(named_type(m, ino)), own = items_type(m, slot, ino);
+		u32 named = btrfs_mode_of_ftype(named_type(m, ino));
+		u32 own = named || has_inode_ref(m, ino) ? 0 : items_type(m, slot, ino);
 
 		if (named) {
 			type = named;
