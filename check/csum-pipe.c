@@ -70,8 +70,12 @@ static void run_job(struct btrfs_fs_info *fs, struct csum_job *job, u8 *buf, con
 			}
 			for (u32 i = 0; i < n; i++)
 				blocks[i] = buf + (size_t)i * ss;
-			if (btrfs_csum_compute_batch(&fs->csum, blocks, n, ss,
-					      out + (size_t)done * geo->csum_size) < 0) {
+			/*
+			 * first_readable jobs make checksums (--init-csum-tree),
+			 * the others verify data against protected ones
+			 */
+			if ((job->first_readable ? btrfs_csum_compute_batch : btrfs_csum_verify_batch)(
+				    &fs->csum, blocks, n, ss, out + (size_t)done * geo->csum_size) < 0) {
 				snprintf(job->msg[m - 1], CSUM_PIPE_MSG, "checksum computation failed");
 				job->read_err[m - 1] = -EIO;
 				break;

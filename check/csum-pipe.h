@@ -34,7 +34,11 @@ struct csum_job {
 	int mirrors;
 	bool first_readable;        /* stop at the first mirror read in full (its digests at m - 1) */
 	int good_mirror;            /* with first_readable: that mirror, 0 if none */
-	u8 *digests;                /* mirrors * nsect * csum_size: mirror m (1-based) at m - 1 */
+	/*
+	 * mirrors * nsect * csum_size: mirror m (1-based) at m - 1; whole
+	 * checksums with first_readable, else btrfs_csum_verify_batch()'s
+	 */
+	u8 *digests;
 	int *read_err;              /* per mirror: 0, or the read failed (msg says why) */
 	char (*msg)[CSUM_PIPE_MSG];
 	void *owner;                /* the caller's: what to report against */

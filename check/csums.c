@@ -21,6 +21,7 @@ struct csum_walk {
 	u16 csum_size;
 	u64 prev_end;          /* end of the previous item's range */
 	bool verify;
+	u32 span_off, span_len; /* the bytes of each checksum verified (btrfs_csum_verify_span()) */
 	struct csum_pipe *pipe; /* --check-data-csum: data read and hashed ahead */
 	u64 bad_sectors;
 };
@@ -205,6 +206,33 @@ static void check_covered(struct check_ctx *ctx, struct ext_state *st, u64 start
 	}
 }
 
+/*
+ * For a keyed checksum type, what a mismatching sector is: ": ALTERED ..."
+ * (an authsum sector whose keyed part fails while its xxhash64 part
+ * matches: changed without the key) or ": DAMAGED"; "" for a plain type.
+ * The sector is read again: the pipe computed only the keyed part.
+ */
+static const char *keyed_verdict(struct btrfs_fs_info *fs, u64 pos, int mirror, u32 sectorsize,
+				 const u8 *csum)
+{
+	u8 stored[BTRFS_CSUM_SIZE] = { 0 }, *buf;
+	char msg[CSUM_PIPE_MSG];
+	int res = -EIO;
+
+	if (!fs->csum.keyed)
+		return "";
+	buf = malloc(sectorsize);
+	memcpy(stored, csum, fs->csum.size);
+	if (buf && btrfs_read_data_mirror(fs, pos, mirror, buf, sectorsize, msg, sizeof(msg)) == 0)
+		res = btrfs_csum_verify(&fs->csum, buf, sectorsize, stored);
+	free(buf);
+	if (res == BTRFS_CSUM_ALTERED) {
+		fs->csum_altered++;	/* check's exit status 3, as for a tree block */
+		return ": ALTERED (keyed hash fails, xxhash64 matches: changed without the key)";
+	}
+	return res == BTRFS_CSUM_DAMAGED ? ": DAMAGED" : "";
+}
+
 /* The digests computed from every mirror against the item's checksums. */
 static void compare_data(struct check_ctx *ctx, struct csum_walk *w, u64 start, const u8 *csums,
 			 u32 nsect, const struct csum_job *job)
@@ -220,12 +248,16 @@ static void compare_data(struct check_ctx *ctx, struct csum_walk *w, u64 start, 
 			continue;
 		}
 		for (u32 i = 0; i < nsect; i++) {
-			if (!memcmp(got + (size_t)i * w->csum_size, csums + (size_t)i * w->csum_size,
-				    w->csum_size))
+			u64 pos = start + (u64)i * w->sectorsize;
+
+			/* the bytes the pipe computed (btrfs_csum_verify_span()) */
+			if (!memcmp(got + (size_t)i * w->csum_size + w->span_off,
+				    csums + (size_t)i * w->csum_size + w->span_off, w->span_len))
 				continue;
 			if (w->bad_sectors++ < 100)
-				check_error(ctx, "mirror %d bytenr %llu csum mismatch against the csum tree",
-					    m, start + (u64)i * w->sectorsize);
+				check_error(ctx, "mirror %d bytenr %llu csum mismatch against the csum tree%s",
+					    m, pos, keyed_verdict(ctx->fs, pos, m, w->sectorsize,
+								  csums + (size_t)i * w->csum_size));
 			else
 				ctx->errors++;
 		}
@@ -332,6 +364,7 @@ int check_csums(struct check_ctx *ctx)
 	ret = btrfs_find_tree_root(ctx->fs, BTRFS_CSUM_TREE_OBJECTID, &tree);
 	if (ret)
 		return 0;   /* pass 2 reported a missing csum tree */
+	btrfs_csum_verify_span(&ctx->fs->csum, &w.span_off, &w.span_len);
 	if (w.verify && csum_pipe_open(ctx->fs, &w.pipe) < 0) {
 		check_error(ctx, "csum tree: out of memory verifying data");
 		return -ENOMEM;

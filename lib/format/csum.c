@@ -203,6 +203,52 @@ int btrfs_csum_compute_batch(const struct btrfs_csum *c, const void *const *bloc
 	return 0;
 }
 
+void btrfs_csum_verify_span(const struct btrfs_csum *c, u32 *off, u32 *len)
+{
+	*off = 0;
+	*len = c->size;
+	if (!c->authsum)
+		return;
+	if (c->have_key) {
+		*len = BTRFS_AUTHSUM_KEYED_BYTES;
+	} else {
+		*off = BTRFS_AUTHSUM_KEYED_BYTES;
+		*len = c->size - BTRFS_AUTHSUM_KEYED_BYTES;
+	}
+}
+
+int btrfs_csum_verify_batch(const struct btrfs_csum *c, const void *const *blocks, size_t n,
+			    size_t len, u8 *out)
+{
+	u8 secondary[AUTHSUM_GROUP * 8];
+	int ret;
+
+	if (!c->authsum)
+		return btrfs_csum_compute_batch(c, blocks, n, len, out);
+	if (c->have_key) {
+		/* the keyed digests are c->size bytes: bytes 24.. are cleared */
+		ret = hash_digest_batch(&c->hash, blocks, n, len, out);
+		for (size_t i = 0; i < n && ret == 0; i++)
+			memset(out + i * c->size + BTRFS_AUTHSUM_KEYED_BYTES, 0,
+			       c->size - BTRFS_AUTHSUM_KEYED_BYTES);
+		return ret;
+	}
+	for (size_t g = 0; g < n; g += AUTHSUM_GROUP) {
+		size_t k = min_t(size_t, AUTHSUM_GROUP, n - g);
+
+		ret = hash_digest_batch(&c->xxh, blocks + g, k, len, secondary);
+		if (ret < 0)
+			return ret;
+		for (size_t i = 0; i < k; i++) {
+			u8 *sum = out + (g + i) * c->size;
+
+			memset(sum, 0, BTRFS_AUTHSUM_KEYED_BYTES);
+			memcpy(sum + BTRFS_AUTHSUM_KEYED_BYTES, secondary + 8 * i, 8);
+		}
+	}
+	return 0;
+}
+
 const char *btrfs_csum_result_name(enum btrfs_csum_result r)
 {
 	static const char *const names[] = {

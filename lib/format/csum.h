@@ -98,6 +98,26 @@ int btrfs_csum_compute(const struct btrfs_csum *c, const void *data, size_t len,
 int btrfs_csum_compute_batch(const struct btrfs_csum *c, const void *const *blocks, size_t n,
 			     size_t len, u8 *out);
 
+/*
+ * The bytes [*off, *off + *len) of a stored checksum that
+ * btrfs_csum_verify_batch() computes: the whole checksum, except for an
+ * authsum type: its keyed part with the key (the xxhash64 part is then only
+ * needed to tell damage from tampering once the keyed part fails), its
+ * xxhash64 part without.
+ */
+void btrfs_csum_verify_span(const struct btrfs_csum *c, u32 *off, u32 *len);
+
+/*
+ * btrfs_csum_compute_batch() for verifying data against checksums that are
+ * themselves protected (data checksums in csum tree leaves, whose own
+ * checksums cover them): only the bytes btrfs_csum_verify_span() names are
+ * computed (the others in out are zero), so an authsum type costs its keyed
+ * hash with the key and its xxhash64 without.  -ENOKEY for a full keyed type
+ * without the key.
+ */
+int btrfs_csum_verify_batch(const struct btrfs_csum *c, const void *const *blocks, size_t n,
+			    size_t len, u8 *out);
+
 /* What btrfs_csum_verify() found. */
 enum btrfs_csum_result {
 	BTRFS_CSUM_VALID = 0,		/* matches (with the key for keyed types) */
