@@ -25,8 +25,7 @@ for ns in 4096 16384; do
 	run_check "$BTRFS" mkfs -q -n $ns -m dup --rootdir "$T/root" -b 256M "$img"
 	run_check "$BTRFS" image -c9 "$img" "$T/ours.dump"
 	run_check /usr/bin/btrfs-image -c9 "$img" "$T/deb.dump" 2> /dev/null
-	python3 "$clusters" "$T/deb.dump" "$T/deb-zeroed.dump" > /dev/null || _fail "bad cluster chain"
-	cmp "$T/ours.dump" "$T/deb-zeroed.dump" || _fail "nodesize $ns: our dump differs from Debian's"
+	same_dump "$T/ours.dump" "$T/deb.dump" "nodesize $ns"
 	rm -f "$T"/*.raw
 	debian_restore "$T/ours.dump" "$T/deb-of-ours.raw"
 	debian_restore "$T/deb.dump" "$T/deb-of-deb.raw"
