@@ -7,7 +7,8 @@
 # (kernel-written blocks: the extent tree is not only mkfs's).  Measured,
 # interleaved (ours, Debian's, ours, ...) and best of RUNS: dump -c9 -t2,
 # dump -c0, restore (-r -t2) of the -c9 dump and of the -c0 dump (the same
-# dump file, ours, for both tools); wall, user+sys CPU (best) and peak RSS
+# dump file, ours, for both tools; each also followed by sync -f of the
+# target: ours flushes, btrfs-image does not); wall, user+sys CPU (best) and peak RSS
 # (highest), and the ratios ours/Debian (goal: wall at most 0.5), and the
 # -c9 dump sizes, file and item payload, ours/Debian (goal: at most 1).  Then the
 # memory scaling: our peak RSS for dump -c9 -t2 and restore at NFILES and
@@ -106,6 +107,12 @@ mapfile -t s < <(set_of -c0 "$work/fs.img" "$work/out"); run_set "dump -c0" "${s
 mapfile -t s < <(set_of -r -t2 "$work/c9.img" "$work/out"); run_set "restore -t2 of the -c9 dump" "${s[@]}"
 restore_rss="$rss_ours $rss_debian"
 mapfile -t s < <(set_of -r -t2 "$work/c0.img" "$work/out"); run_set "restore -t2 of the -c0 dump" "${s[@]}"
+# ours flushes the target (tree blocks before superblocks, so that a cut
+# restore never looks complete); btrfs-image leaves its writes to the page
+# cache: timed again with every command followed by sync -f of the target
+synced() { set_of "$@" | sed "n; s#^#$top/bench/with-sync.sh $work/out #"; }
+mapfile -t s < <(synced -r -t2 "$work/c9.img" "$work/out"); run_set "restore -t2 of the -c9 dump, then sync -f" "${s[@]}"
+mapfile -t s < <(synced -r -t2 "$work/c0.img" "$work/out"); run_set "restore -t2 of the -c0 dump, then sync -f" "${s[@]}"
 
 if [ "$scale" -gt 0 ]; then
 	big=$((nfiles * scale))

@@ -70,6 +70,7 @@ struct restore_slot {
 	size_t raw_off;         /* of the stored payload in c->raw */
 	u8 *buf;                /* the payload, uncompressed */
 	int ret;                /* its length, or the inflate error (negative) */
+	bool skip;              /* not needed by this pass (see check_all) */
 };
 
 struct restore_batch {
@@ -82,6 +83,10 @@ struct restore_target {
 	const char *path;
 	int fd;
 	bool is_file;
+	bool created;           /* it did not exist: removed again when the restore fails */
+	u64 unsynced;           /* bytes written since writeback was last started */
+	bool sparse;            /* a new or empty file: zero pages are left as holes */
+	u64 end;                /* the end of the last range written (sparse) */
 	u64 reach;              /* bytes the target had before the restore */
 	bool have_item;         /* -m: item holds the chunk tree's DEV_ITEM of this device */
 	struct btrfs_dev_item item;
@@ -121,6 +126,15 @@ struct restore_ctx {
 	u8 *slot_buf[RESTORE_BATCH_MAX];  /* max_item bytes each, allocated as zlib items need them */
 	u32 batch_max;          /* slots of a batch: RESTORE_BATCH_MAX, fewer for large max_item */
 	int threads;            /* inflating a batch */
+	/*
+	 * Every item inflated by the CHECK pass, before a byte is written: a
+	 * target holds data (a block device, a file that is not empty).
+	 * Otherwise the CHECK pass inflates only the superblock and the items
+	 * that may hold chunk tree blocks (inside a system chunk), the WRITE
+	 * pass checks the others as it inflates them, and a failed restore
+	 * leaves the target as it was (removed, or emptied again).
+	 */
+	bool check_all;
 	u8 *raw;                /* a batch of items as stored in the dump */
 	size_t raw_alloc;
 	bool multi;             /* -m: every device of the dump onto its own target */
@@ -137,12 +151,68 @@ struct restore_ctx {
 
 static int setup_csum(struct restore_ctx *c);
 
-/* The one function that writes to a target: through the device write path (and its log). */
+/* Are buf[0..len) all zero bytes? */
+static bool is_zero(const u8 *buf, size_t len)
+{
+	u64 acc = 0;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		u64 w;
+
+		memcpy(&w, buf + i, 8);
+		acc |= w;
+	}
+	for (; i < len; i++)
+		acc |= buf[i];
+	return !acc;
+}
+
+#define RESTORE_PAGE 4096U
+#define RESTORE_WRITEBACK (8U << 20)
+
+/*
+ * The one function that writes to a target: through the device write path
+ * (and its log).  On a file that was new or empty (t->sparse) whole zero
+ * pages (free space in tree blocks) are left as holes: they read as zeros
+ * without being written (finish_target() makes the file long enough).  A
+ * file that held data is emptied too (clear_target()), but its old bytes
+ * could outlive a power cut there: it gets every byte written.
+ */
 static int restore_write(struct restore_ctx *c, struct restore_target *t, const void *buf, u64 len,
 			 u64 physical)
 {
-	int ret = btrfs_dev_write(c->log, t->fd, buf, len, physical);
+	const u8 *p = buf;
+	u64 done = 0;
+	int ret = 0;
 
+	while (!ret && done < len) {
+		u64 at = physical + done, run = len - done, skip = 0;
+
+		if (t->sparse && at % RESTORE_PAGE == 0) {
+			while (skip + RESTORE_PAGE <= len - done && is_zero(p + done + skip, RESTORE_PAGE))
+				skip += RESTORE_PAGE;
+			done += skip;
+			if (skip)
+				continue;
+			/* the non-zero pages up to the next zero one */
+			for (run = RESTORE_PAGE; run + RESTORE_PAGE <= len - done &&
+			     !is_zero(p + done + run, RESTORE_PAGE); run += RESTORE_PAGE)
+				;
+			if (run > len - done)
+				run = len - done;
+		}
+		ret = btrfs_dev_write(c->log, t->fd, p + done, run, at);
+		done += run;
+		t->unsynced += run;
+	}
+	if (physical + len > t->end)
+		t->end = physical + len;
+	/* the disk writes while the next items inflate: the final flush waits less */
+	if (t->unsynced >= RESTORE_WRITEBACK) {
+		btrfs_dev_start_writeback(t->fd);
+		t->unsynced = 0;
+	}
 	if (ret)
 		error_errno(ret, "write of %llu bytes at %llu of %s", (unsigned long long)len,
 			    (unsigned long long)physical, t->path);
@@ -179,7 +249,6 @@ static int spool_dump(int in, const char *source, struct dump_file *df)
 	}
 	for (;;) {
 		ssize_t n = read(in, buf, alloc);
-		size_t z = 0;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -190,9 +259,7 @@ static int spool_dump(int in, const char *source, struct dump_file *df)
 		}
 		if (n == 0)
 			break;
-		while (z < (size_t)n && !buf[z])
-			z++;
-		if (z == (size_t)n) {           /* all zeros: a hole */
+		if (is_zero(buf, (size_t)n)) {  /* a hole */
 			len += (u64)n;
 			continue;
 		}
@@ -476,6 +543,21 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 				   btrfs_stripe_offset_nr(chunk, 1) : 0;
 	}
 	return 0;
+}
+
+/*
+ * May the item at logical hold chunk tree blocks (it starts in a system
+ * chunk or within the largest item's length before one)?
+ */
+static bool may_hold_chunk_blocks(const struct restore_ctx *c, u64 logical)
+{
+	for (size_t i = 0; i < c->sys.nr; i++) {
+		const struct btrfs_chunk_map *cm = c->sys.chunks[i];
+
+		if (logical < cm->logical + cm->length && logical + c->max_item > cm->logical)
+			return true;
+	}
+	return false;
 }
 
 /* Pass 1: the chunk tree blocks of an item (blocks inside system chunks). */
@@ -1059,7 +1141,9 @@ static void inflate_slot(void *arg, u32 k)
 	struct restore_batch *b = arg;
 	struct restore_slot *s = &b->slots[k];
 
-	s->ret = btrfs_zlib_inflate_exact(b->c->raw + s->raw_off, s->size, s->buf, b->c->max_item);
+	if (!s->skip)
+		s->ret = btrfs_zlib_inflate_exact(b->c->raw + s->raw_off, s->size, s->buf,
+						  b->c->max_item);
 }
 
 /*
@@ -1089,6 +1173,8 @@ static int load_batch(struct restore_ctx *c, enum restore_pass pass, const struc
 		s->raw_off = off;
 		s->buf = c->raw + off;
 		s->ret = (int)s->size;
+		s->skip = pass == PASS_CHECK && !c->check_all && c->have_super &&
+			  !may_hold_chunk_blocks(c, s->logical);
 		off += s->size;
 		if (zlib && !c->slot_buf[k]) {
 			/* pages are touched only as items need them */
@@ -1104,6 +1190,8 @@ static int load_batch(struct restore_ctx *c, enum restore_pass pass, const struc
 	for (u32 k = 0; k < nr; k++) {
 		struct restore_slot *s = &b.slots[k];
 
+		if (s->skip)
+			continue;
 		if (s->ret < 0)
 			return inflate_error(s->ret, cluster, first + k);
 		c->buf = s->buf;
@@ -1259,6 +1347,7 @@ static int open_target(struct restore_ctx *c, struct restore_target *t)
 		return ret;
 	}
 	t->is_file = S_ISREG(st.st_mode);
+	t->sparse = t->is_file && st.st_size == 0;
 	/* backup superblocks only where the target reached before the restore (a new file: none) */
 	t->reach = btrfs_device_fd_size(t->fd);
 	if (!t->is_file && t->reach < target_need(c, t)) {
@@ -1309,7 +1398,7 @@ static int clear_target(struct restore_ctx *c, struct restore_target *t)
  */
 static int finish_target(struct restore_ctx *c, struct restore_target *t)
 {
-	u64 size = target_need(c, t), have = btrfs_device_fd_size(t->fd);
+	u64 size = max_t(u64, target_need(c, t), t->end), have = btrfs_device_fd_size(t->fd);
 	int ret = 0;
 
 	if (t->is_file && have < size) {
@@ -1326,6 +1415,25 @@ static int finish_target(struct restore_ctx *c, struct restore_target *t)
 	if (ret)
 		error_errno(ret, "fsync of %s", t->path);
 	return ret;
+}
+
+/*
+ * A restore onto new or empty files that failed in the WRITE pass (an item
+ * the CHECK pass did not inflate was bad): the files go back to what they
+ * were, no file or an empty one.
+ */
+static void undo_targets(struct restore_ctx *c)
+{
+	for (int i = 0; i < c->nr_tg; i++) {
+		struct restore_target *t = &c->tg[i];
+
+		if (t->fd < 0 || !t->is_file)
+			continue;
+		if (t->created ? unlink(t->path) : ftruncate(t->fd, 0))
+			warning("cannot remove what was written to %s: %m", t->path);
+		else
+			fprintf(stderr, "%s: %s\n", t->path, t->created ? "removed" : "emptied again");
+	}
 }
 
 int image_restore(const char *source, const char *const *targets, int nr_targets,
@@ -1353,12 +1461,18 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 		c.tg[i].path = targets[i];
 	}
 	for (i = 0; i < nr_targets; i++) {
+		struct stat st;
+
 		if (target_is_mounted(targets[i])) {
 			error("%s is mounted (or a device of a mounted filesystem): nothing written",
 			      targets[i]);
 			ret = -EBUSY;
 			goto out;
 		}
+		if (stat(targets[i], &st))
+			c.tg[i].created = errno == ENOENT;
+		if (!c.tg[i].created && (!S_ISREG(st.st_mode) || st.st_size))
+			c.check_all = true;
 	}
 	ret = dump_open(source, &c.df);
 	if (ret)
@@ -1379,6 +1493,8 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 		ret = clear_target(&c, &c.tg[i]);
 	if (!ret)
 		ret = walk_dump(&c, PASS_WRITE);
+	if (ret && !c.check_all)
+		undo_targets(&c);
 	/*
 	 * Tree blocks, flush, superblocks, flush (every device flushed before any
 	 * superblock): an interrupted restore leaves no superblock, so the target

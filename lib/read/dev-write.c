@@ -143,6 +143,11 @@ int btrfs_dev_zero(struct btrfs_write_log *log, int fd, u64 offset, u64 len, boo
 	return 0;
 }
 
+void btrfs_dev_start_writeback(int fd)
+{
+	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
 int btrfs_dev_flush(struct btrfs_write_log *log, int fd)
 {
 	if (log) {

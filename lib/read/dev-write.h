@@ -45,6 +45,13 @@ int btrfs_dev_zero(struct btrfs_write_log *log, int fd, u64 offset, u64 len, boo
  */
 int btrfs_dev_clone(struct btrfs_write_log *log, int fd, int src_fd, u64 src_offset, const void *buf,
 		    size_t len, u64 offset);
+/*
+ * Start writing back what was written to fd so far, without waiting for it
+ * (sync_file_range SYNC_FILE_RANGE_WRITE): the disk works while the writer
+ * goes on, so the btrfs_dev_flush() that follows waits less.  Only a hint:
+ * it orders nothing, so it is not logged; silent, errors ignored.
+ */
+void btrfs_dev_start_writeback(int fd);
 /* Everything written to fd so far onto stable storage (fsync); 0 or a negative errno, silent. */
 int btrfs_dev_flush(struct btrfs_write_log *log, int fd);
 

@@ -51,7 +51,19 @@ b[p + 1:end0 + 1] = b[p:end0]; b[p] = 0x55
 struct.pack_into('<I', b, 21 + 12 + 8, cl[0][1][1][1] + 1); w('zlib-trailing', b)
 b = bytearray(d); struct.pack_into('<Q', b, c1 + 21, 1 << 50); w('outside-chunks', b)
 w('empty', b'')
+# the last item's stream corrupt: a tree block no chunk tree lookup needs
+b = bytearray(d); p = last + 1024 + sum(s for _, s in litems[:-1])
+b[p + 10:p + 40] = bytes(30); w('corrupt-zlib-late', b)
+print(len(cl) - 1, len(litems) - 1, file=open(f'{out}/late-item', 'w'))
 PY
+read -r late_cluster late_item < "$T/late-item"
+late_at=$(python3 -c "
+import struct, sys
+b = open(sys.argv[1], 'rb').read(); pos = 0
+for _ in range(int(sys.argv[2])):
+    nr = struct.unpack_from('<I', b, pos + 16)[0]
+    pos = (pos + 1024 + sum(struct.unpack_from('<QI', b, pos + 21 + 12 * i)[1] for i in range(nr)) + 1023) // 1024 * 1024
+print(pos)" "$src" "$late_cluster")
 n=0
 for f in "$T"/*.dump; do
 	name=$(basename "$f" .dump)
@@ -70,6 +82,7 @@ for f in "$T"/*.dump; do
 	nritems-84) want="cluster at [0-9]*: nritems 84 over 83" ;;
 	item-past-end|item-huge) want="cluster at [0-9]* item 0: size [0-9]* past the end" ;;
 	corrupt-zlib) want="cluster at 0 item 1: corrupt zlib stream" ;;
+	corrupt-zlib-late) want="cluster at $late_at item $late_item: corrupt zlib stream" ;;
 	zlib-trailing) want="cluster at 0 item 1: corrupt zlib stream (bad data or bytes after its end)" ;;
 	no-super) want="cluster at 0 item 0: bytenr 1048576, the superblock item is missing" ;;
 	outside-chunks) want="cluster at [0-9]* item 0: bytenr 1125899906842624 is outside every chunk" ;;
@@ -85,7 +98,24 @@ for f in "$T"/*.dump; do
 	echo "ok $name: $(head -n 1 "$T/err")"
 	n=$((n + 1))
 done
-[ $n -eq 13 ] || _fail "$n hostile dumps, expected 13"
+[ $n -eq 14 ] || _fail "$n hostile dumps, expected 14"
+
+# Onto a new file, or an empty one, the items are checked as they are
+# written (only the superblock and chunk tree items first): a bad item
+# found then leaves no file, or the empty file, behind.
+f=$T/corrupt-zlib-late.dump
+rm -f "$T/new.img"
+hostile_run -x 1 60 "image -r (bad late item) onto a new file" "$BTRFS" image -r "$f" "$T/new.img"
+rc=$?
+[ $rc -eq 1 ] || _fail "bad late item onto a new file: exit $rc, expected 1"
+assert_grep "cluster at $late_at item $late_item: corrupt zlib stream" "$T/err"
+[ ! -e "$T/new.img" ] || _fail "a failed restore left the new file behind"
+: > "$T/empty.img"
+hostile_run -x 1 60 "image -r -t 2 (bad late item) onto an empty file" "$BTRFS" image -r -t 2 "$f" "$T/empty.img"
+rc=$?
+[ $rc -eq 1 ] || _fail "bad late item onto an empty file: exit $rc, expected 1"
+[ -f "$T/empty.img" ] && [ ! -s "$T/empty.img" ] || _fail "a failed restore left the empty file written"
+echo "ok: a bad late item onto a new or empty file leaves nothing behind"
 
 # -m on a dump of a 3-device filesystem (data/image-3dev-raid1-raid0.dump:
 # Debian's btrfs-image -c9 of our mkfs --rootdir -m raid1 -d raid0 on three
