@@ -136,6 +136,7 @@ struct restore_ctx {
 	 */
 	bool check_all;
 	u8 *raw;                /* a batch of items as stored in the dump */
+	u8 *stream_in, *stream_out;  /* v1 items, streamed (stream_item()) */
 	size_t raw_alloc;
 	bool multi;             /* -m: every device of the dump onto its own target */
 	bool old;               /* -o: every range at its logical address, no chunk mapping */
@@ -1135,6 +1136,19 @@ static int check_item(struct restore_ctx *c, enum restore_pass pass, const struc
 	return 0;
 }
 
+/*
+ * One item (or, streamed, a piece of one) at c->buf: CHECK takes the
+ * superblock and the chunk tree leaves, WRITE writes it.
+ */
+static int use_item(struct restore_ctx *c, enum restore_pass pass, u64 logical, size_t len, u64 cluster)
+{
+	if (pass == PASS_CHECK && logical == BTRFS_SUPER_INFO_OFFSET)
+		return take_super(c, c->buf, len, cluster);
+	if (pass == PASS_CHECK)
+		return scan_item(c, logical, len);
+	return write_item(c, logical, len);
+}
+
 /* A worker of load_batch(): inflate slot k (see struct restore_batch). */
 static void inflate_slot(void *arg, u32 k)
 {
@@ -1195,16 +1209,85 @@ static int load_batch(struct restore_ctx *c, enum restore_pass pass, const struc
 		if (s->ret < 0)
 			return inflate_error(s->ret, cluster, first + k);
 		c->buf = s->buf;
-		if (pass == PASS_CHECK && s->logical == BTRFS_SUPER_INFO_OFFSET)
-			ret = take_super(c, c->buf, (size_t)s->ret, cluster);
-		else if (pass == PASS_CHECK)
-			ret = scan_item(c, s->logical, (size_t)s->ret);
-		else
-			ret = write_item(c, s->logical, (size_t)s->ret);
+		ret = use_item(c, pass, s->logical, (size_t)s->ret, cluster);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/* What a stream_item() reads and writes: where its payload is, how far it got. */
+struct item_stream {
+	struct restore_ctx *c;
+	enum restore_pass pass;
+	u64 cluster;
+	u64 p;                  /* dump offset of the stored payload */
+	u64 logical;            /* of the piece put next */
+	int err;                /* read_in's or put's error (said already) */
+};
+
+static int stream_read(void *arg, u8 *buf, u64 off, u32 n)
+{
+	struct item_stream *st = arg;
+
+	st->err = dump_read(&st->c->df, buf, n, st->p + off);
+	return st->err;
+}
+
+static int stream_put(void *arg, const u8 *out, u32 n)
+{
+	struct item_stream *st = arg;
+
+	st->c->buf = (u8 *)out;
+	st->err = use_item(st->c, st->pass, st->logical, n, st->cluster);
+	st->logical += n;
+	return st->err;
+}
+
+/*
+ * A v1 dump's item (up to 256 MiB: file data) in bounded memory: read and
+ * inflated in pieces, each used (use_item()) as it comes: RESTORE_STREAM_IN
+ * plus RESTORE_STREAM_OUT bytes, whatever the item's size.  The output
+ * pieces are a multiple of every node size, so no tree block is split.
+ */
+#define RESTORE_STREAM_IN (1U << 20)
+#define RESTORE_STREAM_OUT (4U << 20)
+
+static int stream_item(struct restore_ctx *c, enum restore_pass pass, const struct metadump_cluster *cl,
+		       u64 cluster, u32 i, u64 p)
+{
+	struct item_stream st = { .c = c, .pass = pass, .cluster = cluster, .p = p,
+				  .logical = metadump_item_bytenr(&cl->items[i]) };
+	u32 size = metadump_item_size(&cl->items[i]);
+	struct btrfs_inflate_pieces pieces = {
+		.in_cap = RESTORE_STREAM_IN, .out_cap = RESTORE_STREAM_OUT, .max_out = c->max_item,
+		.read_in = stream_read, .put = stream_put, .arg = &st,
+	};
+	s64 ret = 0;
+
+	if (pass == PASS_CHECK && !c->check_all && c->have_super && !may_hold_chunk_blocks(c, st.logical))
+		return 0;
+	if (!c->stream_in)
+		c->stream_in = malloc(RESTORE_STREAM_IN);
+	if (!c->stream_out)
+		c->stream_out = malloc(RESTORE_STREAM_OUT);
+	if (!c->stream_in || !c->stream_out)
+		return -ENOMEM;
+	pieces.in_buf = c->stream_in;
+	pieces.out_buf = c->stream_out;
+	if (metadump_compress(&cl->header) == METADUMP_COMPRESS_ZLIB) {
+		ret = btrfs_zlib_inflate_pieces(&pieces, size);
+		if (ret < 0)
+			return st.err ? st.err : inflate_error((int)ret, cluster, i);
+		return 0;
+	}
+	for (u32 off = 0, n; off < size && ret >= 0; off += n) {
+		n = min_t(u32, RESTORE_STREAM_OUT, size - off);
+		ret = stream_read(&st, c->stream_out, off, n);
+		if (ret >= 0)
+			ret = stream_put(&st, c->stream_out, n);
+	}
+	return ret < 0 ? (int)ret : 0;
 }
 
 /*
@@ -1217,6 +1300,19 @@ static int walk_items(struct restore_ctx *c, enum restore_pass pass, const struc
 {
 	u32 nritems = metadump_nritems(&cl->header);
 
+	if (c->magic == METADUMP_MAGIC_V1) {
+		/* one item at a time, streamed */
+		for (u32 i = 0; i < nritems; i++) {
+			int ret = check_item(c, pass, cl, cluster, i, p);
+
+			if (!ret && pass != PASS_RANGES)
+				ret = stream_item(c, pass, cl, cluster, i, p);
+			if (ret)
+				return ret;
+			p += metadump_item_size(&cl->items[i]);
+		}
+		return 0;
+	}
 	for (u32 i = 0; i < nritems;) {
 		size_t raw = 0;
 		u32 n = 0;
@@ -1523,6 +1619,8 @@ out:
 	for (u32 k = 0; k < RESTORE_BATCH_MAX; k++)
 		free(c.slot_buf[k]);
 	free(c.raw);
+	free(c.stream_in);
+	free(c.stream_out);
 	dump_close(&c.df);
 	return ret;
 }

@@ -246,6 +246,77 @@ int btrfs_zlib_inflate_exact(const u8 *in, u32 len, u8 *out, u32 out_cap)
 	}
 }
 
+s64 btrfs_zlib_inflate_pieces(const struct btrfs_inflate_pieces *p, u32 len)
+{
+	z_stream s = { 0 };
+	u64 in_off = 0, total = 0;
+	s64 ret = 0;
+	int z = Z_OK;
+
+	if (inflateInit(&s) != Z_OK)
+		return -ENOMEM;
+	while (z != Z_STREAM_END) {
+		u32 filled;
+
+		if (!s.avail_in && in_off < len) {
+			u32 n = (u32)min_t(u64, p->in_cap, len - in_off);
+
+			ret = p->read_in(p->arg, p->in_buf, in_off, n);
+			if (ret < 0)
+				break;
+			s.next_in = p->in_buf;
+			s.avail_in = n;
+			in_off += n;
+		}
+		s.next_out = p->out_buf;
+		s.avail_out = p->out_cap;
+		/* fill the whole output piece, reading input as it is used up */
+		for (;;) {
+			u32 n;
+
+			z = inflate(&s, Z_NO_FLUSH);
+			if (z != Z_OK || !s.avail_out)
+				break;
+			if (s.avail_in)
+				continue;
+			if (in_off == len)
+				break;
+			n = (u32)min_t(u64, p->in_cap, len - in_off);
+			ret = p->read_in(p->arg, p->in_buf, in_off, n);
+			if (ret < 0)
+				break;
+			s.next_in = p->in_buf;
+			s.avail_in = n;
+			in_off += n;
+		}
+		if (ret < 0)
+			break;
+		filled = p->out_cap - s.avail_out;
+		if (z == Z_BUF_ERROR && !s.avail_in && in_off == len && s.avail_out) {
+			ret = -ENODATA;         /* the input ended before the stream */
+			break;
+		}
+		if (z != Z_OK && z != Z_STREAM_END && z != Z_BUF_ERROR) {
+			ret = z == Z_MEM_ERROR ? -ENOMEM : -EUCLEAN;
+			break;
+		}
+		if (total + filled > p->max_out) {
+			ret = -E2BIG;
+			break;
+		}
+		if (filled) {
+			ret = p->put(p->arg, p->out_buf, filled);
+			if (ret < 0)
+				break;
+		}
+		total += filled;
+	}
+	if (ret >= 0 && (s.avail_in || in_off < len))
+		ret = -EUCLEAN;                 /* bytes after the stream's end */
+	inflateEnd(&s);
+	return ret < 0 ? ret : (s64)total;
+}
+
 #ifdef HAVE_LZO
 static int lzo_decompress_buf(u32 ss, const u8 *in, u32 len, u8 *out, u32 out_len)
 {

@@ -61,4 +61,25 @@ int btrfs_decompress_buf(int type, u32 sectorsize, const u8 *in, u32 len, u8 *ou
  */
 int btrfs_zlib_inflate_exact(const u8 *in, u32 len, u8 *out, u32 out_cap);
 
+/*
+ * btrfs_zlib_inflate_exact() in bounded memory, for streams too large to
+ * hold: the len bytes of the stream are read in pieces of at most in_cap
+ * bytes by read_in(arg, in_buf, offset in the stream, n), and the output is
+ * handed to put(arg, out_buf, n) in pieces of exactly out_cap bytes but the
+ * last; at most max_out bytes in all.  Returns the bytes inflated, the
+ * errors of btrfs_zlib_inflate_exact() (-E2BIG past max_out), or the first
+ * negative value read_in or put returned (they say why themselves).
+ */
+struct btrfs_inflate_pieces {
+	u8 *in_buf;
+	u32 in_cap;
+	u8 *out_buf;
+	u32 out_cap;
+	u64 max_out;
+	int (*read_in)(void *arg, u8 *buf, u64 off, u32 n);
+	int (*put)(void *arg, const u8 *out, u32 n);
+	void *arg;
+};
+s64 btrfs_zlib_inflate_pieces(const struct btrfs_inflate_pieces *p, u32 len);
+
 #endif
