@@ -42,6 +42,8 @@ struct mend {
 	size_t plan_nr;
 	size_t plan_alloc;
 	bool rebuild;              /* some item is deleted, changed in size or added */
+	bool close_gaps;           /* step 1 moves item data over gaps (see close_gaps()) */
+	bool quiet;                /* a trial: nothing printed */
 };
 
 static void key_fmt(char *buf, size_t len, const struct btrfs_key *k)
@@ -57,6 +59,8 @@ static void say(const struct mend *m, int slot, const char *fmt, ...)
 	struct btrfs_key k;
 	va_list ap;
 
+	if (m->quiet)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
@@ -137,6 +141,56 @@ static int mend_layout(struct mend *m)
 		end = noff;
 	}
 	return 0;
+}
+
+/*
+ * The other reading of an item that ends short of its predecessor's start:
+ * its data (and that of the items after it, which follow it) was moved down
+ * with the offsets, leaving a gap.  Each such item's data is moved up to
+ * close the gap, sizes kept (btrfs-progs' check repairs the same way).  An
+ * item reaching into its predecessor or out of the block is not this case.
+ */
+static int close_gaps(struct mend *m)
+{
+	struct extent_buffer *eb = m->eb;
+	u32 nr = btrfs_eb_nritems(eb), data_size = btrfs_leaf_data_size(eb);
+	u64 items_end = (u64)nr * sizeof(struct btrfs_item), end = data_size;
+
+	for (u32 i = 0; i < nr; i++) {
+		u64 off = btrfs_leaf_item_offset(eb, i), size = btrfs_leaf_item_size(eb, i);
+
+		if (off < items_end || off + size > end)
+			return -EUCLEAN;
+		if (off + size < end) {
+			u64 to = end - size;
+
+			say(m, i, "item offset %llu size %llu ends %llu bytes before the item before it: data moved to offset %llu",
+			    off, size, end - off - size, to);
+			memmove(btrfs_leaf_data(eb) + to, btrfs_leaf_data(eb) + off, size);
+			btrfs_set_leaf_item_offset(eb, i, (u32)to);
+			off = to;
+		}
+		end = off;
+	}
+	return 0;
+}
+
+/* Does some item end short of its predecessor's start (close_gaps()'s case)? */
+static bool layout_has_gap(const struct extent_buffer *eb)
+{
+	u32 nr = btrfs_eb_nritems(eb);
+	u64 end = btrfs_leaf_data_size(eb);
+
+	if ((u64)nr * sizeof(struct btrfs_item) > end)
+		return false;
+	for (u32 i = 0; i < nr; i++) {
+		u64 off = btrfs_leaf_item_offset(eb, i), size = btrfs_leaf_item_size(eb, i);
+
+		if (off + size < end)
+			return true;
+		end = off;
+	}
+	return false;
 }
 
 /* ---- step 2: the items ----------------------------------------------------- */
@@ -1088,7 +1142,7 @@ static int mend_leaf(struct mend *m)
 
 	ret = mend_header(m);
 	if (!ret)
-		ret = mend_layout(m);
+		ret = m->close_gaps ? close_gaps(m) : mend_layout(m);
 	if (!ret)
 		ret = mend_items(m);
 	if (!ret && m->rebuild)
@@ -1123,5 +1177,28 @@ int check_mend_leaf(struct btrfs_fs_info *fs, struct extent_buffer *eb, u64 tree
 	struct mend m = { .fs = fs, .eb = eb, .tree = tree,
 			  .limit = btrfs_super_generation(btrfs_fs_super(fs)) };
 
+	/*
+	 * A gap in the item data: moving the data over it is tried first, on a
+	 * copy and silently, and kept when the whole leaf then mends and passes
+	 * the tree-checker; else the sizes and offsets are mended in place.
+	 */
+	if (layout_has_gap(eb)) {
+		struct extent_buffer *trial = clone_extent_buffer(eb);
+		struct mend t = m;
+		int ret;
+
+		if (!trial)
+			return -ENOMEM;
+		t.eb = trial;
+		t.quiet = t.close_gaps = true;
+		ret = mend_leaf(&t);
+		free_extent_buffer(trial);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret == 0) {
+			m.close_gaps = true;
+			return mend_leaf(&m);
+		}
+	}
 	return mend_leaf(&m);
 }

@@ -18,6 +18,9 @@
  *   dup    TREE KEY               insert a copy of the item right after it
  *   swap   TREE KEY KEY2          exchange two items of one leaf (order broken)
  *   shift  TREE KEY DELTA         add DELTA to the item's data offset
+ *   move   TREE KEY DELTA         move the data of the item and of every item
+ *                                 after it by DELTA bytes (offsets follow:
+ *                                 DELTA < 0 leaves a gap before the item's end)
  *   list                          print every item of every tree: TREE KEY SIZE STRUCT
  *                                 LEAF LEVEL (STRUCT the structure its FIELD names
  *                                 default to, or -; LEAF the bytenr of the leaf
@@ -494,6 +497,23 @@ static int edit_shift(struct extent_buffer *eb, const struct target *tg, char **
 	return set_place(eb, &pl, args[0]);
 }
 
+static int edit_move(struct extent_buffer *eb, const struct target *tg, char **args)
+{
+	u32 nr = btrfs_eb_nritems(eb), first = btrfs_leaf_item_offset(eb, (int)nr - 1);
+	u32 end = btrfs_leaf_item_offset(eb, tg->slot) + btrfs_leaf_item_size(eb, tg->slot);
+	long long delta = strtoll(args[0], NULL, 0);
+
+	if (first + delta < (long long)(nr * sizeof(struct btrfs_item)) || end + delta > btrfs_leaf_data_size(eb)) {
+		error("moving the data of slots %d..%u by %lld leaves the leaf", tg->slot, nr - 1, delta);
+		return -EINVAL;
+	}
+	memmove(btrfs_leaf_data(eb) + first + delta, btrfs_leaf_data(eb) + first, end - first);
+	for (u32 i = (u32)tg->slot; i < nr; i++)
+		btrfs_set_leaf_item_offset(eb, (int)i, (u32)(btrfs_leaf_item_offset(eb, (int)i) + delta));
+	printf("moved the data of slots %d..%u by %lld\n", tg->slot, nr - 1, delta);
+	return 0;
+}
+
 /* --forge on the superblock: recompute only the xxhash64 part of an authsum checksum. */
 static int forge_super_secondary(struct btrfs_super_block *sb)
 {
@@ -645,6 +665,7 @@ static const struct command {
 	{ "dup", 2, false, false, edit_dup },
 	{ "swap", 3, false, false, edit_swap },
 	{ "shift", 3, false, false, edit_shift },
+	{ "move", 3, false, false, edit_move },
 	{ "super", 2, false, false, NULL },
 	{ "list", 0, false, false, NULL },
 };
@@ -654,6 +675,7 @@ static int usage(void)
 	fprintf(stderr, "usage: corrupt-block [--mirror N] [--no-csum] [--level L] DEVICE[,DEVICE...] COMMAND ARGS\n"
 		"  field TREE KEY FIELD VALUE | header TREE KEY FIELD VALUE | block BYTENR FIELD VALUE\n"
 		"  delete TREE KEY | dup TREE KEY | swap TREE KEY KEY2 | shift TREE KEY DELTA\n"
+		"  move TREE KEY DELTA\n"
 		"  super FIELD VALUE | list | fields [STRUCT]\n"
 		"  (see the comment at the top of tests/tools/corrupt-block.c)\n");
 	return 1;
