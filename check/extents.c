@@ -196,7 +196,6 @@ static void check_dev_item_uuid(struct check_ctx *ctx, const struct btrfs_dev_it
 	u64 devid = btrfs_device_id(di);
 	char have[BTRFS_UUID_UNPARSED_SIZE], want[BTRFS_UUID_UNPARSED_SIZE];
 	const struct btrfs_device *same = NULL;
-	const u8 *fsid = btrfs_super_metadata_fsid(btrfs_fs_super(ctx->fs));
 
 	for (int i = 0; i < list->nr; i++) {
 		const struct btrfs_device *d = &list->devs[i];
@@ -204,10 +203,10 @@ static void check_dev_item_uuid(struct check_ctx *ctx, const struct btrfs_dev_it
 		if (d->devid != devid)
 			continue;
 		if (!memcmp(d->uuid, di->uuid, BTRFS_UUID_SIZE) && d->fd >= 0) {
-			/* a device opened as this filesystem's (a seed's items carry the seed's fsid) */
-			if (memcmp(di->fsid, fsid, BTRFS_FSID_SIZE)) {
+			/* the item names the filesystem the opened device is of (a seed's: the seed's) */
+			if (memcmp(di->fsid, d->fsid, BTRFS_FSID_SIZE)) {
 				uuid_unparse(di->fsid, have);
-				uuid_unparse(fsid, want);
+				uuid_unparse(d->fsid, want);
 				check_error(ctx, "chunk tree: device item devid %llu has fsid %s, but device %s is of filesystem %s",
 					    devid, have, d->path, want);
 			}

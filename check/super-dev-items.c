@@ -52,7 +52,9 @@ void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st)
 		bool differs = false;
 		u64 v;
 
-		if (!dev)
+		/* a seed device's superblock is its own (seed) filesystem's */
+		if (!dev || (dev->fd >= 0 && memcmp(dev->fsid, btrfs_super_metadata_fsid(btrfs_fs_super(ctx->fs)),
+						   BTRFS_FSID_SIZE)))
 			continue;
 		/*
 		 * the kernel refuses to mount a device smaller than its item says

@@ -55,6 +55,27 @@ u64 btrfs_fs_altered_blocks(const struct btrfs_fs_info *fs)
 	return fs->csum_altered;
 }
 
+static const u8 *header_fsid(const struct btrfs_fs_info *fs)
+{
+	return fs->geo.fsid;
+}
+
+/*
+ * Is fsid that of a seed device of the filesystem (a sprout's blocks still
+ * on its seed carry the seed's fsid)?  Only an attached seed device counts.
+ */
+static bool is_seed_fsid(const struct btrfs_fs_info *fs, const u8 *fsid)
+{
+	for (int i = 0; i < fs->devices.nr; i++) {
+		const struct btrfs_device *d = &fs->devices.devs[i];
+
+		if (!d->missing && !memcmp(d->fsid, fsid, BTRFS_FSID_SIZE) &&
+		    memcmp(fsid, header_fsid(fs), BTRFS_FSID_SIZE))
+			return true;
+	}
+	return false;
+}
+
 /* ---- checksums ---- */
 
 void btrfs_csum_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u8 *out)
@@ -380,11 +401,6 @@ static void key_str(char *buf, size_t len, const struct btrfs_key *k)
 		 k->offset);
 }
 
-static const u8 *header_fsid(const struct btrfs_fs_info *fs)
-{
-	return fs->geo.fsid;
-}
-
 int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
 			    const struct tree_check *expect, const struct read_policy *policy,
 			    char *msg, size_t msglen)
@@ -421,7 +437,7 @@ int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer
 		     btrfs_header_bytenr(h), eb->start);
 		return -EUCLEAN;
 	}
-	if (memcmp(h->fsid, header_fsid(fs), BTRFS_FSID_SIZE)) {
+	if (memcmp(h->fsid, header_fsid(fs), BTRFS_FSID_SIZE) && !is_seed_fsid(fs, h->fsid)) {
 		char have[BTRFS_UUID_UNPARSED_SIZE], want[BTRFS_UUID_UNPARSED_SIZE];
 
 		uuid_unparse(h->fsid, have);
@@ -722,6 +738,11 @@ static int open_one_device(struct btrfs_fs_info *fs, const char *path, u64 super
 		error("%s: no valid superblock at %llu", path, super_bytenr);
 		goto fail;
 	}
+	/* another filesystem's device (a seed device?): for attach_seed_devices() */
+	if (fs->super && memcmp(sb->fsid, fs->super->fsid, BTRFS_FSID_SIZE)) {
+		ret = 1;
+		goto fail;
+	}
 	devid = btrfs_device_id(&sb->dev_item);
 	if (btrfs_find_device(&fs->devices, devid, NULL)) {
 		error("%s: device id %llu given twice", path, devid);
@@ -740,6 +761,7 @@ static int open_one_device(struct btrfs_fs_info *fs, const char *path, u64 super
 		goto fail;
 	}
 	dev->fd = fd;
+	memcpy(dev->fsid, btrfs_super_metadata_fsid(sb), BTRFS_FSID_SIZE);
 	dev->size = btrfs_device_fd_size(fd);
 	dev->total_bytes = btrfs_device_total_bytes(&sb->dev_item);
 	dev->missing = false;
@@ -797,6 +819,8 @@ static int read_chunk_tree(struct btrfs_fs_info *fs)
 				}
 			}
 			dev->total_bytes = btrfs_device_total_bytes(di);
+			if (dev->missing)
+				memcpy(dev->fsid, di->fsid, BTRFS_FSID_SIZE);
 		}
 		ret = btrfs_next_item(&path);
 	}
@@ -828,6 +852,59 @@ static void report_missing(struct btrfs_fs_info *fs)
 		warning("device devid %llu uuid %s is missing", d->devid, uuid);
 		d->reported = true;
 	}
+}
+
+/*
+ * Devices given that belong to another filesystem (others[i] set): each one
+ * that is a missing seed device of this one takes its place (and is
+ * cleared).  A sprouted filesystem is read only here: writing it is refused.
+ */
+static int attach_seed_devices(struct btrfs_fs_info *fs, const struct btrfs_open_args *args,
+			       const char **others)
+{
+	for (int i = 0; i < args->ndevices; i++) {
+		int ret;
+
+		if (!others[i])
+			continue;
+		ret = btrfs_attach_seed_device(&fs->devices, others[i]);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			continue;
+		others[i] = NULL;
+		if (args->writable) {
+			error("%s is a seed device of this filesystem: writing a sprouted filesystem is not supported",
+			      args->devices[i]);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
+/* Scan for the seed devices the chunk tree names and we do not have (their own fsid). */
+static int scan_seed_devices(struct btrfs_fs_info *fs, const struct btrfs_open_args *args)
+{
+	static const u8 zero[BTRFS_FSID_SIZE];
+
+	for (int i = 0; i < fs->devices.nr; i++) {
+		struct btrfs_device *d = &fs->devices.devs[i];
+		u8 fsid[BTRFS_FSID_SIZE];
+		int ret;
+
+		if (!d->missing || !memcmp(d->fsid, zero, BTRFS_FSID_SIZE) ||
+		    !memcmp(d->fsid, header_fsid(fs), BTRFS_FSID_SIZE))
+			continue;
+		memcpy(fsid, d->fsid, BTRFS_FSID_SIZE);   /* the list may move as it grows */
+		ret = btrfs_scan_devices(&fs->devices, fsid);
+		if (ret < 0)
+			return ret;
+		if (ret && args->writable) {
+			error("the filesystem has a seed device: writing a sprouted filesystem is not supported");
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
 }
 
 /* Devices named in the sys chunk array that we do not have: add them as missing. */
@@ -946,6 +1023,7 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	struct tree_check expect;
 	struct read_policy soft = { 0 };
 	u64 super_bytenr = args->super_bytenr ? args->super_bytenr : BTRFS_SUPER_INFO_OFFSET;
+	const char **others = NULL;  /* devices given of other filesystems: seed devices? */
 	int i, ret;
 
 	*out = NULL;
@@ -955,7 +1033,8 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	}
 	fs = calloc(1, sizeof(*fs));
 	sb = malloc(BTRFS_SUPER_INFO_SIZE);
-	if (!fs || !sb) {
+	others = calloc((size_t)args->ndevices, sizeof(*others));
+	if (!fs || !sb || !others) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -969,6 +1048,10 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 		ret = open_one_device(fs, args->devices[i], super_bytenr, args, sb);
 		if (ret < 0)
 			goto fail;
+		if (ret == 1) {
+			others[i] = args->devices[i];
+			continue;
+		}
 		if (!fs->super) {
 			fs->super = sb;
 			sb = malloc(BTRFS_SUPER_INFO_SIZE);
@@ -977,15 +1060,6 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 				goto fail;
 			}
 			continue;
-		}
-		if (memcmp(sb->fsid, fs->super->fsid, BTRFS_FSID_SIZE)) {
-			char a[BTRFS_UUID_UNPARSED_SIZE], b[BTRFS_UUID_UNPARSED_SIZE];
-
-			uuid_unparse(sb->fsid, a);
-			uuid_unparse(fs->super->fsid, b);
-			error("%s belongs to filesystem %s, not %s", args->devices[i], a, b);
-			ret = -EINVAL;
-			goto fail;
 		}
 		if (btrfs_super_generation(sb) > btrfs_super_generation(fs->super))
 			memcpy(fs->super, sb, BTRFS_SUPER_INFO_SIZE);
@@ -1001,6 +1075,8 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	if (ret < 0)
 		goto fail;
 	ret = note_stripe_devices(fs);
+	if (ret == 0)
+		ret = attach_seed_devices(fs, args, others);
 	if (ret < 0)
 		goto fail;
 	if (!args->noscan && any_missing(fs)) {
@@ -1049,12 +1125,26 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 		if (!fs->partial)
 			goto fail;
 	}
+	ret = attach_seed_devices(fs, args, others);
+	if (ret < 0)
+		goto fail;
 	if (!args->noscan && any_missing(fs)) {
 		ret = btrfs_scan_devices(&fs->devices, fs->super->fsid);
+		if (ret >= 0)
+			ret = scan_seed_devices(fs, args);
 		if (ret < 0)
 			goto fail;
 	}
 	report_missing(fs);
+	for (i = 0; i < args->ndevices; i++) {
+		char a[BTRFS_UUID_UNPARSED_SIZE];
+
+		if (!others[i])
+			continue;
+		uuid_unparse(fs->super->fsid, a);
+		warning("%s is not a device of filesystem %s (nor one of its seed devices): not used",
+			others[i], a);
+	}
 
 	if (args->tree_root_bytenr) {
 		fs->tree_root.bytenr = args->tree_root_bytenr;
@@ -1071,9 +1161,11 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 			goto fail;
 	}
 	free_extent_buffer(eb);
+	free(others);
 	*out = fs;
 	return 0;
 fail:
+	free(others);
 	free(sb);
 	btrfs_close_fs(fs);
 	return ret;

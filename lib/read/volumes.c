@@ -71,11 +71,12 @@ u64 btrfs_device_fd_size(int fd)
 }
 
 /*
- * Read the primary superblock of path and, when it belongs to fsid and
- * names a device the list does not hold yet, add it.  Returns 1 when added,
- * 0 when not a member (or already known), negative errno on I/O failure.
+ * Read the primary superblock of path and add it to the list: with fsid,
+ * when it belongs to fsid and names a device the list does not hold yet (or
+ * holds as missing); with fsid NULL, only in place of a missing device of
+ * the same devid and uuid (a seed device, whose fsid is its own).
  */
-static int try_scanned_device(struct btrfs_device_list *list, const u8 *fsid, const char *path)
+static int open_member(struct btrfs_device_list *list, const u8 *fsid, const char *path)
 {
 	struct btrfs_super_block *sb;
 	struct btrfs_device *dev;
@@ -91,11 +92,13 @@ static int try_scanned_device(struct btrfs_device_list *list, const u8 *fsid, co
 		return -ENOMEM;
 	}
 	if (btrfs_read_super(fd, 0, BTRFS_SUPER_READ_QUIET, sb, NULL) < 0 ||
-	    memcmp(sb->fsid, fsid, BTRFS_FSID_SIZE))
+	    (fsid && memcmp(sb->fsid, fsid, BTRFS_FSID_SIZE)))
 		goto out;
 	di = &sb->dev_item;
 	dev = btrfs_find_device(list, btrfs_device_id(di), NULL);
 	if (dev && (!dev->missing || memcmp(dev->uuid, di->uuid, BTRFS_UUID_SIZE)))
+		goto out;
+	if (!dev && !fsid)
 		goto out;
 	if (!dev) {
 		dev = btrfs_add_device(list, btrfs_device_id(di), di->uuid);
@@ -111,6 +114,7 @@ static int try_scanned_device(struct btrfs_device_list *list, const u8 *fsid, co
 	}
 	dev->fd = fd;
 	fd = -1;
+	memcpy(dev->fsid, btrfs_super_metadata_fsid(sb), BTRFS_FSID_SIZE);
 	dev->size = btrfs_device_fd_size(dev->fd);
 	dev->total_bytes = btrfs_device_total_bytes(di);
 	dev->missing = false;
@@ -120,6 +124,11 @@ out:
 		close(fd);
 	free(sb);
 	return ret;
+}
+
+int btrfs_attach_seed_device(struct btrfs_device_list *list, const char *path)
+{
+	return open_member(list, NULL, path);
 }
 
 int btrfs_scan_devices(struct btrfs_device_list *list, const u8 *fsid)
@@ -149,7 +158,7 @@ int btrfs_scan_devices(struct btrfs_device_list *list, const u8 *fsid)
 			continue;
 		if (!blkid_dev_has_tag(bdev, "TYPE", "btrfs"))
 			continue;
-		ret = try_scanned_device(list, fsid, blkid_dev_devname(bdev));
+		ret = open_member(list, fsid, blkid_dev_devname(bdev));
 		if (ret < 0) {
 			added = ret;
 			break;

@@ -44,6 +44,13 @@ struct btrfs_device {
 	u64 size;                       /* bytes readable on the device/image */
 	u64 total_bytes;                /* dev_item.total_bytes (0 if unknown) */
 	bool missing;                   /* listed by the filesystem, not found */
+	/*
+	 * The filesystem the device belongs to, as tree blocks and device
+	 * items name it (the metadata fsid): its superblock's when opened,
+	 * else (missing) its chunk tree item's; another filesystem's for a
+	 * seed device of a sprouted filesystem.
+	 */
+	u8 fsid[BTRFS_FSID_SIZE];
 	bool reported;                  /* the missing device was already reported */
 };
 
@@ -99,6 +106,14 @@ u64 btrfs_device_fd_size(int fd);
  * names this fsid.  Returns the number added, or a negative errno.
  */
 int btrfs_scan_devices(struct btrfs_device_list *list, const u8 *fsid);
+
+/*
+ * A device given by path whose superblock belongs to another filesystem: a
+ * seed device of this one (a sprout) when its devid and device uuid are
+ * those of a device the list holds as missing; then opened there.  Returns
+ * 1 when attached, 0 when it is not such a device, a negative errno.
+ */
+int btrfs_attach_seed_device(struct btrfs_device_list *list, const char *path);
 
 /* Chunk map */
 void btrfs_chunk_tree_map_free(struct btrfs_chunk_tree_map *map);
