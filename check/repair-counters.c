@@ -55,7 +55,8 @@ void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg)
 		check_fixable(ctx, fix_bg_used, &f, sizeof(f));
 }
 
-enum super_field { SUPER_BYTES_USED, SUPER_NUM_DEVICES, SUPER_TOTAL_BYTES };
+enum super_field { SUPER_BYTES_USED, SUPER_NUM_DEVICES, SUPER_TOTAL_BYTES, SUPER_GENERATION,
+		   SUPER_CHUNK_ROOT_GENERATION };
 
 struct super_fix {
 	enum super_field field;
@@ -112,6 +113,14 @@ static int fix_super(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 		printf("Reset super num devices from %llu to %llu\n", btrfs_super_num_devices(sb), f->value);
 		btrfs_set_super_num_devices(sb, f->value);
 		break;
+	case SUPER_GENERATION:
+		/* already in the copy (open): the commit writes it, one generation on */
+		printf("Reset super generation from %llu to %llu\n", f->value, btrfs_super_generation(sb));
+		break;
+	case SUPER_CHUNK_ROOT_GENERATION:
+		printf("Reset super chunk root generation from %llu to %llu\n", f->value,
+		       btrfs_super_chunk_root_generation(sb));
+		break;
 	case SUPER_TOTAL_BYTES:
 		ret = align_device_sizes(ctx, t);
 		if (ret < 0)
@@ -123,6 +132,37 @@ static int fix_super(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 		break;
 	}
 	return 0;
+}
+
+/*
+ * A superblock generation that disagreed with its root block and a backup
+ * root (the open took the block's: btrfs_fs_generation_fixes()): an error,
+ * and --repair commits the superblock with the block's generation.
+ */
+void check_super_generations(struct check_ctx *ctx)
+{
+	struct btrfs_generation_fix g = btrfs_fs_generation_fixes(ctx->fs);
+	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
+	struct super_fix f;
+
+	/* the re-check of a repair reads the commit's own superblock: nothing of the open's */
+	if (ctx->fs->view_block)
+		return;
+	if (g.chunk_root_generation_fixed) {
+		check_error(ctx, "superblock: chunk_root_generation %llu, but chunk root block %llu has generation %llu, as backup root %d says",
+			    g.chunk_root_generation, btrfs_super_chunk_root(sb),
+			    btrfs_super_chunk_root_generation(sb), g.backup);
+		f = (struct super_fix){ SUPER_CHUNK_ROOT_GENERATION, g.chunk_root_generation };
+		if (check_repairing(ctx))
+			check_fixable(ctx, fix_super, &f, sizeof(f));
+	}
+	if (g.generation_fixed) {
+		check_error(ctx, "superblock: generation %llu, but root tree block %llu has generation %llu, as backup root %d says",
+			    g.generation, btrfs_super_root(sb), btrfs_super_generation(sb), g.backup);
+		f = (struct super_fix){ SUPER_GENERATION, g.generation };
+		if (check_repairing(ctx))
+			check_fixable(ctx, fix_super, &f, sizeof(f));
+	}
 }
 
 void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used)

@@ -126,6 +126,7 @@ int check_root_items(struct check_ctx *ctx)
 	struct roots_seen seen = { 0 };
 	int ret;
 
+	check_super_generations(ctx);
 	ret = check_for_each_item(ctx, &ctx->fs->tree_root, NULL, root_item, &seen);
 	if (ret < 0) {
 		check_error(ctx, "root tree cannot be read to the end: %s", strerror(-ret));

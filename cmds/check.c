@@ -249,6 +249,7 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli, int argc
 	a.open.ndevices = argc - first;
 	a.open.partial = true;
 	a.open.writable = writing;
+	a.open.trust_backup_generations = true;
 	printf("Opening filesystem to check...\n");
 	fflush(stdout);
 	ret = auth_open_fs(cli->auth_key, &a.open, &fs);

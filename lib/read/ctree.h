@@ -53,6 +53,14 @@ struct btrfs_open_args {
 	u64 chunk_root_bytenr;  /* chunk tree root block, 0 = the superblock's (check --chunk-root) */
 	bool temporary_super;   /* an unfinished mkfs (BTRFS_MAGIC_TEMPORARY), nothing else */
 	/*
+	 * check: a chunk or root tree root block whose header generation
+	 * differs from the superblock's (generation, chunk_root_generation)
+	 * is read with its own generation when a backup root names that block
+	 * with it (two witnesses against one field): the superblock copy in
+	 * memory takes it, btrfs_fs_generation_fixes() says what changed.
+	 */
+	bool trust_backup_generations;
+	/*
 	 * Key of a keyed checksum type (the CLI loads it by name with
 	 * common/auth-key.h), NULL for none.  Opening checks it against the
 	 * superblock's key check value first: a wrong key is -EKEYREJECTED after
@@ -70,6 +78,17 @@ struct btrfs_open_args {
 };
 
 int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out);
+/*
+ * What trust_backup_generations changed at open: which of the superblock's
+ * generation and chunk_root_generation, and their values on disk; the copy
+ * in memory holds the blocks' generations.
+ */
+struct btrfs_generation_fix {
+	bool generation_fixed, chunk_root_generation_fixed;
+	u64 generation, chunk_root_generation;
+	int backup;             /* the backup root slot that agreed (of the last fix) */
+};
+struct btrfs_generation_fix btrfs_fs_generation_fixes(const struct btrfs_fs_info *fs);
 void btrfs_close_fs(struct btrfs_fs_info *fs);
 /*
  * A second reader of an open filesystem, for another thread: it shares

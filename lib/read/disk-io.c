@@ -958,6 +958,44 @@ static void use_backup_root(struct btrfs_fs_info *fs)
 	}
 }
 
+struct btrfs_generation_fix btrfs_fs_generation_fixes(const struct btrfs_fs_info *fs)
+{
+	return fs->gen_fix;
+}
+
+/*
+ * trust_backup_generations: the generation root's block carries, when it
+ * differs from root->generation and a backup root slot names that block
+ * (chunk: its chunk root) with that generation; 0 otherwise.  *slot: which.
+ */
+static u64 backup_confirmed_generation(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *root,
+				       bool chunk, int *slot)
+{
+	static const struct read_policy any = { .relax = READ_ANY_TRANSID,
+						.on_failure = READ_FAIL, .quiet = true };
+	struct tree_check expect = { .owner = root->objectid, .level = root->level };
+	struct extent_buffer *eb;
+	u64 gen;
+
+	if (btrfs_read_tree_block_policy(fs, root->bytenr, &expect, &any, &eb) < 0)
+		return 0;
+	gen = btrfs_header_generation(btrfs_header(eb));
+	free_extent_buffer(eb);
+	if (gen == root->generation)
+		return 0;
+	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &fs->super->super_roots[i];
+		u64 at = chunk ? btrfs_backup_chunk_root(b) : btrfs_backup_tree_root(b);
+		u64 bgen = chunk ? btrfs_backup_chunk_root_gen(b) : btrfs_backup_tree_root_gen(b);
+
+		if (at == root->bytenr && bgen == gen) {
+			*slot = i;
+			return gen;
+		}
+	}
+	return 0;
+}
+
 /* The level a block's header states (checksum and header verified), 0 if unreadable. */
 static u8 root_level_from_header(struct btrfs_fs_info *fs, u64 bytenr)
 {
@@ -1103,6 +1141,16 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 		fs->chunk_root.level = root_level_from_header(fs, args->chunk_root_bytenr);
 	}
 
+	if (args->trust_backup_generations && !args->use_backup_root && !args->chunk_root_bytenr) {
+		u64 gen = backup_confirmed_generation(fs, &fs->chunk_root, true, &fs->gen_fix.backup);
+
+		if (gen) {
+			fs->gen_fix.chunk_root_generation_fixed = true;
+			fs->gen_fix.chunk_root_generation = fs->chunk_root.generation;
+			fs->chunk_root.generation = gen;
+			btrfs_set_super_chunk_root_generation(fs->super, gen);
+		}
+	}
 	/*
 	 * A partial open (printing tools) takes a root block that fails only the
 	 * tree-checker, after its message, as btrfs-progs does.
@@ -1150,6 +1198,16 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 		fs->tree_root.bytenr = args->tree_root_bytenr;
 		fs->tree_root.generation = 0;
 		fs->tree_root.level = root_level_from_header(fs, args->tree_root_bytenr);
+	} else if (args->trust_backup_generations && !args->use_backup_root) {
+		u64 gen = backup_confirmed_generation(fs, &fs->tree_root, false, &fs->gen_fix.backup);
+
+		if (gen) {
+			fs->gen_fix.generation_fixed = true;
+			fs->gen_fix.generation = btrfs_super_generation(fs->super);
+			fs->tree_root.generation = gen;
+			btrfs_set_super_generation(fs->super, gen);
+			fs->geo.super_generation = gen;
+		}
 	}
 	expect = (struct tree_check){ .owner = BTRFS_ROOT_TREE_OBJECTID,
 				      .level = fs->tree_root.level,

@@ -41,6 +41,7 @@ struct btrfs_fs_info {
 	struct btrfs_tree_ref chunk_root;
 	bool partial;
 	u64 csum_altered;                  /* block reads found ALTERED (authsum with the key) */
+	struct btrfs_generation_fix gen_fix;  /* trust_backup_generations */
 	struct btrfs_block_cache_slot cache[BTRFS_BLOCK_CACHE_SLOTS];
 	struct extent_buffer **overrides;  /* btrfs_override_tree_block() */
 	size_t overrides_nr;

@@ -59,7 +59,8 @@ static bool single_bit(u64 v)
 
 static u64 max_generation(const struct tc *t)
 {
-	return t->geo->super_generation + 1;
+	/* a superblock generation of all ones must not wrap the limit to 0 */
+	return t->geo->super_generation == UINT64_MAX ? UINT64_MAX : t->geo->super_generation + 1;
 }
 
 static bool check_gen(const struct tc *t, u64 gen)
