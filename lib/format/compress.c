@@ -258,36 +258,23 @@ s64 btrfs_zlib_inflate_pieces(const struct btrfs_inflate_pieces *p, u32 len)
 	while (z != Z_STREAM_END) {
 		u32 filled;
 
-		if (!s.avail_in && in_off < len) {
-			u32 n = (u32)min_t(u64, p->in_cap, len - in_off);
-
-			ret = p->read_in(p->arg, p->in_buf, in_off, n);
-			if (ret < 0)
-				break;
-			s.next_in = p->in_buf;
-			s.avail_in = n;
-			in_off += n;
-		}
 		s.next_out = p->out_buf;
 		s.avail_out = p->out_cap;
 		/* fill the whole output piece, reading input as it is used up */
 		for (;;) {
-			u32 n;
+			if (!s.avail_in && in_off < len) {
+				u32 n = (u32)min_t(u64, p->in_cap, len - in_off);
 
+				ret = p->read_in(p->arg, p->in_buf, in_off, n);
+				if (ret < 0)
+					break;
+				s.next_in = p->in_buf;
+				s.avail_in = n;
+				in_off += n;
+			}
 			z = inflate(&s, Z_NO_FLUSH);
-			if (z != Z_OK || !s.avail_out)
+			if (z != Z_OK || !s.avail_out || (!s.avail_in && in_off == len))
 				break;
-			if (s.avail_in)
-				continue;
-			if (in_off == len)
-				break;
-			n = (u32)min_t(u64, p->in_cap, len - in_off);
-			ret = p->read_in(p->arg, p->in_buf, in_off, n);
-			if (ret < 0)
-				break;
-			s.next_in = p->in_buf;
-			s.avail_in = n;
-			in_off += n;
 		}
 		if (ret < 0)
 			break;
