@@ -26,15 +26,22 @@
 # image back into the cache.  COLD=1: the image's cached pages are dropped
 # before every run instead, every check reads from disk.
 #
-# Figures (issue 17; IMAGE= runs, 3 interleaved, against btrfs-progs 6.19's
-# original mode; FILL=rootdir images, snapshots made by the kernel: 4, each
-# changing 1000 files; load average 1.6-3.6 on 2 cores shared with 5 workers):
-#   files  snapshots  ours: wall user+sys peak RSS   6.19: wall  peak RSS   ratios wall, RSS
-#   200k   0          0.20 s  0.18 s    5396 KiB       0.68 s    82352 KiB  0.29  0.07
-#   2M     0          0.75 s  1.37 s   17308 KiB       6.79 s   793076 KiB  0.11  0.02
-#   200k   4          0.65 s  0.78 s    8844 KiB       3.08 s   268792 KiB  0.21  0.03
-#   2M     4          4.70 s  5.44 s   20776 KiB      14.10 s  1100700 KiB  0.33  0.02
-# Peak RSS 200k -> 2M: 3.2x for 10x the inodes (no snapshots), 2.3x with.
+# Figures (issue 17): IMAGE= runs, 3 interleaved, against btrfs-progs 6.19's
+# original mode (LOWMEM=0); FILL=rootdir images, snapshots made by the kernel
+# (4, each changing 1000 files); 2 cores shared with 5 other workers.
+# Before: main at 65e3c74, load average 1.6-3.6.  After: fs roots pass with
+# its entries table (BASE_BTRFS= the one before, in the same runs), load 5-8.
+#   files  snap  ours: wall user+sys  peak RSS   6.19: wall   peak RSS   ratios: wall RSS  vs before: wall
+#   200k   0  before  0.20 s  0.18 s   5396 KiB       0.68 s    82352 KiB    0.29  0.07
+#   200k   0  after   0.43 s  0.19 s   5912 KiB       2.29 s    82540 KiB    0.19  0.07        0.98
+#   2M     0  before  0.75 s  1.37 s  17308 KiB       6.79 s   793076 KiB    0.11  0.02
+#   2M     0  after   3.59 s  1.61 s  17816 KiB      34.23 s   793152 KiB    0.10  0.02        0.78
+#   200k   4  before  0.65 s  0.78 s   8844 KiB       3.08 s   268792 KiB    0.21  0.03
+#   200k   4  after   1.18 s  0.54 s   8940 KiB       8.69 s   268792 KiB    0.14  0.03        1.04
+#   2M     4  before  4.70 s  5.44 s  20776 KiB      14.10 s  1100700 KiB    0.33  0.02
+#   2M     4  after   6.13 s  4.59 s  21000 KiB      25.32 s  1100648 KiB    0.24  0.02        0.73
+# (wall times under load 5-8 are long for all; compare ratios of one run).
+# Peak RSS 200k -> 2M: 3.0x for 10x the inodes without snapshots, 2.3x with.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 nfiles=${1:-200000}; nsnap=${2:-4}; runs=${3:-3}
