@@ -122,6 +122,19 @@ struct fs_root_cursor {                 /* the inode being read */
 	u64 odd_offset, odd_disk, odd_disk_end, odd_bytes;
 };
 
+/*
+ * Where the entries of a list (items or index) are, by key (dir, key
+ * offset): an open-addressing table of positions + 1 (0: empty slot), at
+ * most half full.  Linear probing without deletions meets entries of equal
+ * keys in the order they were added, the list's order.  Rebuilt when the
+ * list is compacted (drop_settled_entries()); cap 0 (not allocated): the
+ * list is searched by bisection instead.
+ */
+struct fs_root_slots {
+	u32 *pos;
+	size_t cap;
+};
+
 /* The csum tree's coverage, read once for all trees when a data extent first needs it. */
 struct fs_root_csums {
 	int state;              /* 0 not read yet, 1 read, < 0 no csum tree or unreadable */
@@ -142,6 +155,7 @@ struct fs_root_tree {
 	CHECK_ARRAY(struct fs_root_name, refs);
 	CHECK_ARRAY(struct fs_root_name, items);
 	CHECK_ARRAY(struct fs_root_name, index);
+	struct fs_root_slots items_at, index_at;     /* while reading: items and index by key */
 	CHECK_ARRAY(struct fs_root_inode, inodes);     /* sorted by check_tree_names() */
 	CHECK_ARRAY(struct fs_root_run, runs);
 	CHECK_ARRAY(u64, unlinked);     /* nlink 0, need an orphan item */
@@ -151,6 +165,58 @@ struct fs_root_tree {
 	CHECK_ARRAY(struct fs_root_cand, cands);     /* of the inode being read */
 	size_t items_settled, index_settled;         /* records marked NAME_SETTLED, not yet dropped */
 };
+
+static size_t slot_of(const struct fs_root_slots *s, u64 dir, u64 koff)
+{
+	return (size_t)(((dir * 0x9E3779B97F4A7C15ULL) ^ koff) * 0xFF51AFD7ED558CCDULL >> 32) & (s->cap - 1);
+}
+
+static void slots_put(struct fs_root_slots *s, const struct fs_root_name *ents, size_t i)
+{
+	size_t at = slot_of(s, ents[i].dir, ents[i].index);
+
+	while (s->pos[at])
+		at = (at + 1) & (s->cap - 1);
+	s->pos[at] = (u32)(i + 1);
+}
+
+/*
+ * Index all of ents[0..nr) anew, in a table of at least four slots per
+ * entry; when it cannot be had (or nr does not fit), none: bisection.
+ */
+static void slots_rebuild(struct fs_root_slots *s, const struct fs_root_name *ents, size_t nr)
+{
+	size_t cap = 1024, i;
+
+	while (cap < 4 * nr)
+		cap *= 2;
+	if (cap != s->cap) {
+		free(s->pos);
+		s->pos = nr < UINT32_MAX / 4 ? malloc(cap * sizeof(*s->pos)) : NULL;
+		s->cap = s->pos ? cap : 0;
+	}
+	if (!s->cap)
+		return;
+	memset(s->pos, 0, s->cap * sizeof(*s->pos));
+	for (i = 0; i < nr; i++)
+		slots_put(s, ents, i);
+}
+
+static void slots_free(struct fs_root_slots *s)
+{
+	free(s->pos);
+	s->pos = NULL;
+	s->cap = 0;
+}
+
+/* ents[nr - 1] was just added. */
+static void slots_add(struct fs_root_slots *s, const struct fs_root_name *ents, size_t nr)
+{
+	if (2 * nr > s->cap)
+		slots_rebuild(s, ents, nr);
+	else
+		slots_put(s, ents, nr - 1);
+}
 
 static int add_name(struct fs_root_tree *t, int kind, u64 dir, u64 ino, u64 index,
 		    const u8 *name, u32 len, u8 type)
@@ -168,6 +234,10 @@ static int add_name(struct fs_root_tree *t, int kind, u64 dir, u64 ino, u64 inde
 	n->type = type;
 	n->matched = 0;
 	n->missing = 0;
+	if (kind == 'D')
+		slots_add(&t->items_at, t->items, t->items_nr);
+	else if (kind == 'X')
+		slots_add(&t->index_at, t->index, t->index_nr);
 	return 0;
 }
 
@@ -292,22 +362,38 @@ static int cmp_by_key(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The entry at (dir, koff) in ents (in the tree's order) naming ino with the name of hash nhash. */
-static size_t find_entry(const struct fs_root_name *ents, size_t nr, u64 dir, u64 koff, u64 ino,
-			 u64 nhash, u16 len)
+static bool entry_names(const struct fs_root_name *e, u64 ino, u64 nhash, u16 len)
+{
+	return e->ino == ino && e->nhash == nhash && e->name_len == len && !e->matched;
+}
+
+/*
+ * The entry at (dir, koff) in ents (in the tree's order, indexed by s)
+ * naming ino with the name of hash nhash: the first in the list's order.
+ */
+static size_t find_entry(const struct fs_root_slots *s, const struct fs_root_name *ents, size_t nr,
+			 u64 dir, u64 koff, u64 ino, u64 nhash, u16 len)
 {
 	struct fs_root_name k = { .dir = dir, .index = koff };
-	const struct fs_root_name *e = check_bsearch(&k, ents, nr, sizeof(k), cmp_by_key);
+	const struct fs_root_name *e;
 	size_t i;
 
+	if (s->cap) {
+		for (i = slot_of(s, dir, koff); s->pos[i]; i = (i + 1) & (s->cap - 1)) {
+			e = &ents[s->pos[i] - 1];
+			if (e->dir == dir && e->index == koff && entry_names(e, ino, nhash, len))
+				return s->pos[i] - 1;
+		}
+		return NO_ENTRY;
+	}
+	e = check_bsearch(&k, ents, nr, sizeof(k), cmp_by_key);
 	if (!e)
 		return NO_ENTRY;
 	i = (size_t)(e - ents);
 	while (i > 0 && !cmp_by_key(&ents[i - 1], &k))
 		i--;
 	for (; i < nr && !cmp_by_key(&ents[i], &k); i++)
-		if (ents[i].ino == ino && ents[i].nhash == nhash && ents[i].name_len == len &&
-		    !ents[i].matched)
+		if (entry_names(&ents[i], ino, nhash, len))
 			return i;
 	return NO_ENTRY;
 }
@@ -320,9 +406,10 @@ static int note_cand(struct fs_root_tree *t, const struct fs_root_name *r, const
 	if (!c)
 		return -ENOMEM;
 	c->ref = (size_t)(r - t->refs);
-	c->item = find_entry(t->items, t->items_nr, r->dir, btrfs_name_hash((const char *)name, r->name_len),
-			     r->ino, r->nhash, r->name_len);
-	c->index = find_entry(t->index, t->index_nr, r->dir, r->index, r->ino, r->nhash, r->name_len);
+	c->item = find_entry(&t->items_at, t->items, t->items_nr, r->dir,
+			     btrfs_name_hash((const char *)name, r->name_len), r->ino, r->nhash, r->name_len);
+	c->index = find_entry(&t->index_at, t->index, t->index_nr, r->dir, r->index, r->ino, r->nhash,
+			      r->name_len);
 	return 0;
 }
 
@@ -346,10 +433,14 @@ static void drop_settled_entries(struct fs_root_tree *t, bool all)
 	if (t->items_settled && (all || (t->items_settled >= 4096 && 2 * t->items_settled >= t->items_nr))) {
 		t->items_nr = drop_settled(t->items, 0, t->items_nr);
 		t->items_settled = 0;
+		if (!all)
+			slots_rebuild(&t->items_at, t->items, t->items_nr);
 	}
 	if (t->index_settled && (all || (t->index_settled >= 4096 && 2 * t->index_settled >= t->index_nr))) {
 		t->index_nr = drop_settled(t->index, 0, t->index_nr);
 		t->index_settled = 0;
+		if (!all)
+			slots_rebuild(&t->index_at, t->index, t->index_nr);
 	}
 }
 
@@ -1410,6 +1501,8 @@ static void free_tree(struct fs_root_tree *t)
 	free(t->refs);
 	free(t->items);
 	free(t->index);
+	slots_free(&t->items_at);
+	slots_free(&t->index_at);
 	free(t->inodes);
 	free(t->runs);
 	free(t->unlinked);
@@ -1444,6 +1537,8 @@ int check_fs_roots_of(struct check_ctx *ctx, const struct check_root *roots, siz
 			ret = check_for_each_item(ctx, &r->tree, NULL, fs_item, &t);
 		finish_inode(&t);
 		drop_settled_entries(&t, true);
+		slots_free(&t.items_at);    /* the walk's: check_tree_names() sorts the lists anew */
+		slots_free(&t.index_at);
 		if (ret == -ENOMEM) {
 			free_tree(&t);
 			free(csums.span);
