@@ -250,6 +250,7 @@ static int cmd_check(const struct cmd_struct *cmd, struct cli_ctx *cli, int argc
 	a.open.partial = true;
 	a.open.writable = writing;
 	a.open.trust_backup_generations = true;
+	a.open.missing_on_stdout = true;
 	printf("Opening filesystem to check...\n");
 	fflush(stdout);
 	ret = auth_open_fs(cli->auth_key, &a.open, &fs);

@@ -187,6 +187,10 @@ static int cmd_inspect_dump_tree(const struct cmd_struct *cmd, struct cli_ctx *c
 	oa.devices = argv + st.optind;
 	oa.ndevices = argc - st.optind;
 	oa.partial = true;
+	oa.missing_on_stdout = ctx->format != FORMAT_JSON;
+	/* before the open, as btrfs-progs: what the open says (missing devices) follows it */
+	if (ctx->format != FORMAT_JSON)
+		printf("%s v%s\n", PACKAGE_NAME, PACKAGE_VERSION);
 	ret = auth_open_fs(ctx->auth_key, &oa, &fs);
 	if (ret) {
 		error("unable to open %s", argv[st.optind]);

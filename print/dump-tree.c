@@ -313,7 +313,6 @@ int btrfs_dump_tree(struct btrfs_fs_info *fs, const struct btrfs_dump_tree_args 
 		json_init(&w, stdout);
 		e = emit_json_to(&w);
 	}
-	emit_textf(&e, "%s v%s\n", PACKAGE_NAME, PACKAGE_VERSION);
 	emit_begin_object(&e, NULL);
 	if (a->nblocks)
 		dump_blocks(&dc);

@@ -53,6 +53,13 @@ struct btrfs_open_args {
 	u64 chunk_root_bytenr;  /* chunk tree root block, 0 = the superblock's (check --chunk-root) */
 	bool temporary_super;   /* an unfinished mkfs (BTRFS_MAGIC_TEMPORARY), nothing else */
 	/*
+	 * A device the chunk tree names and nobody gave or found: said as
+	 * btrfs-progs says it in its text output, "warning, device N is
+	 * missing" on stdout (dump-tree, check); else (stdout carries data or
+	 * JSON) a warning with the device's uuid on stderr.
+	 */
+	bool missing_on_stdout;
+	/*
 	 * check: a chunk or root tree root block whose header generation
 	 * differs from the superblock's (generation, chunk_root_generation)
 	 * is read with its own generation when a backup root names that block

@@ -838,7 +838,7 @@ static bool any_missing(struct btrfs_fs_info *fs)
 	return false;
 }
 
-static void report_missing(struct btrfs_fs_info *fs)
+static void report_missing(struct btrfs_fs_info *fs, bool on_stdout)
 {
 	int i;
 
@@ -849,7 +849,10 @@ static void report_missing(struct btrfs_fs_info *fs)
 		if (!d->missing || d->reported)
 			continue;
 		uuid_unparse(d->uuid, uuid);
-		warning("device devid %llu uuid %s is missing", d->devid, uuid);
+		if (on_stdout)
+			printf("warning, device %llu is missing\n", d->devid);
+		else
+			warning("device devid %llu uuid %s is missing", d->devid, uuid);
 		d->reported = true;
 	}
 }
@@ -1183,7 +1186,7 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 		if (ret < 0)
 			goto fail;
 	}
-	report_missing(fs);
+	report_missing(fs, args->missing_on_stdout);
 	for (i = 0; i < args->ndevices; i++) {
 		char a[BTRFS_UUID_UNPARSED_SIZE];
 

@@ -29,7 +29,9 @@ for case in raid1-raid1 raid1c3-raid1c4; do
 		n=$(grep -c 'DEV_EXTENT' "$T/dev")
 		[ "$n" -gt 0 ] && [ "$(grep -c 'key (1 DEV_EXTENT' "$T/dev")" -eq "$n" ] ||
 			_fail "$case/$maker: a dev extent not on devid 1"
-		"$BTRFS" inspect-internal dump-tree -t fs "$dir/dev1.img" > "$T/fs.orig" 2> /dev/null
+		# read from its first device only: the others are said missing (stdout, as btrfs-progs)
+		"$BTRFS" inspect-internal dump-tree -t fs "$dir/dev1.img" 2> /dev/null |
+			grep -v '^warning, device [0-9]* is missing$' > "$T/fs.orig"
 		"$BTRFS" inspect-internal dump-tree -t fs "$T/r.img" > "$T/fs.rest"
 		[ -s "$T/fs.orig" ] || _fail "$case: empty fs tree dump"
 		cmp "$T/fs.orig" "$T/fs.rest" || _fail "$case/$maker: fs tree differs from the original's"

@@ -17,7 +17,9 @@ compare() { # what devices...
 	(cd "$T" && "$BTRFS" inspect-internal dump-tree --noscan "$@") > "$T/out" 2> "$T/err"
 	local rc=$?
 	[ $rc -eq 0 ] || { cat "$T/err" >&2; _fail "$what: exit $rc"; }
-	check_golden "$SHARED/corpus/raid5-raid6/dump-tree.txt" "$T/out" "$what"
+	# btrfs-progs' lines for missing devices ("warning, device N is missing") come first
+	grep -v '^warning, device [0-9]* is missing$' "$T/out" > "$T/trees"
+	check_golden "$SHARED/corpus/raid5-raid6/dump-tree.txt" "$T/trees" "$what"
 	assert_not_grep "ERROR" "$T/err"
 	echo "ok $what"
 }
@@ -26,7 +28,7 @@ for i in 1 2 3 4; do cp --sparse=always "$dir/dev$i.img" "$T/dev$i.img"; done
 for pair in "1 2" "1 3" "1 4" "2 3" "2 4" "3 4"; do
 	set -- $pair
 	compare "devices $1+$2 only" "dev$1.img" "dev$2.img"
-	assert_grep "is missing" "$T/err"
+	assert_grep "^warning, device [0-9]* is missing$" "$T/out"
 done
 
 # Wipe two devices except their superblocks (64 KiB and 64 MiB copies).
