@@ -80,10 +80,11 @@ static bool want_tree(const struct dump_ctx *dc, u64 objectid)
 }
 
 /*
- * One tree: "NAME" (a tree of the superblock) or "NAME key (...) " (a root
- * item) then its blocks, or with -r the line "NAME: BYTENR level L" /
- * "NAME key (...) BYTENR level L"; with -e (root items) only the leaves,
- * no header.  JSON: {name, tree_id, key, blocks} or {..., bytenr, level}.
+ * One tree: "NAME" (a tree of the superblock, or -t block-group) or "NAME
+ * key (...) " (a root item) then its blocks, or with -r the line "NAME:
+ * BYTENR level L" / "NAME key (...) BYTENR level L"; with -e (root items)
+ * "NAME key (...)" without the trailing space, then only the leaves.
+ * JSON: {name, tree_id, key, blocks} or {..., bytenr, level}.
  */
 static void emit_tree(struct dump_ctx *dc, const char *name, u64 id, const struct btrfs_disk_key *key,
 		      const struct extent_buffer *eb)
@@ -93,10 +94,12 @@ static void emit_tree(struct dump_ctx *dc, const char *name, u64 id, const struc
 	const char *sep = key ? " " : ": ";
 
 	emit_begin_object(e, NULL);
-	emit_string(e, "name", leaves ? NULL : "", name);
+	emit_string(e, "name", "", name);
 	emit_u64(e, "tree_id", NULL, id);
 	if (key)
-		emit_disk_key(e, "key", leaves ? NULL : " ", key);
+		emit_disk_key(e, "key", " ", key);
+	if (leaves)
+		emit_eol(e);
 	if (dc->args->roots_only && !leaves) {
 		emit_u64(e, "bytenr", sep, eb->start);
 		emit_u64(e, "level", " level ", btrfs_eb_level(eb));
@@ -143,7 +146,9 @@ static int dump_root_items(const struct extent_buffer *leaf, void *priv)
 			continue;
 		}
 		snprintf(name, sizeof(name), "%s tree", tree_label(objectid));
-		emit_tree(dc, name, objectid, &item->key, eb);
+		/* -t block-group: as a tree of its own, by name only (btrfs-progs) */
+		emit_tree(dc, name, objectid, dc->only_tree == BTRFS_BLOCK_GROUP_TREE_OBJECTID ? NULL : &item->key,
+			  eb);
 		free_extent_buffer(eb);
 	}
 	return 0;
@@ -265,7 +270,7 @@ static void dump_trees(struct dump_ctx *dc)
 			} else if (id == BTRFS_TREE_LOG_OBJECTID) {
 				emit_named_root(dc, "log root tree", id, log);
 			} else {
-				totals = true;
+				totals = totals || id != BTRFS_BLOCK_GROUP_TREE_OBJECTID;
 				dc->only_tree = id;
 				scan_root_tree(dc, root);
 				scan_root_tree(dc, log);
@@ -273,7 +278,8 @@ static void dump_trees(struct dump_ctx *dc)
 		}
 		dc->only_tree = 0;
 	} else {
-		if (!a->extent_only && !a->device_only && !a->uuid_only) {
+		/* -d prints them too (btrfs-progs) */
+		if (!a->extent_only && !a->uuid_only) {
 			emit_named_root(dc, "root tree", BTRFS_ROOT_TREE_OBJECTID, root);
 			emit_named_root(dc, "chunk tree", BTRFS_CHUNK_TREE_OBJECTID, chunk);
 			emit_named_root(dc, "log root tree", BTRFS_TREE_LOG_OBJECTID, log);

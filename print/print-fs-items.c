@@ -286,7 +286,12 @@ static void emit_root_ref(struct emitter *e, const struct print_item *it, const 
 	emit_u64(e, "dirid", " dirid ", btrfs_root_ref_dirid(ref));
 	emit_u64(e, "sequence", " sequence ", btrfs_root_ref_sequence(ref));
 	emit_u64(e, "name_len", NULL, btrfs_root_ref_name_len(ref));
+	/* btrfs-progs 6.19 prints a subvolume's name here even with --hide-names */
+	bool hide = e->hide_names;
+
+	e->hide_names = false;
 	emit_name(e, "name", " name ", (const u8 *)ref + sizeof(*ref), len);
+	e->hide_names = hide;
 	emit_eol(e);
 }
 
