@@ -546,21 +546,6 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 	return 0;
 }
 
-/*
- * May the item at logical hold chunk tree blocks (it starts in a system
- * chunk or within the largest item's length before one)?
- */
-static bool may_hold_chunk_blocks(const struct restore_ctx *c, u64 logical)
-{
-	for (size_t i = 0; i < c->sys.nr; i++) {
-		const struct btrfs_chunk_map *cm = c->sys.chunks[i];
-
-		if (logical < cm->logical + cm->length && logical + c->max_item > cm->logical)
-			return true;
-	}
-	return false;
-}
-
 /* Pass 1: the chunk tree blocks of an item (blocks inside system chunks). */
 static int scan_item(struct restore_ctx *c, u64 logical, size_t len)
 {
@@ -1137,6 +1122,25 @@ static int check_item(struct restore_ctx *c, enum restore_pass pass, const struc
 }
 
 /*
+ * Does this pass leave the item at logical alone?  Only the CHECK pass of a
+ * restore that does not check every item first (check_all), once it has the
+ * superblock, for an item that cannot hold chunk tree blocks: it starts
+ * neither in a system chunk nor within the largest item's length before one.
+ */
+static bool pass_skips(const struct restore_ctx *c, enum restore_pass pass, u64 logical)
+{
+	if (pass != PASS_CHECK || c->check_all || !c->have_super)
+		return false;
+	for (size_t i = 0; i < c->sys.nr; i++) {
+		const struct btrfs_chunk_map *cm = c->sys.chunks[i];
+
+		if (logical < cm->logical + cm->length && logical + c->max_item > cm->logical)
+			return false;
+	}
+	return true;
+}
+
+/*
  * One item (or, streamed, a piece of one) at c->buf: CHECK takes the
  * superblock and the chunk tree leaves, WRITE writes it.
  */
@@ -1187,8 +1191,7 @@ static int load_batch(struct restore_ctx *c, enum restore_pass pass, const struc
 		s->raw_off = off;
 		s->buf = c->raw + off;
 		s->ret = (int)s->size;
-		s->skip = pass == PASS_CHECK && !c->check_all && c->have_super &&
-			  !may_hold_chunk_blocks(c, s->logical);
+		s->skip = pass_skips(c, pass, s->logical);
 		off += s->size;
 		if (zlib && !c->slot_buf[k]) {
 			/* pages are touched only as items need them */
@@ -1265,7 +1268,7 @@ static int stream_item(struct restore_ctx *c, enum restore_pass pass, const stru
 	};
 	s64 ret = 0;
 
-	if (pass == PASS_CHECK && !c->check_all && c->have_super && !may_hold_chunk_blocks(c, st.logical))
+	if (pass_skips(c, pass, st.logical))
 		return 0;
 	if (!c->stream_in)
 		c->stream_in = malloc(RESTORE_STREAM_IN);
@@ -1565,9 +1568,12 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 			ret = -EBUSY;
 			goto out;
 		}
-		if (stat(targets[i], &st))
-			c.tg[i].created = errno == ENOENT;
-		if (!c.tg[i].created && (!S_ISREG(st.st_mode) || st.st_size))
+		/* a target that may hold data (or cannot be looked at): every item checked first */
+		if (stat(targets[i], &st) == 0)
+			c.check_all |= !S_ISREG(st.st_mode) || st.st_size;
+		else if (errno == ENOENT)
+			c.tg[i].created = true;
+		else
 			c.check_all = true;
 	}
 	ret = dump_open(source, &c.df);

@@ -174,10 +174,21 @@ int btrfs_csum_compute(const struct btrfs_csum *c, const void *data, size_t len,
 /* Blocks of an authsum batch per round: keyed hashes, then their xxhash64 parts. */
 #define AUTHSUM_GROUP 16
 
+/* The xxhash64 parts of k (at most AUTHSUM_GROUP) blocks into their checksums at out. */
+static int put_secondaries(const struct btrfs_csum *c, const void *const *blocks, size_t k,
+			   size_t len, u8 *out)
+{
+	u8 secondary[AUTHSUM_GROUP * 8];
+	int ret = hash_digest_batch(&c->xxh, blocks, k, len, secondary);
+
+	for (size_t i = 0; i < k && ret == 0; i++)
+		memcpy(out + i * c->size + BTRFS_AUTHSUM_KEYED_BYTES, secondary + 8 * i, 8);
+	return ret;
+}
+
 int btrfs_csum_compute_batch(const struct btrfs_csum *c, const void *const *blocks, size_t n,
 			     size_t len, u8 *out)
 {
-	u8 secondary[AUTHSUM_GROUP * 8];
 	int ret;
 
 	if (c->keyed && !c->have_key)
@@ -194,11 +205,9 @@ int btrfs_csum_compute_batch(const struct btrfs_csum *c, const void *const *bloc
 
 		ret = hash_digest_batch(&c->hash, blocks + g, k, len, out + g * c->size);
 		if (ret == 0)
-			ret = hash_digest_batch(&c->xxh, blocks + g, k, len, secondary);
+			ret = put_secondaries(c, blocks + g, k, len, out + g * c->size);
 		if (ret < 0)
 			return ret;
-		for (size_t i = 0; i < k; i++)
-			memcpy(out + (g + i) * c->size + BTRFS_AUTHSUM_KEYED_BYTES, secondary + 8 * i, 8);
 	}
 	return 0;
 }
@@ -220,7 +229,6 @@ void btrfs_csum_verify_span(const struct btrfs_csum *c, u32 *off, u32 *len)
 int btrfs_csum_verify_batch(const struct btrfs_csum *c, const void *const *blocks, size_t n,
 			    size_t len, u8 *out)
 {
-	u8 secondary[AUTHSUM_GROUP * 8];
 	int ret;
 
 	if (!c->authsum)
@@ -236,15 +244,10 @@ int btrfs_csum_verify_batch(const struct btrfs_csum *c, const void *const *block
 	for (size_t g = 0; g < n; g += AUTHSUM_GROUP) {
 		size_t k = min_t(size_t, AUTHSUM_GROUP, n - g);
 
-		ret = hash_digest_batch(&c->xxh, blocks + g, k, len, secondary);
+		memset(out + g * c->size, 0, k * c->size);
+		ret = put_secondaries(c, blocks + g, k, len, out + g * c->size);
 		if (ret < 0)
 			return ret;
-		for (size_t i = 0; i < k; i++) {
-			u8 *sum = out + (g + i) * c->size;
-
-			memset(sum, 0, BTRFS_AUTHSUM_KEYED_BYTES);
-			memcpy(sum + BTRFS_AUTHSUM_KEYED_BYTES, secondary + 8 * i, 8);
-		}
 	}
 	return 0;
 }

@@ -61,19 +61,20 @@ static const u8 *header_fsid(const struct btrfs_fs_info *fs)
 }
 
 /*
- * Is fsid that of a seed device of the filesystem (a sprout's blocks still
- * on its seed carry the seed's fsid)?  Only an attached seed device counts.
+ * An attached seed device of the filesystem (its fsid is its own, not the
+ * filesystem's) whose fsid is fsid (NULL: any), or NULL.  A sprout's blocks
+ * still on its seed carry the seed's fsid.
  */
-static bool is_seed_fsid(const struct btrfs_fs_info *fs, const u8 *fsid)
+static const struct btrfs_device *seed_device(const struct btrfs_fs_info *fs, const u8 *fsid)
 {
 	for (int i = 0; i < fs->devices.nr; i++) {
 		const struct btrfs_device *d = &fs->devices.devs[i];
 
-		if (!d->missing && !memcmp(d->fsid, fsid, BTRFS_FSID_SIZE) &&
-		    memcmp(fsid, header_fsid(fs), BTRFS_FSID_SIZE))
-			return true;
+		if (!d->missing && memcmp(d->fsid, header_fsid(fs), BTRFS_FSID_SIZE) &&
+		    (!fsid || !memcmp(d->fsid, fsid, BTRFS_FSID_SIZE)))
+			return d;
 	}
-	return false;
+	return NULL;
 }
 
 /* ---- checksums ---- */
@@ -437,7 +438,7 @@ int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer
 		     btrfs_header_bytenr(h), eb->start);
 		return -EUCLEAN;
 	}
-	if (memcmp(h->fsid, header_fsid(fs), BTRFS_FSID_SIZE) && !is_seed_fsid(fs, h->fsid)) {
+	if (memcmp(h->fsid, header_fsid(fs), BTRFS_FSID_SIZE) && !seed_device(fs, h->fsid)) {
 		char have[BTRFS_UUID_UNPARSED_SIZE], want[BTRFS_UUID_UNPARSED_SIZE];
 
 		uuid_unparse(h->fsid, have);
@@ -860,7 +861,7 @@ static void report_missing(struct btrfs_fs_info *fs, bool on_stdout)
 /*
  * Devices given that belong to another filesystem (others[i] set): each one
  * that is a missing seed device of this one takes its place (and is
- * cleared).  A sprouted filesystem is read only here: writing it is refused.
+ * cleared).
  */
 static int attach_seed_devices(struct btrfs_fs_info *fs, const struct btrfs_open_args *args,
 			       const char **others)
@@ -873,20 +874,14 @@ static int attach_seed_devices(struct btrfs_fs_info *fs, const struct btrfs_open
 		ret = btrfs_attach_seed_device(&fs->devices, others[i]);
 		if (ret < 0)
 			return ret;
-		if (!ret)
-			continue;
-		others[i] = NULL;
-		if (args->writable) {
-			error("%s is a seed device of this filesystem: writing a sprouted filesystem is not supported",
-			      args->devices[i]);
-			return -EOPNOTSUPP;
-		}
+		if (ret)
+			others[i] = NULL;
 	}
 	return 0;
 }
 
 /* Scan for the seed devices the chunk tree names and we do not have (their own fsid). */
-static int scan_seed_devices(struct btrfs_fs_info *fs, const struct btrfs_open_args *args)
+static int scan_seed_devices(struct btrfs_fs_info *fs)
 {
 	static const u8 zero[BTRFS_FSID_SIZE];
 
@@ -902,10 +897,6 @@ static int scan_seed_devices(struct btrfs_fs_info *fs, const struct btrfs_open_a
 		ret = btrfs_scan_devices(&fs->devices, fsid);
 		if (ret < 0)
 			return ret;
-		if (ret && args->writable) {
-			error("the filesystem has a seed device: writing a sprouted filesystem is not supported");
-			return -EOPNOTSUPP;
-		}
 	}
 	return 0;
 }
@@ -1182,11 +1173,18 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	if (!args->noscan && any_missing(fs)) {
 		ret = btrfs_scan_devices(&fs->devices, fs->super->fsid);
 		if (ret >= 0)
-			ret = scan_seed_devices(fs, args);
+			ret = scan_seed_devices(fs);
 		if (ret < 0)
 			goto fail;
 	}
 	report_missing(fs, args->missing_on_stdout);
+	/* a seed device is read only: so is a sprouted filesystem here */
+	if (args->writable && seed_device(fs, NULL)) {
+		error("%s is a seed device of this filesystem: writing a sprouted filesystem is not supported",
+		      seed_device(fs, NULL)->path);
+		ret = -EOPNOTSUPP;
+		goto fail;
+	}
 	for (i = 0; i < args->ndevices; i++) {
 		char a[BTRFS_UUID_UNPARSED_SIZE];
 

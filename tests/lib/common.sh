@@ -176,6 +176,18 @@ same_dump() {
 	rm -f "$deb.zeroed" "$ours.inflated" "$deb.inflated"
 }
 
+# clean_with_files IMAGE SRC WHAT: after a repair, our check and Debian's are clean on
+# IMAGE and every file of SRC reads back unchanged (Debian's btrfs restore).
+clean_with_files() {
+	local img=$1 src=$2 what=$3
+	run_check "$BTRFS" check "$img" > "$T/after" 2>&1
+	assert_grep "no error found" "$T/after"
+	run_check /usr/bin/btrfs check "$img" > "$T/after-debian" 2>&1
+	rm -rf "$T/files"; mkdir -p "$T/files"
+	run_check /usr/bin/btrfs restore "$img" "$T/files" > /dev/null 2>&1
+	diff -r "$src" "$T/files" || _fail "$what: files read back changed"
+}
+
 # Debian's btrfs-image -r DUMP OUT, as a reference to compare ours with.
 # Its restore runs worker threads and, rarely and only under load, writes a
 # chunk tree block differently from one run to the next (seen: 309 bytes of
