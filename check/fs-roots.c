@@ -33,6 +33,7 @@
  * entry's file type; an orphan item for an unlinked inode; an inode with
  * links but no name proven linked into lost+found.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -136,10 +137,20 @@ struct fs_root_slots {
 };
 
 /* The csum tree's coverage, read once for all trees when a data extent first needs it. */
+/*
+ * The csum tree's coverage, read once for all subvolumes when first needed.
+ * Pass 5's workers (check/pass-thread.c) share it: the first to need it
+ * reads it under the lock, its read path's messages kept in msgs (printed
+ * by the caller before the output of the first subvolume that needed it).
+ */
 struct fs_root_csums {
 	int state;              /* 0 not read yet, 1 read, < 0 no csum tree or unreadable */
 	struct check_range *span;
 	size_t span_nr;
+	bool shared;            /* read by several workers: lock, and msgs */
+	pthread_mutex_t lock;
+	char *msgs;
+	size_t msgs_len;
 };
 
 struct fs_root_tree {
@@ -149,6 +160,7 @@ struct fs_root_tree {
 	u32 sectorsize;
 	bool no_holes;
 	bool inode_cache;       /* its deprecated inode cache was reported */
+	int csums_state;        /* csums->state as this tree last saw it (0: not yet asked) */
 	u64 super_gen;
 	struct fs_root_cursor cur;
 	struct fs_root_csums *csums;
@@ -623,15 +635,39 @@ static u64 summed_bytes(const struct fs_root_csums *cs, u64 start, u64 end)
 }
 
 /* The csum tree's coverage, read when first needed: false without it (pass 2 or 6 reports it). */
+static void read_csum_spans(struct check_ctx *ctx, struct fs_root_csums *cs)
+{
+	cs->state = check_csum_tree_spans(ctx, &cs->span, &cs->span_nr);
+	if (!cs->state)
+		cs->state = 1;
+}
+
 static bool csums_ready(struct fs_root_tree *t)
 {
 	struct fs_root_csums *cs = t->csums;
 
-	if (!cs->state) {
-		cs->state = check_csum_tree_spans(t->ctx, &cs->span, &cs->span_nr);
+	if (t->csums_state)
+		return t->csums_state > 0;
+	if (!cs->shared) {
 		if (!cs->state)
-			cs->state = 1;
+			read_csum_spans(t->ctx, cs);
+	} else {
+		pthread_mutex_lock(&cs->lock);
+		if (!cs->state) {
+			FILE *own = messages_stream();
+			FILE *out = open_memstream(&cs->msgs, &cs->msgs_len);
+
+			if (out)
+				messages_set_stream(out);
+			read_csum_spans(t->ctx, cs);
+			if (out) {
+				fclose(out);
+				messages_set_stream(own == stderr ? NULL : own);
+			}
+		}
+		pthread_mutex_unlock(&cs->lock);
 	}
+	t->csums_state = cs->state;
 	return cs->state > 0;
 }
 
@@ -1512,46 +1548,82 @@ static void free_tree(struct fs_root_tree *t)
 	free(t->cands);
 }
 
-int check_fs_roots_of(struct check_ctx *ctx, const struct check_root *roots, size_t nr)
+int check_fs_root(struct check_ctx *ctx, const struct check_root *r, struct fs_root_csums *csums,
+		  bool *used_csums)
 {
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
-	struct fs_root_csums csums = { 0 };
-	size_t i;
+	struct fs_root_tree t = {
+		.ctx = ctx, .tree = &r->tree, .root = r->key.objectid, .sectorsize = btrfs_super_sectorsize(sb),
+		.no_holes = btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_NO_HOLES,
+		.super_gen = btrfs_super_generation(sb), .csums = csums,
+	};
 	int ret;
 
-	for (i = 0; i < nr; i++) {
-		const struct check_root *r = &roots[i];
-		struct fs_root_tree t = {
-			.ctx = ctx, .tree = &r->tree, .root = r->key.objectid, .sectorsize = btrfs_super_sectorsize(sb),
-			.no_holes = btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_NO_HOLES,
-			.super_gen = btrfs_super_generation(sb), .csums = &csums,
-		};
-
-		if (!check_is_file_tree(r->key.objectid))
-			continue;
-		/* being deleted: its remaining items need not be consistent */
-		if (r->drop_key.objectid || r->drop_level)
-			continue;
-		ret = collect_orphans(&t, &r->tree);
-		if (!ret)
-			ret = check_for_each_item(ctx, &r->tree, NULL, fs_item, &t);
-		finish_inode(&t);
-		drop_settled_entries(&t, true);
-		slots_free(&t.items_at);    /* the walk's: check_tree_names() sorts the lists anew */
-		slots_free(&t.index_at);
-		if (ret == -ENOMEM) {
-			free_tree(&t);
-			free(csums.span);
-			return ret;
-		}
-		if (ret < 0)
-			check_error(ctx, "root %llu cannot be read to the end: %s", t.root, strerror(-ret));
-		else
-			check_tree_names(&t);
+	if (used_csums)
+		*used_csums = false;
+	if (!check_is_file_tree(r->key.objectid))
+		return 0;
+	/* being deleted: its remaining items need not be consistent */
+	if (r->drop_key.objectid || r->drop_level)
+		return 0;
+	ret = collect_orphans(&t, &r->tree);
+	if (!ret)
+		ret = check_for_each_item(ctx, &r->tree, NULL, fs_item, &t);
+	finish_inode(&t);
+	drop_settled_entries(&t, true);
+	slots_free(&t.items_at);    /* the walk's: check_tree_names() sorts the lists anew */
+	slots_free(&t.index_at);
+	if (used_csums)
+		*used_csums = t.csums_state != 0;
+	if (ret == -ENOMEM) {
 		free_tree(&t);
+		return ret;
 	}
-	free(csums.span);
+	if (ret < 0)
+		check_error(ctx, "root %llu cannot be read to the end: %s", t.root, strerror(-ret));
+	else
+		check_tree_names(&t);
+	free_tree(&t);
 	return 0;
+}
+
+struct fs_root_csums *check_fs_root_csums_new(bool shared)
+{
+	struct fs_root_csums *cs = calloc(1, sizeof(*cs));
+
+	if (cs && shared) {
+		cs->shared = true;
+		pthread_mutex_init(&cs->lock, NULL);
+	}
+	return cs;
+}
+
+const char *check_fs_root_csums_messages(const struct fs_root_csums *cs, size_t *len)
+{
+	*len = cs->msgs_len;
+	return cs->msgs;
+}
+
+void check_fs_root_csums_free(struct fs_root_csums *cs)
+{
+	if (!cs)
+		return;
+	if (cs->shared)
+		pthread_mutex_destroy(&cs->lock);
+	free(cs->msgs);
+	free(cs->span);
+	free(cs);
+}
+
+int check_fs_roots_of(struct check_ctx *ctx, const struct check_root *roots, size_t nr)
+{
+	struct fs_root_csums csums = { 0 };
+	int ret = 0;
+
+	for (size_t i = 0; i < nr && !ret; i++)
+		ret = check_fs_root(ctx, &roots[i], &csums, NULL);
+	free(csums.span);
+	return ret;
 }
 
 int check_fs_roots(struct check_ctx *ctx)

@@ -1,22 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pass 5 (fs roots) on a second thread, beside passes 3 and 4.
+ * Pass 5 (fs roots) on worker threads, beside passes 3 and 4.
  *
  * The fs roots pass needs of the extents pass only the list of root items
  * (complete once pass 3 has walked the root tree, check_extents_roots()) and,
  * rarely, the extent records (check_extents_final(): it waits until passes 3
- * and 4 are done with them).  Everything else it has of its own:
- *   - a check_ctx: its errors, per-pass counters, queued fixes and items,
- *     added to the caller's when it is joined (its fixes after those of
- *     passes 3 and 4, the order a single thread queues them in);
- *   - a reader of the filesystem (btrfs_fs_reader(): its own block cache;
- *     the devices, chunk map and superblock are only read by both);
+ * and 4 are done with them).  Its subvolumes are independent of each other,
+ * so one worker per CPU takes them in turn (snapshots make many).  For each
+ * subvolume a worker keeps
+ *   - a check_ctx: its errors, per-pass counters, queued fixes and items;
  *   - a message stream in memory (messages_set_stream()): every line it
- *     writes, its own and the read path's, is printed by the caller in pass
- *     order after the lines of passes 3 and 4, so the output is byte for
- *     byte what one thread prints.
- * The caller runs passes 3 and 4 meanwhile and joins the thread where pass 5
- * would begin (check_run(), check/check.c).
+ *     writes, its own and the read path's.
+ * Each worker reads through a reader of its own (btrfs_fs_reader(): its own
+ * block cache; the devices, chunk map and superblock are only read by all).
+ * The caller runs passes 3 and 4 meanwhile and joins the workers where pass 5
+ * would begin (check_run(), check/check.c): the subvolumes' lines are printed
+ * and their counters and fixes added in root order, after those of passes 3
+ * and 4, so the output and the fixes are what one thread gives.  One
+ * exception: read errors met while reading the csum tree for all subvolumes
+ * (struct fs_root_csums) come before the lines of the first subvolume that
+ * needed it rather than among them.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -27,30 +30,80 @@
 #include "check/extents.h"
 #include "lib/format/messages.h"
 
-struct check_thread {
-	pthread_t tid;
-	struct check_ctx ctx;          /* the pass's own */
-	struct check_root *roots;      /* a copy of the root items pass 3 found */
-	size_t roots_nr;
-	struct ext_state *st;          /* the caller's, for check_extents_final() */
-	FILE *out;                     /* the pass's messages, in buf */
-	char *buf;
+enum { MAX_WORKERS = 8 };
+
+/* One subvolume's part of the pass. */
+struct root_result {
+	struct check_ctx ctx;
+	char *buf;                     /* its messages */
 	size_t len;
+	bool used_csums;
+	int ret;
+};
+
+struct check_thread {
+	pthread_t tid[MAX_WORKERS];
+	struct btrfs_fs_info *reader[MAX_WORKERS];
+	int workers;                   /* started */
+	struct check_root *roots;      /* a copy of the root items pass 3 found */
+	struct root_result *res;       /* one per root */
+	size_t roots_nr;
+	size_t next;                   /* the next root a worker takes (under lock) */
+	bool stop;                     /* a root failed (out of memory): take no more */
+	struct fs_root_csums *csums;
+	struct ext_state *st;          /* the caller's, for check_extents_final() */
+	const struct check_options *opts;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool extents_final;            /* passes 3 and 4 are done with st */
 	struct timespec t0;
-	int ret;
 };
 
-static void *pass_main(void *arg)
-{
-	struct check_thread *th = arg;
+struct worker_arg {
+	struct check_thread *th;
+	int id;
+};
 
-	messages_set_stream(th->out);
-	th->ret = check_fs_roots_of(&th->ctx, th->roots, th->roots_nr);
-	fflush(th->out);
+static int check_one_root(struct check_thread *th, struct btrfs_fs_info *reader, size_t i)
+{
+	struct root_result *r = &th->res[i];
+	FILE *out = open_memstream(&r->buf, &r->len);
+
+	r->ctx.fs = reader;
+	r->ctx.opts = th->opts;
+	r->ctx.pass = 4;
+	r->ctx.thread = th;
+	if (!out)
+		return -ENOMEM;
+	messages_set_stream(out);
+	r->ret = check_fs_root(&r->ctx, &th->roots[i], th->csums, &r->used_csums);
 	messages_set_stream(NULL);
+	if (fclose(out) && !r->ret)
+		r->ret = -ENOMEM;
+	return r->ret;
+}
+
+static void *worker_main(void *arg)
+{
+	struct check_thread *th = ((struct worker_arg *)arg)->th;
+	struct btrfs_fs_info *reader = th->reader[((struct worker_arg *)arg)->id];
+
+	free(arg);
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&th->lock);
+		i = th->stop ? th->roots_nr : th->next++;
+		pthread_mutex_unlock(&th->lock);
+		if (i >= th->roots_nr)
+			break;
+		if (check_one_root(th, reader, i)) {
+			th->res[i].ret = th->res[i].ret ? th->res[i].ret : -ENOMEM;
+			pthread_mutex_lock(&th->lock);
+			th->stop = true;
+			pthread_mutex_unlock(&th->lock);
+		}
+	}
 	return NULL;
 }
 
@@ -58,7 +111,8 @@ struct ext_state *check_extents_final(struct check_ctx *ctx)
 {
 	struct check_thread *th = ctx->thread;
 
-	if (!th || &th->ctx != ctx)
+	/* the caller's context has the state; a worker's waits for it */
+	if (!th || ctx->extents_state)
 		return ctx->extents_state;
 	pthread_mutex_lock(&th->lock);
 	while (!th->extents_final)
@@ -67,23 +121,35 @@ struct ext_state *check_extents_final(struct check_ctx *ctx)
 	return th->st;
 }
 
+static int cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (int)n;
+}
+
 bool check_thread_wanted(const struct check_ctx *ctx)
 {
-	return !(ctx->opts && ctx->opts->serial) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	return !(ctx->opts && ctx->opts->serial) && cpus() > 1;
+}
+
+static void free_result(struct root_result *r)
+{
+	for (size_t i = 0; i < r->ctx.fixes_nr; i++)
+		free(r->ctx.fixes[i].arg);
+	free(r->ctx.fixes);
+	free(r->buf);
 }
 
 static void thread_free(struct btrfs_fs_info *fs, struct check_thread *th)
 {
-	size_t i;
-
-	if (th->out)
-		fclose(th->out);
-	free(th->buf);
+	for (size_t i = 0; th->res && i < th->roots_nr; i++)
+		free_result(&th->res[i]);
+	free(th->res);
 	free(th->roots);
-	for (i = 0; i < th->ctx.fixes_nr; i++)
-		free(th->ctx.fixes[i].arg);
-	free(th->ctx.fixes);
-	btrfs_fs_reader_free(fs, th->ctx.fs);
+	for (int i = 0; i < MAX_WORKERS; i++)
+		btrfs_fs_reader_free(fs, th->reader[i]);
+	check_fs_root_csums_free(th->csums);
 	free(th);
 }
 
@@ -91,26 +157,40 @@ int check_thread_start(struct check_ctx *ctx)
 {
 	struct ext_state *st = ctx->extents_state;
 	struct check_thread *th = calloc(1, sizeof(*th));
-	int ret = -ENOMEM;
+	int i, n = cpus(), ret = -ENOMEM;
 
 	if (!th)
 		return -ENOMEM;
 	th->st = st;
-	th->ctx.opts = ctx->opts;
-	th->ctx.pass = 4;
-	th->ctx.thread = th;
+	th->opts = ctx->opts;
 	th->roots_nr = st->root_nr;
 	th->roots = calloc(st->root_nr + 1, sizeof(*st->root));
-	th->out = open_memstream(&th->buf, &th->len);
-	if (!th->roots || !th->out || btrfs_fs_reader(ctx->fs, &th->ctx.fs))
+	th->res = calloc(st->root_nr + 1, sizeof(*th->res));
+	th->csums = check_fs_root_csums_new(true);
+	if (!th->roots || !th->res || !th->csums)
 		goto fail;
+	for (i = 0; i < n; i++)
+		if (btrfs_fs_reader(ctx->fs, &th->reader[i]))
+			goto fail;
 	if (st->root_nr)
 		memcpy(th->roots, st->root, st->root_nr * sizeof(*st->root));
 	pthread_mutex_init(&th->lock, NULL);
 	pthread_cond_init(&th->cond, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &th->t0);
-	ret = -pthread_create(&th->tid, NULL, pass_main, th);
-	if (ret) {
+	for (i = 0; i < n; i++) {
+		struct worker_arg *a = malloc(sizeof(*a));
+
+		if (a) {
+			a->th = th;
+			a->id = i;
+		}
+		if (!a || pthread_create(&th->tid[i], NULL, worker_main, a)) {
+			free(a);
+			break;
+		}
+		th->workers++;
+	}
+	if (!th->workers) {
 		pthread_cond_destroy(&th->cond);
 		pthread_mutex_destroy(&th->lock);
 		goto fail;
@@ -122,7 +202,7 @@ fail:
 	return ret;
 }
 
-/* The pass's queued fixes after the caller's (they move: the args are the caller's to free). */
+/* One root's queued fixes after the caller's (they move: the args are the caller's to free). */
 static int merge_fixes(struct check_ctx *ctx, struct check_ctx *pass)
 {
 	size_t i;
@@ -138,34 +218,55 @@ static int merge_fixes(struct check_ctx *ctx, struct check_ctx *pass)
 	return 0;
 }
 
-int check_thread_join(struct check_ctx *ctx, struct timespec *t0)
+/* One root's lines, counters and fixes added to the caller's. */
+static int merge_root(struct check_ctx *ctx, struct root_result *r)
 {
-	struct check_thread *th = ctx->thread;
-	struct check_ctx *p = &th->ctx;
-	int ret;
+	struct check_ctx *p = &r->ctx;
 
-	pthread_mutex_lock(&th->lock);
-	th->extents_final = true;
-	pthread_cond_broadcast(&th->cond);
-	pthread_mutex_unlock(&th->lock);
-	pthread_join(th->tid, NULL);
-	pthread_cond_destroy(&th->cond);
-	pthread_mutex_destroy(&th->lock);
-	ctx->thread = NULL;
-
-	fclose(th->out);    /* buf and len final */
-	th->out = NULL;
-	fwrite(th->buf, 1, th->len, messages_stream());
+	if (r->len)
+		fwrite(r->buf, 1, r->len, messages_stream());
 	ctx->errors += p->errors;
 	ctx->items += p->items;
 	for (int i = 0; i < 8; i++)
 		ctx->pass_fixable[i] += p->pass_fixable[i];
 	ctx->repair_rebuild_fst |= p->repair_rebuild_fst;
 	ctx->repair_super_dev_items |= p->repair_super_dev_items;
+	return merge_fixes(ctx, p);
+}
+
+int check_thread_join(struct check_ctx *ctx, struct timespec *t0)
+{
+	struct check_thread *th = ctx->thread;
+	bool csum_msgs = false;
+	int ret = 0;
+
+	pthread_mutex_lock(&th->lock);
+	th->extents_final = true;
+	pthread_cond_broadcast(&th->cond);
+	pthread_mutex_unlock(&th->lock);
+	for (int i = 0; i < th->workers; i++)
+		pthread_join(th->tid[i], NULL);
+	pthread_cond_destroy(&th->cond);
+	pthread_mutex_destroy(&th->lock);
+	ctx->thread = NULL;
+
+	/* in root order, as one thread would: up to the first root that could not go on */
+	for (size_t i = 0; i < th->roots_nr && !ret; i++) {
+		struct root_result *r = &th->res[i];
+
+		if (r->used_csums && !csum_msgs) {
+			size_t len;
+			const char *m = check_fs_root_csums_messages(th->csums, &len);
+
+			if (len)
+				fwrite(m, 1, len, messages_stream());
+			csum_msgs = true;
+		}
+		ret = merge_root(ctx, r);
+		if (!ret)
+			ret = r->ret;
+	}
 	*t0 = th->t0;
-	ret = merge_fixes(ctx, p);
-	if (!ret)
-		ret = th->ret;
 	thread_free(ctx->fs, th);
 	return ret;
 }
