@@ -27,6 +27,7 @@
 #include <uuid/uuid.h>
 #include "check/check.h"
 #include "check/extents.h"
+#include "check/header-mend.h"
 #include "check/repair-leaves.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
@@ -584,44 +585,41 @@ static int collect_leaf(struct check_ctx *ctx, struct ext_state *st, u64 tree_id
 
 /*
  * What the header of a block of tree tree_id may say beyond what the read
- * path verifies: its owner (the kernel's rule: the tree itself, or for a
- * subvolume any subvolume; log and relocation trees name other owners), its
- * flags (WRITTEN and RELOC; a relocation tree's blocks may be owned by the
- * subvolume it was made from and still carry RELOC) and the back reference
- * revision (1; 0 only on a filesystem older than mixed back refs).
+ * path verifies (check_header_faults(), check/header-mend.h): its owner, its
+ * flags and the back reference revision.  A relocation tree's blocks may be
+ * owned by the subvolume it was made from and still carry RELOC.
  */
 static void check_block_header(struct check_ctx *ctx, u64 tree_id, const struct extent_buffer *eb)
 {
 	const struct btrfs_header *h = btrfs_header(eb);
 	u64 owner = btrfs_header_owner(h), flags = btrfs_header_flags(h) & ~BTRFS_BACKREF_REV_MASK;
-	u8 rev = btrfs_header_backref_rev(h);
 	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(ctx->fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
+	unsigned int faults = check_header_faults(tree_id, eb, mixed);
 	char nbuf[32];
 	const char *tname = check_tree_name(tree_id, nbuf, sizeof(nbuf));
 	/* a copy on write in the tree walked writes a new header (not in log and relocation trees) */
 	struct reloc_fix f = { eb->start, tree_id, "header flags rewritten" };
 	bool cow = tree_id != BTRFS_TREE_LOG_OBJECTID && tree_id != BTRFS_TREE_RELOC_OBJECTID;
 
-	if (tree_id != BTRFS_TREE_LOG_OBJECTID && tree_id != BTRFS_TREE_RELOC_OBJECTID &&
-	    (btrfs_is_subvolume_tree(tree_id) ? !btrfs_is_subvolume_tree(owner) : owner != tree_id))
+	if (faults & HEADER_OWNER)
 		check_error(ctx, "%s: tree block %llu has owner %llu, expected %s%llu",
 			    tname, eb->start, owner, btrfs_is_subvolume_tree(tree_id) ? "a subvolume like " : "",
 			    tree_id);
-	if (flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC)) {
+	if (faults & HEADER_UNKNOWN_FLAGS) {
 		check_error(ctx, "%s: tree block %llu has unknown header flags 0x%llx",
 			    tname, eb->start, flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC));
 		if (cow)
 			check_fixable(ctx, fix_reloc_flag, &f, sizeof(f));
-	} else if (!(flags & BTRFS_HEADER_FLAG_WRITTEN)) {
+	} else if (faults & HEADER_NOT_WRITTEN) {
 		check_error(ctx, "%s: tree block %llu lacks the WRITTEN header flag every written block has",
 			    tname, eb->start);
 		if (cow)
 			check_fixable(ctx, fix_reloc_flag, &f, sizeof(f));
 	}
 	/* the engine does not copy a block of revision 0 on write */
-	if (rev > BTRFS_MIXED_BACKREF_REV || (rev == BTRFS_OLD_BACKREF_REV && mixed))
+	if (faults & HEADER_BACKREF_REV)
 		check_error(ctx, "%s: tree block %llu has back reference revision %u, expected %u",
-			    tname, eb->start, rev, BTRFS_MIXED_BACKREF_REV);
+			    tname, eb->start, btrfs_header_backref_rev(h), BTRFS_MIXED_BACKREF_REV);
 }
 
 /*

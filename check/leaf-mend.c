@@ -437,6 +437,10 @@ static int mend_root_block(struct mend *m, int slot, u64 objectid, struct btrfs_
 		    (unsigned long long)gen, why);
 		return 0;
 	}
+	/* the item agrees with the extent tree: the block's own header is wrong (header-mend.h) */
+	if (found.bytenr == btrfs_root_bytenr(ri) && found.level == btrfs_root_level(ri) &&
+	    found.generation == gen)
+		return 0;
 	say(m, slot, "root block %llu level %u generation %llu does not read, set to %llu level %u generation %llu (the extent tree's top block of tree %llu)",
 	    (unsigned long long)btrfs_root_bytenr(ri), btrfs_root_level(ri), (unsigned long long)gen,
 	    (unsigned long long)found.bytenr, found.level, (unsigned long long)found.generation,

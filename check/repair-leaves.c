@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check/check.h"
+#include "check/header-mend.h"
 #include "check/leaf-mend.h"
 #include "check/repair-leaves.h"
 #include "check/repair-root-items.h"
@@ -163,17 +164,98 @@ out:
 struct walk_arg {
 	struct check_salvage *s;
 	u64 tree;
+	bool mixed;                       /* the filesystem has mixed back refs */
+	struct header_expect next;        /* the block about to be visited, as its pointer says */
+	bool have_bound[BTRFS_MAX_LEVEL]; /* per level: the block there has keys below bound */
+	struct btrfs_key bound[BTRFS_MAX_LEVEL];
+	bool again;                       /* a node was mended: walk again to go below it */
 };
+
+/* Record and install a block whose header check_mend_header() mended (eb becomes the override's). */
+static int install_header_mend(struct btrfs_fs_info *fs, struct check_salvage *s, struct extent_buffer *eb,
+			       u64 tree)
+{
+	struct salvaged_leaf *l = CHECK_PUSH(s, leaves);
+	int ret;
+
+	if (!l) {
+		free_extent_buffer(eb);
+		return -ENOMEM;
+	}
+	l->bytenr = eb->start;
+	if (btrfs_eb_level(eb))
+		btrfs_node_key_to_cpu(eb, &l->first, 0);
+	else
+		btrfs_item_key_to_cpu(eb, &l->first, 0);
+	ret = add_tree(l, tree);
+	if (ret == 0)
+		ret = btrfs_override_tree_block(fs, eb);
+	if (ret == 0) {
+		printf("Tree block %llu mended in memory, to be written by the repair\n",
+		       (unsigned long long)l->bytenr);
+		return 0;
+	}
+	free(l->trees);
+	s->leaves_nr--;
+	free_extent_buffer(eb);
+	return ret;
+}
+
+/* The block x names, if its header alone is wrong: mended and installed (1), else 0. */
+static int salvage_header(struct btrfs_fs_info *fs, struct check_salvage *s, const struct header_expect *x)
+{
+	struct extent_buffer *eb;
+	int ret = check_mend_header(fs, x, &eb);
+
+	if (ret <= 0)
+		return ret;
+	ret = install_header_mend(fs, s, eb, x->tree);
+	return ret < 0 ? ret : 1;
+}
+
+static int salvage_ptr(struct btrfs_fs_info *fs, const struct extent_buffer *node, int slot, u64 bytenr,
+		       u64 generation, int level, void *arg)
+{
+	struct walk_arg *w = arg;
+	struct header_expect *x = &w->next;
+
+	if (level < 0 || level + 1 >= BTRFS_MAX_LEVEL)
+		return BTRFS_WALK_DESCEND;
+	*x = (struct header_expect){
+		.bytenr = bytenr, .tree = w->tree, .level = level, .transid = generation, .have_first = true,
+	};
+	btrfs_node_key_to_cpu(node, &x->first, slot);
+	if ((u32)slot + 1 < btrfs_eb_nritems(node)) {
+		x->have_bound = true;
+		btrfs_node_key_to_cpu(node, &x->bound, slot + 1);
+	} else if (w->have_bound[level + 1]) {
+		x->have_bound = true;
+		x->bound = w->bound[level + 1];
+	}
+	w->have_bound[level] = x->have_bound;
+	w->bound[level] = x->bound;
+	return BTRFS_WALK_DESCEND;
+}
 
 static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr,
 			 int err, void *arg)
 {
 	struct walk_arg *w = arg;
 	struct salvaged_leaf *l = find_leaf(w->s, bytenr);
+	int ret;
 
 	if (l)
 		return add_tree(l, w->tree);
-	if (!eb || btrfs_eb_level(eb) != 0 || refused(w->s, bytenr))
+	if (refused(w->s, bytenr))
+		return 0;
+	if (w->next.bytenr == bytenr && (err < 0 || (eb && check_header_faults(w->tree, eb, w->mixed)))) {
+		ret = salvage_header(fs, w->s, &w->next);
+		if (ret > 0 && w->next.level > 0 && err < 0)
+			w->again = true;    /* its subtree was skipped */
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
+	if (!eb || btrfs_eb_level(eb) != 0)
 		return 0;
 	if (err >= 0)
 		return w->tree == BTRFS_ROOT_TREE_OBJECTID && check_leaf_has_stale_root(fs, eb) ?
@@ -181,13 +263,46 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 	return salvage_one(fs, w->s, bytenr, w->tree, false);
 }
 
+/* One walk of the tree; a root block whose header alone is wrong is mended first. */
+static int salvage_walk(struct btrfs_fs_info *fs, struct walk_arg *w, const struct btrfs_tree_ref *tree)
+{
+	static const struct read_policy policy = { .on_failure = READ_KEEP_BAD, .quiet = true };
+	static const struct read_policy quiet = { .quiet = true };
+	struct tree_check expect = { .level = tree->level, .transid = tree->generation };
+	struct extent_buffer *root;
+	int ret;
+
+	memset(w->have_bound, 0, sizeof(w->have_bound));
+	w->next = (struct header_expect){
+		.bytenr = tree->bytenr, .tree = tree->objectid, .level = tree->level,
+		.transid = tree->generation,
+	};
+	ret = btrfs_read_tree_block_policy(fs, tree->bytenr, &expect, &quiet, &root);
+	if (ret < 0 && ret != -ENOMEM && !find_leaf(w->s, tree->bytenr) && !refused(w->s, tree->bytenr) &&
+	    salvage_header(fs, w->s, &w->next) > 0)
+		ret = btrfs_read_tree_block_policy(fs, tree->bytenr, &expect, &quiet, &root);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_walk_block_ptrs(fs, tree, root, BTRFS_WALK_DFS, &policy, 0, salvage_ptr,
+				    salvage_visit, w);
+	free_extent_buffer(root);
+	return ret;
+}
+
 static int salvage_tree(struct btrfs_fs_info *fs, struct check_salvage *s,
 			const struct btrfs_tree_ref *tree)
 {
-	static const struct read_policy policy = { .on_failure = READ_KEEP_BAD, .quiet = true };
-	struct walk_arg w = { .s = s, .tree = tree->objectid };
-	int ret = btrfs_walk_tree(fs, tree, BTRFS_WALK_DFS, &policy, salvage_visit, &w);
+	struct walk_arg w = {
+		.s = s, .tree = tree->objectid,
+		.mixed = btrfs_super_incompat_flags(btrfs_fs_super(fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF,
+	};
+	int ret, walks = 0;
 
+	/* a mended node's subtree is only reached by the next walk */
+	do {
+		w.again = false;
+		ret = salvage_walk(fs, &w, tree);
+	} while (ret != -ENOMEM && w.again && ++walks < BTRFS_MAX_LEVEL);
 	/* read errors are the passes' to report; only running out of memory stops us */
 	return ret == -ENOMEM ? ret : 0;
 }

@@ -58,8 +58,10 @@ struct root_search {
 	u64 objectid;
 	u64 extent;               /* the tree block extent item last seen, 0 none */
 	int extent_level;
+	u64 extent_gen;           /* its generation */
 	int level;                /* highest level with a reference, -1 none */
 	u64 bytenr;               /* the block at that level */
+	u64 gen;                  /* its extent item's generation */
 	u32 at_level;             /* blocks at that level */
 	u64 other;                /* another of them */
 };
@@ -69,6 +71,7 @@ static void found_ref(struct root_search *s, u64 bytenr, int level)
 	if (level > s->level) {
 		s->level = level;
 		s->bytenr = bytenr;
+		s->gen = s->extent_gen;
 		s->at_level = 1;
 	} else if (level == s->level && bytenr != s->bytenr) {
 		s->other = bytenr;
@@ -108,6 +111,7 @@ static int root_search_item(struct btrfs_path *path, const struct btrfs_key *key
 	if (s->extent_level >= BTRFS_MAX_LEVEL)
 		return 0;
 	s->extent = key->objectid;
+	s->extent_gen = btrfs_extent_generation(ei);
 	while (cur < size) {
 		const struct btrfs_extent_inline_ref *iref = (const void *)(p + cur);
 		u8 type = btrfs_extent_inline_ref_type(iref);
@@ -162,7 +166,14 @@ int check_find_root_block(struct btrfs_fs_info *fs, const struct btrfs_tree_ref 
 	}
 	out->bytenr = s.bytenr;
 	out->level = (u8)s.level;
+	/*
+	 * The block's generation; the extent item's (which the kernel writes with
+	 * the block) when the header's is newer or 0: that is the header's damage
+	 * (mended by check/header-mend.c), not the root item's.
+	 */
 	out->generation = btrfs_header_generation(btrfs_header(eb));
+	if (s.gen && (out->generation > s.gen || !out->generation))
+		out->generation = s.gen;
 	free_extent_buffer(eb);
 	if (out->generation > btrfs_super_generation(btrfs_fs_super(fs))) {
 		snprintf(why, len, "its top tree block %llu has generation %llu, beyond the superblock's",

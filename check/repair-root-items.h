@@ -33,7 +33,7 @@ bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buf
 struct check_found_root {
 	u64 bytenr;
 	u8 level;
-	u64 generation;           /* its header's */
+	u64 generation;           /* its header's; its extent item's when that is newer or 0 */
 };
 
 /*

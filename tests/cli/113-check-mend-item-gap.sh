@@ -31,11 +31,6 @@ gap() {
 	echo "ok: gap in leaf $leaf (tree height $want) at key $key mended"
 }
 
-mkdir -p "$T/small" "$T/large"
-for i in $(seq 1 12); do echo "file $i" > "$T/small/f$i"; done
-for i in $(seq 1 600); do echo "file $i" > "$T/large/f$i"; done
-truncate -s 256M "$T/s.img" "$T/l.img"
-run_check "$BTRFS" mkfs -q -f --rootdir "$T/small" "$T/s.img" > /dev/null
-run_check "$BTRFS" mkfs -q -f --rootdir "$T/large" "$T/l.img" > /dev/null
+small_large_images
 gap "$T/small" "$T/s.img" 0
 gap "$T/large" "$T/l.img" 1

@@ -176,6 +176,18 @@ same_dump() {
 	rm -f "$deb.zeroed" "$ours.inflated" "$deb.inflated"
 }
 
+# small_large_images: $T/small (12 files) and $T/large (600 files, tree 5 a
+# node over leaves) made by our mkfs --rootdir into $T/s.img and $T/l.img.
+small_large_images() {
+	local i
+	mkdir -p "$T/small" "$T/large"
+	for i in $(seq 1 12); do echo "file $i" > "$T/small/f$i"; done
+	for i in $(seq 1 600); do echo "file $i" > "$T/large/f$i"; done
+	truncate -s 256M "$T/s.img" "$T/l.img"
+	run_check "$BTRFS" mkfs -q -f --rootdir "$T/small" "$T/s.img" > /dev/null
+	run_check "$BTRFS" mkfs -q -f --rootdir "$T/large" "$T/l.img" > /dev/null
+}
+
 # clean_with_files IMAGE SRC WHAT: after a repair, our check and Debian's are clean on
 # IMAGE and every file of SRC reads back unchanged (Debian's btrfs restore).
 clean_with_files() {

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tree block header rules and header mending: see header-mend.h.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "check/check.h"
+#include "check/header-mend.h"
+#include "lib/format/accessors.h"
+#include "lib/read/disk-io.h"
+
+static bool owner_judged(u64 tree_id)
+{
+	return tree_id != BTRFS_TREE_LOG_OBJECTID && tree_id != BTRFS_TREE_RELOC_OBJECTID;
+}
+
+/* The kernel's rule: a tree's blocks name it, a subvolume's may name any subvolume. */
+static bool owner_fits(u64 tree_id, u64 owner)
+{
+	return btrfs_is_subvolume_tree(tree_id) ? btrfs_is_subvolume_tree(owner) : owner == tree_id;
+}
+
+unsigned int check_header_faults(u64 tree_id, const struct extent_buffer *eb, bool mixed)
+{
+	const struct btrfs_header *h = btrfs_header(eb);
+	u64 flags = btrfs_header_flags(h) & ~BTRFS_BACKREF_REV_MASK;
+	u8 rev = btrfs_header_backref_rev(h);
+	unsigned int f = 0;
+
+	if (owner_judged(tree_id) && !owner_fits(tree_id, btrfs_header_owner(h)))
+		f |= HEADER_OWNER;
+	if (flags & ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC))
+		f |= HEADER_UNKNOWN_FLAGS;
+	else if (!(flags & BTRFS_HEADER_FLAG_WRITTEN))
+		f |= HEADER_NOT_WRITTEN;
+	if (rev > BTRFS_MIXED_BACKREF_REV || (rev == BTRFS_OLD_BACKREF_REV && mixed))
+		f |= HEADER_BACKREF_REV;
+	return f;
+}
+
+/*
+ * Leading items of a leaf that are packed as the kernel packs them (each
+ * item's data right below the previous one's, none over the item array),
+ * in key order and below the bound: the count its header should hold.
+ */
+static u32 packed_items(const struct extent_buffer *eb, const struct header_expect *x)
+{
+	u32 end = btrfs_leaf_data_size(eb), max = end / sizeof(struct btrfs_item), n;
+	struct btrfs_key prev = { 0 }, k;
+
+	for (n = 0; n < max; n++) {
+		u64 off = btrfs_leaf_item_offset(eb, (int)n), size = btrfs_leaf_item_size(eb, (int)n);
+
+		if (off + size != end || off < (u64)(n + 1) * sizeof(struct btrfs_item))
+			break;
+		btrfs_item_key_to_cpu(eb, &k, (int)n);
+		if (n && btrfs_comp_cpu_keys(&prev, &k) >= 0)
+			break;
+		if (x->have_bound && btrfs_comp_cpu_keys(&k, &x->bound) >= 0)
+			break;
+		prev = k;
+		end = (u32)off;
+	}
+	return n;
+}
+
+/* The generation the extent tree's item of the tree block at bytenr records: 0 when none. */
+static u64 extent_generation(struct btrfs_fs_info *fs, u64 bytenr, int level)
+{
+	struct btrfs_key keys[2] = {
+		{ bytenr, BTRFS_METADATA_ITEM_KEY, (u64)level },
+		{ bytenr, BTRFS_EXTENT_ITEM_KEY, fs->geo.nodesize },
+	};
+	struct btrfs_tree_ref extent_tree;
+	u64 gen = 0;
+
+	if (btrfs_find_tree_root(fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_tree))
+		return 0;
+	for (int i = 0; i < 2 && !gen; i++) {
+		struct btrfs_path path;
+
+		btrfs_init_path(&path);
+		if (btrfs_search_key(fs, &extent_tree, &keys[i], BTRFS_SEARCH_EXACT, &path, NULL) == 0 &&
+		    btrfs_leaf_item_size(path.nodes[0], path.slots[0]) >= sizeof(struct btrfs_extent_item))
+			gen = btrfs_extent_generation(btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]));
+		btrfs_release_path(&path);
+	}
+	return gen;
+}
+
+static void say(const struct header_expect *x, const char *field, u64 have, u64 want)
+{
+	printf("Tree block %llu of tree %llu: header %s %llu, set to %llu\n",
+	       (unsigned long long)x->bytenr, (unsigned long long)x->tree, field,
+	       (unsigned long long)have, (unsigned long long)want);
+}
+
+/* The last key of a verified block. */
+static void last_key(const struct extent_buffer *eb, struct btrfs_key *k)
+{
+	int last = (int)btrfs_eb_nritems(eb) - 1;
+
+	if (btrfs_eb_level(eb))
+		btrfs_node_key_to_cpu(eb, k, last);
+	else
+		btrfs_item_key_to_cpu(eb, k, last);
+}
+
+/*
+ * Mend the header of eb (a private copy with a good checksum) in place: the
+ * number of fields changed, 0 when it is not a block we may mend.  quiet:
+ * a trial, nothing printed.
+ */
+static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct header_expect *x,
+		bool quiet)
+{
+	struct btrfs_header *h = btrfs_header(eb);
+	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
+	unsigned int faults = check_header_faults(x->tree, eb, mixed);
+	int changed = 0;
+
+	if (btrfs_header_generation(h) != x->transid) {
+		u64 gen = btrfs_header_generation(h);
+		/*
+		 * 0 (never written) or beyond the superblock (a block the committed
+		 * superblock reaches is not overwritten before a newer one is
+		 * committed): the field is damaged.  So it is when newer than its
+		 * pointer while the extent tree's item of the block agrees with the
+		 * pointer.  Older may be a lost write (the bytes of an earlier
+		 * block): never mended.
+		 */
+		bool impossible = !gen || gen > btrfs_super_generation(btrfs_fs_super(fs));
+
+		if (!impossible && (gen < x->transid ||
+				    extent_generation(fs, x->bytenr, x->level) != x->transid))
+			return 0;
+		if (!quiet)
+			say(x, "generation", btrfs_header_generation(h), x->transid);
+		btrfs_set_header_generation(h, x->transid);
+		changed++;
+	}
+	if (btrfs_header_bytenr(h) != x->bytenr) {
+		if (!quiet)
+			say(x, "bytenr", btrfs_header_bytenr(h), x->bytenr);
+		btrfs_set_header_bytenr(h, x->bytenr);
+		changed++;
+	}
+	if (btrfs_header_level(h) != x->level) {
+		if (!quiet)
+			say(x, "level", btrfs_header_level(h), (u64)x->level);
+		btrfs_set_header_level(h, (u8)x->level);
+		changed++;
+	}
+	if (faults & HEADER_OWNER) {
+		if (!quiet)
+			say(x, "owner", btrfs_header_owner(h), x->tree);
+		btrfs_set_header_owner(h, x->tree);
+		changed++;
+	}
+	if (faults & (HEADER_UNKNOWN_FLAGS | HEADER_NOT_WRITTEN | HEADER_BACKREF_REV)) {
+		u64 flags = btrfs_header_flags(h), want = BTRFS_HEADER_FLAG_WRITTEN |
+			((u64)BTRFS_MIXED_BACKREF_REV << BTRFS_BACKREF_REV_SHIFT);
+
+		/* RELOC kept unless the word is garbage (unknown bits): then only a relocation tree's */
+		if (!(faults & HEADER_UNKNOWN_FLAGS) ? (flags & BTRFS_HEADER_FLAG_RELOC) :
+		    x->tree == BTRFS_TREE_RELOC_OBJECTID)
+			want |= BTRFS_HEADER_FLAG_RELOC;
+		if (!quiet)
+			printf("Tree block %llu of tree %llu: header flags 0x%llx, set to 0x%llx\n",
+			       (unsigned long long)x->bytenr, (unsigned long long)x->tree,
+			       (unsigned long long)flags, (unsigned long long)want);
+		btrfs_set_header_flags(h, want);
+		changed++;
+	}
+	if (x->level == 0 && (btrfs_check_tree_block(&fs->geo, eb) < 0 ||
+			      (btrfs_header_nritems(h) == 0 && x->have_first))) {
+		/*
+		 * A count that breaks the leaf: the packed items, never more than the
+		 * bound allows.  A root leaf has no bound: only when it has none
+		 * while its tree may never be empty.
+		 */
+		u32 n = x->have_first || btrfs_header_nritems(h) == 0 ? packed_items(eb, x) : 0;
+
+		if (n && n != btrfs_header_nritems(h)) {
+			if (!quiet)
+				say(x, "nritems", btrfs_header_nritems(h), n);
+			btrfs_set_header_nritems(h, n);
+			changed++;
+		}
+	}
+	return changed;
+}
+
+/* The mended copy passes what a read through the pointer verifies, and stays below the bound. */
+static bool verified(struct btrfs_fs_info *fs, const struct extent_buffer *eb, const struct header_expect *x)
+{
+	static const struct read_policy all = { .relax = READ_NO_CSUM };
+	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
+	struct btrfs_disk_key first;
+	struct tree_check expect = { .level = x->level, .transid = x->transid };
+	struct btrfs_key k;
+
+	if (x->have_first) {
+		btrfs_cpu_key_to_disk(&first, &x->first);
+		expect.first_key = &first;
+	}
+	if (btrfs_verify_tree_block(fs, eb, &expect, &all, NULL, 0) < 0 ||
+	    check_header_faults(x->tree, eb, mixed))
+		return false;
+	if (!btrfs_eb_nritems(eb))
+		return !x->have_first;
+	last_key(eb, &k);
+	return !x->have_bound || btrfs_comp_cpu_keys(&k, &x->bound) < 0;
+}
+
+int check_mend_header(struct btrfs_fs_info *fs, const struct header_expect *x,
+		      struct extent_buffer **out)
+{
+	int mirror, nr = btrfs_num_mirrors(fs, x->bytenr);
+	u8 csum[BTRFS_CSUM_SIZE];
+
+	*out = NULL;
+	if (x->level < 0 || x->level >= BTRFS_MAX_LEVEL || !x->transid)
+		return 0;
+	for (mirror = 1; mirror <= nr; mirror++) {
+		struct extent_buffer *eb;
+		const struct btrfs_header *h;
+
+		if (btrfs_read_tree_block_mirror(fs, x->bytenr, mirror, &eb) < 0)
+			continue;
+		if (!eb)
+			return -ENOMEM;
+		h = btrfs_header(eb);
+		btrfs_csum_tree_block(fs, eb, csum);
+		/*
+		 * Only a block written whole (its checksum good) with fields wrong;
+		 * verified() also wants the filesystem's fsid.
+		 */
+		if (memcmp(csum, h->csum, fs->geo.csum_size) || !mend(fs, eb, x, true) ||
+		    !verified(fs, eb, x)) {
+			free_extent_buffer(eb);
+			continue;
+		}
+		free_extent_buffer(eb);
+		/* the trial passed: again from the disk's bytes, saying what changes */
+		if (btrfs_read_tree_block_mirror(fs, x->bytenr, mirror, &eb) < 0)
+			continue;
+		mend(fs, eb, x, false);
+		btrfs_csum_tree_block(fs, eb, csum);
+		memcpy(btrfs_header(eb)->csum, csum, BTRFS_CSUM_SIZE);
+		*out = eb;
+		return 1;
+	}
+	return 0;
+}

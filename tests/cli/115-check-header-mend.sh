@@ -1,0 +1,67 @@
+#!/bin/bash
+# Tree block headers with a field damaged and the checksum recomputed (the
+# catalogue's header/* classes): bytenr, owner, flags, level, nritems and a
+# generation newer than the parent's pointer, in a leaf deep in a tree, in a
+# tree's root node and in a tree's root leaf.  check reports each; --repair
+# sets the field from the pointer that reaches the block, the tree and the
+# extent tree, after which our check and Debian's are clean and every file
+# reads back unchanged.  A generation older than the pointer may be a lost
+# write (an earlier block's bytes): the repair refuses and writes nothing.
+. "$TOP/tests/lib/common.sh"
+check_prereq progs
+CB=$TOOL_DIR/corrupt-block
+[ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
+
+small_large_images
+run_check "$CB" "$T/l.img" list > "$T/items"
+# a key in the middle of the middle leaf of tree 5 (height 1: a root node over leaves)
+read -r deep < <(awk '$1 == 5 && $6 == 1 { if (!($5 in n)) o[++nl] = $5; k[$5, ++n[$5]] = $2 }
+	END { l = o[int((nl + 1) / 2)]; print k[l, int(n[l] / 2)] }' "$T/items")
+[ -n "$deep" ] || _fail "no fs tree leaf below a node"
+
+# mended SRC IMG WHAT PATTERN EDIT...: EDIT found by our check (PATTERN) and by
+# Debian's, then repaired with the header field WHAT set; clean with every file.
+# $level: corrupt-block's --level option (a node on the path to the key)
+level=()
+mended() {
+	local src=$1 img=$2 what=$3 pat=$4
+	shift 4
+	cp --sparse=always "$img" "$T/img"
+	run_check "$CB" "${level[@]}" "$T/img" "$@" > /dev/null
+	expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+	assert_grep "$pat" "$T/check"
+	expect_exit 1 /usr/bin/btrfs check "$T/img" > /dev/null 2>&1
+	run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+	assert_grep "Tree block [0-9]* of tree [0-9]*: header $what [0-9a-fx]*, set to" "$T/repair"
+	clean_with_files "$T/img" "$src" "$*"
+	echo "ok: $* mended"
+}
+mended "$T/large" "$T/l.img" bytenr "bytenr mismatch" header 5 "$deep" bytenr +4096
+mended "$T/large" "$T/l.img" owner "invalid owner, root 0" header 5 "$deep" owner 0
+mended "$T/large" "$T/l.img" owner "has owner 4" header 5 "$deep" owner 4
+mended "$T/large" "$T/l.img" flags "back reference revision 255" header 5 "$deep" flags 18446744073709551615
+mended "$T/large" "$T/l.img" nritems "expect at most\|nritems\|empty" header 5 "$deep" nritems 0
+mended "$T/large" "$T/l.img" nritems "nritems\|item end\|item offset" header 5 "$deep" nritems 4294967295
+mended "$T/large" "$T/l.img" level "level mismatch" header 5 "$deep" level 1
+mended "$T/large" "$T/l.img" generation "parent transid verify failed" header 5 "$deep" generation +5
+# the root node: its subtree is only reached once it is mended
+level=(--level 1)
+mended "$T/large" "$T/l.img" bytenr "bytenr mismatch" header 5 "$deep" bytenr -16384
+mended "$T/large" "$T/l.img" owner "has owner" header 5 "$deep" owner 18446744073709551615
+level=()
+# a root leaf: its generation from the root item, which the extent tree confirms
+mended "$T/small" "$T/s.img" generation "parent transid verify failed" header 5 256,1,0 generation +1
+mended "$T/small" "$T/s.img" bytenr "bytenr mismatch" header 5 256,1,0 bytenr 0
+# the root tree's root leaf, reached from the superblock: a generation never written
+mended "$T/small" "$T/s.img" generation "parent transid verify failed" header 1 5,132,0 generation 0
+mended "$T/small" "$T/s.img" generation "parent transid verify failed" header 1 5,132,0 generation 18446744073709551615
+
+# older than its pointer: perhaps the bytes of a block written before; refused
+cp --sparse=always "$T/l.img" "$T/img"
+run_check "$CB" "$T/img" header 5 "$deep" generation -1 > /dev/null
+cp --sparse=always "$T/img" "$T/before"
+expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+assert_grep "parent transid verify failed" "$T/repair"
+assert_not_grep "header generation" "$T/repair"
+cmp "$T/before" "$T/img" > /dev/null || _fail "a refused repair changed the image"
+echo "ok: an older generation is refused, nothing written"
