@@ -13,8 +13,9 @@
  *     writes, its own and the read path's.
  * Each worker reads through a reader of its own (btrfs_fs_reader(): its own
  * block cache; the devices, chunk map and superblock are only read by all).
- * The caller runs passes 3 and 4 meanwhile and joins the workers where pass 5
- * would begin (check_run(), check/check.c): the subvolumes' lines are printed
+ * The caller runs passes 3 and 4 meanwhile, then takes the subvolumes left
+ * with them where pass 5 would begin (check_run(), check/check.c) and joins
+ * them: the subvolumes' lines are printed
  * and their counters and fixes added in root order, after those of passes 3
  * and 4, so the output and the fixes are what one thread gives.  One
  * exception: read errors met while reading the csum tree for all subvolumes
@@ -67,7 +68,7 @@ struct worker_arg {
 static int check_one_root(struct check_thread *th, struct btrfs_fs_info *reader, size_t i)
 {
 	struct root_result *r = &th->res[i];
-	FILE *out = open_memstream(&r->buf, &r->len);
+	FILE *out = open_memstream(&r->buf, &r->len), *own = messages_stream();
 
 	r->ctx.fs = reader;
 	r->ctx.opts = th->opts;
@@ -77,18 +78,15 @@ static int check_one_root(struct check_thread *th, struct btrfs_fs_info *reader,
 		return -ENOMEM;
 	messages_set_stream(out);
 	r->ret = check_fs_root(&r->ctx, &th->roots[i], th->csums, &r->used_csums);
-	messages_set_stream(NULL);
+	messages_set_stream(own);
 	if (fclose(out) && !r->ret)
 		r->ret = -ENOMEM;
 	return r->ret;
 }
 
-static void *worker_main(void *arg)
+/* Take roots until none is left (or one could not go on). */
+static void take_roots(struct check_thread *th, struct btrfs_fs_info *reader)
 {
-	struct check_thread *th = ((struct worker_arg *)arg)->th;
-	struct btrfs_fs_info *reader = th->reader[((struct worker_arg *)arg)->id];
-
-	free(arg);
 	for (;;) {
 		size_t i;
 
@@ -104,6 +102,15 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&th->lock);
 		}
 	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct check_thread *th = ((struct worker_arg *)arg)->th;
+	struct btrfs_fs_info *reader = th->reader[((struct worker_arg *)arg)->id];
+
+	free(arg);
+	take_roots(th, reader);
 	return NULL;
 }
 
@@ -244,6 +251,8 @@ int check_thread_join(struct check_ctx *ctx, struct timespec *t0)
 	th->extents_final = true;
 	pthread_cond_broadcast(&th->cond);
 	pthread_mutex_unlock(&th->lock);
+	/* passes 3 and 4 are done: the caller takes roots too, reading through its own fs */
+	take_roots(th, ctx->fs);
 	for (int i = 0; i < th->workers; i++)
 		pthread_join(th->tid[i], NULL);
 	pthread_cond_destroy(&th->cond);

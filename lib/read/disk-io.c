@@ -11,6 +11,7 @@
 #include <uuid.h>
 #include "lib/read/dev-write.h"
 #include "lib/read/disk-io.h"
+#include "lib/read/checked-blocks.h"
 #include "lib/format/raid6.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
@@ -402,6 +403,21 @@ static void key_str(char *buf, size_t len, const struct btrfs_key *k)
 		 k->offset);
 }
 
+/* The tree-checker, unless another reader checked these very bytes (their checksum verified). */
+static int tree_checker(struct btrfs_fs_info *fs, const struct extent_buffer *eb, unsigned int relax,
+			char *msg, size_t msglen)
+{
+	bool known = !(relax & READ_NO_CSUM);
+	int ret;
+
+	if (known && btrfs_checked_blocks_has(fs->checked, eb))
+		return 0;
+	ret = btrfs_check_tree_block_msg(&fs->geo, eb, msg, msglen);
+	if (ret == 0 && known)
+		btrfs_checked_blocks_add(fs->checked, eb);
+	return ret;
+}
+
 int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb,
 			    const struct tree_check *expect, const struct read_policy *policy,
 			    char *msg, size_t msglen)
@@ -492,7 +508,7 @@ int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer
 		}
 	}
 	if (!(relax & READ_NO_TREE_CHECKER))
-		return btrfs_check_tree_block_msg(&fs->geo, eb, msg, msglen);
+		return tree_checker(fs, eb, relax, msg, msglen);
 	return 0;
 }
 
@@ -544,8 +560,7 @@ static enum mirror_verdict verify_mirror(struct btrfs_fs_info *fs, const struct 
 
 	if (btrfs_verify_tree_block(fs, eb, expect, &header, msg, msglen) < 0)
 		return MIRROR_BAD;
-	if (!(pol->relax & READ_NO_TREE_CHECKER) &&
-	    btrfs_check_tree_block_msg(&fs->geo, eb, msg, msglen) < 0)
+	if (!(pol->relax & READ_NO_TREE_CHECKER) && tree_checker(fs, eb, pol->relax, msg, msglen) < 0)
 		return MIRROR_CHECKER_FAILED;
 	return MIRROR_GOOD;
 }
@@ -1237,6 +1252,9 @@ int btrfs_fs_reader(struct btrfs_fs_info *fs, struct btrfs_fs_info **out)
 	*out = NULL;
 	if (!r)
 		return -ENOMEM;
+	/* the tree-checker's verdicts shared from the first reader on (NULL: each checks) */
+	if (!fs->checked)
+		fs->checked = btrfs_checked_blocks_new();
 	*r = *fs;
 	memset(r->cache, 0, sizeof(r->cache));
 	r->csum_altered = 0;
@@ -1260,6 +1278,7 @@ void btrfs_close_fs(struct btrfs_fs_info *fs)
 	if (!fs)
 		return;
 	btrfs_block_cache_drop(fs);
+	btrfs_checked_blocks_free(fs->checked);
 	btrfs_csum_release(&fs->csum);   /* wipes the key state */
 	overrides_free(fs);
 	btrfs_chunk_tree_map_free(&fs->chunks);

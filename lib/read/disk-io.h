@@ -43,6 +43,8 @@ struct btrfs_fs_info {
 	u64 csum_altered;                  /* block reads found ALTERED (authsum with the key) */
 	struct btrfs_generation_fix gen_fix;  /* trust_backup_generations */
 	struct btrfs_block_cache_slot cache[BTRFS_BLOCK_CACHE_SLOTS];
+	/* blocks that passed the tree-checker, shared with the readers (checked-blocks.h) */
+	struct btrfs_checked_blocks *checked;
 	struct extent_buffer **overrides;  /* btrfs_override_tree_block() */
 	size_t overrides_nr;
 	size_t overrides_alloc;
