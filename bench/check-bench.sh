@@ -42,8 +42,18 @@
 #   2M     4    after   4.09 s  3.89 s  20852 KiB      12.63 s  1100572 KiB        0.32  0.02        0.87
 # Wall times are noisy (compare the ratios of one run): under load 5-8 the
 # same 2M + 4 snapshots gave 0.24x, 0.73x the one before.  With snapshots
-# pass 5 (every subvolume in turn, on one thread) is the long pole.
+# pass 5 (every subvolume in turn, on one thread) was the long pole.
 # Peak RSS 200k -> 2M: 3.1x for 10x the inodes without snapshots, 2.3x with.
+# After (2026-12-05, load below 1): pass 5 on one worker per CPU plus the
+# caller once passes 3 and 4 are done, and the tree-checker's verdicts shared
+# by the readers (a block snapshots share is checked once); BASE_BTRFS= main
+# before both.  2M + 4 snapshots with IMAGE= (the image kept), the others
+# FILL=rootdir runs:
+#   files  snap  ours: wall user+sys  peak RSS   6.19: wall   peak RSS   ratio: wall  RSS   vs before: wall
+#   2M     4     1.12 s  2.23 s   24672 KiB       4.16 s  1100644 KiB        0.27  0.02        0.54
+#   2M     0     0.40 s  0.75 s   20160 KiB       2.50 s   793264 KiB        0.16  0.03        0.95
+#   200k   4     0.13 s  0.26 s   12416 KiB       1.18 s   268780 KiB        0.11  0.05        0.59
+# Peak RSS 200k -> 2M with 4 snapshots: 2.0x for 10x the inodes.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 nfiles=${1:-200000}; nsnap=${2:-4}; runs=${3:-3}
