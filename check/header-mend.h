@@ -47,6 +47,11 @@ struct header_expect {
 	struct btrfs_key first;
 	bool have_bound;            /* every key below bound (a right neighbour's first key) */
 	struct btrfs_key bound;
+	/*
+	 * A leaf's item count may be set from the packing: only once the leaf
+	 * mend (leaf-mend.h), which keeps every item, could not mend the leaf.
+	 */
+	bool nritems;
 };
 
 /*

@@ -57,6 +57,13 @@ static bool refused(const struct check_salvage *s, u64 bytenr)
 	return false;
 }
 
+static void unrefuse(struct check_salvage *s, u64 bytenr)
+{
+	for (size_t i = 0; i < s->refused_nr; i++)
+		if (s->refused[i] == bytenr)
+			s->refused[i] = s->refused[--s->refused_nr];
+}
+
 static int add_tree(struct salvaged_leaf *l, u64 tree)
 {
 	size_t i;
@@ -201,11 +208,19 @@ static int install_header_mend(struct btrfs_fs_info *fs, struct check_salvage *s
 	return ret;
 }
 
-/* The block x names, if its header alone is wrong: mended and installed (1), else 0. */
-static int salvage_header(struct btrfs_fs_info *fs, struct check_salvage *s, const struct header_expect *x)
+/*
+ * The block x names, if its header alone is wrong: mended and installed (1),
+ * else 0.  nritems: its leaf item count may be taken from the packing.
+ */
+static int salvage_header(struct btrfs_fs_info *fs, struct check_salvage *s, const struct header_expect *x,
+			  bool nritems)
 {
+	struct header_expect y = *x;
 	struct extent_buffer *eb;
-	int ret = check_mend_header(fs, x, &eb);
+	int ret;
+
+	y.nritems = nritems;
+	ret = check_mend_header(fs, &y, &eb);
 
 	if (ret <= 0)
 		return ret;
@@ -248,8 +263,12 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 		return add_tree(l, w->tree);
 	if (refused(w->s, bytenr))
 		return 0;
-	if (w->next.bytenr == bytenr && (err < 0 || (eb && check_header_faults(w->tree, eb, w->mixed)))) {
-		ret = salvage_header(fs, w->s, &w->next);
+	bool header = w->next.bytenr == bytenr;
+
+	/* a block that reads: flags alone are the extents pass's to fix (a copy on write) */
+	if (header && (err < 0 || (eb && (check_header_faults(w->tree, eb, w->mixed) &
+					  (HEADER_OWNER | HEADER_BACKREF_REV))))) {
+		ret = salvage_header(fs, w->s, &w->next, false);
 		if (ret > 0 && w->next.level > 0 && err < 0)
 			w->again = true;    /* its subtree was skipped */
 		if (ret)
@@ -260,7 +279,14 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 	if (err >= 0)
 		return w->tree == BTRFS_ROOT_TREE_OBJECTID && check_leaf_has_stale_root(fs, eb) ?
 		       salvage_one(fs, w->s, bytenr, w->tree, true) : 0;
-	return salvage_one(fs, w->s, bytenr, w->tree, false);
+	ret = salvage_one(fs, w->s, bytenr, w->tree, false);
+	/* the items could not be mended as they are: perhaps the count is wrong */
+	if (ret == 0 && header && refused(w->s, bytenr)) {
+		ret = salvage_header(fs, w->s, &w->next, true);
+		if (ret > 0)
+			unrefuse(w->s, bytenr);
+	}
+	return ret < 0 ? ret : 0;
 }
 
 /* One walk of the tree; a root block whose header alone is wrong is mended first. */
@@ -278,9 +304,18 @@ static int salvage_walk(struct btrfs_fs_info *fs, struct walk_arg *w, const stru
 		.transid = tree->generation,
 	};
 	ret = btrfs_read_tree_block_policy(fs, tree->bytenr, &expect, &quiet, &root);
-	if (ret < 0 && ret != -ENOMEM && !find_leaf(w->s, tree->bytenr) && !refused(w->s, tree->bytenr) &&
-	    salvage_header(fs, w->s, &w->next) > 0)
+	if (ret < 0 && ret != -ENOMEM && !find_leaf(w->s, tree->bytenr) && !refused(w->s, tree->bytenr)) {
+		/* the root block as any other: its header, or (a leaf) its items mended */
+		struct extent_buffer *bad = NULL;
+		int err = btrfs_read_tree_block_policy(fs, tree->bytenr, &expect, &policy, &bad);
+
+		ret = err == -ENOMEM ? err : salvage_visit(fs, bad, tree->bytenr, err < 0 ? err : -EUCLEAN, w);
+		free_extent_buffer(bad);
+		if (ret < 0)
+			return ret;
+		w->again = false;      /* walked below now, if it reads */
 		ret = btrfs_read_tree_block_policy(fs, tree->bytenr, &expect, &quiet, &root);
+	}
 	if (ret < 0)
 		return ret;
 	ret = btrfs_walk_block_ptrs(fs, tree, root, BTRFS_WALK_DFS, &policy, 0, salvage_ptr,
