@@ -88,6 +88,35 @@ static u64 extent_generation(struct btrfs_fs_info *fs, u64 bytenr, int level)
 	return gen;
 }
 
+/*
+ * Real items go on after the first n (slots n + 1 .. limit - 1 hold a pair
+ * packed one below the other, after the last good key and below the bound:
+ * items a split moved to the right neighbour leave such copies beyond it):
+ * the leaf's items are damaged, not its count, and cutting it to n would
+ * drop them.
+ */
+static bool items_continue(const struct extent_buffer *eb, const struct header_expect *x, u32 n, u32 limit)
+{
+	u32 data = btrfs_leaf_data_size(eb), low;
+	struct btrfs_key last, k;
+
+	if (!n)
+		return false;
+	btrfs_item_key_to_cpu(eb, &last, (int)n - 1);
+	/* only slots in the free space: further ones lie over the n items' data */
+	low = btrfs_leaf_item_offset(eb, (int)n - 1);
+	for (u32 j = n + 1; j < limit && (u64)(j + 1) * sizeof(struct btrfs_item) <= low; j++) {
+		u64 off = btrfs_leaf_item_offset(eb, (int)j), size = btrfs_leaf_item_size(eb, (int)j);
+		u64 above = btrfs_leaf_item_offset(eb, (int)j - 1);
+
+		btrfs_item_key_to_cpu(eb, &k, (int)j);
+		if (above <= data && off + size == above && btrfs_comp_cpu_keys(&k, &last) > 0 &&
+		    (!x->have_bound || btrfs_comp_cpu_keys(&k, &x->bound) < 0))
+			return true;
+	}
+	return false;
+}
+
 static void say(const struct header_expect *x, const char *field, u64 have, u64 want)
 {
 	printf("Tree block %llu of tree %llu: header %s %llu, set to %llu\n",
@@ -180,8 +209,10 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 		 * while its tree may never be empty.
 		 */
 		u32 n = x->have_first || btrfs_header_nritems(h) == 0 ? packed_items(eb, x) : 0;
+		u32 max = btrfs_leaf_data_size(eb) / sizeof(struct btrfs_item);
 
-		if (n && n != btrfs_header_nritems(h)) {
+		if (n && n != btrfs_header_nritems(h) &&
+		    !items_continue(eb, x, n, min_t(u32, btrfs_header_nritems(h), max))) {
 			if (!quiet)
 				say(x, "nritems", btrfs_header_nritems(h), n);
 			btrfs_set_header_nritems(h, n);

@@ -65,3 +65,40 @@ assert_grep "parent transid verify failed" "$T/repair"
 assert_not_grep "header generation" "$T/repair"
 cmp "$T/before" "$T/img" > /dev/null || _fail "a refused repair changed the image"
 echo "ok: an older generation is refused, nothing written"
+
+# two adjacent items of a deep leaf with their offsets and sizes broken: the
+# leaf mend cannot place them, and the items after them are real; the item count is
+# not cut to the items before them (that would drop those): refused
+read -r leaf slot < <(awk -v k="$deep" '$1 == 5 && $2 == k { print $5 }' "$T/items" | head -1 |
+	while read -r l; do awk -v l="$l" '$1 == 5 && $5 == l { n++ } END { print l, int(n / 2) }' "$T/items"; done)
+cp --sparse=always "$T/l.img" "$T/img"
+python3 - "$T/img" "$leaf" "$slot" "$TOP/tests/lib" <<'PY' || _fail "could not patch leaf $leaf"
+import sys
+sys.path.insert(0, sys.argv[4])
+from blockpatch import crc32c
+img, leaf, slot = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+n = 0
+with open(img, 'r+b') as f:
+    f.seek(0, 2)
+    size = f.tell()
+    for off in range(0, size - 16384 + 1, 16384):
+        f.seek(off + 0x30)
+        if f.read(8) != leaf.to_bytes(8, 'little'):
+            continue
+        f.seek(off)
+        blk = bytearray(f.read(16384))
+        for s in (slot, slot + 1):   # item offset and size at 0x65 + 25 * slot + 17 and + 21
+            p = 0x65 + 25 * s + 17
+            blk[p:p + 8] = (7).to_bytes(4, 'little') + (0xffff).to_bytes(4, 'little')
+        blk[0:4] = crc32c(bytes(blk[32:])).to_bytes(4, 'little')
+        f.seek(off)
+        f.write(blk)
+        n += 1
+sys.exit(0 if n else 1)
+PY
+cp --sparse=always "$T/img" "$T/before"
+expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+assert_grep "corrupt leaf: root=5 block=$leaf" "$T/repair"
+assert_not_grep "header nritems" "$T/repair"
+cmp "$T/before" "$T/img" > /dev/null || _fail "a refused repair changed the image"
+echo "ok: leaf $leaf with items $slot and $((slot + 1)) broken: not cut, refused, nothing written"
