@@ -85,6 +85,47 @@ static void say(const struct mend *m, int slot, const char *fmt, ...)
  * size is plausible (refused when both or neither are).  The tree-checker
  * has the last word on the result.
  */
+/* An item entry as the leaf holds it, for ordering them by key. */
+struct entry_at {
+	struct btrfs_key key;
+	u32 off, size;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return btrfs_comp_cpu_keys(&((const struct entry_at *)a)->key, &((const struct entry_at *)b)->key);
+}
+
+/*
+ * Entries exchanged whole (key, offset and size together): taken in key
+ * order, the keys are distinct and their data is packed as the kernel packs
+ * it.  A damaged key leaves the data in slot order instead, and is not
+ * this case.  1 yes, 0 no, -ENOMEM.
+ */
+static int entries_exchanged(const struct extent_buffer *eb, u32 nr, u64 items_end)
+{
+	struct entry_at *e = calloc(nr ? nr : 1, sizeof(*e));
+	u64 end = BTRFS_LEAF_DATA_SIZE(eb->len);
+	int yes = 1;
+
+	if (!e)
+		return -ENOMEM;
+	for (u32 i = 0; i < nr; i++) {
+		btrfs_item_key_to_cpu(eb, &e[i].key, (int)i);
+		e[i].off = btrfs_leaf_item_offset(eb, (int)i);
+		e[i].size = btrfs_leaf_item_size(eb, (int)i);
+	}
+	check_sort(e, nr, sizeof(*e), entry_cmp);
+	for (u32 i = 0; i < nr && yes; i++) {
+		if ((i && !btrfs_comp_cpu_keys(&e[i - 1].key, &e[i].key)) ||
+		    (u64)e[i].off + e[i].size != end || e[i].off < items_end)
+			yes = 0;
+		end = e[i].off;
+	}
+	free(e);
+	return yes;
+}
+
 static int mend_layout(struct mend *m)
 {
 	struct extent_buffer *eb = m->eb;
@@ -101,6 +142,16 @@ static int mend_layout(struct mend *m)
 	for (i = 0; i < nr; i++) {
 		btrfs_item_key_to_cpu(eb, &key, i);
 		if (i && btrfs_comp_cpu_keys(&prev, &key) >= 0) {
+			int ret = entries_exchanged(eb, nr, items_end);
+
+			if (ret < 0)
+				return ret;
+			if (ret) {
+				/* the rebuild lays them out in key order */
+				say(m, i, "item entries out of key order, their data in key order: entries put back in order");
+				m->rebuild = true;
+				return 0;
+			}
 			say(m, i, "keys out of order, not mended");
 			return -EUCLEAN;
 		}

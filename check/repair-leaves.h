@@ -5,6 +5,8 @@
  * one we can undo safely:
  *   - an item offset/size that breaks the packing: recomputed from its
  *     neighbours;
+ *   - item entries exchanged whole, their data in key order: put back in
+ *     key order;
  *   - a generation beyond the superblock's (leaf header, inode item, root
  *     item, extent item): set from what the filesystem says (the block's own
  *     header for root and tree block extent items, the inode's transid) or

@@ -176,6 +176,22 @@ same_dump() {
 	rm -f "$deb.zeroed" "$ours.inflated" "$deb.inflated"
 }
 
+# need_corrupt_block: $CB, the corruption tool (tests/tools/corrupt-block).
+need_corrupt_block() {
+	CB=$TOOL_DIR/corrupt-block
+	[ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
+}
+
+# refused_unchanged IMAGE PATTERN: check --repair on IMAGE refuses (exit 1), says
+# PATTERN, and leaves every byte as it was.
+refused_unchanged() {
+	local img=$1 pat=$2
+	cp --sparse=always "$img" "$T/before"
+	expect_exit 1 "$BTRFS" check --repair --force "$img" > "$T/repair" 2>&1
+	assert_grep "$pat" "$T/repair"
+	cmp "$T/before" "$img" > /dev/null || _fail "a refused repair changed the image"
+}
+
 # small_large_images: $T/small (12 files) and $T/large (600 files, tree 5 a
 # node over leaves) made by our mkfs --rootdir into $T/s.img and $T/l.img.
 small_large_images() {
