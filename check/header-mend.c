@@ -201,7 +201,7 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 		btrfs_set_header_flags(h, want);
 		changed++;
 	}
-	if (x->level == 0 && x->nritems && (btrfs_check_tree_block(&fs->geo, eb) < 0 ||
+	if (x->level == 0 && x->nritems && (btrfs_check_tree_block_msg(&fs->geo, eb, NULL, 0) < 0 ||
 			      (btrfs_header_nritems(h) == 0 && x->have_first))) {
 		/*
 		 * A count that breaks the leaf: the packed items, never more than the

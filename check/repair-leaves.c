@@ -257,13 +257,13 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 {
 	struct walk_arg *w = arg;
 	struct salvaged_leaf *l = find_leaf(w->s, bytenr);
+	bool header = w->next.bytenr == bytenr;   /* what its pointer says is known */
 	int ret;
 
 	if (l)
 		return add_tree(l, w->tree);
 	if (refused(w->s, bytenr))
 		return 0;
-	bool header = w->next.bytenr == bytenr;
 
 	/* a block that reads: flags alone are the extents pass's to fix (a copy on write) */
 	if (header && (err < 0 || (eb && (check_header_faults(w->tree, eb, w->mixed) &
