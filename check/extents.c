@@ -1355,9 +1355,11 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 				dev->orphan += d->len;
 			continue;
 		}
-		if (d->len != check_chunk_dev_len(ch))
+		if (d->len != check_chunk_dev_len(ch)) {
 			check_error(ctx, "dev extent devid %llu physical %llu: length %llu, chunk %llu needs %llu",
 				    d->devid, d->physical, d->len, ch->logical, check_chunk_dev_len(ch));
+			check_queue_dev_extent_length(ctx, dev, d, check_chunk_dev_len(ch));
+		}
 	}
 	for (i = 0; i < map->nr; i++) {
 		const struct btrfs_chunk_map *ch = map->chunks[i];

@@ -72,7 +72,7 @@ struct check_dev {
 	u64 bytes_used;
 	u64 sum;         /* dev extents on it */
 	u64 orphan;      /* of those, without their chunk */
-	u64 missing;     /* --repair: dev extents of chunk stripes to insert */
+	u64 missing;     /* --repair: bytes of dev extents to insert or lengthen (mod 2^64) */
 };
 
 /*
@@ -197,6 +197,9 @@ void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices);
 void check_queue_super_total_bytes(struct check_ctx *ctx, const struct ext_state *st);
 void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_devext *d, bool has_dev);
 void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d);
+/* The dev extent d's length set to len, its chunk's share of the device. */
+void check_queue_dev_extent_length(struct check_ctx *ctx, struct check_dev *dev, const struct check_devext *d,
+				   u64 len);
 /* Stripe s of chunk ch has no dev extent: insert it when the room on dev (may be NULL) is free. */
 void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st, struct check_dev *dev,
 				    const struct btrfs_chunk_map *ch, int s);

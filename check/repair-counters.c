@@ -248,6 +248,49 @@ void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_dev
 		check_fixable(ctx, fix_orphan_dev_extent, &f, sizeof(f));
 }
 
+/* A dev extent whose length is not its chunk's share of the device: set to it. */
+static int fix_dev_extent_length(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct devext_fix *f = arg;
+	struct btrfs_key key = { f->devid, BTRFS_DEV_EXTENT_KEY, f->physical };
+	struct btrfs_wroot *dev;
+	struct btrfs_path path;
+	int ret;
+
+	(void)ctx;
+	ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
+	if (ret < 0)
+		return ret;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, dev, &key, &path, 0, 1);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (ret == 0 && btrfs_path_item_size(&path) < sizeof(struct btrfs_dev_extent))
+		ret = -EUCLEAN;
+	if (ret == 0) {
+		struct btrfs_dev_extent *de = btrfs_path_item_ptr(&path);
+
+		printf("Dev extent devid %llu physical %llu: length %llu set to %llu, its chunk %llu's\n",
+		       f->devid, f->physical, btrfs_dev_extent_length(de), f->len, f->chunk_offset);
+		btrfs_set_dev_extent_length(de, f->len);
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+void check_queue_dev_extent_length(struct check_ctx *ctx, struct check_dev *dev, const struct check_devext *d,
+				   u64 len)
+{
+	struct devext_fix f = { d->devid, d->physical, len, d->chunk_offset, dev != NULL };
+
+	if (!check_repairing(ctx))
+		return;
+	check_fixable(ctx, fix_dev_extent_length, &f, sizeof(f));
+	/* the device's bytes_used, if it is fixed too, counts the new length (modulo 2^64) */
+	if (dev)
+		dev->missing += len - d->len;
+}
+
 struct dev_used_fix {
 	u64 devid;
 	u64 used;
