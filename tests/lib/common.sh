@@ -176,6 +176,18 @@ same_dump() {
 	rm -f "$deb.zeroed" "$ours.inflated" "$deb.inflated"
 }
 
+# found_repaired IMAGE FOUND FIXED SRC WHAT: our check finds the damage (exit 1,
+# FOUND in its output), --repair fixes it (FIXED in its output), then
+# clean_with_files IMAGE SRC WHAT.
+found_repaired() {
+	local img=$1 found=$2 fixed=$3 src=$4 what=$5
+	expect_exit 1 "$BTRFS" check "$img" > "$T/check" 2>&1
+	assert_grep "$found" "$T/check"
+	run_check "$BTRFS" check --repair --force "$img" > "$T/repair" 2>&1
+	assert_grep "$fixed" "$T/repair"
+	clean_with_files "$img" "$src" "$what"
+}
+
 # need_corrupt_block: $CB, the corruption tool (tests/tools/corrupt-block).
 need_corrupt_block() {
 	CB=$TOOL_DIR/corrupt-block
