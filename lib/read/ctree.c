@@ -138,7 +138,7 @@ static int guard_block(struct btrfs_path *path, const struct extent_buffer *eb, 
 		return -EUCLEAN;
 	}
 	/* a count beyond the block (a relaxed read): its last key is not known */
-	if ((int)btrfs_eb_nritems(eb) > block_slots(eb))
+	if (btrfs_eb_nritems(eb) > (u32)block_slots(eb))
 		return 0;
 	block_last_key(eb, &path->last_key[level]);
 	path->have_last |= 1U << level;
