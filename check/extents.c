@@ -273,10 +273,8 @@ static int fix_reloc_flag(struct check_ctx *ctx, struct btrfs_trans *t, void *ar
 	level = btrfs_eb_level(eb);
 	if (!btrfs_eb_nritems(eb))
 		ret = -EUCLEAN;
-	else if (level)
-		btrfs_node_key_to_cpu(eb, &first, 0);
 	else
-		btrfs_item_key_to_cpu(eb, &first, 0);
+		btrfs_block_key_to_cpu(eb, &first, 0);
 	free_extent_buffer(eb);
 	if (!ret)
 		ret = btrfs_trans_get_root(t, f->tree, &root);
@@ -593,8 +591,7 @@ static void check_block_header(struct check_ctx *ctx, u64 tree_id, const struct 
 {
 	const struct btrfs_header *h = btrfs_header(eb);
 	u64 owner = btrfs_header_owner(h), flags = btrfs_header_flags(h) & ~BTRFS_BACKREF_REV_MASK;
-	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(ctx->fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
-	unsigned int faults = check_header_faults(tree_id, eb, mixed);
+	unsigned int faults = check_header_faults(ctx->fs, tree_id, eb);
 	char nbuf[32];
 	const char *tname = check_tree_name(tree_id, nbuf, sizeof(nbuf));
 	/* a copy on write in the tree walked writes a new header (not in log and relocation trees) */

@@ -136,7 +136,6 @@ struct fs_root_slots {
 	size_t cap;
 };
 
-/* The csum tree's coverage, read once for all trees when a data extent first needs it. */
 /*
  * The csum tree's coverage, read once for all subvolumes when first needed.
  * Pass 5's workers (check/pass-thread.c) share it: the first to need it
@@ -634,7 +633,6 @@ static u64 summed_bytes(const struct fs_root_csums *cs, u64 start, u64 end)
 	return sum;
 }
 
-/* The csum tree's coverage, read when first needed: false without it (pass 2 or 6 reports it). */
 static void read_csum_spans(struct check_ctx *ctx, struct fs_root_csums *cs)
 {
 	cs->state = check_csum_tree_spans(ctx, &cs->span, &cs->span_nr);
@@ -642,6 +640,7 @@ static void read_csum_spans(struct check_ctx *ctx, struct fs_root_csums *cs)
 		cs->state = 1;
 }
 
+/* The csum tree's coverage, read when first needed: false without it (pass 2 or 6 reports it). */
 static bool csums_ready(struct fs_root_tree *t)
 {
 	struct fs_root_csums *cs = t->csums;
@@ -662,7 +661,7 @@ static bool csums_ready(struct fs_root_tree *t)
 			read_csum_spans(t->ctx, cs);
 			if (out) {
 				fclose(out);
-				messages_set_stream(own == stderr ? NULL : own);
+				messages_set_stream(own);
 			}
 		}
 		pthread_mutex_unlock(&cs->lock);

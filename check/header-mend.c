@@ -20,8 +20,9 @@ static bool owner_fits(u64 tree_id, u64 owner)
 	return btrfs_is_subvolume_tree(tree_id) ? btrfs_is_subvolume_tree(owner) : owner == tree_id;
 }
 
-unsigned int check_header_faults(u64 tree_id, const struct extent_buffer *eb, bool mixed)
+unsigned int check_header_faults(struct btrfs_fs_info *fs, u64 tree_id, const struct extent_buffer *eb)
 {
+	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
 	const struct btrfs_header *h = btrfs_header(eb);
 	u64 flags = btrfs_header_flags(h) & ~BTRFS_BACKREF_REV_MASK;
 	u8 rev = btrfs_header_backref_rev(h);
@@ -124,17 +125,6 @@ static void say(const struct header_expect *x, const char *field, u64 have, u64 
 	       (unsigned long long)have, (unsigned long long)want);
 }
 
-/* The last key of a verified block. */
-static void last_key(const struct extent_buffer *eb, struct btrfs_key *k)
-{
-	int last = (int)btrfs_eb_nritems(eb) - 1;
-
-	if (btrfs_eb_level(eb))
-		btrfs_node_key_to_cpu(eb, k, last);
-	else
-		btrfs_item_key_to_cpu(eb, k, last);
-}
-
 /*
  * Mend the header of eb (a private copy with a good checksum) in place: the
  * number of fields changed, 0 when it is not a block we may mend.  quiet:
@@ -144,8 +134,7 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 		bool quiet)
 {
 	struct btrfs_header *h = btrfs_header(eb);
-	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
-	unsigned int faults = check_header_faults(x->tree, eb, mixed);
+	unsigned int faults = check_header_faults(fs, x->tree, eb);
 	int changed = 0;
 
 	if (btrfs_header_generation(h) != x->transid) {
@@ -226,7 +215,6 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 static bool verified(struct btrfs_fs_info *fs, const struct extent_buffer *eb, const struct header_expect *x)
 {
 	static const struct read_policy all = { .relax = READ_NO_CSUM };
-	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
 	struct btrfs_disk_key first;
 	struct tree_check expect = { .level = x->level, .transid = x->transid };
 	struct btrfs_key k;
@@ -236,11 +224,11 @@ static bool verified(struct btrfs_fs_info *fs, const struct extent_buffer *eb, c
 		expect.first_key = &first;
 	}
 	if (btrfs_verify_tree_block(fs, eb, &expect, &all, NULL, 0) < 0 ||
-	    check_header_faults(x->tree, eb, mixed))
+	    check_header_faults(fs, x->tree, eb))
 		return false;
 	if (!btrfs_eb_nritems(eb))
 		return !x->have_first;
-	last_key(eb, &k);
+	btrfs_block_key_to_cpu(eb, &k, (int)btrfs_eb_nritems(eb) - 1);
 	return !x->have_bound || btrfs_comp_cpu_keys(&k, &x->bound) < 0;
 }
 
@@ -277,8 +265,6 @@ int check_mend_header(struct btrfs_fs_info *fs, const struct header_expect *x,
 		if (btrfs_read_tree_block_mirror(fs, x->bytenr, mirror, &eb) < 0)
 			continue;
 		mend(fs, eb, x, false);
-		btrfs_csum_tree_block(fs, eb, csum);
-		memcpy(btrfs_header(eb)->csum, csum, BTRFS_CSUM_SIZE);
 		*out = eb;
 		return 1;
 	}

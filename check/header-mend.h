@@ -32,10 +32,10 @@ enum header_fault {
 };
 
 /*
- * The faults of eb's header as a block of tree_id (log and relocation trees
- * name other owners: not judged); mixed: the filesystem has mixed back refs.
+ * The faults of eb's header as a block of tree_id of fs (log and relocation
+ * trees name other owners: not judged).
  */
-unsigned int check_header_faults(u64 tree_id, const struct extent_buffer *eb, bool mixed);
+unsigned int check_header_faults(struct btrfs_fs_info *fs, u64 tree_id, const struct extent_buffer *eb);
 
 /* What the pointer that reached a block says it is. */
 struct header_expect {
@@ -55,8 +55,8 @@ struct header_expect {
 };
 
 /*
- * A copy of the block x names, its header mended and its checksum
- * recomputed, in *out: 1.  0: no copy could be mended safely or nothing
+ * A copy of the block x names, its header mended, in *out: 1 (its checksum
+ * is the caller's to recompute).  0: no copy could be mended safely or nothing
  * needed mending (*out NULL).  -ENOMEM.  Prints each change when mended.
  */
 int check_mend_header(struct btrfs_fs_info *fs, const struct header_expect *x,

@@ -77,14 +77,6 @@ static void say(const struct mend *m, int slot, const char *fmt, ...)
 
 /* ---- step 1: the item array ---------------------------------------------- */
 
-/*
- * Items are packed back to back from the end of the block: item i ends
- * where item i - 1 starts.  An item whose end is wrong gets its end from its
- * predecessor's start and its start from its successor's end; when there is
- * no successor or it is damaged too, it keeps whichever of its offset and
- * size is plausible (refused when both or neither are).  The tree-checker
- * has the last word on the result.
- */
 /* An item entry as the leaf holds it, for ordering them by key. */
 struct entry_at {
 	struct btrfs_key key;
@@ -126,6 +118,14 @@ static int entries_exchanged(const struct extent_buffer *eb, u32 nr, u64 items_e
 	return yes;
 }
 
+/*
+ * Items are packed back to back from the end of the block: item i ends
+ * where item i - 1 starts.  An item whose end is wrong gets its end from its
+ * predecessor's start and its start from its successor's end; when there is
+ * no successor or it is damaged too, it keeps whichever of its offset and
+ * size is plausible (refused when both or neither are).  The tree-checker
+ * has the last word on the result.
+ */
 static int mend_layout(struct mend *m)
 {
 	struct extent_buffer *eb = m->eb;

@@ -42,9 +42,15 @@ struct root_result {
 	int ret;
 };
 
+/* A worker thread and the reader of the filesystem it reads through. */
+struct worker {
+	struct check_thread *th;
+	pthread_t tid;
+	struct btrfs_fs_info *reader;
+};
+
 struct check_thread {
-	pthread_t tid[MAX_WORKERS];
-	struct btrfs_fs_info *reader[MAX_WORKERS];
+	struct worker worker[MAX_WORKERS];
 	int workers;                   /* started */
 	struct check_root *roots;      /* a copy of the root items pass 3 found */
 	struct root_result *res;       /* one per root */
@@ -60,11 +66,6 @@ struct check_thread {
 	struct timespec t0;
 };
 
-struct worker_arg {
-	struct check_thread *th;
-	int id;
-};
-
 static int check_one_root(struct check_thread *th, struct btrfs_fs_info *reader, size_t i)
 {
 	struct root_result *r = &th->res[i];
@@ -75,7 +76,7 @@ static int check_one_root(struct check_thread *th, struct btrfs_fs_info *reader,
 	r->ctx.pass = 4;
 	r->ctx.thread = th;
 	if (!out)
-		return -ENOMEM;
+		return r->ret = -ENOMEM;
 	messages_set_stream(out);
 	r->ret = check_fs_root(&r->ctx, &th->roots[i], th->csums, &r->used_csums);
 	messages_set_stream(own);
@@ -96,7 +97,6 @@ static void take_roots(struct check_thread *th, struct btrfs_fs_info *reader)
 		if (i >= th->roots_nr)
 			break;
 		if (check_one_root(th, reader, i)) {
-			th->res[i].ret = th->res[i].ret ? th->res[i].ret : -ENOMEM;
 			pthread_mutex_lock(&th->lock);
 			th->stop = true;
 			pthread_mutex_unlock(&th->lock);
@@ -106,11 +106,9 @@ static void take_roots(struct check_thread *th, struct btrfs_fs_info *reader)
 
 static void *worker_main(void *arg)
 {
-	struct check_thread *th = ((struct worker_arg *)arg)->th;
-	struct btrfs_fs_info *reader = th->reader[((struct worker_arg *)arg)->id];
+	struct worker *w = arg;
 
-	free(arg);
-	take_roots(th, reader);
+	take_roots(w->th, w->reader);
 	return NULL;
 }
 
@@ -155,7 +153,7 @@ static void thread_free(struct btrfs_fs_info *fs, struct check_thread *th)
 	free(th->res);
 	free(th->roots);
 	for (int i = 0; i < MAX_WORKERS; i++)
-		btrfs_fs_reader_free(fs, th->reader[i]);
+		btrfs_fs_reader_free(fs, th->worker[i].reader);
 	check_fs_root_csums_free(th->csums);
 	free(th);
 }
@@ -176,27 +174,18 @@ int check_thread_start(struct check_ctx *ctx)
 	th->csums = check_fs_root_csums_new(true);
 	if (!th->roots || !th->res || !th->csums)
 		goto fail;
-	for (i = 0; i < n; i++)
-		if (btrfs_fs_reader(ctx->fs, &th->reader[i]))
+	for (i = 0; i < n; i++) {
+		th->worker[i].th = th;
+		if (btrfs_fs_reader(ctx->fs, &th->worker[i].reader))
 			goto fail;
+	}
 	if (st->root_nr)
 		memcpy(th->roots, st->root, st->root_nr * sizeof(*st->root));
 	pthread_mutex_init(&th->lock, NULL);
 	pthread_cond_init(&th->cond, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &th->t0);
-	for (i = 0; i < n; i++) {
-		struct worker_arg *a = malloc(sizeof(*a));
-
-		if (a) {
-			a->th = th;
-			a->id = i;
-		}
-		if (!a || pthread_create(&th->tid[i], NULL, worker_main, a)) {
-			free(a);
-			break;
-		}
+	for (i = 0; i < n && !pthread_create(&th->worker[i].tid, NULL, worker_main, &th->worker[i]); i++)
 		th->workers++;
-	}
 	if (!th->workers) {
 		pthread_cond_destroy(&th->cond);
 		pthread_mutex_destroy(&th->lock);
@@ -254,7 +243,7 @@ int check_thread_join(struct check_ctx *ctx, struct timespec *t0)
 	/* passes 3 and 4 are done: the caller takes roots too, reading through its own fs */
 	take_roots(th, ctx->fs);
 	for (int i = 0; i < th->workers; i++)
-		pthread_join(th->tid[i], NULL);
+		pthread_join(th->worker[i].tid, NULL);
 	pthread_cond_destroy(&th->cond);
 	pthread_mutex_destroy(&th->lock);
 	ctx->thread = NULL;

@@ -99,6 +99,37 @@ static struct extent_buffer *good_copy(struct btrfs_fs_info *fs, u64 bytenr)
 }
 
 /*
+ * Install a block mended in memory (its checksum recomputed; on success eb
+ * is the override's, else still the caller's) and record it with the tree
+ * that reached it, for check_salvage_write().  0 or a negative errno.
+ */
+static int install_mended(struct btrfs_fs_info *fs, struct check_salvage *s, struct extent_buffer *eb,
+			  u64 tree, const char *what)
+{
+	struct salvaged_leaf *l = CHECK_PUSH(s, leaves);
+	u8 csum[BTRFS_CSUM_SIZE];
+	int ret;
+
+	if (!l)
+		return -ENOMEM;
+	btrfs_csum_tree_block(fs, eb, csum);
+	memcpy(btrfs_header(eb)->csum, csum, BTRFS_CSUM_SIZE);
+	l->bytenr = eb->start;
+	btrfs_block_key_to_cpu(eb, &l->first, 0);
+	ret = add_tree(l, tree);
+	if (ret == 0)
+		ret = btrfs_override_tree_block(fs, eb);
+	if (ret == 0) {
+		printf("%s %llu mended in memory, to be written by the repair\n", what,
+		       (unsigned long long)l->bytenr);
+		return 0;
+	}
+	free(l->trees);
+	s->leaves_nr--;
+	return ret;
+}
+
+/*
  * A leaf of tree that did not read: mend and install it if it only fails
  * the tree-checker.  stale: a root tree leaf that reads, with a root item
  * whose root block does not: mend and install it if that changes it.
@@ -107,8 +138,6 @@ static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 by
 		       bool stale)
 {
 	struct extent_buffer *eb, *orig = NULL;
-	struct salvaged_leaf *l;
-	u8 csum[BTRFS_CSUM_SIZE];
 	char msg[512];
 	u64 *r;
 	int ret;
@@ -134,27 +163,11 @@ static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 by
 	if (ret == 0 && orig && !memcmp(orig->data, eb->data, eb->len))
 		ret = -EUCLEAN;               /* nothing mended: the passes report it */
 	if (ret == 0) {
-		btrfs_csum_tree_block(fs, eb, csum);
-		memcpy(btrfs_header(eb)->csum, csum, BTRFS_CSUM_SIZE);
-		l = CHECK_PUSH(s, leaves);
-		if (!l) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		l->bytenr = bytenr;
-		btrfs_item_key_to_cpu(eb, &l->first, 0);
-		ret = add_tree(l, tree);
-		if (ret < 0)
-			goto out;
-		ret = btrfs_override_tree_block(fs, eb);
+		ret = install_mended(fs, s, eb, tree, "Leaf");
 		if (ret == 0) {
-			printf("Leaf %llu mended in memory, to be written by the repair\n",
-			       (unsigned long long)bytenr);
 			free_extent_buffer(orig);     /* eb is the override's now */
 			return 0;
 		}
-		s->leaves_nr--;
-		free(l->trees);
 		if (ret == -ENOMEM)
 			goto out;
 	}
@@ -171,42 +184,11 @@ out:
 struct walk_arg {
 	struct check_salvage *s;
 	u64 tree;
-	bool mixed;                       /* the filesystem has mixed back refs */
 	struct header_expect next;        /* the block about to be visited, as its pointer says */
 	bool have_bound[BTRFS_MAX_LEVEL]; /* per level: the block there has keys below bound */
 	struct btrfs_key bound[BTRFS_MAX_LEVEL];
 	bool again;                       /* a node was mended: walk again to go below it */
 };
-
-/* Record and install a block whose header check_mend_header() mended (eb becomes the override's). */
-static int install_header_mend(struct btrfs_fs_info *fs, struct check_salvage *s, struct extent_buffer *eb,
-			       u64 tree)
-{
-	struct salvaged_leaf *l = CHECK_PUSH(s, leaves);
-	int ret;
-
-	if (!l) {
-		free_extent_buffer(eb);
-		return -ENOMEM;
-	}
-	l->bytenr = eb->start;
-	if (btrfs_eb_level(eb))
-		btrfs_node_key_to_cpu(eb, &l->first, 0);
-	else
-		btrfs_item_key_to_cpu(eb, &l->first, 0);
-	ret = add_tree(l, tree);
-	if (ret == 0)
-		ret = btrfs_override_tree_block(fs, eb);
-	if (ret == 0) {
-		printf("Tree block %llu mended in memory, to be written by the repair\n",
-		       (unsigned long long)l->bytenr);
-		return 0;
-	}
-	free(l->trees);
-	s->leaves_nr--;
-	free_extent_buffer(eb);
-	return ret;
-}
 
 /*
  * The block x names, if its header alone is wrong: mended and installed (1),
@@ -221,10 +203,11 @@ static int salvage_header(struct btrfs_fs_info *fs, struct check_salvage *s, con
 
 	y.nritems = nritems;
 	ret = check_mend_header(fs, &y, &eb);
-
 	if (ret <= 0)
 		return ret;
-	ret = install_header_mend(fs, s, eb, x->tree);
+	ret = install_mended(fs, s, eb, x->tree, "Tree block");
+	if (ret < 0)
+		free_extent_buffer(eb);
 	return ret < 0 ? ret : 1;
 }
 
@@ -266,7 +249,7 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 		return 0;
 
 	/* a block that reads: flags alone are the extents pass's to fix (a copy on write) */
-	if (header && (err < 0 || (eb && (check_header_faults(w->tree, eb, w->mixed) &
+	if (header && (err < 0 || (eb && (check_header_faults(fs, w->tree, eb) &
 					  (HEADER_OWNER | HEADER_BACKREF_REV))))) {
 		ret = salvage_header(fs, w->s, &w->next, false);
 		if (ret > 0 && w->next.level > 0 && err < 0)
@@ -327,10 +310,7 @@ static int salvage_walk(struct btrfs_fs_info *fs, struct walk_arg *w, const stru
 static int salvage_tree(struct btrfs_fs_info *fs, struct check_salvage *s,
 			const struct btrfs_tree_ref *tree)
 {
-	struct walk_arg w = {
-		.s = s, .tree = tree->objectid,
-		.mixed = btrfs_super_incompat_flags(btrfs_fs_super(fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF,
-	};
+	struct walk_arg w = { .s = s, .tree = tree->objectid };
 	int ret, walks = 0;
 
 	/* a mended node's subtree is only reached by the next walk */

@@ -341,5 +341,13 @@ static inline void btrfs_node_key_to_cpu(const struct extent_buffer *eb, struct 
 {
 	btrfs_disk_key_to_cpu(key, &btrfs_node_key_ptr(eb, slot)->key);
 }
+/* The key at slot of a node or a leaf (no bounds check). */
+static inline void btrfs_block_key_to_cpu(const struct extent_buffer *eb, struct btrfs_key *key, int slot)
+{
+	if (btrfs_eb_level(eb))
+		btrfs_node_key_to_cpu(eb, key, slot);
+	else
+		btrfs_item_key_to_cpu(eb, key, slot);
+}
 
 #endif

@@ -95,24 +95,6 @@ static int block_slots(const struct extent_buffer *eb)
 	return min_t(u32, btrfs_eb_nritems(eb), max);
 }
 
-static void block_first_key(const struct extent_buffer *eb, struct btrfs_key *key)
-{
-	if (btrfs_eb_level(eb))
-		btrfs_node_key_to_cpu(eb, key, 0);
-	else
-		btrfs_item_key_to_cpu(eb, key, 0);
-}
-
-static void block_last_key(const struct extent_buffer *eb, struct btrfs_key *key)
-{
-	int last = block_slots(eb) - 1;
-
-	if (btrfs_eb_level(eb))
-		btrfs_node_key_to_cpu(eb, key, last);
-	else
-		btrfs_item_key_to_cpu(eb, key, last);
-}
-
 /*
  * Loop guard: a verified block entered at its level must start above the
  * last key seen at that level.  Records its last key.  0 or -EUCLEAN.
@@ -124,7 +106,7 @@ static int guard_block(struct btrfs_path *path, const struct extent_buffer *eb, 
 
 	if (block_slots(eb) == 0)
 		return 0;
-	block_first_key(eb, &first);
+	btrfs_block_key_to_cpu(eb, &first, 0);
 	if ((path->have_last & (1U << level)) &&
 	    btrfs_comp_cpu_keys(&first, &path->last_key[level]) <= 0) {
 		if (!quiet)
@@ -140,7 +122,7 @@ static int guard_block(struct btrfs_path *path, const struct extent_buffer *eb, 
 	/* a count beyond the block (a relaxed read): its last key is not known */
 	if (btrfs_eb_nritems(eb) > (u32)block_slots(eb))
 		return 0;
-	block_last_key(eb, &path->last_key[level]);
+	btrfs_block_key_to_cpu(eb, &path->last_key[level], block_slots(eb) - 1);
 	path->have_last |= 1U << level;
 	return 0;
 }
@@ -256,7 +238,6 @@ static int descend(struct btrfs_fs_info *fs, struct btrfs_path *path, int from, 
 	return 0;
 }
 
-
 static int top_level(const struct btrfs_path *path)
 {
 	int l;
@@ -294,7 +275,7 @@ static int retreat(struct btrfs_fs_info *fs, struct btrfs_path *path, int L)
 	bool have = false;
 
 	if (path->nodes[L] && btrfs_eb_nritems(path->nodes[L])) {
-		block_first_key(path->nodes[L], &before);
+		btrfs_block_key_to_cpu(path->nodes[L], &before, 0);
 		have = true;
 	}
 	for (lvl = L + 1; lvl <= top; lvl++) {
@@ -310,7 +291,7 @@ static int retreat(struct btrfs_fs_info *fs, struct btrfs_path *path, int L)
 			if (have && btrfs_eb_nritems(path->nodes[L])) {
 				struct btrfs_key last;
 
-				block_last_key(path->nodes[L], &last);
+				btrfs_block_key_to_cpu(path->nodes[L], &last, block_slots(path->nodes[L]) - 1);
 				if (btrfs_comp_cpu_keys(&last, &before) >= 0) {
 					error("tree %llu: block %llu out of key order",
 					      (unsigned long long)path->tree.objectid,

@@ -493,10 +493,7 @@ int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer
 
 		btrfs_disk_key_to_cpu(&want, expect->first_key);
 		if (fits && nr) {
-			if (btrfs_header_level(h))
-				btrfs_node_key_to_cpu(eb, &have, 0);
-			else
-				btrfs_item_key_to_cpu(eb, &have, 0);
+			btrfs_block_key_to_cpu(eb, &have, 0);
 			if (btrfs_comp_cpu_keys(&have, &want)) {
 				char a[64], b[64];
 
