@@ -14,7 +14,8 @@
 #   SAN_BTRFS=path    run the robust tests with this sanitizer build instead (make test
 #                     does: btrfs-asan), its unit/tool binaries from SAN_UNIT_DIR/SAN_TOOL_DIR
 # A shell test passes with exit 0 and is skipped with exit 77 (first line of output
-# starting "SKIP:" gives the reason).  Logs are kept in tests/.scratch/logs/.
+# starting "SKIP:" gives the reason).  Logs are kept in tests/.scratch/logs/, the work
+# folders of failed tests in tests/.scratch/work/ (KEEP_SCRATCH=1: of every test).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TOP=$top

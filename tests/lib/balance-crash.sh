@@ -27,8 +27,17 @@ crash_verify() {
 }
 
 convert_completes() {
-	run_check "$BTRFS" balance start "$@" "${devs[@]}" > "$T/out" 2>&1
+	balance_logged "$@"
 	assert_grep '^Done, had to convert' "$T/out"
-	run_check "$BTRFS" balance start "$@" "${devs[@]}" > "$T/out" 2>&1
+	balance_logged "$@"
 	assert_grep '^Done, had to convert 0 out of' "$T/out"
+}
+
+# balance start ARGS on devs, its output in $T/out and shown when it fails
+balance_logged() {
+	_show_cmd "$BTRFS" balance start "$@" "${devs[@]}"
+	"$BTRFS" balance start "$@" "${devs[@]}" > "$T/out" 2>&1 && return 0
+	local rc=$?
+	tail -n 20 "$T/out"
+	_fail "balance start $* failed (exit $rc)"
 }

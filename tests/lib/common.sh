@@ -40,8 +40,10 @@ rm -rf "$T"; mkdir -p "$T"
 _cleanup_mounts=()
 _cleanup_loops=()
 
+# A test that passed or skipped leaves no scratch files (a suite run keeps only what failed,
+# or everything with KEEP_SCRATCH=1): the big sparse images would otherwise add up.
 _cleanup() {
-	local i
+	local rc=$? i
 	for ((i = ${#_cleanup_mounts[@]} - 1; i >= 0; i--)); do
 		umount "${_cleanup_mounts[i]}" 2>/dev/null || umount -l "${_cleanup_mounts[i]}" 2>/dev/null
 	done
@@ -50,6 +52,10 @@ _cleanup() {
 	for i in "${_cleanup_loops[@]}"; do
 		[[ $(losetup -nO BACK-FILE "$i" 2>/dev/null) == "$(realpath "$T")"/* ]] && losetup -d "$i" 2>/dev/null
 	done
+	# --one-file-system: never into a mount left behind
+	if { [ $rc -eq 0 ] || [ $rc -eq 77 ]; } && [ -z "${KEEP_SCRATCH:-}" ]; then
+		rm -rf --one-file-system "$T"
+	fi
 	return 0
 }
 trap _cleanup EXIT
@@ -123,6 +129,14 @@ check_prereq() {
 		*) _fail "unknown prerequisite $p" ;;
 		esac
 	done
+}
+
+# need_space GIB: skip unless the scratch folder's filesystem has GIB GiB free (sparse images
+# that a test fills: a write failing with ENOSPC on the host is not the code under test)
+need_space() {
+	local avail
+	avail=$(df --output=avail -B1 "$T" | tail -n 1) || _fail "df $T"
+	[ "$avail" -ge $(($1 << 30)) ] || _skip "needs $1 GiB free for its images, $((avail >> 20)) MiB free in $T"
 }
 
 setup_loopdev() {
