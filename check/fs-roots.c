@@ -881,6 +881,24 @@ static void fix_dup_entry(struct fs_root_tree *t, const struct btrfs_key *key, c
 		check_fixable(t->ctx, repair_rename_dup_entry, &n, sizeof(n));
 }
 
+/* An entry naming a subvolume with another file type than a directory's: set to it. */
+static void fix_subvol_entry_type(struct fs_root_tree *t, const struct btrfs_key *key,
+				  const struct btrfs_key *loc, const struct btrfs_dir_item *di)
+{
+	struct repair_name n = {
+		.root = t->root, .dir = key->objectid, .ino = loc->objectid, .key_type = key->type,
+		.index = key->type == BTRFS_DIR_INDEX_KEY ? key->offset : 0, .ftype = BTRFS_FT_DIR,
+		.subvol = true, .name_len = btrfs_dir_name_len(di),
+	};
+
+	if (n.name_len > sizeof(n.name))
+		n.name_len = 0;  /* the tree-checker refuses such a leaf: not reached */
+	memcpy(n.name, di + 1, n.name_len);
+	INODE_ERR(t, key->objectid, "directory entry '%.*s' of a subvolume has file type %u, expected %u (directory)",
+		  (int)n.name_len, n.name, btrfs_dir_type(di), BTRFS_FT_DIR);
+	check_fixable(t->ctx, repair_set_entry_type, &n, sizeof(n));
+}
+
 /* XATTR_ITEM: one or more attributes; a name given twice cannot be read. */
 static void xattr_entries(struct fs_root_tree *t, const struct extent_buffer *eb, int slot,
 			  const struct btrfs_key *key)
@@ -934,8 +952,7 @@ static int dir_entries(struct fs_root_tree *t, const struct extent_buffer *eb, i
 				       loc.objectid, key->offset, p + sizeof(*di), nl, btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED);
 		else if (loc.type == BTRFS_ROOT_ITEM_KEY &&
 			 (btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED) != BTRFS_FT_DIR)
-			INODE_ERR(t, key->objectid, "directory entry '%.*s' of a subvolume has file type %u, expected %u (directory)",
-				  (int)nl, (char *)(p + sizeof(*di)), btrfs_dir_type(di), BTRFS_FT_DIR);
+			fix_subvol_entry_type(t, key, &loc, di);
 		else if (loc.type != BTRFS_ROOT_ITEM_KEY)
 			INODE_ERR(t, key->objectid, "directory entry '%.*s' has location key type %u",
 				  (int)nl, (char *)(p + sizeof(*di)), loc.type);

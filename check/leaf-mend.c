@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "check/check.h"
+#include "check/dir-entry-lengths.h"
 #include "check/extents.h"
 #include "check/leaf-mend.h"
 #include "check/repair-root-items.h"
@@ -938,6 +939,97 @@ static int move_entry(struct mend *m, int slot, const struct btrfs_key *key,
 	return 0;
 }
 
+/*
+ * A DIR_ITEM, DIR_INDEX or XATTR_ITEM whose entry lengths do not fill it
+ * (dir-entry-lengths.h): the one entry whose other lengths do is mended, a
+ * DIR_INDEX's only when the inode's ref confirms the name.  A directory
+ * entry item that cannot be mended so goes: the fs roots repair re-adds an
+ * entry that the inode ref and the other entry item prove.  An xattr item
+ * is left to the tree-checker's verdict (nothing else holds its value).
+ */
+static void mend_entry_lengths(struct mend *m, int slot, const struct btrfs_key *key, u8 *p,
+			       u32 size)
+{
+	struct dir_entry_fix fix;
+	int ret = dir_entry_lengths_fix(key->type, key->offset, p, size,
+					btrfs_fs_geometry(m->fs)->nodesize, &fix);
+	struct btrfs_dir_item *d = (void *)(p + fix.offset);
+	struct btrfs_key loc;
+	const char *why = "the name hashes to the key";
+
+	if (ret == 0)
+		return;
+	if (ret == 1 && key->type == BTRFS_DIR_INDEX_KEY) {
+		btrfs_disk_key_to_cpu(&loc, &d->location);
+		why = "the inode's ref confirms the name";
+		if (loc.type != BTRFS_INODE_ITEM_KEY ||
+		    !name_confirmed(m, loc.objectid, key->objectid, btrfs_dir_name_ptr(d), fix.name_len))
+			ret = -1;
+	}
+	if (ret == 1) {
+		say(m, slot, "entry at byte %u: name_len %u data_len %u do not fill the item, %u and %u do (%s)",
+		    fix.offset, btrfs_dir_name_len(d), btrfs_dir_data_len(d), fix.name_len, fix.data_len, why);
+		btrfs_set_dir_name_len(d, fix.name_len);
+		btrfs_set_dir_data_len(d, fix.data_len);
+		return;
+	}
+	if (key->type == BTRFS_XATTR_ITEM_KEY)
+		return;
+	say(m, slot, "entry lengths do not fill the item and no one change makes them: item removed");
+	m->plan[slot].deleted = true;
+	m->rebuild = true;
+}
+
+/* The file type of inode ino's mode (this leaf, else the tree): 0 when unknown. */
+static u8 inode_ftype(struct mend *m, u64 ino)
+{
+	struct btrfs_key want = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	const struct extent_buffer *eb;
+	struct btrfs_path path;
+	u8 ftype = BTRFS_FT_UNKNOWN;
+	int slot;
+
+	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
+	    btrfs_leaf_item_size(eb, slot) == sizeof(struct btrfs_inode_item))
+		ftype = btrfs_ftype_of_mode(btrfs_inode_mode(
+			(const struct btrfs_inode_item *)btrfs_leaf_item_ptr(eb, slot)));
+	btrfs_release_path(&path);
+	return ftype;
+}
+
+/*
+ * A directory entry whose file type the tree-checker rejects (beyond the
+ * known types, or an xattr's): the type of what it points to, a subvolume
+ * being a directory.  Types the tree-checker takes are the fs roots pass's
+ * to compare with the inode.
+ */
+static void mend_entry_type(struct mend *m, int slot, const struct btrfs_key *key, u8 *p, u32 size)
+{
+	for (u32 cur = 0; size - cur >= sizeof(struct btrfs_dir_item);) {
+		struct btrfs_dir_item *d = (void *)(p + cur);
+		u32 len = btrfs_dir_name_len(d) + btrfs_dir_data_len(d);
+		u8 type = btrfs_dir_ftype(d), want = BTRFS_FT_UNKNOWN;
+		struct btrfs_key loc;
+
+		if (len > size - cur - sizeof(*d))
+			return;
+		btrfs_disk_key_to_cpu(&loc, &d->location);
+		if (type >= BTRFS_FT_MAX || type == BTRFS_FT_XATTR) {
+			if (loc.type == BTRFS_ROOT_ITEM_KEY)
+				want = BTRFS_FT_DIR;
+			else if (loc.type == BTRFS_INODE_ITEM_KEY)
+				want = inode_ftype(m, loc.objectid);
+			if (want != BTRFS_FT_UNKNOWN) {
+				say(m, slot, "entry at byte %u: file type %u is not one, %u is its %s's",
+				    cur, btrfs_dir_type(d), want,
+				    loc.type == BTRFS_ROOT_ITEM_KEY ? "subvolume" : "inode");
+				btrfs_set_dir_type(d, want);   /* no ENCRYPTED bit from a garbage byte */
+			}
+		}
+		cur += (u32)sizeof(*d) + len;
+	}
+}
+
 /* A DIR_ITEM or XATTR_ITEM keeps only the entries whose names hash to its key. */
 static int mend_dir_item(struct mend *m, int slot, const struct btrfs_key *key, const u8 *p,
 			 u32 size)
@@ -1047,8 +1139,18 @@ static int mend_items(struct mend *m)
 			if (size == sizeof(struct btrfs_dev_extent))
 				mend_dev_extent(m, i, &key, (void *)p);
 			break;
+		case BTRFS_DIR_INDEX_KEY:
+			mend_entry_lengths(m, i, &key, p, size);
+			if (!m->plan[i].deleted)
+				mend_entry_type(m, i, &key, p, size);
+			break;
 		case BTRFS_DIR_ITEM_KEY:
 		case BTRFS_XATTR_ITEM_KEY:
+			mend_entry_lengths(m, i, &key, p, size);
+			if (m->plan[i].deleted)
+				break;
+			if (key.type == BTRFS_DIR_ITEM_KEY)
+				mend_entry_type(m, i, &key, p, size);
 			ret = mend_dir_item(m, i, &key, p, size);
 			if (ret < 0)
 				return ret;

@@ -16,6 +16,13 @@
  *     inode's INODE_REF names it; the root tree's "default"; a printable
  *     xattr name), else dropped (the fs roots repair can re-add a directory
  *     entry from the inode ref; until then the repair refuses);
+ *   - a directory or xattr entry's name_len or data_len that does not fill
+ *     its item: the one change that does (check/dir-entry-lengths.h), its
+ *     name confirmed by the key's hash or, in a DIR_INDEX, by the inode's
+ *     ref; a directory entry item that cannot be so mended is removed (as
+ *     above, the fs roots repair re-adds what the other two prove);
+ *   - a directory entry's file type beyond the known ones: its inode's (a
+ *     subvolume's: a directory);
  *   - a DEV_EXTENT's chunk_tree or chunk_objectid: each has one valid value;
  *   - a root item (not the extent tree's) whose root block does not read at
  *     its bytenr, level and generation (owned by the tree): all three from the

@@ -1,0 +1,68 @@
+#!/bin/bash
+# Directory entries (DIR_ITEM, DIR_INDEX) whose name_len, data_len or file type
+# the tree-checker rejects, in a leaf of tree 5: --repair mends the entry in the
+# leaf (lengths: the one change that fills the item, confirmed by the name hash
+# or, for a DIR_INDEX, by the inode's ref; type: the inode's), and after it our
+# check and Debian's are clean and every file reads back unchanged.  A DIR_INDEX
+# whose name no inode ref confirms is removed, and its file (named by its
+# DIR_ITEM only) is linked into lost+found with its data.  A subvolume's entry
+# with a file type other than a directory's is set to a directory's.
+. "$TOP/tests/lib/common.sh"
+check_prereq progs
+need_corrupt_block
+
+small_large_images
+run_check "$CB" "$T/l.img" list > "$T/items"
+# dir 256's DIR_ITEMs and DIR_INDEXes of tree 5 (the third of each onwards)
+mapfile -t items < <(awk '$1 == 5 && $2 ~ /^256,84,/ { print $2 }' "$T/items" | sed -n 3,6p)
+mapfile -t index < <(awk '$1 == 5 && $2 ~ /^256,96,/ { print $2 }' "$T/items" | sed -n 3,6p)
+[ "${#items[@]}" -eq 4 ] && [ "${#index[@]}" -eq 4 ] || _fail "too few entries of dir 256"
+
+for edit in "${items[0]} dir_item.name_len 0" "${items[1]} dir_item.name_len 200" \
+	"${items[2]} dir_item.data_len 9" "${index[0]} dir_item.name_len +2" \
+	"${index[1]} dir_item.data_len 7" "${index[2]} dir_item.name_len -1"; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 5 $edit > /dev/null
+	found_repaired "$T/img" "corrupt leaf: root=5" "do not fill the item, [0-9]* and 0 do" "$T/large" "$edit"
+	echo "ok: $edit mended"
+done
+
+for edit in "${items[3]} dir_item.type 255" "${index[3]} dir_item.type 77"; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 5 $edit > /dev/null
+	found_repaired "$T/img" "invalid dir item type" "file type [0-9]* is not one, 1 is its inode's" "$T/large" "$edit"
+	echo "ok: $edit mended"
+done
+
+# the DIR_INDEX of a file without its inode ref: removed; the file is kept in lost+found
+key=${index[0]}
+entry=$("$BTRFS" inspect-internal dump-tree -t 5 "$T/l.img" | grep -A3 "key (256 DIR_INDEX ${key##*,}) ")
+ino=$(awk '/location key/ { gsub(/\(/, "", $3); print $3 }' <<< "$entry")
+name=$(awk '$1 == "name:" { print $2 }' <<< "$entry")
+[ -n "$ino" ] && [ -f "$T/large/$name" ] || _fail "no inode and name for DIR_INDEX $key"
+cp --sparse=always "$T/l.img" "$T/img"
+run_check "$CB" "$T/img" delete 5 "$ino,12,256" > /dev/null
+run_check "$CB" "$T/img" field 5 "$key" dir_item.name_len +2 > /dev/null
+run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+assert_grep "no one change makes them: item removed" "$T/repair"
+assert_grep "inode $ino: no name proven, linked into lost+found" "$T/repair"
+rm -rf "$T/files"; mkdir -p "$T/files"
+run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
+run_check /usr/bin/btrfs check "$T/img" > /dev/null 2>&1
+run_check /usr/bin/btrfs restore "$T/img" "$T/files" > /dev/null 2>&1
+cmp "$T/large/$name" "$T/files/lost+found/$ino" || _fail "$name not kept in lost+found as $ino"
+echo "ok: an unconfirmed DIR_INDEX removed, $name kept in lost+found"
+
+# a subvolume's entry with a regular file's type
+mkdir -p "$T/sv/sub"; echo data > "$T/sv/a"; echo more > "$T/sv/sub/b"
+truncate -s 256M "$T/v.img"
+run_check "$BTRFS" mkfs -q -f --rootdir "$T/sv" --subvol sub "$T/v.img" > /dev/null
+sv=$("$BTRFS" inspect-internal dump-tree -t 5 "$T/v.img" |
+	grep -B1 'location key ([0-9]* ROOT_ITEM' | sed -n 's/.*key (256 DIR_INDEX \([0-9]*\)).*/256,96,\1/p')
+[ -n "$sv" ] || _fail "no DIR_INDEX of the subvolume"
+run_check "$CB" "$T/v.img" field 5 "$sv" dir_item.type 1 > /dev/null
+found_repaired "$T/v.img" "of a subvolume has file type 1, expected 2" "file type set to 2" "$T/sv" \
+	"subvolume entry type"
+echo "ok: a subvolume's entry gets a directory's type"
