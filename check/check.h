@@ -30,6 +30,7 @@
 #include "lib/format/kerncompat.h"
 #include "lib/read/ctree.h"
 #include "lib/format/growable-array.h"
+#include "lib/format/tree-key-types.h"
 
 struct check_options {
 	bool check_data_csum;     /* --check-data-csum: read and verify every data block */
@@ -96,6 +97,18 @@ struct check_ctx {
 static inline bool check_is_file_tree(u64 id)
 {
 	return btrfs_is_subvolume_tree(id) || id == BTRFS_DATA_RELOC_TREE_OBJECTID;
+}
+
+/*
+ * An item of tree with a key type no item of that tree has (the old inode
+ * cache's items in a file tree have their own).
+ */
+static inline bool check_key_type_foreign(u64 tree, const struct btrfs_key *key)
+{
+	if (btrfs_tree_holds_key_type(tree, key->type))
+		return false;
+	return !check_is_file_tree(tree) ||
+	       (key->objectid != BTRFS_FREE_INO_OBJECTID && key->objectid != BTRFS_FREE_SPACE_OBJECTID);
 }
 
 /* qsort and bsearch that accept an empty (NULL) array: the C library's may not. */

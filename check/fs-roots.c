@@ -1024,26 +1024,6 @@ static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, in
 	return 0;
 }
 
-static bool fs_tree_key_type_known(u8 type)
-{
-	switch (type) {
-	case BTRFS_INODE_ITEM_KEY:
-	case BTRFS_INODE_REF_KEY:
-	case BTRFS_INODE_EXTREF_KEY:
-	case BTRFS_XATTR_ITEM_KEY:
-	case BTRFS_VERITY_DESC_ITEM_KEY:
-	case BTRFS_VERITY_MERKLE_ITEM_KEY:
-	case BTRFS_ORPHAN_ITEM_KEY:
-	case BTRFS_DIR_LOG_ITEM_KEY:
-	case BTRFS_DIR_LOG_INDEX_KEY:
-	case BTRFS_DIR_ITEM_KEY:
-	case BTRFS_DIR_INDEX_KEY:
-	case BTRFS_EXTENT_DATA_KEY:
-		return true;
-	}
-	return false;
-}
-
 static int fs_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
 		   const struct btrfs_key *key, void *arg)
 {
@@ -1065,7 +1045,7 @@ static int fs_item(struct check_ctx *ctx, const struct extent_buffer *eb, int sl
 		c->ino = key->objectid;
 		c->refs_from = t->refs_nr;
 	}
-	if (!fs_tree_key_type_known(key->type)) {
+	if (!btrfs_tree_holds_key_type(t->root, key->type)) {
 		check_error(ctx, "unknown key (%llu %u %llu) found in leaf %llu of root %llu",
 			    key->objectid, key->type, key->offset, eb->start, t->root);
 		return 0;

@@ -127,13 +127,15 @@ static int entries_exchanged(const struct extent_buffer *eb, u32 nr, u64 items_e
  * size is plausible (refused when both or neither are).  The tree-checker
  * has the last word on the result.
  */
+static void mend_key_type(struct mend *m, int first, int last);
+
 static int mend_layout(struct mend *m)
 {
 	struct extent_buffer *eb = m->eb;
 	u32 nr = btrfs_eb_nritems(eb), data_size = BTRFS_LEAF_DATA_SIZE(eb->len);
 	u64 items_end = (u64)nr * sizeof(struct btrfs_item);
 	u64 end = data_size, noff, nsize;
-	struct btrfs_key prev, key;
+	struct btrfs_key prev = { 0 }, key;
 	u32 i;
 
 	if (items_end > data_size) {
@@ -153,8 +155,14 @@ static int mend_layout(struct mend *m)
 				m->rebuild = true;
 				return 0;
 			}
-			say(m, i, "keys out of order, not mended");
-			return -EUCLEAN;
+			if (prev.objectid == key.objectid)
+				mend_key_type(m, (int)i - 1, (int)i);
+			btrfs_item_key_to_cpu(eb, &prev, i - 1);
+			btrfs_item_key_to_cpu(eb, &key, i);
+			if (btrfs_comp_cpu_keys(&prev, &key) >= 0) {
+				say(m, i, "keys out of order, not mended");
+				return -EUCLEAN;
+			}
 		}
 		prev = key;
 	}
@@ -1090,11 +1098,116 @@ static int mend_dir_item(struct mend *m, int slot, const struct btrfs_key *key, 
 	return 0;
 }
 
+static bool leaf_is_root(const struct mend *m);
+
+/*
+ * Could an item of this tree with objectid have key type type?  A type of
+ * its tree (lib/format/tree-key-types.h) that the filesystem's features
+ * allow (verity items, extended refs), under the objectid the type's items
+ * all have where they do; no log items (log trees are not mended).
+ */
+static bool type_possible(const struct mend *m, u8 type, u64 objectid)
+{
+	const struct btrfs_super_block *sb = btrfs_fs_super(m->fs);
+
+	if (!btrfs_tree_holds_key_type(m->tree, type))
+		return false;
+	switch (type) {
+	case BTRFS_VERITY_DESC_ITEM_KEY:
+	case BTRFS_VERITY_MERKLE_ITEM_KEY:
+		return btrfs_super_compat_ro_flags(sb) & BTRFS_FEATURE_COMPAT_RO_VERITY;
+	case BTRFS_INODE_EXTREF_KEY:
+		return btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF;
+	case BTRFS_ORPHAN_ITEM_KEY:
+		return objectid == BTRFS_ORPHAN_OBJECTID;
+	case 0:
+		return objectid == BTRFS_FREE_SPACE_OBJECTID;
+	case BTRFS_TEMPORARY_ITEM_KEY:
+		return objectid == BTRFS_BALANCE_OBJECTID;
+	case BTRFS_PERSISTENT_ITEM_KEY:
+		return objectid == BTRFS_DEV_STATS_OBJECTID;
+	case BTRFS_DEV_REPLACE_KEY:
+		return objectid == BTRFS_DEV_REPLACE_OBJECTID;
+	case BTRFS_DIR_LOG_ITEM_KEY:
+	case BTRFS_DIR_LOG_INDEX_KEY:
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Try the key types slot's item may have that keep the leaf's keys in
+ * order: count (up to 2) those under which the whole leaf passes the
+ * tree-checker, the first in *found (slot and key).  Not at the leaf's ends
+ * unless it is the tree's root (a parent's keys bound the others).
+ */
+static int key_types_at(struct mend *m, int slot, int n, int *found_slot, struct btrfs_key *found)
+{
+	u32 nr = btrfs_eb_nritems(m->eb);
+	struct btrfs_item *item;
+	struct btrfs_key key, prev = { 0 }, next = { 0 };
+	char msg[512];
+
+	if (slot < 0 || (u32)slot >= nr || ((slot == 0 || (u32)slot == nr - 1) && !leaf_is_root(m)))
+		return n;
+	item = btrfs_leaf_item(m->eb, slot);
+	btrfs_item_key_to_cpu(m->eb, &key, slot);
+	if (slot > 0)
+		btrfs_item_key_to_cpu(m->eb, &prev, slot - 1);
+	if ((u32)slot + 1 < nr)
+		btrfs_item_key_to_cpu(m->eb, &next, slot + 1);
+	for (int type = 0; type < 256 && n < 2; type++) {
+		struct btrfs_key k = { key.objectid, (u8)type, key.offset };
+
+		if (type == key.type || !type_possible(m, (u8)type, key.objectid) ||
+		    (slot > 0 && btrfs_comp_cpu_keys(&prev, &k) >= 0) ||
+		    ((u32)slot + 1 < nr && btrfs_comp_cpu_keys(&k, &next) >= 0))
+			continue;
+		btrfs_cpu_key_to_disk(&item->key, &k);
+		if (btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) == 0 &&
+		    !n++) {
+			*found_slot = slot;
+			*found = k;
+		}
+	}
+	btrfs_cpu_key_to_disk(&item->key, &key);
+	return n;
+}
+
+/*
+ * A damaged key type: an item of a type its tree does not have, or two
+ * neighbours of one objectid out of key order (either may be the damaged
+ * one).  Mended when exactly one type of one of those items (see
+ * key_types_at()) makes the leaf pass the tree-checker.
+ */
+static void mend_key_type(struct mend *m, int first, int last)
+{
+	struct btrfs_key key, found;
+	int n = 0, slot = -1;
+
+	for (int i = first; i <= last; i++)
+		n = key_types_at(m, i, n, &slot, &found);
+	if (n != 1)
+		return;
+	btrfs_item_key_to_cpu(m->eb, &key, slot);
+	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, slot)->key, &found);
+	say(m, slot, "key type %u was %u: the one type that keeps the keys in order and passes the tree-checker",
+	    found.type, key.type);
+}
+
 static int mend_items(struct mend *m)
 {
 	u32 nr = btrfs_eb_nritems(m->eb), i;
 	int ret;
 
+	/* (keys out of order were the layout step's) */
+	for (i = 0; i < nr; i++) {
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
+		if (check_key_type_foreign(m->tree, &key))
+			mend_key_type(m, (int)i, (int)i);
+	}
 	for (i = 0; i < nr; i++) {
 		struct item_plan *pl = CHECK_PUSH(m, plan);
 

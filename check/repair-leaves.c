@@ -129,13 +129,30 @@ static int install_mended(struct btrfs_fs_info *fs, struct check_salvage *s, str
 	return ret;
 }
 
+/* Does leaf eb of tree hold an item of a key type that tree does not have? */
+static bool has_foreign_key_type(u64 tree, const struct extent_buffer *eb)
+{
+	u32 nr = btrfs_eb_nritems(eb);
+
+	for (u32 i = 0; i < nr; i++) {
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (check_key_type_foreign(tree, &key))
+			return true;
+	}
+	return false;
+}
+
 /*
  * A leaf of tree that did not read: mend and install it if it only fails
- * the tree-checker.  stale: a root tree leaf that reads, with a root item
- * whose root block does not: mend and install it if that changes it.
+ * the tree-checker.  reads: a leaf that reads but holds what the mend
+ * undoes (a root tree leaf with a root item whose root block does not
+ * read, a leaf with an item of a type its tree does not have): mend and
+ * install it if that changes it.
  */
 static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 bytenr, u64 tree,
-		       bool stale)
+		       bool reads)
 {
 	struct extent_buffer *eb, *orig = NULL;
 	char msg[512];
@@ -145,7 +162,7 @@ static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 by
 	eb = good_copy(fs, bytenr);
 	if (!eb)
 		return 0;
-	if (stale) {
+	if (reads) {
 		orig = clone_extent_buffer(eb);
 		if (!orig) {
 			ret = -ENOMEM;
@@ -260,7 +277,8 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 	if (!eb || btrfs_eb_level(eb) != 0)
 		return 0;
 	if (err >= 0)
-		return w->tree == BTRFS_ROOT_TREE_OBJECTID && check_leaf_has_stale_root(fs, eb) ?
+		return (w->tree == BTRFS_ROOT_TREE_OBJECTID && check_leaf_has_stale_root(fs, eb)) ||
+		       has_foreign_key_type(w->tree, eb) ?
 		       salvage_one(fs, w->s, bytenr, w->tree, true) : 0;
 	ret = salvage_one(fs, w->s, bytenr, w->tree, false);
 	/* the items could not be mended as they are: perhaps the count is wrong */

@@ -23,6 +23,10 @@
  *     above, the fs roots repair re-adds what the other two prove);
  *   - a directory entry's file type beyond the known ones: its inode's (a
  *     subvolume's: a directory);
+ *   - a key type that breaks the key order between two items of one
+ *     objectid, or that the tree does not have (lib/format/tree-key-types.h;
+ *     such a leaf is mended even when it passes the tree-checker): the one
+ *     type that keeps the order and makes the leaf pass the tree-checker;
  *   - a DEV_EXTENT's chunk_tree or chunk_objectid: each has one valid value;
  *   - a root item (not the extent tree's) whose root block does not read at
  *     its bytenr, level and generation (owned by the tree): all three from the

@@ -1,0 +1,35 @@
+#!/bin/bash
+# A damaged key type in a leaf of tree 5: one that breaks the key order (the
+# tree-checker rejects the leaf) or one no file tree item has (the leaf passes
+# the tree-checker, check reports an unknown key).  --repair sets the one type
+# that keeps the keys in order and makes the leaf pass the tree-checker; after
+# it our check and Debian's are clean and every file reads back unchanged.  At
+# a leaf's first slot (the parent's key disagrees): refused, nothing written.
+. "$TOP/tests/lib/common.sh"
+check_prereq progs
+need_corrupt_block
+
+small_large_images
+run_check "$CB" "$T/l.img" list > "$T/items"
+# the middle leaf of tree 5: its items in the middle, of one inode, by type
+leaf=$(awk '$1 == 5 { print $5 }' "$T/items" | uniq | awk '{ l[NR] = $1 } END { print l[int((NR + 1) / 2)] }')
+awk -v l="$leaf" '$1 == 5 && $5 == l { print $2 }' "$T/items" > "$T/keys"
+pick() { sed -n '20,$p' "$T/keys" | awk -F, -v t="$1" '$2 == t { print; exit }'; }
+inode=$(pick 1); extent=$(pick 108)
+[ -n "$inode" ] && [ -n "$extent" ] || _fail "no inode item or file extent in the middle of leaf $leaf"
+
+for edit in "$inode disk_key.type 0" "$extent disk_key.type -1" "$extent disk_key.type 255" \
+	"$inode disk_key.type 13"; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 5 $edit > /dev/null
+	found_repaired "$T/img" "unknown key\|bad key order" "the one type that keeps the keys in order" \
+		"$T/large" "$edit"
+	echo "ok: $edit mended"
+done
+
+first=$(head -n 1 "$T/keys")
+cp --sparse=always "$T/l.img" "$T/img"
+run_check "$CB" "$T/img" field 5 "$first" disk_key.type 0 > /dev/null
+refused_unchanged "$T/img" "first key mismatch"
+echo "ok: the first key's type is not mended: refused, nothing written"
