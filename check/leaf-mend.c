@@ -256,22 +256,32 @@ static bool layout_has_gap(const struct extent_buffer *eb)
 /* ---- step 2: the items ----------------------------------------------------- */
 
 /* Header generation of tree block bytenr from a mirror with a good checksum; 0 if none. */
-static u64 block_generation(struct btrfs_fs_info *fs, u64 bytenr)
+/* The header of the block at bytenr, its checksum and header good (any mirror): in *hdr, or false. */
+static bool block_header(struct btrfs_fs_info *fs, u64 bytenr, struct btrfs_header *hdr)
 {
 	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER };
 	int mirror, nr = btrfs_num_mirrors(fs, bytenr);
-	u64 gen = 0;
+	bool found = false;
 
-	for (mirror = 1; mirror <= nr && !gen; mirror++) {
+	for (mirror = 1; mirror <= nr && !found; mirror++) {
 		struct extent_buffer *eb;
 
 		if (btrfs_read_tree_block_mirror(fs, bytenr, mirror, &eb) < 0)
 			continue;
-		if (btrfs_verify_tree_block(fs, eb, NULL, &header_only, NULL, 0) == 0)
-			gen = btrfs_header_generation(btrfs_header(eb));
+		if (btrfs_verify_tree_block(fs, eb, NULL, &header_only, NULL, 0) == 0) {
+			*hdr = *btrfs_header(eb);
+			found = true;
+		}
 		free_extent_buffer(eb);
 	}
-	return gen;
+	return found;
+}
+
+static u64 block_generation(struct btrfs_fs_info *fs, u64 bytenr)
+{
+	struct btrfs_header hdr;
+
+	return block_header(fs, bytenr, &hdr) ? btrfs_header_generation(&hdr) : 0;
 }
 
 /* A generation for tree block bytenr: its header's, or the limit when that is newer too. */
@@ -474,6 +484,44 @@ static const struct btrfs_tree_ref *leaf_extent_root(const struct mend *m, struc
  * generation: all three from the root block the extent tree names
  * (repair-root-items.h); left as is, saying why, when none does.
  */
+/*
+ * A root item whose root block is another tree's (its owner), which reads
+ * as that tree's root and which has no root item: the key's objectid was
+ * that tree's.  The item moves to it (the leaf is rebuilt in key order).
+ * True when moved.
+ */
+static bool mend_root_key(struct mend *m, int slot, u64 objectid, const struct btrfs_root_item *ri)
+{
+	struct btrfs_key want, found;
+	const struct extent_buffer *eb;
+	struct btrfs_header hdr;
+	struct btrfs_path path;
+	bool has_item;
+	u64 owner;
+	int s;
+
+	if (m->tree != BTRFS_ROOT_TREE_OBJECTID || !block_header(m->fs, btrfs_root_bytenr(ri), &hdr))
+		return false;
+	owner = btrfs_header_owner(&hdr);
+	if (owner == objectid || !owner || !check_root_block_reads(m->fs, owner, ri))
+		return false;
+	want = (struct btrfs_key){ owner, BTRFS_ROOT_ITEM_KEY, 0 };
+	has_item = find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &s);
+	if (has_item) {
+		btrfs_item_key_to_cpu(eb, &found, s);
+		has_item = found.objectid == owner && found.type == BTRFS_ROOT_ITEM_KEY;
+	}
+	btrfs_release_path(&path);
+	if (has_item)
+		return false;
+	say(m, slot, "root block %llu is tree %llu's (its owner, and it reads as that tree's root), which has no root item: key objectid set to %llu",
+	    (unsigned long long)btrfs_root_bytenr(ri), (unsigned long long)owner,
+	    (unsigned long long)owner);
+	m->plan[slot].key.objectid = owner;
+	m->rebuild = true;
+	return true;
+}
+
 static int mend_root_block(struct mend *m, int slot, u64 objectid, struct btrfs_root_item *ri,
 			   u32 size)
 {
@@ -483,6 +531,8 @@ static int mend_root_block(struct mend *m, int slot, u64 objectid, struct btrfs_
 	char why[256];
 	int ret;
 
+	if (!check_root_block_reads(m->fs, objectid, ri) && mend_root_key(m, slot, objectid, ri))
+		return 0;
 	if (!check_root_block_reads(m->fs, objectid, ri) && objectid == BTRFS_EXTENT_TREE_OBJECTID)
 		say(m, slot, "the extent tree's root block does not read, and the extent tree cannot name it: not mended");
 	if (!check_root_item_mendable(objectid) || check_root_block_reads(m->fs, objectid, ri))

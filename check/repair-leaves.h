@@ -28,6 +28,9 @@
  *     such a leaf is mended even when it passes the tree-checker): the one
  *     type that keeps the order and makes the leaf pass the tree-checker;
  *   - a DEV_EXTENT's chunk_tree or chunk_objectid: each has one valid value;
+ *   - a root item whose root block is another tree's (its owner) and reads
+ *     as that tree's root, which has no root item: the key's objectid set to
+ *     the owner;
  *   - a root item (not the extent tree's) whose root block does not read at
  *     its bytenr, level and generation (owned by the tree): all three from the
  *     extent tree (repair-root-items.h); this leaf of the root tree is

@@ -45,7 +45,9 @@ bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buf
 		struct btrfs_key key;
 
 		btrfs_item_key_to_cpu(eb, &key, (int)i);
-		if (key.type == BTRFS_ROOT_ITEM_KEY && check_root_item_mendable(key.objectid) &&
+		/* a reloc tree's root item may be another tree's whose key was damaged */
+		if (key.type == BTRFS_ROOT_ITEM_KEY &&
+		    (check_root_item_mendable(key.objectid) || key.objectid == BTRFS_TREE_RELOC_OBJECTID) &&
 		    btrfs_leaf_item_size(eb, (int)i) >= offsetof(struct btrfs_root_item, generation_v2) &&
 		    !check_root_block_reads(fs, key.objectid, btrfs_leaf_item_ptr(eb, (int)i)))
 			return true;

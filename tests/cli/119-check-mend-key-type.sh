@@ -5,6 +5,8 @@
 # that keeps the keys in order and makes the leaf pass the tree-checker; after
 # it our check and Debian's are clean and every file reads back unchanged.  At
 # a leaf's first slot (the parent's key disagrees): refused, nothing written.
+# A root item whose key objectid is not its root block's owner, when that tree has no
+# root item, moves back to the owner's key.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 need_corrupt_block
@@ -33,3 +35,11 @@ cp --sparse=always "$T/l.img" "$T/img"
 run_check "$CB" "$T/img" field 5 "$first" disk_key.type 0 > /dev/null
 refused_unchanged "$T/img" "first key mismatch"
 echo "ok: the first key's type is not mended: refused, nothing written"
+
+# a root item's key objectid (the csum tree's, 7 -> 8): its root block is tree 7's,
+# which has no root item now: the item moves back to key (7 ROOT_ITEM 0)
+cp --sparse=always "$T/l.img" "$T/img"
+run_check "$CB" "$T/img" field 1 7,132,0 disk_key.objectid 8 > /dev/null
+found_repaired "$T/img" "no root item for the csum tree" "is tree 7's (its owner, and it reads as that tree's root), which has no root item: key objectid set to 7" \
+	"$T/large" "csum tree root item key"
+echo "ok: a root item's key objectid set from its root block's owner"
