@@ -208,6 +208,32 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 			changed++;
 		}
 	}
+	if (x->level == 0 && x->have_first && btrfs_header_nritems(h) > 0 &&
+	    btrfs_header_nritems(h) <= btrfs_leaf_data_size(eb) / sizeof(struct btrfs_item)) {
+		struct btrfs_key k;
+		int fields;
+
+		/*
+		 * A leaf's first key other than its pointer's in one field, while
+		 * the leaf as written fails the tree-checker or has a key type its
+		 * tree does not: the key is damaged, not the pointer.  The
+		 * pointer's (verified() wants the leaf to pass then).
+		 */
+		btrfs_item_key_to_cpu(eb, &k, 0);
+		fields = (k.objectid != x->first.objectid) + (k.type != x->first.type) +
+			 (k.offset != x->first.offset);
+		if (fields == 1 && (check_key_type_foreign(x->tree, &k) ||
+				    btrfs_check_tree_block_msg(&fs->geo, eb, NULL, 0) < 0)) {
+			if (!quiet)
+				printf("Tree block %llu of tree %llu: first key (%llu %u %llu), set to its pointer's (%llu %u %llu)\n",
+				       (unsigned long long)x->bytenr, (unsigned long long)x->tree,
+				       (unsigned long long)k.objectid, k.type, (unsigned long long)k.offset,
+				       (unsigned long long)x->first.objectid, x->first.type,
+				       (unsigned long long)x->first.offset);
+			btrfs_cpu_key_to_disk(&btrfs_leaf_item(eb, 0)->key, &x->first);
+			changed++;
+		}
+	}
 	return changed;
 }
 

@@ -10,7 +10,9 @@
  * root item) gives: then a wrong bytenr, level, owner, flags word or leaf
  * item count is a damaged field, not a block written for another place or
  * time.  The values come from the reaching pointer (bytenr, level), the tree
- * (owner), WRITTEN and the mixed back reference revision (flags), and the
+ * (owner), WRITTEN and the mixed back reference revision (flags), the
+ * pointer's key (a leaf's first key that differs in one field while the
+ * leaf fails the tree-checker or has a key type its tree does not), and the
  * item packing (nritems, only when the count in the header makes the leaf
  * fail the tree-checker, and only up to the key bound the parent gives, so
  * items split off to a right sibling are not taken back).  The mended block

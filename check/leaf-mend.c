@@ -571,13 +571,14 @@ static int mend_root_item(struct mend *m, int slot, u64 objectid, struct btrfs_r
 	u64 gen = btrfs_root_generation(ri), ngen;
 	bool v2 = size >= sizeof(*ri);
 
-	if (gen <= m->limit && (!v2 || btrfs_root_generation_v2(ri) <= m->limit))
+	/* 0 is never written: as damaged as one beyond the superblock's */
+	if (gen && gen <= m->limit && (!v2 || btrfs_root_generation_v2(ri) <= m->limit))
 		return mend_root_block(m, slot, objectid, ri, size);
 	ngen = tree_block_generation(m, btrfs_root_bytenr(ri));
-	if (gen > m->limit) {
-		say(m, slot, "root generation %llu beyond the superblock's, set to %llu (root block %llu)",
-		    (unsigned long long)gen, (unsigned long long)ngen,
-		    (unsigned long long)btrfs_root_bytenr(ri));
+	if (!gen || gen > m->limit) {
+		say(m, slot, "root generation %llu %s, set to %llu (root block %llu)",
+		    (unsigned long long)gen, gen ? "beyond the superblock's" : "never written",
+		    (unsigned long long)ngen, (unsigned long long)btrfs_root_bytenr(ri));
 		btrfs_set_root_generation(ri, ngen);
 	}
 	if (v2 && (btrfs_root_generation_v2(ri) > m->limit || btrfs_root_generation_v2(ri) == gen)) {

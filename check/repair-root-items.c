@@ -39,12 +39,21 @@ bool check_root_item_mendable(u64 objectid)
 
 bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
 {
+	u64 limit = btrfs_super_generation(btrfs_fs_super(fs));
 	u32 nr = btrfs_eb_nritems(eb), i;
 
 	for (i = 0; i < nr; i++) {
 		struct btrfs_key key;
+		u64 gen;
 
 		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (key.type != BTRFS_ROOT_ITEM_KEY ||
+		    btrfs_leaf_item_size(eb, (int)i) < offsetof(struct btrfs_root_item, generation_v2))
+			continue;
+		/* never written, or beyond the superblock (the tree-checker allows one more) */
+		gen = btrfs_root_generation((const struct btrfs_root_item *)btrfs_leaf_item_ptr(eb, (int)i));
+		if (!gen || gen > limit)
+			return true;
 		/* a reloc tree's root item may be another tree's whose key was damaged */
 		if (key.type == BTRFS_ROOT_ITEM_KEY &&
 		    (check_root_item_mendable(key.objectid) || key.objectid == BTRFS_TREE_RELOC_OBJECTID) &&

@@ -26,7 +26,10 @@ bool check_root_item_mendable(u64 objectid);
 /* Does the root block of tree objectid read (quietly) at what root item ri states, owned by it? */
 bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct btrfs_root_item *ri);
 
-/* A root tree leaf with a mendable root item whose root block does not read. */
+/*
+ * A root tree leaf with a root item whose generation is 0 or beyond the
+ * superblock's, or a mendable one whose root block does not read.
+ */
 bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb);
 
 /* The root block of a tree found by the extent tree. */

@@ -4,7 +4,8 @@
 # the tree-checker, check reports an unknown key).  --repair sets the one type
 # that keeps the keys in order and makes the leaf pass the tree-checker; after
 # it our check and Debian's are clean and every file reads back unchanged.  At
-# a leaf's first slot (the parent's key disagrees): refused, nothing written.
+# a leaf's first slot the parent's key pointer gives the key; a first key that
+# differs from it but keeps the leaf valid is refused, nothing written.
 # A root item whose key objectid is not its root block's owner, when that tree has no
 # root item, moves back to the owner's key.
 . "$TOP/tests/lib/common.sh"
@@ -30,11 +31,20 @@ for edit in "$inode disk_key.type 0" "$extent disk_key.type -1" "$extent disk_ke
 	echo "ok: $edit mended"
 done
 
+# the leaf's first key: its parent's key pointer gives it
 first=$(head -n 1 "$T/keys")
+for v in 0 +1; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	run_check "$CB" "$T/img" field 5 "$first" disk_key.type $v > /dev/null
+	found_repaired "$T/img" "first key mismatch" "first key ([0-9 ]*), set to its pointer's" "$T/large" \
+		"first key type $v"
+	echo "ok: the first key's type ($v) set from the parent's key"
+done
+# an objectid one lower: the leaf still passes, the parent's key may be the damaged one
 cp --sparse=always "$T/l.img" "$T/img"
-run_check "$CB" "$T/img" field 5 "$first" disk_key.type 0 > /dev/null
+run_check "$CB" "$T/img" field 5 "$first" disk_key.objectid -1 > /dev/null
 refused_unchanged "$T/img" "first key mismatch"
-echo "ok: the first key's type is not mended: refused, nothing written"
+echo "ok: a first key that keeps the leaf valid is not taken for damage: refused, nothing written"
 
 # a root item's key objectid (the csum tree's, 7 -> 8): its root block is tree 7's,
 # which has no root item now: the item moves back to key (7 ROOT_ITEM 0)
