@@ -1197,6 +1197,33 @@ static void check_full_backrefs(struct check_ctx *ctx, struct ext_state *st)
 	}
 }
 
+/*
+ * A tree block's extent item was written when the block was (both get the
+ * allocating transaction), and a block is never rewritten in place: their
+ * generations agree.  The block's is the one its pointer vouched for as it
+ * was read; the --repair rebuild of the extent's records takes it.
+ */
+static void check_tree_block_generations(struct check_ctx *ctx, struct ext_state *st)
+{
+	u64 limit = btrfs_super_generation(btrfs_fs_super(ctx->fs));
+
+	for (size_t i = 0; i < st->owners_nr; i++) {
+		const struct check_owner *o = &st->owners[i];
+		struct check_extent *x;
+
+		if (i && o->bytenr == st->owners[i - 1].bytenr)
+			continue;
+		x = check_find_extent(st, o->bytenr);
+		/* 0 or beyond the superblock: check_extent_items() says so */
+		if (!x || x->start != o->bytenr || !(x->flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) ||
+		    !x->generation || x->generation > limit || x->generation == o->gen)
+			continue;
+		check_error(ctx, "tree block %llu of tree %llu: extent item generation %llu, the block's %llu",
+			    o->bytenr, o->owner, x->generation, o->gen);
+		check_queue_extent_rebuild(ctx, st, x->start);
+	}
+}
+
 /* The rebuilds of check_full_backrefs()'s blocks, once the expected refs are sorted. */
 static void queue_full_backref_fixes(struct check_ctx *ctx, struct ext_state *st)
 {
@@ -1474,6 +1501,7 @@ int check_extents_rest(struct check_ctx *ctx)
 	sort_merge(st->exp, &st->exp_nr);
 	sort_merge(st->got, &st->got_nr);
 	queue_full_backref_fixes(ctx, st);
+	check_tree_block_generations(ctx, st);
 	check_extent_items(ctx, st);
 	compare_refs(ctx, st);
 	check_block_owners(ctx, st);

@@ -485,10 +485,67 @@ static const struct btrfs_tree_ref *leaf_extent_root(const struct mend *m, struc
  * (repair-root-items.h); left as is, saying why, when none does.
  */
 /*
- * A root item whose root block is another tree's (its owner), which reads
- * as that tree's root and which has no root item: the key's objectid was
- * that tree's.  The item moves to it (the leaf is rebuilt in key order).
- * True when moved.
+ * Does the block at bytenr belong to tree owner rather than to tree key
+ * (whose root item points to it)?  Its header owner could be the damaged
+ * field instead, so the block must also say so in another way: a node's
+ * first child is owner's too; a leaf's items all have key types owner's
+ * tree has, some a type key's tree does not (lib/format/tree-key-types.h).
+ */
+static bool block_is_owners(struct mend *m, u64 bytenr, u64 owner, u64 key)
+{
+	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER };
+	struct extent_buffer *eb = NULL;
+	struct btrfs_header child;
+	bool yes = false, foreign = false;
+	u32 nr;
+
+	for (int mirror = 1; mirror <= btrfs_num_mirrors(m->fs, bytenr) && !eb; mirror++) {
+		if (btrfs_read_tree_block_mirror(m->fs, bytenr, mirror, &eb) < 0)
+			continue;
+		if (btrfs_verify_tree_block(m->fs, eb, NULL, &header_only, NULL, 0) < 0) {
+			free_extent_buffer(eb);
+			eb = NULL;
+		}
+	}
+	if (!eb)
+		return false;
+	nr = (u32)btrfs_block_slots(eb);
+	if (btrfs_eb_level(eb) > 0) {
+		yes = nr > 0 && block_header(m->fs, btrfs_node_blockptr(eb, 0), &child) &&
+		      btrfs_header_owner(&child) == owner;
+	} else {
+		yes = true;
+		for (u32 i = 0; i < nr; i++) {
+			struct btrfs_key k;
+
+			btrfs_item_key_to_cpu(eb, &k, (int)i);
+			yes &= btrfs_tree_holds_key_type(owner, k.type);
+			foreign |= !btrfs_tree_holds_key_type(key, k.type);
+		}
+		yes &= foreign;
+	}
+	free_extent_buffer(eb);
+	return yes;
+}
+
+/* Do the extent tree's back references make the block at bytenr tree owner's root block? */
+static bool extent_tree_names(struct mend *m, u64 bytenr, u64 owner)
+{
+	struct btrfs_tree_ref extent_root;
+	struct check_found_root found;
+	char why[256];
+
+	return check_find_root_block(m->fs, leaf_extent_root(m, &extent_root), owner, &found, why,
+				     sizeof(why)) == 0 && found.bytenr == bytenr;
+}
+
+/*
+ * A root item whose root block is another tree's (its owner: the extent
+ * tree's back references say so, or block_is_owners()), which reads as that tree's root and which has no
+ * root item: the key's objectid was that tree's.  Also when the key is a
+ * relocation tree's with offset 0 (a relocation tree's offset is the
+ * subvolume it relocates).  The item moves to it (the leaf is rebuilt in
+ * key order).  True when moved.
  */
 static bool mend_root_key(struct mend *m, int slot, u64 objectid, const struct btrfs_root_item *ri)
 {
@@ -503,7 +560,10 @@ static bool mend_root_key(struct mend *m, int slot, u64 objectid, const struct b
 	if (m->tree != BTRFS_ROOT_TREE_OBJECTID || !block_header(m->fs, btrfs_root_bytenr(ri), &hdr))
 		return false;
 	owner = btrfs_header_owner(&hdr);
-	if (owner == objectid || !owner || !check_root_block_reads(m->fs, owner, ri))
+	if (owner == objectid || !owner || !check_root_block_reads(m->fs, owner, ri) ||
+	    !((objectid == BTRFS_TREE_RELOC_OBJECTID && !m->plan[slot].key.offset) ||
+	      extent_tree_names(m, btrfs_root_bytenr(ri), owner) ||
+	      block_is_owners(m, btrfs_root_bytenr(ri), owner, objectid)))
 		return false;
 	want = (struct btrfs_key){ owner, BTRFS_ROOT_ITEM_KEY, 0 };
 	has_item = find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &s);

@@ -256,10 +256,16 @@ static int insert_bare_item(struct check_ctx *ctx, struct btrfs_trans *t, struct
 		struct tree_check tc = { .owner = 0, .level = r->level, .transid = 0, .first_key = NULL };
 		struct extent_buffer *eb;
 
-		/* the block's own generation and first key when it reads back */
+		/*
+		 * The block's own generation (the extent item's is the block's
+		 * allocation: check_tree_block_generations()) and first key when it
+		 * reads back.
+		 */
 		if (btrfs_read_tree_block(ctx->fs, r->bytenr, &tc, &eb) == 0) {
-			if (gen == btrfs_trans_transid(t))
-				gen = btrfs_header_generation(btrfs_header(eb));
+			u64 hgen = btrfs_header_generation(btrfs_header(eb));
+
+			if (hgen && hgen <= btrfs_trans_transid(t))
+				gen = hgen;
 			if (btrfs_eb_nritems(eb))
 				info->key = r->level ? btrfs_node_key_ptr(eb, 0)->key : btrfs_leaf_item(eb, 0)->key;
 			free_extent_buffer(eb);

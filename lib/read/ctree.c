@@ -83,11 +83,7 @@ static u64 block_owner(u64 tree)
 	}
 }
 
-/*
- * Slots of a block (node pointers, leaf items) that fit in it: a walk under a
- * relaxed policy may hold a block whose nritems the tree-checker rejected.
- */
-static int block_slots(const struct extent_buffer *eb)
+int btrfs_block_slots(const struct extent_buffer *eb)
 {
 	u32 max = (eb->len - sizeof(struct btrfs_header)) /
 		  (btrfs_eb_level(eb) ? sizeof(struct btrfs_key_ptr) : sizeof(struct btrfs_item));
@@ -104,7 +100,7 @@ static int guard_block(struct btrfs_path *path, const struct extent_buffer *eb, 
 	int level = btrfs_eb_level(eb);
 	struct btrfs_key first;
 
-	if (block_slots(eb) == 0)
+	if (btrfs_block_slots(eb) == 0)
 		return 0;
 	btrfs_block_key_to_cpu(eb, &first, 0);
 	if ((path->have_last & (1U << level)) &&
@@ -120,9 +116,9 @@ static int guard_block(struct btrfs_path *path, const struct extent_buffer *eb, 
 		return -EUCLEAN;
 	}
 	/* a count beyond the block (a relaxed read): its last key is not known */
-	if (btrfs_eb_nritems(eb) > (u32)block_slots(eb))
+	if (btrfs_eb_nritems(eb) > (u32)btrfs_block_slots(eb))
 		return 0;
-	btrfs_block_key_to_cpu(eb, &path->last_key[level], block_slots(eb) - 1);
+	btrfs_block_key_to_cpu(eb, &path->last_key[level], btrfs_block_slots(eb) - 1);
 	path->have_last |= 1U << level;
 	return 0;
 }
@@ -259,7 +255,7 @@ static int advance(struct btrfs_fs_info *fs, struct btrfs_path *path, int L, str
 	for (lvl = L + 1; lvl <= top; lvl++) {
 		if (!path->nodes[lvl])
 			continue;
-		if (path->slots[lvl] + 1 < block_slots(path->nodes[lvl])) {
+		if (path->slots[lvl] + 1 < btrfs_block_slots(path->nodes[lvl])) {
 			path->slots[lvl]++;
 			return descend(fs, path, lvl, L, false, w);
 		}
@@ -291,7 +287,7 @@ static int retreat(struct btrfs_fs_info *fs, struct btrfs_path *path, int L)
 			if (have && btrfs_eb_nritems(path->nodes[L])) {
 				struct btrfs_key last;
 
-				btrfs_block_key_to_cpu(path->nodes[L], &last, block_slots(path->nodes[L]) - 1);
+				btrfs_block_key_to_cpu(path->nodes[L], &last, btrfs_block_slots(path->nodes[L]) - 1);
 				if (btrfs_comp_cpu_keys(&last, &before) >= 0) {
 					error("tree %llu: block %llu out of key order",
 					      (unsigned long long)path->tree.objectid,
@@ -549,7 +545,7 @@ static int walk_pass(struct btrfs_fs_info *fs, const struct btrfs_tree_ref *tree
 		return -ENOMEM;
 	if (!w->revisit)
 		guard_block(&path, root, true);
-	if (block_slots(root) == 0) {
+	if (btrfs_block_slots(root) == 0) {
 		btrfs_release_path(&path);
 		return 0;
 	}

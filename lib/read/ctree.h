@@ -109,6 +109,13 @@ int btrfs_fs_reader(struct btrfs_fs_info *fs, struct btrfs_fs_info **out);
 void btrfs_fs_reader_free(struct btrfs_fs_info *fs, struct btrfs_fs_info *reader);
 const struct btrfs_super_block *btrfs_fs_super(const struct btrfs_fs_info *fs);
 const struct btrfs_fs_geometry *btrfs_fs_geometry(const struct btrfs_fs_info *fs);
+
+/*
+ * The slots of a block (node pointers, leaf items) that are both counted and
+ * fit in it: a block read under a relaxed policy may hold an nritems the
+ * tree-checker rejects.
+ */
+int btrfs_block_slots(const struct extent_buffer *eb);
 /*
  * Tree block verifications that found a block ALTERED (authsum type, key
  * given: the keyed part fails, the xxhash64 part matches); 0 when none.

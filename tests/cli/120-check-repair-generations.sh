@@ -1,0 +1,34 @@
+#!/bin/bash
+# A root item's generation that was never written (0) or is beyond the
+# superblock's (the tree-checker allows one more, so the leaf reads): --repair
+# sets it from its root block's header, for any tree, the extent tree too (whose
+# root block the extent tree cannot name).  After it our check and Debian's are
+# clean and every file reads back unchanged.  A tree block's extent item whose
+# generation is not the block's (both are the allocating transaction's): found,
+# and the rebuilt item takes the block's.
+. "$TOP/tests/lib/common.sh"
+check_prereq progs
+need_corrupt_block
+
+small_large_images
+for edit in "2,132,0 root_item.generation +1" "2,132,0 root_item.generation 0" \
+	"7,132,0 root_item.generation 0" "5,132,0 root_item.generation +1"; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 1 $edit > /dev/null
+	found_repaired "$T/img" "root item (${edit%%,*} ROOT_ITEM 0) generation" \
+		"root generation [0-9]* \(beyond the superblock's\|never written\), set to" "$T/large" "$edit"
+	echo "ok: $edit mended"
+done
+
+# tree 5's leaves: the extent item of one of them
+leaf=$("$CB" "$T/l.img" list | awk '$1 == 5 { print $5 }' | sort -u | head -n 1)
+key=$("$CB" "$T/l.img" list | awk -v l="$leaf" '$1 == 2 && $2 ~ "^" l ",16[89]," { print $2; exit }')
+[ -n "$key" ] || _fail "no extent item for leaf $leaf"
+cp --sparse=always "$T/l.img" "$T/img"
+run_check "$CB" "$T/img" field 2 "$key" extent_item.generation 1 > /dev/null
+found_repaired "$T/img" "tree block $leaf of tree 5: extent item generation 1, the block's [0-9]*" \
+	"Repaired extent references for $leaf" "$T/large" "extent item generation"
+"$BTRFS" inspect-internal dump-tree -t 2 "$T/img" | grep -A1 "key ($leaf METADATA_ITEM\|key ($leaf EXTENT_ITEM" |
+	grep -q "gen 1 " && _fail "extent item generation still 1"
+echo "ok: a tree block's extent item generation set to the block's"
