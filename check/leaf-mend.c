@@ -45,6 +45,8 @@ struct mend {
 	bool rebuild;              /* some item is deleted, changed in size or added */
 	bool close_gaps;           /* step 1 moves item data over gaps (see close_gaps()) */
 	bool quiet;                /* a trial: nothing printed */
+	unsigned int changes;      /* changes said (in a trial too) */
+	unsigned int item_changes; /* of them, to items' contents (after the item array's) */
 };
 
 static void key_fmt(char *buf, size_t len, const struct btrfs_key *k)
@@ -53,13 +55,14 @@ static void key_fmt(char *buf, size_t len, const struct btrfs_key *k)
 		 (unsigned long long)k->offset);
 }
 
-static void say(const struct mend *m, int slot, const char *fmt, ...) __printf(3, 4);
-static void say(const struct mend *m, int slot, const char *fmt, ...)
+static void say(struct mend *m, int slot, const char *fmt, ...) __printf(3, 4);
+static void say(struct mend *m, int slot, const char *fmt, ...)
 {
 	char key[80], what[256];
 	struct btrfs_key k;
 	va_list ap;
 
+	m->changes++;
 	if (m->quiet)
 		return;
 	va_start(ap, fmt);
@@ -186,6 +189,21 @@ static int mend_layout(struct mend *m)
 			bool keep_size = size <= end - items_end;
 			bool keep_off = off >= items_end && off <= end;
 
+			/* the last item, both plausible: the one under which the leaf passes the tree-checker */
+			if (keep_size && keep_off && i + 1 == nr) {
+				bool by_size, by_off;
+
+				btrfs_set_item_offset(item, (u32)(end - size));
+				by_size = btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), eb, NULL, 0) == 0;
+				btrfs_set_item_offset(item, (u32)off);
+				btrfs_set_item_size(item, (u32)(end - off));
+				by_off = btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), eb, NULL, 0) == 0;
+				btrfs_set_item_size(item, (u32)size);
+				if (by_size != by_off) {
+					keep_off = by_off;
+					keep_size = by_size;
+				}
+			}
 			if (keep_size == keep_off) {
 				say(m, i, "item offset %llu size %llu: cannot tell which one is wrong, not mended",
 				    off, size);
@@ -224,6 +242,13 @@ static int close_gaps(struct mend *m)
 		if (off + size < end) {
 			u64 to = end - size;
 
+			/*
+			 * Data over the next item's end: the offset is what is wrong
+			 * (the data sits where the next item ends), not a gap to close.
+			 */
+			if (i + 1 < nr && (u64)btrfs_leaf_item_offset(eb, i + 1) +
+					  btrfs_leaf_item_size(eb, i + 1) > off)
+				return -EUCLEAN;
 			say(m, i, "item offset %llu size %llu ends %llu bytes before the item before it: data moved to offset %llu",
 			    off, size, end - off - size, to);
 			memmove(btrfs_leaf_data(eb) + to, btrfs_leaf_data(eb) + off, size);
@@ -1518,14 +1543,17 @@ static int drop_slot(struct mend *m, int slot)
 
 static int mend_leaf(struct mend *m)
 {
+	unsigned int layout_changes;
 	char msg[512];
 	int ret;
 
 	ret = mend_header(m);
 	if (!ret)
 		ret = m->close_gaps ? close_gaps(m) : mend_layout(m);
+	layout_changes = m->changes;
 	if (!ret)
 		ret = mend_items(m);
+	m->item_changes = m->changes - layout_changes;
 	if (!ret && m->rebuild)
 		ret = rebuild_leaf(m);
 	plan_free(m);
@@ -1564,19 +1592,30 @@ int check_mend_leaf(struct btrfs_fs_info *fs, struct extent_buffer *eb, u64 tree
 	 * the tree-checker; else the sizes and offsets are mended in place.
 	 */
 	if (layout_has_gap(eb)) {
-		struct extent_buffer *trial = clone_extent_buffer(eb);
-		struct mend t = m;
-		int ret;
+		struct mend t = m, u = m;
+		int ret, other;
 
-		if (!trial)
+		t.eb = clone_extent_buffer(eb);
+		u.eb = clone_extent_buffer(eb);
+		if (!t.eb || !u.eb) {
+			free_extent_buffer(t.eb);
+			free_extent_buffer(u.eb);
 			return -ENOMEM;
-		t.eb = trial;
+		}
 		t.quiet = t.close_gaps = true;
+		u.quiet = true;
 		ret = mend_leaf(&t);
-		free_extent_buffer(trial);
-		if (ret == -ENOMEM)
-			return ret;
-		if (ret == 0) {
+		/*
+		 * An item's offset alone wrong also leaves a gap: the other reading,
+		 * kept when it needs fewer changes to items' contents (a misread
+		 * item asks for some).
+		 */
+		other = ret == 0 ? mend_leaf(&u) : 0;
+		free_extent_buffer(t.eb);
+		free_extent_buffer(u.eb);
+		if (ret == -ENOMEM || other == -ENOMEM)
+			return -ENOMEM;
+		if (ret == 0 && (other != 0 || t.item_changes <= u.item_changes)) {
 			m.close_gaps = true;
 			return mend_leaf(&m);
 		}

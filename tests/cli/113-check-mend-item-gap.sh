@@ -4,7 +4,8 @@
 # the tree-checker rejects it ("unexpected item end"); --repair moves the data
 # back over the gap (sizes kept), in a tree's root leaf and in a leaf deep in
 # a tree.  After it our check and Debian's are clean and every file reads
-# back unchanged.
+# back unchanged.  An item whose offset alone moved (its data in place) has
+# its offset mended instead, in the middle of a leaf and at its last slot.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 CB=$TOOL_DIR/corrupt-block
@@ -32,3 +33,24 @@ gap() {
 small_large_images
 gap "$T/small" "$T/s.img" 0
 gap "$T/large" "$T/l.img" 1
+
+# shifted SLOT-KIND: one item's offset alone moved one byte down (its data in
+# place, corrupt-block shift): the offset is mended, the data not moved; in the
+# middle of a leaf (it then overlaps the next item's data) and at its last slot
+# (nothing after it: the reading under which the leaf passes the tree-checker)
+"$CB" "$T/l.img" list > "$T/items" || _fail "corrupt-block list"
+leaf=$(awk '$1 == 5 && $6 == 1 && $2 ~ /,108,/ { print $5 }' "$T/items" | uniq -c | awk '$1 >= 3 { print $2; exit }')
+[ -n "$leaf" ] || _fail "no leaf of tree 5 with file extents"
+awk -v l="$leaf" '$1 == 5 && $5 == l { print $2 }' "$T/items" > "$T/keys"
+# an inline file extent in the middle: moving its data would pass once ram_bytes were "mended"
+middle=$(sed '$d' "$T/keys" | awk -F, '$2 == 108' | sed -n 2p)
+[ -n "$middle" ] || _fail "no file extent in the middle of leaf $leaf"
+for key in "$middle" "$(tail -n 1 "$T/keys")"; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	run_check "$CB" "$T/img" shift 5 "$key" -1 > /dev/null
+	found_repaired "$T/img" "unexpected item end" \
+		"Mending leaf $leaf of tree 5 slot [0-9]* key .*: item offset [0-9]* size [0-9]*, set to offset [0-9]* size [0-9]* (packed between its neighbours)" \
+		"$T/large" "shift of $key"
+	assert_not_grep "data moved" "$T/repair"
+	echo "ok: offset of $key shifted by one, mended in place"
+done
