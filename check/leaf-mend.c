@@ -281,25 +281,34 @@ static bool layout_has_gap(const struct extent_buffer *eb)
 /* ---- step 2: the items ----------------------------------------------------- */
 
 /* Header generation of tree block bytenr from a mirror with a good checksum; 0 if none. */
-/* The header of the block at bytenr, its checksum and header good (any mirror): in *hdr, or false. */
-static bool block_header(struct btrfs_fs_info *fs, u64 bytenr, struct btrfs_header *hdr)
+/* The block at bytenr from the first mirror whose checksum and header are good, or NULL. */
+static struct extent_buffer *good_block(struct btrfs_fs_info *fs, u64 bytenr)
 {
 	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER };
 	int mirror, nr = btrfs_num_mirrors(fs, bytenr);
-	bool found = false;
 
-	for (mirror = 1; mirror <= nr && !found; mirror++) {
+	for (mirror = 1; mirror <= nr; mirror++) {
 		struct extent_buffer *eb;
 
 		if (btrfs_read_tree_block_mirror(fs, bytenr, mirror, &eb) < 0)
 			continue;
-		if (btrfs_verify_tree_block(fs, eb, NULL, &header_only, NULL, 0) == 0) {
-			*hdr = *btrfs_header(eb);
-			found = true;
-		}
+		if (btrfs_verify_tree_block(fs, eb, NULL, &header_only, NULL, 0) == 0)
+			return eb;
 		free_extent_buffer(eb);
 	}
-	return found;
+	return NULL;
+}
+
+/* The header of the block at bytenr (see good_block()): in *hdr, or false. */
+static bool block_header(struct btrfs_fs_info *fs, u64 bytenr, struct btrfs_header *hdr)
+{
+	struct extent_buffer *eb = good_block(fs, bytenr);
+
+	if (!eb)
+		return false;
+	*hdr = *btrfs_header(eb);
+	free_extent_buffer(eb);
+	return true;
 }
 
 static u64 block_generation(struct btrfs_fs_info *fs, u64 bytenr)
@@ -518,20 +527,11 @@ static const struct btrfs_tree_ref *leaf_extent_root(const struct mend *m, struc
  */
 static bool block_is_owners(struct mend *m, u64 bytenr, u64 owner, u64 key)
 {
-	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER };
-	struct extent_buffer *eb = NULL;
+	struct extent_buffer *eb = good_block(m->fs, bytenr);
 	struct btrfs_header child;
 	bool yes = false, foreign = false;
 	u32 nr;
 
-	for (int mirror = 1; mirror <= btrfs_num_mirrors(m->fs, bytenr) && !eb; mirror++) {
-		if (btrfs_read_tree_block_mirror(m->fs, bytenr, mirror, &eb) < 0)
-			continue;
-		if (btrfs_verify_tree_block(m->fs, eb, NULL, &header_only, NULL, 0) < 0) {
-			free_extent_buffer(eb);
-			eb = NULL;
-		}
-	}
 	if (!eb)
 		return false;
 	nr = (u32)btrfs_block_slots(eb);
@@ -1097,12 +1097,13 @@ static void mend_entry_lengths(struct mend *m, int slot, const struct btrfs_key 
 	struct dir_entry_fix fix;
 	int ret = dir_entry_lengths_fix(key->type, key->offset, p, size,
 					btrfs_fs_geometry(m->fs)->nodesize, &fix);
-	struct btrfs_dir_item *d = (void *)(p + fix.offset);
+	struct btrfs_dir_item *d;
 	struct btrfs_key loc;
 	const char *why = "the name hashes to the key";
 
 	if (ret == 0)
 		return;
+	d = ret == 1 ? (void *)(p + fix.offset) : NULL;
 	if (ret == 1 && key->type == BTRFS_DIR_INDEX_KEY) {
 		btrfs_disk_key_to_cpu(&loc, &d->location);
 		why = "the inode's ref confirms the name";
