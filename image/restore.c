@@ -53,13 +53,27 @@ struct restore_chunk {
 };
 
 /*
+ * The three passes over the dump, each one cluster and one item at a time:
+ * CHECK reads and inflates every item, takes the superblock and builds the
+ * chunk map from the chunk tree leaves; RANGES reads the index blocks again
+ * and finds every item inside a chunk of the now complete map; WRITE writes.
+ */
+enum restore_pass { PASS_CHECK, PASS_RANGES, PASS_WRITE };
+
+/*
  * The items of a cluster are loaded in batches: their payloads read with
- * one pread into c->raw (at most RESTORE_BATCH_RAW bytes, or one item),
- * then inflated by up to c->threads threads (image_parallel_for()), each
- * into its own slot buffer of max_item bytes (a stored item is used where
- * it was read), then used in order by the calling thread.  The worker
- * threads (inflate_slot()) read c->raw and c->max_item and write only
- * their slot's buffer and ret: nothing else of the context.
+ * one pread into a raw buffer (at most RESTORE_BATCH_RAW bytes, or one
+ * item), then inflated by up to c->threads threads (image_parallel_for()),
+ * each into its own slot buffer of max_item bytes (a stored item is used
+ * where it was read), then used in order (use_batch()).  The worker
+ * threads (inflate_slot()) read the raw buffer and c->max_item and write
+ * only their slot's buffer and ret: nothing else of the context.
+ *
+ * Restore -t N (N > 1) writes behind (c->writer): the WRITE pass hands
+ * each inflated batch of a v0 dump to a writer thread, and reads and
+ * inflates the next one into the other of two buffer sets meanwhile.  The
+ * writer is then the only thread that uses items (c->buf, the targets, the
+ * write log) until the pass ends; see write_pass().
  */
 #define RESTORE_BATCH_RAW (4U << 20)
 #define RESTORE_BATCH_MAX 16U
@@ -67,7 +81,7 @@ struct restore_chunk {
 struct restore_slot {
 	u64 logical;
 	u32 size;               /* as stored in the dump */
-	size_t raw_off;         /* of the stored payload in c->raw */
+	size_t raw_off;         /* of the stored payload in the batch's raw */
 	u8 *buf;                /* the payload, uncompressed */
 	int ret;                /* its length, or the inflate error (negative) */
 	bool skip;              /* not needed by this pass (see check_all) */
@@ -75,7 +89,20 @@ struct restore_slot {
 
 struct restore_batch {
 	struct restore_ctx *c;
+	enum restore_pass pass;
+	u64 cluster;
+	u32 first;              /* the cluster's item in slots[0] */
+	u32 nr;
+	const u8 *raw;          /* the payloads as stored (the set's raw) */
 	struct restore_slot slots[RESTORE_BATCH_MAX];
+};
+
+/* The buffers of one batch; two sets, used in turn when writing behind. */
+struct restore_buffers {
+	u8 *raw;                /* a batch of items as stored in the dump */
+	size_t raw_alloc;
+	u8 *slot_buf[RESTORE_BATCH_MAX];  /* max_item bytes each, allocated as zlib items need them */
+	struct restore_batch batch;
 };
 
 /* A device the dump is restored onto. */
@@ -123,7 +150,9 @@ struct restore_ctx {
 	size_t nr_chunks;
 	size_t alloc_chunks;
 	u8 *buf;                /* the item being used, uncompressed (a slot's payload) */
-	u8 *slot_buf[RESTORE_BATCH_MAX];  /* max_item bytes each, allocated as zlib items need them */
+	struct restore_buffers set[2];
+	int cur_set;            /* the set the next batch loads into */
+	struct image_handoff writer;  /* writing behind: see struct restore_batch */
 	u32 batch_max;          /* slots of a batch: RESTORE_BATCH_MAX, fewer for large max_item */
 	int threads;            /* inflating a batch */
 	/*
@@ -135,9 +164,7 @@ struct restore_ctx {
 	 * leaves the target as it was (removed, or emptied again).
 	 */
 	bool check_all;
-	u8 *raw;                /* a batch of items as stored in the dump */
 	u8 *stream_in, *stream_out;  /* v1 items, streamed (stream_item()) */
-	size_t raw_alloc;
 	bool multi;             /* -m: every device of the dump onto its own target */
 	bool old;               /* -o: every range at its logical address, no chunk mapping */
 	bool fold;              /* a multi-device dump onto one target (struct fold_dev) */
@@ -152,21 +179,26 @@ struct restore_ctx {
 
 static int setup_csum(struct restore_ctx *c);
 
-/* Are buf[0..len) all zero bytes? */
+/*
+ * Are buf[0..len) all zero bytes?  Looked at 64 bytes at a time, stopping
+ * at the first that are not: a page of a tree block that holds anything
+ * shows it in its first bytes (a header, item headers or item data).
+ */
 static bool is_zero(const u8 *buf, size_t len)
 {
-	u64 acc = 0;
 	size_t i = 0;
 
-	for (; i + 8 <= len; i += 8) {
-		u64 w;
+	for (; i + 64 <= len; i += 64) {
+		u64 w[8];
 
-		memcpy(&w, buf + i, 8);
-		acc |= w;
+		memcpy(w, buf + i, sizeof(w));
+		if (w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7])
+			return false;
 	}
 	for (; i < len; i++)
-		acc |= buf[i];
-	return !acc;
+		if (buf[i])
+			return false;
+	return true;
 }
 
 #define RESTORE_PAGE 4096U
@@ -1024,14 +1056,6 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 	return 0;
 }
 
-/*
- * The three passes over the dump, each one cluster and one item at a time:
- * CHECK reads and inflates every item, takes the superblock and builds the
- * chunk map from the chunk tree leaves; RANGES reads the index blocks again
- * and finds every item inside a chunk of the now complete map; WRITE writes.
- */
-enum restore_pass { PASS_CHECK, PASS_RANGES, PASS_WRITE };
-
 /* The largest payload of an item in the file: zlib may grow a range a little. */
 static u64 max_raw_item(const struct restore_ctx *c, u8 compress)
 {
@@ -1160,63 +1184,82 @@ static void inflate_slot(void *arg, u32 k)
 	struct restore_slot *s = &b->slots[k];
 
 	if (!s->skip)
-		s->ret = btrfs_zlib_inflate_exact(b->c->raw + s->raw_off, s->size, s->buf,
-						  b->c->max_item);
+		s->ret = btrfs_zlib_inflate_exact(b->raw + s->raw_off, s->size, s->buf, b->c->max_item);
+}
+
+/* The items of a loaded batch, in order (CHECK: the superblock and chunk tree leaves taken; WRITE: written). */
+static int use_batch(struct restore_ctx *c, struct restore_batch *b)
+{
+	for (u32 k = 0; k < b->nr; k++) {
+		struct restore_slot *s = &b->slots[k];
+		int ret;
+
+		if (s->skip)
+			continue;
+		if (s->ret < 0)
+			return inflate_error(s->ret, b->cluster, b->first + k);
+		c->buf = s->buf;
+		ret = use_item(c, b->pass, s->logical, (size_t)s->ret, b->cluster);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The writer thread's job (struct image_handoff): one batch. */
+static int write_batch(void *arg, void *job)
+{
+	return use_batch(arg, job);
 }
 
 /*
  * Items first .. first + nr - 1 of a cluster, stored back to back from dump
  * offset p (raw bytes in all), checked by check_item(): read, inflated,
- * then used in order (CHECK: the superblock and chunk tree leaves taken;
- * WRITE: written).
+ * then used in order, or handed to the writer.
  */
 static int load_batch(struct restore_ctx *c, enum restore_pass pass, const struct metadump_cluster *cl,
 		      u64 cluster, u32 first, u32 nr, u64 p, size_t raw)
 {
-	struct restore_batch b = { .c = c };
+	struct restore_buffers *set = &c->set[c->cur_set];
+	struct restore_batch *b = &set->batch;
 	bool zlib = metadump_compress(&cl->header) == METADUMP_COMPRESS_ZLIB;
+	bool behind = pass == PASS_WRITE && c->writer.started;
 	int ret;
 	size_t off = 0;
 
-	if (ARRAY_RESERVE(c->raw, c->raw_alloc, raw ? raw : 1))
+	if (ARRAY_RESERVE(set->raw, set->raw_alloc, raw ? raw : 1))
 		return -ENOMEM;
-	ret = dump_read(&c->df, c->raw, raw, p);
+	ret = dump_read(&c->df, set->raw, raw, p);
 	if (ret)
 		return ret;
+	*b = (struct restore_batch){ .c = c, .pass = pass, .cluster = cluster, .first = first,
+				     .nr = nr, .raw = set->raw };
 	for (u32 k = 0; k < nr; k++) {
-		struct restore_slot *s = &b.slots[k];
+		struct restore_slot *s = &b->slots[k];
 
 		s->logical = metadump_item_bytenr(&cl->items[first + k]);
 		s->size = metadump_item_size(&cl->items[first + k]);
 		s->raw_off = off;
-		s->buf = c->raw + off;
+		s->buf = set->raw + off;
 		s->ret = (int)s->size;
 		s->skip = pass_skips(c, pass, s->logical);
 		off += s->size;
-		if (zlib && !c->slot_buf[k]) {
+		if (zlib && !set->slot_buf[k]) {
 			/* pages are touched only as items need them */
-			c->slot_buf[k] = malloc(c->max_item);
-			if (!c->slot_buf[k])
+			set->slot_buf[k] = malloc(c->max_item);
+			if (!set->slot_buf[k])
 				return -ENOMEM;
 		}
 		if (zlib)
-			s->buf = c->slot_buf[k];
+			s->buf = set->slot_buf[k];
 	}
 	if (zlib)
-		image_parallel_for(c->threads, nr, inflate_slot, &b);
-	for (u32 k = 0; k < nr; k++) {
-		struct restore_slot *s = &b.slots[k];
-
-		if (s->skip)
-			continue;
-		if (s->ret < 0)
-			return inflate_error(s->ret, cluster, first + k);
-		c->buf = s->buf;
-		ret = use_item(c, pass, s->logical, (size_t)s->ret, cluster);
-		if (ret)
-			return ret;
-	}
-	return 0;
+		image_parallel_for(c->threads, nr, inflate_slot, b);
+	if (!behind)
+		return use_batch(c, b);
+	/* the other set is free once the writer is done with the batch before */
+	c->cur_set ^= 1;
+	return image_handoff_give(&c->writer, b);
 }
 
 /* What a stream_item() reads and writes: where its payload is, how far it got. */
@@ -1386,6 +1429,22 @@ static int walk_dump(struct restore_ctx *c, enum restore_pass pass)
 		pos = p;
 	}
 	return 0;
+}
+
+/*
+ * The WRITE pass, writing behind with -t N (N > 1) on a v0 dump (v1 items
+ * are streamed).  The writer's error comes first: it is of an earlier item
+ * than any the walk stopped at.  Without a thread the walk writes itself.
+ */
+static int write_pass(struct restore_ctx *c)
+{
+	int ret, writer;
+
+	if (c->threads > 1 && c->magic == METADUMP_MAGIC_V0)
+		(void)image_handoff_start(&c->writer, write_batch, c);
+	ret = walk_dump(c, PASS_WRITE);
+	writer = image_handoff_stop(&c->writer);
+	return writer ? writer : ret;
 }
 
 /*
@@ -1594,7 +1653,7 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 	for (i = 0; !ret && i < nr_targets; i++)
 		ret = clear_target(&c, &c.tg[i]);
 	if (!ret)
-		ret = walk_dump(&c, PASS_WRITE);
+		ret = write_pass(&c);
 	if (ret && !c.check_all)
 		undo_targets(&c);
 	/*
@@ -1622,9 +1681,11 @@ out:
 	btrfs_chunk_tree_map_free(&c.map);
 	free(c.chunks);
 	free(c.devs);
-	for (u32 k = 0; k < RESTORE_BATCH_MAX; k++)
-		free(c.slot_buf[k]);
-	free(c.raw);
+	for (int n = 0; n < 2; n++) {
+		for (u32 k = 0; k < RESTORE_BATCH_MAX; k++)
+			free(c.set[n].slot_buf[k]);
+		free(c.set[n].raw);
+	}
 	free(c.stream_in);
 	free(c.stream_out);
 	dump_close(&c.df);

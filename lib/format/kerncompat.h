@@ -71,6 +71,13 @@ static inline u64 get_unaligned_le64(const void *p)
 	memcpy(&v, p, sizeof(v));
 	return le64toh(v);
 }
+/* Big-endian, where a format outside btrfs has it (zlib's trailer). */
+static inline u32 get_unaligned_be32(const void *p)
+{
+	u32 v;
+	memcpy(&v, p, sizeof(v));
+	return be32toh(v);
+}
 static inline void put_unaligned_le16(u16 v, void *p)
 {
 	v = htole16(v);

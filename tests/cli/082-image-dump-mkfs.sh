@@ -6,7 +6,8 @@
 # btrfs-image name is the same file.  xxhash64 and sha256 corpus filesystems
 # (btrfs-image re-checksums with crc32c, so its dumps of them are unusable):
 # our dump, restored by ours, passes our check and Debian's, and its blocks
-# keep the filesystem's checksum type.  -t 1, 2, 3: the same bytes.  Bad input: not btrfs, unreadable,
+# keep the filesystem's checksum type.  -t 1, 2, 3: the same bytes, dumped
+# and restored.  Bad input: not btrfs, unreadable,
 # -c 10, -t 0, a missing argument: exit 1 with a message.
 . "$TOP/tests/lib/common.sh"
 check_prereq corpus progs python3
@@ -56,6 +57,17 @@ done
 [ "$(python3 "$clusters" "$T/t1.dump" | wc -l)" -gt 1 ] || _fail "-t: one cluster only"
 cmp "$T/t1.dump" "$T/t2.dump" || _fail "-t 2 differs from -t 1"
 cmp "$T/t1.dump" "$T/t3.dump" || _fail "-t 3 differs from -t 1"
+# restored with 1, 2 and 3 threads (2 and 3 write behind, in batches of at
+# most 16 items, while the next batch inflates): the same image
+for t in 1 2 3; do
+	run_check "$BTRFS" image -r -t $t "$T/t1.dump" "$T/r$t.raw"
+done
+for t in 2 3; do
+	python3 "$CMP" "$T/r1.raw" "$T/r$t.raw" > "$T/cmp" ||
+		{ cat "$T/cmp" >&8; _fail "restore -t $t differs from -t 1"; }
+done
+run_check "$BTRFS" check "$T/r2.raw" > /dev/null 2>&1
+rm -f "$T"/r?.raw
 
 # bad input
 expect_exit 1 "$BTRFS" image -t 0 "$img" "$T/x.dump" 2> "$T/err"
@@ -72,4 +84,4 @@ expect_exit 1 "$BTRFS" image "$img" 2> "$T/err"
 assert_grep "need SOURCE and TARGET" "$T/err"
 expect_exit 1 "$BTRFS" image "$img" "$T/no/such/dir/x.dump" 2> "$T/err"
 assert_grep "cannot create" "$T/err"
-echo "mkfs 4K/16K dumps equal Debian's, stdout and alias, -t 1/2/3 equal, xxhash/sha256 round trips pass both checks, bad input refused"
+echo "mkfs 4K/16K dumps equal Debian's, stdout and alias, -t 1/2/3 dumps and restores equal, xxhash/sha256 round trips pass both checks, bad input refused"

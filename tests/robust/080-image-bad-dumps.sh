@@ -114,6 +114,7 @@ assert_grep "cluster at $late_at item $late_item: corrupt zlib stream" "$T/err"
 hostile_run -x 1 60 "image -r -t 2 (bad late item) onto an empty file" "$BTRFS" image -r -t 2 "$f" "$T/empty.img"
 rc=$?
 [ $rc -eq 1 ] || _fail "bad late item onto an empty file: exit $rc, expected 1"
+assert_grep "cluster at $late_at item $late_item: corrupt zlib stream" "$T/err"
 [ -f "$T/empty.img" ] && [ ! -s "$T/empty.img" ] || _fail "a failed restore left the empty file written"
 echo "ok: a bad late item onto a new or empty file leaves nothing behind"
 
