@@ -90,6 +90,64 @@ static u64 extent_generation(struct btrfs_fs_info *fs, u64 bytenr, int level)
 }
 
 /*
+ * The newest generation a block's content records, 0 if none: a node's
+ * child pointers; in a leaf the generation and transid of inode items, and
+ * the generation of file extent, extent, metadata and root items and the
+ * transid of dir entries (the first of an item).  A block written in
+ * transaction G records nothing newer than G.
+ */
+static u64 content_generation(const struct extent_buffer *eb)
+{
+	u32 nr = btrfs_eb_nritems(eb), data = btrfs_leaf_data_size(eb);
+	u64 max = 0;
+
+	if (btrfs_eb_level(eb) > 0) {
+		for (u32 i = 0; i < nr && i < btrfs_node_max_ptrs(eb); i++)
+			max = max_t(u64, max, btrfs_node_ptr_generation(eb, (int)i));
+		return max;
+	}
+	if ((u64)nr * sizeof(struct btrfs_item) > data)
+		return 0;
+	for (u32 i = 0; i < nr; i++) {
+		u32 off = btrfs_leaf_item_offset(eb, (int)i), size = btrfs_leaf_item_size(eb, (int)i);
+		const void *p = btrfs_leaf_item_ptr(eb, (int)i);
+		struct btrfs_key k;
+		u64 g = 0;
+
+		if ((u64)off + size > data)
+			continue;
+		btrfs_item_key_to_cpu(eb, &k, (int)i);
+		switch (k.type) {
+		case BTRFS_INODE_ITEM_KEY:
+			if (size >= sizeof(struct btrfs_inode_item))
+				g = max_t(u64, btrfs_inode_generation(p), btrfs_inode_transid(p));
+			break;
+		case BTRFS_EXTENT_DATA_KEY:
+			if (size >= offsetof(struct btrfs_file_extent_item, disk_bytenr))
+				g = btrfs_file_extent_generation(p);
+			break;
+		case BTRFS_EXTENT_ITEM_KEY:
+		case BTRFS_METADATA_ITEM_KEY:
+			if (size >= sizeof(struct btrfs_extent_item))
+				g = btrfs_extent_generation(p);
+			break;
+		case BTRFS_ROOT_ITEM_KEY:
+			if (size >= offsetof(struct btrfs_root_item, generation_v2))
+				g = btrfs_root_generation(p);
+			break;
+		case BTRFS_DIR_ITEM_KEY:
+		case BTRFS_DIR_INDEX_KEY:
+		case BTRFS_XATTR_ITEM_KEY:
+			if (size >= sizeof(struct btrfs_dir_item))
+				g = btrfs_dir_transid(p);
+			break;
+		}
+		max = max_t(u64, max, g);
+	}
+	return max;
+}
+
+/*
  * Real items go on after the first n (slots n + 1 .. limit - 1 hold a pair
  * packed one below the other, after the last good key and below the bound:
  * items a split moved to the right neighbour leave such copies beyond it):
@@ -145,12 +203,17 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 		 * committed): the field is damaged.  So it is when newer than its
 		 * pointer while the extent tree's item of the block agrees with the
 		 * pointer.  Older may be a lost write (the bytes of an earlier
-		 * block): never mended.
+		 * block), unless the content records a generation newer than the
+		 * header's (and none newer than the pointer's): an earlier block
+		 * could not.
 		 */
 		bool impossible = !gen || gen > btrfs_super_generation(btrfs_fs_super(fs));
+		u64 content = gen < x->transid ? content_generation(eb) : 0;
 
-		if (!impossible && (gen < x->transid ||
-				    extent_generation(fs, x->bytenr, x->level) != x->transid))
+		if (!impossible && gen < x->transid && !(content > gen && content <= x->transid))
+			return 0;
+		if (!impossible && gen > x->transid &&
+		    extent_generation(fs, x->bytenr, x->level) != x->transid)
 			return 0;
 		if (!quiet)
 			say(x, "generation", btrfs_header_generation(h), x->transid);

@@ -9,7 +9,11 @@
  * filesystem's and its generation is the one its parent's pointer (or the
  * root item) gives: then a wrong bytenr, level, owner, flags word or leaf
  * item count is a damaged field, not a block written for another place or
- * time.  The values come from the reaching pointer (bytenr, level), the tree
+ * time.  The generation itself is mended when it cannot be a block's
+ * (0, beyond the superblock's), when it is newer than the pointer's while
+ * the extent tree agrees with the pointer, or when it is older than the
+ * pointer's while the content records a newer one (an earlier block, a
+ * lost write, could not; see content_generation()).  The values come from the reaching pointer (bytenr, level), the tree
  * (owner), WRITTEN and the mixed back reference revision (flags), the
  * pointer's key (a leaf's first key that differs in one field while the
  * leaf fails the tree-checker or has a key type its tree does not), and the

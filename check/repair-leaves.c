@@ -290,10 +290,28 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 	return ret < 0 ? ret : 0;
 }
 
+static const struct read_policy keep_bad = { .on_failure = READ_KEEP_BAD, .quiet = true };
+
+/* A root block that does not read, as any other block: its header, or (a leaf) its items mended. */
+static int salvage_root_block(struct btrfs_fs_info *fs, struct walk_arg *w, const struct btrfs_tree_ref *tree)
+{
+	struct tree_check expect = { .level = tree->level, .transid = tree->generation };
+	struct extent_buffer *bad = NULL;
+	int err, ret;
+
+	w->next = (struct header_expect){
+		.bytenr = tree->bytenr, .tree = tree->objectid, .level = tree->level,
+		.transid = tree->generation,
+	};
+	err = btrfs_read_tree_block_policy(fs, tree->bytenr, &expect, &keep_bad, &bad);
+	ret = err == -ENOMEM ? err : salvage_visit(fs, bad, tree->bytenr, err < 0 ? err : -EUCLEAN, w);
+	free_extent_buffer(bad);
+	return ret;
+}
+
 /* One walk of the tree; a root block whose header alone is wrong is mended first. */
 static int salvage_walk(struct btrfs_fs_info *fs, struct walk_arg *w, const struct btrfs_tree_ref *tree)
 {
-	static const struct read_policy policy = { .on_failure = READ_KEEP_BAD, .quiet = true };
 	static const struct read_policy quiet = { .quiet = true };
 	struct tree_check expect = { .level = tree->level, .transid = tree->generation };
 	struct extent_buffer *root;
@@ -306,12 +324,7 @@ static int salvage_walk(struct btrfs_fs_info *fs, struct walk_arg *w, const stru
 	};
 	ret = btrfs_read_tree_block_policy(fs, tree->bytenr, &expect, &quiet, &root);
 	if (ret < 0 && ret != -ENOMEM && !find_leaf(w->s, tree->bytenr) && !refused(w->s, tree->bytenr)) {
-		/* the root block as any other: its header, or (a leaf) its items mended */
-		struct extent_buffer *bad = NULL;
-		int err = btrfs_read_tree_block_policy(fs, tree->bytenr, &expect, &policy, &bad);
-
-		ret = err == -ENOMEM ? err : salvage_visit(fs, bad, tree->bytenr, err < 0 ? err : -EUCLEAN, w);
-		free_extent_buffer(bad);
+		ret = salvage_root_block(fs, w, tree);
 		if (ret < 0)
 			return ret;
 		w->again = false;      /* walked below now, if it reads */
@@ -319,7 +332,7 @@ static int salvage_walk(struct btrfs_fs_info *fs, struct walk_arg *w, const stru
 	}
 	if (ret < 0)
 		return ret;
-	ret = btrfs_walk_block_ptrs(fs, tree, root, BTRFS_WALK_DFS, &policy, 0, salvage_ptr,
+	ret = btrfs_walk_block_ptrs(fs, tree, root, BTRFS_WALK_DFS, &keep_bad, 0, salvage_ptr,
 				    salvage_visit, w);
 	free_extent_buffer(root);
 	return ret;
@@ -384,9 +397,38 @@ static int list_trees(struct btrfs_fs_info *fs, struct btrfs_tree_ref **out, siz
 	return ret == -ENOMEM ? ret : 0;
 }
 
+int check_salvage_chunk_root(struct btrfs_fs_info *fs, void *arg)
+{
+	struct check_salvage **sp = arg;
+	const struct btrfs_super_block *sb = btrfs_fs_super(fs);
+	struct btrfs_tree_ref tree = {
+		.objectid = BTRFS_CHUNK_TREE_OBJECTID, .bytenr = btrfs_super_chunk_root(sb),
+		.level = btrfs_super_chunk_root_level(sb),
+		.generation = btrfs_super_chunk_root_generation(sb),
+	};
+	struct walk_arg w = { .tree = tree.objectid };
+	int ret;
+
+	if (!*sp) {
+		*sp = calloc(1, sizeof(**sp));
+		if (!*sp)
+			return -ENOMEM;
+	}
+	w.s = *sp;
+	error("chunk root %llu does not read as the superblock names it (generation %llu, level %d)",
+	      (unsigned long long)tree.bytenr, (unsigned long long)tree.generation, tree.level);
+	ret = salvage_root_block(fs, &w, &tree);
+	if (ret < 0)
+		return ret;
+	if (find_leaf(w.s, tree.bytenr))
+		return 1;
+	printf("Chunk root %llu cannot be mended\n", (unsigned long long)tree.bytenr);
+	return 0;
+}
+
 int check_salvage_leaves(struct btrfs_fs_info *fs, struct check_salvage **out)
 {
-	struct check_salvage *s = calloc(1, sizeof(*s));
+	struct check_salvage *s = *out ? *out : calloc(1, sizeof(*s));
 	struct btrfs_tree_ref ref, *trees = NULL;
 	size_t nr = 0, i;
 	int ret = 0;

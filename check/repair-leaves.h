@@ -55,10 +55,21 @@ struct btrfs_trans;
  * Walk every tree (root, chunk, then each ROOT_ITEM's but log and reloc
  * trees), mend the leaves that can be and install them; prints each leaf's
  * tree-checker verdict and every change.  *out (free with
- * check_salvage_free) lists the mended leaves and the trees reaching them.
+ * check_salvage_free) lists the mended leaves and the trees reaching them;
+ * one check_salvage_chunk_root() made at open is added to.
  * 0, or -ENOMEM.
  */
 int check_salvage_leaves(struct btrfs_fs_info *fs, struct check_salvage **out);
+
+/*
+ * The open's hook (btrfs_open_args.mend_chunk_root; arg: a struct
+ * check_salvage **, NULL at first): the chunk tree's root block as the
+ * superblock names it, when its header alone is wrong (check_mend_header()),
+ * mended and installed so that the open goes on, and kept for the repair
+ * to write.  Said as an error: a check without --repair counts it
+ * (check_salvage_count()).  1 mended, 0 not, -ENOMEM.
+ */
+int check_salvage_chunk_root(struct btrfs_fs_info *fs, void *arg);
 
 /* Number of leaves mended (s may be NULL). */
 size_t check_salvage_count(const struct check_salvage *s);

@@ -68,6 +68,14 @@ struct btrfs_open_args {
 	 */
 	bool trust_backup_generations;
 	/*
+	 * check: called when the chunk tree's root block does not read as the
+	 * superblock names it (the system chunks are mapped by then).  It may
+	 * put a mended copy in (btrfs_override_tree_block()) and return 1:
+	 * the block is read again.  NULL: the open fails there.
+	 */
+	int (*mend_chunk_root)(struct btrfs_fs_info *fs, void *arg);
+	void *mend_chunk_root_arg;
+	/*
 	 * Key of a keyed checksum type (the CLI loads it by name with
 	 * common/auth-key.h), NULL for none.  Opening checks it against the
 	 * superblock's key check value first: a wrong key is -EKEYREJECTED after

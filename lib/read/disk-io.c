@@ -1002,6 +1002,18 @@ static u64 backup_confirmed_generation(struct btrfs_fs_info *fs, const struct bt
 	return 0;
 }
 
+/*
+ * The open's hook (btrfs_open_args.mend_chunk_root), at most once: 1 when a
+ * mended chunk root is in and the tree is to be read again, 0 not, or an error.
+ */
+static int try_mend_chunk_root(struct btrfs_fs_info *fs, const struct btrfs_open_args *args, bool *tried)
+{
+	if (!args->mend_chunk_root || *tried)
+		return 0;
+	*tried = true;
+	return args->mend_chunk_root(fs, args->mend_chunk_root_arg);
+}
+
 /* The level a block's header states (checksum and header verified), 0 if unreadable. */
 static u8 root_level_from_header(struct btrfs_fs_info *fs, u64 bytenr)
 {
@@ -1066,6 +1078,7 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	struct extent_buffer *eb;
 	struct tree_check expect;
 	struct read_policy soft = { 0 };
+	bool mend_tried = false;
 	u64 super_bytenr = args->super_bytenr ? args->super_bytenr : BTRFS_SUPER_INFO_OFFSET;
 	const char **others = NULL;  /* devices given of other filesystems: seed devices? */
 	int i, ret;
@@ -1167,6 +1180,13 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 				      .level = fs->chunk_root.level,
 				      .transid = fs->chunk_root.generation };
 	ret = btrfs_read_tree_block_policy(fs, fs->chunk_root.bytenr, &expect, &soft, &eb);
+	if (ret < 0 && ret != -ENOMEM) {
+		int mended = try_mend_chunk_root(fs, args, &mend_tried);
+
+		if (mended)
+			ret = mended < 0 ? mended :
+			      btrfs_read_tree_block_policy(fs, fs->chunk_root.bytenr, &expect, &soft, &eb);
+	}
 	if (ret < 0) {
 		error("cannot read chunk root");
 		goto fail;
@@ -1174,6 +1194,13 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	memcpy(fs->geo.chunk_tree_uuid, btrfs_header(eb)->chunk_tree_uuid, BTRFS_UUID_SIZE);
 	free_extent_buffer(eb);
 	ret = read_chunk_tree(fs);
+	if (ret < 0 && ret != -ENOMEM) {
+		/* a root that failed only the tree-checker (read soft above) */
+		int mended = try_mend_chunk_root(fs, args, &mend_tried);
+
+		if (mended)
+			ret = mended < 0 ? mended : read_chunk_tree(fs);
+	}
 	if (ret < 0) {
 		error("cannot read chunk tree");
 		if (!fs->partial)

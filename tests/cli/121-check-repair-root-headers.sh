@@ -1,0 +1,40 @@
+#!/bin/bash
+# Root blocks whose header alone is wrong.  The chunk tree's root must read
+# for the filesystem to open at all: check mends its header in memory at open
+# (generation 0 or beyond the superblock, owner, bytenr), says so as an error
+# (exit 1) and checks the rest; --repair writes the mended block, and then our
+# check and Debian's are clean and every file reads back unchanged.  A root
+# block older than its pointer may be a lost write (the bytes of an earlier
+# block): it is mended only when its content records a generation newer than
+# its header (an extent tree root of a kernel-made filesystem), never when it
+# records none (a chunk tree root: refused, nothing written).
+. "$TOP/tests/lib/common.sh"
+check_prereq progs corpus
+need_corrupt_block
+
+small_large_images
+for edit in "generation 0" "generation 18446744073709551615" "owner 7" "bytenr +1"; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" header 3 1,216,1 $edit > /dev/null
+	found_repaired "$T/img" "chunk root [0-9]* does not read as the superblock names it" \
+		"Tree block [0-9]* of tree 3: header ${edit%% *} [0-9]*, set to" "$T/large" "chunk root $edit"
+	assert_grep "Leaf [0-9]* of tree 3 .* mended, copied to" "$T/repair"
+	echo "ok: chunk root $edit mended"
+done
+
+# a kernel-made filesystem: its files as Debian's restore reads them before
+src=$(corpus_case default-rich)/dev1.img
+mkdir -p "$T/orig"
+run_check /usr/bin/btrfs restore "$src" "$T/orig" > /dev/null 2>&1
+extent_key=$("$CB" "$src" list | awk '$1 == 2 { print $2; exit }')
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" header 2 "$extent_key" generation -1 > /dev/null
+found_repaired "$T/img" "parent transid verify failed, have [0-9]* expect" \
+	"Tree block [0-9]* of tree 2: header generation [0-9]*, set to" "$T/orig" "extent root generation -1"
+echo "ok: an extent tree root one generation older than its root item, its items newer: mended"
+
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" header 3 1,216,1 generation -1 > /dev/null
+refused_unchanged "$T/img" "Chunk root [0-9]* cannot be mended"
+echo "ok: a chunk root one generation older, nothing newer in it: refused, nothing written"
