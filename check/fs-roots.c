@@ -121,6 +121,18 @@ struct fs_root_cursor {                 /* the inode being read */
 	u32 odd_csums;          /* extents with checksums they should not have */
 	bool odd_prealloc;      /* the first one: prealloc (else in a NODATASUM inode) */
 	u64 odd_offset, odd_disk, odd_disk_end, odd_bytes;
+	/*
+	 * Disk extents whose end is not where the next extent (or the size,
+	 * rounded up) starts: with nbytes off by that very gap, the extent's
+	 * num_bytes is the damaged field, not nbytes (len_fix()).
+	 */
+	struct fs_root_gap {
+		u64 start, len, max_len; /* the extent; its largest num_bytes (ram_bytes - offset) */
+		s64 gap;                 /* to the next start */
+		bool reg;
+	} gaps[4], last;
+	u32 gaps_nr;             /* may exceed the array: then none is taken */
+	bool have_last;          /* last: the latest disk extent, its gap not known yet */
 };
 
 /*
@@ -283,6 +295,50 @@ static void add_hole(struct fs_root_tree *t, u64 start, u64 end, u64 isize)
 static bool is_orphan(const struct fs_root_tree *t, u64 ino)
 {
 	return check_bsearch(&ino, t->orphans, t->orphans_nr, sizeof(u64), check_cmp_u64) != NULL;
+}
+
+/* The latest disk extent's gap, now that the next extent (or the end) starts at next. */
+static void end_gap(struct fs_root_cursor *c, u64 next)
+{
+	s64 gap;
+
+	if (!c->have_last)
+		return;
+	c->have_last = false;
+	gap = (s64)(next - (c->last.start + c->last.len));
+	if (!gap)
+		return;
+	c->last.gap = gap;
+	if (c->gaps_nr < ARRAY_SIZE(c->gaps))
+		c->gaps[c->gaps_nr] = c->last;
+	c->gaps_nr++;
+}
+
+/*
+ * nbytes off by diff from what the file extents account: the one disk
+ * extent whose num_bytes, moved by diff, ends exactly where the next
+ * extent starts (the last: at the size rounded up; only shrinking, and
+ * only a regular extent, as a preallocated one may reach past the size),
+ * within its ram_bytes and aligned.  NULL when none or more than one.
+ */
+static const struct fs_root_gap *len_fix(const struct fs_root_cursor *c, s64 diff, u32 sectorsize)
+{
+	const struct fs_root_gap *fix = NULL;
+
+	if (c->gaps_nr > ARRAY_SIZE(c->gaps))
+		return NULL;
+	for (u32 i = 0; i < c->gaps_nr; i++) {
+		const struct fs_root_gap *g = &c->gaps[i];
+		u64 want = g->len + (u64)diff;
+
+		if (g->gap != diff || !want || want > g->max_len || want % sectorsize ||
+		    (i + 1 == c->gaps_nr && g->gap < 0 && !g->reg))
+			continue;
+		if (fix)
+			return NULL;
+		fix = g;
+	}
+	return fix;
 }
 
 static void fix_inode_field(struct fs_root_tree *t, u64 ino, enum repair_inode_field field, u64 value)
@@ -556,7 +612,21 @@ static void finish_inode(struct fs_root_tree *t)
 			add_hole(t, c->extent_end, end, c->size);
 		if (t->holes_nr)
 			fix_holes(t, ino);
-		if (c->nbytes != c->found_nbytes) {
+		const struct fs_root_gap *g;
+
+		end_gap(c, end);
+		g = c->nbytes != c->found_nbytes ?
+		    len_fix(c, (s64)(c->nbytes - c->found_nbytes), t->sectorsize) : NULL;
+		if (g) {
+			struct repair_file_extent_len f = { .root = t->root, .ino = ino, .offset = g->start,
+							    .num_bytes = g->len + (c->nbytes - c->found_nbytes) };
+
+			INODE_ERR(t, ino, "nbytes %llu, its file extents account %llu: the file extent at %llu %s %llu bytes %s where the next extent or the rounded size starts (file extent num_bytes wrong)",
+				  c->nbytes, c->found_nbytes, g->start, g->gap > 0 ? "ends" : "reaches",
+				  (unsigned long long)(g->gap > 0 ? g->gap : -g->gap),
+				  g->gap > 0 ? "before" : "past");
+			check_fixable(t->ctx, repair_set_file_extent_len, &f, sizeof(f));
+		} else if (c->nbytes != c->found_nbytes) {
 			INODE_ERR(t, ino, "nbytes %llu, its file extents account %llu (nbytes wrong)",
 				  c->nbytes, c->found_nbytes);
 			fix_inode_field(t, ino, REPAIR_INODE_NBYTES, c->found_nbytes);
@@ -830,6 +900,15 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 	} else {
 		INODE_ERR(t, ino, "file extent at %llu has unknown type %u", start, type);
 		return;
+	}
+	end_gap(c, start);
+	if (type != BTRFS_FILE_EXTENT_INLINE && btrfs_file_extent_disk_bytenr(fi)) {
+		c->have_last = true;
+		c->last = (struct fs_root_gap){
+			.start = start, .len = len, .reg = type == BTRFS_FILE_EXTENT_REG,
+			.max_len = btrfs_file_extent_ram_bytes(fi) - min_t(u64, btrfs_file_extent_offset(fi),
+									  btrfs_file_extent_ram_bytes(fi)),
+		};
 	}
 	if (start < c->extent_end)
 		INODE_ERR(t, ino, "file extent [%llu %llu) overlaps the previous one ending at %llu",

@@ -39,6 +39,7 @@ struct mend {
 	struct extent_buffer *eb;  /* private copy, changed in place */
 	u64 tree;                  /* tree whose walk found it */
 	u64 limit;                 /* superblock generation: nothing may be newer */
+	const struct btrfs_key *bound;  /* every key below it; NULL: not known */
 	struct item_plan *plan;    /* one per slot, then items added */
 	size_t plan_nr;
 	size_t plan_alloc;
@@ -461,8 +462,36 @@ static void mend_inode(struct mend *m, int slot, u64 ino, struct btrfs_inode_ite
 }
 
 /*
+ * An item of a regular extent's size whose fields after the type, read as
+ * a regular extent's, name a data extent the extent tree has, exactly (its
+ * start and length): the item is a regular extent whose type was damaged.
+ */
+static bool names_data_extent(struct mend *m, const struct btrfs_file_extent_item *fi)
+{
+	struct btrfs_key want = { .objectid = btrfs_file_extent_disk_bytenr(fi),
+				  .type = BTRFS_EXTENT_ITEM_KEY,
+				  .offset = btrfs_file_extent_disk_num_bytes(fi) };
+	struct btrfs_tree_ref extent_tree;
+	struct btrfs_path path;
+	bool found = false;
+
+	if (!want.objectid || want.objectid % m->fs->geo.sectorsize || !want.offset ||
+	    btrfs_find_tree_root(m->fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_tree) < 0)
+		return false;
+	btrfs_init_path(&path);
+	if (btrfs_search_key(m->fs, &extent_tree, &want, BTRFS_SEARCH_EXACT, &path, NULL) == 0 &&
+	    btrfs_leaf_item_size(path.nodes[0], path.slots[0]) >= sizeof(struct btrfs_extent_item))
+		found = btrfs_extent_flags(btrfs_leaf_item_ptr(path.nodes[0], path.slots[0])) &
+			BTRFS_EXTENT_FLAG_DATA;
+	btrfs_release_path(&path);
+	return found;
+}
+
+/*
  * A file extent the tree-checker rejects where the right value is known:
- * an uncompressed inline extent's ram_bytes is its data size; a regular or
+ * an uncompressed inline extent's ram_bytes is its data size, unless the
+ * item reads as a regular extent the extent tree has (its type damaged:
+ * set to regular; a preallocated extent's type is not told from it); a regular or
  * preallocated extent whose disk_bytenr is not sector aligned points
  * nowhere a data extent can be, so the item goes (the file gets a hole, the
  * fs roots and extents passes repair nbytes and the back reference).
@@ -475,6 +504,15 @@ static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
 		u64 want = btrfs_file_extent_inline_item_len(size);
 
+		if (!btrfs_file_extent_compression(fi) && !btrfs_file_extent_encryption(fi) &&
+		    !btrfs_file_extent_other_encoding(fi) && btrfs_file_extent_ram_bytes(fi) != want &&
+		    size == sizeof(*fi) && names_data_extent(m, fi)) {
+			say(m, slot, "file extent type inline, but it names data extent %llu (%llu bytes) the extent tree has: set to regular",
+			    (unsigned long long)btrfs_file_extent_disk_bytenr(fi),
+			    (unsigned long long)btrfs_file_extent_disk_num_bytes(fi));
+			btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_REG);
+			return;
+		}
 		if (!btrfs_file_extent_compression(fi) && !btrfs_file_extent_encryption(fi) &&
 		    !btrfs_file_extent_other_encoding(fi) && btrfs_file_extent_ram_bytes(fi) != want) {
 			say(m, slot, "inline extent ram_bytes %llu, set to its data size %llu",
@@ -1275,8 +1313,10 @@ static bool type_possible(const struct mend *m, u8 type, u64 objectid)
 /*
  * Try the key types slot's item may have that keep the leaf's keys in
  * order: count (up to 2) those under which the whole leaf passes the
- * tree-checker, the first in *found (slot and key).  Not at the leaf's ends
- * unless it is the tree's root (a parent's keys bound the others).
+ * tree-checker, the first in *found (slot and key).  Not at the leaf's
+ * first slot unless it is the tree's root (its parent names it by that
+ * key: header-mend.c), nor at its last unless the key that bounds the leaf
+ * is known.
  */
 static int key_types_at(struct mend *m, int slot, int n, int *found_slot, struct btrfs_key *found)
 {
@@ -1285,7 +1325,8 @@ static int key_types_at(struct mend *m, int slot, int n, int *found_slot, struct
 	struct btrfs_key key, prev = { 0 }, next = { 0 };
 	char msg[512];
 
-	if (slot < 0 || (u32)slot >= nr || ((slot == 0 || (u32)slot == nr - 1) && !leaf_is_root(m)))
+	if (slot < 0 || (u32)slot >= nr ||
+	    ((slot == 0 || ((u32)slot == nr - 1 && !m->bound)) && !leaf_is_root(m)))
 		return n;
 	item = btrfs_leaf_item(m->eb, slot);
 	btrfs_item_key_to_cpu(m->eb, &key, slot);
@@ -1298,7 +1339,8 @@ static int key_types_at(struct mend *m, int slot, int n, int *found_slot, struct
 
 		if (type == key.type || !type_possible(m, (u8)type, key.objectid) ||
 		    (slot > 0 && btrfs_comp_cpu_keys(&prev, &k) >= 0) ||
-		    ((u32)slot + 1 < nr && btrfs_comp_cpu_keys(&k, &next) >= 0))
+		    ((u32)slot + 1 < nr && btrfs_comp_cpu_keys(&k, &next) >= 0) ||
+		    (m->bound && btrfs_comp_cpu_keys(&k, m->bound) >= 0))
 			continue;
 		btrfs_cpu_key_to_disk(&item->key, &k);
 		if (btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) == 0 &&
@@ -1582,9 +1624,10 @@ static int mend_leaf(struct mend *m)
 	return 0;
 }
 
-int check_mend_leaf(struct btrfs_fs_info *fs, struct extent_buffer *eb, u64 tree)
+int check_mend_leaf(struct btrfs_fs_info *fs, struct extent_buffer *eb, u64 tree,
+		    const struct btrfs_key *bound)
 {
-	struct mend m = { .fs = fs, .eb = eb, .tree = tree,
+	struct mend m = { .fs = fs, .eb = eb, .tree = tree, .bound = bound,
 			  .limit = btrfs_super_generation(btrfs_fs_super(fs)) };
 
 	/*

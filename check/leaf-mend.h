@@ -13,10 +13,13 @@
 
 /*
  * Mend eb (a leaf of tree, read from fs) in place, printing every change.
+ * bound: every key of the leaf is below it (its parent's key after the
+ * leaf's, or the largest key for a tree's last leaf); NULL when not known.
  * 0 when it now passes the tree-checker in full (its checksum is the
  * caller's to redo), -EUCLEAN when it cannot be mended (the reason
  * printed; eb is then garbage), -ENOMEM.
  */
-int check_mend_leaf(struct btrfs_fs_info *fs, struct extent_buffer *eb, u64 tree);
+int check_mend_leaf(struct btrfs_fs_info *fs, struct extent_buffer *eb, u64 tree,
+		    const struct btrfs_key *bound);
 
 #endif

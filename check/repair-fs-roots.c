@@ -93,6 +93,37 @@ int repair_set_inode_field(struct check_ctx *ctx __unused, struct btrfs_trans *t
 	return 0;
 }
 
+int repair_set_file_extent_len(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct repair_file_extent_len *f = arg;
+	struct btrfs_key key = { f->ino, BTRFS_EXTENT_DATA_KEY, f->offset };
+	struct btrfs_wroot *root;
+	struct btrfs_path path;
+	int ret = get_root(t, f->root, &root);
+
+	if (ret)
+		return ret;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
+	if (ret == 0 && btrfs_path_item_size(&path) != sizeof(struct btrfs_file_extent_item))
+		ret = -EUCLEAN;
+	if (ret == 0) {
+		struct btrfs_file_extent_item *fi = btrfs_path_item_ptr(&path);
+
+		printf("root %llu inode %llu: file extent at %llu num_bytes %llu set to %llu\n",
+		       f->root, f->ino, f->offset, (unsigned long long)btrfs_file_extent_num_bytes(fi),
+		       (unsigned long long)f->num_bytes);
+		btrfs_set_file_extent_num_bytes(fi, f->num_bytes);
+	}
+	btrfs_release_path(&path);
+	if (ret) {
+		ret = ret > 0 ? -ENOENT : ret;
+		error("repair: root %llu inode %llu: file extent at %llu: %s", f->root, f->ino, f->offset,
+		      strerror(-ret));
+	}
+	return ret;
+}
+
 static void set_now(struct btrfs_timespec *ts, time_t now)
 {
 	btrfs_set_timespec_sec(ts, (u64)now);

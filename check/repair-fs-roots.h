@@ -36,6 +36,13 @@ struct repair_set_inode {
 };
 int repair_set_inode_field(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
+/* A file extent item's num_bytes: the item (ino EXTENT_DATA offset) of root. */
+struct repair_file_extent_len {
+	u64 root, ino, offset;
+	u64 num_bytes;
+};
+int repair_set_file_extent_len(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
 /* A new inode item for an inode whose other items exist. */
 struct repair_new_inode {
 	u64 root, ino;

@@ -152,7 +152,7 @@ static bool has_foreign_key_type(u64 tree, const struct extent_buffer *eb)
  * install it if that changes it.
  */
 static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 bytenr, u64 tree,
-		       bool reads)
+		       bool reads, const struct btrfs_key *bound)
 {
 	struct extent_buffer *eb, *orig = NULL;
 	char msg[512];
@@ -174,7 +174,7 @@ static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 by
 	} else {
 		printf("%s\n", msg);
 	}
-	ret = check_mend_leaf(fs, eb, tree);
+	ret = check_mend_leaf(fs, eb, tree, bound);
 	if (ret == -ENOMEM)
 		goto out;
 	if (ret == 0 && orig && !memcmp(orig->data, eb->data, eb->len))
@@ -255,9 +255,11 @@ static int salvage_ptr(struct btrfs_fs_info *fs, const struct extent_buffer *nod
 static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr,
 			 int err, void *arg)
 {
+	static const struct btrfs_key largest = { (u64)-1, (u8)-1, (u64)-1 };
 	struct walk_arg *w = arg;
 	struct salvaged_leaf *l = find_leaf(w->s, bytenr);
 	bool header = w->next.bytenr == bytenr;   /* what its pointer says is known */
+	const struct btrfs_key *bound = NULL;
 	int ret;
 
 	if (l)
@@ -276,11 +278,14 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 	}
 	if (!eb || btrfs_eb_level(eb) != 0)
 		return 0;
+	/* what bounds its keys: the parent's next key, or none for the tree's last leaf */
+	if (header)
+		bound = w->next.have_bound ? &w->next.bound : &largest;
 	if (err >= 0)
 		return (w->tree == BTRFS_ROOT_TREE_OBJECTID && check_leaf_has_stale_root(fs, eb)) ||
 		       has_foreign_key_type(w->tree, eb) ?
-		       salvage_one(fs, w->s, bytenr, w->tree, true) : 0;
-	ret = salvage_one(fs, w->s, bytenr, w->tree, false);
+		       salvage_one(fs, w->s, bytenr, w->tree, true, bound) : 0;
+	ret = salvage_one(fs, w->s, bytenr, w->tree, false, bound);
 	/* the items could not be mended as they are: perhaps the count is wrong */
 	if (ret == 0 && header && refused(w->s, bytenr)) {
 		ret = salvage_header(fs, w->s, &w->next, true);

@@ -1,0 +1,48 @@
+#!/bin/bash
+# Damage that one reading of a leaf explains, on a filesystem with regular
+# file extents (our mkfs --rootdir): check finds it and --repair brings back
+# the original, so that our check and Debian's are clean and every file reads
+# back unchanged.
+# - A regular extent's type set to inline: an inline extent's ram_bytes is
+#   its data size, but the item's fields name a data extent the extent tree
+#   has, exactly: the type goes back to regular (not ram_bytes to 32).
+# - A regular extent's num_bytes cut: nbytes is not wrong, the extent ends
+#   short of the size by exactly what nbytes misses: num_bytes is set back.
+# - The key type of a deep leaf's last item set to 255: mended to the one
+#   type between its neighbour and the parent's next key (the bound).
+. "$TOP/tests/lib/common.sh"
+check_prereq progs
+need_corrupt_block
+
+mkdir -p "$T/src/big" "$T/src/many"
+for i in 1 2 3; do head -c 200000 /dev/urandom > "$T/src/big/f$i"; done
+for i in $(seq 1 600); do echo "file $i" > "$T/src/many/f$i"; done
+truncate -s 256M "$T/x.img"
+run_check "$BTRFS" mkfs -q -f --rootdir "$T/src" "$T/x.img" > /dev/null
+run_check "$CB" "$T/x.img" list > "$T/items"
+ext=$(awk '$1 == 5 && $4 == "file_extent_item" && $3 == 53 { print $2; exit }' "$T/items")
+[ -n "$ext" ] || _fail "no regular file extent"
+ino=${ext%%,*}
+
+cp --sparse=always "$T/x.img" "$T/img"
+run_check "$CB" "$T/img" field 5 "$ext" file_extent_item.type 0 > /dev/null
+found_repaired "$T/img" "invalid ram_bytes for uncompressed inline extent" \
+	"file extent type inline, but it names data extent [0-9]* ([0-9]* bytes) the extent tree has: set to regular" \
+	"$T/src" "file extent type 0"
+echo "ok: a regular extent's type set to inline goes back to regular"
+
+cp --sparse=always "$T/x.img" "$T/img"
+run_check "$CB" "$T/img" field 5 "$ext" file_extent_item.num_bytes 4096 > /dev/null
+found_repaired "$T/img" "inode $ino: nbytes [0-9]*, its file extents account 4096: the file extent at 0 ends [0-9]* bytes before .*(file extent num_bytes wrong)" \
+	"inode $ino: file extent at 0 num_bytes 4096 set to" "$T/src" "file extent num_bytes"
+echo "ok: a regular extent's num_bytes cut short is set back, not nbytes"
+
+# the last item of the first leaf of tree 5 (a node over leaves), and its leaf
+read -r last leaf < <(awk '$1 == 5 { if (seen && $5 != leaf) exit; seen = 1; leaf = $5; k = $2 }
+	END { print k, leaf }' "$T/items")
+[ "$(awk -v l="$leaf" '$1 == 5 && $5 != l' "$T/items" | wc -l)" -gt 0 ] || _fail "tree 5 is one leaf"
+cp --sparse=always "$T/x.img" "$T/img"
+run_check "$CB" "$T/img" field 5 "$last" disk_key.type 255 > /dev/null
+found_repaired "$T/img" "unknown key (${last%%,*} 255 " "key type [0-9]* was 255: the one type" \
+	"$T/src" "last key type 255"
+echo "ok: the last key of a deep leaf with type 255 gets its type back ($last)"
