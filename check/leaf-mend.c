@@ -488,12 +488,126 @@ static bool names_data_extent(struct mend *m, const struct btrfs_file_extent_ite
 }
 
 /*
+ * The data extent the extent tree has at bytenr: its length in *len, and in
+ * offs[] the offsets of its data references of (root, ino) (file offset
+ * minus extent offset; inline and keyed), at most max of them, *nr of them
+ * in all.  false when the extent tree has no data extent there.
+ */
+static bool data_extent_refs(struct mend *m, u64 bytenr, u64 ino, u64 *len, u64 *offs, u32 max,
+			     u32 *nr)
+{
+	struct btrfs_key want = { bytenr, BTRFS_EXTENT_ITEM_KEY, 0 }, k;
+	struct btrfs_tree_ref extent_tree;
+	struct btrfs_path path;
+	bool found = false;
+	int ret;
+
+	*nr = 0;
+	if (btrfs_find_tree_root(m->fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_tree) < 0)
+		return false;
+	btrfs_init_path(&path);
+	ret = btrfs_search_key(m->fs, &extent_tree, &want, BTRFS_SEARCH_NEXT, &path, &k);
+	if (ret == 0 && k.objectid == bytenr && k.type == BTRFS_EXTENT_ITEM_KEY &&
+	    btrfs_leaf_item_size(path.nodes[0], path.slots[0]) >= sizeof(struct btrfs_extent_item)) {
+		const u8 *p = btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]);
+		u32 size = btrfs_leaf_item_size(path.nodes[0], path.slots[0]);
+		u32 cur = sizeof(struct btrfs_extent_item);
+
+		found = btrfs_extent_flags((const void *)p) & BTRFS_EXTENT_FLAG_DATA;
+		*len = k.offset;
+		/* inline refs: data refs name (root, ino, offset); shared ones do not */
+		while (found && cur < size) {
+			const struct btrfs_extent_inline_ref *iref = (const void *)(p + cur);
+			u8 type = btrfs_extent_inline_ref_type(iref);
+			u32 rsize = btrfs_extent_inline_ref_size(type);
+
+			if (!rsize || cur + rsize > size)
+				break;
+			if (type == BTRFS_EXTENT_DATA_REF_KEY) {
+				const struct btrfs_extent_data_ref *dr = (const void *)&iref->offset;
+
+				if (btrfs_extent_data_ref_root(dr) == m->tree &&
+				    btrfs_extent_data_ref_objectid(dr) == ino && (*nr)++ < max)
+					offs[*nr - 1] = btrfs_extent_data_ref_offset(dr);
+			}
+			cur += rsize;
+		}
+		/* keyed data refs follow the extent item */
+		while (found && btrfs_next_item(&path) == 0) {
+			btrfs_path_item_key(&path, &k);
+			if (k.objectid != bytenr || k.type > BTRFS_SHARED_DATA_REF_KEY)
+				break;
+			if (k.type == BTRFS_EXTENT_DATA_REF_KEY &&
+			    btrfs_leaf_item_size(path.nodes[0], path.slots[0]) >=
+			    sizeof(struct btrfs_extent_data_ref)) {
+				const struct btrfs_extent_data_ref *dr =
+					btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]);
+
+				if (btrfs_extent_data_ref_root(dr) == m->tree &&
+				    btrfs_extent_data_ref_objectid(dr) == ino && (*nr)++ < max)
+					offs[*nr - 1] = btrfs_extent_data_ref_offset(dr);
+			}
+		}
+	}
+	btrfs_release_path(&path);
+	return found;
+}
+
+/*
+ * A regular or preallocated extent's fields the tree-checker wants aligned,
+ * each set from the extent tree's data extent at disk_bytenr: disk_num_bytes
+ * its length; an uncompressed extent's ram_bytes its length too; the offset
+ * from the one data reference of this inode (file offset minus offset) that
+ * keeps the extent within ram_bytes.
+ */
+static void mend_extent_fields(struct mend *m, int slot, struct btrfs_file_extent_item *fi)
+{
+	u32 ss = m->fs->geo.sectorsize, nr;
+	u64 len, offs[4], off = 0, num = btrfs_file_extent_num_bytes(fi);
+	struct btrfs_key key;
+	int fits = 0;
+
+	if (IS_ALIGNED(btrfs_file_extent_disk_num_bytes(fi), ss) && IS_ALIGNED(btrfs_file_extent_ram_bytes(fi), ss) &&
+	    IS_ALIGNED(btrfs_file_extent_offset(fi), ss))
+		return;
+	btrfs_item_key_to_cpu(m->eb, &key, slot);
+	if (!data_extent_refs(m, btrfs_file_extent_disk_bytenr(fi), key.objectid, &len, offs,
+			      ARRAY_SIZE(offs), &nr))
+		return;
+	if (!IS_ALIGNED(btrfs_file_extent_disk_num_bytes(fi), ss)) {
+		say(m, slot, "file extent disk_num_bytes %llu, set to its data extent's length %llu",
+		    (unsigned long long)btrfs_file_extent_disk_num_bytes(fi), (unsigned long long)len);
+		btrfs_set_file_extent_disk_num_bytes(fi, len);
+	}
+	if (!IS_ALIGNED(btrfs_file_extent_ram_bytes(fi), ss) && !btrfs_file_extent_compression(fi)) {
+		say(m, slot, "uncompressed file extent ram_bytes %llu, set to its data extent's length %llu",
+		    (unsigned long long)btrfs_file_extent_ram_bytes(fi), (unsigned long long)len);
+		btrfs_set_file_extent_ram_bytes(fi, len);
+	}
+	if (IS_ALIGNED(btrfs_file_extent_offset(fi), ss) || nr > ARRAY_SIZE(offs))
+		return;
+	for (u32 i = 0; i < nr; i++) {
+		u64 o = key.offset - offs[i];
+
+		if (offs[i] <= key.offset && IS_ALIGNED(o, ss) &&
+		    o + num <= btrfs_file_extent_ram_bytes(fi) && o + num >= o && !fits++)
+			off = o;
+	}
+	if (fits != 1)
+		return;
+	say(m, slot, "file extent offset %llu, set to %llu (its file offset less its data reference's)",
+	    (unsigned long long)btrfs_file_extent_offset(fi), (unsigned long long)off);
+	btrfs_set_file_extent_offset(fi, off);
+}
+
+/*
  * A file extent the tree-checker rejects where the right value is known:
  * an uncompressed inline extent's ram_bytes is its data size, unless the
  * item reads as a regular extent the extent tree has (its type damaged:
  * set to regular; a preallocated extent's type is not told from it); a regular or
- * preallocated extent whose disk_bytenr is not sector aligned points
- * nowhere a data extent can be, so the item goes (the file gets a hole, the
+ * preallocated extent's unaligned lengths and offset come from the extent
+ * tree (mend_extent_fields()); one whose disk_bytenr is not sector aligned
+ * points nowhere a data extent can be, so the item goes (the file gets a hole, the
  * fs roots and extents passes repair nbytes and the back reference).
  */
 static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_item *fi, u32 size)
@@ -530,6 +644,8 @@ static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_
 		    (unsigned long long)bytenr, m->fs->geo.sectorsize);
 		m->plan[slot].deleted = true;
 		m->rebuild = true;
+	} else if (bytenr) {
+		mend_extent_fields(m, slot, fi);
 	}
 }
 

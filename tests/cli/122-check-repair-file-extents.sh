@@ -8,6 +8,9 @@
 #   has, exactly: the type goes back to regular (not ram_bytes to 32).
 # - A regular extent's num_bytes cut: nbytes is not wrong, the extent ends
 #   short of the size by exactly what nbytes misses: num_bytes is set back.
+# - A regular extent's offset, ram_bytes or disk_num_bytes made unaligned:
+#   the data extent at its disk_bytenr gives the lengths, its one data
+#   reference of the inode the offset.
 # - The key type of a deep leaf's last item set to 255: mended to the one
 #   type between its neighbour and the parent's next key (the bound).
 . "$TOP/tests/lib/common.sh"
@@ -36,6 +39,16 @@ run_check "$CB" "$T/img" field 5 "$ext" file_extent_item.num_bytes 4096 > /dev/n
 found_repaired "$T/img" "inode $ino: nbytes [0-9]*, its file extents account 4096: the file extent at 0 ends [0-9]* bytes before .*(file extent num_bytes wrong)" \
 	"inode $ino: file extent at 0 num_bytes 4096 set to" "$T/src" "file extent num_bytes"
 echo "ok: a regular extent's num_bytes cut short is set back, not nbytes"
+
+for edit in "offset 18446744073709551615:offset" "offset 4097:offset" "ram_bytes +1:ram_bytes" \
+	    "disk_num_bytes -1:disk_num_bytes"; do
+	cp --sparse=always "$T/x.img" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 5 "$ext" file_extent_item.${edit%%:*} > /dev/null
+	found_repaired "$T/img" "invalid ${edit##*:} for file extent" \
+		"file extent ${edit##*:} [0-9]*, set to" "$T/src" "file extent ${edit%%:*}"
+	echo "ok: file extent ${edit%%:*} set back from the extent tree"
+done
 
 # the last item of the first leaf of tree 5 (a node over leaves), and its leaf
 read -r last leaf < <(awk '$1 == 5 { if (seen && $5 != leaf) exit; seen = 1; leaf = $5; k = $2 }
