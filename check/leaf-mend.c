@@ -133,6 +133,26 @@ static int entries_exchanged(const struct extent_buffer *eb, u32 nr, u64 items_e
  */
 static void mend_key_type(struct mend *m, int first, int last);
 
+/*
+ * Item i has the key of item i - 1 and, both in the leaf's data area, the
+ * same bytes: a copy that adds nothing (a duplicated item).
+ */
+static bool is_duplicate(const struct extent_buffer *eb, u32 i, u64 items_end, u32 data_size)
+{
+	const struct btrfs_item *a = btrfs_leaf_item(eb, (int)i - 1), *b = btrfs_leaf_item(eb, (int)i);
+	u64 aoff = btrfs_item_offset(a), boff = btrfs_item_offset(b), size = btrfs_item_size(a);
+	struct btrfs_key ka, kb;
+
+	btrfs_item_key_to_cpu(eb, &ka, (int)i - 1);
+	btrfs_item_key_to_cpu(eb, &kb, (int)i);
+	return !btrfs_comp_cpu_keys(&ka, &kb) && size == btrfs_item_size(b) &&
+	       aoff >= items_end && aoff + size <= data_size && boff >= items_end &&
+	       boff + size <= data_size &&
+	       !memcmp(btrfs_leaf_item_ptr(eb, (int)i - 1), btrfs_leaf_item_ptr(eb, (int)i), size);
+}
+
+static int drop_slot(struct mend *m, int slot);
+
 static int mend_layout(struct mend *m)
 {
 	struct extent_buffer *eb = m->eb;
@@ -158,6 +178,11 @@ static int mend_layout(struct mend *m)
 				say(m, i, "item entries out of key order, their data in key order: entries put back in order");
 				m->rebuild = true;
 				return 0;
+			}
+			if (is_duplicate(eb, i, items_end, data_size)) {
+				say(m, i, "item a copy of the one before it (same key, same bytes): removed");
+				ret = drop_slot(m, (int)i);
+				return ret < 0 ? ret : mend_layout(m);
 			}
 			if (prev.objectid == key.objectid)
 				mend_key_type(m, (int)i - 1, (int)i);

@@ -6,6 +6,8 @@
 # a tree.  After it our check and Debian's are clean and every file reads
 # back unchanged.  An item whose offset alone moved (its data in place) has
 # its offset mended instead, in the middle of a leaf and at its last slot.
+# An item duplicated (a copy right after it, same key and bytes: the keys are
+# then out of order) in the extent tree and the root tree: the copy is removed.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 CB=$TOOL_DIR/corrupt-block
@@ -53,4 +55,14 @@ for key in "$middle" "$(tail -n 1 "$T/keys")"; do
 		"$T/large" "shift of $key"
 	assert_not_grep "data moved" "$T/repair"
 	echo "ok: offset of $key shifted by one, mended in place"
+done
+
+for tree in 2 1; do
+	key=$(awk -v t=$tree '$1 == t { print $2; exit }' "$T/items")
+	cp --sparse=always "$T/l.img" "$T/img"
+	run_check "$CB" "$T/img" dup $tree "$key" > /dev/null
+	found_repaired "$T/img" "bad key order" \
+		"Mending leaf [0-9]* of tree $tree slot [0-9]* key .*: item a copy of the one before it (same key, same bytes): removed" \
+		"$T/large" "dup of $key in tree $tree"
+	echo "ok: a copy of item $key of tree $tree removed"
 done
