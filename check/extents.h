@@ -191,6 +191,8 @@ static inline bool check_repairing(const struct check_ctx *ctx)
 bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64 bytenr);
 void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg);
 void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used);
+/* --repair: set compat_ro bits a tree that exists needs (the free space tree: rebuilt too). */
+void check_queue_super_compat_ro(struct check_ctx *ctx, u64 bits);
 /* Pass 2: superblock generations the open corrected from their root blocks (see ctree.h). */
 void check_super_generations(struct check_ctx *ctx);
 void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices);

@@ -21,6 +21,7 @@
 #include "check/extents.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
+#include "lib/read/super.h"
 #include "lib/format/messages.h"
 #include "lib/engine/transaction.h"
 
@@ -56,11 +57,12 @@ void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg)
 }
 
 enum super_field { SUPER_BYTES_USED, SUPER_NUM_DEVICES, SUPER_TOTAL_BYTES, SUPER_GENERATION,
-		   SUPER_CHUNK_ROOT_GENERATION };
+		   SUPER_CHUNK_ROOT_GENERATION, SUPER_MENDED, SUPER_COMPAT_RO };
 
 struct super_fix {
 	enum super_field field;
 	u64 value;
+	const struct btrfs_super_mend *mend;   /* SUPER_MENDED */
 };
 
 /* A device item of the chunk tree, found for modification: path at it. */
@@ -121,6 +123,20 @@ static int fix_super(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 		printf("Reset super chunk root generation from %llu to %llu\n", f->value,
 		       btrfs_super_chunk_root_generation(sb));
 		break;
+	case SUPER_COMPAT_RO:
+		/* already in the copy (check_queue_super_compat_ro()) */
+		printf("Reset super compat_ro flags from 0x%llx to 0x%llx\n",
+		       (unsigned long long)(btrfs_super_compat_ro_flags(sb) & ~f->value),
+		       (unsigned long long)btrfs_super_compat_ro_flags(sb));
+		/* a tree the kernel did not announce may be stale: built again from the extent tree */
+		if (f->value & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE)
+			btrfs_trans_rebuild_free_space_tree(t);
+		break;
+	case SUPER_MENDED:
+		/* already in the copy (open) */
+		printf("Reset super %s from %llu to %llu\n", f->mend->field,
+		       (unsigned long long)f->mend->was, (unsigned long long)f->mend->now);
+		break;
 	case SUPER_TOTAL_BYTES:
 		ret = align_device_sizes(ctx, t);
 		if (ret < 0)
@@ -143,6 +159,8 @@ void check_super_generations(struct check_ctx *ctx)
 {
 	struct btrfs_generation_fix g = btrfs_fs_generation_fixes(ctx->fs);
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
+	const struct btrfs_super_mend *mends;
+	int nr = btrfs_fs_super_mends(ctx->fs, &mends);
 	struct super_fix f;
 
 	/* the re-check of a repair reads the commit's own superblock: nothing of the open's */
@@ -156,6 +174,14 @@ void check_super_generations(struct check_ctx *ctx)
 		if (check_repairing(ctx))
 			check_fixable(ctx, fix_super, &f, sizeof(f));
 	}
+	for (int i = 0; i < nr; i++) {
+		check_error(ctx, "superblock: %s %llu fails its validation, %s says %llu",
+			    mends[i].field, (unsigned long long)mends[i].was, mends[i].why,
+			    (unsigned long long)mends[i].now);
+		f = (struct super_fix){ SUPER_MENDED, 0, &mends[i] };
+		if (check_repairing(ctx))
+			check_fixable(ctx, fix_super, &f, sizeof(f));
+	}
 	if (g.generation_fixed) {
 		check_error(ctx, "superblock: generation %llu, but root tree block %llu has generation %llu, as backup root %d says",
 			    g.generation, btrfs_super_root(sb), btrfs_super_generation(sb), g.backup);
@@ -163,6 +189,22 @@ void check_super_generations(struct check_ctx *ctx)
 		if (check_repairing(ctx))
 			check_fixable(ctx, fix_super, &f, sizeof(f));
 	}
+}
+
+void check_queue_super_compat_ro(struct check_ctx *ctx, u64 bits)
+{
+	struct btrfs_super_block *sb = ctx->fs->super;
+	struct super_fix f = { SUPER_COMPAT_RO, bits & ~btrfs_super_compat_ro_flags(sb) };
+
+	if (!check_repairing(ctx) || !f.value)
+		return;
+	/*
+	 * Set in the copy at once: the repair's transaction finds the trees by
+	 * these bits (the block group items in the block group tree).
+	 */
+	btrfs_set_super_compat_ro_flags(sb, btrfs_super_compat_ro_flags(sb) | f.value);
+	ctx->fs->geo.compat_ro_flags = btrfs_super_compat_ro_flags(sb);
+	check_fixable(ctx, fix_super, &f, sizeof(f));
 }
 
 void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used)

@@ -102,9 +102,12 @@ static void check_tree_feature(struct check_ctx *ctx, bool have, u64 bit, const 
 {
 	u64 ro = btrfs_super_compat_ro_flags(btrfs_fs_super(ctx->fs));
 
-	if (have && !(ro & bit))
+	if (have && !(ro & bit)) {
 		check_error(ctx, "root tree: the %s exists but the superblock's compat_ro flags 0x%llx lack %s",
 			    tree, ro, feature);
+		check_queue_super_compat_ro(ctx, bit == BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE ?
+					    bit | BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID : bit);
+	}
 }
 
 static void check_tree_features(struct check_ctx *ctx, const struct roots_seen *seen)

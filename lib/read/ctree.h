@@ -104,6 +104,14 @@ struct btrfs_generation_fix {
 	int backup;             /* the backup root slot that agreed (of the last fix) */
 };
 struct btrfs_generation_fix btrfs_fs_generation_fixes(const struct btrfs_fs_info *fs);
+/*
+ * trust_backup_generations: the fields of the superblock that failed its
+ * validation and were mended in memory at open (btrfs_super_mend(), super.h),
+ * the copy in memory holding the mended values: *out, and their number.
+ */
+struct btrfs_super_mend;
+#define BTRFS_SUPER_MENDS_MAX 16
+int btrfs_fs_super_mends(const struct btrfs_fs_info *fs, const struct btrfs_super_mend **out);
 void btrfs_close_fs(struct btrfs_fs_info *fs);
 /*
  * A second reader of an open filesystem, for another thread: it shares

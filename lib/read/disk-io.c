@@ -732,6 +732,47 @@ int btrfs_find_tree_root(struct btrfs_fs_info *fs, u64 objectid, struct btrfs_tr
 
 /* ---- open ---- */
 
+/*
+ * check: a copy whose checksum is good (not a keyed type: without the key
+ * a keyed copy is not known whole) but whose structural fields failed
+ * validation, mended from its other fields (btrfs_super_mend()); kept when
+ * it then validates.  The mends of the copy that becomes fs->super are kept
+ * for check to report (btrfs_fs_super_mends()).
+ */
+static int mend_super(struct btrfs_fs_info *fs, int fd, u64 bytenr, struct btrfs_super_block *sb)
+{
+	struct btrfs_super_mend mends[BTRFS_SUPER_MENDS_MAX];
+	size_t got;
+	int n;
+
+	if (!bytenr)
+		bytenr = BTRFS_SUPER_INFO_OFFSET;
+	if (btrfs_super_read_raw(fd, bytenr, sb, &got) < 0 || btrfs_super_magic(sb) != BTRFS_MAGIC ||
+	    !btrfs_csum_type_valid(btrfs_super_csum_type(sb)) ||
+	    btrfs_csum_type_keyed(btrfs_super_csum_type(sb)) || btrfs_super_csum_verify(sb))
+		return -EUCLEAN;
+	n = btrfs_super_mend(sb, mends, BTRFS_SUPER_MENDS_MAX);
+	/* the copy in memory is checksummed again: the commit of a repair writes it */
+	if (!n || n > BTRFS_SUPER_MENDS_MAX || btrfs_super_csum_set(sb, NULL) < 0 ||
+	    btrfs_super_validate(sb, bytenr) < 0)
+		return -EUCLEAN;
+	for (int i = 0; i < n; i++)
+		warning("superblock at %llu: %s %llu taken as %llu (%s), in memory",
+			(unsigned long long)bytenr, mends[i].field, (unsigned long long)mends[i].was,
+			(unsigned long long)mends[i].now, mends[i].why);
+	if (!fs->super) {
+		memcpy(fs->super_mends, mends, sizeof(mends[0]) * (size_t)n);
+		fs->super_mends_nr = n;
+	}
+	return 0;
+}
+
+int btrfs_fs_super_mends(const struct btrfs_fs_info *fs, const struct btrfs_super_mend **out)
+{
+	*out = fs->super_mends;
+	return fs->super_mends_nr;
+}
+
 static int open_one_device(struct btrfs_fs_info *fs, const char *path, u64 super_bytenr,
 			   const struct btrfs_open_args *args, struct btrfs_super_block *sb)
 {
@@ -747,6 +788,8 @@ static int open_one_device(struct btrfs_fs_info *fs, const char *path, u64 super
 	}
 	ret = btrfs_read_super(fd, super_bytenr,
 			       args->temporary_super ? BTRFS_SUPER_READ_TEMPORARY : 0, sb, NULL);
+	if (ret == -EUCLEAN && args->trust_backup_generations && !args->temporary_super)
+		ret = mend_super(fs, fd, super_bytenr, sb);
 	if (ret < 0) {
 		error("%s: no valid superblock at %llu", path, super_bytenr);
 		goto fail;

@@ -22,6 +22,7 @@
 #include "lib/read/ctree.h"
 #include "lib/read/volumes.h"
 #include "lib/format/csum.h"
+#include "lib/read/super.h"
 
 #define BTRFS_BLOCK_CACHE_SLOTS 64
 
@@ -42,6 +43,8 @@ struct btrfs_fs_info {
 	bool partial;
 	u64 csum_altered;                  /* block reads found ALTERED (authsum with the key) */
 	struct btrfs_generation_fix gen_fix;  /* trust_backup_generations */
+	struct btrfs_super_mend super_mends[BTRFS_SUPER_MENDS_MAX];  /* trust_backup_generations */
+	int super_mends_nr;
 	struct btrfs_block_cache_slot cache[BTRFS_BLOCK_CACHE_SLOTS];
 	/* blocks that passed the tree-checker, shared with the readers (checked-blocks.h) */
 	struct btrfs_checked_blocks *checked;

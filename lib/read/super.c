@@ -122,6 +122,17 @@ static bool is_power_of_2(u64 v)
 	return v && !(v & (v - 1));
 }
 
+bool btrfs_super_sectorsize_valid(u64 sectorsize)
+{
+	return is_power_of_2(sectorsize) && sectorsize >= SZ_4K && sectorsize <= SZ_64K;
+}
+
+bool btrfs_super_nodesize_valid(u64 nodesize, u64 sectorsize)
+{
+	return is_power_of_2(nodesize) && nodesize >= sectorsize && nodesize >= SZ_4K &&
+	       nodesize <= BTRFS_MAX_METADATA_BLOCKSIZE;
+}
+
 #define SB_BAD(...) (error(__VA_ARGS__), ret = -EUCLEAN)
 
 static int super_validate(const struct btrfs_super_block *sb, u64 bytenr, u64 magic)
@@ -148,10 +159,9 @@ static int super_validate(const struct btrfs_super_block *sb, u64 bytenr, u64 ma
 	if (bytenr != (u64)-1 && btrfs_super_bytenr(sb) != bytenr)
 		SB_BAD("superblock at %llu: bytenr mismatch, have %llu expect %llu", at,
 		       btrfs_super_bytenr(sb), bytenr);
-	if (!is_power_of_2(sectorsize) || sectorsize < SZ_4K || sectorsize > SZ_64K)
+	if (!btrfs_super_sectorsize_valid(sectorsize))
 		SB_BAD("superblock at %llu: invalid sectorsize %u", at, sectorsize);
-	if (!is_power_of_2(nodesize) || nodesize < sectorsize || nodesize < SZ_4K ||
-	    nodesize > BTRFS_MAX_METADATA_BLOCKSIZE)
+	if (!btrfs_super_nodesize_valid(nodesize, sectorsize))
 		SB_BAD("superblock at %llu: invalid nodesize %u (sectorsize %u)", at, nodesize,
 		       sectorsize);
 	if (btrfs_super_leafsize(sb) != nodesize)

@@ -65,6 +65,34 @@ static inline bool btrfs_super_has_metadata_uuid(const struct btrfs_super_block 
  * -EUCLEAN (or -EOPNOTSUPP for an unknown csum type).
  */
 int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr);
+/* Its rules for the sector size and the node size (a power of two in range). */
+bool btrfs_super_sectorsize_valid(u64 sectorsize);
+bool btrfs_super_nodesize_valid(u64 nodesize, u64 sectorsize);
+
+/*
+ * A superblock field btrfs_super_mend() set: its name, value before and
+ * after, and what said so.
+ */
+struct btrfs_super_mend {
+	const char *field;
+	u64 was, now;
+	const char *why;
+};
+
+/*
+ * check: a superblock copy whose checksum is good (written whole) but
+ * whose structural fields fail btrfs_super_validate(): each failing field
+ * another part of the same copy tells is set from it, in sb: sectorsize from
+ * the device item and the first system chunk (both agreeing), nodesize and
+ * leafsize from each other, stripesize to the sector size, log_root_level 0
+ * without a log tree, sys_chunk_array_size from the chunks the array holds,
+ * and root, chunk_root, their levels, num_devices, total_bytes and
+ * bytes_used from the backup root slot of the copy's own commit (its tree
+ * and chunk root generations the copy's).  Fields no other part tells are
+ * left.  Returns the number of fields set (at most max described in out[]);
+ * the caller validates the copy again.
+ */
+int btrfs_super_mend(struct btrfs_super_block *sb, struct btrfs_super_mend *out, int max);
 
 /* Flags for btrfs_read_super(). */
 #define BTRFS_SUPER_READ_QUIET      (1U << 0)  /* no messages for a missing or invalid copy */
