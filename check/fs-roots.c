@@ -608,7 +608,7 @@ static void finish_inode(struct fs_root_tree *t)
 	if ((S_ISREG(c->mode) || S_ISLNK(c->mode)) && !odd_entries) {
 		u64 end = (c->size + t->sectorsize - 1) / t->sectorsize * t->sectorsize;
 
-		if (!t->no_holes && !c->inline_extent && c->extent_end < end)
+		if (!t->no_holes && c->extent_end < end)
 			add_hole(t, c->extent_end, end, c->size);
 		if (t->holes_nr)
 			fix_holes(t, ino);

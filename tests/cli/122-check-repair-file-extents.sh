@@ -11,10 +11,13 @@
 # - A regular extent's offset, ram_bytes or disk_num_bytes made unaligned:
 #   the data extent at its disk_bytenr gives the lengths, its one data
 #   reference of the inode the offset.
+# - Without NO_HOLES, an inline file's size past its first sector needs hole
+#   extents (legacy-features): found (it was not, after an inline extent) and
+#   the holes inserted, as Debian's check finds and repairs it.
 # - The key type of a deep leaf's last item set to 255: mended to the one
 #   type between its neighbour and the parent's next key (the bound).
 . "$TOP/tests/lib/common.sh"
-check_prereq progs
+check_prereq progs corpus
 need_corrupt_block
 
 mkdir -p "$T/src/big" "$T/src/many"
@@ -59,3 +62,15 @@ run_check "$CB" "$T/img" field 5 "$last" disk_key.type 255 > /dev/null
 found_repaired "$T/img" "unknown key (${last%%,*} 255 " "key type [0-9]* was 255: the one type" \
 	"$T/src" "last key type 255"
 echo "ok: the last key of a deep leaf with type 255 gets its type back ($last)"
+
+src=$(corpus_case legacy-features)/dev1.img
+ino=$("$CB" "$src" list | awk '$1 == 5 && $4 == "file_extent_item" && $3 < 53 { split($2, k, ","); print k[1]; exit }')
+[ -n "$ino" ] || _fail "no inline extent in legacy-features"
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" field 5 "$ino,1,0" inode_item.size 16777222 > /dev/null
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+assert_grep "inode $ino: file extent discount: hole \[4096 16781312) up to isize 16777222" "$T/check"
+run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
+run_check /usr/bin/btrfs check "$T/img" > /dev/null 2>&1
+echo "ok: an inline file's size past its sector without hole extents found and repaired"
