@@ -193,6 +193,8 @@ void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg);
 void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used);
 /* --repair: set compat_ro bits a tree that exists needs (the free space tree: rebuilt too). */
 void check_queue_super_compat_ro(struct check_ctx *ctx, u64 bits);
+/* --repair: clear incompat bits whose structures do not exist (SIMPLE_QUOTA without a quota tree). */
+void check_queue_super_incompat_clear(struct check_ctx *ctx, u64 bits);
 /* Pass 2: superblock generations the open corrected from their root blocks (see ctree.h). */
 void check_super_generations(struct check_ctx *ctx);
 void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices);

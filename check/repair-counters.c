@@ -57,7 +57,7 @@ void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg)
 }
 
 enum super_field { SUPER_BYTES_USED, SUPER_NUM_DEVICES, SUPER_TOTAL_BYTES, SUPER_GENERATION,
-		   SUPER_CHUNK_ROOT_GENERATION, SUPER_MENDED, SUPER_COMPAT_RO };
+		   SUPER_CHUNK_ROOT_GENERATION, SUPER_MENDED, SUPER_COMPAT_RO, SUPER_INCOMPAT_CLEAR };
 
 struct super_fix {
 	enum super_field field;
@@ -132,6 +132,12 @@ static int fix_super(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 		if (f->value & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE)
 			btrfs_trans_rebuild_free_space_tree(t);
 		break;
+	case SUPER_INCOMPAT_CLEAR:
+		/* already in the copy (check_queue_super_incompat_clear()) */
+		printf("Reset super incompat flags from 0x%llx to 0x%llx\n",
+		       (unsigned long long)(btrfs_super_incompat_flags(sb) | f->value),
+		       (unsigned long long)btrfs_super_incompat_flags(sb));
+		break;
 	case SUPER_MENDED:
 		/* already in the copy (open) */
 		printf("Reset super %s from %llu to %llu\n", f->mend->field,
@@ -204,6 +210,19 @@ void check_queue_super_compat_ro(struct check_ctx *ctx, u64 bits)
 	 */
 	btrfs_set_super_compat_ro_flags(sb, btrfs_super_compat_ro_flags(sb) | f.value);
 	ctx->fs->geo.compat_ro_flags = btrfs_super_compat_ro_flags(sb);
+	check_fixable(ctx, fix_super, &f, sizeof(f));
+}
+
+void check_queue_super_incompat_clear(struct check_ctx *ctx, u64 bits)
+{
+	struct btrfs_super_block *sb = ctx->fs->super;
+	struct super_fix f = { SUPER_INCOMPAT_CLEAR, bits & btrfs_super_incompat_flags(sb) };
+
+	if (!check_repairing(ctx) || !f.value)
+		return;
+	/* in the copy at once: the repair's transaction must not keep simple quotas it has no tree for */
+	btrfs_set_super_incompat_flags(sb, btrfs_super_incompat_flags(sb) & ~f.value);
+	ctx->fs->geo.incompat_flags = btrfs_super_incompat_flags(sb);
 	check_fixable(ctx, fix_super, &f, sizeof(f));
 }
 

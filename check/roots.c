@@ -12,7 +12,7 @@
 #include "lib/format/messages.h"
 
 struct roots_seen {
-	bool extent, dev, fs, csum, free_space, block_group;
+	bool extent, dev, fs, csum, free_space, block_group, quota;
 };
 
 static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int slot,
@@ -44,6 +44,7 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	case BTRFS_CSUM_TREE_OBJECTID: seen->csum = true; break;
 	case BTRFS_FREE_SPACE_TREE_OBJECTID: seen->free_space = true; break;
 	case BTRFS_BLOCK_GROUP_TREE_OBJECTID: seen->block_group = true; break;
+	case BTRFS_QUOTA_TREE_OBJECTID: seen->quota = true; break;
 	}
 	btrfs_tree_ref_from_root_item(&ref, key->objectid, ri);
 	/* the kernel looks a tree that is not a subvolume up at offset 0 (unlike extent tree v2) */
@@ -122,6 +123,13 @@ static void check_tree_features(struct check_ctx *ctx, const struct roots_seen *
 			   "FREE_SPACE_TREE", "free space tree");
 	check_tree_feature(ctx, seen->block_group, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE,
 			   "BLOCK_GROUP_TREE", "block group tree");
+	/* simple quotas keep their numbers in the quota tree: the bit without it is damage */
+	if ((btrfs_super_incompat_flags(btrfs_fs_super(ctx->fs)) & BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA) &&
+	    !seen->quota) {
+		check_error(ctx, "superblock: incompat flags 0x%llx have SIMPLE_QUOTA, but there is no quota tree",
+			    (unsigned long long)btrfs_super_incompat_flags(btrfs_fs_super(ctx->fs)));
+		check_queue_super_incompat_clear(ctx, BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA);
+	}
 }
 
 int check_root_items(struct check_ctx *ctx)

@@ -10,7 +10,8 @@
 # writes the superblocks, after which our check and Debian's are clean and
 # every file reads back unchanged.  A field nothing else tells (nodesize and
 # leafsize both damaged) still does not open: nothing written.  compat_ro
-# bits cleared while their trees exist are set again.
+# bits cleared while their trees exist are set again, SIMPLE_QUOTA without a
+# quota tree cleared.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -38,6 +39,14 @@ run_check "$CB" "$T/img" super compat_ro_flags 0 > /dev/null
 found_repaired "$T/img" "the block group tree exists but the superblock's compat_ro flags 0x0 lack BLOCK_GROUP_TREE" \
 	"Reset super compat_ro flags from 0x[0-9a-f]* to 0xb" "$T/orig" "super compat_ro_flags 0"
 echo "ok: compat_ro bits of existing trees set again"
+
+# SIMPLE_QUOTA in the incompat flags with no quota tree: the bit cleared
+inc=$("$BTRFS" inspect-internal dump-super "$src" | awk '/^incompat_flags/ { print $2 }')
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" super incompat_flags $((inc | 65536)) > /dev/null
+found_repaired "$T/img" "have SIMPLE_QUOTA, but there is no quota tree" \
+	"Reset super incompat flags from 0x[0-9a-f]* to $inc" "$T/orig" "super incompat SIMPLE_QUOTA"
+echo "ok: SIMPLE_QUOTA without a quota tree cleared"
 
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" super nodesize 0 > /dev/null
