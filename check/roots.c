@@ -5,10 +5,14 @@
  * trees every filesystem has are present.
  */
 #include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <linux/blkzoned.h>
 #include "check/check.h"
 #include "check/extents.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
+#include "lib/read/volumes.h"
 #include "lib/format/messages.h"
 
 struct roots_seen {
@@ -111,6 +115,58 @@ static void check_tree_feature(struct check_ctx *ctx, bool have, u64 bit, const 
 	}
 }
 
+/* Does a device of the filesystem report zones (a zoned block device)? */
+static bool zoned_device(struct check_ctx *ctx)
+{
+	for (int i = 0; i < ctx->fs->devices.nr; i++) {
+		const struct btrfs_device *d = &ctx->fs->devices.devs[i];
+		struct stat st;
+		u32 zone = 0;
+
+		if (d->fd >= 0 && fstat(d->fd, &st) == 0 && S_ISBLK(st.st_mode) &&
+		    ioctl(d->fd, BLKGETZONESZ, &zone) == 0 && zone)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * ZONED on devices that have no zones (image files): the kernel emulates
+ * zones the size of the first device extent, and every block group must be
+ * whole zones at a zone boundary.  Chunks that are not say the bit is
+ * damage (a zoned filesystem made on such devices has them all one zone).
+ */
+static void check_zoned_layout(struct check_ctx *ctx)
+{
+	const struct btrfs_chunk_tree_map *map = &ctx->fs->chunks;
+	u64 zone = 0, low = (u64)-1;
+
+	if (!(btrfs_super_incompat_flags(btrfs_fs_super(ctx->fs)) & BTRFS_FEATURE_INCOMPAT_ZONED) ||
+	    zoned_device(ctx))
+		return;
+	for (size_t i = 0; i < map->nr; i++) {
+		const struct btrfs_chunk_map *c = map->chunks[i];
+		int data = btrfs_chunk_data_stripes(c);
+
+		for (int s = 0; data > 0 && s < c->num_stripes; s++)
+			if (c->stripes[s].physical < low) {
+				low = c->stripes[s].physical;
+				zone = c->length / (u64)data;
+			}
+	}
+	for (size_t i = 0; zone && i < map->nr; i++) {
+		const struct btrfs_chunk_map *c = map->chunks[i];
+
+		if (c->logical % zone || c->length % zone) {
+			check_error(ctx, "superblock: ZONED, but block group [%llu %llu] is not whole emulated zones of %llu bytes (the first device extent's) on devices without zones",
+				    (unsigned long long)c->logical, (unsigned long long)c->length,
+				    (unsigned long long)zone);
+			check_queue_super_incompat_clear(ctx, BTRFS_FEATURE_INCOMPAT_ZONED);
+			return;
+		}
+	}
+}
+
 static void check_tree_features(struct check_ctx *ctx, const struct roots_seen *seen)
 {
 	u64 unknown = btrfs_super_compat_ro_flags(btrfs_fs_super(ctx->fs)) & ~BTRFS_FEATURE_COMPAT_RO_KNOWN;
@@ -123,6 +179,7 @@ static void check_tree_features(struct check_ctx *ctx, const struct roots_seen *
 			   "FREE_SPACE_TREE", "free space tree");
 	check_tree_feature(ctx, seen->block_group, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE,
 			   "BLOCK_GROUP_TREE", "block group tree");
+	check_zoned_layout(ctx);
 	/* simple quotas keep their numbers in the quota tree: the bit without it is damage */
 	if ((btrfs_super_incompat_flags(btrfs_fs_super(ctx->fs)) & BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA) &&
 	    !seen->quota) {

@@ -11,7 +11,7 @@
 # every file reads back unchanged.  A field nothing else tells (nodesize and
 # leafsize both damaged) still does not open: nothing written.  compat_ro
 # bits cleared while their trees exist are set again, SIMPLE_QUOTA without a
-# quota tree cleared.
+# quota tree and ZONED with block groups that are not whole zones cleared.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -47,6 +47,11 @@ run_check "$CB" "$T/img" super incompat_flags $((inc | 65536)) > /dev/null
 found_repaired "$T/img" "have SIMPLE_QUOTA, but there is no quota tree" \
 	"Reset super incompat flags from 0x[0-9a-f]* to $inc" "$T/orig" "super incompat SIMPLE_QUOTA"
 echo "ok: SIMPLE_QUOTA without a quota tree cleared"
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" super incompat_flags $((inc | 4096)) > /dev/null
+found_repaired "$T/img" "ZONED, but block group \[[0-9]* [0-9]*\] is not whole emulated zones" \
+	"Reset super incompat flags from 0x[0-9a-f]* to $inc" "$T/orig" "super incompat ZONED"
+echo "ok: ZONED on an image whose block groups are not zones cleared"
 
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" super nodesize 0 > /dev/null
