@@ -132,6 +132,8 @@ struct fs_root_cursor {                 /* the inode being read */
 		bool reg;
 	} gaps[4], last;
 	u32 gaps_nr;             /* may exceed the array: then none is taken */
+	u32 nosum_extents;       /* NODATASUM inode: its regular disk extents */
+	u32 nosum_summed;        /* of them, those with checksums over all their bytes */
 	bool have_last;          /* last: the latest disk extent, its gap not known yet */
 };
 
@@ -633,8 +635,20 @@ static void finish_inode(struct fs_root_tree *t)
 		}
 		if (c->csum_missing)
 			report_csum_missing(t);
-		if (c->odd_csums)
+		/*
+		 * NODATASUM with every regular extent checksummed: the kernel sets
+		 * the flag only on an empty file, so the flag is what is damaged
+		 * (that error stands for the odd checksums).
+		 */
+		if ((c->flags & BTRFS_INODE_NODATASUM) && c->nosum_extents &&
+		    c->nosum_summed == c->nosum_extents && !c->odd_prealloc) {
+			INODE_ERR(t, ino, "NODATASUM (flags 0x%llx), yet every one of its %u regular extents has checksums: the flag is wrong",
+				  (unsigned long long)c->flags, c->nosum_extents);
+			fix_inode_field(t, ino, REPAIR_INODE_FLAGS,
+					c->flags & ~(u64)(BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW));
+		} else if (c->odd_csums) {
 			report_odd_csums(t);
+		}
 	} else if (c->have_extent && !S_ISDIR(c->mode) && !odd_entries) {
 		INODE_ERR(t, ino, "mode 0%o has file extent items", c->mode);
 	}
@@ -811,6 +825,10 @@ static void check_odd_csums(struct fs_root_tree *t, const struct btrfs_file_exte
 	if (!extent_csum_range(fi, num_bytes, &start, &len) || !csums_ready(t))
 		return;
 	found = summed_bytes(t->csums, start, start + len);
+	if (!prealloc) {
+		c->nosum_extents++;
+		c->nosum_summed += found == len;
+	}
 	if (!found)
 		return;
 	/* on a second thread: once passes 3 and 4 are done with it (rare: prealloc with csums) */

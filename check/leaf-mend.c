@@ -462,12 +462,76 @@ static void mend_inode_mode(struct mend *m, int slot, u64 ino, struct btrfs_inod
  * Generation: when the inode was made, so never after its transid (last
  * change).  A directory has one name: nlink 1 (pass 5 then checks it).
  */
+/* Does the csum tree hold a checksum for the data sector at bytenr? */
+static bool has_csum(struct mend *m, u64 bytenr)
+{
+	struct btrfs_key want = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, bytenr }, k;
+	struct btrfs_tree_ref csum_tree;
+	struct btrfs_path path;
+	bool found = false;
+
+	if (!m->fs->geo.csum_size || btrfs_find_tree_root(m->fs, BTRFS_CSUM_TREE_OBJECTID, &csum_tree) < 0)
+		return false;
+	btrfs_init_path(&path);
+	if (btrfs_search_key(m->fs, &csum_tree, &want, BTRFS_SEARCH_PREV, &path, &k) == 0 &&
+	    k.objectid == BTRFS_EXTENT_CSUM_OBJECTID && k.type == BTRFS_EXTENT_CSUM_KEY && k.offset <= bytenr)
+		found = bytenr - k.offset < (u64)(btrfs_leaf_item_size(path.nodes[0], path.slots[0]) /
+						  m->fs->geo.csum_size) * m->fs->geo.sectorsize;
+	btrfs_release_path(&path);
+	return found;
+}
+
+/*
+ * The inode flags its other items tell, for a flags word with unknown bits
+ * (garbage): NODATASUM and NODATACOW when its first regular data extent has
+ * no checksum, the verity bit when it has a verity descriptor; nothing else
+ * can be known.
+ */
+static u64 inode_flags_told(struct mend *m, u64 ino)
+{
+	struct btrfs_key want = { ino, BTRFS_EXTENT_DATA_KEY, 0 }, k;
+	const struct extent_buffer *eb;
+	struct btrfs_path path;
+	u64 flags = 0;
+	int slot;
+
+	if (find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
+		btrfs_item_key_to_cpu(eb, &k, slot);
+		if (k.objectid == ino && k.type == BTRFS_EXTENT_DATA_KEY &&
+		    btrfs_leaf_item_size(eb, slot) == sizeof(struct btrfs_file_extent_item)) {
+			const struct btrfs_file_extent_item *fi = btrfs_leaf_item_ptr(eb, slot);
+
+			if (btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_REG &&
+			    btrfs_file_extent_disk_bytenr(fi) &&
+			    !has_csum(m, btrfs_file_extent_disk_bytenr(fi)))
+				flags |= BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW;
+		}
+	}
+	btrfs_release_path(&path);
+	want = (struct btrfs_key){ ino, BTRFS_VERITY_DESC_ITEM_KEY, 0 };
+	if (find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
+		btrfs_item_key_to_cpu(eb, &k, slot);
+		if (k.objectid == ino && k.type == BTRFS_VERITY_DESC_ITEM_KEY)
+			flags |= (u64)BTRFS_INODE_RO_VERITY << 32;
+	}
+	btrfs_release_path(&path);
+	return flags;
+}
+
 static void mend_inode(struct mend *m, int slot, u64 ino, struct btrfs_inode_item *ii)
 {
 	u64 gen = btrfs_inode_generation(ii), tid = btrfs_inode_transid(ii);
 	u64 leaf_gen = btrfs_header_generation(btrfs_header(m->eb));
 
 	mend_inode_mode(m, slot, ino, ii);
+	if (((u32)btrfs_inode_flags(ii) & ~BTRFS_INODE_FLAG_MASK) ||
+	    ((u32)(btrfs_inode_flags(ii) >> 32) & ~BTRFS_INODE_RO_FLAG_MASK)) {
+		u64 want = inode_flags_told(m, ino);
+
+		say(m, slot, "inode flags 0x%llx have unknown bits (a damaged word): set to 0x%llx, what its data extents' checksums and items tell",
+		    (unsigned long long)btrfs_inode_flags(ii), (unsigned long long)want);
+		btrfs_set_inode_flags(ii, want);
+	}
 	if (S_ISDIR(btrfs_inode_mode(ii)) && btrfs_inode_nlink(ii) > 1) {
 		say(m, slot, "directory nlink %u, set to 1", btrfs_inode_nlink(ii));
 		btrfs_set_inode_nlink(ii, 1);

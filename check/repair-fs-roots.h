@@ -26,7 +26,8 @@ static inline u64 check_name_hash64(const u8 *p, u32 len)
 	return h;
 }
 
-enum repair_inode_field { REPAIR_INODE_NLINK, REPAIR_INODE_SIZE, REPAIR_INODE_NBYTES, REPAIR_INODE_MODE };
+enum repair_inode_field { REPAIR_INODE_NLINK, REPAIR_INODE_SIZE, REPAIR_INODE_NBYTES, REPAIR_INODE_MODE,
+			  REPAIR_INODE_FLAGS };
 
 /* Set one field of inode ino's item in tree root. */
 struct repair_set_inode {

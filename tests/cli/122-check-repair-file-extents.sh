@@ -14,6 +14,9 @@
 # - Without NO_HOLES, an inline file's size past its first sector needs hole
 #   extents (legacy-features): found (it was not, after an inline extent) and
 #   the holes inserted, as Debian's check finds and repairs it.
+# - Inode flags: NODATASUM on a file whose extents all have checksums (the
+#   kernel sets it on empty files only) cleared; a word with unknown bits
+#   set to what the extents tell.
 # - The key type of a deep leaf's last item set to 255: mended to the one
 #   type between its neighbour and the parent's next key (the bound).
 . "$TOP/tests/lib/common.sh"
@@ -52,6 +55,20 @@ for edit in "offset 18446744073709551615:offset" "offset 4097:offset" "ram_bytes
 		"file extent ${edit##*:} [0-9]*, set to" "$T/src" "file extent ${edit%%:*}"
 	echo "ok: file extent ${edit%%:*} set back from the extent tree"
 done
+
+# the inode of that extent: NODATASUM set while its extents have checksums
+# (the kernel sets it on empty files only): the flag cleared; a flags word
+# with unknown bits: set to what its extents tell (checksummed: 0)
+cp --sparse=always "$T/x.img" "$T/img"
+run_check "$CB" "$T/img" field 5 "$ino,1,0" inode_item.flags 1 > /dev/null
+found_repaired "$T/img" "inode $ino: NODATASUM (flags 0x1), yet every one of its [0-9]* regular extents has checksums" \
+	"inode $ino: flags set to 0x0" "$T/src" "inode flags NODATASUM"
+echo "ok: NODATASUM on a checksummed file cleared"
+cp --sparse=always "$T/x.img" "$T/img"
+run_check "$CB" "$T/img" field 5 "$ino,1,0" inode_item.flags 18446744073709551615 > /dev/null
+found_repaired "$T/img" "unknown inode flags" \
+	"inode flags 0xffffffffffffffff have unknown bits (a damaged word): set to 0x0" "$T/src" "inode flags ones"
+echo "ok: an inode flags word with unknown bits set from its extents"
 
 # the last item of the first leaf of tree 5 (a node over leaves), and its leaf
 read -r last leaf < <(awk '$1 == 5 { if (seen && $5 != leaf) exit; seen = 1; leaf = $5; k = $2 }
