@@ -181,7 +181,7 @@ void check_super_generations(struct check_ctx *ctx)
 			check_fixable(ctx, fix_super, &f, sizeof(f));
 	}
 	for (int i = 0; i < nr; i++) {
-		check_error(ctx, "superblock: %s %llu fails its validation, %s says %llu",
+		check_error(ctx, "superblock: %s %llu is wrong (%s): %llu",
 			    mends[i].field, (unsigned long long)mends[i].was, mends[i].why,
 			    (unsigned long long)mends[i].now);
 		f = (struct super_fix){ SUPER_MENDED, 0, &mends[i] };

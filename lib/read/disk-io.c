@@ -767,6 +767,73 @@ static int mend_super(struct btrfs_fs_info *fs, int fd, u64 bytenr, struct btrfs
 	return 0;
 }
 
+/* Set incompat bit (in memory, said as a mend) when the filesystem's content needs it. */
+static void mend_incompat(struct btrfs_fs_info *fs, u64 bit, const char *why)
+{
+	u64 was = btrfs_super_incompat_flags(fs->super);
+
+	if ((was & bit) || fs->super_mends_nr >= BTRFS_SUPER_MENDS_MAX)
+		return;
+	btrfs_set_super_incompat_flags(fs->super, was | bit);
+	fs->geo.incompat_flags = was | bit;
+	fs->super_mends[fs->super_mends_nr++] = (struct btrfs_super_mend){ "incompat_flags", was, was | bit, why };
+	warning("superblock: incompat_flags 0x%llx taken as 0x%llx (%s), in memory", (unsigned long long)was,
+		(unsigned long long)(was | bit), why);
+}
+
+/* Does the extent tree's first leaf hold a METADATA_ITEM (header checks only)? */
+static bool has_metadata_items(struct btrfs_fs_info *fs)
+{
+	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER, .quiet = true };
+	struct btrfs_tree_ref ref;
+	struct extent_buffer *eb = NULL;
+	bool found = false;
+	u64 bytenr;
+	int level;
+
+	if (btrfs_find_tree_root(fs, BTRFS_EXTENT_TREE_OBJECTID, &ref) < 0)
+		return false;
+	bytenr = ref.bytenr;
+	level = ref.level;
+	for (int depth = 0; depth < BTRFS_MAX_LEVEL; depth++) {
+		struct tree_check expect = { .owner = BTRFS_EXTENT_TREE_OBJECTID, .level = level };
+
+		if (btrfs_read_tree_block_policy(fs, bytenr, &expect, &header_only, &eb) < 0)
+			return false;
+		if (!btrfs_eb_nritems(eb) || level == 0)
+			break;
+		bytenr = btrfs_node_blockptr(eb, 0);
+		level--;
+		free_extent_buffer(eb);
+		eb = NULL;
+	}
+	for (u32 i = 0; eb && level == 0 && i < btrfs_eb_nritems(eb) &&
+	     (u64)(i + 1) * sizeof(struct btrfs_item) <= btrfs_leaf_data_size(eb); i++) {
+		struct btrfs_key k;
+
+		btrfs_item_key_to_cpu(eb, &k, (int)i);
+		found |= k.type == BTRFS_METADATA_ITEM_KEY;
+	}
+	free_extent_buffer(eb);
+	return found;
+}
+
+/*
+ * check: incompat bits the filesystem's content shows it has, when the
+ * superblock lacks them: NO_HOLES with a block group tree (the kernel
+ * refuses the one without the other), SKINNY_METADATA with METADATA_ITEMs
+ * in the extent tree (its tree-checker rejects them without it).
+ */
+static void mend_feature_bits(struct btrfs_fs_info *fs)
+{
+	if (btrfs_super_compat_ro_flags(fs->super) & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE)
+		mend_incompat(fs, BTRFS_FEATURE_INCOMPAT_NO_HOLES, "a block group tree needs NO_HOLES");
+	if (!(btrfs_super_incompat_flags(fs->super) & BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA) &&
+	    has_metadata_items(fs))
+		mend_incompat(fs, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA,
+			      "the extent tree holds METADATA_ITEMs");
+}
+
 int btrfs_fs_super_mends(const struct btrfs_fs_info *fs, const struct btrfs_super_mend **out)
 {
 	*out = fs->super_mends;
@@ -1302,6 +1369,8 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 			goto fail;
 	}
 	free_extent_buffer(eb);
+	if (ret == 0 && args->trust_backup_generations)
+		mend_feature_bits(fs);
 	free(others);
 	*out = fs;
 	return 0;

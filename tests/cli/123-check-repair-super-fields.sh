@@ -11,7 +11,8 @@
 # every file reads back unchanged.  A field nothing else tells (nodesize and
 # leafsize both damaged) still does not open: nothing written.  compat_ro
 # bits cleared while their trees exist are set again, SIMPLE_QUOTA without a
-# quota tree and ZONED with block groups that are not whole zones cleared.
+# quota tree and ZONED with block groups that are not whole zones cleared,
+# NO_HOLES and SKINNY_METADATA set when the content needs them.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -27,7 +28,7 @@ for edit in "sectorsize 4294967295" "nodesize 0" "__unused_leafsize 16385" "stri
 	cp --sparse=always "$src" "$T/img"
 	# shellcheck disable=SC2086
 	run_check "$CB" "$T/img" super $edit > /dev/null
-	found_repaired "$T/img" "superblock: $field [0-9]* fails its validation, .* says [0-9]*" \
+	found_repaired "$T/img" "superblock: $field [0-9]* is wrong (.*): [0-9]*" \
 		"Reset super $field from [0-9]* to [0-9]*" "$T/orig" "super $edit"
 	echo "ok: super $edit mended"
 done
@@ -52,6 +53,15 @@ run_check "$CB" "$T/img" super incompat_flags $((inc | 4096)) > /dev/null
 found_repaired "$T/img" "ZONED, but block group \[[0-9]* [0-9]*\] is not whole emulated zones" \
 	"Reset super incompat flags from 0x[0-9a-f]* to $inc" "$T/orig" "super incompat ZONED"
 echo "ok: ZONED on an image whose block groups are not zones cleared"
+# every incompat bit cleared: NO_HOLES (a block group tree needs it) and
+# SKINNY_METADATA (the extent tree holds METADATA_ITEMs) set again; the
+# kernel mounts the result (catalogue super/incompat_flags/zero)
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" super incompat_flags 0 > /dev/null
+found_repaired "$T/img" "incompat_flags 512 is wrong (the extent tree holds METADATA_ITEMs): 768" \
+	"Reset super incompat_flags from 0 to 512" "$T/orig" "super incompat_flags 0"
+assert_grep "a block group tree needs NO_HOLES" "$T/check"
+echo "ok: incompat NO_HOLES and SKINNY_METADATA set again from the content"
 
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" super nodesize 0 > /dev/null
