@@ -28,6 +28,7 @@
 #include "check/check.h"
 #include "check/extents.h"
 #include "check/header-mend.h"
+#include "check/repair-fs-roots.h"
 #include "check/repair-leaves.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
@@ -1026,9 +1027,18 @@ static void compare_refs(struct check_ctx *ctx, struct ext_state *st)
 				xe->expected_refs += x->count;
 				xe->referenced = 1;
 				xe->data_written |= x->written;
-				if (x->is_data && xe->len != x->len)
+				if (x->is_data && xe->len != x->len) {
+					struct repair_file_extent_disk_len f = {
+						.root = x->root, .ino = x->objectid, .bytenr = x->bytenr,
+						.bad = x->len, .good = xe->len,
+					};
+
 					check_error(ctx, "data extent %llu: file extent item (%s) has disk_num_bytes %llu, extent item length %llu",
 						    x->bytenr, (describe_ref(x, desc, sizeof(desc)), desc), x->len, xe->len);
+					/* shared refs name no inode: only a data ref's items can be found */
+					if (x->type == BTRFS_EXTENT_DATA_REF_KEY)
+						check_fixable(ctx, repair_set_file_extent_disk_len, &f, sizeof(f));
+				}
 				if (!x->is_data && (xe->flags & BTRFS_EXTENT_FLAG_DATA))
 					check_error(ctx, "extent %llu: referenced as a tree block (level %u) but the extent item has flags 0x%llx (data)",
 						    x->bytenr, x->level, xe->flags);

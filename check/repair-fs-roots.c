@@ -126,6 +126,62 @@ int repair_set_file_extent_len(struct check_ctx *ctx __unused, struct btrfs_tran
 	return ret;
 }
 
+int repair_set_file_extent_disk_len(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct repair_file_extent_disk_len *f = arg;
+	struct btrfs_key key = { f->ino, BTRFS_EXTENT_DATA_KEY, 0 }, k, at[16];
+	struct btrfs_wroot *root;
+	struct btrfs_path path;
+	int ret = get_root(t, f->root, &root), n = 0;
+
+	if (ret)
+		return ret;
+	/* the items' keys, read first (no CoW) */
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, root, &key, BTRFS_SEARCH_NEXT, &path, &k);
+	while (ret == 0 && k.objectid == f->ino && k.type == BTRFS_EXTENT_DATA_KEY) {
+		if (btrfs_path_item_size(&path) == sizeof(struct btrfs_file_extent_item)) {
+			const struct btrfs_file_extent_item *fi = btrfs_path_item_ptr(&path);
+
+			if (btrfs_file_extent_disk_bytenr(fi) == f->bytenr &&
+			    btrfs_file_extent_disk_num_bytes(fi) == f->bad) {
+				if (btrfs_file_extent_compression(fi) || btrfs_file_extent_ram_bytes(fi) != f->good ||
+				    n == (int)ARRAY_SIZE(at)) {
+					ret = -EUCLEAN;
+					break;
+				}
+				at[n++] = k;
+			}
+		}
+		ret = btrfs_next_item(&path);
+		if (ret == 0)
+			btrfs_path_item_key(&path, &k);
+	}
+	btrfs_release_path(&path);
+	if (ret > 0)
+		ret = 0;
+	if (!ret && !n)
+		ret = -ENOENT;
+	for (int i = 0; !ret && i < n; i++) {
+		btrfs_init_path(&path);
+		ret = btrfs_search_slot(t, root, &at[i], &path, 0, 1);
+		if (ret == 0) {
+			struct btrfs_file_extent_item *fi = btrfs_path_item_ptr(&path);
+
+			printf("root %llu inode %llu: file extent at %llu disk_num_bytes %llu set to %llu, its data extent's length\n",
+			       f->root, f->ino, at[i].offset, f->bad, f->good);
+			btrfs_set_file_extent_disk_num_bytes(fi, f->good);
+		}
+		btrfs_release_path(&path);
+		if (ret > 0)
+			ret = -ENOENT;
+	}
+	if (ret)
+		error("repair: root %llu inode %llu: no uncompressed file extent of data extent %llu with disk_num_bytes %llu and ram_bytes %llu to mend: %s",
+		      f->root, f->ino, f->bytenr, f->bad, f->good, strerror(-ret));
+	return ret;
+}
+
 static void set_now(struct btrfs_timespec *ts, time_t now)
 {
 	btrfs_set_timespec_sec(ts, (u64)now);

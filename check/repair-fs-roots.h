@@ -44,6 +44,18 @@ struct repair_file_extent_len {
 };
 int repair_set_file_extent_len(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
+/*
+ * The file extent items of (root, ino) that point at data extent bytenr
+ * with disk_num_bytes bad: set to good, the extent item's length.  Only an
+ * uncompressed item whose ram_bytes is good too (a second witness); another
+ * is an error (the repair then writes nothing).
+ */
+struct repair_file_extent_disk_len {
+	u64 root, ino, bytenr;
+	u64 bad, good;
+};
+int repair_set_file_extent_disk_len(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+
 /* A new inode item for an inode whose other items exist. */
 struct repair_new_inode {
 	u64 root, ino;

@@ -56,6 +56,15 @@ for edit in "offset 18446744073709551615:offset" "offset 4097:offset" "ram_bytes
 	echo "ok: file extent ${edit%%:*} set back from the extent tree"
 done
 
+# disk_num_bytes 0 (aligned: the tree-checker passes it): the extents pass
+# finds it against the extent item, and the item takes the extent's length
+# (its uncompressed ram_bytes says the same)
+cp --sparse=always "$T/x.img" "$T/img"
+run_check "$CB" "$T/img" field 5 "$ext" file_extent_item.disk_num_bytes 0 > /dev/null
+found_repaired "$T/img" "file extent item (data ref root 5 inode $ino offset 0) has disk_num_bytes 0, extent item length" \
+	"inode $ino: file extent at 0 disk_num_bytes 0 set to [0-9]*, its data extent's length" "$T/src" "disk_num_bytes 0"
+echo "ok: file extent disk_num_bytes 0 set to its extent's length"
+
 # the inode of that extent: NODATASUM set while its extents have checksums
 # (the kernel sets it on empty files only): the flag cleared; a flags word
 # with unknown bits: set to what its extents tell (checksummed: 0)
