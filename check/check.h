@@ -147,7 +147,7 @@ int check_root_refs(struct check_ctx *ctx);
 /* The fix of a root item field (check/root-refs.c), queued with check_fixable(). */
 struct check_root_item_fix {
 	struct btrfs_key key;
-	enum { CHECK_ROOT_REFS, CHECK_ROOT_DIRID } field;
+	enum { CHECK_ROOT_REFS, CHECK_ROOT_DIRID, CHECK_ROOT_DROP_LEVEL } field;
 	u64 value;
 };
 struct btrfs_trans;

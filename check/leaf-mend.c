@@ -898,7 +898,25 @@ static int mend_root_item(struct mend *m, int slot, u64 objectid, struct btrfs_r
 {
 	u64 gen = btrfs_root_generation(ri), ngen;
 	bool v2 = size >= sizeof(*ri);
+	static const struct btrfs_disk_key no_progress;
 
+	/* a drop level means something only while a deletion is under way (drop_progress set) */
+	if (size >= offsetof(struct btrfs_root_item, generation_v2) &&
+	    btrfs_root_drop_level(ri) >= BTRFS_MAX_LEVEL &&
+	    !memcmp(&ri->drop_progress, &no_progress, sizeof(no_progress))) {
+		say(m, slot, "root drop_level %u with no deletion under way, set to 0", btrfs_root_drop_level(ri));
+		btrfs_set_root_drop_level(ri, 0);
+	}
+	/*
+	 * A last_snapshot beyond the superblock's is unknown; the root's
+	 * generation is the safe value (blocks of older generations count as
+	 * possibly shared, never the other way).
+	 */
+	if (btrfs_root_last_snapshot(ri) > m->limit + 1 && gen && gen <= m->limit) {
+		say(m, slot, "root last_snapshot %llu beyond the superblock's, set to the root's generation %llu",
+		    (unsigned long long)btrfs_root_last_snapshot(ri), (unsigned long long)gen);
+		btrfs_set_root_last_snapshot(ri, gen);
+	}
 	/* 0 is never written: as damaged as one beyond the superblock's */
 	if (gen && gen <= m->limit && (!v2 || btrfs_root_generation_v2(ri) <= m->limit))
 		return mend_root_block(m, slot, objectid, ri, size);

@@ -162,7 +162,8 @@ static const struct check_root *find_root(const struct ext_state *st, u64 id)
 int check_fix_root_item(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
 	const struct check_root_item_fix *f = arg;
-	static const char *const names[] = { [CHECK_ROOT_REFS] = "refs", [CHECK_ROOT_DIRID] = "root_dirid" };
+	static const char *const names[] = { [CHECK_ROOT_REFS] = "refs", [CHECK_ROOT_DIRID] = "root_dirid",
+					     [CHECK_ROOT_DROP_LEVEL] = "drop_level" };
 	struct btrfs_wroot *root, *rt;
 	struct btrfs_path path;
 	int ret = btrfs_trans_get_root(t, f->key.objectid, &root);
@@ -184,9 +185,12 @@ int check_fix_root_item(struct check_ctx *ctx __unused, struct btrfs_trans *t, v
 		if (f->field == CHECK_ROOT_REFS) {
 			btrfs_set_root_refs(&root->item, (u32)f->value);
 			btrfs_set_root_refs(ri, (u32)f->value);
-		} else {
+		} else if (f->field == CHECK_ROOT_DIRID) {
 			btrfs_set_root_dirid(&root->item, f->value);
 			btrfs_set_root_dirid(ri, f->value);
+		} else {
+			btrfs_set_root_drop_level(&root->item, (u8)f->value);
+			btrfs_set_root_drop_level(ri, (u8)f->value);
 		}
 	}
 	btrfs_release_path(&path);

@@ -5,6 +5,7 @@
  * trees every filesystem has are present.
  */
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <linux/blkzoned.h>
@@ -81,9 +82,16 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 			    name, key->objectid, key->offset, ref.level, BTRFS_MAX_LEVEL);
 		return 0;
 	}
-	if (btrfs_root_drop_level(ri) > ref.level)
+	if (btrfs_root_drop_level(ri) > ref.level) {
+		static const struct btrfs_disk_key no_progress;
+		struct check_root_item_fix f = { .key = *key, .field = CHECK_ROOT_DROP_LEVEL };
+
 		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) drop_level %u above the root's level %u",
 			    name, key->objectid, key->offset, btrfs_root_drop_level(ri), ref.level);
+		/* it means something only while a deletion is under way (drop_progress set) */
+		if (!memcmp(&ri->drop_progress, &no_progress, sizeof(no_progress)))
+			check_fixable(ctx, check_fix_root_item, &f, sizeof(f));
+	}
 	/* a tree of files' root block is its own: a snapshot's root is a copy owned by it */
 	tc = (struct tree_check){ .owner = check_is_file_tree(key->objectid) ? key->objectid : 0,
 				  .level = ref.level, .transid = ref.generation };

@@ -5,7 +5,9 @@
 # root block the extent tree cannot name).  After it our check and Debian's are
 # clean and every file reads back unchanged.  A tree block's extent item whose
 # generation is not the block's (both are the allocating transaction's): found,
-# and the rebuilt item takes the block's.
+# and the rebuilt item takes the block's.  A root item's drop_level with no
+# deletion under way is 0; a last_snapshot beyond the superblock's becomes
+# the root's generation.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 need_corrupt_block
@@ -32,3 +34,17 @@ found_repaired "$T/img" "tree block $leaf of tree 5: extent item generation 1, t
 "$BTRFS" inspect-internal dump-tree -t 2 "$T/img" | grep -A1 "key ($leaf METADATA_ITEM\|key ($leaf EXTENT_ITEM" |
 	grep -q "gen 1 " && _fail "extent item generation still 1"
 echo "ok: a tree block's extent item generation set to the block's"
+
+# a root item's drop_level with no deletion under way (drop_progress zero):
+# beyond the levels (the tree-checker's rule) or above the root's level: 0;
+# its last_snapshot beyond the superblock's: the root's generation, the
+# value under which no shared block is taken for unshared
+for edit in "drop_level 200:root drop_level 200 with no deletion under way, set to 0" \
+	    "drop_level 4:root 5: root item drop_level set to 0" \
+	    "last_snapshot 18446744073709551615:root last_snapshot 18446744073709551615 beyond the superblock's, set to the root's generation"; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 1 5,132,0 root_item.${edit%%:*} > /dev/null
+	found_repaired "$T/img" "${edit%% *}" "${edit#*:}" "$T/large" "root item ${edit%%:*}"
+	echo "ok: root item ${edit%%:*} mended"
+done
