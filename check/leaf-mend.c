@@ -1073,6 +1073,23 @@ static void mend_dev_extent(struct mend *m, int slot, const struct btrfs_key *ke
 							     btrfs_dev_extent_chunk_offset(de));
 	u64 len = btrfs_dev_extent_length(de);
 
+	/* no chunk at chunk_offset: the one chunk with a stripe at this place (devid, physical) */
+	if (!c || c->logical != btrfs_dev_extent_chunk_offset(de)) {
+		const struct btrfs_chunk_map *at = NULL;
+		int n = 0;
+
+		for (size_t j = 0; j < m->fs->chunks.nr; j++)
+			for (u16 i = 0; i < m->fs->chunks.chunks[j]->num_stripes; i++)
+				if (m->fs->chunks.chunks[j]->stripes[i].devid == key->objectid &&
+				    m->fs->chunks.chunks[j]->stripes[i].physical == key->offset && !n++)
+					at = m->fs->chunks.chunks[j];
+		if (n == 1) {
+			say(m, slot, "dev extent chunk_offset %llu names no chunk; chunk %llu has its stripe here: set to it",
+			    (unsigned long long)btrfs_dev_extent_chunk_offset(de), (unsigned long long)at->logical);
+			btrfs_set_dev_extent_chunk_offset(de, at->logical);
+			c = at;
+		}
+	}
 	for (u16 i = 0; c && c->logical == btrfs_dev_extent_chunk_offset(de) && i < c->num_stripes; i++) {
 		if (c->stripes[i].devid != key->objectid || c->stripes[i].physical != key->offset ||
 		    len == check_chunk_dev_len(c))
@@ -1653,6 +1670,15 @@ static int mend_items(struct mend *m)
 		case BTRFS_DEV_EXTENT_KEY:
 			if (size == sizeof(struct btrfs_dev_extent))
 				mend_dev_extent(m, i, &key, (void *)p);
+			break;
+		case BTRFS_CHUNK_ITEM_KEY:
+			/* every chunk's sector size is the filesystem's */
+			if (size >= sizeof(struct btrfs_chunk) &&
+			    btrfs_chunk_sector_size((void *)p) != m->fs->geo.sectorsize) {
+				say(m, i, "chunk sector_size %u, set to the filesystem's %u",
+				    btrfs_chunk_sector_size((void *)p), m->fs->geo.sectorsize);
+				btrfs_set_chunk_sector_size((void *)p, m->fs->geo.sectorsize);
+			}
 			break;
 		case BTRFS_DIR_INDEX_KEY:
 			mend_entry_lengths(m, i, &key, p, size);

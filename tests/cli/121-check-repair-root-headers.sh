@@ -7,7 +7,8 @@
 # block older than its pointer may be a lost write (the bytes of an earlier
 # block): it is mended only when its content records a generation newer than
 # its header (an extent tree root of a kernel-made filesystem), never when it
-# records none (a chunk tree root: refused, nothing written).
+# records none (a chunk tree root: refused, nothing written).  A chunk item's
+# sector_size and a dev extent's chunk_offset are set from what they must be.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -22,6 +23,23 @@ for edit in "generation 0" "generation 18446744073709551615" "owner 7" "bytenr +
 	assert_grep "Leaf [0-9]* of tree 3 .* mended, copied to" "$T/repair"
 	echo "ok: chunk root $edit mended"
 done
+
+# a chunk item's sector_size (the tree-checker's rule; the chunk root leaf,
+# mended at open) is the filesystem's; a dev extent's chunk_offset naming no
+# chunk is the one chunk with a stripe at its place
+chunk=$("$CB" "$T/l.img" list | awk '$1 == 3 && $2 ~ /^256,228,/ { print $2; exit }')
+devext=$("$CB" "$T/l.img" list | awk '$1 == 4 && $2 ~ /,204,/ { print $2; exit }')
+[ -n "$chunk" ] && [ -n "$devext" ] || _fail "no chunk item or dev extent"
+cp --sparse=always "$T/l.img" "$T/img"
+run_check "$CB" "$T/img" field 3 "$chunk" chunk.sector_size 12345 > /dev/null
+found_repaired "$T/img" "invalid chunk sectorsize, have 12345" "chunk sector_size 12345, set to the filesystem's 4096" \
+	"$T/large" "chunk sector_size"
+echo "ok: a chunk item's sector_size mended at open"
+cp --sparse=always "$T/l.img" "$T/img"
+run_check "$CB" "$T/img" field 4 "$devext" dev_extent.chunk_offset -1 > /dev/null
+found_repaired "$T/img" "dev extent" "dev extent chunk_offset [0-9]* names no chunk; chunk [0-9]* has its stripe here: set to it" \
+	"$T/large" "dev extent chunk_offset"
+echo "ok: a dev extent's chunk_offset set to the chunk with its stripe there"
 
 # a kernel-made filesystem: its files as Debian's restore reads them before
 src=$(corpus_case default-rich)/dev1.img
