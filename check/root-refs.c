@@ -149,6 +149,68 @@ static void check_dir_entry(struct check_ctx *ctx, const struct rref *r)
 	btrfs_release_path(&path);
 }
 
+/* Does the parent tree's DIR_INDEX (r's dir, r's index) name r's subvolume by r's name? */
+static bool dir_index_names(struct check_ctx *ctx, const struct rref *r)
+{
+	struct btrfs_key key = { r->dirid, BTRFS_DIR_INDEX_KEY, r->seq }, loc;
+	struct btrfs_tree_ref tree;
+	struct btrfs_path path;
+	bool yes = false;
+
+	if (btrfs_find_tree_root(ctx->fs, r->parent, &tree))
+		return false;
+	btrfs_init_path(&path);
+	if (btrfs_search_key(ctx->fs, &tree, &key, BTRFS_SEARCH_EXACT, &path, NULL) == 0 &&
+	    btrfs_leaf_item_size(path.nodes[0], path.slots[0]) >= sizeof(struct btrfs_dir_item) + r->name_len) {
+		const struct btrfs_dir_item *di = btrfs_leaf_item_ptr(path.nodes[0], path.slots[0]);
+
+		btrfs_disk_key_to_cpu(&loc, &di->location);
+		yes = loc.objectid == r->child && loc.type == BTRFS_ROOT_ITEM_KEY &&
+		      btrfs_dir_name_len(di) == r->name_len && !memcmp(di + 1, r->name, r->name_len);
+	}
+	btrfs_release_path(&path);
+	return yes;
+}
+
+/* A ROOT_REF or ROOT_BACKREF item's dir and index, set to its partner's. */
+struct root_ref_link_fix {
+	struct btrfs_key key;
+	u64 dirid, seq;
+};
+
+static int fix_root_ref_link(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct root_ref_link_fix *f = arg;
+	struct btrfs_wroot *rt;
+	struct btrfs_path path;
+	int ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
+
+	if (ret)
+		return ret;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, rt, &f->key, &path, 0, 1);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (!ret && btrfs_path_item_size(&path) < sizeof(struct btrfs_root_ref))
+		ret = -EUCLEAN;
+	if (!ret) {
+		struct btrfs_root_ref *ref = btrfs_path_item_ptr(&path);
+
+		printf("(%llu %s %llu): dir %llu index %llu set to dir %llu index %llu, as its partner and the dir index say\n",
+		       (unsigned long long)f->key.objectid, f->key.type == BTRFS_ROOT_REF_KEY ? "ROOT_REF" : "ROOT_BACKREF",
+		       (unsigned long long)f->key.offset, (unsigned long long)btrfs_root_ref_dirid(ref),
+		       (unsigned long long)btrfs_root_ref_sequence(ref), (unsigned long long)f->dirid,
+		       (unsigned long long)f->seq);
+		btrfs_set_root_ref_dirid(ref, f->dirid);
+		btrfs_set_root_ref_sequence(ref, f->seq);
+	}
+	btrfs_release_path(&path);
+	if (ret)
+		error("repair: (%llu %u %llu): cannot set its dir and index: %s", (unsigned long long)f->key.objectid,
+		      f->key.type, (unsigned long long)f->key.offset, strerror(-ret));
+	return ret;
+}
+
 /* The root item of subvolume id (st->root is in root tree order, its key first), or NULL. */
 static const struct check_root *find_root(const struct ext_state *st, u64 id)
 {
@@ -284,12 +346,31 @@ int check_root_refs(struct check_ctx *ctx)
 				check_error(ctx, "root %llu: root item (%llu ROOT_ITEM %llu) has refs 0 (a deleted subvolume), but root %llu still links it as '%s' in dir %llu index %llu",
 					    r->child, cr->key.objectid, cr->key.offset, r->parent, r->name,
 					    r->dirid, r->seq);
+			const struct rref *linked = r;
+
 			if (n->dirid != r->dirid || n->seq != r->seq || n->name_len != r->name_len ||
-			    memcmp(n->name, r->name, r->name_len))
+			    memcmp(n->name, r->name, r->name_len)) {
+				bool rok = dir_index_names(ctx, r), nok = dir_index_names(ctx, n);
+
 				check_error(ctx, "root %llu: ROOT_REF and ROOT_BACKREF with root %llu differ (dir %llu/%llu index %llu/%llu name '%s'/'%s')",
 					    r->child, r->parent, r->dirid, n->dirid, r->seq, n->seq, r->name, n->name);
+				/* the one the parent's dir index confirms is right; same name: dir and index differ */
+				if (rok != nok && n->name_len == r->name_len && !memcmp(n->name, r->name, r->name_len)) {
+					const struct rref *bad = rok ? n : r;
+					struct root_ref_link_fix f = {
+						.key = bad->back ?
+						       (struct btrfs_key){ bad->child, BTRFS_ROOT_BACKREF_KEY, bad->parent } :
+						       (struct btrfs_key){ bad->parent, BTRFS_ROOT_REF_KEY, bad->child },
+					};
+
+					linked = rok ? r : n;
+					f.dirid = linked->dirid;
+					f.seq = linked->seq;
+					check_fixable(ctx, fix_root_ref_link, &f, sizeof(f));
+				}
+			}
 			r->matched = n->matched = true;
-			check_dir_entry(ctx, r);
+			check_dir_entry(ctx, linked);
 			i++;
 			continue;
 		}

@@ -8,7 +8,9 @@
 # block): it is mended only when its content records a generation newer than
 # its header (an extent tree root of a kernel-made filesystem), never when it
 # records none (a chunk tree root: refused, nothing written).  A chunk item's
-# sector_size and a dev extent's chunk_offset are set from what they must be.
+# sector_size and a dev extent's chunk_offset are set from what they must be;
+# a ROOT_REF/ROOT_BACKREF pair that differs from what the parent's dir index
+# says.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -51,6 +53,18 @@ run_check "$CB" "$T/img" header 2 "$extent_key" generation -1 > /dev/null
 found_repaired "$T/img" "parent transid verify failed, have [0-9]* expect" \
 	"Tree block [0-9]* of tree 2: header generation [0-9]*, set to" "$T/orig" "extent root generation -1"
 echo "ok: an extent tree root one generation older than its root item, its items newer: mended"
+
+# a subvolume's ROOT_REF and ROOT_BACKREF that differ in dir or index: the
+# one the parent's dir index confirms is kept, the other set to it
+for edit in "256,144,5 root_ref.dirid -1:ROOT_BACKREF" "5,156,256 root_ref.sequence +1:ROOT_REF"; do
+	cp --sparse=always "$src" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 1 ${edit%%:*} > /dev/null
+	found_repaired "$T/img" "root 256: ROOT_REF and ROOT_BACKREF with root 5 differ" \
+		"${edit##*:} [0-9]*): dir [0-9]* index [0-9]* set to dir 256 index [0-9]*, as its partner and the dir index say" \
+		"$T/orig" "root ref ${edit%%:*}"
+	echo "ok: ${edit##*:} mended (${edit%%:*})"
+done
 
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" header 3 1,216,1 generation -1 > /dev/null
