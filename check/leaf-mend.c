@@ -1112,6 +1112,29 @@ static void mend_dev_extent(struct mend *m, int slot, const struct btrfs_key *ke
 	}
 }
 
+/*
+ * A chunk item's fields its own layout tells: the stripe count from the
+ * item's size (the stripes follow the fixed part); the sector size is the
+ * filesystem's.
+ */
+static void mend_chunk(struct mend *m, int slot, struct btrfs_chunk *c, u32 size)
+{
+	u32 stripes = (size - (u32)sizeof(*c)) / (u32)sizeof(struct btrfs_stripe);
+
+	if (btrfs_chunk_item_size(btrfs_chunk_num_stripes(c)) != size && stripes &&
+	    btrfs_chunk_item_size((int)stripes) == size) {
+		say(m, slot, "chunk num_stripes %u, the item holds %u stripes: set to it",
+		    btrfs_chunk_num_stripes(c), stripes);
+		btrfs_set_chunk_num_stripes(c, (u16)stripes);
+	}
+	/* every chunk's sector size is the filesystem's */
+	if (btrfs_chunk_sector_size(c) != m->fs->geo.sectorsize) {
+		say(m, slot, "chunk sector_size %u, set to the filesystem's %u", btrfs_chunk_sector_size(c),
+		    m->fs->geo.sectorsize);
+		btrfs_set_chunk_sector_size(c, m->fs->geo.sectorsize);
+	}
+}
+
 /* Does an INODE_REF (ino, INODE_REF, dir) in leaf eb hold name? */
 static bool leaf_ref_has_name(const struct extent_buffer *eb, int slot, const char *name,
 			      u32 len)
@@ -1672,13 +1695,8 @@ static int mend_items(struct mend *m)
 				mend_dev_extent(m, i, &key, (void *)p);
 			break;
 		case BTRFS_CHUNK_ITEM_KEY:
-			/* every chunk's sector size is the filesystem's */
-			if (size >= sizeof(struct btrfs_chunk) &&
-			    btrfs_chunk_sector_size((void *)p) != m->fs->geo.sectorsize) {
-				say(m, i, "chunk sector_size %u, set to the filesystem's %u",
-				    btrfs_chunk_sector_size((void *)p), m->fs->geo.sectorsize);
-				btrfs_set_chunk_sector_size((void *)p, m->fs->geo.sectorsize);
-			}
+			if (size >= sizeof(struct btrfs_chunk))
+				mend_chunk(m, i, (void *)p, size);
 			break;
 		case BTRFS_DIR_INDEX_KEY:
 			mend_entry_lengths(m, i, &key, p, size);

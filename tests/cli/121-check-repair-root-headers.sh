@@ -27,7 +27,7 @@ for edit in "generation 0" "generation 18446744073709551615" "owner 7" "bytenr +
 done
 
 # a chunk item's sector_size (the tree-checker's rule; the chunk root leaf,
-# mended at open) is the filesystem's; a dev extent's chunk_offset naming no
+# mended at open) is the filesystem's, its num_stripes what its size holds; a dev extent's chunk_offset naming no
 # chunk is the one chunk with a stripe at its place
 chunk=$("$CB" "$T/l.img" list | awk '$1 == 3 && $2 ~ /^256,228,/ { print $2; exit }')
 devext=$("$CB" "$T/l.img" list | awk '$1 == 4 && $2 ~ /,204,/ { print $2; exit }')
@@ -37,6 +37,11 @@ run_check "$CB" "$T/img" field 3 "$chunk" chunk.sector_size 12345 > /dev/null
 found_repaired "$T/img" "invalid chunk sectorsize, have 12345" "chunk sector_size 12345, set to the filesystem's 4096" \
 	"$T/large" "chunk sector_size"
 echo "ok: a chunk item's sector_size mended at open"
+cp --sparse=always "$T/l.img" "$T/img"
+run_check "$CB" "$T/img" field 3 "$chunk" chunk.num_stripes +1 > /dev/null
+found_repaired "$T/img" "invalid chunk item size" "chunk num_stripes [0-9]*, the item holds [0-9]* stripes: set to it" \
+	"$T/large" "chunk num_stripes"
+echo "ok: a chunk item's num_stripes set from its size, at open"
 cp --sparse=always "$T/l.img" "$T/img"
 run_check "$CB" "$T/img" field 4 "$devext" dev_extent.chunk_offset -1 > /dev/null
 found_repaired "$T/img" "dev extent" "dev extent chunk_offset [0-9]* names no chunk; chunk [0-9]* has its stripe here: set to it" \
