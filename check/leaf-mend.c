@@ -551,32 +551,6 @@ static void mend_inode(struct mend *m, int slot, u64 ino, struct btrfs_inode_ite
 }
 
 /*
- * An item of a regular extent's size whose fields after the type, read as
- * a regular extent's, name a data extent the extent tree has, exactly (its
- * start and length): the item is a regular extent whose type was damaged.
- */
-static bool names_data_extent(struct mend *m, const struct btrfs_file_extent_item *fi)
-{
-	struct btrfs_key want = { .objectid = btrfs_file_extent_disk_bytenr(fi),
-				  .type = BTRFS_EXTENT_ITEM_KEY,
-				  .offset = btrfs_file_extent_disk_num_bytes(fi) };
-	struct btrfs_tree_ref extent_tree;
-	struct btrfs_path path;
-	bool found = false;
-
-	if (!want.objectid || want.objectid % m->fs->geo.sectorsize || !want.offset ||
-	    btrfs_find_tree_root(m->fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_tree) < 0)
-		return false;
-	btrfs_init_path(&path);
-	if (btrfs_search_key(m->fs, &extent_tree, &want, BTRFS_SEARCH_EXACT, &path, NULL) == 0 &&
-	    btrfs_leaf_item_size(path.nodes[0], path.slots[0]) >= sizeof(struct btrfs_extent_item))
-		found = btrfs_extent_flags(btrfs_leaf_item_ptr(path.nodes[0], path.slots[0])) &
-			BTRFS_EXTENT_FLAG_DATA;
-	btrfs_release_path(&path);
-	return found;
-}
-
-/*
  * The data extent the extent tree has at bytenr: its length in *len, and in
  * offs[] the offsets of its data references of (root, ino) (file offset
  * minus extent offset; inline and keyed), at most max of them, *nr of them
@@ -640,6 +614,20 @@ static bool data_extent_refs(struct mend *m, u64 bytenr, u64 ino, u64 *len, u64 
 	}
 	btrfs_release_path(&path);
 	return found;
+}
+
+/*
+ * An item of a regular extent's size whose fields after the type, read as
+ * a regular extent's, name a data extent the extent tree has, exactly (its
+ * start and length): the item is a regular extent whose type was damaged.
+ */
+static bool names_data_extent(struct mend *m, const struct btrfs_file_extent_item *fi)
+{
+	u64 bytenr = btrfs_file_extent_disk_bytenr(fi), len;
+	u32 nr;
+
+	return bytenr && data_extent_refs(m, bytenr, 0, &len, NULL, 0, &nr) &&
+	       len == btrfs_file_extent_disk_num_bytes(fi);
 }
 
 /*

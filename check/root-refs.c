@@ -178,21 +178,33 @@ struct root_ref_link_fix {
 	u64 dirid, seq;
 };
 
+/*
+ * The root tree's item at key, at least min bytes, ready to be changed (path
+ * from a CoW search): 0, -ENOENT, -EUCLEAN (too small), or another error.
+ */
+static int root_tree_item(struct btrfs_trans *t, const struct btrfs_key *key, u32 min,
+			  struct btrfs_path *path)
+{
+	struct btrfs_wroot *rt;
+	int ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
+
+	btrfs_init_path(path);
+	if (ret)
+		return ret;
+	ret = btrfs_search_slot(t, rt, key, path, 0, 1);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (!ret && btrfs_path_item_size(path) < min)
+		ret = -EUCLEAN;
+	return ret;
+}
+
 static int fix_root_ref_link(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
 	const struct root_ref_link_fix *f = arg;
-	struct btrfs_wroot *rt;
 	struct btrfs_path path;
-	int ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
+	int ret = root_tree_item(t, &f->key, sizeof(struct btrfs_root_ref), &path);
 
-	if (ret)
-		return ret;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(t, rt, &f->key, &path, 0, 1);
-	if (ret > 0)
-		ret = -ENOENT;
-	if (!ret && btrfs_path_item_size(&path) < sizeof(struct btrfs_root_ref))
-		ret = -EUCLEAN;
 	if (!ret) {
 		struct btrfs_root_ref *ref = btrfs_path_item_ptr(&path);
 
@@ -226,21 +238,14 @@ int check_fix_root_item(struct check_ctx *ctx __unused, struct btrfs_trans *t, v
 	const struct check_root_item_fix *f = arg;
 	static const char *const names[] = { [CHECK_ROOT_REFS] = "refs", [CHECK_ROOT_DIRID] = "root_dirid",
 					     [CHECK_ROOT_DROP_LEVEL] = "drop_level" };
-	struct btrfs_wroot *root, *rt;
+	struct btrfs_wroot *root;
 	struct btrfs_path path;
 	int ret = btrfs_trans_get_root(t, f->key.objectid, &root);
 
-	if (!ret)
-		ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
 	if (ret)
 		return ret;
 	/* the commit rewrites the item from the copy when the tree changes too */
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(t, rt, &f->key, &path, 0, 1);
-	if (ret > 0)
-		ret = -ENOENT;
-	if (!ret && btrfs_path_item_size(&path) < offsetof(struct btrfs_root_item, generation_v2))
-		ret = -EUCLEAN;
+	ret = root_tree_item(t, &f->key, offsetof(struct btrfs_root_item, generation_v2), &path);
 	if (!ret) {
 		struct btrfs_root_item *ri = btrfs_path_item_ptr(&path);
 
