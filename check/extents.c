@@ -1356,7 +1356,7 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	int s;
 
 	for (i = 0; i < st->dev_nr; i++)
-		st->dev[i].sum = st->dev[i].orphan = st->dev[i].missing = 0;
+		st->dev[i].sum = st->dev[i].orphan = st->dev[i].missing = st->dev[i].end = 0;
 	for (i = 0; i < st->dext_nr; i++) {
 		struct check_devext *d = &st->dext[i];
 		const struct btrfs_chunk_map *ch = btrfs_chunk_lookup(map, d->chunk_offset);
@@ -1372,6 +1372,7 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 				    d->devid, d->physical, d->len, d->devid);
 		} else {
 			dev->sum += d->len;
+			dev->end = max_t(u64, dev->end, d->physical + d->len);
 			if (d->physical + d->len > dev->total_bytes)
 				check_error(ctx, "dev extent devid %llu physical offset %llu len %llu is beyond device boundary %llu",
 					    d->devid, d->physical, d->len, dev->total_bytes);
@@ -1411,6 +1412,7 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	for (i = 0; i < st->dev_nr; i++) {
 		struct check_dev *d = &st->dev[i];
 
+		check_device_size(ctx, st, d);
 		total += d->total_bytes;
 		if (d->bytes_used != d->sum) {
 			check_error(ctx, "device item devid %llu: bytes_used %llu, dev extents sum to %llu",

@@ -73,6 +73,7 @@ struct check_dev {
 	u64 sum;         /* dev extents on it */
 	u64 orphan;      /* of those, without their chunk */
 	u64 missing;     /* --repair: bytes of dev extents to insert or lengthen (mod 2^64) */
+	u64 end;         /* where its last dev extent ends */
 };
 
 /*
@@ -209,6 +210,14 @@ void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st,
 				    const struct btrfs_chunk_map *ch, int s);
 /* Each device's superblock copy of its device item against the chunk tree's (warnings). */
 void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st);
+/*
+ * A device item's total_bytes beyond the device: an error; --repair sets it
+ * (and d->total_bytes, which the superblock's total then counts) to what
+ * the device's superblock copy says, else to the device's size.
+ */
+void check_device_size(struct check_ctx *ctx, const struct ext_state *st, struct check_dev *d);
+/* --repair: device devid's item gets total_bytes total. */
+void check_queue_dev_total(struct check_ctx *ctx, u64 devid, u64 total);
 /* Is [start, end) all data extents once the queued rebuilds are applied? */
 bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end);
 /*

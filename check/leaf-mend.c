@@ -1101,6 +1101,35 @@ static void mend_dev_extent(struct mend *m, int slot, const struct btrfs_key *ke
 }
 
 /*
+ * A device item's bytes_used beyond its total_bytes: the superblock's copy
+ * of the same device (same devid and uuid, same size) tells what it was
+ * at the last commit; the extents pass then checks it against the dev
+ * extents' sum and fixes what remains.  A total_bytes cut below the copy's,
+ * with bytes_used within the copy's, is the copy's.
+ */
+static void mend_dev_item(struct mend *m, int slot, struct btrfs_dev_item *di)
+{
+	const struct btrfs_dev_item *copy = &btrfs_fs_super(m->fs)->dev_item;
+	u64 used = btrfs_device_bytes_used(di), total = btrfs_device_total_bytes(di);
+
+	if (used <= total || btrfs_device_id(copy) != btrfs_device_id(di) ||
+	    memcmp(copy->uuid, di->uuid, BTRFS_UUID_SIZE) ||
+	    btrfs_device_bytes_used(copy) > btrfs_device_total_bytes(copy))
+		return;
+	if (btrfs_device_total_bytes(copy) == total) {
+		say(m, slot, "device bytes_used %llu beyond total_bytes %llu: set to the superblock's copy, %llu",
+		    (unsigned long long)used, (unsigned long long)total,
+		    (unsigned long long)btrfs_device_bytes_used(copy));
+		btrfs_set_device_bytes_used(di, btrfs_device_bytes_used(copy));
+	} else if (btrfs_device_total_bytes(copy) > total && used <= btrfs_device_total_bytes(copy)) {
+		say(m, slot, "device total_bytes %llu below bytes_used %llu: set to the superblock's copy, %llu",
+		    (unsigned long long)total, (unsigned long long)used,
+		    (unsigned long long)btrfs_device_total_bytes(copy));
+		btrfs_set_device_total_bytes(di, btrfs_device_total_bytes(copy));
+	}
+}
+
+/*
  * A chunk item's fields its own layout tells: the stripe count from the
  * item's size (the stripes follow the fixed part); the sector size is the
  * filesystem's.
@@ -1681,6 +1710,10 @@ static int mend_items(struct mend *m)
 		case BTRFS_DEV_EXTENT_KEY:
 			if (size == sizeof(struct btrfs_dev_extent))
 				mend_dev_extent(m, i, &key, (void *)p);
+			break;
+		case BTRFS_DEV_ITEM_KEY:
+			if (size == sizeof(struct btrfs_dev_item))
+				mend_dev_item(m, i, (void *)p);
 			break;
 		case BTRFS_CHUNK_ITEM_KEY:
 			if (size >= sizeof(struct btrfs_chunk))

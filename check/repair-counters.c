@@ -352,15 +352,18 @@ void check_queue_dev_extent_length(struct check_ctx *ctx, struct check_dev *dev,
 		dev->missing += len - d->len;
 }
 
-struct dev_used_fix {
+/* A device item's bytes_used (the sum of its dev extents) or total_bytes (beyond the device). */
+struct dev_size_fix {
 	u64 devid;
-	u64 used;
+	u64 value;
+	bool total;
 };
 
 /* Queued after the orphan dev extents' fixes: it has the last word. */
-static int fix_dev_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+static int fix_dev_size(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
-	const struct dev_used_fix *f = arg;
+	const struct dev_size_fix *f = arg;
+	struct btrfs_dev_item *di;
 	struct btrfs_path path;
 	int ret;
 
@@ -368,19 +371,33 @@ static int fix_dev_used(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 	ret = dev_item_path(t, f->devid, &path);
 	if (ret < 0)
 		return ret;
-	printf("Device %llu: bytes_used %llu reset to %llu, the sum of its dev extents\n", f->devid,
-	       btrfs_device_bytes_used(btrfs_path_item_ptr(&path)), f->used);
-	btrfs_set_device_bytes_used(btrfs_path_item_ptr(&path), f->used);
+	di = btrfs_path_item_ptr(&path);
+	if (f->total) {
+		printf("Device %llu: total_bytes %llu beyond the device, reset to %llu\n", f->devid,
+		       btrfs_device_total_bytes(di), f->value);
+		btrfs_set_device_total_bytes(di, f->value);
+	} else {
+		printf("Device %llu: bytes_used %llu reset to %llu, the sum of its dev extents\n", f->devid,
+		       btrfs_device_bytes_used(di), f->value);
+		btrfs_set_device_bytes_used(di, f->value);
+	}
 	btrfs_release_path(&path);
 	return 0;
 }
 
 void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d)
 {
-	struct dev_used_fix f = { d->devid, d->sum - d->orphan + d->missing };
+	struct dev_size_fix f = { d->devid, d->sum - d->orphan + d->missing, false };
 
 	if (check_repairing(ctx))
-		check_fixable(ctx, fix_dev_used, &f, sizeof(f));
+		check_fixable(ctx, fix_dev_size, &f, sizeof(f));
+}
+
+void check_queue_dev_total(struct check_ctx *ctx, u64 devid, u64 total)
+{
+	struct dev_size_fix f = { devid, total, true };
+
+	check_fixable(ctx, fix_dev_size, &f, sizeof(f));
 }
 
 /* A chunk stripe's dev extent put back; the device item's bytes_used follows. */

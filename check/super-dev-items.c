@@ -56,14 +56,6 @@ void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st)
 		if (!dev || (dev->fd >= 0 && memcmp(dev->fsid, btrfs_super_metadata_fsid(btrfs_fs_super(ctx->fs)),
 						   BTRFS_FSID_SIZE)))
 			continue;
-		/*
-		 * the kernel refuses to mount a device smaller than its item says
-		 * (an unaligned tail is a warning: --repair rounds it down)
-		 */
-		v = dev->fd >= 0 ? btrfs_device_fd_size(dev->fd) : 0;
-		if (v && round_down(d->total_bytes, (u64)st->sectorsize) > v)
-			check_error(ctx, "chunk tree: device item devid %llu: total_bytes %llu is beyond the size of %s, %llu",
-				    d->devid, d->total_bytes, dev->path ? dev->path : "the device", v);
 		if (device_super(ctx, dev, sb) < 0)
 			continue;
 		v = btrfs_device_total_bytes(&sb->dev_item);
@@ -82,4 +74,36 @@ void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st)
 			ctx->repair_super_dev_items = true;
 	}
 	free(sb);
+}
+
+void check_device_size(struct check_ctx *ctx, const struct ext_state *st, struct check_dev *d)
+{
+	const struct btrfs_device *dev = btrfs_find_device(&ctx->fs->devices, d->devid, NULL);
+	struct btrfs_super_block *sb;
+	u64 size, fix;
+
+	/*
+	 * the kernel refuses to mount a device smaller than its item says
+	 * (an unaligned tail is a warning: --repair rounds it down)
+	 */
+	size = dev && dev->fd >= 0 ? btrfs_device_fd_size(dev->fd) : 0;
+	if (!size || round_down(d->total_bytes, (u64)st->sectorsize) <= size)
+		return;
+	check_error(ctx, "chunk tree: device item devid %llu: total_bytes %llu is beyond the size of %s, %llu",
+		    d->devid, d->total_bytes, dev->path ? dev->path : "the device", size);
+	if (!check_repairing(ctx))
+		return;
+	/* the size the device's superblock copy says, when it fits; else the device's */
+	fix = round_down(size, (u64)st->sectorsize);
+	sb = malloc(sizeof(*sb));
+	if (sb && device_super(ctx, dev, sb) == 0 && btrfs_device_total_bytes(&sb->dev_item) <= size &&
+	    btrfs_device_total_bytes(&sb->dev_item) >= d->end &&
+	    IS_ALIGNED(btrfs_device_total_bytes(&sb->dev_item), (u64)st->sectorsize))
+		fix = btrfs_device_total_bytes(&sb->dev_item);
+	free(sb);
+	/* the dev extents must stay on the device */
+	if (fix < d->end)
+		return;
+	check_queue_dev_total(ctx, d->devid, fix);
+	d->total_bytes = fix;
 }

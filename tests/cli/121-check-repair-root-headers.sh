@@ -8,7 +8,8 @@
 # block): it is mended only when its content records a generation newer than
 # its header (an extent tree root of a kernel-made filesystem), never when it
 # records none (a chunk tree root: refused, nothing written).  A chunk item's
-# sector_size and a dev extent's chunk_offset are set from what they must be;
+# sector_size and a dev extent's chunk_offset are set from what they must be,
+# a device item's bytes_used and total_bytes from the superblock's copy;
 # a ROOT_REF/ROOT_BACKREF pair that differs from what the parent's dir index
 # says.
 . "$TOP/tests/lib/common.sh"
@@ -47,6 +48,18 @@ run_check "$CB" "$T/img" field 4 "$devext" dev_extent.chunk_offset -1 > /dev/nul
 found_repaired "$T/img" "dev extent" "dev extent chunk_offset [0-9]* names no chunk; chunk [0-9]* has its stripe here: set to it" \
 	"$T/large" "dev extent chunk_offset"
 echo "ok: a dev extent's chunk_offset set to the chunk with its stripe there"
+# a device item's bytes_used beyond its size is the superblock copy's (the
+# chunk root leaf, mended at open); a size beyond the device is the copy's too
+cp --sparse=always "$T/l.img" "$T/img"
+run_check "$CB" "$T/img" field 3 1,216,1 dev_item.bytes_used 129097298871670373 > /dev/null
+found_repaired "$T/img" "invalid bytes_used, have 129097298871670373" \
+	"device bytes_used 129097298871670373 beyond total_bytes [0-9]*: set to the superblock's copy" "$T/large" "dev item bytes_used"
+echo "ok: a device item's bytes_used beyond its size mended at open"
+cp --sparse=always "$T/l.img" "$T/img"
+run_check "$CB" "$T/img" field 3 1,216,1 dev_item.total_bytes 18446744073709551615 > /dev/null
+found_repaired "$T/img" "total_bytes 18446744073709551615 is beyond the size of" \
+	"Device 1: total_bytes 18446744073709551615 beyond the device, reset to $(stat -c %s "$T/l.img")" "$T/large" "dev item total_bytes"
+echo "ok: a device item's total_bytes beyond the device set to the superblock copy's"
 
 # a kernel-made filesystem: its files as Debian's restore reads them before
 src=$(corpus_case default-rich)/dev1.img
