@@ -620,14 +620,15 @@ static void finish_inode(struct fs_root_tree *t)
 		g = c->nbytes != c->found_nbytes ?
 		    len_fix(c, (s64)(c->nbytes - c->found_nbytes), t->sectorsize) : NULL;
 		if (g) {
-			struct repair_file_extent_len f = { .root = t->root, .ino = ino, .offset = g->start,
-							    .num_bytes = g->len + (c->nbytes - c->found_nbytes) };
+			struct repair_file_extent f = { .root = t->root, .ino = ino, .offset = g->start,
+							.field = REPAIR_FILE_EXTENT_NUM_BYTES,
+							.value = g->len + (c->nbytes - c->found_nbytes) };
 
 			INODE_ERR(t, ino, "nbytes %llu, its file extents account %llu: the file extent at %llu %s %llu bytes %s where the next extent or the rounded size starts (file extent num_bytes wrong)",
 				  c->nbytes, c->found_nbytes, g->start, g->gap > 0 ? "ends" : "reaches",
 				  (unsigned long long)(g->gap > 0 ? g->gap : -g->gap),
 				  g->gap > 0 ? "before" : "past");
-			check_fixable(t->ctx, repair_set_file_extent_len, &f, sizeof(f));
+			check_fixable(t->ctx, repair_set_file_extent_field, &f, sizeof(f));
 		} else if (c->nbytes != c->found_nbytes) {
 			INODE_ERR(t, ino, "nbytes %llu, its file extents account %llu (nbytes wrong)",
 				  c->nbytes, c->found_nbytes);
@@ -862,9 +863,18 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 	comp = btrfs_file_extent_compression(fi);
 	c->have_extent = true;
 	if (comp > BTRFS_COMPRESS_ZSTD || btrfs_file_extent_encryption(fi) ||
-	    btrfs_file_extent_other_encoding(fi))
+	    btrfs_file_extent_other_encoding(fi)) {
 		INODE_ERR(t, ino, "file extent at %llu: compression %u encryption %u other_encoding %u",
 			  start, comp, btrfs_file_extent_encryption(fi), btrfs_file_extent_other_encoding(fi));
+		/* no kernel writes another encoding: the field is 0 (the others, in the leaf mend) */
+		if (comp <= BTRFS_COMPRESS_ZSTD && !btrfs_file_extent_encryption(fi) &&
+		    size == sizeof(*fi)) {
+			struct repair_file_extent f = { .root = t->root, .ino = ino, .offset = start,
+							.field = REPAIR_FILE_EXTENT_OTHER_ENCODING, .value = 0 };
+
+			check_fixable(t->ctx, repair_set_file_extent_field, &f, sizeof(f));
+		}
+	}
 	/* made by a committed transaction (Debian: "invalid generation for extent") */
 	if (btrfs_file_extent_generation(fi) > btrfs_super_generation(btrfs_fs_super(t->ctx->fs)) + 1)
 		INODE_ERR(t, ino, "file extent at %llu: generation %llu beyond the superblock's %llu + 1",
@@ -909,10 +919,21 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 		if (disk)
 			check_odd_csums(t, fi, start, len);
 		if (disk) {
-			if (btrfs_file_extent_offset(fi) + len > btrfs_file_extent_ram_bytes(fi))
+			if (btrfs_file_extent_offset(fi) + len > btrfs_file_extent_ram_bytes(fi)) {
+				u64 stored = btrfs_file_extent_disk_num_bytes(fi);
+
 				INODE_ERR(t, ino, "file extent at %llu: offset %llu + num_bytes %llu beyond ram_bytes %llu",
 					  start, btrfs_file_extent_offset(fi), len,
 					  btrfs_file_extent_ram_bytes(fi));
+				/* uncompressed data is as long as it is stored */
+				if (!comp && btrfs_file_extent_offset(fi) + len <= stored) {
+					struct repair_file_extent f = {
+						.root = t->root, .ino = ino, .offset = start,
+						.field = REPAIR_FILE_EXTENT_RAM_BYTES, .value = stored };
+
+					check_fixable(t->ctx, repair_set_file_extent_field, &f, sizeof(f));
+				}
+			}
 			c->found_nbytes += len;
 		}
 	} else {

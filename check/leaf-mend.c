@@ -18,9 +18,11 @@
 #include "check/check.h"
 #include "check/dir-entry-lengths.h"
 #include "check/extents.h"
+#include "check/file-extent-codes.h"
 #include "check/leaf-mend.h"
 #include "check/repair-root-items.h"
 #include "lib/format/accessors.h"
+#include "lib/format/compress.h"
 #include "lib/read/disk-io.h"
 #include "lib/read/tree-checker.h"
 
@@ -677,6 +679,168 @@ static void mend_extent_fields(struct mend *m, int slot, struct btrfs_file_exten
 	btrfs_set_file_extent_offset(fi, off);
 }
 
+/* Does inode ino of this tree checksum its data (no NODATASUM)?  false when not known. */
+static bool inode_has_datasum(struct mend *m, u64 ino)
+{
+	struct btrfs_key want = { ino, BTRFS_INODE_ITEM_KEY, 0 }, k;
+	const struct extent_buffer *eb;
+	struct btrfs_path path;
+	bool sums = false;
+	int slot;
+
+	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot)) {
+		btrfs_item_key_to_cpu(eb, &k, slot);
+		sums = k.objectid == ino && k.type == BTRFS_INODE_ITEM_KEY &&
+		       btrfs_leaf_item_size(eb, slot) == sizeof(struct btrfs_inode_item) &&
+		       !(btrfs_inode_flags((const struct btrfs_inode_item *)btrfs_leaf_item_ptr(eb, slot)) &
+			 BTRFS_INODE_NODATASUM);
+	}
+	btrfs_release_path(&path);
+	return sums;
+}
+
+/*
+ * The type a file extent's item tells, for a type the tree-checker rejects
+ * (unknown, or regular/preallocated in an item of another size): only those
+ * two fill the whole struct, so another size is inline.  At that size, an
+ * item naming a data extent the extent tree has is regular when the data has
+ * checksums, preallocated when not in a file that checksums its data; one
+ * naming no data, with nothing after disk_bytenr but num_bytes, is a hole (regular);
+ * an uncompressed inline extent of that size holds 32 bytes.  -1: not told.
+ */
+static int file_extent_type_told(struct mend *m, int slot, const struct btrfs_file_extent_item *fi,
+				 u32 size)
+{
+	struct btrfs_key key;
+
+	if (size != sizeof(*fi))
+		return BTRFS_FILE_EXTENT_INLINE;
+	if (names_data_extent(m, fi)) {
+		btrfs_item_key_to_cpu(m->eb, &key, slot);
+		if (has_csum(m, btrfs_file_extent_disk_bytenr(fi)))
+			return BTRFS_FILE_EXTENT_REG;
+		return inode_has_datasum(m, key.objectid) ? BTRFS_FILE_EXTENT_PREALLOC : -1;
+	}
+	if (!btrfs_file_extent_disk_bytenr(fi) && !btrfs_file_extent_disk_num_bytes(fi) &&
+	    !btrfs_file_extent_offset(fi) && btrfs_file_extent_num_bytes(fi) &&
+	    IS_ALIGNED(btrfs_file_extent_num_bytes(fi), m->fs->geo.sectorsize))
+		return BTRFS_FILE_EXTENT_REG;
+	if (!btrfs_file_extent_compression(fi) &&
+	    btrfs_file_extent_ram_bytes(fi) == btrfs_file_extent_inline_item_len(size))
+		return BTRFS_FILE_EXTENT_INLINE;
+	return -1;
+}
+
+/*
+ * A file extent's codes: encryption and other_encoding, which no kernel
+ * writes, are 0; a type or compression the tree-checker rejects is the one
+ * the item and its data tell (file_extent_type_told(),
+ * file_extent_compression_told()), else left for the tree-checker to refuse.
+ */
+static void mend_file_extent_codes(struct mend *m, int slot, struct btrfs_file_extent_item *fi,
+				   u32 size)
+{
+	u8 type = btrfs_file_extent_type(fi);
+
+	if (btrfs_file_extent_encryption(fi)) {
+		say(m, slot, "file extent encryption %u, no kernel writes one: set to 0",
+		    btrfs_file_extent_encryption(fi));
+		btrfs_set_file_extent_encryption(fi, 0);
+	}
+	if (btrfs_file_extent_other_encoding(fi)) {
+		say(m, slot, "file extent other_encoding %u, no kernel writes one: set to 0",
+		    btrfs_file_extent_other_encoding(fi));
+		btrfs_set_file_extent_other_encoding(fi, 0);
+	}
+	if (type >= BTRFS_NR_FILE_EXTENT_TYPES || (type != BTRFS_FILE_EXTENT_INLINE && size != sizeof(*fi))) {
+		int told = file_extent_type_told(m, slot, fi, size);
+
+		if (told < 0)
+			return;
+		say(m, slot, "file extent type %u, the item%s tells %s: set to %d", type,
+		    told == BTRFS_FILE_EXTENT_INLINE ? "'s size" : " and its data",
+		    told == BTRFS_FILE_EXTENT_INLINE ? "inline" :
+		    told == BTRFS_FILE_EXTENT_REG ? "regular" : "preallocated", told);
+		btrfs_set_file_extent_type(fi, (u8)told);
+		type = (u8)told;
+	}
+	if (btrfs_file_extent_compression(fi) >= BTRFS_NR_COMPRESS_TYPES &&
+	    (type == BTRFS_FILE_EXTENT_INLINE || names_data_extent(m, fi))) {
+		int told = file_extent_compression_told(m->fs, fi, size);
+
+		if (told < 0)
+			return;
+		say(m, slot, "file extent compression %u, its data is %s: set to %d",
+		    btrfs_file_extent_compression(fi), told ? btrfs_compress_name(told) : "uncompressed", told);
+		btrfs_set_file_extent_compression(fi, (u8)told);
+	}
+}
+
+/*
+ * Where the file extent at key ends, by the file's layout: the next file
+ * extent's offset, else the inode's size rounded up to the sector.  0 when
+ * neither can be read.
+ */
+static u64 file_extent_end_told(struct mend *m, const struct btrfs_key *key)
+{
+	struct btrfs_key want = { key->objectid, BTRFS_EXTENT_DATA_KEY, key->offset + 1 }, k;
+	const struct extent_buffer *eb;
+	struct btrfs_path path;
+	u64 end = 0;
+	int slot;
+
+	if (key->offset == (u64)-1)
+		return 0;
+	if (find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
+		btrfs_item_key_to_cpu(eb, &k, slot);
+		if (k.objectid == key->objectid && k.type == BTRFS_EXTENT_DATA_KEY)
+			end = k.offset;
+	}
+	btrfs_release_path(&path);
+	if (end)
+		return end;
+	want = (struct btrfs_key){ key->objectid, BTRFS_INODE_ITEM_KEY, 0 };
+	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
+	    btrfs_leaf_item_size(eb, slot) == sizeof(struct btrfs_inode_item))
+		end = round_up(btrfs_inode_size((const struct btrfs_inode_item *)btrfs_leaf_item_ptr(eb, slot)),
+			       (u64)m->fs->geo.sectorsize);
+	btrfs_release_path(&path);
+	return end;
+}
+
+/*
+ * An unaligned num_bytes of a regular or preallocated extent: the extent
+ * reaches where the file's layout says the next one starts.  An extent of
+ * data cannot reach past its data (ram_bytes less offset): with NO_HOLES it
+ * then ends there (a hole follows), without NO_HOLES nothing is told.
+ */
+static void mend_num_bytes(struct mend *m, int slot, struct btrfs_file_extent_item *fi)
+{
+	u64 num = btrfs_file_extent_num_bytes(fi), avail, end, want;
+	struct btrfs_key key;
+
+	if (IS_ALIGNED(num, m->fs->geo.sectorsize))
+		return;
+	btrfs_item_key_to_cpu(m->eb, &key, slot);
+	end = file_extent_end_told(m, &key);
+	if (end <= key.offset)
+		return;
+	want = end - key.offset;
+	if (btrfs_file_extent_disk_bytenr(fi)) {
+		if (btrfs_file_extent_offset(fi) >= btrfs_file_extent_ram_bytes(fi))
+			return;
+		avail = btrfs_file_extent_ram_bytes(fi) - btrfs_file_extent_offset(fi);
+		if (want > avail && !(m->fs->geo.incompat_flags & BTRFS_FEATURE_INCOMPAT_NO_HOLES))
+			return;
+		want = min_t(u64, want, avail);
+	}
+	if (!IS_ALIGNED(want, m->fs->geo.sectorsize))
+		return;
+	say(m, slot, "file extent num_bytes %llu, the file's layout tells %llu (the next extent or the size): set to it",
+	    (unsigned long long)num, (unsigned long long)want);
+	btrfs_set_file_extent_num_bytes(fi, want);
+}
+
 /*
  * A file extent the tree-checker rejects where the right value is known:
  * an uncompressed inline extent's ram_bytes is its data size, unless the
@@ -689,9 +853,11 @@ static void mend_extent_fields(struct mend *m, int slot, struct btrfs_file_exten
  */
 static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_item *fi, u32 size)
 {
-	u8 type = btrfs_file_extent_type(fi);
+	u8 type;
 	u64 bytenr;
 
+	mend_file_extent_codes(m, slot, fi, size);
+	type = btrfs_file_extent_type(fi);
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
 		u64 want = btrfs_file_extent_inline_item_len(size);
 
@@ -724,6 +890,8 @@ static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_
 	} else if (bytenr) {
 		mend_extent_fields(m, slot, fi);
 	}
+	if (!m->plan[slot].deleted)
+		mend_num_bytes(m, slot, fi);
 }
 
 /* The extent tree's root item when it is in this leaf (the root tree's search may not pass it). */

@@ -95,9 +95,9 @@ int repair_set_inode_field(struct check_ctx *ctx __unused, struct btrfs_trans *t
 	return 0;
 }
 
-int repair_set_file_extent_len(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+int repair_set_file_extent_field(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	const struct repair_file_extent_len *f = arg;
+	const struct repair_file_extent *f = arg;
 	struct btrfs_key key = { f->ino, BTRFS_EXTENT_DATA_KEY, f->offset };
 	struct btrfs_wroot *root;
 	struct btrfs_path path;
@@ -110,12 +110,20 @@ int repair_set_file_extent_len(struct check_ctx *ctx __unused, struct btrfs_tran
 	if (ret == 0 && btrfs_path_item_size(&path) != sizeof(struct btrfs_file_extent_item))
 		ret = -EUCLEAN;
 	if (ret == 0) {
+		static const char *const names[] = { "num_bytes", "ram_bytes", "other_encoding" };
 		struct btrfs_file_extent_item *fi = btrfs_path_item_ptr(&path);
+		u64 was = f->field == REPAIR_FILE_EXTENT_NUM_BYTES ? btrfs_file_extent_num_bytes(fi) :
+			  f->field == REPAIR_FILE_EXTENT_RAM_BYTES ? btrfs_file_extent_ram_bytes(fi) :
+			  btrfs_file_extent_other_encoding(fi);
 
-		printf("root %llu inode %llu: file extent at %llu num_bytes %llu set to %llu\n",
-		       f->root, f->ino, f->offset, (unsigned long long)btrfs_file_extent_num_bytes(fi),
-		       (unsigned long long)f->num_bytes);
-		btrfs_set_file_extent_num_bytes(fi, f->num_bytes);
+		printf("root %llu inode %llu: file extent at %llu %s %llu set to %llu\n", f->root, f->ino,
+		       f->offset, names[f->field], (unsigned long long)was, (unsigned long long)f->value);
+		if (f->field == REPAIR_FILE_EXTENT_NUM_BYTES)
+			btrfs_set_file_extent_num_bytes(fi, f->value);
+		else if (f->field == REPAIR_FILE_EXTENT_RAM_BYTES)
+			btrfs_set_file_extent_ram_bytes(fi, f->value);
+		else
+			btrfs_set_file_extent_other_encoding(fi, (u16)f->value);
 	}
 	btrfs_release_path(&path);
 	if (ret) {

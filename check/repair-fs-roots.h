@@ -37,12 +37,18 @@ struct repair_set_inode {
 };
 int repair_set_inode_field(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
-/* A file extent item's num_bytes: the item (ino EXTENT_DATA offset) of root. */
-struct repair_file_extent_len {
-	u64 root, ino, offset;
-	u64 num_bytes;
+/* One field of a file extent item: the item (ino EXTENT_DATA offset) of root. */
+enum repair_file_extent_field {
+	REPAIR_FILE_EXTENT_NUM_BYTES,
+	REPAIR_FILE_EXTENT_RAM_BYTES,
+	REPAIR_FILE_EXTENT_OTHER_ENCODING,
 };
-int repair_set_file_extent_len(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+struct repair_file_extent {
+	u64 root, ino, offset;
+	enum repair_file_extent_field field;
+	u64 value;
+};
+int repair_set_file_extent_field(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /*
  * The file extent items of (root, ino) that point at data extent bytenr

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The codes of a file extent item whose own are damaged (check --repair's
+ * leaf mend): the compression its data decompresses with.
+ *
+ * Uncompressed data is stored at its own length: an inline extent's data
+ * fills the item past the header with ram_bytes bytes, a regular extent's
+ * disk_num_bytes is its ram_bytes.  The kernel keeps compressed data only
+ * when it is shorter, so other lengths mean compressed data, and the one
+ * algorithm under which the stored bytes decompress to ram_bytes is the
+ * extent's (a regular extent's ram_bytes is rounded up to the sector: the
+ * data of a file's last extent may be shorter by less than one).  Nothing
+ * is told when several or none do.
+ */
+#ifndef BTRFS_KIT_CHECK_FILE_EXTENT_CODES_H
+#define BTRFS_KIT_CHECK_FILE_EXTENT_CODES_H
+
+#include "lib/format/kerncompat.h"
+
+struct btrfs_fs_info;
+struct btrfs_file_extent_item;
+
+/*
+ * The compression (BTRFS_COMPRESS_*) of the extent fi (an item of size
+ * bytes, of the type it names); a regular extent's disk_bytenr and
+ * disk_num_bytes must already be known to be a data extent.  -1 when it
+ * cannot be told.
+ */
+int file_extent_compression_told(struct btrfs_fs_info *fs, const struct btrfs_file_extent_item *fi,
+				 u32 size);
+
+#endif
