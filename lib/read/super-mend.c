@@ -71,6 +71,15 @@ int btrfs_super_mend(struct btrfs_super_block *sb, struct btrfs_super_mend *out,
 		     "its device item's and system chunk's sector size");
 		btrfs_set_super_sectorsize(sb, chunk_sector);
 	}
+	/*
+	 * a flags word with bits no kernel knows is damaged whole: the one bit
+	 * every kernel's commit sets (a seed or metadump flag cannot be told)
+	 */
+	if (btrfs_super_flags(sb) & ~BTRFS_SUPER_FLAG_KNOWN) {
+		note(&m, "flags", btrfs_super_flags(sb), BTRFS_SUPER_FLAG_WRITTEN,
+		     "unknown bits: the flag every commit sets");
+		btrfs_set_super_flags(sb, BTRFS_SUPER_FLAG_WRITTEN);
+	}
 	ss = btrfs_super_sectorsize(sb);
 	if (!btrfs_super_sectorsize_valid(ss))
 		return m.nr;
