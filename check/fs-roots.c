@@ -343,6 +343,40 @@ static const struct fs_root_gap *len_fix(const struct fs_root_cursor *c, s64 dif
 	return fix;
 }
 
+/*
+ * The num_bytes of a regular or preallocated extent at start whose own is
+ * 0: it reaches where the next extent starts, else to the size rounded up;
+ * an extent of data not past its data (ram_bytes less offset: with NO_HOLES
+ * a hole may follow, without, nothing is told).  0 when not told.
+ */
+static u64 zero_len_told(struct fs_root_tree *t, const struct btrfs_file_extent_item *fi, u64 start)
+{
+	const struct fs_root_cursor *c = &t->cur;
+	struct btrfs_key want = { c->ino, BTRFS_EXTENT_DATA_KEY, start + 1 }, k;
+	struct btrfs_path path;
+	u64 end = 0, len, avail;
+
+	btrfs_init_path(&path);
+	if (btrfs_search_key(t->ctx->fs, t->tree, &want, BTRFS_SEARCH_NEXT, &path, &k) == 0 &&
+	    k.objectid == c->ino && k.type == BTRFS_EXTENT_DATA_KEY)
+		end = k.offset;
+	btrfs_release_path(&path);
+	if (!end && c->have_item)
+		end = round_up(c->size, (u64)t->sectorsize);
+	if (end <= start || !IS_ALIGNED(end, (u64)t->sectorsize))
+		return 0;
+	len = end - start;
+	if (btrfs_file_extent_disk_bytenr(fi)) {
+		if (btrfs_file_extent_offset(fi) >= btrfs_file_extent_ram_bytes(fi))
+			return 0;
+		avail = btrfs_file_extent_ram_bytes(fi) - btrfs_file_extent_offset(fi);
+		if (len > avail && !t->no_holes)
+			return 0;
+		len = min_t(u64, len, avail);
+	}
+	return IS_ALIGNED(len, (u64)t->sectorsize) ? len : 0;
+}
+
 static void fix_inode_field(struct fs_root_tree *t, u64 ino, enum repair_inode_field field, u64 value)
 {
 	struct repair_set_inode f = { .root = t->root, .ino = ino, .field = field, .value = value };
@@ -905,9 +939,23 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 			return;
 		}
 		len = btrfs_file_extent_num_bytes(fi);
-		if (!IS_ALIGNED(start, (u64)t->sectorsize) || !IS_ALIGNED(len, (u64)t->sectorsize) || !len)
+		if (!IS_ALIGNED(start, (u64)t->sectorsize) || !IS_ALIGNED(len, (u64)t->sectorsize) || !len) {
 			INODE_ERR(t, ino, "file extent at %llu length %llu not aligned to sectorsize %u",
 				  start, len, t->sectorsize);
+			/* num_bytes 0 (the tree-checker lets it through): from the file's layout */
+			if (!len && IS_ALIGNED(start, (u64)t->sectorsize)) {
+				u64 want = zero_len_told(t, fi, start);
+
+				if (want) {
+					struct repair_file_extent f = {
+						.root = t->root, .ino = ino, .offset = start,
+						.field = REPAIR_FILE_EXTENT_NUM_BYTES, .value = want };
+
+					check_fixable(t->ctx, repair_set_file_extent_field, &f, sizeof(f));
+					len = want;
+				}
+			}
+		}
 		if (type == BTRFS_FILE_EXTENT_PREALLOC && (comp || !disk))
 			INODE_ERR(t, ino, "prealloc file extent at %llu: compression %u, disk_bytenr %llu",
 				  start, comp, disk);

@@ -11,7 +11,8 @@
 #   regular extent's, so inline;
 # - encryption and other_encoding: no kernel writes one, so 0 (other_encoding
 #   of a regular extent passes the tree-checker: the fs roots pass fixes it);
-# - an unaligned num_bytes: where the next extent starts, within its data;
+# - an unaligned num_bytes, or 0 (the fs roots pass): where the next extent
+#   starts, within its data;
 # - ram_bytes 0 (aligned): an uncompressed extent's data is as long as stored.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
@@ -67,6 +68,8 @@ repaired "$img" "$key" other_encoding 7 "file extent at [0-9]*: compression 0 en
 repaired "$img" "$key" num_bytes +1 "invalid num_bytes for file extent" \
 	"file extent num_bytes [0-9]*, the file's layout tells [0-9]* (the next extent or the size): set to it" \
 	"regular extent num_bytes +1"
+repaired "$img" "$key" num_bytes 0 "file extent at [0-9]* length 0 not aligned to sectorsize" \
+	"file extent at [0-9]* num_bytes 0 set to [1-9][0-9]*" "regular extent num_bytes 0"
 repaired "$img" "$key" ram_bytes 0 "beyond ram_bytes 0" \
 	"file extent at [0-9]* ram_bytes 0 set to [0-9]*" "uncompressed extent ram_bytes 0"
 
