@@ -126,6 +126,8 @@ static void compare_chunk_item(struct check_ctx *ctx, const struct btrfs_key *ke
 		check_error(ctx, "chunk [%llu %llu]: the chunk tree item (length %llu type 0x%llx stripes %u) differs from the superblock's sys_chunk_array copy (length %llu type 0x%llx stripes %u)",
 			    m->logical, m->length, btrfs_chunk_length(chunk), btrfs_chunk_type(chunk), n,
 			    m->length, m->type, m->num_stripes);
+		if (m->type & BTRFS_BLOCK_GROUP_SYSTEM)
+			check_queue_chunk_from_copy(ctx, m->logical);
 		return;
 	}
 	for (u16 i = 0; i < n; i++) {
@@ -133,10 +135,13 @@ static void compare_chunk_item(struct check_ctx *ctx, const struct btrfs_key *ke
 
 		if (btrfs_stripe_devid(st) != m->stripes[i].devid ||
 		    btrfs_stripe_offset(st) != m->stripes[i].physical ||
-		    memcmp(st->dev_uuid, m->stripes[i].dev_uuid, BTRFS_UUID_SIZE))
+		    memcmp(st->dev_uuid, m->stripes[i].dev_uuid, BTRFS_UUID_SIZE)) {
 			check_error(ctx, "chunk [%llu %llu] stripe %u: the chunk tree item has devid %llu physical %llu (or another device uuid), the superblock's sys_chunk_array copy devid %llu physical %llu",
 				    m->logical, m->length, i, btrfs_stripe_devid(st), btrfs_stripe_offset(st),
 				    m->stripes[i].devid, m->stripes[i].physical);
+			if (m->type & BTRFS_BLOCK_GROUP_SYSTEM)
+				check_queue_chunk_from_copy(ctx, m->logical);
+		}
 	}
 }
 
@@ -1316,9 +1321,11 @@ static void check_block_groups(struct check_ctx *ctx, struct ext_state *st)
 			continue;
 		}
 		if (map->chunks[c]->length != bg->len ||
-		    (map->chunks[c]->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV) != bg->flags)
+		    (map->chunks[c]->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV) != bg->flags) {
 			check_error(ctx, "block group [%llu %llu] flags 0x%llx: chunk has length %llu flags 0x%llx",
 				    bg->start, bg->len, bg->flags, map->chunks[c]->length, map->chunks[c]->type);
+			check_chunk_against_bg(ctx, st, map->chunks[c], bg);
+		}
 	}
 	for (c = 0; c < map->nr; c++) {
 		const struct btrfs_chunk_map *ch = map->chunks[c];
@@ -1382,6 +1389,8 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 				if (ch->stripes[s].devid == d->devid && ch->stripes[s].physical == d->physical)
 					found = true;
 		}
+		if (!found && check_chunk_stripe_device(ctx, st, d))
+			found = true;
 		if (!found) {
 			check_error(ctx, "Device extent[%llu, %llu, %llu] didn't find the relative chunk (chunk offset %llu)",
 				    d->devid, d->physical, d->len, d->chunk_offset);

@@ -208,6 +208,21 @@ void check_queue_dev_extent_length(struct check_ctx *ctx, struct check_dev *dev,
 /* Stripe s of chunk ch has no dev extent: insert it when the room on dev (may be NULL) is free. */
 void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st, struct check_dev *dev,
 				    const struct btrfs_chunk_map *ch, int s);
+/* --repair: the system chunk item at logical set from the sys_chunk_array copy (check/repair-chunks.c). */
+void check_queue_chunk_from_copy(struct check_ctx *ctx, u64 logical);
+/*
+ * A chunk whose type and block group flags differ (just reported): with
+ * --repair the chunk takes the flags when they name what it holds and its
+ * type does not (the in-memory map at once); else nothing is queued.
+ */
+void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, struct btrfs_chunk_map *ch,
+			    const struct check_bg *bg);
+/*
+ * The dev extent d finds no stripe of its chunk: when a stripe at its place
+ * names a devid without a device item, that is reported and (--repair) the
+ * stripe takes d's device, the in-memory map at once: true.  false: not so.
+ */
+bool check_chunk_stripe_device(struct check_ctx *ctx, const struct ext_state *st, const struct check_devext *d);
 /* Each device's superblock copy of its device item against the chunk tree's (warnings). */
 void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st);
 /*

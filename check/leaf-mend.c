@@ -433,6 +433,12 @@ static void mend_inode_mode(struct mend *m, int slot, u64 ino, struct btrfs_inod
 		btrfs_set_inode_mode(ii, 0100600);
 		return;
 	}
+	/* the root tree's directory (holding "default") is one, as mkfs makes it */
+	if (m->tree == BTRFS_ROOT_TREE_OBJECTID && ino == BTRFS_ROOT_TREE_DIR_OBJECTID) {
+		say(m, slot, "inode mode 0%o, set to 040755 (the root tree's directory, as mkfs makes it)", mode);
+		btrfs_set_inode_mode(ii, 040755);
+		return;
+	}
 	if (!check_is_file_tree(m->tree))
 		return;
 	/* bits beyond type and permissions set: the type bits are suspect too */
@@ -1269,16 +1275,23 @@ static void mend_dev_extent(struct mend *m, int slot, const struct btrfs_key *ke
 }
 
 /*
- * A device item's bytes_used beyond its total_bytes: the superblock's copy
+ * A device item's devid is its key's.  Its bytes_used beyond its total_bytes: the superblock's copy
  * of the same device (same devid and uuid, same size) tells what it was
  * at the last commit; the extents pass then checks it against the dev
  * extents' sum and fixes what remains.  A total_bytes cut below the copy's,
  * with bytes_used within the copy's, is the copy's.
  */
-static void mend_dev_item(struct mend *m, int slot, struct btrfs_dev_item *di)
+static void mend_dev_item(struct mend *m, int slot, const struct btrfs_key *key, struct btrfs_dev_item *di)
 {
 	const struct btrfs_dev_item *copy = &btrfs_fs_super(m->fs)->dev_item;
 	u64 used = btrfs_device_bytes_used(di), total = btrfs_device_total_bytes(di);
+
+	/* the key the tree sorts it by names the device */
+	if (btrfs_device_id(di) != key->offset) {
+		say(m, slot, "device item devid %llu, its key's %llu: set to it",
+		    (unsigned long long)btrfs_device_id(di), (unsigned long long)key->offset);
+		btrfs_set_device_id(di, key->offset);
+	}
 
 	if (used <= total || btrfs_device_id(copy) != btrfs_device_id(di) ||
 	    memcmp(copy->uuid, di->uuid, BTRFS_UUID_SIZE) ||
@@ -1297,10 +1310,64 @@ static void mend_dev_item(struct mend *m, int slot, struct btrfs_dev_item *di)
 	}
 }
 
+/* Does [start, start + len) hold a root block the superblock names for its commit? */
+static bool holds_root_block(const struct btrfs_super_block *sb, u64 start, u64 len)
+{
+	u64 at[6] = { btrfs_super_root(sb) };
+	int n = 1;
+
+	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &sb->super_roots[i];
+
+		if (btrfs_backup_tree_root_gen(b) != btrfs_super_generation(sb))
+			continue;
+		at[n++] = btrfs_backup_extent_root(b);
+		at[n++] = btrfs_backup_fs_root(b);
+		at[n++] = btrfs_backup_dev_root(b);
+		at[n++] = btrfs_backup_csum_root(b);
+		break;
+	}
+	for (int i = 0; i < n; i++)
+		if (at[i] >= start && at[i] - start < len)
+			return true;
+	return false;
+}
+
+/*
+ * The type of a chunk item that fails the tree-checker for it: a system
+ * chunk's is the superblock's sys_chunk_array copy (what reads map it by);
+ * else the profile its stripes tell (one stripe: single; two on one device:
+ * DUP; others are not told) with the kind of block group its type still
+ * names, or, when that is no kind, metadata if a root block of the commit is
+ * in it, else data.  The extents pass then holds it against the block group
+ * item and the extents inside (check_block_groups()).  0: not told.
+ */
+static u64 chunk_type_told(struct mend *m, u64 logical, const struct btrfs_chunk *c)
+{
+	const struct btrfs_chunk_map *copy = btrfs_chunk_lookup(&m->fs->chunks, logical);
+	u16 n = btrfs_chunk_num_stripes(c);
+	u64 kind = btrfs_chunk_type(c) & BTRFS_BLOCK_GROUP_TYPE_MASK, profile;
+
+	if (copy && copy->logical == logical && (copy->type & BTRFS_BLOCK_GROUP_SYSTEM) &&
+	    copy->length == btrfs_chunk_length(c) && copy->num_stripes == n)
+		return copy->type;
+	if (n == 1)
+		profile = 0;
+	else if (n == 2 && btrfs_stripe_devid(&c->stripe[0]) == btrfs_stripe_devid(&c->stripe[1]))
+		profile = BTRFS_BLOCK_GROUP_DUP;
+	else
+		return 0;
+	if (kind != BTRFS_BLOCK_GROUP_DATA && kind != BTRFS_BLOCK_GROUP_METADATA &&
+	    kind != BTRFS_BLOCK_GROUP_SYSTEM)
+		kind = holds_root_block(btrfs_fs_super(m->fs), logical, btrfs_chunk_length(c)) ?
+		       BTRFS_BLOCK_GROUP_METADATA : BTRFS_BLOCK_GROUP_DATA;
+	return kind | profile;
+}
+
 /*
  * A chunk item's fields its own layout tells: the stripe count from the
  * item's size (the stripes follow the fixed part); the sector size is the
- * filesystem's.
+ * filesystem's; a type the tree-checker rejects (chunk_type_told()).
  */
 static void mend_chunk(struct mend *m, int slot, struct btrfs_chunk *c, u32 size)
 {
@@ -1317,6 +1384,24 @@ static void mend_chunk(struct mend *m, int slot, struct btrfs_chunk *c, u32 size
 		say(m, slot, "chunk sector_size %u, set to the filesystem's %u", btrfs_chunk_sector_size(c),
 		    m->fs->geo.sectorsize);
 		btrfs_set_chunk_sector_size(c, m->fs->geo.sectorsize);
+	}
+	if (btrfs_chunk_item_size(btrfs_chunk_num_stripes(c)) == size) {
+		struct btrfs_key key;
+		char why[200];
+		u64 type, was = btrfs_chunk_type(c);
+
+		btrfs_item_key_to_cpu(m->eb, &key, slot);
+		if (btrfs_check_chunk(key.offset, c, size, m->fs->geo.sectorsize, m->fs->geo.incompat_flags,
+				      why, sizeof(why)) == 0 || !(type = chunk_type_told(m, key.offset, c)))
+			return;
+		btrfs_set_chunk_type(c, type);
+		if (btrfs_check_chunk(key.offset, c, size, m->fs->geo.sectorsize, m->fs->geo.incompat_flags,
+				      why, sizeof(why)) < 0) {
+			btrfs_set_chunk_type(c, was);
+			return;
+		}
+		say(m, slot, "chunk type 0x%llx, its stripes and contents tell 0x%llx: set to it",
+		    (unsigned long long)was, (unsigned long long)type);
 	}
 }
 
@@ -1881,7 +1966,7 @@ static int mend_items(struct mend *m)
 			break;
 		case BTRFS_DEV_ITEM_KEY:
 			if (size == sizeof(struct btrfs_dev_item))
-				mend_dev_item(m, i, (void *)p);
+				mend_dev_item(m, i, &key, (void *)p);
 			break;
 		case BTRFS_CHUNK_ITEM_KEY:
 			if (size >= sizeof(struct btrfs_chunk))

@@ -71,6 +71,13 @@ int btrfs_super_mend(struct btrfs_super_block *sb, struct btrfs_super_mend *out,
 		     "its device item's and system chunk's sector size");
 		btrfs_set_super_sectorsize(sb, chunk_sector);
 	}
+	/* a log tree root no tree block can be at: the log is dropped (as rescue zero-log does) */
+	if (btrfs_super_log_root(sb) && btrfs_super_sectorsize_valid(btrfs_super_sectorsize(sb)) &&
+	    !IS_ALIGNED(btrfs_super_log_root(sb), (u64)btrfs_super_sectorsize(sb))) {
+		note(&m, "log_root", btrfs_super_log_root(sb), 0, "not a block address: the log dropped");
+		btrfs_set_super_log_root(sb, 0);
+		btrfs_set_super_log_root_level(sb, 0);
+	}
 	/*
 	 * a flags word with bits no kernel knows is damaged whole: the one bit
 	 * every kernel's commit sets (a seed or metadump flag cannot be told)

@@ -86,7 +86,8 @@ struct btrfs_super_mend {
  * the device item and the first system chunk (both agreeing), nodesize and
  * leafsize from each other, stripesize to the sector size, log_root_level 0
  * without a log tree, sys_chunk_array_size from the chunks the array holds,
- * flags with unknown bits to WRITTEN alone, and root, chunk_root, their levels, num_devices, total_bytes and
+ * flags with unknown bits to WRITTEN alone, an unaligned log_root to 0 (no
+ * log), and root, chunk_root, their levels, num_devices, total_bytes and
  * bytes_used from the backup root slot of the copy's own commit (its tree
  * and chunk root generations the copy's).  Fields no other part tells are
  * left.  Returns the number of fields set (at most max described in out[]);

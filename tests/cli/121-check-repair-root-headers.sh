@@ -84,6 +84,33 @@ for edit in "256,144,5 root_ref.dirid -1:ROOT_BACKREF" "5,156,256 root_ref.seque
 	echo "ok: ${edit##*:} mended (${edit%%:*})"
 done
 
+# the chunk tree of a kernel-made filesystem (DATA single, SYSTEM DUP,
+# METADATA DUP): a chunk type the tree-checker rejects gets the profile its
+# stripes tell and then its block group's flags, which name what it holds;
+# a system chunk's item that differs from the sys_chunk_array copy takes the
+# copy's; a stripe naming a devid without a device item takes its dev
+# extent's device; a device item's devid is its key's
+for edit in "256,228,30408704 chunk.type 1:Chunk 30408704: type 0x21 reset to 0x24, its block group's flags" \
+	    "256,228,63963136 chunk.type 18446744073709551615:chunk type 0xffffffffffffffff, its stripes and contents tell 0x1" \
+	    "256,228,22020096 chunk.type -1:Chunk 22020096: type 0x21 reset to 0x22, the item set from the superblock's sys_chunk_array copy" \
+	    "256,228,63963136 stripe.devid@48 +1:Chunk 63963136 stripe 0: devid 2 reset to 1, the device of its dev extent" \
+	    "1,216,1 dev_item.devid 7:device item devid 7, its key's 1: set to it"; do
+	cp --sparse=always "$src" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 3 ${edit%%:*} > /dev/null
+	expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+	run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+	assert_grep "${edit#*:}" "$T/repair"
+	clean_with_files "$T/img" "$T/orig" "${edit%%:*}"
+	echo "ok: ${edit%%:*} mended"
+done
+
+# the root tree's directory inode (6, holding "default") with a mode of no file type
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" field 1 6,1,0 inode_item.mode 1202176973 > /dev/null
+found_repaired "$T/img" "unknown mode" "inode mode 0[0-7]*, set to 040755 (the root tree's directory" "$T/orig" "root tree dir mode"
+echo "ok: the root tree's directory mode mended"
+
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" header 3 1,216,1 generation -1 > /dev/null
 refused_unchanged "$T/img" "Chunk root [0-9]* cannot be mended"

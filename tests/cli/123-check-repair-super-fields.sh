@@ -5,7 +5,8 @@
 # same copy says (sectorsize: the device item and the system chunk; nodesize
 # and leafsize: each other; stripesize: the sector size; log_root_level: 0
 # without a log tree; sys_chunk_array_size: the chunks it holds; flags with
-# unknown bits: the WRITTEN flag every commit sets; root,
+# unknown bits: the WRITTEN flag every commit sets; a log_root that is no
+# block address: 0 (the log dropped); root,
 # chunk_root, their levels and the device counters: the backup root of the
 # copy's own commit), reports each (exit 1) and checks the rest; --repair
 # writes the superblocks, after which our check and Debian's are clean and
@@ -24,7 +25,7 @@ run_check /usr/bin/btrfs restore "$src" "$T/orig" > /dev/null 2>&1
 for edit in "sectorsize 4294967295" "nodesize 0" "__unused_leafsize 16385" "stripesize 7" \
 	    "log_root_level 255" "chunk_root +1" "chunk_root_level 255" "root 0" "root_level 9" \
 	    "sys_chunk_array_size 0" "num_devices 0" "total_bytes 0" "bytes_used 0" \
-	    "flags 18446744073709551615"; do
+	    "flags 18446744073709551615" "log_root 12345"; do
 	field=${edit%% *}
 	field=${field#__unused_}
 	cp --sparse=always "$src" "$T/img"

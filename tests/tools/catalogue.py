@@ -440,12 +440,24 @@ class Mounter:
 INODE_KEY_TYPES = {1, 12, 13, 24, 108}   # INODE_ITEM, INODE_REF, INODE_EXTREF, XATTR_ITEM, EXTENT_DATA
 
 
-def touched_inodes(edits):
+def touched_inodes(edits, fs=None):
     """(tree, ino) of the inodes whose own items the edits change (field, delete, dup, swap, shift,
     move of a filesystem tree item): the files the corruption touched, whose data a repair may
-    not bring back (an inline extent deleted is gone).  Header edits touch no inode in particular."""
+    not bring back (an inline extent deleted is gone).  A leaf's nritems cut hides the items past
+    the new count: theirs are touched too.  Other header edits touch no inode in particular."""
     out = set()
     for e in edits:
+        if e[0] == 'header' and len(e) > 4 and e[3] == 'nritems' and fs is not None:
+            tree = int(e[1])
+            leaf = next((it[4] for it in fs.items if it[0] == e[1] and it[1] == e[2]), None)
+            keys = fs.leaf_keys.get(leaf, []) if leaf else []
+            v = e[4]
+            n = len(keys) + int(v) if v[0] in '+-' else int(v)
+            for k in keys[max(n, 0):]:
+                oid, typ, _ = (int(x) for x in k.split(','))
+                if typ in INODE_KEY_TYPES and (tree == 5 or 256 <= tree < 2 ** 64 - 256):
+                    out.add((tree, oid))
+            continue
         if e[0] not in ('field', 'delete', 'dup', 'swap', 'shift', 'move') or len(e) < 3:
             continue
         tree = int(e[1])
@@ -504,7 +516,7 @@ def judge(a, cls, fs, rng, table, mounter, work):
         if c1 != 0 or c2 != 0:
             why = 'after the repair our check exits %d (%s), Debian\'s %d' % (c1, first_error(o1), c2)
         elif mounter:
-            why = mounter.compare(fs, rdevs, touched_inodes(edits))
+            why = mounter.compare(fs, rdevs, touched_inodes(edits, fs))
         r['repair'], r['why'] = ('worse', why) if why else ('repaired', None)
     if fs.ref:
         for x, y in zip(devs, rdevs):

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Chunk items whose type disagrees with what maps and fills the chunk
+ * (check --repair, pass 3):
+ * - a system chunk's item in the chunk tree that differs from the
+ *   superblock's sys_chunk_array copy takes the copy's fields: the kernel
+ *   maps system chunks by the copy (the first it reads) and would write the
+ *   item back from it;
+ * - a chunk whose type and block group item's flags differ takes the
+ *   block group's flags when those name the kind of what the chunk holds
+ *   (tree blocks of the chunk tree: system; other tree blocks: metadata;
+ *   data extents: data) and its own type does not, the profile alike.
+ *
+ * - a stripe naming a devid with no device item, where a dev extent of the
+ *   chunk lies at the stripe's very place on a device that has one: the
+ *   stripe's devid (and device uuid) are that device's.
+ *
+ * The in-memory chunk map is set at once, so that the repair's own writes
+ * go where the fixed chunk says.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "check/check.h"
+#include "check/extents.h"
+#include "lib/engine/transaction.h"
+#include "lib/format/accessors.h"
+#include "lib/format/messages.h"
+#include "lib/read/disk-io.h"
+
+struct chunk_fix {
+	u64 logical;
+	bool from_copy;   /* every field from the map's (sys_chunk_array) copy, else the type */
+	int stripe;       /* >= 0: that stripe's devid and device uuid from the map, not the type */
+};
+
+static int fix_chunk(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct chunk_fix *f = arg;
+	const struct btrfs_chunk_map *map = btrfs_chunk_lookup(&ctx->fs->chunks, f->logical);
+	struct btrfs_key key = { BTRFS_FIRST_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY, f->logical };
+	struct btrfs_wroot *chunk_root;
+	struct btrfs_path path;
+	struct btrfs_chunk *c;
+	int ret;
+
+	if (!map || map->logical != f->logical)
+		return -ENOENT;
+	btrfs_init_path(&path);
+	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk_root);
+	if (ret == 0)
+		ret = btrfs_search_slot(t, chunk_root, &key, &path, 0, 1);
+	if (ret == 0 && btrfs_path_item_size(&path) != btrfs_chunk_item_size(map->num_stripes))
+		ret = -EUCLEAN;
+	if (ret) {
+		btrfs_release_path(&path);
+		ret = ret > 0 ? -ENOENT : ret;
+		error("repair: chunk item (256 CHUNK_ITEM %llu): %s", f->logical, strerror(-ret));
+		return ret;
+	}
+	c = btrfs_path_item_ptr(&path);
+	if (f->stripe >= 0 && f->stripe < map->num_stripes) {
+		const struct btrfs_chunk_stripe *s = &map->stripes[f->stripe];
+
+		printf("Chunk %llu stripe %d: devid %llu reset to %llu, the device of its dev extent\n",
+		       f->logical, f->stripe, (unsigned long long)btrfs_stripe_devid(&c->stripe[f->stripe]),
+		       (unsigned long long)s->devid);
+		btrfs_set_stripe_devid(&c->stripe[f->stripe], s->devid);
+		memcpy(c->stripe[f->stripe].dev_uuid, s->dev_uuid, BTRFS_UUID_SIZE);
+		btrfs_release_path(&path);
+		return 0;
+	}
+	printf("Chunk %llu: type 0x%llx reset to 0x%llx%s\n", f->logical,
+	       (unsigned long long)btrfs_chunk_type(c), (unsigned long long)map->type,
+	       f->from_copy ? ", the item set from the superblock's sys_chunk_array copy" :
+			      ", its block group's flags");
+	btrfs_set_chunk_type(c, map->type);
+	if (f->from_copy) {
+		btrfs_set_chunk_length(c, map->length);
+		btrfs_set_chunk_num_stripes(c, map->num_stripes);
+		btrfs_set_chunk_sub_stripes(c, map->sub_stripes);
+		for (u16 i = 0; i < map->num_stripes; i++) {
+			btrfs_set_stripe_devid(&c->stripe[i], map->stripes[i].devid);
+			btrfs_set_stripe_offset(&c->stripe[i], map->stripes[i].physical);
+			memcpy(c->stripe[i].dev_uuid, map->stripes[i].dev_uuid, BTRFS_UUID_SIZE);
+		}
+	}
+	btrfs_release_path(&path);
+	return 0;
+}
+
+void check_queue_chunk_from_copy(struct check_ctx *ctx, u64 logical)
+{
+	struct chunk_fix f = { .logical = logical, .from_copy = true, .stripe = -1 };
+
+	check_fixable(ctx, fix_chunk, &f, sizeof(f));
+}
+
+/* The kinds (BTRFS_BLOCK_GROUP_TYPE_MASK bits) of what [start, start + len) holds; 0: nothing. */
+static u64 contents_kind(const struct ext_state *st, u64 start, u64 len)
+{
+	u64 kind = 0;
+
+	/* linear: this runs only for a chunk that disagrees with its block group */
+	for (size_t i = 0; i < st->owners_nr; i++)
+		if (st->owners[i].bytenr >= start && st->owners[i].bytenr - start < len)
+			kind |= st->owners[i].owner == BTRFS_CHUNK_TREE_OBJECTID ? BTRFS_BLOCK_GROUP_SYSTEM :
+										   BTRFS_BLOCK_GROUP_METADATA;
+	for (size_t i = 0; i < st->ext_nr; i++)
+		if ((st->ext[i].flags & BTRFS_EXTENT_FLAG_DATA) && st->ext[i].start >= start &&
+		    st->ext[i].start - start < len)
+			kind |= BTRFS_BLOCK_GROUP_DATA;
+	return kind;
+}
+
+void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, struct btrfs_chunk_map *ch,
+			    const struct check_bg *bg)
+{
+	u64 kind = contents_kind(st, bg->start, bg->len);
+
+	/* the same profile; the block group names what is inside, the chunk does not */
+	if (!kind || ch->length != bg->len ||
+	    (ch->type & BTRFS_BLOCK_GROUP_PROFILE_MASK) != (bg->flags & BTRFS_BLOCK_GROUP_PROFILE_MASK) ||
+	    (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != kind ||
+	    (ch->type & BTRFS_BLOCK_GROUP_TYPE_MASK) == kind || (bg->flags & ~(BTRFS_BLOCK_GROUP_TYPE_MASK |
+									BTRFS_BLOCK_GROUP_PROFILE_MASK)))
+		return;
+	if (check_repairing(ctx)) {
+		struct chunk_fix f = { .logical = ch->logical, .stripe = -1 };
+
+		ch->type = bg->flags;
+		check_fixable(ctx, fix_chunk, &f, sizeof(f));
+	}
+}
+
+bool check_chunk_stripe_device(struct check_ctx *ctx, const struct ext_state *st, const struct check_devext *d)
+{
+	const struct btrfs_device *dev = btrfs_find_device(&ctx->fs->devices, d->devid, NULL);
+	struct btrfs_chunk_map *ch = NULL;
+
+	/* the filesystem's own map entry: the repair changes it */
+	for (size_t j = 0; j < ctx->fs->chunks.nr && !ch; j++)
+		if (ctx->fs->chunks.chunks[j]->logical == d->chunk_offset)
+			ch = ctx->fs->chunks.chunks[j];
+	if (!dev || !ch)
+		return false;
+	for (u16 i = 0; i < ch->num_stripes; i++) {
+		struct btrfs_chunk_stripe *s = &ch->stripes[i];
+		bool has_item = false;
+
+		if (s->physical != d->physical || s->devid == d->devid)
+			continue;
+		for (size_t j = 0; j < st->dev_nr; j++)
+			has_item |= st->dev[j].devid == s->devid;
+		if (has_item)
+			continue;
+		check_error(ctx, "chunk [%llu %llu] stripe %u names devid %llu, which has no device item; its dev extent is at that place on devid %llu",
+			    ch->logical, ch->length, i, (unsigned long long)s->devid, d->devid);
+		if (check_repairing(ctx)) {
+			struct chunk_fix f = { .logical = ch->logical, .stripe = i };
+
+			s->devid = d->devid;
+			memcpy(s->dev_uuid, dev->uuid, BTRFS_UUID_SIZE);
+			check_fixable(ctx, fix_chunk, &f, sizeof(f));
+		}
+		return true;
+	}
+	return false;
+}
