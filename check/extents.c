@@ -1347,11 +1347,25 @@ static struct check_dev *find_dev(struct ext_state *st, u64 devid)
 	return NULL;
 }
 
-static bool have_dev_extent(struct ext_state *st, u64 devid, u64 physical)
+const struct btrfs_chunk_map *check_chunk_at_place(const struct btrfs_chunk_tree_map *map, u64 devid,
+						   u64 physical)
+{
+	const struct btrfs_chunk_map *at = NULL;
+	int n = 0;
+
+	for (size_t j = 0; j < map->nr; j++)
+		for (u16 i = 0; i < map->chunks[j]->num_stripes; i++)
+			if (map->chunks[j]->stripes[i].devid == devid &&
+			    map->chunks[j]->stripes[i].physical == physical && !n++)
+				at = map->chunks[j];
+	return n == 1 ? at : NULL;
+}
+
+const struct check_devext *check_find_dev_extent(const struct ext_state *st, u64 devid, u64 physical)
 {
 	struct check_devext key = { .devid = devid, .physical = physical };
 
-	return check_bsearch(&key, st->dext, st->dext_nr, sizeof(key), cmp_devext) != NULL;
+	return check_bsearch(&key, st->dext, st->dext_nr, sizeof(key), cmp_devext);
 }
 
 static void check_devices(struct check_ctx *ctx, struct ext_state *st)
@@ -1389,8 +1403,20 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 				if (ch->stripes[s].devid == d->devid && ch->stripes[s].physical == d->physical)
 					found = true;
 		}
-		if (!found && check_chunk_stripe_device(ctx, st, d))
+		if (!found && check_chunk_stripe_place(ctx, st, d))
 			found = true;
+		/* a chunk_offset naming another chunk than the one with its stripe here */
+		if (!found) {
+			const struct btrfs_chunk_map *at = check_chunk_at_place(map, d->devid, d->physical);
+
+			if (at && at->logical != d->chunk_offset) {
+				check_error(ctx, "dev extent devid %llu physical %llu names chunk %llu; chunk %llu has its stripe there",
+					    d->devid, d->physical, d->chunk_offset, at->logical);
+				check_queue_dev_extent_chunk(ctx, d, at->logical);
+				ch = at;
+				found = true;
+			}
+		}
 		if (!found) {
 			check_error(ctx, "Device extent[%llu, %llu, %llu] didn't find the relative chunk (chunk offset %llu)",
 				    d->devid, d->physical, d->len, d->chunk_offset);
@@ -1411,7 +1437,18 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 		if (ch->type & BTRFS_BLOCK_GROUP_SYSTEM)
 			check_sys_chunk_item(ctx, ch);
 		for (s = 0; s < ch->num_stripes; s++) {
-			if (have_dev_extent(st, ch->stripes[s].devid, ch->stripes[s].physical))
+			const struct check_devext *x = check_find_dev_extent(st, ch->stripes[s].devid,
+									    ch->stripes[s].physical);
+			const struct btrfs_chunk_map *other = x ? btrfs_chunk_lookup(map, x->chunk_offset) : NULL;
+
+			/* another chunk's (one that exists): the two would share the place */
+			if (x && x->chunk_offset != ch->logical && other && other->logical == x->chunk_offset) {
+				check_error(ctx, "chunk [%llu %llu] stripe %d (devid %llu physical %llu) is at the dev extent of chunk %llu",
+					    ch->logical, ch->length, s, ch->stripes[s].devid, ch->stripes[s].physical,
+					    x->chunk_offset);
+				continue;
+			}
+			if (x)
 				continue;
 			check_error(ctx, "chunk [%llu %llu] stripe %d (devid %llu physical %llu) has no dev extent",
 				    ch->logical, ch->length, s, ch->stripes[s].devid, ch->stripes[s].physical);

@@ -202,6 +202,14 @@ void check_queue_super_num_devices(struct check_ctx *ctx, u64 num_devices);
 void check_queue_super_total_bytes(struct check_ctx *ctx, const struct ext_state *st);
 void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_devext *d, bool has_dev);
 void check_queue_dev_used(struct check_ctx *ctx, const struct check_dev *d);
+/*
+ * The dev extent d's chunk_offset set to that of the one chunk with a stripe
+ * at its place (d too, once queued).
+ */
+void check_queue_dev_extent_chunk(struct check_ctx *ctx, struct check_devext *d, u64 chunk_offset);
+/* The one chunk with a stripe at (devid, physical); NULL when none or several. */
+const struct btrfs_chunk_map *check_chunk_at_place(const struct btrfs_chunk_tree_map *map, u64 devid,
+						   u64 physical);
 /* The dev extent d's length set to len, its chunk's share of the device. */
 void check_queue_dev_extent_length(struct check_ctx *ctx, struct check_dev *dev, const struct check_devext *d,
 				   u64 len);
@@ -218,11 +226,15 @@ void check_queue_chunk_from_copy(struct check_ctx *ctx, u64 logical);
 void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, struct btrfs_chunk_map *ch,
 			    const struct check_bg *bg);
 /*
- * The dev extent d finds no stripe of its chunk: when a stripe at its place
- * names a devid without a device item, that is reported and (--repair) the
- * stripe takes d's device, the in-memory map at once: true.  false: not so.
+ * The dev extent d finds no stripe of its chunk: when one stripe of the
+ * chunk has no dev extent of its own and is d's but for its physical offset
+ * (same device) or for a devid without a device item (same place), that is
+ * reported and (--repair) the stripe takes d's device and place, the
+ * in-memory map at once: true.  false: not so.
  */
-bool check_chunk_stripe_device(struct check_ctx *ctx, const struct ext_state *st, const struct check_devext *d);
+bool check_chunk_stripe_place(struct check_ctx *ctx, const struct ext_state *st, const struct check_devext *d);
+/* The dev extent at (devid, physical), NULL if none. */
+const struct check_devext *check_find_dev_extent(const struct ext_state *st, u64 devid, u64 physical);
 /* Each device's superblock copy of its device item against the chunk tree's (warnings). */
 void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st);
 /*

@@ -1237,15 +1237,9 @@ static void mend_dev_extent(struct mend *m, int slot, const struct btrfs_key *ke
 
 	/* no chunk at chunk_offset: the one chunk with a stripe at this place (devid, physical) */
 	if (!c || c->logical != btrfs_dev_extent_chunk_offset(de)) {
-		const struct btrfs_chunk_map *at = NULL;
-		int n = 0;
+		const struct btrfs_chunk_map *at = check_chunk_at_place(&m->fs->chunks, key->objectid, key->offset);
 
-		for (size_t j = 0; j < m->fs->chunks.nr; j++)
-			for (u16 i = 0; i < m->fs->chunks.chunks[j]->num_stripes; i++)
-				if (m->fs->chunks.chunks[j]->stripes[i].devid == key->objectid &&
-				    m->fs->chunks.chunks[j]->stripes[i].physical == key->offset && !n++)
-					at = m->fs->chunks.chunks[j];
-		if (n == 1) {
+		if (at) {
 			say(m, slot, "dev extent chunk_offset %llu names no chunk; chunk %llu has its stripe here: set to it",
 			    (unsigned long long)btrfs_dev_extent_chunk_offset(de), (unsigned long long)at->logical);
 			btrfs_set_dev_extent_chunk_offset(de, at->logical);
@@ -1365,9 +1359,45 @@ static u64 chunk_type_told(struct mend *m, u64 logical, const struct btrfs_chunk
 }
 
 /*
+ * A system chunk item that fails the tree-checker, whose superblock
+ * sys_chunk_array copy (what reads map it by) has its stripe count: every
+ * field from the copy, kept when the item then passes.  true when taken.
+ */
+static bool mend_chunk_from_copy(struct mend *m, int slot, u64 logical, struct btrfs_chunk *c, u32 size)
+{
+	const struct btrfs_chunk_map *copy = btrfs_chunk_lookup(&m->fs->chunks, logical);
+	u32 ss = m->fs->geo.sectorsize;
+	u8 was[256];
+	char why[200];
+
+	if (!copy || copy->logical != logical || !(copy->type & BTRFS_BLOCK_GROUP_SYSTEM) ||
+	    copy->num_stripes != btrfs_chunk_num_stripes(c) || size > sizeof(was) ||
+	    btrfs_check_chunk(logical, c, size, ss, m->fs->geo.incompat_flags, why, sizeof(why)) == 0)
+		return false;
+	memcpy(was, c, size);
+	btrfs_set_chunk_length(c, copy->length);
+	btrfs_set_chunk_type(c, copy->type);
+	btrfs_set_chunk_sub_stripes(c, copy->sub_stripes);
+	for (u16 i = 0; i < copy->num_stripes; i++) {
+		btrfs_set_stripe_devid(&c->stripe[i], copy->stripes[i].devid);
+		btrfs_set_stripe_offset(&c->stripe[i], copy->stripes[i].physical);
+		memcpy(c->stripe[i].dev_uuid, copy->stripes[i].dev_uuid, BTRFS_UUID_SIZE);
+	}
+	if (btrfs_check_chunk(logical, c, size, ss, m->fs->geo.incompat_flags, why, sizeof(why)) < 0) {
+		memcpy(c, was, size);
+		return false;
+	}
+	say(m, slot, "system chunk item fails the tree-checker: set from the superblock's sys_chunk_array copy (length %llu type 0x%llx)",
+	    (unsigned long long)copy->length, (unsigned long long)copy->type);
+	return true;
+}
+
+/*
  * A chunk item's fields its own layout tells: the stripe count from the
  * item's size (the stripes follow the fixed part); the sector size is the
- * filesystem's; a type the tree-checker rejects (chunk_type_told()).
+ * filesystem's, the stripe length the only one; a system chunk from its
+ * copy (mend_chunk_from_copy()), else a type the tree-checker rejects
+ * (chunk_type_told()).
  */
 static void mend_chunk(struct mend *m, int slot, struct btrfs_chunk *c, u32 size)
 {
@@ -1385,12 +1415,20 @@ static void mend_chunk(struct mend *m, int slot, struct btrfs_chunk *c, u32 size
 		    m->fs->geo.sectorsize);
 		btrfs_set_chunk_sector_size(c, m->fs->geo.sectorsize);
 	}
+	/* the only stripe length the kernel writes or reads */
+	if (btrfs_chunk_stripe_len(c) != BTRFS_STRIPE_LEN) {
+		say(m, slot, "chunk stripe_len %llu, set to %llu (the only one)",
+		    (unsigned long long)btrfs_chunk_stripe_len(c), (unsigned long long)BTRFS_STRIPE_LEN);
+		btrfs_set_chunk_stripe_len(c, BTRFS_STRIPE_LEN);
+	}
 	if (btrfs_chunk_item_size(btrfs_chunk_num_stripes(c)) == size) {
 		struct btrfs_key key;
 		char why[200];
 		u64 type, was = btrfs_chunk_type(c);
 
 		btrfs_item_key_to_cpu(m->eb, &key, slot);
+		if (mend_chunk_from_copy(m, slot, key.offset, c, size))
+			return;
 		if (btrfs_check_chunk(key.offset, c, size, m->fs->geo.sectorsize, m->fs->geo.incompat_flags,
 				      why, sizeof(why)) == 0 || !(type = chunk_type_told(m, key.offset, c)))
 			return;
@@ -1907,6 +1945,106 @@ static void mend_key_type(struct mend *m, int first, int last)
 	    found.type, key.type);
 }
 
+/* Does tree's DIR_INDEX (dir, index) name inode ino by name? */
+static bool dir_index_names_inode(struct mend *m, u64 dir, u64 index, u64 ino, const u8 *name, u32 len)
+{
+	struct btrfs_key want = { dir, BTRFS_DIR_INDEX_KEY, index }, loc;
+	const struct extent_buffer *eb;
+	struct btrfs_path path;
+	bool yes = false;
+	int slot;
+
+	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
+	    btrfs_leaf_item_size(eb, slot) >= sizeof(struct btrfs_dir_item) + len) {
+		const struct btrfs_dir_item *di = btrfs_leaf_item_ptr(eb, slot);
+
+		btrfs_disk_key_to_cpu(&loc, &di->location);
+		yes = loc.objectid == ino && loc.type == BTRFS_INODE_ITEM_KEY && btrfs_dir_name_len(di) == len &&
+		      !memcmp(di + 1, name, len);
+	}
+	btrfs_release_path(&path);
+	return yes;
+}
+
+/* Do the refs of an INODE_REF item fill it exactly, each name 1..255 bytes? */
+static bool inode_refs_fit(const u8 *p, u32 size)
+{
+	u32 cur = 0;
+
+	while (cur < size) {
+		u32 n;
+
+		if (size - cur < sizeof(struct btrfs_inode_ref))
+			return false;
+		n = btrfs_inode_ref_name_len((const struct btrfs_inode_ref *)(p + cur));
+		cur += sizeof(struct btrfs_inode_ref);
+		if (!n || n > BTRFS_NAME_LEN || n > size - cur)
+			return false;
+		cur += n;
+	}
+	return true;
+}
+
+/* A tree's top directory's ref to itself: "..", index 0 (no dir index names it). */
+static bool is_top_dir_ref(const struct btrfs_key *key, const struct btrfs_inode_ref *ref, u32 n)
+{
+	return key->objectid == BTRFS_FIRST_FREE_OBJECTID && key->offset == BTRFS_FIRST_FREE_OBJECTID &&
+	       !btrfs_inode_ref_index(ref) && n == 2 && !memcmp(ref + 1, "..", 2);
+}
+
+/*
+ * An INODE_REF item whose names do not fill it: one ref's name_len set to
+ * the one length under which the item parses exactly and the parent's dir
+ * index (dir, the ref's index) names the inode by the name so read (a
+ * tree's top directory: its "..").  Every
+ * ref and length is tried; the fix is taken only when exactly one works.
+ */
+static void mend_inode_ref_lengths(struct mend *m, int slot, const struct btrfs_key *key, u8 *p, u32 size)
+{
+	u32 fit_at = 0, fit_len = 0, fits = 0, cur = 0;
+
+	if (inode_refs_fit(p, size))
+		return;
+	/* the refs before the damaged one parse as written: try each as the damaged one */
+	while (size - cur >= sizeof(struct btrfs_inode_ref)) {
+		struct btrfs_inode_ref *ref = (void *)(p + cur);
+		u16 was = btrfs_inode_ref_name_len(ref);
+		u32 room = size - cur - (u32)sizeof(*ref);
+
+		for (u32 n = 1; n <= BTRFS_NAME_LEN && n <= room; n++) {
+			btrfs_set_inode_ref_name_len(ref, (u16)n);
+			if (inode_refs_fit(p, size) &&
+			    (dir_index_names_inode(m, key->offset, btrfs_inode_ref_index(ref), key->objectid,
+						   (const u8 *)(ref + 1), n) ||
+			     is_top_dir_ref(key, ref, n)) && !fits++) {
+				fit_at = cur;
+				fit_len = n;
+			}
+		}
+		btrfs_set_inode_ref_name_len(ref, was);
+		if (!was || was > room)
+			break;
+		cur += (u32)sizeof(*ref) + was;
+	}
+	if (fits != 1)
+		return;
+	say(m, slot, "inode ref name_len %u, the one length that fills the item and that the dir index names: set to %u",
+	    btrfs_inode_ref_name_len((struct btrfs_inode_ref *)(p + fit_at)), fit_len);
+	btrfs_set_inode_ref_name_len((struct btrfs_inode_ref *)(p + fit_at), (u16)fit_len);
+}
+
+/* A ROOT_REF or ROOT_BACKREF holds one name: its length is what the item's size leaves. */
+static void mend_root_ref_length(struct mend *m, int slot, u8 *p, u32 size)
+{
+	struct btrfs_root_ref *ref = (void *)p;
+	u32 n = size - (u32)sizeof(*ref);
+
+	if (btrfs_root_ref_name_len(ref) == n || !n || n > BTRFS_NAME_LEN)
+		return;
+	say(m, slot, "root ref name_len %u, the item holds %u name bytes: set to it", btrfs_root_ref_name_len(ref), n);
+	btrfs_set_root_ref_name_len(ref, (u16)n);
+}
+
 static int mend_items(struct mend *m)
 {
 	u32 nr = btrfs_eb_nritems(m->eb), i;
@@ -1971,6 +2109,15 @@ static int mend_items(struct mend *m)
 		case BTRFS_CHUNK_ITEM_KEY:
 			if (size >= sizeof(struct btrfs_chunk))
 				mend_chunk(m, i, (void *)p, size);
+			break;
+		case BTRFS_INODE_REF_KEY:
+			if (check_is_file_tree(m->tree))
+				mend_inode_ref_lengths(m, i, &key, p, size);
+			break;
+		case BTRFS_ROOT_REF_KEY:
+		case BTRFS_ROOT_BACKREF_KEY:
+			if (size > sizeof(struct btrfs_root_ref))
+				mend_root_ref_length(m, i, p, size);
 			break;
 		case BTRFS_DIR_INDEX_KEY:
 			mend_entry_lengths(m, i, &key, p, size);

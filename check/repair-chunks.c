@@ -11,9 +11,10 @@
  *   (tree blocks of the chunk tree: system; other tree blocks: metadata;
  *   data extents: data) and its own type does not, the profile alike.
  *
- * - a stripe naming a devid with no device item, where a dev extent of the
- *   chunk lies at the stripe's very place on a device that has one: the
- *   stripe's devid (and device uuid) are that device's.
+ * - a stripe with no dev extent of its own, where a dev extent of the chunk
+ *   that finds no stripe is on the same device at another place, or at the
+ *   same place of a device that has an item while the stripe's devid has
+ *   none: the stripe takes that dev extent's device and place.
  *
  * The in-memory chunk map is set at once, so that the repair's own writes
  * go where the fixed chunk says.
@@ -61,10 +62,12 @@ static int fix_chunk(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 	if (f->stripe >= 0 && f->stripe < map->num_stripes) {
 		const struct btrfs_chunk_stripe *s = &map->stripes[f->stripe];
 
-		printf("Chunk %llu stripe %d: devid %llu reset to %llu, the device of its dev extent\n",
+		printf("Chunk %llu stripe %d: devid %llu physical %llu reset to devid %llu physical %llu, its dev extent's\n",
 		       f->logical, f->stripe, (unsigned long long)btrfs_stripe_devid(&c->stripe[f->stripe]),
-		       (unsigned long long)s->devid);
+		       (unsigned long long)btrfs_stripe_offset(&c->stripe[f->stripe]),
+		       (unsigned long long)s->devid, (unsigned long long)s->physical);
 		btrfs_set_stripe_devid(&c->stripe[f->stripe], s->devid);
+		btrfs_set_stripe_offset(&c->stripe[f->stripe], s->physical);
 		memcpy(c->stripe[f->stripe].dev_uuid, s->dev_uuid, BTRFS_UUID_SIZE);
 		btrfs_release_path(&path);
 		return 0;
@@ -132,37 +135,47 @@ void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, s
 	}
 }
 
-bool check_chunk_stripe_device(struct check_ctx *ctx, const struct ext_state *st, const struct check_devext *d)
+bool check_chunk_stripe_place(struct check_ctx *ctx, const struct ext_state *st, const struct check_devext *d)
 {
 	const struct btrfs_device *dev = btrfs_find_device(&ctx->fs->devices, d->devid, NULL);
+	struct btrfs_chunk_stripe *fit = NULL;
 	struct btrfs_chunk_map *ch = NULL;
+	int n = 0, at = -1;
 
 	/* the filesystem's own map entry: the repair changes it */
 	for (size_t j = 0; j < ctx->fs->chunks.nr && !ch; j++)
 		if (ctx->fs->chunks.chunks[j]->logical == d->chunk_offset)
 			ch = ctx->fs->chunks.chunks[j];
-	if (!dev || !ch)
+	if (!dev || !ch || d->len != check_chunk_dev_len(ch))
 		return false;
 	for (u16 i = 0; i < ch->num_stripes; i++) {
 		struct btrfs_chunk_stripe *s = &ch->stripes[i];
+		const struct check_devext *own = check_find_dev_extent(st, s->devid, s->physical);
 		bool has_item = false;
 
-		if (s->physical != d->physical || s->devid == d->devid)
-			continue;
+		if (own && own->chunk_offset == ch->logical)
+			continue;   /* this stripe has its dev extent */
 		for (size_t j = 0; j < st->dev_nr; j++)
 			has_item |= st->dev[j].devid == s->devid;
-		if (has_item)
-			continue;
-		check_error(ctx, "chunk [%llu %llu] stripe %u names devid %llu, which has no device item; its dev extent is at that place on devid %llu",
-			    ch->logical, ch->length, i, (unsigned long long)s->devid, d->devid);
-		if (check_repairing(ctx)) {
-			struct chunk_fix f = { .logical = ch->logical, .stripe = i };
-
-			s->devid = d->devid;
-			memcpy(s->dev_uuid, dev->uuid, BTRFS_UUID_SIZE);
-			check_fixable(ctx, fix_chunk, &f, sizeof(f));
+		if ((s->devid == d->devid && s->physical != d->physical) ||
+		    (s->physical == d->physical && !has_item)) {
+			fit = s;
+			at = i;
+			n++;
 		}
-		return true;
 	}
-	return false;
+	if (n != 1)
+		return false;
+	check_error(ctx, "chunk [%llu %llu] stripe %d is devid %llu physical %llu, where it has no dev extent; its dev extent is devid %llu physical %llu",
+		    ch->logical, ch->length, at, (unsigned long long)fit->devid, (unsigned long long)fit->physical,
+		    d->devid, d->physical);
+	if (check_repairing(ctx)) {
+		struct chunk_fix f = { .logical = ch->logical, .stripe = at };
+
+		fit->devid = d->devid;
+		fit->physical = d->physical;
+		memcpy(fit->dev_uuid, dev->uuid, BTRFS_UUID_SIZE);
+		check_fixable(ctx, fix_chunk, &f, sizeof(f));
+	}
+	return true;
 }

@@ -310,7 +310,8 @@ void check_queue_orphan_dev_extent(struct check_ctx *ctx, const struct check_dev
 }
 
 /* A dev extent whose length is not its chunk's share of the device: set to it. */
-static int fix_dev_extent_length(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+/* A dev extent's length and chunk_offset set to the fix's (one of them changed). */
+static int fix_dev_extent(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct devext_fix *f = arg;
 	struct btrfs_key key = { f->devid, BTRFS_DEV_EXTENT_KEY, f->physical };
@@ -331,12 +332,27 @@ static int fix_dev_extent_length(struct check_ctx *ctx, struct btrfs_trans *t, v
 	if (ret == 0) {
 		struct btrfs_dev_extent *de = btrfs_path_item_ptr(&path);
 
-		printf("Dev extent devid %llu physical %llu: length %llu set to %llu, its chunk %llu's\n",
-		       f->devid, f->physical, btrfs_dev_extent_length(de), f->len, f->chunk_offset);
+		if (btrfs_dev_extent_length(de) != f->len)
+			printf("Dev extent devid %llu physical %llu: length %llu set to %llu, its chunk %llu's\n",
+			       f->devid, f->physical, btrfs_dev_extent_length(de), f->len, f->chunk_offset);
+		if (btrfs_dev_extent_chunk_offset(de) != f->chunk_offset)
+			printf("Dev extent devid %llu physical %llu: chunk_offset %llu set to %llu, the chunk with its stripe there\n",
+			       f->devid, f->physical, btrfs_dev_extent_chunk_offset(de), f->chunk_offset);
 		btrfs_set_dev_extent_length(de, f->len);
+		btrfs_set_dev_extent_chunk_offset(de, f->chunk_offset);
 	}
 	btrfs_release_path(&path);
 	return ret;
+}
+
+void check_queue_dev_extent_chunk(struct check_ctx *ctx, struct check_devext *d, u64 chunk_offset)
+{
+	struct devext_fix f = { d->devid, d->physical, d->len, chunk_offset, true };
+
+	if (!check_repairing(ctx))
+		return;
+	check_fixable(ctx, fix_dev_extent, &f, sizeof(f));
+	d->chunk_offset = chunk_offset;
 }
 
 void check_queue_dev_extent_length(struct check_ctx *ctx, struct check_dev *dev, const struct check_devext *d,
@@ -346,7 +362,7 @@ void check_queue_dev_extent_length(struct check_ctx *ctx, struct check_dev *dev,
 
 	if (!check_repairing(ctx))
 		return;
-	check_fixable(ctx, fix_dev_extent_length, &f, sizeof(f));
+	check_fixable(ctx, fix_dev_extent, &f, sizeof(f));
 	/* the device's bytes_used, if it is fixed too, counts the new length (modulo 2^64) */
 	if (dev)
 		dev->missing += len - d->len;

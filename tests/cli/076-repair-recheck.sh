@@ -5,10 +5,9 @@
 # repair that writes a wrong value (BTRFS_KIT_TEST_SABOTAGE_REPAIR, the
 # block group used bytes off by a sector) is refused: exit 1, the
 # re-check's message naming the pass and what it found, the image
-# byte-identical to before; (c) a dev extent whose chunk_offset names
-# another chunk (the repair deletes it as an orphan, which leaves its chunk
-# without a dev extent) is refused before anything is written, also as a
-# dry run; (d) --init-csum-tree --repair on a filesystem with an error no
+# byte-identical to before, also as a dry run; (c) a dev extent whose
+# chunk_offset names another chunk is set back to the chunk with its stripe
+# there (a dry run writes nothing); (d) --init-csum-tree --repair on a filesystem with an error no
 # repair mends (an extent item overlapping another) is refused before the
 # new csum tree is written (it was written, then the repair refused).
 . "$TOP/tests/lib/common.sh"
@@ -56,22 +55,32 @@ assert_grep "^  re-check: ERROR: block group \[$bg_start $bg_len\]: used $((bg_u
 assert_not_grep "Repair committed" "$T/repair"
 echo "ok: a sabotaged repair is refused, the image unchanged"
 
-# (c) a dev extent's chunk_offset naming another chunk: refused before writing
+# (c) a dev extent's chunk_offset naming another chunk (the one chunk with a
+# stripe at its place is its own): a dry run prints the fix and writes
+# nothing, the repair sets it back and both checks are clean
 dev_ext=$("$BTRFS" inspect-internal dump-tree -t dev "$img0" | awk '
 	/DEV_EXTENT/ { p = $4; sub(/\)/, "", p); sub(/\(/, "", p); k = $6; sub(/\)/, "", k) }
-	/chunk_offset/ { if (c == "") { c = $4; key = k } else if ($4 != c) { print key, $4; exit } }')
-read -r phys other <<< "$dev_ext"
+	/chunk_offset/ { if (c == "") { c = $4; key = k } else if ($4 != c) { print key, c, $4; exit } }')
+read -r phys own other <<< "$dev_ext"
 [ -n "$other" ] || _fail "no two dev extents of different chunks found"
 damaged field 4 "1,DEV_EXTENT,$phys" chunk_offset "$other"
-for mode in --dry-run --force; do
-	expect_exit 1 "$BTRFS" check --repair $mode "$T/img" > "$T/repair" 2>&1
-	unchanged "the refused repair of a dev extent's chunk_offset ($mode)"
-	assert_grep "finds errors: repair refused, nothing was written" "$T/repair"
-	assert_grep "^  re-check: ERROR: chunk \[$phys [0-9]*\] stripe 0 (devid 1 physical $phys) has no dev extent$" "$T/repair"
-done
 expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
-assert_grep "Device extent\[1, $phys, [0-9]*\] didn't find the relative chunk (chunk offset $other)" "$T/check"
-echo "ok: the dev extent repair is refused before writing"
+assert_grep "dev extent devid 1 physical $phys names chunk $other; chunk $own has its stripe there" "$T/check"
+run_check "$BTRFS" check --repair --dry-run "$T/img" > "$T/repair" 2>&1
+unchanged "a dry run"
+assert_grep "chunk_offset $other set to $own, the chunk with its stripe there" "$T/repair"
+assert_grep "dry run: nothing written" "$T/repair"
+run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
+run_check /usr/bin/btrfs check "$T/img" > /dev/null 2>&1
+echo "ok: a dev extent's chunk_offset naming another chunk set back (a dry run writes nothing)"
+
+# the sabotaged repair as a dry run: refused as well, nothing written
+damaged field 11 "$bg_start,BLOCK_GROUP_ITEM,$bg_len" used $((bg_used + 65536))
+expect_exit 1 env BTRFS_KIT_TEST_SABOTAGE_REPAIR=1 "$BTRFS" check --repair --dry-run "$T/img" > "$T/repair" 2>&1
+unchanged "a sabotaged dry run"
+assert_grep "finds errors: repair refused, nothing was written" "$T/repair"
+echo "ok: a sabotaged dry run is refused"
 
 # (d) --init-csum-tree --repair, an extent item overlapping a data extent
 src=$T/src

@@ -6,7 +6,10 @@
 # check and Debian's are clean and every file reads back unchanged.  A DIR_INDEX
 # whose name no inode ref confirms is removed, and its file (named by its
 # DIR_ITEM only) is linked into lost+found with its data.  A subvolume's entry
-# with a file type other than a directory's is set to a directory's.
+# with a file type other than a directory's is set to a directory's.  An inode
+# ref's name_len: the one that fills the item and that the dir index (dir,
+# the ref's index) confirms, the top directory's ".." too; a ROOT_REF's: what
+# the item's size leaves.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 need_corrupt_block
@@ -66,3 +69,24 @@ run_check "$CB" "$T/v.img" field 5 "$sv" dir_item.type 1 > /dev/null
 found_repaired "$T/v.img" "of a subvolume has file type 1, expected 2" "file type set to 2" "$T/sv" \
 	"subvolume entry type"
 echo "ok: a subvolume's entry gets a directory's type"
+
+# inode refs: a file's in tree 5, the top directory's ".." (256,12,256)
+ref=$(awk '$1 == 5 && $2 ~ /^[0-9]*,12,256$/ && $2 != "256,12,256" { print $2; exit }' "$T/items")
+[ -n "$ref" ] || _fail "no inode ref of a file in dir 256"
+for edit in "$ref inode_ref.name_len 0" "$ref inode_ref.name_len +1" "256,12,256 inode_ref.name_len 0"; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 5 $edit > /dev/null
+	found_repaired "$T/img" "corrupt leaf: root=5" \
+		"inode ref name_len [0-9]*, the one length that fills the item and that the dir index names: set to" \
+		"$T/large" "$edit"
+	echo "ok: $edit mended"
+done
+run_check "$CB" "$T/v.img" list > "$T/vitems"
+rref=$(awk '$1 == 1 && $2 ~ /^5,156,/ { print $2; exit }' "$T/vitems")
+[ -n "$rref" ] || _fail "no ROOT_REF"
+cp --sparse=always "$T/v.img" "$T/img"
+run_check "$CB" "$T/img" field 1 "$rref" root_ref.name_len 32532 > /dev/null
+found_repaired "$T/img" "invalid root ref size" "root ref name_len 32532, the item holds 3 name bytes: set to it" \
+	"$T/sv" "root ref name_len"
+echo "ok: a ROOT_REF's name_len mended"

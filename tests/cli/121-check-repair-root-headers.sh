@@ -88,12 +88,17 @@ done
 # METADATA DUP): a chunk type the tree-checker rejects gets the profile its
 # stripes tell and then its block group's flags, which name what it holds;
 # a system chunk's item that differs from the sys_chunk_array copy takes the
-# copy's; a stripe naming a devid without a device item takes its dev
-# extent's device; a device item's devid is its key's
+# copy's, and one the tree-checker rejects (its length) too; a stripe without
+# a dev extent of its own takes the device and place of its chunk's dev extent
+# that finds no stripe; the stripe length is the only one; a device item's
+# devid is its key's
 for edit in "256,228,30408704 chunk.type 1:Chunk 30408704: type 0x21 reset to 0x24, its block group's flags" \
 	    "256,228,63963136 chunk.type 18446744073709551615:chunk type 0xffffffffffffffff, its stripes and contents tell 0x1" \
 	    "256,228,22020096 chunk.type -1:Chunk 22020096: type 0x21 reset to 0x22, the item set from the superblock's sys_chunk_array copy" \
-	    "256,228,63963136 stripe.devid@48 +1:Chunk 63963136 stripe 0: devid 2 reset to 1, the device of its dev extent" \
+	    "256,228,63963136 stripe.devid@48 +1:Chunk 63963136 stripe 0: devid 2 physical \([0-9]*\) reset to devid 1 physical \\1, its dev extent's" \
+	    "256,228,63963136 stripe.offset@48 +4096:Chunk 63963136 stripe 0: devid 1 physical [0-9]* reset to devid 1 physical [0-9]*, its dev extent's" \
+	    "256,228,30408704 chunk.stripe_len 0:chunk stripe_len 0, set to 65536 (the only one)" \
+	    "256,228,22020096 chunk.length 0:system chunk item fails the tree-checker: set from the superblock's sys_chunk_array copy" \
 	    "1,216,1 dev_item.devid 7:device item devid 7, its key's 1: set to it"; do
 	cp --sparse=always "$src" "$T/img"
 	# shellcheck disable=SC2086
