@@ -1560,6 +1560,7 @@ int check_extents_rest(struct check_ctx *ctx)
 	sort_merge(st->got, &st->got_nr);
 	queue_full_backref_fixes(ctx, st);
 	check_tree_block_generations(ctx, st);
+	check_bg_kinds(ctx, st);
 	check_extent_items(ctx, st);
 	compare_refs(ctx, st);
 	check_block_owners(ctx, st);

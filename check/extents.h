@@ -216,6 +216,12 @@ void check_queue_dev_extent_length(struct check_ctx *ctx, struct check_dev *dev,
 /* Stripe s of chunk ch has no dev extent: insert it when the room on dev (may be NULL) is free. */
 void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st, struct check_dev *dev,
 				    const struct btrfs_chunk_map *ch, int s);
+/*
+ * Block groups whose flags name another kind than they hold while their
+ * chunk's type names it: reported; --repair sets the flags to the type (the
+ * state at once, before the extents are held against them).
+ */
+void check_bg_kinds(struct check_ctx *ctx, struct ext_state *st);
 /* --repair: the system chunk item at logical set from the sys_chunk_array copy (check/repair-chunks.c). */
 void check_queue_chunk_from_copy(struct check_ctx *ctx, u64 logical);
 /*

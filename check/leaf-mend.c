@@ -1216,6 +1216,20 @@ static void mend_extent_item(struct mend *m, int slot, const struct btrfs_key *k
 static void mend_block_group(struct mend *m, int slot, const struct btrfs_key *key,
 			     struct btrfs_block_group_item *bg)
 {
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&m->fs->chunks, key->objectid);
+	u64 flags = btrfs_block_group_flags(bg), type = flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
+	u64 prof = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+
+	/* flags the tree-checker rejects: its chunk's type (the chunk tree maps it) */
+	if (((prof & (prof - 1)) || (type != BTRFS_BLOCK_GROUP_DATA && type != BTRFS_BLOCK_GROUP_METADATA &&
+				     type != BTRFS_BLOCK_GROUP_SYSTEM &&
+				     type != (BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA)) ||
+	     (flags & ~(BTRFS_BLOCK_GROUP_TYPE_MASK | BTRFS_BLOCK_GROUP_PROFILE_MASK))) &&
+	    c && c->logical == key->objectid && c->length == key->offset) {
+		say(m, slot, "block group flags 0x%llx, set to its chunk's type 0x%llx", (unsigned long long)flags,
+		    (unsigned long long)(c->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV));
+		btrfs_set_block_group_flags(bg, c->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV);
+	}
 	if (btrfs_block_group_used(bg) <= key->offset)
 		return;
 	say(m, slot, "block group used %llu beyond its length: set to %llu",

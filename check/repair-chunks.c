@@ -16,6 +16,10 @@
  *   same place of a device that has an item while the stripe's devid has
  *   none: the stripe takes that dev extent's device and place.
  *
+ * - a block group whose flags name another kind than what it holds, while
+ *   its chunk's type names that kind: the chunk's type (its profile is the
+ *   one the tree-checker held against the chunk's stripes).
+ *
  * The in-memory chunk map is set at once, so that the repair's own writes
  * go where the fixed chunk says.
  */
@@ -178,4 +182,52 @@ bool check_chunk_stripe_place(struct check_ctx *ctx, const struct ext_state *st,
 		check_fixable(ctx, fix_chunk, &f, sizeof(f));
 	}
 	return true;
+}
+
+struct bg_flags_fix {
+	u64 start;
+	u64 flags;
+};
+
+static int fix_bg_flags(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct bg_flags_fix *f = arg;
+	int ret = btrfs_trans_set_block_group_flags(t, f->start, f->flags);
+
+	(void)ctx;
+	if (ret < 0) {
+		error("repair: block group %llu: %s", f->start, strerror(-ret));
+		return ret;
+	}
+	printf("Block group %llu: flags set to 0x%llx, its chunk's type\n", f->start, (unsigned long long)f->flags);
+	return 0;
+}
+
+void check_bg_kinds(struct check_ctx *ctx, struct ext_state *st)
+{
+	const struct btrfs_chunk_tree_map *map = &ctx->fs->chunks;
+
+	for (size_t i = 0; i < st->bg_nr; i++) {
+		struct check_bg *bg = &st->bg[i];
+		const struct btrfs_chunk_map *ch = btrfs_chunk_lookup(map, bg->start);
+		u64 kind, type;
+
+		if (!ch || ch->logical != bg->start || ch->length != bg->len)
+			continue;
+		type = ch->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV;
+		if (type == bg->flags)
+			continue;
+		kind = contents_kind(st, bg->start, bg->len);
+		if (!kind || (type & BTRFS_BLOCK_GROUP_TYPE_MASK) != kind ||
+		    (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == kind)
+			continue;
+		check_error(ctx, "block group [%llu %llu] flags 0x%llx name another kind than it holds; its chunk's type 0x%llx names it",
+			    bg->start, bg->len, (unsigned long long)bg->flags, (unsigned long long)type);
+		if (check_repairing(ctx)) {
+			struct bg_flags_fix f = { bg->start, type };
+
+			check_fixable(ctx, fix_bg_flags, &f, sizeof(f));
+			bg->flags = type;
+		}
+	}
 }

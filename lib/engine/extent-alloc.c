@@ -668,6 +668,32 @@ int btrfs_trans_set_block_group_used(struct btrfs_trans *t, u64 start, u64 used)
 	return extent_alloc_update_block_group_item(t, bg);
 }
 
+int btrfs_trans_set_block_group_flags(struct btrfs_trans *t, u64 start, u64 flags)
+{
+	struct wblock_group *bg = extent_alloc_find_block_group(t, start);
+	struct btrfs_key key = { start, BTRFS_BLOCK_GROUP_ITEM_KEY, 0 };
+	struct btrfs_wroot *root;
+	struct btrfs_path path;
+	int ret;
+
+	if (!bg || bg->start != start)
+		return -ENOENT;
+	ret = bg_tree(t, &root);
+	if (ret < 0)
+		return ret;
+	key.offset = bg->length;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
+	if (ret == 0)
+		btrfs_set_block_group_flags(btrfs_path_item_ptr(&path), flags);
+	btrfs_release_path(&path);
+	if (ret > 0)
+		return -ENOENT;
+	if (ret == 0)
+		bg->flags = flags;
+	return ret;
+}
+
 /* ---- inline back references ---- */
 
 /* The value inline refs of a type are sorted by (descending), as the tree-checker wants. */

@@ -316,6 +316,11 @@ int btrfs_trans_block_writer_init(struct btrfs_trans *t, struct btrfs_block_writ
 int btrfs_trans_block_group_used(struct btrfs_trans *t, u64 start, u64 *used);
 /* Set them (repair of a wrong count): the item follows at once.  0, -ENOENT, < 0. */
 int btrfs_trans_set_block_group_used(struct btrfs_trans *t, u64 start, u64 used);
+/*
+ * Set the flags of the block group starting at start (repair of a damaged
+ * item): the allocator's view and the item at once.  0, -ENOENT, < 0.
+ */
+int btrfs_trans_set_block_group_flags(struct btrfs_trans *t, u64 start, u64 flags);
 
 /*
  * btrfs_account_extent() that leaves the free space tree alone: for a

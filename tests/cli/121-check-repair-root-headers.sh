@@ -110,6 +110,21 @@ for edit in "256,228,30408704 chunk.type 1:Chunk 30408704: type 0x21 reset to 0x
 	echo "ok: ${edit%%:*} mended"
 done
 
+# block group flags the tree-checker rejects (0): the chunk's type; flags of
+# another kind than the block group holds (the system chunk's as DATA
+# single): its chunk's type, which names that kind
+for edit in "block_group_item.flags 0:block group flags 0x0, set to its chunk's type 0x22" \
+	    "block_group_item.flags 1:Block group 22020096: flags set to 0x22, its chunk's type"; do
+	cp --sparse=always "$src" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 11 22020096,192,8388608 ${edit%%:*} > /dev/null
+	expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+	run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
+	assert_grep "${edit#*:}" "$T/repair"
+	clean_with_files "$T/img" "$T/orig" "${edit%%:*}"
+	echo "ok: ${edit%%:*} mended"
+done
+
 # the root tree's directory inode (6, holding "default") with a mode of no file type
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" field 1 6,1,0 inode_item.mode 1202176973 > /dev/null
