@@ -358,6 +358,30 @@ static int mend_header(struct mend *m)
 {
 	struct btrfs_header *h = btrfs_header(m->eb);
 	u64 gen = btrfs_header_generation(h);
+	u32 nr = btrfs_header_nritems(h);
+	static const struct btrfs_item zero;
+
+	/*
+	 * trailing item entries of zero bytes (key (0 0 0), no data) are free
+	 * space counted in: no item has that key after another or data there.
+	 * A count beyond what the leaf holds ends at the first such entry.
+	 */
+	if ((u64)sizeof(*h) + (u64)nr * sizeof(zero) > m->eb->len) {
+		u32 max = (m->eb->len - (u32)sizeof(*h)) / (u32)sizeof(zero), i;
+
+		for (i = 1; i < max && memcmp(btrfs_leaf_item(m->eb, (int)i), &zero, sizeof(zero)); i++)
+			;
+		if (i < max)
+			nr = i;
+	}
+	while (nr > 1 && (u64)sizeof(*h) + (u64)nr * sizeof(zero) <= m->eb->len &&
+	       !memcmp(btrfs_leaf_item(m->eb, (int)nr - 1), &zero, sizeof(zero)))
+		nr--;
+	if (nr != btrfs_header_nritems(h)) {
+		say(m, -1, "header nritems %u, its last %u item entries are zero bytes (free space): set to %u",
+		    btrfs_header_nritems(h), btrfs_header_nritems(h) - nr, nr);
+		btrfs_set_header_nritems(h, nr);
+	}
 
 	/* the tree-checker allows the transaction being committed; so does the parent's pointer */
 	if (gen <= m->limit + 1)

@@ -124,6 +124,17 @@ for edit in "block_group_item.flags 0:block group flags 0x0, set to its chunk's 
 	mended_field 11 "22020096,192,8388608 ${edit%%:*}" "${edit#*:}"
 done
 
+# a leaf's nritems counting zero entries of its free space in (one more, or
+# beyond what the leaf holds): the count ends at the first zero entry
+for n in +1 65535; do
+	cp --sparse=always "$src" "$T/img"
+	run_check "$CB" "$T/img" header 257 256,12,256 nritems $n > /dev/null
+	found_repaired "$T/img" "bad key order\\|nritems" \
+		"header nritems [0-9]*, its last [0-9]* item entries are zero bytes (free space): set to [0-9]*" \
+		"$T/orig" "nritems $n"
+	echo "ok: a leaf's nritems $n mended"
+done
+
 # the root tree's directory inode (6, holding "default") with a mode of no file type
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" field 1 6,1,0 inode_item.mode 1202176973 > /dev/null
