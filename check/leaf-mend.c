@@ -155,6 +155,23 @@ static bool is_duplicate(const struct extent_buffer *eb, u32 i, u64 items_end, u
 
 static int drop_slot(struct mend *m, int slot);
 
+/*
+ * Can an item of this type be size bytes, by rules the tree-checker does
+ * not hold (the readers do): uuid items are subvolume ids of 8 bytes each,
+ * csum items whole checksums.
+ */
+static bool size_fits_type(const struct mend *m, u8 type, u64 size)
+{
+	switch (type) {
+	case BTRFS_UUID_KEY_SUBVOL:
+	case BTRFS_UUID_KEY_RECEIVED_SUBVOL:
+		return size && size % sizeof(__le64) == 0;
+	case BTRFS_EXTENT_CSUM_KEY:
+		return size && m->fs->geo.csum_size && size % m->fs->geo.csum_size == 0;
+	}
+	return true;
+}
+
 static int mend_layout(struct mend *m)
 {
 	struct extent_buffer *eb = m->eb;
@@ -227,6 +244,14 @@ static int mend_layout(struct mend *m)
 				btrfs_set_item_size(item, (u32)(end - off));
 				by_off = btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), eb, NULL, 0) == 0;
 				btrfs_set_item_size(item, (u32)size);
+				/* both pass: the size the item's type allows */
+				if (by_size && by_off) {
+					struct btrfs_key ik;
+
+					btrfs_item_key_to_cpu(eb, &ik, i);
+					by_size = size_fits_type(m, ik.type, size);
+					by_off = size_fits_type(m, ik.type, end - off);
+				}
 				if (by_size != by_off) {
 					keep_off = by_off;
 					keep_size = by_size;

@@ -8,8 +8,11 @@
 # its offset mended instead, in the middle of a leaf and at its last slot.
 # An item duplicated (a copy right after it, same key and bytes: the keys are
 # then out of order) in the extent tree and the root tree: the copy is removed.
+# The last item of a kernel-made uuid tree's root leaf with its offset moved
+# by one: both readings pass the tree-checker, the size a uuid item can have
+# (whole subvolume ids) tells which.
 . "$TOP/tests/lib/common.sh"
-check_prereq progs
+check_prereq progs corpus
 CB=$TOOL_DIR/corrupt-block
 [ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
 
@@ -66,3 +69,14 @@ for tree in 2 1; do
 		"$T/large" "dup of $key in tree $tree"
 	echo "ok: a copy of item $key of tree $tree removed"
 done
+
+src=$(corpus_case quota)/dev1.img
+mkdir -p "$T/qorig"
+run_check /usr/bin/btrfs restore "$src" "$T/qorig" > /dev/null 2>&1
+key=$("$CB" "$src" list | awk '$1 == 9 { k = $2 } END { print k }')
+[ -n "$key" ] || _fail "no uuid tree item"
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" shift 9 "$key" +1 > /dev/null
+found_repaired "$T/img" "unexpected item end" "item offset [0-9]* size 8, set to offset [0-9]* size 8" "$T/qorig" \
+	"uuid item offset +1"
+echo "ok: the last uuid item's offset moved by one, mended by its size"
