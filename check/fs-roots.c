@@ -1598,6 +1598,44 @@ static void fix_odd_mode(struct fs_root_tree *t, struct fs_root_inode *in, u8 ft
 	check_fixable(t->ctx, NULL, NULL, 0);
 }
 
+/*
+ * The one dir index no ref matched yet that names ref r's inode in r's
+ * directory by r's name, at another index: the ref's index is damaged.
+ */
+static struct fs_root_name *index_of_name(struct fs_root_name *ents, size_t nr, const struct fs_root_name *r)
+{
+	struct fs_root_name *found = NULL;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct fs_root_name *e = &ents[i];
+
+		if (e->matched || e->dir != r->dir || e->ino != r->ino || e->name_len != r->name_len ||
+		    e->nhash != r->nhash || e->index == r->index)
+			continue;
+		if (found)
+			return NULL;
+		found = e;
+	}
+	return found;
+}
+
+/* Ref r's index set to that of the dir index e naming its inode by its name. */
+static void fix_ref_index(struct fs_root_tree *t, const struct fs_root_name *r, struct fs_root_name *e)
+{
+	struct repair_ref_rename f;
+
+	name_of(t, r, BTRFS_INODE_REF_KEY, &f.from);
+	check_error(t->ctx, "root %llu: inode %llu ref '%.*s' in dir %llu has index %llu; the dir index naming it is %llu",
+		    t->root, r->ino, (int)f.from.name_len, f.from.name, r->dir, r->index, e->index);
+	f.to = f.from;
+	f.to.index = e->index;
+	e->matched = 1;
+	if (f.from.name_len)
+		check_fixable(t->ctx, repair_rename_ref, &f, sizeof(f));
+	else
+		check_fixable(t->ctx, NULL, NULL, 0);   /* the name could not be read again */
+}
+
 /* Each ref against the entries of one kind (sorted by cmp), then the unmatched entries. */
 static void match_kind(struct fs_root_tree *t, struct fs_root_name *ents, size_t nr, bool by_index,
 		       const char *what)
@@ -1616,6 +1654,11 @@ static void match_kind(struct fs_root_tree *t, struct fs_root_name *ents, size_t
 		if (is_orphan(t, r->dir) || is_orphan(t, r->ino)) {
 			if (e)
 				e->matched = 1;
+			continue;
+		}
+		if ((!e || e->name_len != r->name_len || e->nhash != r->nhash) && by_index &&
+		    (e = index_of_name(ents, nr, r)) != NULL) {
+			fix_ref_index(t, r, e);
 			continue;
 		}
 		if (!e || e->name_len != r->name_len || e->nhash != r->nhash) {

@@ -9,7 +9,8 @@
 # with a file type other than a directory's is set to a directory's.  An inode
 # ref's name_len: the one that fills the item and that the dir index (dir,
 # the ref's index) confirms, the top directory's ".." too; a ROOT_REF's: what
-# the item's size leaves.
+# the item's size leaves.  An inode ref's index that no dir index has, while
+# one dir index names the inode by the ref's name: the ref takes its index.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 need_corrupt_block
@@ -90,3 +91,12 @@ run_check "$CB" "$T/img" field 1 "$rref" root_ref.name_len 32532 > /dev/null
 found_repaired "$T/img" "invalid root ref size" "root ref name_len 32532, the item holds 3 name bytes: set to it" \
 	"$T/sv" "root ref name_len"
 echo "ok: a ROOT_REF's name_len mended"
+
+# an inode ref's index (the dir index at the old one belongs to another file)
+for idx in 3 +1; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	run_check "$CB" "$T/img" field 5 "$ref" inode_ref.index $idx > /dev/null
+	found_repaired "$T/img" "inode ${ref%%,*} ref '[^']*' in dir 256 has index [0-9]*; the dir index naming it is [0-9]*" \
+		"inode ref '[^']*' (dir 256 index [0-9]*) renamed to '[^']*' (index [0-9]*)" "$T/large" "inode_ref.index $idx"
+	echo "ok: an inode ref's index $idx set to its dir index's"
+done
