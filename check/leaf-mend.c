@@ -1944,15 +1944,40 @@ static bool type_possible(const struct mend *m, u8 type, u64 objectid)
 	return true;
 }
 
+/* A candidate key for a damaged key type: the slot, the key, whether the item's size is the type's own. */
+struct key_candidate {
+	int slot;
+	struct btrfs_key key;
+	bool sized;
+};
+
+/* Is size the one size items of key type type always have (0: no fixed size)? */
+static bool size_is_types(u8 type, u32 size)
+{
+	switch (type) {
+	case BTRFS_INODE_ITEM_KEY:
+		return size == sizeof(struct btrfs_inode_item);
+	case BTRFS_ROOT_ITEM_KEY:
+		return size == sizeof(struct btrfs_root_item) ||
+		       size == offsetof(struct btrfs_root_item, generation_v2);
+	case BTRFS_BLOCK_GROUP_ITEM_KEY:
+		return size == sizeof(struct btrfs_block_group_item);
+	case BTRFS_DEV_EXTENT_KEY:
+		return size == sizeof(struct btrfs_dev_extent);
+	case BTRFS_DEV_ITEM_KEY:
+		return size == sizeof(struct btrfs_dev_item);
+	}
+	return false;
+}
+
 /*
  * Try the key types slot's item may have that keep the leaf's keys in
- * order: count (up to 2) those under which the whole leaf passes the
- * tree-checker, the first in *found (slot and key).  Not at the leaf's
- * first slot unless it is the tree's root (its parent names it by that
- * key: header-mend.c), nor at its last unless the key that bounds the leaf
- * is known.
+ * order: add (up to max) those under which the whole leaf passes the
+ * tree-checker to c[].  Not at the leaf's first slot unless it is the
+ * tree's root (its parent names it by that key: header-mend.c), nor at its
+ * last unless the key that bounds the leaf is known.
  */
-static int key_types_at(struct mend *m, int slot, int n, int *found_slot, struct btrfs_key *found)
+static int key_types_at(struct mend *m, int slot, int n, struct key_candidate *c, int max)
 {
 	u32 nr = btrfs_eb_nritems(m->eb);
 	struct btrfs_item *item;
@@ -1968,7 +1993,7 @@ static int key_types_at(struct mend *m, int slot, int n, int *found_slot, struct
 		btrfs_item_key_to_cpu(m->eb, &prev, slot - 1);
 	if ((u32)slot + 1 < nr)
 		btrfs_item_key_to_cpu(m->eb, &next, slot + 1);
-	for (int type = 0; type < 256 && n < 2; type++) {
+	for (int type = 0; type < 256 && n < max; type++) {
 		struct btrfs_key k = { key.objectid, (u8)type, key.offset };
 
 		if (type == key.type || !type_possible(m, (u8)type, key.objectid) ||
@@ -1977,11 +2002,9 @@ static int key_types_at(struct mend *m, int slot, int n, int *found_slot, struct
 		    (m->bound && btrfs_comp_cpu_keys(&k, m->bound) >= 0))
 			continue;
 		btrfs_cpu_key_to_disk(&item->key, &k);
-		if (btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) == 0 &&
-		    !n++) {
-			*found_slot = slot;
-			*found = k;
-		}
+		if (btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) == 0)
+			c[n++] = (struct key_candidate){ slot, k,
+							 size_is_types((u8)type, btrfs_leaf_item_size(m->eb, slot)) };
 	}
 	btrfs_cpu_key_to_disk(&item->key, &key);
 	return n;
@@ -1991,21 +2014,30 @@ static int key_types_at(struct mend *m, int slot, int n, int *found_slot, struct
  * A damaged key type: an item of a type its tree does not have, or two
  * neighbours of one objectid out of key order (either may be the damaged
  * one).  Mended when exactly one type of one of those items (see
- * key_types_at()) makes the leaf pass the tree-checker.
+ * key_types_at()) makes the leaf pass the tree-checker, or when of several
+ * exactly one is a type of fixed size the item has (a root item's 439
+ * bytes read as an inline file extent pass too).
  */
 static void mend_key_type(struct mend *m, int first, int last)
 {
-	struct btrfs_key key, found;
-	int n = 0, slot = -1;
+	struct key_candidate c[8];
+	const struct key_candidate *pick = NULL;
+	struct btrfs_key key;
+	int n = 0, sized = 0;
 
 	for (int i = first; i <= last; i++)
-		n = key_types_at(m, i, n, &slot, &found);
-	if (n != 1)
+		n = key_types_at(m, i, n, c, (int)ARRAY_SIZE(c));
+	if (n == 1)
+		pick = &c[0];
+	for (int i = 0; n > 1 && n < (int)ARRAY_SIZE(c) && i < n; i++)
+		if (c[i].sized && !sized++)
+			pick = &c[i];
+	if (!pick || (n > 1 && sized != 1))
 		return;
-	btrfs_item_key_to_cpu(m->eb, &key, slot);
-	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, slot)->key, &found);
-	say(m, slot, "key type %u was %u: the one type that keeps the keys in order and passes the tree-checker",
-	    found.type, key.type);
+	btrfs_item_key_to_cpu(m->eb, &key, pick->slot);
+	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, pick->slot)->key, &pick->key);
+	say(m, pick->slot, "key type %u was %u: the one type that keeps the keys in order and passes the tree-checker%s",
+	    pick->key.type, key.type, n > 1 ? " with the item's size" : "");
 }
 
 /* Does tree's DIR_INDEX (dir, index) name inode ino by name? */

@@ -345,6 +345,10 @@ int check_root_refs(struct check_ctx *ctx)
 		if (!r->back && n && n->back && n->child == r->child && n->parent == r->parent) {
 			const struct check_root *cr = find_root(st, r->child);
 
+			/* linked, but its root item is gone: its tree would be taken for garbage */
+			if (!cr && st)
+				check_error(ctx, "root %llu: linked by root %llu as '%s' in dir %llu index %llu (ROOT_REF and ROOT_BACKREF), but it has no root item",
+					    r->child, r->parent, r->name, r->dirid, r->seq);
 			/* refs 0 without an orphan item: check_root_item_refs() reports and mends it */
 			if (cr && !cr->refs &&
 			    check_bsearch(&r->child, w.orphan, w.orphan_nr, sizeof(u64), check_cmp_u64))

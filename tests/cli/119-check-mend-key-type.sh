@@ -7,9 +7,13 @@
 # a leaf's first slot the parent's key pointer gives the key; a first key that
 # differs from it but keeps the leaf valid is refused, nothing written.
 # A root item whose key objectid is not its root block's owner, when that tree has no
-# root item, moves back to the owner's key.
+# root item, moves back to the owner's key.  A subvolume's root item whose type
+# reads as one the root tree has not (131): two types pass the tree-checker
+# (an inline file extent of 439 bytes too), the item's size is a root item's.
+# A linked subvolume without a root item is an error the repair refuses
+# (before: its tree was taken for garbage and its extents dropped).
 . "$TOP/tests/lib/common.sh"
-check_prereq progs
+check_prereq progs corpus
 need_corrupt_block
 
 small_large_images
@@ -53,3 +57,19 @@ run_check "$CB" "$T/img" field 1 7,132,0 disk_key.objectid 8 > /dev/null
 found_repaired "$T/img" "no root item for the csum tree" "is tree 7's (its owner, and it reads as that tree's root), which has no root item: key objectid set to 7" \
 	"$T/large" "csum tree root item key"
 echo "ok: a root item's key objectid set from its root block's owner"
+
+src=$(corpus_case default-rich)/dev1.img
+mkdir -p "$T/orig"
+run_check /usr/bin/btrfs restore "$src" "$T/orig" > /dev/null 2>&1
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" field 1 256,132,0 disk_key.type 131 > /dev/null
+found_repaired "$T/img" "back reference .* root 256" \
+	"key type 132 was 131: the one type that keeps the keys in order and passes the tree-checker with the item's size" \
+	"$T/orig" "subvolume root item type 131"
+echo "ok: a subvolume root item's key type mended by the item's size"
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" delete 1 256,132,0 > /dev/null
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
+assert_grep "root 256: linked by root 5 as '[^']*' in dir [0-9]* index [0-9]* (ROOT_REF and ROOT_BACKREF), but it has no root item" "$T/check"
+refused_unchanged "$T/img" "checking root refs is not implemented; nothing was written"
+echo "ok: a linked subvolume without a root item: found, the repair refused"
