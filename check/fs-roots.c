@@ -622,9 +622,17 @@ static void finish_inode(struct fs_root_tree *t)
 		else
 			linkless = true;   /* mended only if a name is proven (check_tree_names) */
 	}
-	if (c->generation > t->super_gen || c->transid > t->super_gen)
+	if (c->generation > t->super_gen || c->transid > t->super_gen) {
+		/* no commit after the superblock's: the last one is the latest either can be */
+		u64 transid = min_t(u64, c->transid, t->super_gen);
+
 		INODE_ERR(t, ino, "generation %llu transid %llu beyond the superblock's %llu",
 			  c->generation, c->transid, t->super_gen);
+		if (c->transid > t->super_gen)
+			fix_inode_field(t, ino, REPAIR_INODE_TRANSID, transid);
+		if (c->generation > transid)
+			fix_inode_field(t, ino, REPAIR_INODE_GENERATION, transid);
+	}
 	if (c->flags & ~((u64)BTRFS_INODE_FLAG_MASK | ((u64)BTRFS_INODE_RO_FLAG_MASK << 32)))
 		INODE_ERR(t, ino, "unknown flags 0x%llx (odd inode flags)", c->flags);
 	if (S_ISLNK(c->mode) && (c->flags & (BTRFS_INODE_IMMUTABLE | BTRFS_INODE_APPEND)))

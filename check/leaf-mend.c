@@ -1269,6 +1269,12 @@ static void mend_block_group(struct mend *m, int slot, const struct btrfs_key *k
 	u64 flags = btrfs_block_group_flags(bg), type = flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
 	u64 prof = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 
+	/* every block group names the one chunk tree's objectid */
+	if (btrfs_block_group_chunk_objectid(bg) != BTRFS_FIRST_CHUNK_TREE_OBJECTID) {
+		say(m, slot, "block group chunk_objectid %llu, set to %llu",
+		    (unsigned long long)btrfs_block_group_chunk_objectid(bg), BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+		btrfs_set_block_group_chunk_objectid(bg, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	}
 	/* flags the tree-checker rejects: its chunk's type (the chunk tree maps it) */
 	if (((prof & (prof - 1)) || (type != BTRFS_BLOCK_GROUP_DATA && type != BTRFS_BLOCK_GROUP_METADATA &&
 				     type != BTRFS_BLOCK_GROUP_SYSTEM &&

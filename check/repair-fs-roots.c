@@ -70,7 +70,8 @@ static int adjust_inode(struct btrfs_trans *t, struct btrfs_wroot *root, u64 ino
 
 int repair_set_inode_field(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
 {
-	static const char *const names[] = { "nlink", "isize", "nbytes", "mode", "flags" };
+	static const char *const names[] = { "nlink", "isize", "nbytes", "mode", "flags", "generation",
+					     "transid" };
 	const struct repair_set_inode *f = arg;
 	struct btrfs_wroot *root;
 	struct btrfs_path path;
@@ -87,6 +88,8 @@ int repair_set_inode_field(struct check_ctx *ctx __unused, struct btrfs_trans *t
 	case REPAIR_INODE_NBYTES: btrfs_set_inode_nbytes(ii, f->value); break;
 	case REPAIR_INODE_MODE: btrfs_set_inode_mode(ii, (u32)f->value); break;
 	case REPAIR_INODE_FLAGS: btrfs_set_inode_flags(ii, f->value); break;
+	case REPAIR_INODE_GENERATION: btrfs_set_inode_generation(ii, f->value); break;
+	case REPAIR_INODE_TRANSID: btrfs_set_inode_transid(ii, f->value); break;
 	}
 	btrfs_release_path(&path);
 	printf(f->field == REPAIR_INODE_MODE ? "root %llu inode %llu: %s set to 0%llo\n" :

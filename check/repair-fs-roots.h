@@ -27,7 +27,7 @@ static inline u64 check_name_hash64(const u8 *p, u32 len)
 }
 
 enum repair_inode_field { REPAIR_INODE_NLINK, REPAIR_INODE_SIZE, REPAIR_INODE_NBYTES, REPAIR_INODE_MODE,
-			  REPAIR_INODE_FLAGS };
+			  REPAIR_INODE_FLAGS, REPAIR_INODE_GENERATION, REPAIR_INODE_TRANSID };
 
 /* Set one field of inode ino's item in tree root. */
 struct repair_set_inode {

@@ -7,7 +7,9 @@
 # generation is not the block's (both are the allocating transaction's): found,
 # and the rebuilt item takes the block's.  A root item's drop_level with no
 # deletion under way is 0; a last_snapshot beyond the superblock's becomes
-# the root's generation.
+# the root's generation.  An inode's transid one beyond the superblock's (the
+# tree-checker lets it through) is the superblock's; a generation beyond the
+# transid follows it.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 need_corrupt_block
@@ -47,4 +49,17 @@ for edit in "drop_level 200:root drop_level 200 with no deletion under way, set 
 	run_check "$CB" "$T/img" field 1 5,132,0 root_item.${edit%%:*} > /dev/null
 	found_repaired "$T/img" "${edit%% *}" "${edit#*:}" "$T/large" "root item ${edit%%:*}"
 	echo "ok: root item ${edit%%:*} mended"
+done
+
+# an inode's transid and generation one beyond the superblock's
+run_check "$CB" "$T/l.img" list > "$T/items"
+ino=$(awk '$1 == 5 && $2 ~ /,1,0$/ && $4 == "inode_item" { n++; if (n == 20) { split($2, k, ","); print k[1]; exit } }' "$T/items")
+[ -n "$ino" ] || _fail "no inode item"
+gen=$("$BTRFS" inspect-internal dump-super "$T/l.img" | awk '$1 == "generation" { print $2 }')
+for f in transid generation; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	run_check "$CB" "$T/img" field 5 "$ino,1,0" inode_item.$f $((gen + 1)) > /dev/null
+	found_repaired "$T/img" "inode $ino: generation [0-9]* transid [0-9]* beyond the superblock's $gen" \
+		"inode $ino: $f set to $gen" "$T/large" "inode $f"
+	echo "ok: an inode's $f beyond the superblock's mended"
 done

@@ -120,6 +120,7 @@ done
 # another kind than the block group holds (the system chunk's as DATA
 # single): its chunk's type, which names that kind
 for edit in "block_group_item.flags 0:block group flags 0x0, set to its chunk's type 0x22" \
+	    "block_group_item.chunk_objectid 7:block group chunk_objectid 7, set to 256" \
 	    "block_group_item.flags 1:Block group 22020096: flags set to 0x22, its chunk's type"; do
 	mended_field 11 "22020096,192,8388608 ${edit%%:*}" "${edit#*:}"
 done
