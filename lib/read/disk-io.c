@@ -802,6 +802,14 @@ static bool has_metadata_items(struct btrfs_fs_info *fs)
 			return false;
 		if (!btrfs_eb_nritems(eb) || level == 0)
 			break;
+		/* a node's keys are its children's first keys: any may be one */
+		for (u32 i = 0; i < btrfs_eb_nritems(eb) &&
+		     (u64)(i + 1) * sizeof(struct btrfs_key_ptr) <= eb->len - sizeof(struct btrfs_header); i++) {
+			struct btrfs_key k;
+
+			btrfs_node_key_to_cpu(eb, &k, (int)i);
+			found |= k.type == BTRFS_METADATA_ITEM_KEY;
+		}
 		bytenr = btrfs_node_blockptr(eb, 0);
 		level--;
 		free_extent_buffer(eb);
@@ -820,12 +828,24 @@ static bool has_metadata_items(struct btrfs_fs_info *fs)
 
 /*
  * check: incompat bits the filesystem's content shows it has, when the
- * superblock lacks them: NO_HOLES with a block group tree (the kernel
+ * superblock lacks them: MIXED_BACKREF with tree blocks of that back
+ * reference revision, NO_HOLES with a block group tree (the kernel
  * refuses the one without the other), SKINNY_METADATA with METADATA_ITEMs
  * in the extent tree (its tree-checker rejects them without it).
  */
 static void mend_feature_bits(struct btrfs_fs_info *fs)
 {
+	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER, .quiet = true };
+	struct tree_check expect = { .owner = BTRFS_ROOT_TREE_OBJECTID, .level = fs->tree_root.level };
+	struct extent_buffer *eb = NULL;
+
+	/* a root block written with the mixed back reference revision: every kernel since 2.6.31 */
+	if (!(btrfs_super_incompat_flags(fs->super) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF) &&
+	    btrfs_read_tree_block_policy(fs, fs->tree_root.bytenr, &expect, &header_only, &eb) == 0 &&
+	    btrfs_header_backref_rev(btrfs_header(eb)) == BTRFS_MIXED_BACKREF_REV)
+		mend_incompat(fs, BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF,
+			      "its tree blocks have the mixed back reference revision");
+	free_extent_buffer(eb);
 	if (btrfs_super_compat_ro_flags(fs->super) & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE)
 		mend_incompat(fs, BTRFS_FEATURE_INCOMPAT_NO_HOLES, "a block group tree needs NO_HOLES");
 	if (!(btrfs_super_incompat_flags(fs->super) & BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA) &&

@@ -20,8 +20,10 @@ check_prereq progs corpus
 need_corrupt_block
 
 src=$(corpus_case default-rich)/dev1.img
-mkdir -p "$T/orig"
+mkdir -p "$T/orig" "$T/orig-nodesize4k-bulk"
 run_check /usr/bin/btrfs restore "$src" "$T/orig" > /dev/null 2>&1
+ln -s orig "$T/orig-default-rich"
+run_check /usr/bin/btrfs restore "$(corpus_case nodesize4k-bulk)/dev1.img" "$T/orig-nodesize4k-bulk" > /dev/null 2>&1
 for edit in "sectorsize 4294967295" "nodesize 0" "__unused_leafsize 16385" "stripesize 7" \
 	    "log_root_level 255" "chunk_root +1" "chunk_root_level 255" "root 0" "root_level 9" \
 	    "sys_chunk_array_size 0" "num_devices 0" "total_bytes 0" "bytes_used 0" \
@@ -56,15 +58,20 @@ run_check "$CB" "$T/img" super incompat_flags $((inc | 4096)) > /dev/null
 found_repaired "$T/img" "ZONED, but block group \[[0-9]* [0-9]*\] is not whole emulated zones" \
 	"Reset super incompat flags from 0x[0-9a-f]* to $inc" "$T/orig" "super incompat ZONED"
 echo "ok: ZONED on an image whose block groups are not zones cleared"
-# every incompat bit cleared: NO_HOLES (a block group tree needs it) and
-# SKINNY_METADATA (the extent tree holds METADATA_ITEMs) set again; the
-# kernel mounts the result (catalogue super/incompat_flags/zero)
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" super incompat_flags 0 > /dev/null
-found_repaired "$T/img" "incompat_flags 512 is wrong (the extent tree holds METADATA_ITEMs): 768" \
-	"Reset super incompat_flags from 0 to 512" "$T/orig" "super incompat_flags 0"
-assert_grep "a block group tree needs NO_HOLES" "$T/check"
-echo "ok: incompat NO_HOLES and SKINNY_METADATA set again from the content"
+# every incompat bit cleared: MIXED_BACKREF (the tree blocks' back reference
+# revision), NO_HOLES (a block group tree needs it) and SKINNY_METADATA (the
+# extent tree holds METADATA_ITEMs, seen in a node's keys of a deep extent
+# tree too) set again; the kernel mounts the result (catalogue
+# super/incompat_flags/zero)
+for fs in default-rich nodesize4k-bulk; do
+	cp --sparse=always "$(corpus_case $fs)/dev1.img" "$T/img"
+	run_check "$CB" "$T/img" super incompat_flags 0 > /dev/null
+	found_repaired "$T/img" "incompat_flags 513 is wrong (the extent tree holds METADATA_ITEMs): 769" \
+		"Reset super incompat_flags from 0 to 1" "$T/orig-$fs" "super incompat_flags 0 ($fs)"
+	assert_grep "incompat_flags 0 is wrong (its tree blocks have the mixed back reference revision): 1" "$T/check"
+	assert_grep "a block group tree needs NO_HOLES" "$T/check"
+	echo "ok: incompat MIXED_BACKREF, NO_HOLES and SKINNY_METADATA set again from the content ($fs)"
+done
 
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" super nodesize 0 > /dev/null
