@@ -172,6 +172,106 @@ static bool size_fits_type(const struct mend *m, u8 type, u64 size)
 	return true;
 }
 
+static bool leaf_is_root(const struct mend *m);
+
+/* An extent tree record the extents pass rebuilds from the trees that use the extent? */
+static bool is_rebuilt_record(u8 type)
+{
+	switch (type) {
+	case BTRFS_EXTENT_ITEM_KEY:
+	case BTRFS_METADATA_ITEM_KEY:
+	case BTRFS_TREE_BLOCK_REF_KEY:
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+	case BTRFS_EXTENT_DATA_REF_KEY:
+	case BTRFS_SHARED_DATA_REF_KEY:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Keys out of order at slot (against slot - 1) in the extent tree: the one
+ * of the two, an extent record, without which its neighbours are in order
+ * (its key is the damaged one); -1 when not exactly one.
+ */
+static int extent_record_out_of_order(struct mend *m, int slot)
+{
+	u32 nr = btrfs_eb_nritems(m->eb);
+	int drop = -1, n = 0;
+
+	if (m->tree != BTRFS_EXTENT_TREE_OBJECTID)
+		return -1;
+	for (int s = slot - 1; s <= slot; s++) {
+		struct btrfs_key key, before, after;
+
+		btrfs_item_key_to_cpu(m->eb, &key, s);
+		if (!is_rebuilt_record(key.type) || ((s == 0 || (u32)s == nr - 1) && !leaf_is_root(m)))
+			continue;
+		if (s > 0)
+			btrfs_item_key_to_cpu(m->eb, &before, s - 1);
+		if ((u32)s + 1 < nr)
+			btrfs_item_key_to_cpu(m->eb, &after, s + 1);
+		if (s > 0 && (u32)s + 1 < nr && btrfs_comp_cpu_keys(&before, &after) >= 0)
+			continue;
+		n++;
+		drop = s;
+	}
+	return n == 1 ? drop : -1;
+}
+
+/*
+ * A damaged key objectid that breaks the key order: of the two items
+ * around the break, the one whose objectid, set to a neighbour's, puts its
+ * key between its neighbours and makes the leaf pass the tree-checker.
+ * Mended when exactly one such (slot, objectid) exists; an objectid
+ * between the neighbours' (another inode's) is not told.
+ */
+static void mend_key_objectid(struct mend *m, int first, int last)
+{
+	u32 nr = btrfs_eb_nritems(m->eb);
+	struct btrfs_key found = { 0 }, key;
+	int n = 0, at = -1;
+	char msg[512];
+
+	for (int slot = first; slot <= last && n < 2; slot++) {
+		struct btrfs_item *item = btrfs_leaf_item(m->eb, slot);
+		struct btrfs_key prev = { 0 }, next = { 0 };
+		u64 ids[2];
+
+		if ((slot == 0 || ((u32)slot == nr - 1 && !m->bound)) && !leaf_is_root(m))
+			continue;
+		btrfs_item_key_to_cpu(m->eb, &key, slot);
+		if (slot > 0)
+			btrfs_item_key_to_cpu(m->eb, &prev, slot - 1);
+		if ((u32)slot + 1 < nr)
+			btrfs_item_key_to_cpu(m->eb, &next, slot + 1);
+		ids[0] = prev.objectid;
+		ids[1] = (u32)slot + 1 < nr ? next.objectid : prev.objectid;
+		for (int j = 0; j < 2 && n < 2; j++) {
+			struct btrfs_key k = { ids[j], key.type, key.offset };
+
+			if ((j && ids[1] == ids[0]) || k.objectid == key.objectid ||
+			    (slot > 0 && btrfs_comp_cpu_keys(&prev, &k) >= 0) ||
+			    ((u32)slot + 1 < nr && btrfs_comp_cpu_keys(&k, &next) >= 0) ||
+			    (m->bound && btrfs_comp_cpu_keys(&k, m->bound) >= 0))
+				continue;
+			btrfs_cpu_key_to_disk(&item->key, &k);
+			if (btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) == 0 &&
+			    !n++) {
+				at = slot;
+				found = k;
+			}
+			btrfs_cpu_key_to_disk(&item->key, &key);
+		}
+	}
+	if (n != 1)
+		return;
+	btrfs_item_key_to_cpu(m->eb, &key, at);
+	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, at)->key, &found);
+	say(m, at, "key objectid %llu was %llu: the one neighbour's objectid that keeps the keys in order and passes the tree-checker",
+	    (unsigned long long)found.objectid, (unsigned long long)key.objectid);
+}
+
 static int mend_layout(struct mend *m)
 {
 	struct extent_buffer *eb = m->eb;
@@ -207,6 +307,19 @@ static int mend_layout(struct mend *m)
 				mend_key_type(m, (int)i - 1, (int)i);
 			btrfs_item_key_to_cpu(eb, &prev, i - 1);
 			btrfs_item_key_to_cpu(eb, &key, i);
+			if (btrfs_comp_cpu_keys(&prev, &key) >= 0)
+				mend_key_objectid(m, (int)i - 1, (int)i);
+			btrfs_item_key_to_cpu(eb, &prev, i - 1);
+			btrfs_item_key_to_cpu(eb, &key, i);
+			if (btrfs_comp_cpu_keys(&prev, &key) >= 0) {
+				int drop = extent_record_out_of_order(m, (int)i);
+
+				if (drop >= 0) {
+					say(m, drop, "extent record out of key order: item removed, the extent's records are rebuilt from the trees");
+					ret = drop_slot(m, drop);
+					return ret < 0 ? ret : mend_layout(m);
+				}
+			}
 			if (btrfs_comp_cpu_keys(&prev, &key) >= 0) {
 				say(m, i, "keys out of order, not mended");
 				return -EUCLEAN;
@@ -2338,16 +2451,7 @@ static int failing_extent_record(const struct mend *m, const char *msg)
 	if (slot < 0 || slot >= (long)btrfs_eb_nritems(m->eb))
 		return -1;
 	btrfs_item_key_to_cpu(m->eb, &key, (int)slot);
-	switch (key.type) {
-	case BTRFS_EXTENT_ITEM_KEY:
-	case BTRFS_METADATA_ITEM_KEY:
-	case BTRFS_TREE_BLOCK_REF_KEY:
-	case BTRFS_SHARED_BLOCK_REF_KEY:
-	case BTRFS_EXTENT_DATA_REF_KEY:
-	case BTRFS_SHARED_DATA_REF_KEY:
-		return (int)slot;
-	}
-	return -1;
+	return is_rebuilt_record(key.type) ? (int)slot : -1;
 }
 
 /* The leaf rebuilt without item slot. */

@@ -11,7 +11,9 @@
 # reads as one the root tree has not (131): two types pass the tree-checker
 # (an inline file extent of 439 bytes too), the item's size is a root item's.
 # A linked subvolume without a root item is an error the repair refuses
-# (before: its tree was taken for garbage and its extents dropped).
+# (before: its tree was taken for garbage and its extents dropped).  A key
+# objectid that breaks the order: a neighbour's, or (an extent record) the
+# item removed and rebuilt.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -73,3 +75,21 @@ expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
 assert_grep "root 256: linked by root 5 as '[^']*' in dir [0-9]* index [0-9]* (ROOT_REF and ROOT_BACKREF), but it has no root item" "$T/check"
 refused_unchanged "$T/img" "checking root refs is not implemented; nothing was written"
 echo "ok: a linked subvolume without a root item: found, the repair refused"
+
+# a key objectid set to 0 (the key order breaks): a root backref takes its
+# neighbours' objectid; an extent tree record is removed and rebuilt from
+# the trees that use the extent
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" field 1 256,144,5 disk_key.objectid 0 > /dev/null
+found_repaired "$T/img" "bad key order" \
+	"key objectid 256 was 0: the one neighbour's objectid that keeps the keys in order and passes the tree-checker" \
+	"$T/orig" "root backref objectid 0"
+echo "ok: a root backref's key objectid 0 mended from its neighbours"
+mkey=$("$CB" "$src" list | awk '$1 == 2 && $2 ~ /,169,/ { if (++n == 10) { print $2; exit } }')
+[ -n "$mkey" ] || _fail "no METADATA_ITEM in the extent tree"
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" field 2 "$mkey" disk_key.objectid 0 > /dev/null
+found_repaired "$T/img" "bad key order" \
+	"extent record out of key order: item removed, the extent's records are rebuilt from the trees" \
+	"$T/orig" "metadata item objectid 0"
+echo "ok: an extent record with key objectid 0 removed and rebuilt"
