@@ -430,19 +430,30 @@ bool check_repair_covers_data(struct check_ctx *ctx, u64 start, u64 end)
 		return false;
 	while (pos < end) {
 		size_t i = check_first_extent_ending_after(st, pos);
-		struct check_rebuild key = { .bytenr = pos }, *r;
-		size_t at = 0, n;
+		const struct check_rebuild *r = NULL;
+		size_t at = 0, n, lo = 0, hi = st->rebuild_nr;
 
 		if (i < st->ext_nr && st->ext[i].start <= pos && (st->ext[i].flags & BTRFS_EXTENT_FLAG_DATA)) {
 			pos = st->ext[i].start + st->ext[i].len;
 			continue;
 		}
-		/* a data extent item the repair inserts, starting here */
-		r = check_bsearch(&key, st->rebuild, st->rebuild_nr, sizeof(key), cmp_rebuild);
-		n = r ? exp_span(st, pos, &at) : 0;
+		/* a data extent item the repair inserts, over pos: the last rebuild starting at or before it */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (st->rebuild[mid].bytenr <= pos)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo)
+			r = &st->rebuild[lo - 1];
+		if (r && pos - r->bytenr >= r->len)
+			r = NULL;
+		n = r ? exp_span(st, r->bytenr, &at) : 0;
 		if (!r || !r->ok || !r->reserve || !n || !st->exp[at].is_data)
 			return false;
-		pos += r->len;
+		pos = r->bytenr + r->len;
 	}
 	return true;
 }

@@ -136,6 +136,12 @@ for n in +1 65535; do
 	echo "ok: a leaf's nritems $n mended"
 done
 
+# a data extent's inline back reference type of neither kind: the item is
+# removed and rebuilt from the file extents; its checksums (inside the
+# extent, not at its start) count as covered by the rebuilt item
+mended_field 2 "13631488,168,1048576 extent_inline_ref.type@24 -1" \
+	"extent item whose inline back references are neither a data extent's nor a tree block's: item removed"
+
 # the root tree's directory inode (6, holding "default") with a mode of no file type
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" field 1 6,1,0 inode_item.mode 1202176973 > /dev/null
