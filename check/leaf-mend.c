@@ -1183,6 +1183,17 @@ static int mend_root_block(struct mend *m, int slot, u64 objectid, struct btrfs_
 	char why[256];
 	int ret;
 
+	/* a level no tree has: its root block's, when that block is the item's (owner, generation) */
+	if (btrfs_root_level(ri) >= BTRFS_MAX_LEVEL) {
+		struct btrfs_header hdr;
+
+		if (block_header(m->fs, btrfs_root_bytenr(ri), &hdr) && btrfs_header_owner(&hdr) == objectid &&
+		    btrfs_header_generation(&hdr) == gen && btrfs_header_level(&hdr) < BTRFS_MAX_LEVEL) {
+			say(m, slot, "root level %u, set to its root block's %u", btrfs_root_level(ri),
+			    btrfs_header_level(&hdr));
+			btrfs_set_root_level(ri, btrfs_header_level(&hdr));
+		}
+	}
 	if (!check_root_block_reads(m->fs, objectid, ri) && mend_root_key(m, slot, objectid, ri))
 		return 0;
 	if (!check_root_block_reads(m->fs, objectid, ri) && objectid == BTRFS_EXTENT_TREE_OBJECTID)
@@ -2056,6 +2067,8 @@ static bool type_possible(const struct mend *m, u8 type, u64 objectid)
 		return objectid == BTRFS_DEV_STATS_OBJECTID;
 	case BTRFS_DEV_REPLACE_KEY:
 		return objectid == BTRFS_DEV_REPLACE_OBJECTID;
+	case BTRFS_ROOT_BACKREF_KEY:   /* a subvolume's, naming its parent: the top one has none */
+		return objectid >= BTRFS_FIRST_FREE_OBJECTID && objectid <= BTRFS_LAST_FREE_OBJECTID;
 	case BTRFS_DIR_LOG_ITEM_KEY:
 	case BTRFS_DIR_LOG_INDEX_KEY:
 		return false;

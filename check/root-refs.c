@@ -313,6 +313,40 @@ static int fix_root_orphan_item(struct check_ctx *ctx __unused, struct btrfs_tra
 	return 0;
 }
 
+/* A ROOT_REF or ROOT_BACKREF added as its partner says (the parent's dir index confirming). */
+struct root_ref_add_fix {
+	struct btrfs_key key;
+	u64 dirid, seq;
+	u16 name_len;
+	char name[BTRFS_NAME_LEN];
+};
+
+static int fix_root_ref_add(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct root_ref_add_fix *f = arg;
+	u8 buf[sizeof(struct btrfs_root_ref) + BTRFS_NAME_LEN];
+	struct btrfs_root_ref *ref = (struct btrfs_root_ref *)buf;
+	struct btrfs_wroot *rt;
+	int ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
+
+	btrfs_set_root_ref_dirid(ref, f->dirid);
+	btrfs_set_root_ref_sequence(ref, f->seq);
+	btrfs_set_root_ref_name_len(ref, f->name_len);
+	memcpy(ref + 1, f->name, f->name_len);
+	if (!ret)
+		ret = btrfs_insert_item(t, rt, &f->key, buf, (u32)sizeof(*ref) + f->name_len);
+	if (ret) {
+		error("repair: cannot add (%llu %u %llu): %s", (unsigned long long)f->key.objectid, f->key.type,
+		      (unsigned long long)f->key.offset, strerror(-ret));
+		return ret;
+	}
+	printf("(%llu %s %llu) added: dir %llu index %llu name '%.*s', as its partner and the dir index say\n",
+	       (unsigned long long)f->key.objectid, f->key.type == BTRFS_ROOT_REF_KEY ? "ROOT_REF" : "ROOT_BACKREF",
+	       (unsigned long long)f->key.offset, (unsigned long long)f->dirid, (unsigned long long)f->seq,
+	       (int)f->name_len, f->name);
+	return 0;
+}
+
 static int cmp_rref(const void *a, const void *b)
 {
 	const struct rref *x = a, *y = b;
@@ -386,6 +420,18 @@ int check_root_refs(struct check_ctx *ctx)
 		check_error(ctx, "root %llu: %s with root %llu (name '%s') has no %s",
 			    r->child, r->back ? "ROOT_BACKREF" : "ROOT_REF", r->parent, r->name,
 			    r->back ? "ROOT_REF" : "ROOT_BACKREF");
+		/* the parent's dir index confirms it: its partner is added, the same */
+		if (check_repairing(ctx) && find_root(st, r->child) && dir_index_names(ctx, r)) {
+			struct root_ref_add_fix f = { .key = r->back ?
+				(struct btrfs_key){ r->parent, BTRFS_ROOT_REF_KEY, r->child } :
+				(struct btrfs_key){ r->child, BTRFS_ROOT_BACKREF_KEY, r->parent },
+				.dirid = r->dirid, .seq = r->seq, .name_len = r->name_len };
+
+			memcpy(f.name, r->name, r->name_len);
+			check_fixable(ctx, fix_root_ref_add, &f, sizeof(f));
+			r->matched = true;
+			check_dir_entry(ctx, r);
+		}
 	}
 	/* every live subvolume is linked somewhere */
 	for (i = 0; st && i < st->root_nr; i++) {

@@ -19,15 +19,13 @@ static void note(struct mends *m, const char *field, u64 was, u64 now, const cha
 	m->nr++;
 }
 
-/*
- * The bytes of the sys_chunk_array that hold whole (key, chunk) pairs of
- * system chunks, from its start; 0 when the first is not one.
- */
-static u32 sys_array_used(const struct btrfs_super_block *sb, u32 *sector_size)
+u32 btrfs_super_sys_array_used(const struct btrfs_super_block *sb, u32 *sector_size)
 {
 	const u8 *p = sb->sys_chunk_array;
-	u32 cur = 0;
+	u32 cur = 0, unused;
 
+	if (!sector_size)
+		sector_size = &unused;
 	*sector_size = 0;
 	while (cur + sizeof(struct btrfs_disk_key) + sizeof(struct btrfs_chunk) <= BTRFS_SYSTEM_CHUNK_ARRAY_SIZE) {
 		const struct btrfs_disk_key *k = (const void *)(p + cur);
@@ -43,6 +41,14 @@ static u32 sys_array_used(const struct btrfs_super_block *sb, u32 *sector_size)
 		cur += len;
 	}
 	return cur;
+}
+
+bool btrfs_super_sys_array_tail(const struct btrfs_super_block *sb)
+{
+	u32 used = btrfs_super_sys_array_used(sb, NULL), size = btrfs_super_sys_array_size(sb);
+
+	return used && size > used && size <= BTRFS_SYSTEM_CHUNK_ARRAY_SIZE &&
+	       size - used < sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(1);
 }
 
 /* The backup root slot of the superblock's own commit: its generation and chunk root generation. */
@@ -62,7 +68,7 @@ int btrfs_super_mend(struct btrfs_super_block *sb, struct btrfs_super_mend *out,
 {
 	struct mends m = { .out = out, .max = max };
 	const struct btrfs_root_backup *b = current_backup(sb);
-	u32 chunk_sector, used = sys_array_used(sb, &chunk_sector), ss;
+	u32 chunk_sector, used = btrfs_super_sys_array_used(sb, &chunk_sector), ss;
 
 	if (!btrfs_super_sectorsize_valid(btrfs_super_sectorsize(sb)) &&
 	    btrfs_super_sectorsize_valid(btrfs_device_sector_size(&sb->dev_item)) &&
@@ -107,7 +113,8 @@ int btrfs_super_mend(struct btrfs_super_block *sb, struct btrfs_super_mend *out,
 		btrfs_set_super_log_root_level(sb, 0);
 	}
 	if ((btrfs_super_sys_array_size(sb) > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE ||
-	     btrfs_super_sys_array_size(sb) < sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(1)) && used) {
+	     btrfs_super_sys_array_size(sb) < sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(1) ||
+	     btrfs_super_sys_array_tail(sb)) && used) {
 		note(&m, "sys_chunk_array_size", btrfs_super_sys_array_size(sb), used,
 		     "the system chunks the array holds");
 		btrfs_set_super_sys_array_size(sb, used);

@@ -215,6 +215,9 @@ static int super_validate(const struct btrfs_super_block *sb, u64 bytenr, u64 ma
 	if (sys_size < sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(1))
 		SB_BAD("superblock at %llu: sys_array_size %u too small, expect >= %lu", at,
 		       sys_size, (unsigned long)(sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(1)));
+	if (btrfs_super_sys_array_tail(sb))
+		SB_BAD("superblock at %llu: sys_array_size %u counts %u bytes past its last chunk, too few for another",
+		       at, sys_size, sys_size - btrfs_super_sys_array_used(sb, NULL));
 	if (memcmp(sb->dev_item.fsid, btrfs_super_metadata_fsid(sb), BTRFS_FSID_SIZE))
 		SB_BAD("superblock at %llu: dev_item fsid does not match the %s", at,
 		       btrfs_super_has_metadata_uuid(sb) ? "metadata_uuid" : "fsid");

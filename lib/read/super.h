@@ -80,6 +80,19 @@ struct btrfs_super_mend {
 };
 
 /*
+ * The bytes of the sys_chunk_array that hold whole (key, chunk) pairs of
+ * system chunks, from its start; 0 when the first is not one.  The first
+ * chunk's sector size in *sector_size (may be NULL).
+ */
+u32 btrfs_super_sys_array_used(const struct btrfs_super_block *sb, u32 *sector_size);
+
+/*
+ * Does sys_array_size count bytes past the array's last chunk that are too
+ * few to hold another (key, chunk) pair?  No reader can parse them.
+ */
+bool btrfs_super_sys_array_tail(const struct btrfs_super_block *sb);
+
+/*
  * check: a superblock copy whose checksum is good (written whole) but
  * whose structural fields fail btrfs_super_validate(): each failing field
  * another part of the same copy tells is set from it, in sb: sectorsize from

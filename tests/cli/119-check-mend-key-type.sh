@@ -93,3 +93,11 @@ found_repaired "$T/img" "bad key order" \
 	"extent record out of key order: item removed, the extent's records are rebuilt from the trees" \
 	"$T/orig" "metadata item objectid 0"
 echo "ok: an extent record with key objectid 0 removed and rebuilt"
+
+# a ROOT_REF's key type random: ROOT_BACKREF passes the tree-checker too, but
+# the top subvolume (5) has no backref
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" field 1 5,156,256 disk_key.type 204 > /dev/null
+found_repaired "$T/img" "bad key order" "key type 156 was 204: the one type that keeps the keys in order" \
+	"$T/orig" "root ref type 204"
+echo "ok: a ROOT_REF's key type mended (the top subvolume has no backref)"

@@ -142,6 +142,18 @@ done
 mended_field 2 "13631488,168,1048576 extent_inline_ref.type@24 -1" \
 	"extent item whose inline back references are neither a data extent's nor a tree block's: item removed"
 
+# a root item's level no tree has: its root block's
+mended_field 1 "2,132,0 root_item.level -1" "root level 255, set to its root block's [0-9]"
+
+# a subvolume's ROOT_REF deleted: added again from its ROOT_BACKREF, which the
+# parent's dir index confirms
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" delete 1 5,156,256 > /dev/null
+found_repaired "$T/img" "ROOT_BACKREF with root 5 (name '[^']*') has no ROOT_REF" \
+	"(5 ROOT_REF 256) added: dir 256 index [0-9]* name '[^']*', as its partner and the dir index say" \
+	"$T/orig" "ROOT_REF deleted"
+echo "ok: a deleted ROOT_REF added again"
+
 # the root tree's directory inode (6, holding "default") with a mode of no file type
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" field 1 6,1,0 inode_item.mode 1202176973 > /dev/null

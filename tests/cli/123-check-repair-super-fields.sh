@@ -27,7 +27,7 @@ run_check /usr/bin/btrfs restore "$(corpus_case nodesize4k-bulk)/dev1.img" "$T/o
 for edit in "sectorsize 4294967295" "nodesize 0" "__unused_leafsize 16385" "stripesize 7" \
 	    "log_root_level 255" "chunk_root +1" "chunk_root_level 255" "root 0" "root_level 9" \
 	    "sys_chunk_array_size 0" "num_devices 0" "total_bytes 0" "bytes_used 0" \
-	    "flags 18446744073709551615" "log_root 12345"; do
+	    "flags 18446744073709551615" "log_root 12345" "sys_chunk_array_size +1"; do
 	field=${edit%% *}
 	field=${field#__unused_}
 	cp --sparse=always "$src" "$T/img"
