@@ -1439,6 +1439,9 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 		for (s = 0; s < ch->num_stripes; s++) {
 			const struct check_devext *x = check_find_dev_extent(st, ch->stripes[s].devid,
 									    ch->stripes[s].physical);
+
+			if (check_stripe_fixed(st, ch->logical, s))
+				continue;   /* set to its dev extent's place by a queued fix */
 			const struct btrfs_chunk_map *other = x ? btrfs_chunk_lookup(map, x->chunk_offset) : NULL;
 
 			/* another chunk's (one that exists): the two would share the place */
@@ -1497,6 +1500,7 @@ void check_extents_free(struct ext_state *st)
 	free(st->ext);
 	free(st->bg);
 	free(st->dext);
+	free(st->stripe_fixes);
 	free(st->dev);
 	free(st->root);
 	free(st->rebuild);

@@ -59,6 +59,12 @@ struct check_bg {
 	u8 fst_seen;     /* the free space tree has items for it */
 };
 
+/* A chunk stripe whose device and place a queued fix sets (check/repair-chunks.c). */
+struct check_stripe_fix {
+	u64 logical;
+	int stripe;
+};
+
 struct check_devext {
 	u64 devid;
 	u64 physical;
@@ -127,6 +133,7 @@ struct ext_state {
 	CHECK_ARRAY(struct check_extent, ext);     /* sorted by start after the walk */
 	CHECK_ARRAY(struct check_bg, bg);          /* sorted by start */
 	CHECK_ARRAY(struct check_devext, dext);    /* sorted by (devid, physical) */
+	CHECK_ARRAY(struct check_stripe_fix, stripe_fixes);
 	CHECK_ARRAY(struct check_dev, dev);
 	CHECK_ARRAY(struct check_root, root);      /* in root tree order */
 	CHECK_ARRAY(struct check_rebuild, rebuild);   /* sorted by bytenr */
@@ -229,7 +236,7 @@ void check_queue_chunk_from_copy(struct check_ctx *ctx, u64 logical);
  * --repair the chunk takes the flags when they name what it holds and its
  * type does not (the in-memory map at once); else nothing is queued.
  */
-void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, struct btrfs_chunk_map *ch,
+void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, const struct btrfs_chunk_map *ch,
 			    const struct check_bg *bg);
 /*
  * The dev extent d finds no stripe of its chunk: when one stripe of the
@@ -238,7 +245,9 @@ void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, s
  * reported and (--repair) the stripe takes d's device and place, the
  * in-memory map at once: true.  false: not so.
  */
-bool check_chunk_stripe_place(struct check_ctx *ctx, const struct ext_state *st, const struct check_devext *d);
+bool check_chunk_stripe_place(struct check_ctx *ctx, struct ext_state *st, const struct check_devext *d);
+/* Has check_chunk_stripe_place() queued a fix of stripe of the chunk at logical? */
+bool check_stripe_fixed(const struct ext_state *st, u64 logical, int stripe);
 /* The dev extent at (devid, physical), NULL if none. */
 const struct check_devext *check_find_dev_extent(const struct ext_state *st, u64 devid, u64 physical);
 /* Each device's superblock copy of its device item against the chunk tree's (warnings). */

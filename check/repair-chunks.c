@@ -20,8 +20,10 @@
  *   its chunk's type names that kind: the chunk's type (its profile is the
  *   one the tree-checker held against the chunk's stripes).
  *
- * The in-memory chunk map is set at once, so that the repair's own writes
- * go where the fixed chunk says.
+ * The in-memory chunk map, which the fs roots pass reads meanwhile, is set
+ * by the fix itself, in the repair's transaction (before its blocks are
+ * written and the re-check maps them); the pass keeps the stripes it fixed
+ * in the extents state (check_stripe_fixed()).
  */
 #include <stdio.h>
 #include <string.h>
@@ -34,21 +36,33 @@
 
 struct chunk_fix {
 	u64 logical;
-	bool from_copy;   /* every field from the map's (sys_chunk_array) copy, else the type */
-	int stripe;       /* >= 0: that stripe's devid and device uuid from the map, not the type */
+	bool from_copy;   /* every field from the map's (sys_chunk_array) copy */
+	int stripe;       /* >= 0: that stripe's device and place, set to devid, physical, uuid */
+	u64 type;         /* else (not from_copy): the type */
+	u64 devid, physical;
+	u8 uuid[BTRFS_UUID_SIZE];
 };
+
+/* The filesystem's own map entry of the chunk at logical (the repair changes it), or NULL. */
+static struct btrfs_chunk_map *map_entry(struct btrfs_fs_info *fs, u64 logical)
+{
+	for (size_t j = 0; j < fs->chunks.nr; j++)
+		if (fs->chunks.chunks[j]->logical == logical)
+			return fs->chunks.chunks[j];
+	return NULL;
+}
 
 static int fix_chunk(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct chunk_fix *f = arg;
-	const struct btrfs_chunk_map *map = btrfs_chunk_lookup(&ctx->fs->chunks, f->logical);
+	struct btrfs_chunk_map *map = map_entry(ctx->fs, f->logical);
 	struct btrfs_key key = { BTRFS_FIRST_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY, f->logical };
 	struct btrfs_wroot *chunk_root;
 	struct btrfs_path path;
 	struct btrfs_chunk *c;
 	int ret;
 
-	if (!map || map->logical != f->logical)
+	if (!map)
 		return -ENOENT;
 	btrfs_init_path(&path);
 	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk_root);
@@ -64,18 +78,23 @@ static int fix_chunk(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 	}
 	c = btrfs_path_item_ptr(&path);
 	if (f->stripe >= 0 && f->stripe < map->num_stripes) {
-		const struct btrfs_chunk_stripe *s = &map->stripes[f->stripe];
+		struct btrfs_chunk_stripe *s = &map->stripes[f->stripe];
 
 		printf("Chunk %llu stripe %d: devid %llu physical %llu reset to devid %llu physical %llu, its dev extent's\n",
 		       f->logical, f->stripe, (unsigned long long)btrfs_stripe_devid(&c->stripe[f->stripe]),
 		       (unsigned long long)btrfs_stripe_offset(&c->stripe[f->stripe]),
-		       (unsigned long long)s->devid, (unsigned long long)s->physical);
-		btrfs_set_stripe_devid(&c->stripe[f->stripe], s->devid);
-		btrfs_set_stripe_offset(&c->stripe[f->stripe], s->physical);
-		memcpy(c->stripe[f->stripe].dev_uuid, s->dev_uuid, BTRFS_UUID_SIZE);
+		       (unsigned long long)f->devid, (unsigned long long)f->physical);
+		btrfs_set_stripe_devid(&c->stripe[f->stripe], f->devid);
+		btrfs_set_stripe_offset(&c->stripe[f->stripe], f->physical);
+		memcpy(c->stripe[f->stripe].dev_uuid, f->uuid, BTRFS_UUID_SIZE);
+		s->devid = f->devid;
+		s->physical = f->physical;
+		memcpy(s->dev_uuid, f->uuid, BTRFS_UUID_SIZE);
 		btrfs_release_path(&path);
 		return 0;
 	}
+	if (!f->from_copy)
+		map->type = f->type;
 	printf("Chunk %llu: type 0x%llx reset to 0x%llx%s\n", f->logical,
 	       (unsigned long long)btrfs_chunk_type(c), (unsigned long long)map->type,
 	       f->from_copy ? ", the item set from the superblock's sys_chunk_array copy" :
@@ -119,7 +138,7 @@ static u64 contents_kind(const struct ext_state *st, u64 start, u64 len)
 	return kind;
 }
 
-void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, struct btrfs_chunk_map *ch,
+void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, const struct btrfs_chunk_map *ch,
 			    const struct check_bg *bg)
 {
 	u64 kind = contents_kind(st, bg->start, bg->len);
@@ -132,28 +151,31 @@ void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, s
 									BTRFS_BLOCK_GROUP_PROFILE_MASK)))
 		return;
 	if (check_repairing(ctx)) {
-		struct chunk_fix f = { .logical = ch->logical, .stripe = -1 };
+		struct chunk_fix f = { .logical = ch->logical, .stripe = -1, .type = bg->flags };
 
-		ch->type = bg->flags;
 		check_fixable(ctx, fix_chunk, &f, sizeof(f));
 	}
 }
 
-bool check_chunk_stripe_place(struct check_ctx *ctx, const struct ext_state *st, const struct check_devext *d)
+bool check_stripe_fixed(const struct ext_state *st, u64 logical, int stripe)
+{
+	for (size_t i = 0; i < st->stripe_fixes_nr; i++)
+		if (st->stripe_fixes[i].logical == logical && st->stripe_fixes[i].stripe == stripe)
+			return true;
+	return false;
+}
+
+bool check_chunk_stripe_place(struct check_ctx *ctx, struct ext_state *st, const struct check_devext *d)
 {
 	const struct btrfs_device *dev = btrfs_find_device(&ctx->fs->devices, d->devid, NULL);
-	struct btrfs_chunk_stripe *fit = NULL;
-	struct btrfs_chunk_map *ch = NULL;
+	const struct btrfs_chunk_map *ch = btrfs_chunk_lookup(&ctx->fs->chunks, d->chunk_offset);
+	const struct btrfs_chunk_stripe *fit = NULL;
 	int n = 0, at = -1;
 
-	/* the filesystem's own map entry: the repair changes it */
-	for (size_t j = 0; j < ctx->fs->chunks.nr && !ch; j++)
-		if (ctx->fs->chunks.chunks[j]->logical == d->chunk_offset)
-			ch = ctx->fs->chunks.chunks[j];
-	if (!dev || !ch || d->len != check_chunk_dev_len(ch))
+	if (!dev || !ch || ch->logical != d->chunk_offset || d->len != check_chunk_dev_len(ch))
 		return false;
 	for (u16 i = 0; i < ch->num_stripes; i++) {
-		struct btrfs_chunk_stripe *s = &ch->stripes[i];
+		const struct btrfs_chunk_stripe *s = &ch->stripes[i];
 		const struct check_devext *own = check_find_dev_extent(st, s->devid, s->physical);
 		bool has_item = false;
 
@@ -174,11 +196,16 @@ bool check_chunk_stripe_place(struct check_ctx *ctx, const struct ext_state *st,
 		    ch->logical, ch->length, at, (unsigned long long)fit->devid, (unsigned long long)fit->physical,
 		    d->devid, d->physical);
 	if (check_repairing(ctx)) {
-		struct chunk_fix f = { .logical = ch->logical, .stripe = at };
+		struct chunk_fix f = { .logical = ch->logical, .stripe = at, .devid = d->devid,
+				       .physical = d->physical };
+		struct check_stripe_fix *x = CHECK_PUSH(st, stripe_fixes);
 
-		fit->devid = d->devid;
-		fit->physical = d->physical;
-		memcpy(fit->dev_uuid, dev->uuid, BTRFS_UUID_SIZE);
+		memcpy(f.uuid, dev->uuid, BTRFS_UUID_SIZE);
+		if (!x) {
+			check_fixable(ctx, NULL, NULL, 0);
+			return true;
+		}
+		*x = (struct check_stripe_fix){ ch->logical, at };
 		check_fixable(ctx, fix_chunk, &f, sizeof(f));
 	}
 	return true;
