@@ -918,10 +918,17 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 		}
 	}
 	/* made by a committed transaction (Debian: "invalid generation for extent") */
-	if (btrfs_file_extent_generation(fi) > btrfs_super_generation(btrfs_fs_super(t->ctx->fs)) + 1)
+	if (btrfs_file_extent_generation(fi) > btrfs_super_generation(btrfs_fs_super(t->ctx->fs)) + 1) {
+		/* written by no commit after the superblock's: its generation is the latest it can be */
+		struct repair_file_extent f = { .root = t->root, .ino = ino, .offset = start,
+						.field = REPAIR_FILE_EXTENT_GENERATION,
+						.value = btrfs_super_generation(btrfs_fs_super(t->ctx->fs)) };
+
 		INODE_ERR(t, ino, "file extent at %llu: generation %llu beyond the superblock's %llu + 1",
 			  start, (unsigned long long)btrfs_file_extent_generation(fi),
 			  (unsigned long long)btrfs_super_generation(btrfs_fs_super(t->ctx->fs)));
+		check_fixable(t->ctx, repair_set_file_extent_field, &f, sizeof(f));
+	}
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
 		u64 ram = btrfs_file_extent_ram_bytes(fi);
 

@@ -110,13 +110,16 @@ int repair_set_file_extent_field(struct check_ctx *ctx __unused, struct btrfs_tr
 		return ret;
 	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
-	if (ret == 0 && btrfs_path_item_size(&path) != sizeof(struct btrfs_file_extent_item))
+	if (ret == 0 && btrfs_path_item_size(&path) != sizeof(struct btrfs_file_extent_item) &&
+	    (f->field != REPAIR_FILE_EXTENT_GENERATION ||
+	     btrfs_path_item_size(&path) < BTRFS_FILE_EXTENT_INLINE_DATA_START))
 		ret = -EUCLEAN;
 	if (ret == 0) {
-		static const char *const names[] = { "num_bytes", "ram_bytes", "other_encoding" };
+		static const char *const names[] = { "num_bytes", "ram_bytes", "other_encoding", "generation" };
 		struct btrfs_file_extent_item *fi = btrfs_path_item_ptr(&path);
 		u64 was = f->field == REPAIR_FILE_EXTENT_NUM_BYTES ? btrfs_file_extent_num_bytes(fi) :
 			  f->field == REPAIR_FILE_EXTENT_RAM_BYTES ? btrfs_file_extent_ram_bytes(fi) :
+			  f->field == REPAIR_FILE_EXTENT_GENERATION ? btrfs_file_extent_generation(fi) :
 			  btrfs_file_extent_other_encoding(fi);
 
 		printf("root %llu inode %llu: file extent at %llu %s %llu set to %llu\n", f->root, f->ino,
@@ -125,6 +128,8 @@ int repair_set_file_extent_field(struct check_ctx *ctx __unused, struct btrfs_tr
 			btrfs_set_file_extent_num_bytes(fi, f->value);
 		else if (f->field == REPAIR_FILE_EXTENT_RAM_BYTES)
 			btrfs_set_file_extent_ram_bytes(fi, f->value);
+		else if (f->field == REPAIR_FILE_EXTENT_GENERATION)
+			btrfs_set_file_extent_generation(fi, f->value);
 		else
 			btrfs_set_file_extent_other_encoding(fi, (u16)f->value);
 	}

@@ -42,6 +42,7 @@ enum repair_file_extent_field {
 	REPAIR_FILE_EXTENT_NUM_BYTES,
 	REPAIR_FILE_EXTENT_RAM_BYTES,
 	REPAIR_FILE_EXTENT_OTHER_ENCODING,
+	REPAIR_FILE_EXTENT_GENERATION,
 };
 struct repair_file_extent {
 	u64 root, ino, offset;

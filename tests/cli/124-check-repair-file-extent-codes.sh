@@ -13,7 +13,9 @@
 #   of a regular extent passes the tree-checker: the fs roots pass fixes it);
 # - an unaligned num_bytes, or 0 (the fs roots pass): where the next extent
 #   starts, within its data;
-# - ram_bytes 0 (aligned): an uncompressed extent's data is as long as stored.
+# - ram_bytes 0 (aligned): an uncompressed extent's data is as long as stored;
+# - a generation beyond the superblock's (+1, the committing transaction, is
+#   allowed): the superblock's, the latest any commit wrote.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 need_corrupt_block
@@ -70,6 +72,8 @@ repaired "$img" "$key" num_bytes +1 "invalid num_bytes for file extent" \
 	"regular extent num_bytes +1"
 repaired "$img" "$key" num_bytes 0 "file extent at [0-9]* length 0 not aligned to sectorsize" \
 	"file extent at [0-9]* num_bytes 0 set to [1-9][0-9]*" "regular extent num_bytes 0"
+repaired "$img" "$key" generation +100 "file extent at [0-9]*: generation [0-9]* beyond the superblock's [0-9]* + 1" \
+	"file extent at [0-9]* generation [0-9]* set to [0-9]*" "regular extent generation +100"
 repaired "$img" "$key" ram_bytes 0 "beyond ram_bytes 0" \
 	"file extent at [0-9]* ram_bytes 0 set to [0-9]*" "uncompressed extent ram_bytes 0"
 
