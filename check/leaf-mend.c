@@ -272,6 +272,141 @@ static void mend_key_objectid(struct mend *m, int first, int last)
 	    (unsigned long long)found.objectid, (unsigned long long)key.objectid);
 }
 
+static bool find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_search_mode mode,
+		      struct btrfs_path *path, const struct extent_buffer **eb, int *slot);
+
+/* The index of ino's inode ref in dir named name (one such ref); false when none or not one. */
+static bool ref_index_of(struct mend *m, u64 ino, u64 dir, const u8 *name, u32 len, u64 *index)
+{
+	struct btrfs_key want = { ino, BTRFS_INODE_REF_KEY, dir };
+	const struct extent_buffer *eb;
+	struct btrfs_path path;
+	int slot, n = 0;
+
+	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot)) {
+		const u8 *p = btrfs_leaf_item_ptr(eb, slot);
+		u32 size = btrfs_leaf_item_size(eb, slot), cur = 0;
+
+		while (size - cur >= sizeof(struct btrfs_inode_ref)) {
+			const struct btrfs_inode_ref *ref = (const void *)(p + cur);
+			u32 nl = btrfs_inode_ref_name_len(ref);
+
+			cur += sizeof(*ref);
+			if (nl > size - cur)
+				break;
+			if (nl == len && !memcmp(p + cur, name, len) && !n++)
+				*index = btrfs_inode_ref_index(ref);
+			cur += nl;
+		}
+	}
+	btrfs_release_path(&path);
+	return n == 1;
+}
+
+/* Where the file extent at slot of the leaf ends in the file (its key offset given as off); 0: not told. */
+static u64 extent_end_at(const struct mend *m, int slot, u64 off)
+{
+	const struct btrfs_file_extent_item *fi = btrfs_leaf_item_ptr(m->eb, slot);
+	u32 size = btrfs_leaf_item_size(m->eb, slot);
+
+	if (size < BTRFS_FILE_EXTENT_INLINE_DATA_START)
+		return 0;
+	if (btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE)
+		return off + round_up(btrfs_file_extent_ram_bytes(fi), (u64)m->fs->geo.sectorsize);
+	return size == sizeof(*fi) ? off + btrfs_file_extent_num_bytes(fi) : 0;
+}
+
+/*
+ * The key offset slot's item tells by itself and its neighbours: a dir
+ * index's is the index of its inode's ref by that name; a file extent's
+ * is where the inode's previous extent ends (0 for its first), taken only
+ * when the extent then ends where the next one starts (or, the last, at
+ * the size rounded up).  false when not told.
+ */
+static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *key, u64 *off)
+{
+	u32 nr = btrfs_eb_nritems(m->eb), size = btrfs_leaf_item_size(m->eb, slot);
+	struct btrfs_key prev = { 0 }, next = { 0 };
+	u64 start = 0, end, want;
+
+	if (key->type == BTRFS_DIR_INDEX_KEY) {
+		const struct btrfs_dir_item *di = btrfs_leaf_item_ptr(m->eb, slot);
+		struct btrfs_key loc;
+
+		if (size < sizeof(*di) || btrfs_dir_name_len(di) > size - sizeof(*di))
+			return false;
+		btrfs_disk_key_to_cpu(&loc, &di->location);
+		return loc.type == BTRFS_INODE_ITEM_KEY &&
+		       ref_index_of(m, loc.objectid, key->objectid, (const u8 *)(di + 1), btrfs_dir_name_len(di), off);
+	}
+	if (key->type != BTRFS_EXTENT_DATA_KEY || slot == 0 || (u32)slot + 1 >= nr)
+		return false;
+	btrfs_item_key_to_cpu(m->eb, &prev, slot - 1);
+	btrfs_item_key_to_cpu(m->eb, &next, slot + 1);
+	if (prev.objectid == key->objectid && prev.type == BTRFS_EXTENT_DATA_KEY &&
+	    !(start = extent_end_at(m, slot - 1, prev.offset)))
+		return false;
+	end = extent_end_at(m, slot, start);
+	if (!end)
+		return false;
+	if (next.objectid == key->objectid && next.type == BTRFS_EXTENT_DATA_KEY) {
+		want = next.offset;
+	} else {
+		struct btrfs_key ik = { key->objectid, BTRFS_INODE_ITEM_KEY, 0 };
+		const struct extent_buffer *eb;
+		struct btrfs_path path;
+		int islot;
+
+		want = 0;
+		if (find_item(m, &ik, BTRFS_SEARCH_EXACT, &path, &eb, &islot) &&
+		    btrfs_leaf_item_size(eb, islot) == sizeof(struct btrfs_inode_item))
+			want = round_up(btrfs_inode_size((const struct btrfs_inode_item *)btrfs_leaf_item_ptr(eb, islot)),
+					(u64)m->fs->geo.sectorsize);
+		btrfs_release_path(&path);
+	}
+	if (end != want)
+		return false;
+	*off = start;
+	return true;
+}
+
+/*
+ * A damaged key offset (the key order broken, or an offset the tree-checker
+ * rejects): the one key_offset_told() gives, kept when the key then lies
+ * between its neighbours.  true when mended.
+ */
+static bool mend_key_offset(struct mend *m, int slot)
+{
+	u32 nr = btrfs_eb_nritems(m->eb);
+	struct btrfs_key key, k, prev, next;
+	u64 off;
+
+	if (slot < 0 || (u32)slot >= nr ||
+	    ((slot == 0 || ((u32)slot == nr - 1 && !m->bound)) && !leaf_is_root(m)))
+		return false;
+	btrfs_item_key_to_cpu(m->eb, &key, slot);
+	if (!key_offset_told(m, slot, &key, &off) || off == key.offset)
+		return false;
+	k = (struct btrfs_key){ key.objectid, key.type, off };
+	if (slot > 0) {
+		btrfs_item_key_to_cpu(m->eb, &prev, slot - 1);
+		if (btrfs_comp_cpu_keys(&prev, &k) >= 0)
+			return false;
+	}
+	if ((u32)slot + 1 < nr) {
+		btrfs_item_key_to_cpu(m->eb, &next, slot + 1);
+		if (btrfs_comp_cpu_keys(&k, &next) >= 0)
+			return false;
+	}
+	if (m->bound && btrfs_comp_cpu_keys(&k, m->bound) >= 0)
+		return false;
+	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, slot)->key, &k);
+	say(m, slot, "key offset %llu was %llu: what %s", (unsigned long long)off, (unsigned long long)key.offset,
+	    key.type == BTRFS_DIR_INDEX_KEY ? "its inode's ref by that name says (its index)" :
+					      "the inode's neighbouring extents say");
+	return true;
+}
+
 static int mend_layout(struct mend *m)
 {
 	struct extent_buffer *eb = m->eb;
@@ -305,6 +440,10 @@ static int mend_layout(struct mend *m)
 			}
 			if (prev.objectid == key.objectid)
 				mend_key_type(m, (int)i - 1, (int)i);
+			btrfs_item_key_to_cpu(eb, &prev, i - 1);
+			btrfs_item_key_to_cpu(eb, &key, i);
+			if (btrfs_comp_cpu_keys(&prev, &key) >= 0 && !mend_key_offset(m, (int)i))
+				mend_key_offset(m, (int)i - 1);
 			btrfs_item_key_to_cpu(eb, &prev, i - 1);
 			btrfs_item_key_to_cpu(eb, &key, i);
 			if (btrfs_comp_cpu_keys(&prev, &key) >= 0)
@@ -2284,6 +2423,8 @@ static int mend_items(struct mend *m)
 		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
 		if (check_key_type_foreign(m->tree, &key))
 			mend_key_type(m, (int)i, (int)i);
+		else if (key.type == BTRFS_EXTENT_DATA_KEY && !IS_ALIGNED(key.offset, m->fs->geo.sectorsize))
+			mend_key_offset(m, (int)i);
 	}
 	for (i = 0; i < nr; i++) {
 		struct item_plan *pl = CHECK_PUSH(m, plan);

@@ -101,3 +101,18 @@ run_check "$CB" "$T/img" field 1 5,156,256 disk_key.type 204 > /dev/null
 found_repaired "$T/img" "bad key order" "key type 156 was 204: the one type that keeps the keys in order" \
 	"$T/orig" "root ref type 204"
 echo "ok: a ROOT_REF's key type mended (the top subvolume has no backref)"
+
+# a key offset that breaks the order or that the tree-checker rejects: a dir
+# index's is its inode's ref index by that name, a file extent's where the
+# inode's neighbouring extents and size say
+didx=$(awk '$1 == 5 && $2 ~ /^256,96,/ { if (++n == 10) { print $2; exit } }' "$T/items")
+fext=$(awk '$1 == 5 && $2 ~ /,108,0$/ { if (++n == 10) { print $2; exit } }' "$T/items")
+[ -n "$didx" ] && [ -n "$fext" ] || _fail "no dir index or file extent"
+for edit in "$didx disk_key.offset 18446744073709551615:its inode's ref by that name says (its index)" \
+	    "$fext disk_key.offset +1:the inode's neighbouring extents say"; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	# shellcheck disable=SC2086
+	run_check "$CB" "$T/img" field 5 ${edit%%:*} > /dev/null
+	found_repaired "$T/img" "corrupt leaf" "key offset [0-9]* was [0-9]*: what ${edit#*:}" "$T/large" "${edit%%:*}"
+	echo "ok: ${edit%%:*} mended"
+done
