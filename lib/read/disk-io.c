@@ -781,6 +781,46 @@ static void mend_incompat(struct btrfs_fs_info *fs, u64 bit, const char *why)
 		(unsigned long long)(was | bit), why);
 }
 
+/*
+ * check: a root level in the superblock that its root block's header and
+ * the backup root of the same commit (same block) both contradict is the
+ * header's (the block read with any level, its owner and generation the
+ * tree's).  field: "root_level" or "chunk_root_level".
+ */
+static void mend_root_level(struct btrfs_fs_info *fs, struct btrfs_tree_ref *ref, const char *field)
+{
+	static const struct read_policy any_level = { .on_failure = READ_CHECKER_SOFT, .quiet = true };
+	struct tree_check expect = { .owner = ref->objectid, .level = -1, .transid = ref->generation };
+	bool chunk = ref->objectid == BTRFS_CHUNK_TREE_OBJECTID;
+	struct extent_buffer *eb;
+	u8 level;
+
+	if (fs->super_mends_nr >= BTRFS_SUPER_MENDS_MAX ||
+	    btrfs_read_tree_block_policy(fs, ref->bytenr, &expect, &any_level, &eb) < 0)
+		return;
+	level = btrfs_eb_level(eb);
+	free_extent_buffer(eb);
+	if (level == ref->level)
+		return;
+	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &fs->super->super_roots[i];
+
+		if ((chunk ? btrfs_backup_chunk_root(b) : btrfs_backup_tree_root(b)) != ref->bytenr ||
+		    (chunk ? btrfs_backup_chunk_root_level(b) : btrfs_backup_tree_root_level(b)) != level)
+			continue;
+		fs->super_mends[fs->super_mends_nr++] = (struct btrfs_super_mend){
+			field, ref->level, level, "its root block's header and the backup root say" };
+		warning("superblock: %s %u taken as %u (its root block's header and the backup root say), in memory",
+			field, ref->level, level);
+		ref->level = level;
+		if (chunk)
+			btrfs_set_super_chunk_root_level(fs->super, level);
+		else
+			btrfs_set_super_root_level(fs->super, level);
+		return;
+	}
+}
+
 /* Does the extent tree's first leaf hold a METADATA_ITEM (header checks only)? */
 static bool has_metadata_items(struct btrfs_fs_info *fs)
 {
@@ -1299,6 +1339,7 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 			fs->chunk_root.generation = gen;
 			btrfs_set_super_chunk_root_generation(fs->super, gen);
 		}
+		mend_root_level(fs, &fs->chunk_root, "chunk_root_level");
 	}
 	/*
 	 * A partial open (printing tools) takes a root block that fails only the
@@ -1379,6 +1420,8 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 			fs->geo.super_generation = gen;
 		}
 	}
+	if (args->trust_backup_generations && !args->use_backup_root && !args->tree_root_bytenr)
+		mend_root_level(fs, &fs->tree_root, "root_level");
 	expect = (struct tree_check){ .owner = BTRFS_ROOT_TREE_OBJECTID,
 				      .level = fs->tree_root.level,
 				      .transid = fs->tree_root.generation };

@@ -8,7 +8,8 @@
 # unknown bits: the WRITTEN flag every commit sets; a log_root that is no
 # block address: 0 (the log dropped); root,
 # chunk_root, their levels and the device counters: the backup root of the
-# copy's own commit), reports each (exit 1) and checks the rest; --repair
+# copy's own commit; a valid root level that the root block's header and that
+# backup root both contradict: theirs), reports each (exit 1) and checks the rest; --repair
 # writes the superblocks, after which our check and Debian's are clean and
 # every file reads back unchanged.  A field nothing else tells (nodesize and
 # leafsize both damaged) still does not open: nothing written.  compat_ro
@@ -27,7 +28,8 @@ run_check /usr/bin/btrfs restore "$(corpus_case nodesize4k-bulk)/dev1.img" "$T/o
 for edit in "sectorsize 4294967295" "nodesize 0" "__unused_leafsize 16385" "stripesize 7" \
 	    "log_root_level 255" "chunk_root +1" "chunk_root_level 255" "root 0" "root_level 9" \
 	    "sys_chunk_array_size 0" "num_devices 0" "total_bytes 0" "bytes_used 0" \
-	    "flags 18446744073709551615" "log_root 12345" "sys_chunk_array_size +1"; do
+	    "flags 18446744073709551615" "log_root 12345" "sys_chunk_array_size +1" \
+	    "root_level +1" "chunk_root_level +1"; do
 	field=${edit%% *}
 	field=${field#__unused_}
 	cp --sparse=always "$src" "$T/img"
