@@ -141,12 +141,13 @@ mended() { # ID: the message of root item ID's mend to its true root block
 repaired field 1 "$sv,ROOT_ITEM,0" bytenr 0 -- "$(mended "$sv")"
 # an unaligned bytenr and a level beyond the last fail the tree-checker in the root tree's leaf
 repaired field 1 "$sv,ROOT_ITEM,0" bytenr +1 -- "$(mended "$sv")"
-repaired field 1 "$sv,ROOT_ITEM,0" level 255 -- "$(mended "$sv")"
+# (a level no tree has: its root block's, the block being the item's by owner and generation)
+repaired field 1 "$sv,ROOT_ITEM,0" level 255 -- "key ($sv 132 0): root level 255, set to its root block's $svl"
 repaired field 1 "$sv,ROOT_ITEM,0" generation -1 -- "$(mended "$sv")"
 repaired field 1 "$sv,ROOT_ITEM,0" generation +1 -- "$(mended "$sv")"
 repaired field 1 5,ROOT_ITEM,0 level 0 -- "$(mended 5)"
 # a global tree's (Debian leaves those)
-repaired field 1 7,ROOT_ITEM,0 level 255 -- "$(mended 7)"
+repaired field 1 7,ROOT_ITEM,0 level 255 -- "key (7 132 0): root level 255, set to its root block's [0-9]"
 # another tree's root block, of the same level and generation: found by its owner
 other=$(dump5 | awk '/location key .* ROOT_ITEM/ { id = $3; sub(/\(/, "", id); print id }' | grep -vx "$sv" | head -n 1)
 read -r ob ol og < <(root_of "$other")
@@ -162,9 +163,11 @@ expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
 assert_grep "key ($sv 132 0): root block 0 level $svl generation $svg does not read, and no tree block of the extent tree has a back reference to tree $sv: not mended" "$T/repair"
 assert_grep "nothing was written" "$T/repair"
 cmp "$T/before" "$T/img" > /dev/null || _fail "a refused root item repair changed the image"
-# nor can it name its own root: the extent tree's root item is refused
+# nor can it name its own root: the extent tree's root item with its bytenr damaged is
+# refused (its level alone is the root block's, which the item still names)
+repaired field 1 2,ROOT_ITEM,0 level 255 -- "key (2 132 0): root level 255, set to its root block's [0-9]"
 cp --sparse=always "$img0" "$T/img"
-run_check "$CB" "$T/img" field 1 2,ROOT_ITEM,0 level 255 > /dev/null 2>&1
+run_check "$CB" "$T/img" field 1 2,ROOT_ITEM,0 bytenr +1 > /dev/null 2>&1
 cp --sparse=always "$T/img" "$T/before"
 expect_exit 1 "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
 assert_grep "key (2 132 0): the extent tree's root block does not read, and the extent tree cannot name it: not mended" "$T/repair"
