@@ -229,6 +229,8 @@ void check_queue_missing_dev_extent(struct check_ctx *ctx, struct ext_state *st,
  * state at once, before the extents are held against them).
  */
 void check_bg_kinds(struct check_ctx *ctx, struct ext_state *st);
+/* Chunk item c (of map's stripe count) takes every field map has: length, type, stripes. */
+void check_chunk_item_from_map(struct btrfs_chunk *c, const struct btrfs_chunk_map *map);
 /* --repair: the system chunk item at logical set from the sys_chunk_array copy (check/repair-chunks.c). */
 void check_queue_chunk_from_copy(struct check_ctx *ctx, u64 logical);
 /*

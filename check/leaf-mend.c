@@ -174,6 +174,52 @@ static bool size_fits_type(const struct mend *m, u8 type, u64 size)
 
 static bool leaf_is_root(const struct mend *m);
 
+/*
+ * May slot's key be mended?  Not at a leaf's first slot unless the leaf is
+ * its tree's root (the parent names the leaf by that key: header-mend.c),
+ * nor at its last unless the key that bounds the leaf is known.
+ */
+static bool key_mendable_at(const struct mend *m, int slot)
+{
+	u32 nr = btrfs_eb_nritems(m->eb);
+
+	return slot >= 0 && (u32)slot < nr &&
+	       ((slot > 0 && ((u32)slot < nr - 1 || m->bound)) || leaf_is_root(m));
+}
+
+/* Would k at slot lie between its neighbours' keys, and below the leaf's bound? */
+static bool key_fits_at(const struct mend *m, int slot, const struct btrfs_key *k)
+{
+	u32 nr = btrfs_eb_nritems(m->eb);
+	struct btrfs_key other;
+
+	if (slot > 0) {
+		btrfs_item_key_to_cpu(m->eb, &other, slot - 1);
+		if (btrfs_comp_cpu_keys(&other, k) >= 0)
+			return false;
+	}
+	if ((u32)slot + 1 < nr) {
+		btrfs_item_key_to_cpu(m->eb, &other, slot + 1);
+		if (btrfs_comp_cpu_keys(k, &other) >= 0)
+			return false;
+	}
+	return !m->bound || btrfs_comp_cpu_keys(k, m->bound) < 0;
+}
+
+/* Does the leaf pass the tree-checker with key k at slot?  The slot's key is put back. */
+static bool passes_with_key(struct mend *m, int slot, const struct btrfs_key *k)
+{
+	struct btrfs_item *item = btrfs_leaf_item(m->eb, slot);
+	struct btrfs_disk_key was = item->key;
+	char msg[512];
+	bool ok;
+
+	btrfs_cpu_key_to_disk(&item->key, k);
+	ok = btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) == 0;
+	item->key = was;
+	return ok;
+}
+
 /* An extent tree record the extents pass rebuilds from the trees that use the extent? */
 static bool is_rebuilt_record(u8 type)
 {
@@ -231,37 +277,28 @@ static void mend_key_objectid(struct mend *m, int first, int last)
 	u32 nr = btrfs_eb_nritems(m->eb);
 	struct btrfs_key found = { 0 }, key;
 	int n = 0, at = -1;
-	char msg[512];
 
 	for (int slot = first; slot <= last && n < 2; slot++) {
-		struct btrfs_item *item = btrfs_leaf_item(m->eb, slot);
-		struct btrfs_key prev = { 0 }, next = { 0 };
+		struct btrfs_key near = { 0 };
 		u64 ids[2];
 
-		if ((slot == 0 || ((u32)slot == nr - 1 && !m->bound)) && !leaf_is_root(m))
+		if (!key_mendable_at(m, slot))
 			continue;
 		btrfs_item_key_to_cpu(m->eb, &key, slot);
 		if (slot > 0)
-			btrfs_item_key_to_cpu(m->eb, &prev, slot - 1);
+			btrfs_item_key_to_cpu(m->eb, &near, slot - 1);
+		ids[0] = near.objectid;
 		if ((u32)slot + 1 < nr)
-			btrfs_item_key_to_cpu(m->eb, &next, slot + 1);
-		ids[0] = prev.objectid;
-		ids[1] = (u32)slot + 1 < nr ? next.objectid : prev.objectid;
+			btrfs_item_key_to_cpu(m->eb, &near, slot + 1);
+		ids[1] = near.objectid;
 		for (int j = 0; j < 2 && n < 2; j++) {
 			struct btrfs_key k = { ids[j], key.type, key.offset };
 
-			if ((j && ids[1] == ids[0]) || k.objectid == key.objectid ||
-			    (slot > 0 && btrfs_comp_cpu_keys(&prev, &k) >= 0) ||
-			    ((u32)slot + 1 < nr && btrfs_comp_cpu_keys(&k, &next) >= 0) ||
-			    (m->bound && btrfs_comp_cpu_keys(&k, m->bound) >= 0))
+			if ((j && ids[1] == ids[0]) || k.objectid == key.objectid || !key_fits_at(m, slot, &k) ||
+			    !passes_with_key(m, slot, &k) || n++)
 				continue;
-			btrfs_cpu_key_to_disk(&item->key, &k);
-			if (btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) == 0 &&
-			    !n++) {
-				at = slot;
-				found = k;
-			}
-			btrfs_cpu_key_to_disk(&item->key, &key);
+			at = slot;
+			found = k;
 		}
 	}
 	if (n != 1)
@@ -275,6 +312,8 @@ static void mend_key_objectid(struct mend *m, int first, int last)
 static bool find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_search_mode mode,
 		      struct btrfs_path *path, const struct extent_buffer **eb, int *slot);
 
+static int refs_named(const struct extent_buffer *eb, int slot, const char *name, u32 len, u64 *index);
+
 /* The index of ino's inode ref in dir named name (one such ref); false when none or not one. */
 static bool ref_index_of(struct mend *m, u64 ino, u64 dir, const u8 *name, u32 len, u64 *index)
 {
@@ -283,22 +322,8 @@ static bool ref_index_of(struct mend *m, u64 ino, u64 dir, const u8 *name, u32 l
 	struct btrfs_path path;
 	int slot, n = 0;
 
-	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot)) {
-		const u8 *p = btrfs_leaf_item_ptr(eb, slot);
-		u32 size = btrfs_leaf_item_size(eb, slot), cur = 0;
-
-		while (size - cur >= sizeof(struct btrfs_inode_ref)) {
-			const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-			u32 nl = btrfs_inode_ref_name_len(ref);
-
-			cur += sizeof(*ref);
-			if (nl > size - cur)
-				break;
-			if (nl == len && !memcmp(p + cur, name, len) && !n++)
-				*index = btrfs_inode_ref_index(ref);
-			cur += nl;
-		}
-	}
+	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot))
+		n = refs_named(eb, slot, (const char *)name, len, index);
 	btrfs_release_path(&path);
 	return n == 1;
 }
@@ -377,28 +402,16 @@ static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *ke
  */
 static bool mend_key_offset(struct mend *m, int slot)
 {
-	u32 nr = btrfs_eb_nritems(m->eb);
-	struct btrfs_key key, k, prev, next;
+	struct btrfs_key key, k;
 	u64 off;
 
-	if (slot < 0 || (u32)slot >= nr ||
-	    ((slot == 0 || ((u32)slot == nr - 1 && !m->bound)) && !leaf_is_root(m)))
+	if (!key_mendable_at(m, slot))
 		return false;
 	btrfs_item_key_to_cpu(m->eb, &key, slot);
 	if (!key_offset_told(m, slot, &key, &off) || off == key.offset)
 		return false;
 	k = (struct btrfs_key){ key.objectid, key.type, off };
-	if (slot > 0) {
-		btrfs_item_key_to_cpu(m->eb, &prev, slot - 1);
-		if (btrfs_comp_cpu_keys(&prev, &k) >= 0)
-			return false;
-	}
-	if ((u32)slot + 1 < nr) {
-		btrfs_item_key_to_cpu(m->eb, &next, slot + 1);
-		if (btrfs_comp_cpu_keys(&k, &next) >= 0)
-			return false;
-	}
-	if (m->bound && btrfs_comp_cpu_keys(&k, m->bound) >= 0)
+	if (!key_fits_at(m, slot, &k))
 		return false;
 	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, slot)->key, &k);
 	say(m, slot, "key offset %llu was %llu: what %s", (unsigned long long)off, (unsigned long long)key.offset,
@@ -1707,14 +1720,7 @@ static bool mend_chunk_from_copy(struct mend *m, int slot, u64 logical, struct b
 	    btrfs_check_chunk(logical, c, size, ss, m->fs->geo.incompat_flags, why, sizeof(why)) == 0)
 		return false;
 	memcpy(was, c, size);
-	btrfs_set_chunk_length(c, copy->length);
-	btrfs_set_chunk_type(c, copy->type);
-	btrfs_set_chunk_sub_stripes(c, copy->sub_stripes);
-	for (u16 i = 0; i < copy->num_stripes; i++) {
-		btrfs_set_stripe_devid(&c->stripe[i], copy->stripes[i].devid);
-		btrfs_set_stripe_offset(&c->stripe[i], copy->stripes[i].physical);
-		memcpy(c->stripe[i].dev_uuid, copy->stripes[i].dev_uuid, BTRFS_UUID_SIZE);
-	}
+	check_chunk_item_from_map(c, copy);
 	if (btrfs_check_chunk(logical, c, size, ss, m->fs->geo.incompat_flags, why, sizeof(why)) < 0) {
 		memcpy(c, was, size);
 		return false;
@@ -1775,25 +1781,28 @@ static void mend_chunk(struct mend *m, int slot, struct btrfs_chunk *c, u32 size
 	}
 }
 
-/* Does an INODE_REF (ino, INODE_REF, dir) in leaf eb hold name? */
-static bool leaf_ref_has_name(const struct extent_buffer *eb, int slot, const char *name,
-			      u32 len)
+/*
+ * The refs of the INODE_REF at slot of eb named name (as far as the item
+ * parses), the first one's index in *index (may be NULL).
+ */
+static int refs_named(const struct extent_buffer *eb, int slot, const char *name, u32 len, u64 *index)
 {
 	const u8 *p = btrfs_leaf_item_ptr(eb, slot);
 	u32 size = btrfs_leaf_item_size(eb, slot), cur = 0;
+	int n = 0;
 
 	while (size - cur >= sizeof(struct btrfs_inode_ref)) {
 		const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-		u32 n = btrfs_inode_ref_name_len(ref);
+		u32 nl = btrfs_inode_ref_name_len(ref);
 
 		cur += sizeof(*ref);
-		if (n > size - cur)
-			return false;
-		if (n == len && !memcmp(p + cur, name, len))
-			return true;
-		cur += n;
+		if (nl > size - cur)
+			break;
+		if (nl == len && !memcmp(p + cur, name, len) && !n++ && index)
+			*index = btrfs_inode_ref_index(ref);
+		cur += nl;
 	}
-	return false;
+	return n;
 }
 
 /*
@@ -1843,7 +1852,7 @@ static bool name_confirmed(struct mend *m, u64 ino, u64 dir, const char *name, u
 	int slot;
 
 	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot))
-		found = leaf_ref_has_name(eb, slot, name, len);
+		found = refs_named(eb, slot, name, len, NULL) > 0;
 	btrfs_release_path(&path);
 	return found;
 }
@@ -2243,41 +2252,25 @@ static bool size_is_types(u8 type, u32 size)
 
 /*
  * Try the key types slot's item may have that keep the leaf's keys in
- * order: add (up to max) those under which the whole leaf passes the
- * tree-checker to c[].  Not at the leaf's first slot unless it is the
- * tree's root (its parent names it by that key: header-mend.c), nor at its
- * last unless the key that bounds the leaf is known.
+ * order (where its key may be mended: key_mendable_at()): add (up to max)
+ * those under which the whole leaf passes the tree-checker to c[].
  */
 static int key_types_at(struct mend *m, int slot, int n, struct key_candidate *c, int max)
 {
-	u32 nr = btrfs_eb_nritems(m->eb);
-	struct btrfs_item *item;
-	struct btrfs_key key, prev = { 0 }, next = { 0 };
-	char msg[512];
+	struct btrfs_key key;
 
-	if (slot < 0 || (u32)slot >= nr ||
-	    ((slot == 0 || ((u32)slot == nr - 1 && !m->bound)) && !leaf_is_root(m)))
+	if (!key_mendable_at(m, slot))
 		return n;
-	item = btrfs_leaf_item(m->eb, slot);
 	btrfs_item_key_to_cpu(m->eb, &key, slot);
-	if (slot > 0)
-		btrfs_item_key_to_cpu(m->eb, &prev, slot - 1);
-	if ((u32)slot + 1 < nr)
-		btrfs_item_key_to_cpu(m->eb, &next, slot + 1);
 	for (int type = 0; type < 256 && n < max; type++) {
 		struct btrfs_key k = { key.objectid, (u8)type, key.offset };
 
-		if (type == key.type || !type_possible(m, (u8)type, key.objectid) ||
-		    (slot > 0 && btrfs_comp_cpu_keys(&prev, &k) >= 0) ||
-		    ((u32)slot + 1 < nr && btrfs_comp_cpu_keys(&k, &next) >= 0) ||
-		    (m->bound && btrfs_comp_cpu_keys(&k, m->bound) >= 0))
+		if (type == key.type || !type_possible(m, (u8)type, key.objectid) || !key_fits_at(m, slot, &k) ||
+		    !passes_with_key(m, slot, &k))
 			continue;
-		btrfs_cpu_key_to_disk(&item->key, &k);
-		if (btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) == 0)
-			c[n++] = (struct key_candidate){ slot, k,
-							 size_is_types((u8)type, btrfs_leaf_item_size(m->eb, slot)) };
+		c[n++] = (struct key_candidate){ slot, k,
+						 size_is_types((u8)type, btrfs_leaf_item_size(m->eb, slot)) };
 	}
-	btrfs_cpu_key_to_disk(&item->key, &key);
 	return n;
 }
 

@@ -52,6 +52,19 @@ static struct btrfs_chunk_map *map_entry(struct btrfs_fs_info *fs, u64 logical)
 	return NULL;
 }
 
+void check_chunk_item_from_map(struct btrfs_chunk *c, const struct btrfs_chunk_map *map)
+{
+	btrfs_set_chunk_length(c, map->length);
+	btrfs_set_chunk_type(c, map->type);
+	btrfs_set_chunk_num_stripes(c, map->num_stripes);
+	btrfs_set_chunk_sub_stripes(c, map->sub_stripes);
+	for (u16 i = 0; i < map->num_stripes; i++) {
+		btrfs_set_stripe_devid(&c->stripe[i], map->stripes[i].devid);
+		btrfs_set_stripe_offset(&c->stripe[i], map->stripes[i].physical);
+		memcpy(c->stripe[i].dev_uuid, map->stripes[i].dev_uuid, BTRFS_UUID_SIZE);
+	}
+}
+
 static int fix_chunk(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct chunk_fix *f = arg;
@@ -99,17 +112,10 @@ static int fix_chunk(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 	       (unsigned long long)btrfs_chunk_type(c), (unsigned long long)map->type,
 	       f->from_copy ? ", the item set from the superblock's sys_chunk_array copy" :
 			      ", its block group's flags");
-	btrfs_set_chunk_type(c, map->type);
-	if (f->from_copy) {
-		btrfs_set_chunk_length(c, map->length);
-		btrfs_set_chunk_num_stripes(c, map->num_stripes);
-		btrfs_set_chunk_sub_stripes(c, map->sub_stripes);
-		for (u16 i = 0; i < map->num_stripes; i++) {
-			btrfs_set_stripe_devid(&c->stripe[i], map->stripes[i].devid);
-			btrfs_set_stripe_offset(&c->stripe[i], map->stripes[i].physical);
-			memcpy(c->stripe[i].dev_uuid, map->stripes[i].dev_uuid, BTRFS_UUID_SIZE);
-		}
-	}
+	if (f->from_copy)
+		check_chunk_item_from_map(c, map);
+	else
+		btrfs_set_chunk_type(c, map->type);
 	btrfs_release_path(&path);
 	return 0;
 }
