@@ -63,11 +63,9 @@ echo "ok: a root item's key objectid set from its root block's owner"
 src=$(corpus_case default-rich)/dev1.img
 mkdir -p "$T/orig"
 run_check /usr/bin/btrfs restore "$src" "$T/orig" > /dev/null 2>&1
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" field 1 256,132,0 disk_key.type 131 > /dev/null
-found_repaired "$T/img" "back reference .* root 256" \
+damaged_repaired "$src" "$T/orig" "back reference .* root 256" \
 	"key type 132 was 131: the one type that keeps the keys in order and passes the tree-checker with the item's size" \
-	"$T/orig" "subvolume root item type 131"
+	field 1 256,132,0 disk_key.type 131
 echo "ok: a subvolume root item's key type mended by the item's size"
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" delete 1 256,132,0 > /dev/null
@@ -79,27 +77,21 @@ echo "ok: a linked subvolume without a root item: found, the repair refused"
 # a key objectid set to 0 (the key order breaks): a root backref takes its
 # neighbours' objectid; an extent tree record is removed and rebuilt from
 # the trees that use the extent
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" field 1 256,144,5 disk_key.objectid 0 > /dev/null
-found_repaired "$T/img" "bad key order" \
+damaged_repaired "$src" "$T/orig" "bad key order" \
 	"key objectid 256 was 0: the one neighbour's objectid that keeps the keys in order and passes the tree-checker" \
-	"$T/orig" "root backref objectid 0"
+	field 1 256,144,5 disk_key.objectid 0
 echo "ok: a root backref's key objectid 0 mended from its neighbours"
 mkey=$("$CB" "$src" list | awk '$1 == 2 && $2 ~ /,169,/ { if (++n == 10) { print $2; exit } }')
 [ -n "$mkey" ] || _fail "no METADATA_ITEM in the extent tree"
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" field 2 "$mkey" disk_key.objectid 0 > /dev/null
-found_repaired "$T/img" "bad key order" \
+damaged_repaired "$src" "$T/orig" "bad key order" \
 	"extent record out of key order: item removed, the extent's records are rebuilt from the trees" \
-	"$T/orig" "metadata item objectid 0"
+	field 2 "$mkey" disk_key.objectid 0
 echo "ok: an extent record with key objectid 0 removed and rebuilt"
 
 # a ROOT_REF's key type random: ROOT_BACKREF passes the tree-checker too, but
 # the top subvolume (5) has no backref
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" field 1 5,156,256 disk_key.type 204 > /dev/null
-found_repaired "$T/img" "bad key order" "key type 156 was 204: the one type that keeps the keys in order" \
-	"$T/orig" "root ref type 204"
+damaged_repaired "$src" "$T/orig" "bad key order" "key type 156 was 204: the one type that keeps the keys in order" \
+	field 1 5,156,256 disk_key.type 204
 echo "ok: a ROOT_REF's key type mended (the top subvolume has no backref)"
 
 # a key offset that breaks the order or that the tree-checker rejects: a dir
@@ -110,9 +102,8 @@ fext=$(awk '$1 == 5 && $2 ~ /,108,0$/ { if (++n == 10) { print $2; exit } }' "$T
 [ -n "$didx" ] && [ -n "$fext" ] || _fail "no dir index or file extent"
 for edit in "$didx disk_key.offset 18446744073709551615:its inode's ref by that name says (its index)" \
 	    "$fext disk_key.offset +1:the inode's neighbouring extents say"; do
-	cp --sparse=always "$T/l.img" "$T/img"
 	# shellcheck disable=SC2086
-	run_check "$CB" "$T/img" field 5 ${edit%%:*} > /dev/null
-	found_repaired "$T/img" "corrupt leaf" "key offset [0-9]* was [0-9]*: what ${edit#*:}" "$T/large" "${edit%%:*}"
+	damaged_repaired "$T/l.img" "$T/large" "corrupt leaf" "key offset [0-9]* was [0-9]*: what ${edit#*:}" \
+		field 5 ${edit%%:*}
 	echo "ok: ${edit%%:*} mended"
 done

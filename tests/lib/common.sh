@@ -202,6 +202,16 @@ found_repaired() {
 	clean_with_files "$img" "$src" "$what"
 }
 
+# damaged_repaired SRC ORIG FOUND FIXED CORRUPT-BLOCK-ARGS...: a copy of image SRC in
+# $T/img damaged by $CB with those arguments, then found_repaired on it (files of ORIG).
+damaged_repaired() {
+	local src=$1 orig=$2 found=$3 fixed=$4
+	shift 4
+	cp --sparse=always "$src" "$T/img"
+	run_check "$CB" "$T/img" "$@" > /dev/null
+	found_repaired "$T/img" "$found" "$fixed" "$orig" "$*"
+}
+
 # need_corrupt_block: $CB, the corruption tool (tests/tools/corrupt-block).
 need_corrupt_block() {
 	CB=$TOOL_DIR/corrupt-block
