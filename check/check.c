@@ -59,6 +59,17 @@ int check_fixable_after_commit(struct check_ctx *ctx, check_fix_fn fn, const voi
 	return ret;
 }
 
+int check_fixable_before_trans(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size)
+{
+	int ret = check_fixable(ctx, fn, arg, size);
+
+	if (ret == 0) {
+		ctx->fixes[ctx->fixes_nr - 1].before_trans = true;
+		ctx->pass_fixable[ctx->pass]--;   /* the companion of the fix that answers the error */
+	}
+	return ret;
+}
+
 int check_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;

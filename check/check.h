@@ -212,10 +212,19 @@ struct check_fix {
 	void *arg;
 	int pass;
 	bool after_commit;   /* fn writes to the devices itself: run (t NULL) once the commit succeeded */
+	bool before_trans;   /* fn sets only what the transaction starts from in memory: run (t NULL) first */
 };
 int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size);
 /* As check_fixable(), for a fix that writes itself: run only after a successful commit. */
 int check_fixable_after_commit(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size);
+/*
+ * As check_fixable(), for a fix of the in-memory filesystem context that the
+ * transaction is started from (the chunk map its allocator loads block
+ * groups by): run, t NULL, once every pass is done, before it starts.  The
+ * companion of a fix queued with check_fixable() that answers the error: it
+ * does not count as one more.
+ */
+int check_fixable_before_trans(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size);
 
 /*
  * After check_run found errors: repair what the passes recorded, through the

@@ -1317,10 +1317,11 @@ static void check_block_groups(struct check_ctx *ctx, struct ext_state *st)
 		while (c < map->nr && map->chunks[c]->logical < bg->start)
 			c++;
 		if (c >= map->nr || map->chunks[c]->logical != bg->start) {
-			check_error(ctx, "block group [%llu %llu] has no chunk", bg->start, bg->len);
+			if (!check_chunk_from_dev_extents(ctx, st, bg))
+				check_error(ctx, "block group [%llu %llu] has no chunk", bg->start, bg->len);
 			continue;
 		}
-		if (map->chunks[c]->length != bg->len ||
+		if ((!check_chunk_length_from_bg(ctx, st, map->chunks[c], bg) && map->chunks[c]->length != bg->len) ||
 		    (map->chunks[c]->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV) != bg->flags) {
 			check_error(ctx, "block group [%llu %llu] flags 0x%llx: chunk has length %llu flags 0x%llx",
 				    bg->start, bg->len, bg->flags, map->chunks[c]->length, map->chunks[c]->type);
@@ -1403,6 +1404,8 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 				if (ch->stripes[s].devid == d->devid && ch->stripes[s].physical == d->physical)
 					found = true;
 		}
+		if (!found && check_stripe_fixed(st, d->chunk_offset, -1))
+			continue;   /* its chunk item is made anew */
 		if (!found && check_chunk_stripe_place(ctx, st, d))
 			found = true;
 		/* a chunk_offset naming another chunk than the one with its stripe here */
@@ -1425,7 +1428,7 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 				dev->orphan += d->len;
 			continue;
 		}
-		if (d->len != check_chunk_dev_len(ch)) {
+		if (d->len != check_chunk_dev_len(ch) && !check_stripe_fixed(st, ch->logical, -1)) {
 			check_error(ctx, "dev extent devid %llu physical %llu: length %llu, chunk %llu needs %llu",
 				    d->devid, d->physical, d->len, ch->logical, check_chunk_dev_len(ch));
 			check_queue_dev_extent_length(ctx, dev, d, check_chunk_dev_len(ch));

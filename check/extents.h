@@ -241,6 +241,24 @@ void check_queue_chunk_from_copy(struct check_ctx *ctx, u64 logical);
 void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, const struct btrfs_chunk_map *ch,
 			    const struct check_bg *bg);
 /*
+ * A chunk whose length differs from its block group's: when every stripe
+ * has its dev extent at its place, each the block group's length over the
+ * chunk's data stripes long, and no chunk starts inside that length, that is
+ * reported and (--repair) the chunk takes the block group's length (the
+ * in-memory map in the fix): true; the chunk is then kept as a stripe fix
+ * with stripe -1 (check_stripe_fixed()).  false: not so, nothing said.
+ */
+bool check_chunk_length_from_bg(struct check_ctx *ctx, struct ext_state *st, const struct btrfs_chunk_map *ch,
+				const struct check_bg *bg);
+/*
+ * A block group without a chunk: when its profile is mirrored (not system)
+ * and as many dev extents as it has copies name it, each as long as it, that
+ * is reported and (--repair) a chunk item is made of them, added to the map
+ * before the transaction: true; the chunk is kept as a stripe fix with
+ * stripe -1.  false: not so, nothing said.
+ */
+bool check_chunk_from_dev_extents(struct check_ctx *ctx, struct ext_state *st, const struct check_bg *bg);
+/*
  * The dev extent d finds no stripe of its chunk: when one stripe of the
  * chunk has no dev extent of its own and is d's but for its physical offset
  * (same device) or for a devid without a device item (same place), that is
@@ -248,7 +266,11 @@ void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, c
  * in-memory map at once: true.  false: not so.
  */
 bool check_chunk_stripe_place(struct check_ctx *ctx, struct ext_state *st, const struct check_devext *d);
-/* Has check_chunk_stripe_place() queued a fix of stripe of the chunk at logical? */
+/*
+ * Has check_chunk_stripe_place() queued a fix of stripe of the chunk at
+ * logical?  Stripe -1: the chunk item as a whole (its length, or made anew):
+ * its dev extents are not held against the map.
+ */
 bool check_stripe_fixed(const struct ext_state *st, u64 logical, int stripe);
 /* The dev extent at (devid, physical), NULL if none. */
 const struct check_devext *check_find_dev_extent(const struct ext_state *st, u64 devid, u64 physical);

@@ -879,6 +879,19 @@ static void check_odd_csums(struct fs_root_tree *t, const struct btrfs_file_exte
 	x = st ? check_find_extent(st, btrfs_file_extent_disk_bytenr(fi)) : NULL;
 	if (x && x->data_written)
 		return;
+	/*
+	 * Every sector summed: the data was written, which makes the kernel's
+	 * prealloc extent regular; a prealloc extent is never summed unwritten.
+	 */
+	if (prealloc && found == len && btrfs_file_extent_compression(fi) == BTRFS_COMPRESS_NONE) {
+		struct repair_file_extent f = { .root = t->root, .ino = c->ino, .offset = file_off,
+						.field = REPAIR_FILE_EXTENT_TYPE, .value = BTRFS_FILE_EXTENT_REG };
+
+		INODE_ERR(t, c->ino, "prealloc file extent at %llu, disk [%llu %llu): every sector has a checksum and no regular extent refers to it: it was written, a regular extent",
+			  file_off, start, start + len);
+		check_fixable(t->ctx, repair_set_file_extent_field, &f, sizeof(f));
+		return;
+	}
 	if (!c->odd_csums++) {
 		c->odd_prealloc = prealloc;
 		c->odd_offset = file_off;

@@ -20,6 +20,16 @@ static bool owner_fits(u64 tree_id, u64 owner)
 	return btrfs_is_subvolume_tree(tree_id) ? btrfs_is_subvolume_tree(owner) : owner == tree_id;
 }
 
+unsigned int check_expect_faults(struct btrfs_fs_info *fs, const struct header_expect *x,
+				 const struct extent_buffer *eb)
+{
+	unsigned int f = check_header_faults(fs, x->tree, eb);
+
+	if (!x->have_first && owner_judged(x->tree) && btrfs_header_owner(btrfs_header(eb)) != x->tree)
+		f |= HEADER_OWNER;
+	return f;
+}
+
 unsigned int check_header_faults(struct btrfs_fs_info *fs, u64 tree_id, const struct extent_buffer *eb)
 {
 	bool mixed = btrfs_super_incompat_flags(btrfs_fs_super(fs)) & BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
@@ -192,7 +202,7 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 		bool quiet)
 {
 	struct btrfs_header *h = btrfs_header(eb);
-	unsigned int faults = check_header_faults(fs, x->tree, eb);
+	unsigned int faults = check_expect_faults(fs, x, eb);
 	int changed = 0;
 
 	if (btrfs_header_generation(h) != x->transid) {
@@ -313,7 +323,7 @@ static bool verified(struct btrfs_fs_info *fs, const struct extent_buffer *eb, c
 		expect.first_key = &first;
 	}
 	if (btrfs_verify_tree_block(fs, eb, &expect, &all, NULL, 0) < 0 ||
-	    check_header_faults(fs, x->tree, eb))
+	    check_expect_faults(fs, x, eb))
 		return false;
 	if (!btrfs_eb_nritems(eb))
 		return !x->have_first;

@@ -61,6 +61,15 @@ struct header_expect {
 };
 
 /*
+ * The faults of eb's header as a block reached as x says: those of
+ * check_header_faults(), and a tree's root block (no parent's first key)
+ * naming another owner than its tree, even a subvolume's: every read of a
+ * root wants its own (a snapshot copies its root block under its own id).
+ */
+unsigned int check_expect_faults(struct btrfs_fs_info *fs, const struct header_expect *x,
+				 const struct extent_buffer *eb);
+
+/*
  * A copy of the block x names, its header mended, in *out: 1 (its checksum
  * is the caller's to recompute).  0: no copy could be mended safely or nothing
  * needed mending (*out NULL).  -ENOMEM.  Prints each change when mended.

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "check/check.h"
+#include "check/chunk-length-told.h"
 #include "check/dir-entry-lengths.h"
 #include "check/extents.h"
 #include "check/file-extent-codes.h"
@@ -2404,6 +2405,29 @@ static void mend_root_ref_length(struct mend *m, int slot, u8 *p, u32 size)
 	btrfs_set_root_ref_name_len(ref, (u16)n);
 }
 
+/*
+ * The one chunk item of the chunk tree's root leaf whose length fails the
+ * tree-checker or reaches into the next chunk: the length the devices'
+ * bytes_used tell (chunk-length-told.h).
+ */
+static void mend_chunk_length(struct mend *m)
+{
+	u32 ss = m->fs->geo.sectorsize;
+	u64 incompat = m->fs->geo.incompat_flags, length;
+	struct btrfs_chunk *c;
+	int slot;
+
+	if (btrfs_eb_level(m->eb) || m->eb->start != btrfs_super_chunk_root(btrfs_fs_super(m->fs)))
+		return;
+	slot = chunk_length_suspect(m->eb, ss, incompat);
+	if (slot < 0 || !(length = chunk_length_told(m->eb, slot, ss, incompat)))
+		return;
+	c = btrfs_leaf_item_ptr(m->eb, slot);
+	say(m, slot, "chunk length %llu, what its devices' bytes_used leave after the other chunks: set to %llu",
+	    (unsigned long long)btrfs_chunk_length(c), (unsigned long long)length);
+	btrfs_set_chunk_length(c, length);
+}
+
 static int mend_items(struct mend *m)
 {
 	u32 nr = btrfs_eb_nritems(m->eb), i;
@@ -2498,6 +2522,8 @@ static int mend_items(struct mend *m)
 			break;
 		}
 	}
+	if (m->tree == BTRFS_CHUNK_TREE_OBJECTID)
+		mend_chunk_length(m);
 	return 0;
 }
 

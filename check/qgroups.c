@@ -11,7 +11,8 @@
  * The compressed figures equal these (btrfs accounts on-disk bytes).
  *
  * With --repair a QGROUP_INFO item whose numbers differ is rewritten with
- * ours (check/repair-qgroups.c).
+ * ours (check/repair-qgroups.c), and one that a limit or relation names but
+ * is missing is added with them.
  *
  * Not checked: simple quotas (accounted by owner refs), a status that says
  * the numbers are inconsistent or a rescan is running, and filesystems with
@@ -117,7 +118,7 @@ static int quota_item(struct check_ctx *ctx __unused, const struct extent_buffer
  * a limit without one an inconsistent qgroup config, btrfs-progs fails to
  * load a relation to a missing qgroup.
  */
-static void check_qgroup_refs(struct qgroup_state *q)
+static int check_qgroup_refs(struct qgroup_state *q)
 {
 	for (size_t i = 0; i < q->refs_nr; i++) {
 		const struct qgroup_ref *r = &q->refs[i];
@@ -125,8 +126,19 @@ static void check_qgroup_refs(struct qgroup_state *q)
 		int n = r->key.type == BTRFS_QGROUP_RELATION_KEY ? 2 : 1;
 
 		for (int k = 0; k < n; k++) {
-			if (find_group(q, ids[k]))
+			struct qgroup *g = find_group(q, ids[k]);
+
+			if (g && g->have_info)
 				continue;
+			/* once accounted, report() queues its item with the numbers */
+			if (g) {
+				check_fixable(q->ctx, NULL, NULL, 0);
+			} else {
+				g = CHECK_PUSH(q, g);
+				if (!g)
+					return -ENOMEM;
+				g->id = ids[k];
+			}
 			if (n == 1)
 				check_error(q->ctx, "quota tree: the QGROUP_LIMIT item of qgroup %llu/%llu in leaf %llu has no QGROUP_INFO item beside it",
 					    btrfs_qgroup_level(ids[0]), btrfs_qgroup_subvolid(ids[0]), r->leaf);
@@ -137,6 +149,7 @@ static void check_qgroup_refs(struct qgroup_state *q)
 					    btrfs_qgroup_level(ids[k]), btrfs_qgroup_subvolid(ids[k]));
 		}
 	}
+	return 0;
 }
 
 /* Level-0 members of every group, following relations up to 8 levels. */
@@ -230,6 +243,11 @@ static void report(struct qgroup_state *q)
 		struct qgroup *g = &q->g[i];
 		struct repair_qgroup_info fix = { g->id, g->our_rfer, g->our_excl };
 
+		/* named by a limit or relation, said by check_qgroup_refs() */
+		if (!g->have_info) {
+			check_fixable(q->ctx, repair_qgroup_add_info, &fix, sizeof(fix));
+			continue;
+		}
 		if (g->our_rfer == g->rfer && g->our_excl == g->excl)
 			continue;
 		q->ctx->errors++;
@@ -268,7 +286,9 @@ int check_qgroups(struct check_ctx *ctx)
 	ret = check_for_each_item(ctx, &quota, NULL, quota_item, &q);
 	if (ret < 0)
 		goto out;
-	check_qgroup_refs(&q);
+	ret = check_qgroup_refs(&q);
+	if (ret < 0)
+		goto out;
 	if (!q.have_status || (q.status_flags & (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
 						  BTRFS_QGROUP_STATUS_FLAG_RESCAN)) ||
 	    !(q.status_flags & BTRFS_QGROUP_STATUS_FLAG_ON))

@@ -20,6 +20,16 @@
  *   its chunk's type names that kind: the chunk's type (its profile is the
  *   one the tree-checker held against the chunk's stripes).
  *
+ * - a chunk whose length differs from its block group's, while every stripe
+ *   has its dev extent, each as long as the block group's length over the
+ *   chunk's data stripes: the block group's length (two witnesses).
+ *
+ * - a block group without a chunk item, of a mirrored profile (single, DUP,
+ *   raid1*), whose dev extents name it, as many as the profile has copies,
+ *   each as long as the block group: a chunk item made of them (any stripe
+ *   order maps a mirrored chunk alike), added to the map before the
+ *   transaction starts (its allocator loads a block group for each chunk).
+ *
  * The in-memory chunk map, which the fs roots pass reads meanwhile, is set
  * by the fix itself, in the repair's transaction (before its blocks are
  * written and the re-check maps them); the pass keeps the stripes it fixed
@@ -32,13 +42,15 @@
 #include "lib/engine/transaction.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
+#include "lib/format/profiles.h"
 #include "lib/read/disk-io.h"
 
 struct chunk_fix {
 	u64 logical;
 	bool from_copy;   /* every field from the map's (sys_chunk_array) copy */
 	int stripe;       /* >= 0: that stripe's device and place, set to devid, physical, uuid */
-	u64 type;         /* else (not from_copy): the type */
+	u64 type;         /* else (not from_copy): the type, */
+	u64 length;       /* or, when not 0, the length */
 	u64 devid, physical;
 	u8 uuid[BTRFS_UUID_SIZE];
 };
@@ -106,6 +118,13 @@ static int fix_chunk(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 		btrfs_release_path(&path);
 		return 0;
 	}
+	if (f->length) {
+		printf("Chunk %llu: length %llu reset to %llu, its block group's and dev extents'\n", f->logical,
+		       (unsigned long long)btrfs_chunk_length(c), (unsigned long long)f->length);
+		btrfs_set_chunk_length(c, f->length);
+		btrfs_release_path(&path);
+		return 0;
+	}
 	if (!f->from_copy)
 		map->type = f->type;
 	printf("Chunk %llu: type 0x%llx reset to 0x%llx%s\n", f->logical,
@@ -161,6 +180,146 @@ void check_chunk_against_bg(struct check_ctx *ctx, const struct ext_state *st, c
 
 		check_fixable(ctx, fix_chunk, &f, sizeof(f));
 	}
+}
+
+/*
+ * A fix of the chunk item at logical as a whole: map_fn sets the map before
+ * the transaction (it loads a block group for each chunk of the map, by its
+ * length), item_fn the item in it; the chunk is kept as stripe -1, so that
+ * its dev extents are not held against the map.
+ */
+static void queue_whole_chunk_fix(struct check_ctx *ctx, struct ext_state *st, u64 logical, check_fix_fn map_fn,
+				  check_fix_fn item_fn, const void *arg, size_t size)
+{
+	struct check_stripe_fix *x = CHECK_PUSH(st, stripe_fixes);
+
+	if (!x) {
+		check_fixable(ctx, NULL, NULL, 0);
+		return;
+	}
+	*x = (struct check_stripe_fix){ logical, -1 };
+	check_fixable_before_trans(ctx, map_fn, arg, size);
+	check_fixable(ctx, item_fn, arg, size);
+}
+
+/* Before the transaction: the map's length. */
+static int fix_chunk_map_length(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct chunk_fix *f = arg;
+	struct btrfs_chunk_map *map = map_entry(ctx->fs, f->logical);
+
+	(void)t;
+	if (!map)
+		return -ENOENT;
+	map->length = f->length;
+	return 0;
+}
+
+bool check_chunk_length_from_bg(struct check_ctx *ctx, struct ext_state *st, const struct btrfs_chunk_map *ch,
+				const struct check_bg *bg)
+{
+	u32 data = (u32)btrfs_chunk_data_stripes(ch);
+	u64 dev_len = bg->len / data;
+
+	if (ch->length == bg->len || bg->len % data || !IS_ALIGNED(bg->len, ctx->fs->geo.sectorsize) ||
+	    ch->logical + bg->len < ch->logical)
+		return false;
+	/* the next chunk in logical order must start at or after the new end */
+	for (size_t i = 0; i < ctx->fs->chunks.nr; i++) {
+		const struct btrfs_chunk_map *next = ctx->fs->chunks.chunks[i];
+
+		if (next->logical > ch->logical && next->logical < ch->logical + bg->len)
+			return false;
+	}
+	for (u16 i = 0; i < ch->num_stripes; i++) {
+		const struct check_devext *d = check_find_dev_extent(st, ch->stripes[i].devid, ch->stripes[i].physical);
+
+		if (!d || d->chunk_offset != ch->logical || d->len != dev_len)
+			return false;
+	}
+	check_error(ctx, "chunk [%llu %llu]: length %llu, its block group and its %u dev extents say %llu",
+		    ch->logical, ch->length, ch->length, ch->num_stripes, bg->len);
+	if (check_repairing(ctx)) {
+		struct chunk_fix f = { .logical = ch->logical, .stripe = -1, .length = bg->len };
+
+		queue_whole_chunk_fix(ctx, st, ch->logical, fix_chunk_map_length, fix_chunk, &f, sizeof(f));
+	}
+	return true;
+}
+
+/* The most copies a mirrored profile keeps (raid1c4): the stripes a rebuilt chunk item may have. */
+#define MIRRORED_STRIPES_MAX 4
+
+/* A chunk item made from its block group and dev extents (check_chunk_from_dev_extents()). */
+struct chunk_rebuild {
+	u64 logical;
+	u32 size;
+	u8 item[sizeof(struct btrfs_chunk) + MIRRORED_STRIPES_MAX * sizeof(struct btrfs_stripe)];
+};
+
+static int fix_chunk_rebuild_map(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct chunk_rebuild *r = arg;
+
+	(void)t;
+	return btrfs_add_chunk(&ctx->fs->chunks, r->logical, (const struct btrfs_chunk *)r->item, r->size,
+			       ctx->fs->geo.sectorsize);
+}
+
+static int fix_chunk_rebuild(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct chunk_rebuild *r = arg;
+	struct btrfs_key key = { BTRFS_FIRST_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY, r->logical };
+	struct btrfs_wroot *chunk_root;
+	int ret;
+
+	(void)ctx;
+	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk_root);
+	if (ret == 0)
+		ret = btrfs_insert_item(t, chunk_root, &key, r->item, r->size);
+	if (ret < 0) {
+		error("repair: chunk item (256 CHUNK_ITEM %llu): %s", r->logical, strerror(-ret));
+		return ret;
+	}
+	printf("Chunk %llu: item added, made of its block group and its %u dev extents\n", r->logical,
+	       btrfs_chunk_num_stripes((const struct btrfs_chunk *)r->item));
+	return 0;
+}
+
+bool check_chunk_from_dev_extents(struct check_ctx *ctx, struct ext_state *st, const struct check_bg *bg)
+{
+	const struct btrfs_raid_profile *p = btrfs_raid_profile_find(bg->flags & BTRFS_BLOCK_GROUP_PROFILE_MASK);
+	struct chunk_rebuild r = { .logical = bg->start };
+	struct btrfs_chunk *c = (struct btrfs_chunk *)r.item;
+	u16 n = 0;
+
+	if (!p || p->layout != BTRFS_RAID_MIRRORED || p->ncopies > MIRRORED_STRIPES_MAX ||
+	    (bg->flags & BTRFS_BLOCK_GROUP_SYSTEM))
+		return false;
+	for (size_t i = 0; i < st->dext_nr; i++) {
+		const struct check_devext *d = &st->dext[i];
+		const struct btrfs_device *dev;
+
+		if (d->chunk_offset != bg->start)
+			continue;
+		dev = btrfs_find_device(&ctx->fs->devices, d->devid, NULL);
+		if (!dev || d->len != bg->len || n == p->ncopies)
+			return false;
+		btrfs_set_stripe_devid(btrfs_chunk_stripe(c, n), d->devid);
+		btrfs_set_stripe_offset(btrfs_chunk_stripe(c, n), d->physical);
+		memcpy(btrfs_chunk_stripe(c, n)->dev_uuid, dev->uuid, BTRFS_UUID_SIZE);
+		n++;
+	}
+	if (n != p->ncopies)
+		return false;
+	r.size = (u32)btrfs_chunk_item_size(n);
+	btrfs_chunk_item_init(c, bg->len, bg->flags, ctx->fs->geo.sectorsize, n, p->sub_stripes);
+	if (btrfs_check_chunk(r.logical, c, r.size, ctx->fs->geo.sectorsize, ctx->fs->geo.incompat_flags, NULL, 0) < 0)
+		return false;
+	check_error(ctx, "block group [%llu %llu] has no chunk; its %u dev extents make one", bg->start, bg->len, n);
+	if (check_repairing(ctx))
+		queue_whole_chunk_fix(ctx, st, bg->start, fix_chunk_rebuild_map, fix_chunk_rebuild, &r, sizeof(r));
+	return true;
 }
 
 bool check_stripe_fixed(const struct ext_state *st, u64 logical, int stripe)

@@ -115,11 +115,13 @@ int repair_set_file_extent_field(struct check_ctx *ctx __unused, struct btrfs_tr
 	     btrfs_path_item_size(&path) < BTRFS_FILE_EXTENT_INLINE_DATA_START))
 		ret = -EUCLEAN;
 	if (ret == 0) {
-		static const char *const names[] = { "num_bytes", "ram_bytes", "other_encoding", "generation" };
+		static const char *const names[] = { "num_bytes", "ram_bytes", "other_encoding", "generation",
+						     "type" };
 		struct btrfs_file_extent_item *fi = btrfs_path_item_ptr(&path);
 		u64 was = f->field == REPAIR_FILE_EXTENT_NUM_BYTES ? btrfs_file_extent_num_bytes(fi) :
 			  f->field == REPAIR_FILE_EXTENT_RAM_BYTES ? btrfs_file_extent_ram_bytes(fi) :
 			  f->field == REPAIR_FILE_EXTENT_GENERATION ? btrfs_file_extent_generation(fi) :
+			  f->field == REPAIR_FILE_EXTENT_TYPE ? btrfs_file_extent_type(fi) :
 			  btrfs_file_extent_other_encoding(fi);
 
 		printf("root %llu inode %llu: file extent at %llu %s %llu set to %llu\n", f->root, f->ino,
@@ -130,6 +132,8 @@ int repair_set_file_extent_field(struct check_ctx *ctx __unused, struct btrfs_tr
 			btrfs_set_file_extent_ram_bytes(fi, f->value);
 		else if (f->field == REPAIR_FILE_EXTENT_GENERATION)
 			btrfs_set_file_extent_generation(fi, f->value);
+		else if (f->field == REPAIR_FILE_EXTENT_TYPE)
+			btrfs_set_file_extent_type(fi, (u8)f->value);
 		else
 			btrfs_set_file_extent_other_encoding(fi, (u16)f->value);
 	}

@@ -43,6 +43,7 @@ enum repair_file_extent_field {
 	REPAIR_FILE_EXTENT_RAM_BYTES,
 	REPAIR_FILE_EXTENT_OTHER_ENCODING,
 	REPAIR_FILE_EXTENT_GENERATION,
+	REPAIR_FILE_EXTENT_TYPE,
 };
 struct repair_file_extent {
 	u64 root, ino, offset;

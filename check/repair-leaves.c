@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check/check.h"
+#include "check/chunk-length-told.h"
 #include "check/header-mend.h"
 #include "check/leaf-mend.h"
 #include "check/repair-leaves.h"
@@ -162,17 +163,22 @@ static int salvage_one(struct btrfs_fs_info *fs, struct check_salvage *s, u64 by
 	eb = good_copy(fs, bytenr);
 	if (!eb)
 		return 0;
+	if (!reads && btrfs_check_tree_block_msg(btrfs_fs_geometry(fs), eb, msg, sizeof(msg)) == 0) {
+		/* it failed for another reason: not ours, unless its chunks overlap (the map left one out) */
+		if (tree != BTRFS_CHUNK_TREE_OBJECTID || !chunk_leaf_overlaps(eb)) {
+			free_extent_buffer(eb);
+			return 0;
+		}
+		reads = true;
+	} else if (!reads) {
+		printf("%s\n", msg);
+	}
 	if (reads) {
 		orig = clone_extent_buffer(eb);
 		if (!orig) {
 			ret = -ENOMEM;
 			goto out;
 		}
-	} else if (btrfs_check_tree_block_msg(btrfs_fs_geometry(fs), eb, msg, sizeof(msg)) == 0) {
-		free_extent_buffer(eb);       /* it failed for another reason: not ours */
-		return 0;
-	} else {
-		printf("%s\n", msg);
 	}
 	ret = check_mend_leaf(fs, eb, tree, bound);
 	if (ret == -ENOMEM)
@@ -268,7 +274,7 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 		return 0;
 
 	/* a block that reads: flags alone are the extents pass's to fix (a copy on write) */
-	if (header && (err < 0 || (eb && (check_header_faults(fs, w->tree, eb) &
+	if (header && (err < 0 || (eb && (check_expect_faults(fs, &w->next, eb) &
 					  (HEADER_OWNER | HEADER_BACKREF_REV))))) {
 		ret = salvage_header(fs, w->s, &w->next, false);
 		if (ret > 0 && w->next.level > 0 && err < 0)
@@ -402,7 +408,7 @@ static int list_trees(struct btrfs_fs_info *fs, struct btrfs_tree_ref **out, siz
 	return ret == -ENOMEM ? ret : 0;
 }
 
-int check_salvage_chunk_root(struct btrfs_fs_info *fs, void *arg)
+int check_salvage_chunk_root(struct btrfs_fs_info *fs, const char *why, void *arg)
 {
 	struct check_salvage **sp = arg;
 	const struct btrfs_super_block *sb = btrfs_fs_super(fs);
@@ -420,8 +426,8 @@ int check_salvage_chunk_root(struct btrfs_fs_info *fs, void *arg)
 			return -ENOMEM;
 	}
 	w.s = *sp;
-	error("chunk root %llu does not read as the superblock names it (generation %llu, level %d)",
-	      (unsigned long long)tree.bytenr, (unsigned long long)tree.generation, tree.level);
+	error("chunk root %llu %s (generation %llu, level %d)", (unsigned long long)tree.bytenr, why,
+	      (unsigned long long)tree.generation, tree.level);
 	ret = salvage_root_block(fs, &w, &tree);
 	if (ret < 0)
 		return ret;

@@ -69,7 +69,7 @@ int check_salvage_leaves(struct btrfs_fs_info *fs, struct check_salvage **out);
  * to write.  Said as an error: a check without --repair counts it
  * (check_salvage_count()).  1 mended, 0 not, -ENOMEM.
  */
-int check_salvage_chunk_root(struct btrfs_fs_info *fs, void *arg);
+int check_salvage_chunk_root(struct btrfs_fs_info *fs, const char *why, void *arg);
 
 /* Number of leaves mended (s may be NULL). */
 size_t check_salvage_count(const struct check_salvage *s);

@@ -54,6 +54,28 @@ int repair_qgroup_set_info(struct check_ctx *ctx __unused, struct btrfs_trans *t
 	return 0;
 }
 
+int repair_qgroup_add_info(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct repair_qgroup_info *q = arg;
+	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, q->qgroupid };
+	struct btrfs_qgroup_info_item info = { 0 };
+	struct btrfs_wroot *root;
+	int ret = btrfs_trans_get_root(t, BTRFS_QUOTA_TREE_OBJECTID, &root);
+
+	btrfs_set_qgroup_info_generation(&info, btrfs_trans_transid(t));
+	btrfs_set_qgroup_info_usage(&info, q->rfer, q->excl);
+	if (ret == 0)
+		ret = btrfs_insert_item(t, root, &key, &info, sizeof(info));
+	if (ret) {
+		error("repair: qgroup %llu/%llu info item: %s", btrfs_qgroup_level(q->qgroupid),
+		      btrfs_qgroup_subvolid(q->qgroupid), strerror(-ret));
+		return ret;
+	}
+	printf("Repair qgroup %llu/%llu: info item added, referenced %llu exclusive %llu\n",
+	       btrfs_qgroup_level(q->qgroupid), btrfs_qgroup_subvolid(q->qgroupid), q->rfer, q->excl);
+	return 0;
+}
+
 /* Is subvolume id in a higher-level qgroup?  (its numbers then need more than a delta) */
 static int has_parent_group(struct btrfs_trans *t, struct btrfs_wroot *quota, u64 id)
 {

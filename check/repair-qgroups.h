@@ -14,6 +14,8 @@ struct repair_qgroup_info {
 	u64 rfer, excl;
 };
 int repair_qgroup_set_info(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+/* The same numbers in a new QGROUP_INFO item (a limit or relation names the qgroup). */
+int repair_qgroup_add_info(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
 
 /*
  * Last in every repair transaction on a filesystem with quotas: tree blocks

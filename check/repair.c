@@ -250,6 +250,16 @@ int check_repair(struct check_ctx *ctx)
 	if (!ctx->fixes_nr && !ctx->pass_errors[3] && !check_salvage_count(ctx->salvage) &&
 	    !ctx->repair_super_dev_items)
 		return 0;
+	for (f = 0; f < ctx->fixes_nr; f++) {
+		if (!ctx->fixes[f].fn || !ctx->fixes[f].before_trans)
+			continue;
+		ret = ctx->fixes[f].fn(ctx, NULL, ctx->fixes[f].arg);
+		if (ret < 0) {
+			error("repair of %s failed (%s): nothing was written",
+			      pass_names[ctx->fixes[f].pass], strerror(-ret));
+			return 1;
+		}
+	}
 	ret = btrfs_start_transaction(ctx->fs, &t);
 	if (ret < 0) {
 		error("cannot start a transaction: %s", strerror(-ret));
@@ -274,7 +284,7 @@ int check_repair(struct check_ctx *ctx)
 		return 1;
 	}
 	for (f = 0; f < ctx->fixes_nr; f++) {
-		if (!ctx->fixes[f].fn || ctx->fixes[f].after_commit)
+		if (!ctx->fixes[f].fn || ctx->fixes[f].after_commit || ctx->fixes[f].before_trans)
 			continue;
 		ret = ctx->fixes[f].fn(ctx, t, ctx->fixes[f].arg);
 		if (ret < 0) {

@@ -333,15 +333,7 @@ int chunk_alloc_sorted_chunks(const struct chunk_alloc *ca, struct chunk_placeme
 
 void chunk_alloc_fill_chunk_item(const struct chunk_placement *c, u32 sectorsize, struct btrfs_chunk *ch)
 {
-	btrfs_set_chunk_length(ch, c->length);
-	btrfs_set_chunk_owner(ch, BTRFS_EXTENT_TREE_OBJECTID);
-	btrfs_set_chunk_stripe_len(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_type(ch, c->type);
-	btrfs_set_chunk_io_align(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_io_width(ch, BTRFS_STRIPE_LEN);
-	btrfs_set_chunk_sector_size(ch, sectorsize);
-	btrfs_set_chunk_num_stripes(ch, (u16)c->num_stripes);
-	btrfs_set_chunk_sub_stripes(ch, (u16)c->sub_stripes);
+	btrfs_chunk_item_init(ch, c->length, c->type, sectorsize, (u16)c->num_stripes, (u16)c->sub_stripes);
 	for (int s = 0; s < c->num_stripes; s++) {
 		btrfs_set_stripe_devid(btrfs_chunk_stripe(ch, s), c->stripes[s].devid);
 		btrfs_set_stripe_offset(btrfs_chunk_stripe(ch, s), c->stripes[s].physical);

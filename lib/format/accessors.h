@@ -65,6 +65,24 @@ static inline struct btrfs_stripe *btrfs_chunk_stripe(const struct btrfs_chunk *
 {
 	return (struct btrfs_stripe *)((u8 *)c + sizeof(*c) + sizeof(struct btrfs_stripe) * (size_t)nr);
 }
+/*
+ * A new chunk item's fixed part as the kernel writes it: owned by the extent
+ * tree, stripe_len, io_align and io_width BTRFS_STRIPE_LEN, the filesystem's
+ * sector size (the stripes are the caller's).
+ */
+static inline void btrfs_chunk_item_init(struct btrfs_chunk *c, u64 length, u64 type, u32 sectorsize,
+					 u16 num_stripes, u16 sub_stripes)
+{
+	btrfs_set_chunk_length(c, length);
+	btrfs_set_chunk_owner(c, BTRFS_EXTENT_TREE_OBJECTID);
+	btrfs_set_chunk_stripe_len(c, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_type(c, type);
+	btrfs_set_chunk_io_align(c, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_io_width(c, BTRFS_STRIPE_LEN);
+	btrfs_set_chunk_sector_size(c, sectorsize);
+	btrfs_set_chunk_num_stripes(c, num_stripes);
+	btrfs_set_chunk_sub_stripes(c, sub_stripes);
+}
 static inline u64 btrfs_stripe_devid_nr(const struct btrfs_chunk *c, int nr)
 {
 	return btrfs_stripe_devid(btrfs_chunk_stripe(c, nr));

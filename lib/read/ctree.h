@@ -69,11 +69,13 @@ struct btrfs_open_args {
 	bool trust_backup_generations;
 	/*
 	 * check: called when the chunk tree's root block does not read as the
-	 * superblock names it (the system chunks are mapped by then).  It may
-	 * put a mended copy in (btrfs_override_tree_block()) and return 1:
-	 * the block is read again.  NULL: the open fails there.
+	 * superblock names it, or the chunk tree holds chunks that overlap (the
+	 * system chunks are mapped by then; why says which).  It may put a
+	 * mended copy in (btrfs_override_tree_block()) and return 1: the block
+	 * and the chunk tree are read again.  NULL: the open fails there (an
+	 * overlapping chunk is left out of the map).
 	 */
-	int (*mend_chunk_root)(struct btrfs_fs_info *fs, void *arg);
+	int (*mend_chunk_root)(struct btrfs_fs_info *fs, const char *why, void *arg);
 	void *mend_chunk_root_arg;
 	/*
 	 * Key of a keyed checksum type (the CLI loads it by name with

@@ -873,6 +873,38 @@ static bool has_metadata_items(struct btrfs_fs_info *fs)
  * refuses the one without the other), SKINNY_METADATA with METADATA_ITEMs
  * in the extent tree (its tree-checker rejects them without it).
  */
+/*
+ * check: a compat_ro word that is garbage: unknown bits set, and either its
+ * tree bits name trees the root tree lacks (or lack ones it has) or more
+ * unknown bits than any kernel could have added.  Its tree bits are then the
+ * trees there are (the free space tree with its VALID bit), VERITY kept (its
+ * items would otherwise be foreign), the unknown bits cleared.  A few
+ * unknown bits beside true tree bits may be a newer kernel's: kept, and
+ * check says it cannot check them.
+ */
+static void mend_compat_ro(struct btrfs_fs_info *fs)
+{
+	const u64 fst = BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE, bgt = BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE;
+	u64 was = btrfs_super_compat_ro_flags(fs->super), unknown = was & ~BTRFS_FEATURE_COMPAT_RO_KNOWN, now;
+	struct btrfs_tree_ref ref;
+
+	if (!unknown || fs->super_mends_nr >= BTRFS_SUPER_MENDS_MAX)
+		return;
+	now = was & BTRFS_FEATURE_COMPAT_RO_VERITY;
+	if (btrfs_find_tree_root(fs, BTRFS_FREE_SPACE_TREE_OBJECTID, &ref) == 0)
+		now |= fst | BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID;
+	if (btrfs_find_tree_root(fs, BTRFS_BLOCK_GROUP_TREE_OBJECTID, &ref) == 0)
+		now |= bgt;
+	if ((was & (fst | bgt)) == (now & (fst | bgt)) && __builtin_popcountll(unknown) < 8)
+		return;
+	btrfs_set_super_compat_ro_flags(fs->super, now);
+	fs->geo.compat_ro_flags = now;
+	fs->super_mends[fs->super_mends_nr++] = (struct btrfs_super_mend){
+		"compat_ro_flags", was, now, "unknown bits, and its tree bits are not the trees there are" };
+	warning("superblock: compat_ro_flags 0x%llx taken as 0x%llx (unknown bits, its tree bits from the root tree), in memory",
+		(unsigned long long)was, (unsigned long long)now);
+}
+
 static void mend_feature_bits(struct btrfs_fs_info *fs)
 {
 	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER, .quiet = true };
@@ -886,6 +918,7 @@ static void mend_feature_bits(struct btrfs_fs_info *fs)
 		mend_incompat(fs, BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF,
 			      "its tree blocks have the mixed back reference revision");
 	free_extent_buffer(eb);
+	mend_compat_ro(fs);
 	if (btrfs_super_compat_ro_flags(fs->super) & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE)
 		mend_incompat(fs, BTRFS_FEATURE_INCOMPAT_NO_HOLES, "a block group tree needs NO_HOLES");
 	if (!(btrfs_super_incompat_flags(fs->super) & BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA) &&
@@ -970,7 +1003,8 @@ static void setup_geometry(struct btrfs_fs_info *fs)
 }
 
 /* Chunk items into the map, dev items into the device list. */
-static int read_chunk_tree(struct btrfs_fs_info *fs)
+/* The chunk map and devices from the chunk tree; *overlap: some chunk overlapped another, left out. */
+static int read_chunk_tree(struct btrfs_fs_info *fs, bool *overlap)
 {
 	struct btrfs_path path;
 	struct btrfs_key key = { 0, 0, 0 }, found;
@@ -986,7 +1020,9 @@ static int read_chunk_tree(struct btrfs_fs_info *fs)
 		if (found.type == BTRFS_CHUNK_ITEM_KEY) {
 			ret = btrfs_add_chunk(&fs->chunks, found.offset, btrfs_leaf_item_ptr(leaf, slot),
 					      btrfs_leaf_item_size(leaf, slot), fs->geo.sectorsize);
-			if (ret < 0 && ret != -EEXIST)
+			if (ret == -EEXIST)
+				*overlap = true;
+			else if (ret < 0)
 				break;
 		} else if (found.type == BTRFS_DEV_ITEM_KEY &&
 			   btrfs_leaf_item_size(leaf, slot) >= sizeof(struct btrfs_dev_item)) {
@@ -1176,12 +1212,24 @@ static u64 backup_confirmed_generation(struct btrfs_fs_info *fs, const struct bt
  * The open's hook (btrfs_open_args.mend_chunk_root), at most once: 1 when a
  * mended chunk root is in and the tree is to be read again, 0 not, or an error.
  */
-static int try_mend_chunk_root(struct btrfs_fs_info *fs, const struct btrfs_open_args *args, bool *tried)
+static int try_mend_chunk_root(struct btrfs_fs_info *fs, const struct btrfs_open_args *args, bool *tried,
+			       const char *why)
 {
 	if (!args->mend_chunk_root || *tried)
 		return 0;
 	*tried = true;
-	return args->mend_chunk_root(fs, args->mend_chunk_root_arg);
+	return args->mend_chunk_root(fs, why, args->mend_chunk_root_arg);
+}
+
+/* The chunk map again, from the sys_chunk_array and a chunk tree that was mended. */
+static int reread_chunk_tree(struct btrfs_fs_info *fs, bool *overlap)
+{
+	int ret;
+
+	btrfs_chunk_tree_map_free(&fs->chunks);
+	ret = btrfs_read_sys_chunk_array(&fs->chunks, fs->super);
+	*overlap = false;
+	return ret < 0 ? ret : read_chunk_tree(fs, overlap);
 }
 
 /* The level a block's header states (checksum and header verified), 0 if unreadable. */
@@ -1248,7 +1296,7 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	struct extent_buffer *eb;
 	struct tree_check expect;
 	struct read_policy soft = { 0 };
-	bool mend_tried = false;
+	bool mend_tried = false, overlap = false;
 	u64 super_bytenr = args->super_bytenr ? args->super_bytenr : BTRFS_SUPER_INFO_OFFSET;
 	const char **others = NULL;  /* devices given of other filesystems: seed devices? */
 	int i, ret;
@@ -1352,7 +1400,7 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 				      .transid = fs->chunk_root.generation };
 	ret = btrfs_read_tree_block_policy(fs, fs->chunk_root.bytenr, &expect, &soft, &eb);
 	if (ret < 0 && ret != -ENOMEM) {
-		int mended = try_mend_chunk_root(fs, args, &mend_tried);
+		int mended = try_mend_chunk_root(fs, args, &mend_tried, "does not read as the superblock names it");
 
 		if (mended)
 			ret = mended < 0 ? mended :
@@ -1364,13 +1412,15 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	}
 	memcpy(fs->geo.chunk_tree_uuid, btrfs_header(eb)->chunk_tree_uuid, BTRFS_UUID_SIZE);
 	free_extent_buffer(eb);
-	ret = read_chunk_tree(fs);
-	if (ret < 0 && ret != -ENOMEM) {
-		/* a root that failed only the tree-checker (read soft above) */
-		int mended = try_mend_chunk_root(fs, args, &mend_tried);
+	ret = read_chunk_tree(fs, &overlap);
+	if ((ret < 0 && ret != -ENOMEM) || overlap) {
+		/* a root that failed only the tree-checker (read soft above), or chunks that overlap */
+		int mended = try_mend_chunk_root(fs, args, &mend_tried, ret < 0 ?
+						 "does not read as the superblock names it" :
+						 "holds chunks that overlap");
 
 		if (mended)
-			ret = mended < 0 ? mended : read_chunk_tree(fs);
+			ret = mended < 0 ? mended : reread_chunk_tree(fs, &overlap);
 	}
 	if (ret < 0) {
 		error("cannot read chunk tree");

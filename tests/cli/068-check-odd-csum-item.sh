@@ -7,6 +7,7 @@
 # with tests/tools/item-delete) both are clean.  A NODATASUM inode whose
 # extents are all checksummed has its flag wrong (the kernel sets it on empty
 # files only): plain --repair clears it; --init-csum-tree drops the checksums.
+# A prealloc extent summed whole was written: --repair makes it regular.
 . "$TOP/tests/lib/common.sh"
 EDIT=$TOOL_DIR/tree-edit
 DEL=$TOOL_DIR/item-delete
@@ -74,11 +75,29 @@ clean "NODATASUM inode after --init-csum-tree"
 dump csum > "$T/csum"
 assert_not_grep "EXTENT_CSUM $disk" "$T/csum"
 
-# 3. a prealloc extent (never written) with checksums
+# 3. a prealloc extent that no regular extent refers to, with checksums over
+#    every sector: it was written (a kernel never sums unwritten prealloc
+#    space), so its type is what is wrong (Debian: odd csum item); --repair
+#    makes it regular
 fresh
 prealloc
-odd "prealloc extent with checksums" \
-	"prealloc file extent ($ino EXTENT_DATA 0), disk \[$disk $((disk + 65536))): no regular file extent refers to its extent, yet the csum tree has checksums for 65536 bytes of it"
+expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2>&1
+assert_grep "ERROR: root 5 inode $ino: prealloc file extent at 0, disk \[$disk $((disk + 65536))): every sector has a checksum and no regular extent refers to it: it was written, a regular extent" "$T/out"
+if [ -x /usr/bin/btrfs ]; then
+	expect_exit 1 /usr/bin/btrfs check "$T/img" > "$T/progs" 2>&1
+	assert_grep "root 5 inode $ino errors 800, odd csum item" "$T/progs"
+fi
+run_check "$BTRFS" check --repair --force "$T/img" > "$T/rep" 2>&1
+assert_grep "root 5 inode $ino: file extent at 0 type 2 set to 1" "$T/rep"
+clean "summed prealloc extent after --repair"
+
+# 3b. with checksums over half of it only, nothing tells: odd csum item
+fresh
+prealloc
+run_check "$DEL" "$T/img" 7 -10 128 "$disk"
+run_check "$EDIT" "$T/img" ins 7 -10 128 "$disk" "$(printf '%064d' 0)"
+odd "prealloc extent with checksums over half of it" \
+	"prealloc file extent ($ino EXTENT_DATA 0), disk \[$disk $((disk + 65536))): no regular file extent refers to its extent, yet the csum tree has checksums for 32768 bytes of it"
 
 # 4. the same two without the csum item: nothing odd
 fresh

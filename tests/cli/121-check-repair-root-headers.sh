@@ -11,7 +11,8 @@
 # sector_size and a dev extent's chunk_offset are set from what they must be,
 # a device item's bytes_used and total_bytes from the superblock's copy;
 # a ROOT_REF/ROOT_BACKREF pair that differs from what the parent's dir index
-# says.
+# says; a subvolume root block naming another subvolume; a QGROUP_INFO item
+# that a limit names, deleted.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -71,6 +72,28 @@ run_check "$CB" "$T/img" header 2 "$extent_key" generation -1 > /dev/null
 found_repaired "$T/img" "parent transid verify failed, have [0-9]* expect" \
 	"Tree block [0-9]* of tree 2: header generation [0-9]*, set to" "$T/orig" "extent root generation -1"
 echo "ok: an extent tree root one generation older than its root item, its items newer: mended"
+
+# a subvolume's root block naming another subvolume as owner: any subvolume
+# may own a block shared with a snapshot, but a root block is its tree's own
+# (a snapshot copies it), and every read of a root wants that: mended
+for edit in "256 257" "258 5"; do
+	read -r tree owner <<< "$edit"
+	key=$("$CB" "$src" list | awk -v t="$tree" '$1 == t { print $2; exit }')
+	damaged_repaired "$src" "$T/orig" "owner mismatch, have $owner expect $tree" \
+		"Tree block [0-9]* of tree $tree: header owner $owner, set to $tree" header "$tree" "$key" owner "$owner"
+	echo "ok: root block of tree $tree with owner $owner mended"
+done
+
+# a QGROUP_INFO item deleted while its QGROUP_LIMIT (and relations) name it:
+# added with the numbers pass 8 counts (quota: 0/5, and 0/256 in 1/100)
+qsrc=$(corpus_case quota)/dev1.img
+mkdir -p "$T/orig-quota"
+run_check /usr/bin/btrfs restore "$qsrc" "$T/orig-quota" > /dev/null 2>&1
+for id in 5 256; do
+	damaged_repaired "$qsrc" "$T/orig-quota" "the QGROUP_LIMIT item of qgroup 0/$id in leaf [0-9]* has no QGROUP_INFO item beside it" \
+		"Repair qgroup 0/$id: info item added, referenced [0-9]* exclusive [0-9]*" delete 8 "0,242,$id"
+	echo "ok: qgroup 0/$id info item added again"
+done
 
 # a subvolume's ROOT_REF and ROOT_BACKREF that differ in dir or index: the
 # one the parent's dir index confirms is kept, the other set to it

@@ -15,7 +15,8 @@
 # leafsize both damaged) still does not open: nothing written.  compat_ro
 # bits cleared while their trees exist are set again, SIMPLE_QUOTA without a
 # quota tree and ZONED with block groups that are not whole zones cleared,
-# NO_HOLES and SKINNY_METADATA set when the content needs them.
+# NO_HOLES and SKINNY_METADATA set when the content needs them; a compat_ro
+# word that is garbage takes its tree bits from the trees there are.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -47,6 +48,25 @@ run_check "$CB" "$T/img" super compat_ro_flags 0 > /dev/null
 found_repaired "$T/img" "the block group tree exists but the superblock's compat_ro flags 0x0 lack BLOCK_GROUP_TREE" \
 	"Reset super compat_ro flags from 0x[0-9a-f]* to 0xb" "$T/orig" "super compat_ro_flags 0"
 echo "ok: compat_ro bits of existing trees set again"
+
+# compat_ro garbage (unknown bits, and tree bits that are not the trees
+# there are): the tree bits from the root tree, VERITY kept, the rest cleared.
+# legacy-features has neither tree: every bit set takes it to VERITY alone;
+# default-rich has both: a random word with many unknown bits takes 0xb
+for c in "legacy-features 18446744073709551615 4" "default-rich 12345678901234 11"; do
+	read -r fs word now <<< "$c"
+	[ -d "$T/orig-$fs" ] || { mkdir -p "$T/orig-$fs"; run_check /usr/bin/btrfs restore "$(corpus_case "$fs")/dev1.img" "$T/orig-$fs" > /dev/null 2>&1; }
+	damaged_repaired "$(corpus_case "$fs")/dev1.img" "$T/orig-$fs" \
+		"superblock: compat_ro_flags $word is wrong (unknown bits, and its tree bits are not the trees there are): $now" \
+		"Reset super compat_ro_flags from $word to $now" super compat_ro_flags "$word"
+	echo "ok: garbage compat_ro $word taken to $now from the trees ($fs)"
+done
+# two unknown bits beside the true tree bits may be a newer kernel's: kept,
+# and the repair refuses (its trees cannot be checked)
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" super compat_ro_flags $((0xb | 0x30)) > /dev/null
+refused_unchanged "$T/img" "unknown compat_ro features 0x30"
+echo "ok: a few unknown compat_ro bits beside true tree bits kept, repair refused"
 
 # SIMPLE_QUOTA in the incompat flags with no quota tree: the bit cleared
 inc=$("$BTRFS" inspect-internal dump-super "$src" | awk '/^incompat_flags/ { print $2 }')

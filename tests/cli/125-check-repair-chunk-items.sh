@@ -1,0 +1,75 @@
+#!/bin/bash
+# Chunk items whose length is damaged, or that are gone (the catalogue's
+# chunk.length and item/delete/CHUNK_ITEM classes), on a single-device
+# filesystem (data single, metadata DUP) and a two-device RAID1 one:
+# - a length the tree-checker rejects, or one reaching into the next chunk
+#   (the chunk map leaves the chunk out), is mended at open in the chunk
+#   tree's root leaf: what the devices' bytes_used leave after the other
+#   chunks' stripes;
+# - a valid length that differs from the block group's, whose dev extents all
+#   say the block group's: the block group's;
+# - a deleted chunk item of a data block group: made again of the block group
+#   and its dev extents.
+# Each is reported (exit 1); --repair makes our check and Debian's clean and
+# every file reads back unchanged.  A deleted metadata chunk item (nothing
+# that maps the trees that would tell it is readable) is refused with every
+# byte unchanged.
+. "$TOP/tests/lib/common.sh"
+check_prereq progs corpus
+need_corrupt_block
+
+single=$(corpus_case default-rich)/dev1.img
+mkdir -p "$T/orig"
+run_check /usr/bin/btrfs restore "$single" "$T/orig" > /dev/null 2>&1
+# default-rich: data 13631488 (8M single), system 22020096, metadata
+# 30408704 (32M DUP), data 63963136 (32M single, the last chunk)
+for c in "13631488 0" "63963136 +1" "13631488 33554432" "30408704 18446744073709551615"; do
+	read -r at value <<< "$c"
+	damaged_repaired "$single" "$T/orig" "chunk \(root [0-9]* holds chunks that overlap\|.*invalid chunk length\)" \
+		"chunk length [0-9]*, what its devices' bytes_used leave after the other chunks: set to [0-9]*" \
+		field 3 "256,228,$at" chunk.length "$value"
+	echo "ok: chunk $at length $value mended at open"
+done
+for value in 67108864 4194304; do
+	damaged_repaired "$single" "$T/orig" "chunk \[63963136 $value\]: length $value, its block group and its 1 dev extents say 33554432" \
+		"Chunk 63963136: length $value reset to 33554432, its block group's and dev extents'" \
+		field 3 256,228,63963136 chunk.length "$value"
+	echo "ok: chunk length $value set to its block group's"
+done
+damaged_repaired "$single" "$T/orig" "block group \[63963136 33554432\] has no chunk; its 1 dev extents make one" \
+	"Chunk 63963136: item added, made of its block group and its 1 dev extents" delete 3 256,228,63963136
+echo "ok: a deleted data chunk item made again"
+cp --sparse=always "$single" "$T/img"
+run_check "$CB" "$T/img" delete 3 256,228,30408704 > /dev/null
+refused_unchanged "$T/img" "is not in any chunk"
+echo "ok: a deleted metadata chunk item refused"
+
+# RAID1 over two devices: data 63963136 (64M) and 131072000 (48M, the last)
+dir=$(corpus_case raid1-raid1)
+mkdir -p "$T/orig-raid1"
+run_check /usr/bin/btrfs restore "$dir/dev1.img" "$T/orig-raid1" > /dev/null 2>&1
+raid1() { # FOUND FIXED CORRUPT-BLOCK-ARGS...
+	local found=$1 fixed=$2
+	shift 2
+	cp --sparse=always "$dir/dev1.img" "$T/a.img"
+	cp --sparse=always "$dir/dev2.img" "$T/b.img"
+	run_check "$CB" "$T/a.img,$T/b.img" "$@" > /dev/null
+	expect_exit 1 "$BTRFS" check "$T/a.img" "$T/b.img" > "$T/check" 2>&1
+	assert_grep "$found" "$T/check"
+	run_check "$BTRFS" check --repair --force "$T/a.img" "$T/b.img" > "$T/repair" 2>&1
+	assert_grep "$fixed" "$T/repair"
+	run_check "$BTRFS" check "$T/a.img" "$T/b.img" > "$T/after" 2>&1
+	assert_grep "no error found" "$T/after"
+	run_check /usr/bin/btrfs check "$T/a.img" > "$T/after-debian" 2>&1
+	rm -rf "$T/files"; mkdir -p "$T/files"
+	run_check /usr/bin/btrfs restore "$T/a.img" "$T/files" > /dev/null 2>&1
+	diff -r "$T/orig-raid1" "$T/files" || _fail "raid1 $*: files read back changed"
+	echo "ok: raid1 $*"
+}
+raid1 "invalid chunk length, have 0" "chunk length 0, .* set to 50331648" field 3 256,228,131072000 chunk.length 0
+raid1 "holds chunks that overlap" "chunk length 134217728, .* set to 67108864" field 3 256,228,63963136 chunk.length 134217728
+raid1 "its block group and its 2 dev extents say 50331648" "Chunk 131072000: length 100663296 reset to 50331648" \
+	field 3 256,228,131072000 chunk.length 100663296
+raid1 "block group \[63963136 67108864\] has no chunk; its 2 dev extents make one" \
+	"Chunk 63963136: item added, made of its block group and its 2 dev extents" delete 3 256,228,63963136
+echo "all chunk item cases done"
