@@ -141,6 +141,12 @@ int check_log(struct check_ctx *ctx);
 int check_root_items(struct check_ctx *ctx);
 int check_extents(struct check_ctx *ctx);
 int check_free_space(struct check_ctx *ctx);
+/*
+ * A block of tree_id that cannot be read (just reported): when it is the
+ * free space tree, which is all derived from the extent tree, --repair
+ * rebuilds it (the error answered); else nothing.
+ */
+void check_fst_block_unreadable(struct check_ctx *ctx, u64 tree_id);
 int check_fs_roots(struct check_ctx *ctx);
 int check_csums(struct check_ctx *ctx);
 int check_root_refs(struct check_ctx *ctx);

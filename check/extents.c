@@ -783,6 +783,7 @@ static int walk_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, 
 		btrfs_disk_key_to_cpu(&k, &w->dk);
 		check_error(w->ctx, "%s: block %llu (level %u, key (%llu %u %llu)) pointed to by node %llu slot %u cannot be read",
 			    w->tname, bytenr, w->tc.level, k.objectid, k.type, k.offset, w->parent, w->slot);
+		check_fst_block_unreadable(w->ctx, w->tree_id);
 		return 0;
 	}
 	check_other_copies(w->ctx, w->tree_id, eb, &w->tc);
@@ -828,6 +829,7 @@ static int walk_one_tree(struct check_ctx *ctx, struct ext_state *st, const stru
 	ret = btrfs_read_tree_block(ctx->fs, tree->bytenr, &w.tc, &eb);
 	if (ret) {
 		check_error(ctx, "%s: root block %llu (level %u) cannot be read", w.tname, tree->bytenr, tree->level);
+		check_fst_block_unreadable(ctx, tree->objectid);
 		return 0;
 	}
 	/* every pointer is followed once, through seen_insert, not the key-order guard */

@@ -313,6 +313,14 @@ static int free_space_tree_item(struct check_ctx *ctx, const struct extent_buffe
 	return 0;
 }
 
+void check_fst_block_unreadable(struct check_ctx *ctx, u64 tree_id)
+{
+	if (tree_id != BTRFS_FREE_SPACE_TREE_OBJECTID || !check_repairing(ctx))
+		return;
+	ctx->repair_rebuild_fst = true;
+	check_fixable(ctx, NULL, NULL, 0);
+}
+
 int check_free_space(struct check_ctx *ctx)
 {
 	struct ext_state *st = ctx->extents_state;

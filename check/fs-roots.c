@@ -1492,22 +1492,15 @@ static void fix_missing_ref(struct fs_root_tree *t, const struct fs_root_name *x
 }
 
 /*
- * A ref neither of whose entries exists, while the DIR_INDEX at its
- * directory and index points to its inode under another name, which the
- * DIR_ITEM confirms: two witnesses against one, the ref's name is the one
- * damaged and takes theirs (its two reports and the entries' two).
+ * The ref r, neither of whose entries exists, takes the name, directory and
+ * index of the DIR_INDEX x, when the DIR_ITEM of x's name confirms it: the
+ * fix answers the ref's two reports and the entries' two.
  */
-static void fix_ref_name(struct fs_root_tree *t, struct fs_root_name *r)
+static void ref_takes_entries(struct fs_root_tree *t, struct fs_root_name *r, struct fs_root_name *x)
 {
-	struct fs_root_name *x, *d;
+	struct fs_root_name *d = check_bsearch(x, t->items, t->items_nr, sizeof(*x), cmp_by_hash);
 	struct repair_ref_rename f;
 
-	if (r->missing != 3 || !is_dir(t, r->dir))
-		return;
-	x = check_bsearch(r, t->index, t->index_nr, sizeof(*r), cmp_by_index);
-	if (!x || x->matched)
-		return;
-	d = check_bsearch(x, t->items, t->items_nr, sizeof(*x), cmp_by_hash);
 	if (!d || d->matched || d->name_len != x->name_len ||
 	    !entry_fix_arg(t, x, BTRFS_DIR_INDEX_KEY, &f.to) ||
 	    !ref_fix_arg(t, r, BTRFS_INODE_REF_KEY, &f.from))
@@ -1520,7 +1513,53 @@ static void fix_ref_name(struct fs_root_tree *t, struct fs_root_name *r)
 }
 
 /*
- * After matching: a ref's damaged name mended, then unmatched entries paired into proven links or deleted,
+ * A ref neither of whose entries exists, while the DIR_INDEX at its
+ * directory and index points to its inode under another name, which the
+ * DIR_ITEM confirms: two witnesses against one, the ref's name is the one
+ * damaged and takes theirs (its two reports and the entries' two).
+ */
+static void fix_ref_name(struct fs_root_tree *t, struct fs_root_name *r)
+{
+	struct fs_root_name *x;
+
+	if (r->missing != 3 || !is_dir(t, r->dir))
+		return;
+	x = check_bsearch(r, t->index, t->index_nr, sizeof(*r), cmp_by_index);
+	if (!x || x->matched)
+		return;
+	ref_takes_entries(t, r, x);
+}
+
+/*
+ * A ref neither of whose entries exists in its directory, while another
+ * directory's DIR_INDEX and DIR_ITEM name its inode by its very name and
+ * index and no ref of the inode answers them: the ref's directory (its key
+ * offset) is the one damaged, and the ref moves there (its two reports and
+ * the entries' two).
+ */
+static void fix_ref_dir(struct fs_root_tree *t, struct fs_root_name *r)
+{
+	struct fs_root_name *x = NULL;
+
+	if (r->missing != 3)
+		return;
+	for (size_t i = 0; i < t->index_nr; i++) {
+		struct fs_root_name *e = &t->index[i];
+
+		if (e->matched || e->ino != r->ino || e->dir == r->dir || e->index != r->index ||
+		    e->name_len != r->name_len || e->nhash != r->nhash || !is_dir(t, e->dir))
+			continue;
+		if (x)
+			return;   /* two such directories: which one is not told */
+		x = e;
+	}
+	if (!x)
+		return;
+	ref_takes_entries(t, r, x);
+}
+
+/*
+ * After matching: a ref's damaged name or directory mended, then unmatched entries paired into proven links or deleted,
  * then the entries refs miss added, then the proven refs.  Deletions come
  * first so that an entry added may take the key of a wrong one.
  */
@@ -1528,8 +1567,10 @@ static void fix_names(struct fs_root_tree *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->refs_nr; i++)
+	for (i = 0; i < t->refs_nr; i++) {
 		fix_ref_name(t, &t->refs[i]);
+		fix_ref_dir(t, &t->refs[i]);
+	}
 	for (i = 0; i < t->index_nr; i++) {
 		struct fs_root_name *x = &t->index[i], *d;
 

@@ -273,13 +273,30 @@ static int extent_record_out_of_order(struct mend *m, int slot)
  * Mended when exactly one such (slot, objectid) exists; an objectid
  * between the neighbours' (another inode's) is not told.
  */
+/*
+ * In a file tree, does objectid have its inode item in the leaf, or is it
+ * the leaf's first objectid (its inode item in a leaf before)?
+ */
+static bool objectid_has_inode(const struct mend *m, u64 objectid)
+{
+	u32 nr = btrfs_eb_nritems(m->eb);
+	struct btrfs_key k;
+
+	for (u32 i = 0; i < nr; i++) {
+		btrfs_item_key_to_cpu(m->eb, &k, (int)i);
+		if (k.objectid == objectid && (!i || k.type == BTRFS_INODE_ITEM_KEY))
+			return true;
+	}
+	return false;
+}
+
 static void mend_key_objectid(struct mend *m, int first, int last)
 {
 	u32 nr = btrfs_eb_nritems(m->eb);
-	struct btrfs_key found = { 0 }, key;
-	int n = 0, at = -1;
+	struct btrfs_key found[4], key;
+	int n = 0, at[4], keep = -1;
 
-	for (int slot = first; slot <= last && n < 2; slot++) {
+	for (int slot = first; slot <= last; slot++) {
 		struct btrfs_key near = { 0 };
 		u64 ids[2];
 
@@ -292,22 +309,34 @@ static void mend_key_objectid(struct mend *m, int first, int last)
 		if ((u32)slot + 1 < nr)
 			btrfs_item_key_to_cpu(m->eb, &near, slot + 1);
 		ids[1] = near.objectid;
-		for (int j = 0; j < 2 && n < 2; j++) {
+		for (int j = 0; j < 2 && n < 4; j++) {
 			struct btrfs_key k = { ids[j], key.type, key.offset };
 
 			if ((j && ids[1] == ids[0]) || k.objectid == key.objectid || !key_fits_at(m, slot, &k) ||
-			    !passes_with_key(m, slot, &k) || n++)
+			    !passes_with_key(m, slot, &k))
 				continue;
-			at = slot;
-			found = k;
+			at[n] = slot;
+			found[n++] = k;
 		}
 	}
-	if (n != 1)
+	/*
+	 * Several readings (the last leaf of a tree, whose keys nothing bounds):
+	 * in a file tree, the one whose items then belong to an inode the leaf has.
+	 */
+	for (int i = 0; i < n; i++) {
+		if (n > 1 && (!check_is_file_tree(m->tree) || !objectid_has_inode(m, found[i].objectid)))
+			continue;
+		if (keep >= 0)
+			return;
+		keep = i;
+	}
+	if (keep < 0)
 		return;
-	btrfs_item_key_to_cpu(m->eb, &key, at);
-	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, at)->key, &found);
-	say(m, at, "key objectid %llu was %llu: the one neighbour's objectid that keeps the keys in order and passes the tree-checker",
-	    (unsigned long long)found.objectid, (unsigned long long)key.objectid);
+	btrfs_item_key_to_cpu(m->eb, &key, at[keep]);
+	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, at[keep])->key, &found[keep]);
+	say(m, at[keep], "key objectid %llu was %llu: the one neighbour's objectid that keeps the keys in order and passes the tree-checker%s",
+	    (unsigned long long)found[keep].objectid, (unsigned long long)key.objectid,
+	    n > 1 ? " (of the inode the leaf has)" : "");
 }
 
 static bool find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_search_mode mode,
@@ -343,7 +372,8 @@ static u64 extent_end_at(const struct mend *m, int slot, u64 off)
 }
 
 /*
- * The key offset slot's item tells by itself and its neighbours: a dir
+ * The key offset slot's item tells by itself and its neighbours: an inode
+ * item's in a file tree is 0, a device item's its devid; a dir
  * index's is the index of its inode's ref by that name; a file extent's
  * is where the inode's previous extent ends (0 for its first), taken only
  * when the extent then ends where the next one starts (or, the last, at
@@ -364,6 +394,16 @@ static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *ke
 		btrfs_disk_key_to_cpu(&loc, &di->location);
 		return loc.type == BTRFS_INODE_ITEM_KEY &&
 		       ref_index_of(m, loc.objectid, key->objectid, (const u8 *)(di + 1), btrfs_dir_name_len(di), off);
+	}
+	/* an inode item's offset in a file tree is 0 (the root tree's cache inodes name their block group) */
+	if (key->type == BTRFS_INODE_ITEM_KEY && check_is_file_tree(m->tree)) {
+		*off = 0;
+		return true;
+	}
+	/* a device item's is its devid */
+	if (key->type == BTRFS_DEV_ITEM_KEY && size == sizeof(struct btrfs_dev_item)) {
+		*off = btrfs_device_id(btrfs_leaf_item_ptr(m->eb, slot));
+		return true;
 	}
 	if (key->type != BTRFS_EXTENT_DATA_KEY || slot == 0 || (u32)slot + 1 >= nr)
 		return false;
@@ -417,7 +457,8 @@ static bool mend_key_offset(struct mend *m, int slot)
 	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, slot)->key, &k);
 	say(m, slot, "key offset %llu was %llu: what %s", (unsigned long long)off, (unsigned long long)key.offset,
 	    key.type == BTRFS_DIR_INDEX_KEY ? "its inode's ref by that name says (its index)" :
-					      "the inode's neighbouring extents say");
+	    key.type == BTRFS_INODE_ITEM_KEY ? "every inode item's is" :
+	    key.type == BTRFS_DEV_ITEM_KEY ? "its devid says" : "the inode's neighbouring extents say");
 	return true;
 }
 
@@ -2440,7 +2481,8 @@ static int mend_items(struct mend *m)
 		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
 		if (check_key_type_foreign(m->tree, &key))
 			mend_key_type(m, (int)i, (int)i);
-		else if (key.type == BTRFS_EXTENT_DATA_KEY && !IS_ALIGNED(key.offset, m->fs->geo.sectorsize))
+		else if ((key.type == BTRFS_EXTENT_DATA_KEY && !IS_ALIGNED(key.offset, m->fs->geo.sectorsize)) ||
+			 (key.type == BTRFS_INODE_ITEM_KEY && key.offset) || key.type == BTRFS_DEV_ITEM_KEY)
 			mend_key_offset(m, (int)i);
 	}
 	for (i = 0; i < nr; i++) {

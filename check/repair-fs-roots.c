@@ -499,6 +499,7 @@ int repair_rename_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, voi
 	const struct repair_ref_rename *r = arg;
 	const struct repair_name *from = &r->from, *to = &r->to;
 	struct btrfs_key key = { from->ino, BTRFS_INODE_REF_KEY, from->dir };
+	struct btrfs_key to_key = { from->ino, BTRFS_INODE_REF_KEY, to->dir };
 	u8 buf[sizeof(struct btrfs_inode_ref) + BTRFS_NAME_LEN];
 	struct btrfs_inode_ref *ref = (struct btrfs_inode_ref *)buf;
 	struct btrfs_wroot *root;
@@ -522,16 +523,20 @@ int repair_rename_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, voi
 	btrfs_set_inode_ref_name_len(ref, to->name_len);
 	memcpy(buf + sizeof(*ref), to->name, to->name_len);
 	if (!ret)
-		ret = btrfs_insert_or_append_item(t, root, &key, buf, sizeof(*ref) + to->name_len);
+		ret = btrfs_insert_or_append_item(t, root, &to_key, buf, sizeof(*ref) + to->name_len);
 	if (ret) {
 		error("repair: root %llu inode %llu: cannot rename the inode ref '%.*s' (dir %llu index %llu): %s",
 		      from->root, from->ino, (int)from->name_len, from->name, from->dir, from->index,
 		      strerror(-ret));
 		return ret;
 	}
-	printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) renamed to '%.*s' (index %llu)\n",
-	       from->root, from->ino, (int)from->name_len, from->name, from->dir, from->index,
-	       (int)to->name_len, to->name, to->index);
+	if (to->dir != from->dir)
+		printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) moved to dir %llu, where its entries are\n",
+		       from->root, from->ino, (int)from->name_len, from->name, from->dir, from->index, to->dir);
+	else
+		printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) renamed to '%.*s' (index %llu)\n",
+		       from->root, from->ino, (int)from->name_len, from->name, from->dir, from->index,
+		       (int)to->name_len, to->name, to->index);
 	return 0;
 }
 

@@ -106,6 +106,8 @@ int repair_add_ref(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
  * An inode ref whose name neither entry has, while its directory's
  * DIR_INDEX at its index and the DIR_ITEM agree on another name for the
  * inode: the ref (from) takes the entries' name (to), nlink unchanged.
+ * Also a ref whose directory has neither entry while another directory's
+ * both name the inode by its name and index: the ref moves to to->dir.
  * Also the top directory's own ref (256 in 256) made index 0 name "..".
  */
 struct repair_ref_rename {

@@ -98,6 +98,7 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	if (btrfs_read_tree_block(ctx->fs, ref.bytenr, &tc, &rb) < 0) {
 		check_error(ctx, "%s: root block %llu of root item (%llu ROOT_ITEM %llu) cannot be read at level %u generation %llu",
 			    name, ref.bytenr, key->objectid, key->offset, ref.level, ref.generation);
+		check_fst_block_unreadable(ctx, key->objectid);
 		return 0;
 	}
 	free_extent_buffer(rb);

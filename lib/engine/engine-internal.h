@@ -211,7 +211,17 @@ int extent_alloc_used_ranges(struct btrfs_trans *t, u64 start, u64 end, struct f
 /* transaction.c, for free_space_tree_rebuild() */
 int trans_settle_refs(struct btrfs_trans *t);
 void trans_fst_all_done(struct btrfs_trans *t);
+/* Every block of the tree freed, an empty leaf its new root (unreadable leaves freed unread). */
 int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root);
+/*
+ * tree-drop.c: free the subtree at bytenr of owner's tree.  Leaves are freed
+ * without being read (their address, owner and level are all the extent
+ * tree needs): a tree with damaged leaves can still be emptied.  An
+ * unreadable node is an error (its children are unknown), or in lenient
+ * mode a warning, the node and its children left allocated.
+ */
+int trans_free_subtree(struct btrfs_trans *t, u64 owner, u64 bytenr, int level, u64 gen,
+		       const struct btrfs_disk_key *first);
 /* One new empty leaf as root's root block (its old blocks already freed). */
 int trans_new_empty_root(struct btrfs_trans *t, struct btrfs_wroot *root);
 

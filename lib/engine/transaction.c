@@ -915,41 +915,11 @@ void btrfs_trans_rebuild_free_space_tree(struct btrfs_trans *t)
 	t->rebuild_fst = true;
 }
 
-static int free_subtree(struct btrfs_trans *t, struct btrfs_wroot *root, u64 bytenr, int level,
-			u64 gen, const struct btrfs_disk_key *first)
-{
-	struct extent_buffer *eb;
-	bool owned;
-	int ret;
-
-	ret = btrfs_trans_read_block(t, root->objectid, bytenr, level, gen, first, &eb, &owned);
-	if (ret < 0) {
-		if (!t->lenient)
-			return ret;
-		warning("tree %llu: unreadable block %llu and its children left allocated",
-			root->objectid, bytenr);
-		return 0;
-	}
-	for (u32 i = 0; level > 0 && i < btrfs_eb_nritems(eb); i++) {
-		const struct btrfs_key_ptr *p = btrfs_node_key_ptr(eb, (int)i);
-
-		ret = free_subtree(t, root, btrfs_key_blockptr(p), level - 1, btrfs_key_generation(p),
-				   &p->key);
-		if (ret < 0)
-			break;
-	}
-	if (owned)
-		free_extent_buffer(eb);
-	if (ret < 0)
-		return ret;
-	return trans_free_block(t, bytenr, root->objectid, level);
-}
-
 int trans_reset_tree(struct btrfs_trans *t, struct btrfs_wroot *root)
 {
 	int ret;
 
-	ret = free_subtree(t, root, root->bytenr, root->level, 0, NULL);
+	ret = trans_free_subtree(t, root->objectid, root->bytenr, root->level, 0, NULL);
 	if (ret < 0)
 		return ret;
 	return trans_new_empty_root(t, root);

@@ -23,13 +23,8 @@ static void forget_root(struct btrfs_trans *t, struct btrfs_wroot *root)
 	}
 }
 
-/*
- * Free the subtree at bytenr.  Leaves are freed without being read (their
- * address, owner and level are all the extent tree needs): a tree with
- * damaged leaves can still be emptied.  An unreadable node is an error
- * (its children are unknown), or in lenient mode a warning.
- */
-static int free_blocks(struct btrfs_trans *t, u64 owner, u64 bytenr, int level, u64 gen,
+/* See engine-internal.h. */
+int trans_free_subtree(struct btrfs_trans *t, u64 owner, u64 bytenr, int level, u64 gen,
 		       const struct btrfs_disk_key *first)
 {
 	struct extent_buffer *eb;
@@ -48,7 +43,7 @@ static int free_blocks(struct btrfs_trans *t, u64 owner, u64 bytenr, int level, 
 		for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0; i++) {
 			const struct btrfs_key_ptr *p = btrfs_node_key_ptr(eb, (int)i);
 
-			ret = free_blocks(t, owner, btrfs_key_blockptr(p), level - 1,
+			ret = trans_free_subtree(t, owner, btrfs_key_blockptr(p), level - 1,
 					  btrfs_key_generation(p), &p->key);
 		}
 		if (owned)
@@ -61,16 +56,11 @@ static int free_blocks(struct btrfs_trans *t, u64 owner, u64 bytenr, int level, 
 
 int btrfs_empty_tree(struct btrfs_trans *t, struct btrfs_wroot *root)
 {
-	int ret;
-
 	if (root->last_snapshot) {
 		error("tree %llu may share blocks with a snapshot; not emptied", root->objectid);
 		return -EOPNOTSUPP;
 	}
-	ret = free_blocks(t, root->objectid, root->bytenr, root->level, 0, NULL);
-	if (ret < 0)
-		return ret;
-	return trans_new_empty_root(t, root);
+	return trans_reset_tree(t, root);
 }
 
 int btrfs_drop_tree(struct btrfs_trans *t, u64 objectid)

@@ -13,7 +13,10 @@
 # A linked subvolume without a root item is an error the repair refuses
 # (before: its tree was taken for garbage and its extents dropped).  A key
 # objectid that breaks the order: a neighbour's, or (an extent record) the
-# item removed and rebuilt.
+# item removed and rebuilt; at a tree's last leaf, of two readings the one
+# whose items belong to an inode the leaf has.  Fixed key offsets (inode
+# item 0, device item its devid); an inode ref's directory from its entries;
+# a free space tree leaf that cannot be mended: the tree rebuilt.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -107,3 +110,43 @@ for edit in "$didx disk_key.offset 18446744073709551615:its inode's ref by that 
 		field 5 ${edit%%:*}
 	echo "ok: ${edit%%:*} mended"
 done
+
+# fixed key offsets: an inode item's in a file tree is 0 (also at a root
+# leaf's first slot), a device item's its devid
+damaged_repaired "$src" "$T/orig" "invalid inode key offset" "key offset 0 was [0-9]*: what every inode item's is" \
+	field 256 256,1,0 disk_key.offset 2341031206187448278
+echo "ok: an inode item's key offset mended to 0"
+damaged_repaired "$src" "$T/orig" "devid mismatch" "key offset 1 was 5: what its devid says" \
+	field 3 1,216,1 disk_key.offset 5
+echo "ok: a device item's key offset mended to its devid"
+
+# a key objectid at the end of a tree's last leaf (nothing bounds it): of the
+# two readings (this item's objectid the neighbours', or the next item's
+# this one's), the one whose items then belong to an inode the leaf has
+bsrc=$(corpus_case nodesize4k-bulk)/dev1.img
+mkdir -p "$T/orig-bulk"
+run_check /usr/bin/btrfs restore "$bsrc" "$T/orig-bulk" > /dev/null 2>&1
+last=$("$CB" "$bsrc" list | awk '$1 == 5 { k[++n] = $2 } END { print k[n - 1] }')
+[ -n "$last" ] || _fail "no last leaf items in tree 5"
+damaged_repaired "$bsrc" "$T/orig-bulk" "bad key order" \
+	"key objectid [0-9]* was 5690302936835290129: .* (of the inode the leaf has)" field 5 "$last" disk_key.objectid 5690302936835290129
+echo "ok: the next-to-last key objectid of tree 5's last leaf mended ($last)"
+
+# an inode ref's directory (key offset) damaged, the leaf valid: the other
+# directory's dir item and dir index name the inode by the ref's name and
+# index, so the ref moves there
+ref=$("$CB" "$src" list | awk '$1 == 5 && $2 ~ /,12,260$/ { if (++n == 100) { print $2; exit } }')
+[ -n "$ref" ] || _fail "no inode ref in dir 260"
+damaged_repaired "$src" "$T/orig" "unresolved ref dir 261 " "inode ref '[^']*' (dir 261 index [0-9]*) moved to dir 260, where its entries are" \
+	field 5 "$ref" disk_key.offset +1
+echo "ok: an inode ref's directory mended from its entries ($ref)"
+
+# a free space tree leaf the mend cannot tell: the tree is rebuilt from the
+# extent tree (its unreadable leaf freed unread)
+# (a free space extent between two others: either neighbour's objectid fits)
+fst=$("$CB" "$src" list | awk '$1 == 10 { k[++n] = $2 } END { for (i = n - 1; i > 1; i--) if (k[i - 1] k[i] k[i + 1] ~ /,199,.*,199,.*,199,/) { print k[i]; exit } }')
+[ -n "$fst" ] || _fail "no free space extent"
+damaged_repaired "$src" "$T/orig" "free space tree: .*cannot be read" "Rebuilding the free space tree from the extent tree" \
+	field 10 "$fst" disk_key.objectid 0
+echo "ok: a free space tree leaf that does not read: the tree rebuilt"
+
