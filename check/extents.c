@@ -1287,10 +1287,10 @@ static void check_extent_items(struct check_ctx *ctx, struct ext_state *st)
 			continue;
 		}
 		bg->sum += x->len;
-		if (tree ? !(bg->flags & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)) :
-			   !(bg->flags & BTRFS_BLOCK_GROUP_DATA))
-			check_error(ctx, "bad extent [%llu, %llu), type mismatch with chunk: %s extent in block group %llu flags 0x%llx",
-				    x->start, x->start + x->len, tree ? "tree block" : "data", bg->start, bg->flags);
+		/* (a tree block's, by the tree that owns it: check_block_kinds()) */
+		if (!tree && !(bg->flags & BTRFS_BLOCK_GROUP_DATA))
+			check_error(ctx, "bad extent [%llu, %llu), type mismatch with chunk: data extent in block group %llu flags 0x%llx",
+				    x->start, x->start + x->len, bg->start, bg->flags);
 		if (tree && st->nodesize <= SZ_64K &&
 		    x->start / SZ_64K != (x->start + x->len - 1) / SZ_64K)
 			check_error(ctx, "bad metadata [%llu, %llu) crossing stripe boundary",
@@ -1298,6 +1298,35 @@ static void check_extent_items(struct check_ctx *ctx, struct ext_state *st)
 	}
 	st->bytes_used = total;
 	ctx->stats.bytes_used = total;
+}
+
+/*
+ * Every tree block lies in a block group of its kind: the chunk tree's in a
+ * system one, every other tree's in a metadata one (the kernel allocates
+ * them so; Debian: "type mismatch with chunk").  Judged once both the chunk
+ * and the block group item say another kind (when they disagree, the chunk
+ * and block group repairs settle which one is wrong).  --repair copies the
+ * block on write in its owner's tree, which allocates it where it belongs.
+ */
+static void check_block_kinds(struct check_ctx *ctx, struct ext_state *st)
+{
+	for (size_t i = 0; i < st->owners_nr; i++) {
+		const struct check_owner *o = &st->owners[i];
+		const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&ctx->fs->chunks, o->bytenr);
+		const struct check_bg *bg = check_find_bg(st, o->bytenr);
+		u64 want = o->owner == BTRFS_CHUNK_TREE_OBJECTID ? BTRFS_BLOCK_GROUP_SYSTEM : BTRFS_BLOCK_GROUP_METADATA;
+		struct reloc_fix f = { o->bytenr, o->owner, "moved to a block group of its kind" };
+		char nbuf[32];
+
+		if (!c || (c->type & want) || !bg || (bg->flags & want))
+			continue;
+		check_error(ctx, "bad extent [%llu, %llu), type mismatch with chunk: tree block of the %s in block group %llu flags 0x%llx, not a %s one",
+			    o->bytenr, o->bytenr + st->nodesize, check_tree_name(o->owner, nbuf, sizeof(nbuf)),
+			    bg->start, (unsigned long long)bg->flags,
+			    want == BTRFS_BLOCK_GROUP_SYSTEM ? "system" : "metadata");
+		if (o->owner != BTRFS_TREE_LOG_OBJECTID && o->owner != BTRFS_TREE_RELOC_OBJECTID && !o->reloc)
+			check_fixable(ctx, fix_reloc_flag, &f, sizeof(f));
+	}
 }
 
 static void check_block_groups(struct check_ctx *ctx, struct ext_state *st)
@@ -1574,6 +1603,7 @@ int check_extents_rest(struct check_ctx *ctx)
 	compare_refs(ctx, st);
 	check_block_owners(ctx, st);
 	check_block_groups(ctx, st);
+	check_block_kinds(ctx, st);
 	check_devices(ctx, st);
 	return 0;
 }

@@ -373,7 +373,8 @@ static u64 extent_end_at(const struct mend *m, int slot, u64 off)
 
 /*
  * The key offset slot's item tells by itself and its neighbours: an inode
- * item's in a file tree is 0, a device item's its devid; a dir
+ * item's in a file tree is 0, a device item's its devid (of a known
+ * device with its uuid); a dir
  * index's is the index of its inode's ref by that name; a file extent's
  * is where the inode's previous extent ends (0 for its first), taken only
  * when the extent then ends where the next one starts (or, the last, at
@@ -400,10 +401,12 @@ static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *ke
 		*off = 0;
 		return true;
 	}
-	/* a device item's is its devid */
+	/* a device item's is its devid, when a device has that devid and the item's uuid */
 	if (key->type == BTRFS_DEV_ITEM_KEY && size == sizeof(struct btrfs_dev_item)) {
-		*off = btrfs_device_id(btrfs_leaf_item_ptr(m->eb, slot));
-		return true;
+		const struct btrfs_dev_item *di = btrfs_leaf_item_ptr(m->eb, slot);
+
+		*off = btrfs_device_id(di);
+		return btrfs_find_device(&m->fs->devices, *off, di->uuid) != NULL;
 	}
 	if (key->type != BTRFS_EXTENT_DATA_KEY || slot == 0 || (u32)slot + 1 >= nr)
 		return false;

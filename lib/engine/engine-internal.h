@@ -41,7 +41,8 @@ struct fs_range {
 struct wblock_group {
 	u64 start;
 	u64 length;
-	u64 flags;
+	u64 flags;                     /* its item's */
+	u64 chunk_type;                /* its chunk's: blocks are allocated where both name the kind */
 	u64 used;                      /* on disk when the transaction started */
 	s64 delta;                     /* bytes allocated minus freed since */
 	s64 written_delta;             /* delta already in the block group item */

@@ -128,6 +128,7 @@ int extent_alloc_load_block_groups(struct btrfs_trans *t)
 		bg->start = c->logical;
 		bg->length = c->length;
 		bg->flags = btrfs_block_group_flags(btrfs_path_item_ptr(&path));
+		bg->chunk_type = c->type;
 		bg->used = btrfs_block_group_used(btrfs_path_item_ptr(&path));
 		btrfs_release_path(&path);
 	}
@@ -377,7 +378,8 @@ int extent_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 
 	for (int i = 0; i < t->nr_bgs; i++) {
 		struct wblock_group *bg = &t->bgs[i];
 
-		if (!(bg->flags & want))
+		/* a block group whose item and chunk disagree (check repairs it) takes nothing */
+		if (!(bg->flags & want) || !(bg->chunk_type & want))
 			continue;
 		if (!bg->loaded) {
 			ret = load_free(t, bg);
@@ -441,7 +443,7 @@ int extent_alloc_add_block_group(struct btrfs_trans *t, const struct btrfs_chunk
 	memset(bg, 0, sizeof(*bg));
 	bg->start = map->logical;
 	bg->length = map->length;
-	bg->flags = map->type;
+	bg->flags = bg->chunk_type = map->type;
 	bg->is_new = true;
 	bg->items_pending = true;
 	ret = ranges_insert(&bg->free, &bg->nr_free, &bg->alloc_free, 0, bg->start, bg->length);

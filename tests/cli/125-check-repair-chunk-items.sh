@@ -9,7 +9,10 @@
 # - a valid length that differs from the block group's, whose dev extents all
 #   say the block group's: the block group's;
 # - a deleted chunk item of a data block group: made again of the block group
-#   and its dev extents.
+#   and its dev extents;
+# - block group flags of another kind than the chunk (no block allocated
+#   there meanwhile), and tree blocks in a block group of another kind
+#   (copied on write where they belong).
 # Each is reported (exit 1); --repair makes our check and Debian's clean and
 # every file reads back unchanged.  A deleted metadata chunk item (nothing
 # that maps the trees that would tell it is readable) is refused with every
@@ -43,6 +46,22 @@ cp --sparse=always "$single" "$T/img"
 run_check "$CB" "$T/img" delete 3 256,228,30408704 > /dev/null
 refused_unchanged "$T/img" "is not in any chunk"
 echo "ok: a deleted metadata chunk item refused"
+
+# the system block group's item flags naming metadata: set back to its
+# chunk's type, and meanwhile the repair allocates no tree block there (the
+# engine takes blocks only where the item and the chunk agree)
+damaged_repaired "$single" "$T/orig" "block group \[22020096 8388608\] flags 0x24 name another kind than it holds" \
+	"Block group 22020096: flags set to 0x22, its chunk's type" field 11 22020096,192,8388608 block_group_item.flags 36
+echo "ok: the system block group's flags set back, nothing allocated in it"
+# the metadata chunk and its block group both typed data: every tree block in
+# it is in a block group of another kind; --repair copies each on write into
+# a new metadata chunk
+cp --sparse=always "$single" "$T/img"
+run_check "$CB" "$T/img" field 3 256,228,30408704 chunk.type 33 > /dev/null
+run_check "$CB" "$T/img" field 11 30408704,192,33554432 block_group_item.flags 33 > /dev/null
+found_repaired "$T/img" "bad extent \[[0-9]*, [0-9]*), type mismatch with chunk: tree block of the fs tree in block group 30408704 flags 0x21, not a metadata one" \
+	"Tree block [0-9]* of tree 5: moved to a block group of its kind, copied to" "$T/orig" "tree blocks in a data block group"
+echo "ok: tree blocks in a block group of another kind moved"
 
 # RAID1 over two devices: data 63963136 (64M) and 131072000 (48M, the last)
 dir=$(corpus_case raid1-raid1)
