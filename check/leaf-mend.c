@@ -1371,6 +1371,76 @@ static bool mend_root_key(struct mend *m, int slot, u64 objectid, const struct b
 	return true;
 }
 
+/*
+ * The root of tree objectid (extent, fs, dev or csum tree) as the backup
+ * root of the superblock's own commit names it: false when none does.
+ */
+static bool commit_backup_root(const struct btrfs_super_block *sb, u64 objectid, struct btrfs_tree_ref *out)
+{
+	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &sb->super_roots[i];
+
+		if (btrfs_backup_tree_root_gen(b) != btrfs_super_generation(sb))
+			continue;
+		*out = (struct btrfs_tree_ref){ .objectid = objectid };
+		switch (objectid) {
+		case BTRFS_EXTENT_TREE_OBJECTID:
+			out->bytenr = btrfs_backup_extent_root(b);
+			out->generation = btrfs_backup_extent_root_gen(b);
+			out->level = btrfs_backup_extent_root_level(b);
+			return true;
+		case BTRFS_FS_TREE_OBJECTID:
+			out->bytenr = btrfs_backup_fs_root(b);
+			out->generation = btrfs_backup_fs_root_gen(b);
+			out->level = btrfs_backup_fs_root_level(b);
+			return true;
+		case BTRFS_DEV_TREE_OBJECTID:
+			out->bytenr = btrfs_backup_dev_root(b);
+			out->generation = btrfs_backup_dev_root_gen(b);
+			out->level = btrfs_backup_dev_root_level(b);
+			return true;
+		case BTRFS_CSUM_TREE_OBJECTID:
+			out->bytenr = btrfs_backup_csum_root(b);
+			out->generation = btrfs_backup_csum_root_gen(b);
+			out->level = btrfs_backup_csum_root_level(b);
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+/*
+ * A root item whose root block does not read: the root the backup root of
+ * the superblock's own commit names for its tree, when that block reads as
+ * the tree's root there (owner, level, generation).  true when mended.
+ */
+static bool mend_root_from_backup(struct mend *m, int slot, u64 objectid, struct btrfs_root_item *ri, u32 size)
+{
+	struct btrfs_tree_ref ref;
+	struct btrfs_root_item want;
+	u64 gen = btrfs_root_generation(ri);
+
+	if (!commit_backup_root(btrfs_fs_super(m->fs), objectid, &ref) || ref.level >= BTRFS_MAX_LEVEL ||
+	    (ref.bytenr == btrfs_root_bytenr(ri) && ref.level == btrfs_root_level(ri) && ref.generation == gen))
+		return false;
+	want = *ri;
+	btrfs_set_root_bytenr(&want, ref.bytenr);
+	btrfs_set_root_level(&want, (u8)ref.level);
+	btrfs_set_root_generation(&want, ref.generation);
+	if (!check_root_block_reads(m->fs, objectid, &want))
+		return false;
+	say(m, slot, "root block %llu level %u generation %llu does not read, set to %llu level %u generation %llu (the backup root of this commit)",
+	    (unsigned long long)btrfs_root_bytenr(ri), btrfs_root_level(ri), (unsigned long long)gen,
+	    (unsigned long long)ref.bytenr, ref.level, (unsigned long long)ref.generation);
+	btrfs_set_root_bytenr(ri, ref.bytenr);
+	btrfs_set_root_level(ri, (u8)ref.level);
+	btrfs_set_root_generation(ri, ref.generation);
+	if (size >= sizeof(*ri) && btrfs_root_generation_v2(ri) == gen)
+		btrfs_set_root_generation_v2(ri, ref.generation);
+	return true;
+}
+
 static int mend_root_block(struct mend *m, int slot, u64 objectid, struct btrfs_root_item *ri,
 			   u32 size)
 {
@@ -1391,7 +1461,29 @@ static int mend_root_block(struct mend *m, int slot, u64 objectid, struct btrfs_
 			btrfs_set_root_level(ri, btrfs_header_level(&hdr));
 		}
 	}
+	/*
+	 * A root block newer than its item, of the tree (owner) at the item's
+	 * level: a tree written in a later commit has its root item written in
+	 * it too, so the item's generation is what is damaged.
+	 */
+	if (!check_root_block_reads(m->fs, objectid, ri)) {
+		struct btrfs_header hdr;
+
+		if (block_header(m->fs, btrfs_root_bytenr(ri), &hdr) && btrfs_header_owner(&hdr) == objectid &&
+		    btrfs_header_level(&hdr) == btrfs_root_level(ri) && btrfs_header_generation(&hdr) > gen &&
+		    btrfs_header_generation(&hdr) <= m->limit) {
+			say(m, slot, "root generation %llu, older than its root block %llu's %llu (of this tree, at this level): set to it",
+			    (unsigned long long)gen, (unsigned long long)btrfs_root_bytenr(ri),
+			    (unsigned long long)btrfs_header_generation(&hdr));
+			btrfs_set_root_generation(ri, btrfs_header_generation(&hdr));
+			if (size >= sizeof(*ri) && btrfs_root_generation_v2(ri) == gen)
+				btrfs_set_root_generation_v2(ri, btrfs_header_generation(&hdr));
+			gen = btrfs_header_generation(&hdr);
+		}
+	}
 	if (!check_root_block_reads(m->fs, objectid, ri) && mend_root_key(m, slot, objectid, ri))
+		return 0;
+	if (!check_root_block_reads(m->fs, objectid, ri) && mend_root_from_backup(m, slot, objectid, ri, size))
 		return 0;
 	if (!check_root_block_reads(m->fs, objectid, ri) && objectid == BTRFS_EXTENT_TREE_OBJECTID)
 		say(m, slot, "the extent tree's root block does not read, and the extent tree cannot name it: not mended");
@@ -1449,6 +1541,22 @@ static int mend_root_item(struct mend *m, int slot, u64 objectid, struct btrfs_r
 		    (unsigned long long)btrfs_root_last_snapshot(ri), (unsigned long long)gen);
 		btrfs_set_root_last_snapshot(ri, gen);
 	}
+	/*
+	 * Flags with bits no kernel sets: a tree that is no subvolume has none;
+	 * a subvolume is DEAD when no ref holds it (a deletion under way), and
+	 * keeps RDONLY as the word has it (nothing else tells; read-only is the
+	 * side that loses nothing).
+	 */
+	if (btrfs_root_flags(ri) & ~(BTRFS_ROOT_SUBVOL_RDONLY | BTRFS_ROOT_SUBVOL_DEAD)) {
+		u64 flags = 0;
+
+		if (btrfs_is_subvolume_tree(objectid))
+			flags = (btrfs_root_flags(ri) & BTRFS_ROOT_SUBVOL_RDONLY) |
+				(btrfs_root_refs(ri) ? 0 : BTRFS_ROOT_SUBVOL_DEAD);
+		say(m, slot, "root flags 0x%llx with bits no kernel sets, set to 0x%llx",
+		    (unsigned long long)btrfs_root_flags(ri), (unsigned long long)flags);
+		btrfs_set_root_flags(ri, flags);
+	}
 	/* 0 is never written: as damaged as one beyond the superblock's */
 	if (gen && gen <= m->limit && (!v2 || btrfs_root_generation_v2(ri) <= m->limit))
 		return mend_root_block(m, slot, objectid, ri, size);
@@ -1501,6 +1609,79 @@ static u32 inline_refs_start(const struct btrfs_key *key, bool tree)
 }
 
 /*
+ * Can an inline ref of this tree kind have this offset?  A TREE_BLOCK_REF
+ * names a tree (a root item's objectid), a SHARED_BLOCK_REF its parent
+ * block (a nodesize multiple inside a metadata or system chunk).
+ */
+static bool tree_ref_offset_fits(const struct mend *m, u8 type, u64 offset)
+{
+	const struct btrfs_chunk_map *c;
+
+	if (type == BTRFS_TREE_BLOCK_REF_KEY)
+		return btrfs_is_subvolume_tree(offset) || (offset && offset < BTRFS_FIRST_FREE_OBJECTID) ||
+		       offset == BTRFS_DATA_RELOC_TREE_OBJECTID || offset == BTRFS_TREE_RELOC_OBJECTID;
+	c = btrfs_chunk_lookup(&m->fs->chunks, offset);
+	return IS_ALIGNED(offset, m->fs->geo.nodesize) && c && c->logical <= offset &&
+	       offset - c->logical < c->length &&
+	       (c->type & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM));
+}
+
+/*
+ * An extent item of one kind (its flags name exactly one) whose inline refs
+ * fit it but for one ref of a type that kind has not: the one type of that
+ * kind under which every ref fills the item (a tree block's two of one size
+ * told apart by what their offset names).  true when mended.
+ */
+static bool mend_inline_ref_type(struct mend *m, int slot, const struct btrfs_key *key,
+				 struct btrfs_extent_item *ei, u32 size)
+{
+	static const u8 data_types[] = { BTRFS_EXTENT_DATA_REF_KEY, BTRFS_SHARED_DATA_REF_KEY };
+	static const u8 tree_types[] = { BTRFS_TREE_BLOCK_REF_KEY, BTRFS_SHARED_BLOCK_REF_KEY };
+	u64 flags = btrfs_extent_flags(ei) & (BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK), sum;
+	bool data = flags == BTRFS_EXTENT_FLAG_DATA;
+	const u8 *types = data ? data_types : tree_types;
+	u32 cur = inline_refs_start(key, !data);
+	struct btrfs_extent_inline_ref *iref;
+	u8 was, told = 0;
+	int fits = 0;
+
+	if ((flags != BTRFS_EXTENT_FLAG_DATA && flags != BTRFS_EXTENT_FLAG_TREE_BLOCK) ||
+	    (data && key->type != BTRFS_EXTENT_ITEM_KEY))
+		return false;
+	/* the first ref of a type this kind has not */
+	while (cur < size) {
+		u8 type;
+		u32 rsize;
+
+		iref = (void *)((u8 *)ei + cur);
+		type = btrfs_extent_inline_ref_type(iref);
+		rsize = btrfs_extent_inline_ref_size(type);
+		if (!rsize || rsize > size - cur || type == BTRFS_EXTENT_OWNER_REF_KEY ||
+		    (type == BTRFS_TREE_BLOCK_REF_KEY || type == BTRFS_SHARED_BLOCK_REF_KEY) == data)
+			break;
+		cur += rsize;
+	}
+	if (cur >= size || size - cur < sizeof(*iref))
+		return false;
+	was = btrfs_extent_inline_ref_type(iref);
+	for (int i = 0; i < 2; i++) {
+		btrfs_set_extent_inline_ref_type(iref, types[i]);
+		if (!inline_refs_fit(ei, inline_refs_start(key, !data), size, data, &sum) ||
+		    (!data && !tree_ref_offset_fits(m, types[i], btrfs_extent_inline_ref_offset(iref))))
+			continue;
+		told = types[i];
+		fits++;
+	}
+	btrfs_set_extent_inline_ref_type(iref, was);
+	if (fits != 1)
+		return false;
+	say(m, slot, "inline back reference type %u at offset %u, the one type of a %s's under which its refs fill the item: set to %u",
+	    was, cur, data ? "data extent" : "tree block", told);
+	btrfs_set_extent_inline_ref_type(iref, told);
+	return true;
+}
+
+/*
  * An extent item's DATA and TREE_BLOCK flags against what its key and
  * inline refs say: a METADATA_ITEM is a tree block; an EXTENT_ITEM whose
  * refs fit only one kind is of that kind.  FULL_BACKREF stays on a tree
@@ -1518,6 +1699,8 @@ static void mend_extent_flags(struct mend *m, int slot, const struct btrfs_key *
 	bool tree_fit = size >= inline_refs_start(key, true) &&
 			inline_refs_fit(ei, inline_refs_start(key, true), size, false, &sum);
 
+	if (!data_fit && !tree_fit && mend_inline_ref_type(m, slot, key, ei, size))
+		return;
 	if (!data_fit && !tree_fit && m->tree == BTRFS_EXTENT_TREE_OBJECTID) {
 		say(m, slot, "extent item whose inline back references are neither a data extent's nor a tree block's: item removed, the extent's records are rebuilt from the trees");
 		m->plan[slot].deleted = true;
@@ -1697,22 +1880,14 @@ static void mend_dev_item(struct mend *m, int slot, const struct btrfs_key *key,
 /* Does [start, start + len) hold a root block the superblock names for its commit? */
 static bool holds_root_block(const struct btrfs_super_block *sb, u64 start, u64 len)
 {
-	u64 at[6] = { btrfs_super_root(sb) };
-	int n = 1;
+	static const u64 trees[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_FS_TREE_OBJECTID,
+				     BTRFS_DEV_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID };
+	struct btrfs_tree_ref ref;
 
-	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
-		const struct btrfs_root_backup *b = &sb->super_roots[i];
-
-		if (btrfs_backup_tree_root_gen(b) != btrfs_super_generation(sb))
-			continue;
-		at[n++] = btrfs_backup_extent_root(b);
-		at[n++] = btrfs_backup_fs_root(b);
-		at[n++] = btrfs_backup_dev_root(b);
-		at[n++] = btrfs_backup_csum_root(b);
-		break;
-	}
-	for (int i = 0; i < n; i++)
-		if (at[i] >= start && at[i] - start < len)
+	if (btrfs_super_root(sb) >= start && btrfs_super_root(sb) - start < len)
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(trees); i++)
+		if (commit_backup_root(sb, trees[i], &ref) && ref.bytenr >= start && ref.bytenr - start < len)
 			return true;
 	return false;
 }

@@ -54,9 +54,13 @@ bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buf
 		gen = btrfs_root_generation((const struct btrfs_root_item *)btrfs_leaf_item_ptr(eb, (int)i));
 		if (!gen || gen > limit)
 			return true;
-		/* a reloc tree's root item may be another tree's whose key was damaged */
+		/*
+		 * a reloc tree's root item may be another tree's whose key was
+		 * damaged; the extent tree's may have a generation its block tells
+		 */
 		if (key.type == BTRFS_ROOT_ITEM_KEY &&
-		    (check_root_item_mendable(key.objectid) || key.objectid == BTRFS_TREE_RELOC_OBJECTID) &&
+		    (check_root_item_mendable(key.objectid) || key.objectid == BTRFS_TREE_RELOC_OBJECTID ||
+		     key.objectid == BTRFS_EXTENT_TREE_OBJECTID) &&
 		    btrfs_leaf_item_size(eb, (int)i) >= offsetof(struct btrfs_root_item, generation_v2) &&
 		    !check_root_block_reads(fs, key.objectid, btrfs_leaf_item_ptr(eb, (int)i)))
 			return true;

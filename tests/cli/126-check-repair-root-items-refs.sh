@@ -1,0 +1,65 @@
+#!/bin/bash
+# Root items and extent items of a kernel-made filesystem damaged in the root
+# tree and extent tree leaves (the catalogue's root_item.* and
+# extent_inline_ref.type classes):
+# - a root item's generation older than its root block (of its tree, at its
+#   level): the block's (the extent tree's own too, which no search can name);
+# - a root item whose block does not read: the backup root of the commit;
+# - root flags with bits no kernel sets: none for a tree that is no
+#   subvolume, RDONLY kept and DEAD by the refs for a subvolume;
+# - an inline back reference of a type its extent's kind has not: the one
+#   type under which the refs fill the item (a tree block's two told apart
+#   by what the offset names), also at a leaf's first slot.
+# Each is reported (exit 1); --repair makes our check and Debian's clean and
+# every file reads back unchanged.
+. "$TOP/tests/lib/common.sh"
+check_prereq progs corpus
+need_corrupt_block
+
+src=$(corpus_case default-rich)/dev1.img
+mkdir -p "$T/orig"
+run_check /usr/bin/btrfs restore "$src" "$T/orig" > /dev/null 2>&1
+
+for tree in 2 7 256; do
+	damaged_repaired "$src" "$T/orig" "parent transid verify failed" \
+		"root generation [0-9]*, older than its root block [0-9]*'s [0-9]* (of this tree, at this level): set to it" \
+		field 1 "$tree,132,0" root_item.generation -1
+	echo "ok: tree $tree's root item generation older than its block: the block's"
+done
+for edit in "2,132,0 root_item.bytenr +16384" "5,132,0 root_item.bytenr +4096"; do
+	# shellcheck disable=SC2086
+	damaged_repaired "$src" "$T/orig" "failed to read tree block\|mismatches actual used" \
+		"root block [0-9]* level [0-9]* generation [0-9]* does not read, set to [0-9]* level [0-9]* generation [0-9]* (the backup root of this commit)" \
+		field 1 $edit
+	echo "ok: $edit: the backup root of the commit"
+done
+
+for c in "7,132,0 0x0" "256,132,0 0x1"; do
+	read -r key now <<< "$c"
+	damaged_repaired "$src" "$T/orig" "invalid root flags, have 0xffffffffffffffff" \
+		"root flags 0xffffffffffffffff with bits no kernel sets, set to $now" field 1 "$key" root_item.flags -1
+	echo "ok: root flags of $key set to $now"
+done
+
+# a data extent's inline ref (type 178 at offset 24), a tree block's (176):
+# every wrong type finds the one that fills the item
+data=$("$CB" "$src" list | awk '$1 == 2 && $2 ~ /,168,/ { if (++n == 5) { print $2; exit } }')
+tree=$("$CB" "$src" list | awk '$1 == 2 && $2 ~ /,169,/ { if (++n == 5) { print $2; exit } }')
+[ -n "$data" ] && [ -n "$tree" ] || _fail "no data extent or metadata item"
+for c in "$data 177 178" "$data 0 178" "$tree 255 176" "$tree 177 176"; do
+	read -r key bad good <<< "$c"
+	damaged_repaired "$src" "$T/orig" "inline ref type $bad\|unknown inline ref\|corrupt leaf" \
+		"inline back reference type $bad at offset 24, the one type of a .* under which its refs fill the item: set to $good" \
+		field 2 "$key" extent_inline_ref.type@24 "$bad"
+	echo "ok: inline ref type $bad of $key set to $good"
+done
+# at a leaf's first slot (its parent names the leaf by that key: the item is
+# mended, not removed)
+bulk=$(corpus_case nodesize4k-bulk)/dev1.img
+mkdir -p "$T/orig-bulk"
+run_check /usr/bin/btrfs restore "$bulk" "$T/orig-bulk" > /dev/null 2>&1
+first=$("$CB" "$bulk" list | awk '$1 == 2 && $5 != prev { prev = $5; if ($2 ~ /,168,/ && ++n == 3) { print $2; exit } }')
+[ -n "$first" ] || _fail "no data extent at a leaf's first slot"
+damaged_repaired "$bulk" "$T/orig-bulk" "corrupt leaf" "inline back reference type 177 at offset 24, .* set to 178" \
+	field 2 "$first" extent_inline_ref.type@24 -1
+echo "ok: inline ref type at a leaf's first slot ($first) mended"
