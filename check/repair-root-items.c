@@ -29,6 +29,24 @@ bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct
 	return true;
 }
 
+/* Is the item's root block its tree's but for its content (the tree-checker)? */
+static bool root_block_content_only(struct btrfs_fs_info *fs, u64 objectid, const struct btrfs_root_item *ri)
+{
+	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER, .quiet = true };
+	struct btrfs_tree_ref ref;
+	struct tree_check tc;
+	struct extent_buffer *eb;
+
+	btrfs_tree_ref_from_root_item(&ref, objectid, ri);
+	if (ref.level >= BTRFS_MAX_LEVEL)
+		return false;
+	tc = (struct tree_check){ .owner = objectid, .level = ref.level, .transid = ref.generation };
+	if (btrfs_read_tree_block_policy(fs, ref.bytenr, &tc, &header_only, &eb) < 0)
+		return false;
+	free_extent_buffer(eb);
+	return true;
+}
+
 bool check_root_item_mendable(u64 objectid)
 {
 	/* the extent tree cannot name its own root; reloc and log trees are not kept */
@@ -62,7 +80,9 @@ bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buf
 		    (check_root_item_mendable(key.objectid) || key.objectid == BTRFS_TREE_RELOC_OBJECTID ||
 		     key.objectid == BTRFS_EXTENT_TREE_OBJECTID) &&
 		    btrfs_leaf_item_size(eb, (int)i) >= offsetof(struct btrfs_root_item, generation_v2) &&
-		    !check_root_block_reads(fs, key.objectid, btrfs_leaf_item_ptr(eb, (int)i)))
+		    !check_root_block_reads(fs, key.objectid, btrfs_leaf_item_ptr(eb, (int)i)) &&
+		    (key.objectid != BTRFS_EXTENT_TREE_OBJECTID ||
+		     !root_block_content_only(fs, key.objectid, btrfs_leaf_item_ptr(eb, (int)i))))
 			return true;
 	}
 	return false;

@@ -87,9 +87,9 @@ refused "$SCRATCH_ROOT/corpus/empty-defaults/dev1.img" 0 \
 	"^ERROR: chunk tree: no chunk item (256 CHUNK_ITEM 22020096) for the system chunk \[22020096 8388608\] of the superblock's sys_chunk_array" \
 	delete 3 256,CHUNK_ITEM,22020096
 
-# an extent item whose inline ref has no known type (Debian repairs it): the item
-# is dropped from the leaf, the extents pass rebuilds the extent's records
-mended "^Mending leaf [0-9]* of tree 2 slot 3 key (32948224 169 0): extent item whose inline back references are neither a data extent's nor a tree block's: item removed" \
+# an extent item whose inline ref has no known type (Debian repairs it): the
+# one tree block ref type whose offset fits (a tree, not a parent block)
+mended "^Mending leaf [0-9]* of tree 2 slot 3 key (32948224 169 0): inline back reference type 175 at offset 24, the one type of a tree block's under which its refs fill the item: set to 176" \
 	"$bulk" 1 "corrupt leaf: root=2 block=[0-9]* slot=3, key (32948224 169 0) unknown inline ref type 175 at offset 24" \
 	field 2 32948224,169,0 extent_inline_ref.type@24 -1
 # extent flags all ones on a block of the chunk tree: the tree block bit kept, the

@@ -71,8 +71,7 @@ for tree in 2 1; do
 done
 
 src=$(corpus_case quota)/dev1.img
-mkdir -p "$T/qorig"
-run_check /usr/bin/btrfs restore "$src" "$T/qorig" > /dev/null 2>&1
+restored_files "$src" "$T/qorig"
 key=$("$CB" "$src" list | awk '$1 == 9 { k = $2 } END { print k }')
 [ -n "$key" ] || _fail "no uuid tree item"
 cp --sparse=always "$src" "$T/img"

@@ -64,8 +64,7 @@ found_repaired "$T/img" "no root item for the csum tree" "is tree 7's (its owner
 echo "ok: a root item's key objectid set from its root block's owner"
 
 src=$(corpus_case default-rich)/dev1.img
-mkdir -p "$T/orig"
-run_check /usr/bin/btrfs restore "$src" "$T/orig" > /dev/null 2>&1
+restored_files "$src" "$T/orig"
 damaged_repaired "$src" "$T/orig" "back reference .* root 256" \
 	"key type 132 was 131: the one type that keeps the keys in order and passes the tree-checker with the item's size" \
 	field 1 256,132,0 disk_key.type 131
@@ -124,8 +123,7 @@ echo "ok: a device item's key offset mended to its devid"
 # two readings (this item's objectid the neighbours', or the next item's
 # this one's), the one whose items then belong to an inode the leaf has
 bsrc=$(corpus_case nodesize4k-bulk)/dev1.img
-mkdir -p "$T/orig-bulk"
-run_check /usr/bin/btrfs restore "$bsrc" "$T/orig-bulk" > /dev/null 2>&1
+restored_files "$bsrc" "$T/orig-bulk"
 last=$("$CB" "$bsrc" list | awk '$1 == 5 { k[++n] = $2 } END { print k[n - 1] }')
 [ -n "$last" ] || _fail "no last leaf items in tree 5"
 damaged_repaired "$bsrc" "$T/orig-bulk" "bad key order" \

@@ -64,8 +64,7 @@ echo "ok: a device item's total_bytes beyond the device set to the superblock co
 
 # a kernel-made filesystem: its files as Debian's restore reads them before
 src=$(corpus_case default-rich)/dev1.img
-mkdir -p "$T/orig"
-run_check /usr/bin/btrfs restore "$src" "$T/orig" > /dev/null 2>&1
+restored_files "$src" "$T/orig"
 extent_key=$("$CB" "$src" list | awk '$1 == 2 { print $2; exit }')
 cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" header 2 "$extent_key" generation -1 > /dev/null
@@ -87,8 +86,7 @@ done
 # a QGROUP_INFO item deleted while its QGROUP_LIMIT (and relations) name it:
 # added with the numbers pass 8 counts (quota: 0/5, and 0/256 in 1/100)
 qsrc=$(corpus_case quota)/dev1.img
-mkdir -p "$T/orig-quota"
-run_check /usr/bin/btrfs restore "$qsrc" "$T/orig-quota" > /dev/null 2>&1
+restored_files "$qsrc" "$T/orig-quota"
 for id in 5 256; do
 	damaged_repaired "$qsrc" "$T/orig-quota" "the QGROUP_LIMIT item of qgroup 0/$id in leaf [0-9]* has no QGROUP_INFO item beside it" \
 		"Repair qgroup 0/$id: info item added, referenced [0-9]* exclusive [0-9]*" delete 8 "0,242,$id"
@@ -159,10 +157,11 @@ for n in +1 65535; do
 	echo "ok: a leaf's nritems $n mended"
 done
 
-# a data extent's inline back reference type of neither kind: the item is
+# a data extent's inline back reference read as a shorter data type (the
+# bytes after it then no ref; no one type fills the item): the item is
 # removed and rebuilt from the file extents; its checksums (inside the
 # extent, not at its start) count as covered by the rebuilt item
-mended_field 2 "13631488,168,1048576 extent_inline_ref.type@24 -1" \
+mended_field 2 "13631488,168,1048576 extent_inline_ref.type@24 184" \
 	"extent item whose inline back references are neither a data extent's nor a tree block's: item removed"
 
 # a root item's level no tree has: its root block's

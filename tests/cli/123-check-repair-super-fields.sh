@@ -22,10 +22,9 @@ check_prereq progs corpus
 need_corrupt_block
 
 src=$(corpus_case default-rich)/dev1.img
-mkdir -p "$T/orig" "$T/orig-nodesize4k-bulk"
-run_check /usr/bin/btrfs restore "$src" "$T/orig" > /dev/null 2>&1
+restored_files "$src" "$T/orig"
 ln -s orig "$T/orig-default-rich"
-run_check /usr/bin/btrfs restore "$(corpus_case nodesize4k-bulk)/dev1.img" "$T/orig-nodesize4k-bulk" > /dev/null 2>&1
+restored_files "$(corpus_case nodesize4k-bulk)/dev1.img" "$T/orig-nodesize4k-bulk"
 for edit in "sectorsize 4294967295" "nodesize 0" "__unused_leafsize 16385" "stripesize 7" \
 	    "log_root_level 255" "chunk_root +1" "chunk_root_level 255" "root 0" "root_level 9" \
 	    "sys_chunk_array_size 0" "num_devices 0" "total_bytes 0" "bytes_used 0" \
@@ -55,7 +54,7 @@ echo "ok: compat_ro bits of existing trees set again"
 # default-rich has both: a random word with many unknown bits takes 0xb
 for c in "legacy-features 18446744073709551615 4" "default-rich 12345678901234 11"; do
 	read -r fs word now <<< "$c"
-	[ -d "$T/orig-$fs" ] || { mkdir -p "$T/orig-$fs"; run_check /usr/bin/btrfs restore "$(corpus_case "$fs")/dev1.img" "$T/orig-$fs" > /dev/null 2>&1; }
+	[ -d "$T/orig-$fs" ] || restored_files "$(corpus_case "$fs")/dev1.img" "$T/orig-$fs"
 	damaged_repaired "$(corpus_case "$fs")/dev1.img" "$T/orig-$fs" \
 		"superblock: compat_ro_flags $word is wrong (unknown bits, and its tree bits are not the trees there are): $now" \
 		"Reset super compat_ro_flags from $word to $now" super compat_ro_flags "$word"

@@ -22,8 +22,7 @@ check_prereq progs corpus
 need_corrupt_block
 
 single=$(corpus_case default-rich)/dev1.img
-mkdir -p "$T/orig"
-run_check /usr/bin/btrfs restore "$single" "$T/orig" > /dev/null 2>&1
+restored_files "$single" "$T/orig"
 # default-rich: data 13631488 (8M single), system 22020096, metadata
 # 30408704 (32M DUP), data 63963136 (32M single, the last chunk)
 for c in "13631488 0" "63963136 +1" "13631488 33554432" "30408704 18446744073709551615"; do
@@ -65,8 +64,7 @@ echo "ok: tree blocks in a block group of another kind moved"
 
 # RAID1 over two devices: data 63963136 (64M) and 131072000 (48M, the last)
 dir=$(corpus_case raid1-raid1)
-mkdir -p "$T/orig-raid1"
-run_check /usr/bin/btrfs restore "$dir/dev1.img" "$T/orig-raid1" > /dev/null 2>&1
+restored_files "$dir/dev1.img" "$T/orig-raid1"
 raid1() { # FOUND FIXED CORRUPT-BLOCK-ARGS...
 	local found=$1 fixed=$2
 	shift 2

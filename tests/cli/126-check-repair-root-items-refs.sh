@@ -17,8 +17,7 @@ check_prereq progs corpus
 need_corrupt_block
 
 src=$(corpus_case default-rich)/dev1.img
-mkdir -p "$T/orig"
-run_check /usr/bin/btrfs restore "$src" "$T/orig" > /dev/null 2>&1
+restored_files "$src" "$T/orig"
 
 for tree in 2 7 256; do
 	damaged_repaired "$src" "$T/orig" "parent transid verify failed" \
@@ -56,8 +55,7 @@ done
 # at a leaf's first slot (its parent names the leaf by that key: the item is
 # mended, not removed)
 bulk=$(corpus_case nodesize4k-bulk)/dev1.img
-mkdir -p "$T/orig-bulk"
-run_check /usr/bin/btrfs restore "$bulk" "$T/orig-bulk" > /dev/null 2>&1
+restored_files "$bulk" "$T/orig-bulk"
 first=$("$CB" "$bulk" list | awk '$1 == 2 && $5 != prev { prev = $5; if ($2 ~ /,168,/ && ++n == 3) { print $2; exit } }')
 [ -n "$first" ] || _fail "no data extent at a leaf's first slot"
 damaged_repaired "$bulk" "$T/orig-bulk" "corrupt leaf" "inline back reference type 177 at offset 24, .* set to 178" \

@@ -212,6 +212,13 @@ damaged_repaired() {
 	found_repaired "$T/img" "$found" "$fixed" "$orig" "$*"
 }
 
+# restored_files IMAGE DIR: the files of IMAGE as Debian's restore reads them, into DIR
+# (the originals a repaired copy must read back unchanged).
+restored_files() {
+	mkdir -p "$2"
+	run_check /usr/bin/btrfs restore "$1" "$2" > /dev/null 2>&1
+}
+
 # need_corrupt_block: $CB, the corruption tool (tests/tools/corrupt-block).
 need_corrupt_block() {
 	CB=$TOOL_DIR/corrupt-block
