@@ -12,7 +12,9 @@
 
 static const struct read_policy quiet = { .quiet = true };
 
-bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct btrfs_root_item *ri)
+/* Does the item's root block read under policy as its tree's root (owner, level, generation)? */
+static bool root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct btrfs_root_item *ri,
+			     const struct read_policy *policy)
 {
 	struct btrfs_tree_ref ref;
 	struct tree_check tc;
@@ -23,28 +25,23 @@ bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct
 		return false;
 	/* what pass 2 asks of it (check/roots.c), and the owner the kernel asks of any root */
 	tc = (struct tree_check){ .owner = objectid, .level = ref.level, .transid = ref.generation };
-	if (btrfs_read_tree_block_policy(fs, ref.bytenr, &tc, &quiet, &eb) < 0)
+	if (btrfs_read_tree_block_policy(fs, ref.bytenr, &tc, policy, &eb) < 0)
 		return false;
 	free_extent_buffer(eb);
 	return true;
+}
+
+bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct btrfs_root_item *ri)
+{
+	return root_block_reads(fs, objectid, ri, &quiet);
 }
 
 /* Is the item's root block its tree's but for its content (the tree-checker)? */
 static bool root_block_content_only(struct btrfs_fs_info *fs, u64 objectid, const struct btrfs_root_item *ri)
 {
 	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER, .quiet = true };
-	struct btrfs_tree_ref ref;
-	struct tree_check tc;
-	struct extent_buffer *eb;
 
-	btrfs_tree_ref_from_root_item(&ref, objectid, ri);
-	if (ref.level >= BTRFS_MAX_LEVEL)
-		return false;
-	tc = (struct tree_check){ .owner = objectid, .level = ref.level, .transid = ref.generation };
-	if (btrfs_read_tree_block_policy(fs, ref.bytenr, &tc, &header_only, &eb) < 0)
-		return false;
-	free_extent_buffer(eb);
-	return true;
+	return root_block_reads(fs, objectid, ri, &header_only);
 }
 
 bool check_root_item_mendable(u64 objectid)
