@@ -160,9 +160,11 @@ static void check_sys_chunk_item(struct check_ctx *ctx, const struct btrfs_chunk
 	btrfs_init_path(&path);
 	ret = btrfs_search_key(ctx->fs, &ctx->fs->chunk_root, &key, BTRFS_SEARCH_EXACT, &path, NULL);
 	btrfs_release_path(&path);
-	if (ret == 1)
+	if (ret == 1) {
 		check_error(ctx, "chunk tree: no chunk item (256 CHUNK_ITEM %llu) for the system chunk [%llu %llu] of the superblock's sys_chunk_array",
 			    ch->logical, ch->logical, ch->length);
+		check_queue_chunk_item_from_copy(ctx, ch);
+	}
 }
 
 /*
@@ -1407,6 +1409,8 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	u64 total = 0;
 	size_t i;
 	int s;
+	bool dev_item_queued = false;
+	size_t dev_items_added = 0;
 
 	for (i = 0; i < st->dev_nr; i++)
 		st->dev[i].sum = st->dev[i].orphan = st->dev[i].missing = st->dev[i].end = 0;
@@ -1423,6 +1427,13 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 		if (!dev) {
 			check_error(ctx, "dev extent devid %llu physical offset %llu len %llu: no device item with devid %llu",
 				    d->devid, d->physical, d->len, d->devid);
+			/* the first of the device's extents (sorted by devid) queues the item, the rest share it */
+			if (!i || st->dext[i - 1].devid != d->devid) {
+				dev_item_queued = check_dev_item_from_super(ctx, st, d->devid);
+				dev_items_added += dev_item_queued;
+			} else if (dev_item_queued) {
+				check_fixable(ctx, NULL, NULL, 0);
+			}
 		} else {
 			dev->sum += d->len;
 			dev->end = max_t(u64, dev->end, d->physical + d->len);
@@ -1510,7 +1521,10 @@ static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 	if (btrfs_super_num_devices(sb) != st->dev_nr) {
 		check_error(ctx, "super num devices mismatch, have %llu expect %zu",
 			    btrfs_super_num_devices(sb), st->dev_nr);
-		check_queue_super_num_devices(ctx, st->dev_nr);
+		if (btrfs_super_num_devices(sb) == st->dev_nr + dev_items_added)
+			check_fixable(ctx, NULL, NULL, 0);   /* the device items added make it so */
+		else
+			check_queue_super_num_devices(ctx, st->dev_nr + dev_items_added);
 	}
 	if (btrfs_super_total_bytes(sb) < total) {
 		check_error(ctx, "super total bytes %llu smaller than real device(s) size %llu",

@@ -233,6 +233,8 @@ void check_bg_kinds(struct check_ctx *ctx, struct ext_state *st);
 void check_chunk_item_from_map(struct btrfs_chunk *c, const struct btrfs_chunk_map *map);
 /* --repair: the system chunk item at logical set from the sys_chunk_array copy (check/repair-chunks.c). */
 void check_queue_chunk_from_copy(struct check_ctx *ctx, u64 logical);
+/* --repair: the missing item of system chunk ch (the sys_chunk_array's) inserted from it. */
+void check_queue_chunk_item_from_copy(struct check_ctx *ctx, const struct btrfs_chunk_map *ch);
 /*
  * A chunk whose type and block group flags differ (just reported): with
  * --repair the chunk takes the flags when they name what it holds and its
@@ -276,6 +278,13 @@ bool check_stripe_fixed(const struct ext_state *st, u64 logical, int stripe);
 const struct check_devext *check_find_dev_extent(const struct ext_state *st, u64 devid, u64 physical);
 /* Each device's superblock copy of its device item against the chunk tree's (warnings). */
 void check_super_dev_items(struct check_ctx *ctx, const struct ext_state *st);
+/*
+ * Dev extents of devid without a device item in the chunk tree: with
+ * --repair, the item is inserted from the device's superblock copy of it
+ * (check/super-dev-items.c), bytes_used the sum of its dev extents.  true
+ * when queued.
+ */
+bool check_dev_item_from_super(struct check_ctx *ctx, const struct ext_state *st, u64 devid);
 /*
  * A device item's total_bytes beyond the device: an error; --repair sets it
  * (and d->total_bytes, which the superblock's total then counts) to what

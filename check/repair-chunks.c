@@ -281,9 +281,22 @@ static int fix_chunk_rebuild(struct check_ctx *ctx, struct btrfs_trans *t, void 
 		error("repair: chunk item (256 CHUNK_ITEM %llu): %s", r->logical, strerror(-ret));
 		return ret;
 	}
-	printf("Chunk %llu: item added, made of its block group and its %u dev extents\n", r->logical,
+	printf("Chunk %llu: item added, num_stripes %u\n", r->logical,
 	       btrfs_chunk_num_stripes((const struct btrfs_chunk *)r->item));
 	return 0;
+}
+
+void check_queue_chunk_item_from_copy(struct check_ctx *ctx, const struct btrfs_chunk_map *ch)
+{
+	struct chunk_rebuild r = { .logical = ch->logical };
+	struct btrfs_chunk *c = (struct btrfs_chunk *)r.item;
+
+	if (!check_repairing(ctx) || ch->num_stripes > MIRRORED_STRIPES_MAX)
+		return;
+	r.size = (u32)btrfs_chunk_item_size(ch->num_stripes);
+	btrfs_chunk_item_init(c, ch->length, ch->type, ctx->fs->geo.sectorsize, ch->num_stripes, ch->sub_stripes);
+	check_chunk_item_from_map(c, ch);
+	check_fixable(ctx, fix_chunk_rebuild, &r, sizeof(r));
 }
 
 bool check_chunk_from_dev_extents(struct check_ctx *ctx, struct ext_state *st, const struct check_bg *bg)

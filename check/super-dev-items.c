@@ -19,6 +19,7 @@
 #include "lib/read/disk-io.h"
 #include "lib/format/messages.h"
 #include "lib/read/super.h"
+#include "lib/engine/transaction.h"
 
 /* dev's superblock: the copy check opened if it is dev's, else dev's primary copy. */
 static int device_super(struct check_ctx *ctx, const struct btrfs_device *dev,
@@ -106,4 +107,53 @@ void check_device_size(struct check_ctx *ctx, const struct ext_state *st, struct
 		return;
 	check_queue_dev_total(ctx, d->devid, fix);
 	d->total_bytes = fix;
+}
+
+/* A device item made from a device's superblock copy (check_dev_item_from_super()). */
+struct dev_item_fix {
+	struct btrfs_dev_item item;
+};
+
+static int fix_dev_item(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
+{
+	const struct dev_item_fix *f = arg;
+	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, btrfs_device_id(&f->item) };
+	struct btrfs_wroot *chunk_root;
+	int ret;
+
+	(void)ctx;
+	ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &chunk_root);
+	if (ret == 0)
+		ret = btrfs_insert_item(t, chunk_root, &key, &f->item, sizeof(f->item));
+	if (ret < 0) {
+		error("repair: device item (1 DEV_ITEM %llu): %s", (unsigned long long)key.offset, strerror(-ret));
+		return ret;
+	}
+	printf("Device item %llu added from its superblock's copy, bytes_used %llu\n", (unsigned long long)key.offset,
+	       (unsigned long long)btrfs_device_bytes_used(&f->item));
+	return 0;
+}
+
+bool check_dev_item_from_super(struct check_ctx *ctx, const struct ext_state *st, u64 devid)
+{
+	const struct btrfs_device *dev = btrfs_find_device(&ctx->fs->devices, devid, NULL);
+	struct btrfs_super_block *sb;
+	struct dev_item_fix f;
+	u64 used = 0;
+	bool ok;
+
+	if (!check_repairing(ctx) || !dev || !(sb = malloc(sizeof(*sb))))
+		return false;
+	ok = device_super(ctx, dev, sb) == 0 && !memcmp(sb->dev_item.uuid, dev->uuid, BTRFS_UUID_SIZE);
+	if (ok)
+		f.item = sb->dev_item;
+	free(sb);
+	if (!ok)
+		return false;
+	for (size_t i = 0; i < st->dext_nr; i++)
+		if (st->dext[i].devid == devid)
+			used += st->dext[i].len;
+	btrfs_set_device_bytes_used(&f.item, used);
+	check_fixable(ctx, fix_dev_item, &f, sizeof(f));
+	return true;
 }

@@ -9,7 +9,8 @@
 # - a valid length that differs from the block group's, whose dev extents all
 #   say the block group's: the block group's;
 # - a deleted chunk item of a data block group: made again of the block group
-#   and its dev extents;
+#   and its dev extents; of a system chunk: from the sys_chunk_array; a
+#   deleted device item: from the device's superblock copy;
 # - block group flags of another kind than the chunk (no block allocated
 #   there meanwhile), and tree blocks in a block group of another kind
 #   (copied on write where they belong).
@@ -39,8 +40,14 @@ for value in 67108864 4194304; do
 	echo "ok: chunk length $value set to its block group's"
 done
 damaged_repaired "$single" "$T/orig" "block group \[63963136 33554432\] has no chunk; its 1 dev extents make one" \
-	"Chunk 63963136: item added, made of its block group and its 1 dev extents" delete 3 256,228,63963136
+	"Chunk 63963136: item added, num_stripes 1" delete 3 256,228,63963136
 echo "ok: a deleted data chunk item made again"
+damaged_repaired "$single" "$T/orig" "no chunk item (256 CHUNK_ITEM 22020096) for the system chunk \[22020096 8388608\] of the superblock's sys_chunk_array" \
+	"Chunk 22020096: item added, num_stripes 2" delete 3 256,228,22020096
+echo "ok: a deleted system chunk item inserted from the sys_chunk_array"
+damaged_repaired "$single" "$T/orig" "no device item with devid 1" \
+	"Device item 1 added from its superblock's copy, bytes_used [0-9]*" delete 3 1,216,1
+echo "ok: a deleted device item inserted from the superblock's copy"
 cp --sparse=always "$single" "$T/img"
 run_check "$CB" "$T/img" delete 3 256,228,30408704 > /dev/null
 refused_unchanged "$T/img" "is not in any chunk"
@@ -88,5 +95,6 @@ raid1 "holds chunks that overlap" "chunk length 134217728, .* set to 67108864" f
 raid1 "its block group and its 2 dev extents say 50331648" "Chunk 131072000: length 100663296 reset to 50331648" \
 	field 3 256,228,131072000 chunk.length 100663296
 raid1 "block group \[63963136 67108864\] has no chunk; its 2 dev extents make one" \
-	"Chunk 63963136: item added, made of its block group and its 2 dev extents" delete 3 256,228,63963136
+	"Chunk 63963136: item added, num_stripes 2" delete 3 256,228,63963136
+raid1 "no device item with devid 2" "Device item 2 added from its superblock's copy" delete 3 1,216,2
 echo "all chunk item cases done"
