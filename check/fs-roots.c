@@ -345,11 +345,12 @@ static const struct fs_root_gap *len_fix(const struct fs_root_cursor *c, s64 dif
 
 /*
  * The num_bytes of a regular or preallocated extent at start whose own is
- * 0: it reaches where the next extent starts, else to the size rounded up;
+ * 0 or reaches past its data: it reaches where the next extent starts, else
+ * to the size rounded up;
  * an extent of data not past its data (ram_bytes less offset: with NO_HOLES
  * a hole may follow, without, nothing is told).  0 when not told.
  */
-static u64 zero_len_told(struct fs_root_tree *t, const struct btrfs_file_extent_item *fi, u64 start)
+static u64 num_bytes_told(struct fs_root_tree *t, const struct btrfs_file_extent_item *fi, u64 start)
 {
 	const struct fs_root_cursor *c = &t->cur;
 	struct btrfs_key want = { c->ino, BTRFS_EXTENT_DATA_KEY, start + 1 }, k;
@@ -972,7 +973,7 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 				  start, len, t->sectorsize);
 			/* num_bytes 0 (the tree-checker lets it through): from the file's layout */
 			if (!len && IS_ALIGNED(start, (u64)t->sectorsize)) {
-				u64 want = zero_len_told(t, fi, start);
+				u64 want = num_bytes_told(t, fi, start);
 
 				if (want) {
 					struct repair_file_extent f = {
@@ -990,10 +991,6 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 		if (comp && (c->flags & BTRFS_INODE_NODATASUM))
 			INODE_ERR(t, ino, "compressed file extent at %llu in a NODATASUM inode (bad file extent)",
 				  start);
-		if (disk && type == BTRFS_FILE_EXTENT_REG)
-			check_extent_csums(t, fi, start, len);
-		if (disk)
-			check_odd_csums(t, fi, start, len);
 		if (disk) {
 			if (btrfs_file_extent_offset(fi) + len > btrfs_file_extent_ram_bytes(fi)) {
 				u64 stored = btrfs_file_extent_disk_num_bytes(fi);
@@ -1008,8 +1005,25 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 						.field = REPAIR_FILE_EXTENT_RAM_BYTES, .value = stored };
 
 					check_fixable(t->ctx, repair_set_file_extent_field, &f, sizeof(f));
+				} else {
+					/* else num_bytes is what reaches past the data: from the file's layout */
+					u64 want = num_bytes_told(t, fi, start);
+					struct repair_file_extent f = {
+						.root = t->root, .ino = ino, .offset = start,
+						.field = REPAIR_FILE_EXTENT_NUM_BYTES, .value = want };
+
+					if (want && want < len) {
+						check_fixable(t->ctx, repair_set_file_extent_field, &f, sizeof(f));
+						len = want;
+					}
 				}
 			}
+		}
+		/* (with the num_bytes the fix above sets) */
+		if (disk && type == BTRFS_FILE_EXTENT_REG)
+			check_extent_csums(t, fi, start, len);
+		if (disk) {
+			check_odd_csums(t, fi, start, len);
 			c->found_nbytes += len;
 		}
 	} else {

@@ -1174,7 +1174,8 @@ static u64 file_extent_end_told(struct mend *m, const struct btrfs_key *key)
 }
 
 /*
- * An unaligned num_bytes of a regular or preallocated extent: the extent
+ * An unaligned num_bytes of a regular or preallocated extent, or one past
+ * its data and over the next extent: the extent
  * reaches where the file's layout says the next one starts.  An extent of
  * data cannot reach past its data (ram_bytes less offset): with NO_HOLES it
  * then ends there (a hole follows), without NO_HOLES nothing is told.
@@ -1182,11 +1183,20 @@ static u64 file_extent_end_told(struct mend *m, const struct btrfs_key *key)
 static void mend_num_bytes(struct mend *m, int slot, struct btrfs_file_extent_item *fi)
 {
 	u64 num = btrfs_file_extent_num_bytes(fi), avail, end, want;
-	struct btrfs_key key;
+	struct btrfs_key key, next;
+	bool past, overlap = false;
 
-	if (IS_ALIGNED(num, m->fs->geo.sectorsize))
-		return;
 	btrfs_item_key_to_cpu(m->eb, &key, slot);
+	/* past its data, or over the next extent of the file (the tree-checker's rule) */
+	past = btrfs_file_extent_disk_bytenr(fi) &&
+	       btrfs_file_extent_offset(fi) + num > btrfs_file_extent_ram_bytes(fi);
+	if ((u32)slot + 1 < btrfs_eb_nritems(m->eb)) {
+		btrfs_item_key_to_cpu(m->eb, &next, slot + 1);
+		overlap = next.objectid == key.objectid && next.type == BTRFS_EXTENT_DATA_KEY &&
+			  key.offset + num > next.offset;
+	}
+	if (IS_ALIGNED(num, m->fs->geo.sectorsize) && !(past && overlap))
+		return;
 	end = file_extent_end_told(m, &key);
 	if (end <= key.offset)
 		return;

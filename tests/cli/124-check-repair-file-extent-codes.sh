@@ -11,7 +11,7 @@
 #   regular extent's, so inline;
 # - encryption and other_encoding: no kernel writes one, so 0 (other_encoding
 #   of a regular extent passes the tree-checker: the fs roots pass fixes it);
-# - an unaligned num_bytes, or 0 (the fs roots pass): where the next extent
+# - an unaligned num_bytes, 0, or past the data (the fs roots pass): where the next extent
 #   starts, within its data;
 # - ram_bytes 0 (aligned): an uncompressed extent's data is as long as stored;
 # - a generation beyond the superblock's (+1, the committing transaction, is
@@ -72,6 +72,16 @@ repaired "$img" "$key" num_bytes +1 "invalid num_bytes for file extent" \
 	"regular extent num_bytes +1"
 repaired "$img" "$key" num_bytes 0 "file extent at [0-9]* length 0 not aligned to sectorsize" \
 	"file extent at [0-9]* num_bytes 0 set to [1-9][0-9]*" "regular extent num_bytes 0"
+# num_bytes aligned but past the data (the kernel's read would run off it):
+# from the file's layout; a compressed extent too (its ram_bytes is the data)
+# (over the next extent of the file in the leaf: the leaf mend's)
+repaired "$img" "$key" num_bytes +1048576 "goes beyond start offset" \
+	"file extent num_bytes [0-9]*, the file's layout tells [0-9]* (the next extent or the size): set to it" \
+	"regular extent num_bytes past its data"
+ckey=$(extents_of "$img" text2 | awk '$2 == 53 { print $1; exit }')
+# (the file's only extent, compressed: the fs roots pass's)
+repaired "$img" "$ckey" num_bytes +1048576 "beyond ram_bytes" \
+	"file extent at 0 num_bytes [0-9]* set to [1-9][0-9]*" "compressed extent num_bytes past its data"
 repaired "$img" "$key" generation +100 "file extent at [0-9]*: generation [0-9]* beyond the superblock's [0-9]* + 1" \
 	"file extent at [0-9]* generation [0-9]* set to [0-9]*" "regular extent generation +100"
 repaired "$img" "$key" ram_bytes 0 "beyond ram_bytes 0" \
