@@ -1253,6 +1253,17 @@ static u8 root_level_from_header(struct btrfs_fs_info *fs, u64 bytenr)
  * wrong key is not corruption), then the superblock's keyed checksum that
  * btrfs_super_validate() could not verify without the key.
  */
+static int setup_csum(struct btrfs_fs_info *fs, const struct btrfs_open_args *args);
+
+/* The superblock copy in memory, the geometry and the checksum state take type. */
+static int setup_csum_type(struct btrfs_fs_info *fs, const struct btrfs_open_args *args, u16 type)
+{
+	btrfs_set_super_csum_type(fs->super, type);
+	fs->geo.csum_type = type;
+	fs->geo.csum_size = btrfs_csum_type_size(type);
+	return setup_csum(fs, args);
+}
+
 static int setup_csum(struct btrfs_fs_info *fs, const struct btrfs_open_args *args)
 {
 	u16 type = fs->geo.csum_type;
@@ -1287,6 +1298,51 @@ static int setup_csum(struct btrfs_fs_info *fs, const struct btrfs_open_args *ar
 		return ret == BTRFS_CSUM_ALTERED ? -EBADMSG : -EUCLEAN;
 	}
 	return 0;
+}
+
+/*
+ * check: a checksum type under which the chunk root's checksum (its copies
+ * in turn) is wrong, while exactly one other plain type makes it right: the
+ * superblock's csum_type is that one, in memory, said as a mend.  The block
+ * must name its own address too; a checksum of another type does not match
+ * by chance.
+ */
+static void mend_csum_type(struct btrfs_fs_info *fs, const struct btrfs_open_args *args)
+{
+	u64 at = fs->chunk_root.bytenr;
+	u16 was = fs->geo.csum_type, told = 0;
+	int fits = 0, mirrors = btrfs_num_mirrors(fs, at);
+
+	if (btrfs_csum_type_keyed(was) || fs->super_mends_nr >= BTRFS_SUPER_MENDS_MAX)
+		return;
+	for (u16 type = 0; type < 16; type++) {
+		bool good = false;
+
+		if (!btrfs_csum_type_valid(type) || btrfs_csum_type_keyed(type))
+			continue;
+		for (int mirror = 1; mirror <= mirrors && !good; mirror++) {
+			struct extent_buffer *eb = NULL;
+			u8 sum[BTRFS_CSUM_SIZE];
+
+			good = btrfs_read_tree_block_mirror(fs, at, mirror, &eb) == 0 && eb &&
+			       btrfs_header_bytenr(btrfs_header(eb)) == at &&
+			       btrfs_csum_data(type, eb->data + BTRFS_CSUM_SIZE, eb->len - BTRFS_CSUM_SIZE, sum) == 0 &&
+			       !memcmp(sum, btrfs_header(eb)->csum, btrfs_csum_type_size(type));
+			free_extent_buffer(eb);
+		}
+		if (!good)
+			continue;
+		if (type == was)
+			return;
+		told = type;
+		fits++;
+	}
+	if (fits != 1 || setup_csum_type(fs, args, told) < 0)
+		return;
+	fs->super_mends[fs->super_mends_nr++] = (struct btrfs_super_mend){
+		"csum_type", was, told, "the chunk root's checksum is of that type" };
+	warning("superblock: csum_type %u taken as %u (%s: the chunk root's checksum is of that type), in memory",
+		was, told, btrfs_csum_type_name(told));
 }
 
 int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out)
@@ -1371,6 +1427,8 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 
 	if (args->use_backup_root)
 		use_backup_root(fs);
+	if (args->trust_backup_generations)
+		mend_csum_type(fs, args);
 	/* A root block named by the user: level and generation from its header. */
 	if (args->chunk_root_bytenr) {
 		fs->chunk_root.bytenr = args->chunk_root_bytenr;

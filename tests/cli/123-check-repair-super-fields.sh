@@ -16,7 +16,8 @@
 # bits cleared while their trees exist are set again, SIMPLE_QUOTA without a
 # quota tree and ZONED with block groups that are not whole zones cleared,
 # NO_HOLES and SKINNY_METADATA set when the content needs them; a compat_ro
-# word that is garbage takes its tree bits from the trees there are.
+# word that is garbage takes its tree bits from the trees there are; a
+# csum_type the chunk root's checksum contradicts takes the one it agrees with.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -66,6 +67,18 @@ cp --sparse=always "$src" "$T/img"
 run_check "$CB" "$T/img" super compat_ro_flags $((0xb | 0x30)) > /dev/null
 refused_unchanged "$T/img" "unknown compat_ro features 0x30"
 echo "ok: a few unknown compat_ro bits beside true tree bits kept, repair refused"
+
+# csum_type another valid type (the superblock's own checksum made with it):
+# the one plain type under which the chunk root's checksum is right; an
+# xxhash64 filesystem too
+damaged_repaired "$src" "$T/orig" "superblock: csum_type 3 is wrong (the chunk root's checksum is of that type): 0" \
+	"Reset super csum_type from 3 to 0" super csum_type 3
+echo "ok: csum_type 3 of a crc32c filesystem mended"
+xx=$(corpus_case csum-xxhash)/dev1.img
+restored_files "$xx" "$T/orig-xxhash"
+damaged_repaired "$xx" "$T/orig-xxhash" "superblock: csum_type 0 is wrong (the chunk root's checksum is of that type): 1" \
+	"Reset super csum_type from 0 to 1" super csum_type 0
+echo "ok: csum_type 0 of an xxhash64 filesystem mended"
 
 # SIMPLE_QUOTA in the incompat flags with no quota tree: the bit cleared
 inc=$("$BTRFS" inspect-internal dump-super "$src" | awk '/^incompat_flags/ { print $2 }')
