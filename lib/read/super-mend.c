@@ -43,6 +43,22 @@ u32 btrfs_super_sys_array_used(const struct btrfs_super_block *sb, u32 *sector_s
 	return cur;
 }
 
+u32 btrfs_super_sys_array_cut(const struct btrfs_super_block *sb)
+{
+	const u8 *p = sb->sys_chunk_array;
+	u32 cur = 0, size = btrfs_super_sys_array_size(sb), used = btrfs_super_sys_array_used(sb, NULL);
+
+	while (cur < used) {
+		const struct btrfs_chunk *c = (const void *)(p + cur + sizeof(struct btrfs_disk_key));
+		u32 end = cur + (u32)(sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(btrfs_chunk_num_stripes(c)));
+
+		if (size > cur && size < end)
+			return end;
+		cur = end;
+	}
+	return 0;
+}
+
 bool btrfs_super_sys_array_tail(const struct btrfs_super_block *sb)
 {
 	u32 used = btrfs_super_sys_array_used(sb, NULL), size = btrfs_super_sys_array_size(sb);
@@ -118,6 +134,11 @@ int btrfs_super_mend(struct btrfs_super_block *sb, struct btrfs_super_mend *out,
 		note(&m, "sys_chunk_array_size", btrfs_super_sys_array_size(sb), used,
 		     "the system chunks the array holds");
 		btrfs_set_super_sys_array_size(sb, used);
+	} else if (btrfs_super_sys_array_cut(sb)) {
+		/* (stale chunks past it, which a removal leaves, stay out) */
+		note(&m, "sys_chunk_array_size", btrfs_super_sys_array_size(sb), btrfs_super_sys_array_cut(sb),
+		     "the end of the system chunk it cuts into");
+		btrfs_set_super_sys_array_size(sb, btrfs_super_sys_array_cut(sb));
 	}
 	if (!b)
 		return m.nr;

@@ -218,6 +218,9 @@ static int super_validate(const struct btrfs_super_block *sb, u64 bytenr, u64 ma
 	if (btrfs_super_sys_array_tail(sb))
 		SB_BAD("superblock at %llu: sys_array_size %u counts %u bytes past its last chunk, too few for another",
 		       at, sys_size, sys_size - btrfs_super_sys_array_used(sb, NULL));
+	if (btrfs_super_sys_array_cut(sb))
+		SB_BAD("superblock at %llu: sys_array_size %u ends inside the system chunk that ends at %u",
+		       at, sys_size, btrfs_super_sys_array_cut(sb));
 	if (memcmp(sb->dev_item.fsid, btrfs_super_metadata_fsid(sb), BTRFS_FSID_SIZE))
 		SB_BAD("superblock at %llu: dev_item fsid does not match the %s", at,
 		       btrfs_super_has_metadata_uuid(sb) ? "metadata_uuid" : "fsid");

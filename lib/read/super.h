@@ -91,6 +91,11 @@ u32 btrfs_super_sys_array_used(const struct btrfs_super_block *sb, u32 *sector_s
  * few to hold another (key, chunk) pair?  No reader can parse them.
  */
 bool btrfs_super_sys_array_tail(const struct btrfs_super_block *sb);
+/*
+ * Where the chunk of the array that sys_array_size ends inside of ends (the
+ * size cuts a whole chunk the array holds), 0 when it ends at a chunk's end.
+ */
+u32 btrfs_super_sys_array_cut(const struct btrfs_super_block *sb);
 
 /*
  * check: a superblock copy whose checksum is good (written whole) but

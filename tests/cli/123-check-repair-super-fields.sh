@@ -29,7 +29,7 @@ restored_files "$(corpus_case nodesize4k-bulk)/dev1.img" "$T/orig-nodesize4k-bul
 for edit in "sectorsize 4294967295" "nodesize 0" "__unused_leafsize 16385" "stripesize 7" \
 	    "log_root_level 255" "chunk_root +1" "chunk_root_level 255" "root 0" "root_level 9" \
 	    "sys_chunk_array_size 0" "num_devices 0" "total_bytes 0" "bytes_used 0" \
-	    "flags 18446744073709551615" "log_root 12345" "sys_chunk_array_size +1" \
+	    "flags 18446744073709551615" "log_root 12345" "sys_chunk_array_size +1" "sys_chunk_array_size -1" \
 	    "root_level +1" "chunk_root_level +1"; do
 	field=${edit%% *}
 	field=${field#__unused_}
