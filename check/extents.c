@@ -1114,6 +1114,8 @@ static int cmp_owner(const void *a, const void *b)
 	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
 }
 
+static const struct check_root *find_root(const struct ext_state *st, u64 id);
+
 /*
  * A tree block's header owner against its back references: when they are
  * by root (its extent item is not FULL_BACKREF), one of them names the
@@ -1156,8 +1158,18 @@ static void check_block_owners(struct check_ctx *ctx, struct ext_state *st)
 			continue;
 		check_error(ctx, "tree block %llu: header owner %llu, but its %zu tree back reference(s) name root %llu%s",
 			    o->bytenr, o->owner, tree_refs, other, tree_refs > 1 ? " and others" : "");
-		/* the back references rebuilt from the trees that reach the block */
-		check_queue_extent_rebuild(ctx, st, o->bytenr);
+		/*
+		 * An owner no tree has, one back reference: the header is what is
+		 * wrong, and a copy on write in that tree writes its own; else the
+		 * back references rebuilt from the trees that reach the block.
+		 */
+		if (tree_refs == 1 && !find_root(st, o->owner) && btrfs_is_subvolume_tree(other)) {
+			struct reloc_fix f = { o->bytenr, other, "header owner rewritten" };
+
+			check_fixable(ctx, fix_reloc_flag, &f, sizeof(f));
+		} else {
+			check_queue_extent_rebuild(ctx, st, o->bytenr);
+		}
 	}
 }
 

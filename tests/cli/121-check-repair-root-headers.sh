@@ -83,6 +83,15 @@ for edit in "256 257" "258 5"; do
 	echo "ok: root block of tree $tree with owner $owner mended"
 done
 
+# a leaf deep in tree 5 naming a subvolume that does not exist as its owner
+# (the kernel's owner rule lets any subvolume id through): its one back
+# reference names tree 5, a copy on write there writes the header anew
+deep=$("$CB" "$src" list | awk '$1 == 5 && $2 ~ /,96,/ { if (++n == 200) { print $2; exit } }')
+[ -n "$deep" ] || _fail "no dir index deep in tree 5"
+damaged_repaired "$src" "$T/orig" "header owner 999, but its 1 tree back reference(s) name root 5" \
+	"Tree block [0-9]* of tree 5: header owner rewritten, copied to" header 5 "$deep" owner 999
+echo "ok: a leaf of tree 5 owned by no subvolume copied on write ($deep)"
+
 # a QGROUP_INFO item deleted while its QGROUP_LIMIT (and relations) name it:
 # added with the numbers pass 8 counts (quota: 0/5, and 0/256 in 1/100)
 qsrc=$(corpus_case quota)/dev1.img
