@@ -374,7 +374,7 @@ static u64 extent_end_at(const struct mend *m, int slot, u64 off)
 /*
  * The key offset slot's item tells by itself and its neighbours: an inode
  * item's in a file tree is 0, a device item's its devid (of a known
- * device with its uuid); a dir
+ * device with its uuid), a dir item's or xattr's its name's hash; a dir
  * index's is the index of its inode's ref by that name; a file extent's
  * is where the inode's previous extent ends (0 for its first), taken only
  * when the extent then ends where the next one starts (or, the last, at
@@ -399,6 +399,15 @@ static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *ke
 	/* an inode item's offset in a file tree is 0 (the root tree's cache inodes name their block group) */
 	if (key->type == BTRFS_INODE_ITEM_KEY && check_is_file_tree(m->tree)) {
 		*off = 0;
+		return true;
+	}
+	/* a dir item's or xattr's is the hash of its (first) name */
+	if (key->type == BTRFS_DIR_ITEM_KEY || key->type == BTRFS_XATTR_ITEM_KEY) {
+		const struct btrfs_dir_item *di = btrfs_leaf_item_ptr(m->eb, slot);
+
+		if (size < sizeof(*di) || btrfs_dir_name_len(di) > size - sizeof(*di) || !btrfs_dir_name_len(di))
+			return false;
+		*off = btrfs_name_hash((const char *)(di + 1), btrfs_dir_name_len(di));
 		return true;
 	}
 	/* a device item's is its devid, when a device has that devid and the item's uuid */
@@ -461,6 +470,7 @@ static bool mend_key_offset(struct mend *m, int slot)
 	say(m, slot, "key offset %llu was %llu: what %s", (unsigned long long)off, (unsigned long long)key.offset,
 	    key.type == BTRFS_DIR_INDEX_KEY ? "its inode's ref by that name says (its index)" :
 	    key.type == BTRFS_INODE_ITEM_KEY ? "every inode item's is" :
+	    key.type == BTRFS_DIR_ITEM_KEY || key.type == BTRFS_XATTR_ITEM_KEY ? "its name's hash says" :
 	    key.type == BTRFS_DEV_ITEM_KEY ? "its devid says" : "the inode's neighbouring extents say");
 	return true;
 }
@@ -2842,19 +2852,27 @@ static void plan_free(struct mend *m)
  * is a record the extents pass rebuilds (extent and metadata items, keyed
  * back references); else -1.
  */
-static int failing_extent_record(const struct mend *m, const char *msg)
+/* The slot a tree-checker message names ("slot=N"), -1 when none of the leaf's. */
+static int failing_slot(const struct mend *m, const char *msg)
 {
 	const char *p = strstr(msg, " slot=");
-	struct btrfs_key key;
 	long slot;
 
-	if (m->tree != BTRFS_EXTENT_TREE_OBJECTID || !p)
+	if (!p)
 		return -1;
 	slot = strtol(p + 6, NULL, 10);
-	if (slot < 0 || slot >= (long)btrfs_eb_nritems(m->eb))
+	return slot >= 0 && slot < (long)btrfs_eb_nritems(m->eb) ? (int)slot : -1;
+}
+
+static int failing_extent_record(const struct mend *m, const char *msg)
+{
+	int slot = failing_slot(m, msg);
+	struct btrfs_key key;
+
+	if (m->tree != BTRFS_EXTENT_TREE_OBJECTID || slot < 0)
 		return -1;
-	btrfs_item_key_to_cpu(m->eb, &key, (int)slot);
-	return is_rebuilt_record(key.type) ? (int)slot : -1;
+	btrfs_item_key_to_cpu(m->eb, &key, slot);
+	return is_rebuilt_record(key.type) ? slot : -1;
 }
 
 /* The leaf rebuilt without item slot. */
@@ -2905,8 +2923,20 @@ static int mend_leaf(struct mend *m)
 	 */
 	for (int tries = 0; btrfs_check_tree_block_msg(btrfs_fs_geometry(m->fs), m->eb, msg, sizeof(msg)) < 0;
 	     tries++) {
-		int slot = failing_extent_record(m, msg);
+		int slot = failing_extent_record(m, msg), at = failing_slot(m, msg);
+		unsigned int before = m->changes;
 
+		/*
+		 * An item whose content its key type rejects (an inode ref read
+		 * as an extref): the one other type that keeps the order and
+		 * under which the leaf passes (a key type damaged to another
+		 * type the tree has).
+		 */
+		if (slot < 0 && at >= 0 && tries < 16) {
+			mend_key_type(m, at, at);
+			if (m->changes != before)
+				continue;
+		}
 		if (slot < 0 || tries == 16) {
 			say(m, -1, "still fails the tree-checker (%s): not mended", msg);
 			return -EUCLEAN;

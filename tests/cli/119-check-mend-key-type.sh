@@ -119,6 +119,19 @@ damaged_repaired "$src" "$T/orig" "devid mismatch" "key offset 1 was 5: what its
 	field 3 1,216,1 disk_key.offset 5
 echo "ok: a device item's key offset mended to its devid"
 
+# a dir item's key offset (its name's hash) 0: the key order breaks, the
+# name's hash tells it; an inode ref's key type read as an extref (the order
+# holds, the content fails it): the one type the content passes
+ditem=$("$CB" "$src" list | awk '$1 == 5 && $2 ~ /^260,84,/ { if (++n == 30) { print $2; exit } }')
+iref=$("$CB" "$src" list | awk '$1 == 5 && $2 ~ /,12,260$/ { if (++n == 30) { print $2; exit } }')
+[ -n "$ditem" ] && [ -n "$iref" ] || _fail "no dir item or inode ref in dir 260"
+damaged_repaired "$src" "$T/orig" "bad key order" "key offset [0-9]* was 0: what its name's hash says" \
+	field 5 "$ditem" disk_key.offset 0
+echo "ok: a dir item's key offset 0 mended from its name's hash ($ditem)"
+damaged_repaired "$src" "$T/orig" "corrupt leaf" "key type 12 was 13: the one type that keeps the keys in order" \
+	field 5 "$iref" disk_key.type 13
+echo "ok: an inode ref's key type read as an extref mended ($iref)"
+
 # a key objectid at the end of a tree's last leaf (nothing bounds it): of the
 # two readings (this item's objectid the neighbours', or the next item's
 # this one's), the one whose items then belong to an inode the leaf has
