@@ -374,12 +374,73 @@ static u64 extent_end_at(const struct mend *m, int slot, u64 off)
 /*
  * The key offset slot's item tells by itself and its neighbours: an inode
  * item's in a file tree is 0, a device item's its devid (of a known
- * device with its uuid), a dir item's or xattr's its name's hash; a dir
+ * device with its uuid), a dir item's or xattr's its name's hash, a chunk
+ * item's chunk_key_offset_told(); a dir
  * index's is the index of its inode's ref by that name; a file extent's
  * is where the inode's previous extent ends (0 for its first), taken only
  * when the extent then ends where the next one starts (or, the last, at
  * the size rounded up).  false when not told.
  */
+/* Would the chunk at slot, at logical, overlap another chunk item of the leaf or a mapped chunk? */
+static bool chunk_overlaps(const struct mend *m, int slot, u64 logical, u64 length)
+{
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&m->fs->chunks, logical);
+
+	if (logical + length < logical || (c && c->logical < logical + length && logical < c->logical + c->length))
+		return true;
+	for (u32 i = 0; i < btrfs_eb_nritems(m->eb); i++) {
+		struct btrfs_key k;
+
+		btrfs_item_key_to_cpu(m->eb, &k, (int)i);
+		if ((int)i != slot && k.type == BTRFS_CHUNK_ITEM_KEY &&
+		    btrfs_leaf_item_size(m->eb, (int)i) >= sizeof(struct btrfs_chunk) &&
+		    k.offset < logical + length &&
+		    logical < k.offset + btrfs_chunk_length(btrfs_leaf_item_ptr(m->eb, (int)i)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A chunk item's key offset (its logical address): the system chunk of the
+ * superblock's sys_chunk_array copy with its very stripes; else, when it
+ * is not sector aligned, the one aligned neighbour under which the chunk
+ * overlaps no other.
+ */
+static bool chunk_key_offset_told(struct mend *m, int slot, const struct btrfs_key *key, u64 *off)
+{
+	const struct btrfs_chunk *c = btrfs_leaf_item_ptr(m->eb, slot);
+	u16 n = btrfs_chunk_num_stripes(c);
+	u32 ss = m->fs->geo.sectorsize;
+	u64 len = btrfs_chunk_length(c), cand[2];
+	int fits = 0;
+
+	if (btrfs_leaf_item_size(m->eb, slot) != btrfs_chunk_item_size(n))
+		return false;
+	for (size_t i = 0; i < m->fs->chunks.nr; i++) {
+		const struct btrfs_chunk_map *map = m->fs->chunks.chunks[i];
+		u16 same = 0;
+
+		if (!(map->type & BTRFS_BLOCK_GROUP_SYSTEM) || map->num_stripes != n || map->length != len)
+			continue;
+		for (u16 j = 0; j < n; j++)
+			same += map->stripes[j].devid == btrfs_stripe_devid(btrfs_chunk_stripe(c, j)) &&
+				map->stripes[j].physical == btrfs_stripe_offset(btrfs_chunk_stripe(c, j));
+		if (same == n) {
+			*off = map->logical;
+			return true;
+		}
+	}
+	if (IS_ALIGNED(key->offset, ss) || !len)
+		return false;
+	cand[0] = round_down(key->offset, (u64)ss);
+	cand[1] = round_up(key->offset, (u64)ss);
+	for (int i = 0; i < 2; i++)
+		if (!chunk_overlaps(m, slot, cand[i], len) && !fits++)
+			*off = cand[i];
+	return fits == 1;
+}
+
 static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *key, u64 *off)
 {
 	u32 nr = btrfs_eb_nritems(m->eb), size = btrfs_leaf_item_size(m->eb, slot);
@@ -401,6 +462,8 @@ static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *ke
 		*off = 0;
 		return true;
 	}
+	if (key->type == BTRFS_CHUNK_ITEM_KEY && size >= sizeof(struct btrfs_chunk))
+		return chunk_key_offset_told(m, slot, key, off);
 	/* a dir item's or xattr's is the hash of its (first) name */
 	if (key->type == BTRFS_DIR_ITEM_KEY || key->type == BTRFS_XATTR_ITEM_KEY) {
 		const struct btrfs_dir_item *di = btrfs_leaf_item_ptr(m->eb, slot);
@@ -471,6 +534,7 @@ static bool mend_key_offset(struct mend *m, int slot)
 	    key.type == BTRFS_DIR_INDEX_KEY ? "its inode's ref by that name says (its index)" :
 	    key.type == BTRFS_INODE_ITEM_KEY ? "every inode item's is" :
 	    key.type == BTRFS_DIR_ITEM_KEY || key.type == BTRFS_XATTR_ITEM_KEY ? "its name's hash says" :
+	    key.type == BTRFS_CHUNK_ITEM_KEY ? "its stripes' system chunk or the chunks beside it say" :
 	    key.type == BTRFS_DEV_ITEM_KEY ? "its devid says" : "the inode's neighbouring extents say");
 	return true;
 }
@@ -2680,7 +2744,8 @@ static int mend_items(struct mend *m)
 		if (check_key_type_foreign(m->tree, &key))
 			mend_key_type(m, (int)i, (int)i);
 		else if ((key.type == BTRFS_EXTENT_DATA_KEY && !IS_ALIGNED(key.offset, m->fs->geo.sectorsize)) ||
-			 (key.type == BTRFS_INODE_ITEM_KEY && key.offset) || key.type == BTRFS_DEV_ITEM_KEY)
+			 (key.type == BTRFS_INODE_ITEM_KEY && key.offset) || key.type == BTRFS_DEV_ITEM_KEY ||
+			 (key.type == BTRFS_CHUNK_ITEM_KEY && !IS_ALIGNED(key.offset, m->fs->geo.sectorsize)))
 			mend_key_offset(m, (int)i);
 	}
 	for (i = 0; i < nr; i++) {

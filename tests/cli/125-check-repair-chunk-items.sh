@@ -33,6 +33,16 @@ for c in "13631488 0" "63963136 +1" "13631488 33554432" "30408704 18446744073709
 		field 3 "256,228,$at" chunk.length "$value"
 	echo "ok: chunk $at length $value mended at open"
 done
+# a chunk item's key offset (its logical address): a system chunk's from the
+# sys_chunk_array chunk with its stripes; an unaligned one, the aligned
+# neighbour under which it overlaps no other chunk
+for c in "22020096 7328494934698956563" "30408704 -1" "30408704 +1"; do
+	read -r at value <<< "$c"
+	damaged_repaired "$single" "$T/orig" "corrupt leaf: root=3" \
+		"key offset $at was [0-9]*: what its stripes' system chunk or the chunks beside it say" \
+		field 3 "256,228,$at" disk_key.offset "$value"
+	echo "ok: chunk $at key offset $value mended"
+done
 for value in 67108864 4194304; do
 	damaged_repaired "$single" "$T/orig" "chunk \[63963136 $value\]: length $value, its block group and its 1 dev extents say 33554432" \
 		"Chunk 63963136: length $value reset to 33554432, its block group's and dev extents'" \
