@@ -350,12 +350,13 @@ static const struct fs_root_gap *len_fix(const struct fs_root_cursor *c, s64 dif
  * an extent of data not past its data (ram_bytes less offset: with NO_HOLES
  * a hole may follow, without, nothing is told).  0 when not told.
  */
-static u64 num_bytes_told(struct fs_root_tree *t, const struct btrfs_file_extent_item *fi, u64 start)
+/* Where the file's layout says the extent at start ends: the next extent, else the size rounded up; 0 unknown. */
+static u64 layout_end(struct fs_root_tree *t, u64 start)
 {
 	const struct fs_root_cursor *c = &t->cur;
 	struct btrfs_key want = { c->ino, BTRFS_EXTENT_DATA_KEY, start + 1 }, k;
 	struct btrfs_path path;
-	u64 end = 0, len, avail;
+	u64 end = 0;
 
 	btrfs_init_path(&path);
 	if (btrfs_search_key(t->ctx->fs, t->tree, &want, BTRFS_SEARCH_NEXT, &path, &k) == 0 &&
@@ -364,7 +365,14 @@ static u64 num_bytes_told(struct fs_root_tree *t, const struct btrfs_file_extent
 	btrfs_release_path(&path);
 	if (!end && c->have_item)
 		end = round_up(c->size, (u64)t->sectorsize);
-	if (end <= start || !IS_ALIGNED(end, (u64)t->sectorsize))
+	return end > start && IS_ALIGNED(end, (u64)t->sectorsize) ? end : 0;
+}
+
+static u64 num_bytes_told(struct fs_root_tree *t, const struct btrfs_file_extent_item *fi, u64 start)
+{
+	u64 end = layout_end(t, start), len, avail;
+
+	if (!end)
 		return 0;
 	len = end - start;
 	if (btrfs_file_extent_disk_bytenr(fi)) {
@@ -1005,8 +1013,12 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 						.field = REPAIR_FILE_EXTENT_RAM_BYTES, .value = stored };
 
 					check_fixable(t->ctx, repair_set_file_extent_field, &f, sizeof(f));
-				} else {
-					/* else num_bytes is what reaches past the data: from the file's layout */
+				} else if (layout_end(t, start) != start + len) {
+					/*
+					 * else num_bytes, when the file's layout contradicts it too,
+					 * is what reaches past the data (one that the layout confirms
+					 * says ram_bytes is the damaged field: not told)
+					 */
 					u64 want = num_bytes_told(t, fi, start);
 					struct repair_file_extent f = {
 						.root = t->root, .ino = ino, .offset = start,
