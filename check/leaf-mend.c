@@ -3015,6 +3015,29 @@ static int mend_leaf(struct mend *m)
 	return 0;
 }
 
+/* Of the csum items of eb, how many have a first checksum that is their data's (mirror 1)? */
+static int csum_items_verified(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
+{
+	u32 ss = fs->geo.sectorsize, cs = fs->csum.size;
+	u8 *buf = malloc(ss);
+	char msg[256];
+	int n = 0;
+
+	for (u32 i = 0; buf && i < btrfs_eb_nritems(eb); i++) {
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (key.type != BTRFS_EXTENT_CSUM_KEY || btrfs_leaf_item_size(eb, (int)i) < cs ||
+		    (u64)btrfs_leaf_item_offset(eb, (int)i) + cs > BTRFS_LEAF_DATA_SIZE(eb->len))
+			continue;
+		if (btrfs_read_data_mirror(fs, key.offset, 1, buf, ss, msg, sizeof(msg)) == 0 &&
+		    btrfs_csum_verify(&fs->csum, buf, ss, btrfs_leaf_item_ptr(eb, (int)i)) == BTRFS_CSUM_VALID)
+			n++;
+	}
+	free(buf);
+	return n;
+}
+
 int check_mend_leaf(struct btrfs_fs_info *fs, struct extent_buffer *eb, u64 tree,
 		    const struct btrfs_key *bound)
 {
@@ -3043,14 +3066,18 @@ int check_mend_leaf(struct btrfs_fs_info *fs, struct extent_buffer *eb, u64 tree
 		/*
 		 * An item's offset alone wrong also leaves a gap: the other reading,
 		 * kept when it needs fewer changes to items' contents (a misread
-		 * item asks for some).
+		 * item asks for some), or, in the csum tree, whose contents no rule
+		 * holds, when more of its checksums are those of their data.
 		 */
 		other = ret == 0 ? mend_leaf(&u) : 0;
+		bool data_says_other = ret == 0 && other == 0 && t.item_changes == u.item_changes &&
+				       tree == BTRFS_CSUM_TREE_OBJECTID &&
+				       csum_items_verified(fs, u.eb) > csum_items_verified(fs, t.eb);
 		free_extent_buffer(t.eb);
 		free_extent_buffer(u.eb);
 		if (ret == -ENOMEM || other == -ENOMEM)
 			return -ENOMEM;
-		if (ret == 0 && (other != 0 || t.item_changes <= u.item_changes)) {
+		if (ret == 0 && !data_says_other && (other != 0 || t.item_changes <= u.item_changes)) {
 			m.close_gaps = true;
 			return mend_leaf(&m);
 		}
