@@ -1456,45 +1456,6 @@ static bool mend_root_key(struct mend *m, int slot, u64 objectid, const struct b
 }
 
 /*
- * The root of tree objectid (extent, fs, dev or csum tree) as the backup
- * root of the superblock's own commit names it: false when none does.
- */
-static bool commit_backup_root(const struct btrfs_super_block *sb, u64 objectid, struct btrfs_tree_ref *out)
-{
-	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
-		const struct btrfs_root_backup *b = &sb->super_roots[i];
-
-		if (btrfs_backup_tree_root_gen(b) != btrfs_super_generation(sb))
-			continue;
-		*out = (struct btrfs_tree_ref){ .objectid = objectid };
-		switch (objectid) {
-		case BTRFS_EXTENT_TREE_OBJECTID:
-			out->bytenr = btrfs_backup_extent_root(b);
-			out->generation = btrfs_backup_extent_root_gen(b);
-			out->level = btrfs_backup_extent_root_level(b);
-			return true;
-		case BTRFS_FS_TREE_OBJECTID:
-			out->bytenr = btrfs_backup_fs_root(b);
-			out->generation = btrfs_backup_fs_root_gen(b);
-			out->level = btrfs_backup_fs_root_level(b);
-			return true;
-		case BTRFS_DEV_TREE_OBJECTID:
-			out->bytenr = btrfs_backup_dev_root(b);
-			out->generation = btrfs_backup_dev_root_gen(b);
-			out->level = btrfs_backup_dev_root_level(b);
-			return true;
-		case BTRFS_CSUM_TREE_OBJECTID:
-			out->bytenr = btrfs_backup_csum_root(b);
-			out->generation = btrfs_backup_csum_root_gen(b);
-			out->level = btrfs_backup_csum_root_level(b);
-			return true;
-		}
-		return false;
-	}
-	return false;
-}
-
-/*
  * A root item whose root block does not read: the root the backup root of
  * the superblock's own commit names for its tree, when that block reads as
  * the tree's root there (owner, level, generation).  true when mended.
@@ -1505,7 +1466,7 @@ static bool mend_root_from_backup(struct mend *m, int slot, u64 objectid, struct
 	struct btrfs_root_item want;
 	u64 gen = btrfs_root_generation(ri);
 
-	if (!commit_backup_root(btrfs_fs_super(m->fs), objectid, &ref) || ref.level >= BTRFS_MAX_LEVEL ||
+	if (!check_commit_backup_root(btrfs_fs_super(m->fs), objectid, &ref) || ref.level >= BTRFS_MAX_LEVEL ||
 	    (ref.bytenr == btrfs_root_bytenr(ri) && ref.level == btrfs_root_level(ri) && ref.generation == gen))
 		return false;
 	want = *ri;
@@ -1971,7 +1932,7 @@ static bool holds_root_block(const struct btrfs_super_block *sb, u64 start, u64 
 	if (btrfs_super_root(sb) >= start && btrfs_super_root(sb) - start < len)
 		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(trees); i++)
-		if (commit_backup_root(sb, trees[i], &ref) && ref.bytenr >= start && ref.bytenr - start < len)
+		if (check_commit_backup_root(sb, trees[i], &ref) && ref.bytenr >= start && ref.bytenr - start < len)
 			return true;
 	return false;
 }
@@ -2731,6 +2692,46 @@ static void mend_chunk_length(struct mend *m)
 	btrfs_set_chunk_length(c, length);
 }
 
+/*
+ * The root tree's root leaf without the root item of a global tree (extent,
+ * dev or csum) whose root the commit's backup root names, that block
+ * reading as the tree's root: the item is added (check_global_root_told()).
+ */
+static int add_global_roots(struct mend *m)
+{
+	static const u64 ids[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID };
+
+	if (m->tree != BTRFS_ROOT_TREE_OBJECTID || !leaf_is_root(m))
+		return 0;
+	for (size_t k = 0; k < ARRAY_SIZE(ids); k++) {
+		struct btrfs_key key = { ids[k], BTRFS_ROOT_ITEM_KEY, 0 };
+		struct btrfs_root_item *ri;
+		struct btrfs_tree_ref ref;
+		struct item_plan *pl;
+		bool have = false;
+
+		for (size_t i = 0; i < m->plan_nr && !have; i++)
+			have = !m->plan[i].deleted && m->plan[i].key.objectid == ids[k] &&
+			       m->plan[i].key.type == BTRFS_ROOT_ITEM_KEY;
+		if (have || !check_global_root_told(m->fs, ids[k], &ref))
+			continue;
+		pl = CHECK_PUSH(m, plan);
+		if (!pl || !(ri = calloc(1, sizeof(*ri))))
+			return -ENOMEM;
+		btrfs_set_root_bytenr(ri, ref.bytenr);
+		btrfs_set_root_level(ri, (u8)ref.level);
+		btrfs_set_root_generation(ri, ref.generation);
+		btrfs_set_root_generation_v2(ri, ref.generation);
+		btrfs_set_root_refs(ri, 1);
+		*pl = (struct item_plan){ .key = key, .data = (u8 *)ri, .own = (u8 *)ri, .size = sizeof(*ri) };
+		m->rebuild = true;
+		say(m, -1, "no root item for tree %llu: added, its root block %llu level %d generation %llu (the backup root of this commit)",
+		    (unsigned long long)ids[k], (unsigned long long)ref.bytenr, ref.level,
+		    (unsigned long long)ref.generation);
+	}
+	return 0;
+}
+
 static int mend_items(struct mend *m)
 {
 	u32 nr = btrfs_eb_nritems(m->eb), i;
@@ -2829,7 +2830,7 @@ static int mend_items(struct mend *m)
 	}
 	if (m->tree == BTRFS_CHUNK_TREE_OBJECTID)
 		mend_chunk_length(m);
-	return 0;
+	return add_global_roots(m);
 }
 
 static int plan_cmp(const void *a, const void *b)

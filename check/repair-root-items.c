@@ -44,6 +44,41 @@ static bool root_block_content_only(struct btrfs_fs_info *fs, u64 objectid, cons
 	return root_block_reads(fs, objectid, ri, &header_only);
 }
 
+bool check_commit_backup_root(const struct btrfs_super_block *sb, u64 objectid, struct btrfs_tree_ref *out)
+{
+	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &sb->super_roots[i];
+
+		if (btrfs_backup_tree_root_gen(b) != btrfs_super_generation(sb))
+			continue;
+		*out = (struct btrfs_tree_ref){ .objectid = objectid };
+		switch (objectid) {
+		case BTRFS_EXTENT_TREE_OBJECTID:
+			out->bytenr = btrfs_backup_extent_root(b);
+			out->generation = btrfs_backup_extent_root_gen(b);
+			out->level = btrfs_backup_extent_root_level(b);
+			return true;
+		case BTRFS_FS_TREE_OBJECTID:
+			out->bytenr = btrfs_backup_fs_root(b);
+			out->generation = btrfs_backup_fs_root_gen(b);
+			out->level = btrfs_backup_fs_root_level(b);
+			return true;
+		case BTRFS_DEV_TREE_OBJECTID:
+			out->bytenr = btrfs_backup_dev_root(b);
+			out->generation = btrfs_backup_dev_root_gen(b);
+			out->level = btrfs_backup_dev_root_level(b);
+			return true;
+		case BTRFS_CSUM_TREE_OBJECTID:
+			out->bytenr = btrfs_backup_csum_root(b);
+			out->generation = btrfs_backup_csum_root_gen(b);
+			out->level = btrfs_backup_csum_root_level(b);
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
 bool check_root_item_mendable(u64 objectid)
 {
 	/* the extent tree cannot name its own root; reloc and log trees are not kept */
@@ -52,7 +87,54 @@ bool check_root_item_mendable(u64 objectid)
 	       objectid != BTRFS_ROOT_TREE_OBJECTID && objectid != BTRFS_CHUNK_TREE_OBJECTID;
 }
 
+static bool leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb);
+
+bool check_global_root_told(struct btrfs_fs_info *fs, u64 objectid, struct btrfs_tree_ref *out)
+{
+	struct btrfs_root_item ri = { 0 };
+
+	if (objectid != BTRFS_EXTENT_TREE_OBJECTID && objectid != BTRFS_DEV_TREE_OBJECTID &&
+	    objectid != BTRFS_CSUM_TREE_OBJECTID)
+		return false;
+	if (!check_commit_backup_root(btrfs_fs_super(fs), objectid, out) || out->level >= BTRFS_MAX_LEVEL)
+		return false;
+	btrfs_set_root_bytenr(&ri, out->bytenr);
+	btrfs_set_root_level(&ri, (u8)out->level);
+	btrfs_set_root_generation(&ri, out->generation);
+	return check_root_block_reads(fs, objectid, &ri);
+}
+
+/* Does the root tree's root leaf eb lack the root item of a global tree the backup root names? */
+static bool lacks_global_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
+{
+	static const u64 ids[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID };
+	struct btrfs_tree_ref ref;
+
+	if (btrfs_eb_level(eb) || eb->start != btrfs_super_root(btrfs_fs_super(fs)))
+		return false;
+	for (size_t k = 0; k < ARRAY_SIZE(ids); k++) {
+		bool have = false;
+
+		for (u32 i = 0; i < btrfs_eb_nritems(eb) && !have; i++) {
+			struct btrfs_key key;
+
+			btrfs_item_key_to_cpu(eb, &key, (int)i);
+			have = key.objectid == ids[k] && key.type == BTRFS_ROOT_ITEM_KEY;
+		}
+		if (!have && check_global_root_told(fs, ids[k], &ref))
+			return true;
+	}
+	return false;
+}
+
 bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
+{
+	if (lacks_global_root(fs, eb))
+		return true;
+	return leaf_has_stale_root(fs, eb);
+}
+
+static bool leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
 {
 	u64 limit = btrfs_super_generation(btrfs_fs_super(fs));
 	u32 nr = btrfs_eb_nritems(eb), i;

@@ -28,9 +28,24 @@ bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct
 
 /*
  * A root tree leaf with a root item whose generation is 0 or beyond the
- * superblock's, or a mendable one whose root block does not read.
+ * superblock's, or a mendable one whose root block does not read, or the
+ * root tree's root leaf lacking a global tree's root item that
+ * check_global_root_told() tells.
  */
 bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb);
+
+/*
+ * The root of tree objectid (extent, fs, dev or csum tree) as the backup
+ * root of the superblock's own commit names it: false when none does.
+ */
+bool check_commit_backup_root(const struct btrfs_super_block *sb, u64 objectid, struct btrfs_tree_ref *out);
+
+/*
+ * The root of global tree objectid (extent, dev or csum tree) whose root
+ * item is missing: the commit's backup root, when its block reads as the
+ * tree's root there.  false when not told.
+ */
+bool check_global_root_told(struct btrfs_fs_info *fs, u64 objectid, struct btrfs_tree_ref *out);
 
 /* The root block of a tree found by the extent tree. */
 struct check_found_root {

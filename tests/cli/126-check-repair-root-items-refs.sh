@@ -5,6 +5,7 @@
 # - a root item's generation older than its root block (of its tree, at its
 #   level): the block's (the extent tree's own too, which no search can name);
 # - a root item whose block does not read: the backup root of the commit;
+#   a global tree's root item deleted: added from it;
 # - root flags with bits no kernel sets: none for a tree that is no
 #   subvolume, RDONLY kept and DEAD by the refs for a subvolume;
 # - an inline back reference of a type its extent's kind has not: the one
@@ -31,6 +32,15 @@ for edit in "2,132,0 root_item.bytenr +16384" "5,132,0 root_item.bytenr +4096"; 
 		"root block [0-9]* level [0-9]* generation [0-9]* does not read, set to [0-9]* level [0-9]* generation [0-9]* (the backup root of this commit)" \
 		field 1 $edit
 	echo "ok: $edit: the backup root of the commit"
+done
+
+# a global tree's root item deleted (the root tree one leaf): added again
+# from the commit's backup root, whose block reads as that tree's root
+for tree in 2 4 7; do
+	damaged_repaired "$src" "$T/orig" "no root item for the\|ERROR" \
+		"no root item for tree $tree: added, its root block [0-9]* level [0-9]* generation [0-9]* (the backup root of this commit)" \
+		delete 1 "$tree,132,0"
+	echo "ok: tree $tree's deleted root item added from the backup root"
 done
 
 for c in "7,132,0 0x0" "256,132,0 0x1"; do
