@@ -6,6 +6,7 @@
 #include <string.h>
 #include "check/check.h"
 #include "check/header-mend.h"
+#include "check/repair-root-items.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
 
@@ -194,6 +195,31 @@ static void say(const struct header_expect *x, const char *field, u64 have, u64 
 }
 
 /*
+ * Does the backup root of the superblock's own commit name the root block
+ * x reaches with x's generation (a second witness beside the pointer, where
+ * the extent tree cannot be read, as at the chunk root)?
+ */
+static bool backup_confirms(struct btrfs_fs_info *fs, const struct header_expect *x)
+{
+	const struct btrfs_super_block *sb = btrfs_fs_super(fs);
+	struct btrfs_tree_ref ref;
+
+	if (x->have_first)
+		return false;   /* not a root block */
+	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &sb->super_roots[i];
+
+		if (btrfs_backup_tree_root_gen(b) != btrfs_super_generation(sb))
+			continue;
+		if (x->tree == BTRFS_CHUNK_TREE_OBJECTID)
+			return btrfs_backup_chunk_root(b) == x->bytenr && btrfs_backup_chunk_root_gen(b) == x->transid;
+		if (x->tree == BTRFS_ROOT_TREE_OBJECTID)
+			return btrfs_backup_tree_root(b) == x->bytenr && btrfs_backup_tree_root_gen(b) == x->transid;
+	}
+	return check_commit_backup_root(sb, x->tree, &ref) && ref.bytenr == x->bytenr && ref.generation == x->transid;
+}
+
+/*
  * Mend the header of eb (a private copy with a good checksum) in place: the
  * number of fields changed, 0 when it is not a block we may mend.  quiet:
  * a trial, nothing printed.
@@ -223,7 +249,8 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 		if (!impossible && gen < x->transid && !(content > gen && content <= x->transid))
 			return 0;
 		if (!impossible && gen > x->transid &&
-		    extent_generation(fs, x->bytenr, x->level) != x->transid)
+		    extent_generation(fs, x->bytenr, x->level) != x->transid &&
+		    !backup_confirms(fs, x))
 			return 0;
 		if (!quiet)
 			say(x, "generation", btrfs_header_generation(h), x->transid);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Root blocks whose header alone is wrong.  The chunk tree's root must read
 # for the filesystem to open at all: check mends its header in memory at open
-# (generation 0 or beyond the superblock, owner, bytenr), says so as an error
+# (generation 0, beyond the superblock or newer than the pointer while the backup root agrees with the pointer, owner, bytenr), says so as an error
 # (exit 1) and checks the rest; --repair writes the mended block, and then our
 # check and Debian's are clean and every file reads back unchanged.  A root
 # block older than its pointer may be a lost write (the bytes of an earlier
@@ -18,7 +18,7 @@ check_prereq progs corpus
 need_corrupt_block
 
 small_large_images
-for edit in "generation 0" "generation 18446744073709551615" "owner 7" "bytenr +1"; do
+for edit in "generation 0" "generation 18446744073709551615" "generation +1" "owner 7" "bytenr +1"; do
 	cp --sparse=always "$T/l.img" "$T/img"
 	# shellcheck disable=SC2086
 	run_check "$CB" "$T/img" header 3 1,216,1 $edit > /dev/null
