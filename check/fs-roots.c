@@ -1225,8 +1225,21 @@ static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, in
 		if (p + hdr + nl > end)
 			break;
 		t->cur.names++;
+		/* the top directory's ".." (index 0) whose key offset is not itself: moved back */
+		if (!ext && key->objectid == BTRFS_FIRST_FREE_OBJECTID && parent != key->objectid &&
+		    !index && nl == 2 && !memcmp(p + hdr, "..", 2)) {
+			struct repair_ref_rename f = {
+				.from = { .root = t->root, .dir = parent, .ino = key->objectid, .index = 0,
+					  .key_type = BTRFS_INODE_REF_KEY, .name_len = 2, .name = ".." },
+				.to = { .root = t->root, .dir = key->objectid, .ino = key->objectid, .index = 0,
+					.key_type = BTRFS_INODE_REF_KEY, .name_len = 2, .name = ".." },
+			};
+
+			check_error(t->ctx, "root %llu: the top directory's own inode ref '..' (index 0) is keyed in dir %llu, expected itself (leaf %llu)",
+				    t->root, parent, eb->start);
+			check_fixable(t->ctx, repair_rename_ref, &f, sizeof(f));
 		/* a subvolume's top directory names itself "..", index 0 */
-		if (!(parent == key->objectid && key->objectid == BTRFS_FIRST_FREE_OBJECTID)) {
+		} else if (!(parent == key->objectid && key->objectid == BTRFS_FIRST_FREE_OBJECTID)) {
 			ret = add_name(t, 'R', parent, key->objectid, index, p + hdr, nl, 0);
 			if (!ret)
 				ret = note_cand(t, &t->refs[t->refs_nr - 1], p + hdr);

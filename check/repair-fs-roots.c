@@ -531,7 +531,7 @@ int repair_rename_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, voi
 		return ret;
 	}
 	if (to->dir != from->dir)
-		printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) moved to dir %llu, where its entries are\n",
+		printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) moved to dir %llu\n",
 		       from->root, from->ino, (int)from->name_len, from->name, from->dir, from->index, to->dir);
 	else
 		printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) renamed to '%.*s' (index %llu)\n",

@@ -148,9 +148,14 @@ echo "ok: the next-to-last key objectid of tree 5's last leaf mended ($last)"
 # index, so the ref moves there
 ref=$("$CB" "$src" list | awk '$1 == 5 && $2 ~ /,12,260$/ { if (++n == 100) { print $2; exit } }')
 [ -n "$ref" ] || _fail "no inode ref in dir 260"
-damaged_repaired "$src" "$T/orig" "unresolved ref dir 261 " "inode ref '[^']*' (dir 261 index [0-9]*) moved to dir 260, where its entries are" \
+damaged_repaired "$src" "$T/orig" "unresolved ref dir 261 " "inode ref '[^']*' (dir 261 index [0-9]*) moved to dir 260" \
 	field 5 "$ref" disk_key.offset +1
 echo "ok: an inode ref's directory mended from its entries ($ref)"
+
+# the top directory's ".." ref keyed under another dir: moved back to itself
+damaged_repaired "$src" "$T/orig" "the top directory's own inode ref '..' (index 0) is keyed in dir 300, expected itself" \
+	"inode ref '..' (dir 300 index 0) moved to dir 256" field 5 256,12,256 disk_key.offset 300
+echo "ok: the top directory's '..' ref keyed under dir 300 moved back"
 
 # a free space tree leaf the mend cannot tell: the tree is rebuilt from the
 # extent tree (its unreadable leaf freed unread)
