@@ -290,6 +290,45 @@ static bool objectid_has_inode(const struct mend *m, u64 objectid)
 	return false;
 }
 
+/* The one objectid a key of this type has (its tree's fixed id), false when it varies. */
+static bool fixed_objectid(u8 type, u64 *id)
+{
+	switch (type) {
+	case BTRFS_CHUNK_ITEM_KEY:
+		*id = BTRFS_FIRST_CHUNK_TREE_OBJECTID;
+		return true;
+	case BTRFS_DEV_ITEM_KEY:
+		*id = BTRFS_DEV_ITEMS_OBJECTID;
+		return true;
+	case BTRFS_EXTENT_CSUM_KEY:
+		*id = BTRFS_EXTENT_CSUM_OBJECTID;
+		return true;
+	case BTRFS_QGROUP_STATUS_KEY:
+	case BTRFS_QGROUP_INFO_KEY:
+	case BTRFS_QGROUP_LIMIT_KEY:
+		*id = 0;
+		return true;
+	}
+	return false;
+}
+
+/* A key whose type has one objectid (fixed_objectid()) with another: that one, when it fits. */
+static void mend_fixed_objectid(struct mend *m, int slot)
+{
+	struct btrfs_key key, k;
+	u64 id;
+
+	btrfs_item_key_to_cpu(m->eb, &key, slot);
+	if (!fixed_objectid(key.type, &id) || key.objectid == id || !key_mendable_at(m, slot))
+		return;
+	k = (struct btrfs_key){ id, key.type, key.offset };
+	if (!key_fits_at(m, slot, &k) || !passes_with_key(m, slot, &k))
+		return;
+	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, slot)->key, &k);
+	say(m, slot, "key objectid %llu was %llu: the one every item of its type has",
+	    (unsigned long long)id, (unsigned long long)key.objectid);
+}
+
 static void mend_key_objectid(struct mend *m, int first, int last)
 {
 	u32 nr = btrfs_eb_nritems(m->eb);
@@ -2741,6 +2780,8 @@ static int mend_items(struct mend *m)
 	for (i = 0; i < nr; i++) {
 		struct btrfs_key key;
 
+		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
+		mend_fixed_objectid(m, (int)i);
 		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
 		if (check_key_type_foreign(m->tree, &key))
 			mend_key_type(m, (int)i, (int)i);

@@ -43,6 +43,11 @@ for c in "22020096 7328494934698956563" "30408704 -1" "30408704 +1"; do
 		field 3 "256,228,$at" disk_key.offset "$value"
 	echo "ok: chunk $at key offset $value mended"
 done
+# the key objectid of the chunk tree's last item (nothing after it to order
+# against): a chunk item's is 256, a device item's 1
+damaged_repaired "$single" "$T/orig" "invalid chunk objectid" "key objectid 256 was 7203083955673157706: the one every item of its type has" \
+	field 3 256,228,63963136 disk_key.objectid 7203083955673157706
+echo "ok: the last chunk item's key objectid mended"
 for value in 67108864 4194304; do
 	damaged_repaired "$single" "$T/orig" "chunk \[63963136 $value\]: length $value, its block group and its 1 dev extents say 33554432" \
 		"Chunk 63963136: length $value reset to 33554432, its block group's and dev extents'" \
