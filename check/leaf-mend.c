@@ -7,7 +7,9 @@
  * lies where the packing says), then the items one by one, which is only
  * safe once the first step made every item pointer point inside the block.
  * Every change is printed with block, tree, slot, key, field, old and new
- * value.
+ * value.  Here: the layout, keys, and the items of trees of files; the
+ * chunk tree's, extent and root tree items in leaf-mend-system.c,
+ * leaf-mend-extents.c and leaf-mend-roots.c (leaf-mend-internal.h).
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -21,37 +23,12 @@
 #include "check/extents.h"
 #include "check/file-extent-codes.h"
 #include "check/leaf-mend.h"
+#include "check/leaf-mend-internal.h"
 #include "check/repair-root-items.h"
 #include "lib/format/accessors.h"
 #include "lib/format/compress.h"
 #include "lib/read/disk-io.h"
 #include "lib/read/tree-checker.h"
-
-/* One item of the leaf as it will be rebuilt. */
-struct item_plan {
-	bool deleted;
-	struct btrfs_key key;
-	const u8 *data;            /* inside the leaf being mended, or own */
-	u8 *own;                   /* data made for the rebuilt leaf, freed after */
-	u32 size;
-};
-
-/* The leaf being mended. */
-struct mend {
-	struct btrfs_fs_info *fs;
-	struct extent_buffer *eb;  /* private copy, changed in place */
-	u64 tree;                  /* tree whose walk found it */
-	u64 limit;                 /* superblock generation: nothing may be newer */
-	const struct btrfs_key *bound;  /* every key below it; NULL: not known */
-	struct item_plan *plan;    /* one per slot, then items added */
-	size_t plan_nr;
-	size_t plan_alloc;
-	bool rebuild;              /* some item is deleted, changed in size or added */
-	bool close_gaps;           /* step 1 moves item data over gaps (see close_gaps()) */
-	bool quiet;                /* a trial: nothing printed */
-	unsigned int changes;      /* changes said (in a trial too) */
-	unsigned int item_changes; /* of them, to items' contents (after the item array's) */
-};
 
 static void key_fmt(char *buf, size_t len, const struct btrfs_key *k)
 {
@@ -59,8 +36,7 @@ static void key_fmt(char *buf, size_t len, const struct btrfs_key *k)
 		 (unsigned long long)k->offset);
 }
 
-static void say(struct mend *m, int slot, const char *fmt, ...) __printf(3, 4);
-static void say(struct mend *m, int slot, const char *fmt, ...)
+void mend_say(struct mend *m, int slot, const char *fmt, ...)
 {
 	char key[80], what[256];
 	struct btrfs_key k;
@@ -173,8 +149,6 @@ static bool size_fits_type(const struct mend *m, u8 type, u64 size)
 	return true;
 }
 
-static bool leaf_is_root(const struct mend *m);
-
 /*
  * May slot's key be mended?  Not at a leaf's first slot unless the leaf is
  * its tree's root (the parent names the leaf by that key: header-mend.c),
@@ -185,7 +159,7 @@ static bool key_mendable_at(const struct mend *m, int slot)
 	u32 nr = btrfs_eb_nritems(m->eb);
 
 	return slot >= 0 && (u32)slot < nr &&
-	       ((slot > 0 && ((u32)slot < nr - 1 || m->bound)) || leaf_is_root(m));
+	       ((slot > 0 && ((u32)slot < nr - 1 || m->bound)) || mend_leaf_is_root(m));
 }
 
 /* Would k at slot lie between its neighbours' keys, and below the leaf's bound? */
@@ -252,7 +226,7 @@ static int extent_record_out_of_order(struct mend *m, int slot)
 		struct btrfs_key key, before, after;
 
 		btrfs_item_key_to_cpu(m->eb, &key, s);
-		if (!is_rebuilt_record(key.type) || ((s == 0 || (u32)s == nr - 1) && !leaf_is_root(m)))
+		if (!is_rebuilt_record(key.type) || ((s == 0 || (u32)s == nr - 1) && !mend_leaf_is_root(m)))
 			continue;
 		if (s > 0)
 			btrfs_item_key_to_cpu(m->eb, &before, s - 1);
@@ -325,7 +299,7 @@ static void mend_fixed_objectid(struct mend *m, int slot)
 	if (!key_fits_at(m, slot, &k) || !passes_with_key(m, slot, &k))
 		return;
 	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, slot)->key, &k);
-	say(m, slot, "key objectid %llu was %llu: the one every item of its type has",
+	mend_say(m, slot, "key objectid %llu was %llu: the one every item of its type has",
 	    (unsigned long long)id, (unsigned long long)key.objectid);
 }
 
@@ -373,13 +347,10 @@ static void mend_key_objectid(struct mend *m, int first, int last)
 		return;
 	btrfs_item_key_to_cpu(m->eb, &key, at[keep]);
 	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, at[keep])->key, &found[keep]);
-	say(m, at[keep], "key objectid %llu was %llu: the one neighbour's objectid that keeps the keys in order and passes the tree-checker%s",
+	mend_say(m, at[keep], "key objectid %llu was %llu: the one neighbour's objectid that keeps the keys in order and passes the tree-checker%s",
 	    (unsigned long long)found[keep].objectid, (unsigned long long)key.objectid,
 	    n > 1 ? " (of the inode the leaf has)" : "");
 }
-
-static bool find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_search_mode mode,
-		      struct btrfs_path *path, const struct extent_buffer **eb, int *slot);
 
 static int refs_named(const struct extent_buffer *eb, int slot, const char *name, u32 len, u64 *index);
 
@@ -391,7 +362,7 @@ static bool ref_index_of(struct mend *m, u64 ino, u64 dir, const u8 *name, u32 l
 	struct btrfs_path path;
 	int slot, n = 0;
 
-	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot))
+	if (mend_find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot))
 		n = refs_named(eb, slot, (const char *)name, len, index);
 	btrfs_release_path(&path);
 	return n == 1;
@@ -414,72 +385,12 @@ static u64 extent_end_at(const struct mend *m, int slot, u64 off)
  * The key offset slot's item tells by itself and its neighbours: an inode
  * item's in a file tree is 0, a device item's its devid (of a known
  * device with its uuid), a dir item's or xattr's its name's hash, a chunk
- * item's chunk_key_offset_told(); a dir
+ * item's mend_chunk_key_offset_told(); a dir
  * index's is the index of its inode's ref by that name; a file extent's
  * is where the inode's previous extent ends (0 for its first), taken only
  * when the extent then ends where the next one starts (or, the last, at
  * the size rounded up).  false when not told.
  */
-/* Would the chunk at slot, at logical, overlap another chunk item of the leaf or a mapped chunk? */
-static bool chunk_overlaps(const struct mend *m, int slot, u64 logical, u64 length)
-{
-	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&m->fs->chunks, logical);
-
-	if (logical + length < logical || (c && c->logical < logical + length && logical < c->logical + c->length))
-		return true;
-	for (u32 i = 0; i < btrfs_eb_nritems(m->eb); i++) {
-		struct btrfs_key k;
-
-		btrfs_item_key_to_cpu(m->eb, &k, (int)i);
-		if ((int)i != slot && k.type == BTRFS_CHUNK_ITEM_KEY &&
-		    btrfs_leaf_item_size(m->eb, (int)i) >= sizeof(struct btrfs_chunk) &&
-		    k.offset < logical + length &&
-		    logical < k.offset + btrfs_chunk_length(btrfs_leaf_item_ptr(m->eb, (int)i)))
-			return true;
-	}
-	return false;
-}
-
-/*
- * A chunk item's key offset (its logical address): the system chunk of the
- * superblock's sys_chunk_array copy with its very stripes; else, when it
- * is not sector aligned, the one aligned neighbour under which the chunk
- * overlaps no other.
- */
-static bool chunk_key_offset_told(struct mend *m, int slot, const struct btrfs_key *key, u64 *off)
-{
-	const struct btrfs_chunk *c = btrfs_leaf_item_ptr(m->eb, slot);
-	u16 n = btrfs_chunk_num_stripes(c);
-	u32 ss = m->fs->geo.sectorsize;
-	u64 len = btrfs_chunk_length(c), cand[2];
-	int fits = 0;
-
-	if (btrfs_leaf_item_size(m->eb, slot) != btrfs_chunk_item_size(n))
-		return false;
-	for (size_t i = 0; i < m->fs->chunks.nr; i++) {
-		const struct btrfs_chunk_map *map = m->fs->chunks.chunks[i];
-		u16 same = 0;
-
-		if (!(map->type & BTRFS_BLOCK_GROUP_SYSTEM) || map->num_stripes != n || map->length != len)
-			continue;
-		for (u16 j = 0; j < n; j++)
-			same += map->stripes[j].devid == btrfs_stripe_devid(btrfs_chunk_stripe(c, j)) &&
-				map->stripes[j].physical == btrfs_stripe_offset(btrfs_chunk_stripe(c, j));
-		if (same == n) {
-			*off = map->logical;
-			return true;
-		}
-	}
-	if (IS_ALIGNED(key->offset, ss) || !len)
-		return false;
-	cand[0] = round_down(key->offset, (u64)ss);
-	cand[1] = round_up(key->offset, (u64)ss);
-	for (int i = 0; i < 2; i++)
-		if (!chunk_overlaps(m, slot, cand[i], len) && !fits++)
-			*off = cand[i];
-	return fits == 1;
-}
-
 static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *key, u64 *off)
 {
 	u32 nr = btrfs_eb_nritems(m->eb), size = btrfs_leaf_item_size(m->eb, slot);
@@ -502,7 +413,7 @@ static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *ke
 		return true;
 	}
 	if (key->type == BTRFS_CHUNK_ITEM_KEY && size >= sizeof(struct btrfs_chunk))
-		return chunk_key_offset_told(m, slot, key, off);
+		return mend_chunk_key_offset_told(m, slot, key, off);
 	/* a dir item's or xattr's is the hash of its (first) name */
 	if (key->type == BTRFS_DIR_ITEM_KEY || key->type == BTRFS_XATTR_ITEM_KEY) {
 		const struct btrfs_dir_item *di = btrfs_leaf_item_ptr(m->eb, slot);
@@ -538,7 +449,7 @@ static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *ke
 		int islot;
 
 		want = 0;
-		if (find_item(m, &ik, BTRFS_SEARCH_EXACT, &path, &eb, &islot) &&
+		if (mend_find_item(m, &ik, BTRFS_SEARCH_EXACT, &path, &eb, &islot) &&
 		    btrfs_leaf_item_size(eb, islot) == sizeof(struct btrfs_inode_item))
 			want = round_up(btrfs_inode_size((const struct btrfs_inode_item *)btrfs_leaf_item_ptr(eb, islot)),
 					(u64)m->fs->geo.sectorsize);
@@ -569,7 +480,7 @@ static bool mend_key_offset(struct mend *m, int slot)
 	if (!key_fits_at(m, slot, &k))
 		return false;
 	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, slot)->key, &k);
-	say(m, slot, "key offset %llu was %llu: what %s", (unsigned long long)off, (unsigned long long)key.offset,
+	mend_say(m, slot, "key offset %llu was %llu: what %s", (unsigned long long)off, (unsigned long long)key.offset,
 	    key.type == BTRFS_DIR_INDEX_KEY ? "its inode's ref by that name says (its index)" :
 	    key.type == BTRFS_INODE_ITEM_KEY ? "every inode item's is" :
 	    key.type == BTRFS_DIR_ITEM_KEY || key.type == BTRFS_XATTR_ITEM_KEY ? "its name's hash says" :
@@ -588,7 +499,7 @@ static int mend_layout(struct mend *m)
 	u32 i;
 
 	if (items_end > data_size) {
-		say(m, -1, "%u items cannot fit, not mended", nr);
+		mend_say(m, -1, "%u items cannot fit, not mended", nr);
 		return -EUCLEAN;
 	}
 	for (i = 0; i < nr; i++) {
@@ -600,12 +511,12 @@ static int mend_layout(struct mend *m)
 				return ret;
 			if (ret) {
 				/* the rebuild lays them out in key order */
-				say(m, i, "item entries out of key order, their data in key order: entries put back in order");
+				mend_say(m, i, "item entries out of key order, their data in key order: entries put back in order");
 				m->rebuild = true;
 				return 0;
 			}
 			if (is_duplicate(eb, i, items_end, data_size)) {
-				say(m, i, "item a copy of the one before it (same key, same bytes): removed");
+				mend_say(m, i, "item a copy of the one before it (same key, same bytes): removed");
 				ret = drop_slot(m, (int)i);
 				return ret < 0 ? ret : mend_layout(m);
 			}
@@ -625,13 +536,13 @@ static int mend_layout(struct mend *m)
 				int drop = extent_record_out_of_order(m, (int)i);
 
 				if (drop >= 0) {
-					say(m, drop, "extent record out of key order: item removed, the extent's records are rebuilt from the trees");
+					mend_say(m, drop, "extent record out of key order: item removed, the extent's records are rebuilt from the trees");
 					ret = drop_slot(m, drop);
 					return ret < 0 ? ret : mend_layout(m);
 				}
 			}
 			if (btrfs_comp_cpu_keys(&prev, &key) >= 0) {
-				say(m, i, "keys out of order, not mended");
+				mend_say(m, i, "keys out of order, not mended");
 				return -EUCLEAN;
 			}
 		}
@@ -681,14 +592,14 @@ static int mend_layout(struct mend *m)
 				}
 			}
 			if (keep_size == keep_off) {
-				say(m, i, "item offset %llu size %llu: cannot tell which one is wrong, not mended",
+				mend_say(m, i, "item offset %llu size %llu: cannot tell which one is wrong, not mended",
 				    off, size);
 				return -EUCLEAN;
 			}
 			noff = keep_size ? end - size : off;
 		}
 		nsize = end - noff;
-		say(m, i, "item offset %llu size %llu, set to offset %llu size %llu (packed between its neighbours)",
+		mend_say(m, i, "item offset %llu size %llu, set to offset %llu size %llu (packed between its neighbours)",
 		    off, size, noff, nsize);
 		btrfs_set_item_offset(item, (u32)noff);
 		btrfs_set_item_size(item, (u32)nsize);
@@ -725,7 +636,7 @@ static int close_gaps(struct mend *m)
 			if (i + 1 < nr && (u64)btrfs_leaf_item_offset(eb, i + 1) +
 					  btrfs_leaf_item_size(eb, i + 1) > off)
 				return -EUCLEAN;
-			say(m, i, "item offset %llu size %llu ends %llu bytes before the item before it: data moved to offset %llu",
+			mend_say(m, i, "item offset %llu size %llu ends %llu bytes before the item before it: data moved to offset %llu",
 			    off, size, end - off - size, to);
 			memmove(btrfs_leaf_data(eb) + to, btrfs_leaf_data(eb) + off, size);
 			btrfs_set_leaf_item_offset(eb, i, (u32)to);
@@ -756,9 +667,8 @@ static bool layout_has_gap(const struct extent_buffer *eb)
 
 /* ---- step 2: the items ----------------------------------------------------- */
 
-/* Header generation of tree block bytenr from a mirror with a good checksum; 0 if none. */
 /* The block at bytenr from the first mirror whose checksum and header are good, or NULL. */
-static struct extent_buffer *good_block(struct btrfs_fs_info *fs, u64 bytenr)
+struct extent_buffer *mend_good_block(struct btrfs_fs_info *fs, u64 bytenr)
 {
 	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER };
 	int mirror, nr = btrfs_num_mirrors(fs, bytenr);
@@ -775,10 +685,10 @@ static struct extent_buffer *good_block(struct btrfs_fs_info *fs, u64 bytenr)
 	return NULL;
 }
 
-/* The header of the block at bytenr (see good_block()): in *hdr, or false. */
-static bool block_header(struct btrfs_fs_info *fs, u64 bytenr, struct btrfs_header *hdr)
+/* The header of the block at bytenr (see mend_good_block()): in *hdr, or false. */
+bool mend_block_header(struct btrfs_fs_info *fs, u64 bytenr, struct btrfs_header *hdr)
 {
-	struct extent_buffer *eb = good_block(fs, bytenr);
+	struct extent_buffer *eb = mend_good_block(fs, bytenr);
 
 	if (!eb)
 		return false;
@@ -787,15 +697,16 @@ static bool block_header(struct btrfs_fs_info *fs, u64 bytenr, struct btrfs_head
 	return true;
 }
 
+/* Header generation of tree block bytenr from a mirror with a good checksum; 0 if none. */
 static u64 block_generation(struct btrfs_fs_info *fs, u64 bytenr)
 {
 	struct btrfs_header hdr;
 
-	return block_header(fs, bytenr, &hdr) ? btrfs_header_generation(&hdr) : 0;
+	return mend_block_header(fs, bytenr, &hdr) ? btrfs_header_generation(&hdr) : 0;
 }
 
 /* A generation for tree block bytenr: its header's, or the limit when that is newer too. */
-static u64 tree_block_generation(struct mend *m, u64 bytenr)
+u64 mend_tree_block_generation(struct mend *m, u64 bytenr)
 {
 	u64 gen = block_generation(m->fs, bytenr);
 
@@ -826,7 +737,7 @@ static int mend_header(struct mend *m)
 	       !memcmp(btrfs_leaf_item(m->eb, (int)nr - 1), &zero, sizeof(zero)))
 		nr--;
 	if (nr != btrfs_header_nritems(h)) {
-		say(m, -1, "header nritems %u, its last %u item entries are zero bytes (free space): set to %u",
+		mend_say(m, -1, "header nritems %u, its last %u item entries are zero bytes (free space): set to %u",
 		    btrfs_header_nritems(h), btrfs_header_nritems(h) - nr, nr);
 		btrfs_set_header_nritems(h, nr);
 	}
@@ -834,7 +745,7 @@ static int mend_header(struct mend *m)
 	/* the tree-checker allows the transaction being committed; so does the parent's pointer */
 	if (gen <= m->limit + 1)
 		return 0;
-	say(m, -1, "header generation %llu beyond the superblock's, set to %llu",
+	mend_say(m, -1, "header generation %llu beyond the superblock's, set to %llu",
 	    (unsigned long long)gen, (unsigned long long)m->limit);
 	btrfs_set_header_generation(h, m->limit);
 	return 0;
@@ -871,9 +782,6 @@ static u32 items_type(const struct mend *m, int slot, u64 ino)
 	return 0;
 }
 
-static bool find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_search_mode mode,
-		      struct btrfs_path *path, const struct extent_buffer **eb, int *slot);
-
 /* Has ino an inode ref (a name, whatever its entries say)? */
 static bool has_inode_ref(struct mend *m, u64 ino)
 {
@@ -883,7 +791,7 @@ static bool has_inode_ref(struct mend *m, u64 ino)
 	bool found = false;
 	int slot;
 
-	if (find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
+	if (mend_find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
 		btrfs_item_key_to_cpu(eb, &k, slot);
 		found = k.objectid == ino && k.type == BTRFS_INODE_REF_KEY;
 	}
@@ -901,13 +809,13 @@ static void mend_inode_mode(struct mend *m, int slot, u64 ino, struct btrfs_inod
 	/* the root tree's only inodes numbered like files are space cache v1 files */
 	if (m->tree == BTRFS_ROOT_TREE_OBJECTID && ino >= BTRFS_FIRST_FREE_OBJECTID &&
 	    ino <= BTRFS_LAST_FREE_OBJECTID) {
-		say(m, slot, "inode mode 0%o, set to 0100600 (a space cache file's, as the kernel makes them)", mode);
+		mend_say(m, slot, "inode mode 0%o, set to 0100600 (a space cache file's, as the kernel makes them)", mode);
 		btrfs_set_inode_mode(ii, 0100600);
 		return;
 	}
 	/* the root tree's directory (holding "default") is one, as mkfs makes it */
 	if (m->tree == BTRFS_ROOT_TREE_OBJECTID && ino == BTRFS_ROOT_TREE_DIR_OBJECTID) {
-		say(m, slot, "inode mode 0%o, set to 040755 (the root tree's directory, as mkfs makes it)", mode);
+		mend_say(m, slot, "inode mode 0%o, set to 040755 (the root tree's directory, as mkfs makes it)", mode);
 		btrfs_set_inode_mode(ii, 040755);
 		return;
 	}
@@ -934,7 +842,7 @@ static void mend_inode_mode(struct mend *m, int slot, u64 ino, struct btrfs_inod
 	if (!type)
 		return;
 	nmode = type | (mode & 07777);
-	say(m, slot, "inode mode 0%o, set to 0%o (%s)", mode, nmode, why);
+	mend_say(m, slot, "inode mode 0%o, set to 0%o (%s)", mode, nmode, why);
 	btrfs_set_inode_mode(ii, nmode);
 }
 
@@ -975,7 +883,7 @@ static u64 inode_flags_told(struct mend *m, u64 ino)
 	u64 flags = 0;
 	int slot;
 
-	if (find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
+	if (mend_find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
 		btrfs_item_key_to_cpu(eb, &k, slot);
 		if (k.objectid == ino && k.type == BTRFS_EXTENT_DATA_KEY &&
 		    btrfs_leaf_item_size(eb, slot) == sizeof(struct btrfs_file_extent_item)) {
@@ -989,7 +897,7 @@ static u64 inode_flags_told(struct mend *m, u64 ino)
 	}
 	btrfs_release_path(&path);
 	want = (struct btrfs_key){ ino, BTRFS_VERITY_DESC_ITEM_KEY, 0 };
-	if (find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
+	if (mend_find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
 		btrfs_item_key_to_cpu(eb, &k, slot);
 		if (k.objectid == ino && k.type == BTRFS_VERITY_DESC_ITEM_KEY)
 			flags |= (u64)BTRFS_INODE_RO_VERITY << 32;
@@ -1008,23 +916,23 @@ static void mend_inode(struct mend *m, int slot, u64 ino, struct btrfs_inode_ite
 	    ((u32)(btrfs_inode_flags(ii) >> 32) & ~BTRFS_INODE_RO_FLAG_MASK)) {
 		u64 want = inode_flags_told(m, ino);
 
-		say(m, slot, "inode flags 0x%llx have unknown bits (a damaged word): set to 0x%llx, what its data extents' checksums and items tell",
+		mend_say(m, slot, "inode flags 0x%llx have unknown bits (a damaged word): set to 0x%llx, what its data extents' checksums and items tell",
 		    (unsigned long long)btrfs_inode_flags(ii), (unsigned long long)want);
 		btrfs_set_inode_flags(ii, want);
 	}
 	if (S_ISDIR(btrfs_inode_mode(ii)) && btrfs_inode_nlink(ii) > 1) {
-		say(m, slot, "directory nlink %u, set to 1", btrfs_inode_nlink(ii));
+		mend_say(m, slot, "directory nlink %u, set to 1", btrfs_inode_nlink(ii));
 		btrfs_set_inode_nlink(ii, 1);
 	}
 
 	if (tid > m->limit) {
-		say(m, slot, "inode transid %llu beyond the superblock's, set to the leaf's generation %llu",
+		mend_say(m, slot, "inode transid %llu beyond the superblock's, set to the leaf's generation %llu",
 		    (unsigned long long)tid, (unsigned long long)leaf_gen);
 		btrfs_set_inode_transid(ii, leaf_gen);
 		tid = leaf_gen;
 	}
 	if (gen > m->limit) {
-		say(m, slot, "inode generation %llu beyond the superblock's, set to its transid %llu",
+		mend_say(m, slot, "inode generation %llu beyond the superblock's, set to its transid %llu",
 		    (unsigned long long)gen, (unsigned long long)tid);
 		btrfs_set_inode_generation(ii, tid);
 	}
@@ -1132,12 +1040,12 @@ static void mend_extent_fields(struct mend *m, int slot, struct btrfs_file_exten
 			      ARRAY_SIZE(offs), &nr))
 		return;
 	if (!IS_ALIGNED(btrfs_file_extent_disk_num_bytes(fi), ss)) {
-		say(m, slot, "file extent disk_num_bytes %llu, set to its data extent's length %llu",
+		mend_say(m, slot, "file extent disk_num_bytes %llu, set to its data extent's length %llu",
 		    (unsigned long long)btrfs_file_extent_disk_num_bytes(fi), (unsigned long long)len);
 		btrfs_set_file_extent_disk_num_bytes(fi, len);
 	}
 	if (!IS_ALIGNED(btrfs_file_extent_ram_bytes(fi), ss) && !btrfs_file_extent_compression(fi)) {
-		say(m, slot, "uncompressed file extent ram_bytes %llu, set to its data extent's length %llu",
+		mend_say(m, slot, "uncompressed file extent ram_bytes %llu, set to its data extent's length %llu",
 		    (unsigned long long)btrfs_file_extent_ram_bytes(fi), (unsigned long long)len);
 		btrfs_set_file_extent_ram_bytes(fi, len);
 	}
@@ -1152,7 +1060,7 @@ static void mend_extent_fields(struct mend *m, int slot, struct btrfs_file_exten
 	}
 	if (fits != 1)
 		return;
-	say(m, slot, "file extent offset %llu, set to %llu (its file offset less its data reference's)",
+	mend_say(m, slot, "file extent offset %llu, set to %llu (its file offset less its data reference's)",
 	    (unsigned long long)btrfs_file_extent_offset(fi), (unsigned long long)off);
 	btrfs_set_file_extent_offset(fi, off);
 }
@@ -1166,7 +1074,7 @@ static bool inode_has_datasum(struct mend *m, u64 ino)
 	bool sums = false;
 	int slot;
 
-	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot)) {
+	if (mend_find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot)) {
 		btrfs_item_key_to_cpu(eb, &k, slot);
 		sums = k.objectid == ino && k.type == BTRFS_INODE_ITEM_KEY &&
 		       btrfs_leaf_item_size(eb, slot) == sizeof(struct btrfs_inode_item) &&
@@ -1221,12 +1129,12 @@ static void mend_file_extent_codes(struct mend *m, int slot, struct btrfs_file_e
 	u8 type = btrfs_file_extent_type(fi);
 
 	if (btrfs_file_extent_encryption(fi)) {
-		say(m, slot, "file extent encryption %u, no kernel writes one: set to 0",
+		mend_say(m, slot, "file extent encryption %u, no kernel writes one: set to 0",
 		    btrfs_file_extent_encryption(fi));
 		btrfs_set_file_extent_encryption(fi, 0);
 	}
 	if (btrfs_file_extent_other_encoding(fi)) {
-		say(m, slot, "file extent other_encoding %u, no kernel writes one: set to 0",
+		mend_say(m, slot, "file extent other_encoding %u, no kernel writes one: set to 0",
 		    btrfs_file_extent_other_encoding(fi));
 		btrfs_set_file_extent_other_encoding(fi, 0);
 	}
@@ -1235,7 +1143,7 @@ static void mend_file_extent_codes(struct mend *m, int slot, struct btrfs_file_e
 
 		if (told < 0)
 			return;
-		say(m, slot, "file extent type %u, the item%s tells %s: set to %d", type,
+		mend_say(m, slot, "file extent type %u, the item%s tells %s: set to %d", type,
 		    told == BTRFS_FILE_EXTENT_INLINE ? "'s size" : " and its data",
 		    told == BTRFS_FILE_EXTENT_INLINE ? "inline" :
 		    told == BTRFS_FILE_EXTENT_REG ? "regular" : "preallocated", told);
@@ -1248,7 +1156,7 @@ static void mend_file_extent_codes(struct mend *m, int slot, struct btrfs_file_e
 
 		if (told < 0)
 			return;
-		say(m, slot, "file extent compression %u, its data is %s: set to %d",
+		mend_say(m, slot, "file extent compression %u, its data is %s: set to %d",
 		    btrfs_file_extent_compression(fi), told ? btrfs_compress_name(told) : "uncompressed", told);
 		btrfs_set_file_extent_compression(fi, (u8)told);
 	}
@@ -1269,7 +1177,7 @@ static u64 file_extent_end_told(struct mend *m, const struct btrfs_key *key)
 
 	if (key->offset == (u64)-1)
 		return 0;
-	if (find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
+	if (mend_find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
 		btrfs_item_key_to_cpu(eb, &k, slot);
 		if (k.objectid == key->objectid && k.type == BTRFS_EXTENT_DATA_KEY)
 			end = k.offset;
@@ -1278,7 +1186,7 @@ static u64 file_extent_end_told(struct mend *m, const struct btrfs_key *key)
 	if (end)
 		return end;
 	want = (struct btrfs_key){ key->objectid, BTRFS_INODE_ITEM_KEY, 0 };
-	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
+	if (mend_find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
 	    btrfs_leaf_item_size(eb, slot) == sizeof(struct btrfs_inode_item))
 		end = round_up(btrfs_inode_size((const struct btrfs_inode_item *)btrfs_leaf_item_ptr(eb, slot)),
 			       (u64)m->fs->geo.sectorsize);
@@ -1324,7 +1232,7 @@ static void mend_num_bytes(struct mend *m, int slot, struct btrfs_file_extent_it
 	}
 	if (!IS_ALIGNED(want, m->fs->geo.sectorsize))
 		return;
-	say(m, slot, "file extent num_bytes %llu, the file's layout tells %llu (the next extent or the size): set to it",
+	mend_say(m, slot, "file extent num_bytes %llu, the file's layout tells %llu (the next extent or the size): set to it",
 	    (unsigned long long)num, (unsigned long long)want);
 	btrfs_set_file_extent_num_bytes(fi, want);
 }
@@ -1352,7 +1260,7 @@ static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_
 		if (!btrfs_file_extent_compression(fi) && !btrfs_file_extent_encryption(fi) &&
 		    !btrfs_file_extent_other_encoding(fi) && btrfs_file_extent_ram_bytes(fi) != want &&
 		    size == sizeof(*fi) && names_data_extent(m, fi)) {
-			say(m, slot, "file extent type inline, but it names data extent %llu (%llu bytes) the extent tree has: set to regular",
+			mend_say(m, slot, "file extent type inline, but it names data extent %llu (%llu bytes) the extent tree has: set to regular",
 			    (unsigned long long)btrfs_file_extent_disk_bytenr(fi),
 			    (unsigned long long)btrfs_file_extent_disk_num_bytes(fi));
 			btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_REG);
@@ -1360,7 +1268,7 @@ static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_
 		}
 		if (!btrfs_file_extent_compression(fi) && !btrfs_file_extent_encryption(fi) &&
 		    !btrfs_file_extent_other_encoding(fi) && btrfs_file_extent_ram_bytes(fi) != want) {
-			say(m, slot, "inline extent ram_bytes %llu, set to its data size %llu",
+			mend_say(m, slot, "inline extent ram_bytes %llu, set to its data size %llu",
 			    (unsigned long long)btrfs_file_extent_ram_bytes(fi), (unsigned long long)want);
 			btrfs_set_file_extent_ram_bytes(fi, want);
 		}
@@ -1371,7 +1279,7 @@ static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_
 		return;
 	bytenr = btrfs_file_extent_disk_bytenr(fi);
 	if (bytenr % m->fs->geo.sectorsize) {
-		say(m, slot, "file extent disk_bytenr %llu not aligned to the sector size %u: item removed",
+		mend_say(m, slot, "file extent disk_bytenr %llu not aligned to the sector size %u: item removed",
 		    (unsigned long long)bytenr, m->fs->geo.sectorsize);
 		m->plan[slot].deleted = true;
 		m->rebuild = true;
@@ -1380,709 +1288,6 @@ static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_
 	}
 	if (!m->plan[slot].deleted)
 		mend_num_bytes(m, slot, fi);
-}
-
-/* The extent tree's root item when it is in this leaf (the root tree's search may not pass it). */
-static const struct btrfs_tree_ref *leaf_extent_root(const struct mend *m, struct btrfs_tree_ref *ref)
-{
-	u32 nr = btrfs_eb_nritems(m->eb), i;
-
-	for (i = 0; i < nr; i++) {
-		struct btrfs_key key;
-
-		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
-		if (key.objectid == BTRFS_EXTENT_TREE_OBJECTID && key.type == BTRFS_ROOT_ITEM_KEY &&
-		    btrfs_leaf_item_size(m->eb, (int)i) >= offsetof(struct btrfs_root_item, generation_v2)) {
-			btrfs_tree_ref_from_root_item(ref, key.objectid, btrfs_leaf_item_ptr(m->eb, (int)i));
-			return ref;
-		}
-	}
-	return NULL;
-}
-
-/*
- * A root item whose root block does not read at its bytenr, level and
- * generation: all three from the root block the extent tree names
- * (repair-root-items.h); left as is, saying why, when none does.
- */
-/*
- * Does the block at bytenr belong to tree owner rather than to tree key
- * (whose root item points to it)?  Its header owner could be the damaged
- * field instead, so the block must also say so in another way: a node's
- * first child is owner's too; a leaf's items all have key types owner's
- * tree has, some a type key's tree does not (lib/format/tree-key-types.h).
- */
-static bool block_is_owners(struct mend *m, u64 bytenr, u64 owner, u64 key)
-{
-	struct extent_buffer *eb = good_block(m->fs, bytenr);
-	struct btrfs_header child;
-	bool yes = false, foreign = false;
-	u32 nr;
-
-	if (!eb)
-		return false;
-	nr = (u32)btrfs_block_slots(eb);
-	if (btrfs_eb_level(eb) > 0) {
-		yes = nr > 0 && block_header(m->fs, btrfs_node_blockptr(eb, 0), &child) &&
-		      btrfs_header_owner(&child) == owner;
-	} else {
-		yes = true;
-		for (u32 i = 0; i < nr; i++) {
-			struct btrfs_key k;
-
-			btrfs_item_key_to_cpu(eb, &k, (int)i);
-			yes &= btrfs_tree_holds_key_type(owner, k.type);
-			foreign |= !btrfs_tree_holds_key_type(key, k.type);
-		}
-		yes &= foreign;
-	}
-	free_extent_buffer(eb);
-	return yes;
-}
-
-/* Do the extent tree's back references make the block at bytenr tree owner's root block? */
-static bool extent_tree_names(struct mend *m, u64 bytenr, u64 owner)
-{
-	struct btrfs_tree_ref extent_root;
-	struct check_found_root found;
-	char why[256];
-
-	return check_find_root_block(m->fs, leaf_extent_root(m, &extent_root), owner, &found, why,
-				     sizeof(why)) == 0 && found.bytenr == bytenr;
-}
-
-/*
- * A root item whose root block is another tree's (its owner: the extent
- * tree's back references say so, or block_is_owners()), which reads as that tree's root and which has no
- * root item: the key's objectid was that tree's.  Also when the key is a
- * relocation tree's with offset 0 (a relocation tree's offset is the
- * subvolume it relocates).  The item moves to it (the leaf is rebuilt in
- * key order).  True when moved.
- */
-static bool mend_root_key(struct mend *m, int slot, u64 objectid, const struct btrfs_root_item *ri)
-{
-	struct btrfs_key want, found;
-	const struct extent_buffer *eb;
-	struct btrfs_header hdr;
-	struct btrfs_path path;
-	bool has_item;
-	u64 owner;
-	int s;
-
-	if (m->tree != BTRFS_ROOT_TREE_OBJECTID || !block_header(m->fs, btrfs_root_bytenr(ri), &hdr))
-		return false;
-	owner = btrfs_header_owner(&hdr);
-	if (owner == objectid || !owner || !check_root_block_reads(m->fs, owner, ri) ||
-	    !((objectid == BTRFS_TREE_RELOC_OBJECTID && !m->plan[slot].key.offset) ||
-	      extent_tree_names(m, btrfs_root_bytenr(ri), owner) ||
-	      block_is_owners(m, btrfs_root_bytenr(ri), owner, objectid)))
-		return false;
-	want = (struct btrfs_key){ owner, BTRFS_ROOT_ITEM_KEY, 0 };
-	has_item = find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &s);
-	if (has_item) {
-		btrfs_item_key_to_cpu(eb, &found, s);
-		has_item = found.objectid == owner && found.type == BTRFS_ROOT_ITEM_KEY;
-	}
-	btrfs_release_path(&path);
-	if (has_item)
-		return false;
-	say(m, slot, "root block %llu is tree %llu's (its owner, and it reads as that tree's root), which has no root item: key objectid set to %llu",
-	    (unsigned long long)btrfs_root_bytenr(ri), (unsigned long long)owner,
-	    (unsigned long long)owner);
-	m->plan[slot].key.objectid = owner;
-	m->rebuild = true;
-	return true;
-}
-
-/*
- * A root item whose root block does not read: the root the backup root of
- * the superblock's own commit names for its tree, when that block reads as
- * the tree's root there (owner, level, generation).  true when mended.
- */
-static bool mend_root_from_backup(struct mend *m, int slot, u64 objectid, struct btrfs_root_item *ri, u32 size)
-{
-	struct btrfs_tree_ref ref;
-	struct btrfs_root_item want;
-	u64 gen = btrfs_root_generation(ri);
-
-	if (!check_commit_backup_root(btrfs_fs_super(m->fs), objectid, &ref) || ref.level >= BTRFS_MAX_LEVEL ||
-	    (ref.bytenr == btrfs_root_bytenr(ri) && ref.level == btrfs_root_level(ri) && ref.generation == gen))
-		return false;
-	want = *ri;
-	btrfs_set_root_bytenr(&want, ref.bytenr);
-	btrfs_set_root_level(&want, (u8)ref.level);
-	btrfs_set_root_generation(&want, ref.generation);
-	if (!check_root_block_reads(m->fs, objectid, &want))
-		return false;
-	say(m, slot, "root block %llu level %u generation %llu does not read, set to %llu level %u generation %llu (the backup root of this commit)",
-	    (unsigned long long)btrfs_root_bytenr(ri), btrfs_root_level(ri), (unsigned long long)gen,
-	    (unsigned long long)ref.bytenr, ref.level, (unsigned long long)ref.generation);
-	btrfs_set_root_bytenr(ri, ref.bytenr);
-	btrfs_set_root_level(ri, (u8)ref.level);
-	btrfs_set_root_generation(ri, ref.generation);
-	if (size >= sizeof(*ri) && btrfs_root_generation_v2(ri) == gen)
-		btrfs_set_root_generation_v2(ri, ref.generation);
-	return true;
-}
-
-static int mend_root_block(struct mend *m, int slot, u64 objectid, struct btrfs_root_item *ri,
-			   u32 size)
-{
-	struct btrfs_tree_ref extent_root;
-	struct check_found_root found;
-	u64 gen = btrfs_root_generation(ri);
-	char why[256];
-	int ret;
-
-	/* a level no tree has: its root block's, when that block is the item's (owner, generation) */
-	if (btrfs_root_level(ri) >= BTRFS_MAX_LEVEL) {
-		struct btrfs_header hdr;
-
-		if (block_header(m->fs, btrfs_root_bytenr(ri), &hdr) && btrfs_header_owner(&hdr) == objectid &&
-		    btrfs_header_generation(&hdr) == gen && btrfs_header_level(&hdr) < BTRFS_MAX_LEVEL) {
-			say(m, slot, "root level %u, set to its root block's %u", btrfs_root_level(ri),
-			    btrfs_header_level(&hdr));
-			btrfs_set_root_level(ri, btrfs_header_level(&hdr));
-		}
-	}
-	/*
-	 * A root block newer than its item, of the tree (owner) at the item's
-	 * level: a tree written in a later commit has its root item written in
-	 * it too, so the item's generation is what is damaged.
-	 */
-	if (!check_root_block_reads(m->fs, objectid, ri)) {
-		struct btrfs_header hdr;
-
-		if (block_header(m->fs, btrfs_root_bytenr(ri), &hdr) && btrfs_header_owner(&hdr) == objectid &&
-		    btrfs_header_level(&hdr) == btrfs_root_level(ri) && btrfs_header_generation(&hdr) > gen &&
-		    btrfs_header_generation(&hdr) <= m->limit) {
-			say(m, slot, "root generation %llu, older than its root block %llu's %llu (of this tree, at this level): set to it",
-			    (unsigned long long)gen, (unsigned long long)btrfs_root_bytenr(ri),
-			    (unsigned long long)btrfs_header_generation(&hdr));
-			btrfs_set_root_generation(ri, btrfs_header_generation(&hdr));
-			if (size >= sizeof(*ri) && btrfs_root_generation_v2(ri) == gen)
-				btrfs_set_root_generation_v2(ri, btrfs_header_generation(&hdr));
-			gen = btrfs_header_generation(&hdr);
-		}
-	}
-	if (!check_root_block_reads(m->fs, objectid, ri) && mend_root_key(m, slot, objectid, ri))
-		return 0;
-	if (!check_root_block_reads(m->fs, objectid, ri) && mend_root_from_backup(m, slot, objectid, ri, size))
-		return 0;
-	if (!check_root_block_reads(m->fs, objectid, ri) && objectid == BTRFS_EXTENT_TREE_OBJECTID)
-		say(m, slot, "the extent tree's root block does not read, and the extent tree cannot name it: not mended");
-	if (!check_root_item_mendable(objectid) || check_root_block_reads(m->fs, objectid, ri))
-		return 0;
-	ret = check_find_root_block(m->fs, leaf_extent_root(m, &extent_root), objectid, &found, why,
-				    sizeof(why));
-	if (ret == -ENOMEM)
-		return ret;
-	if (ret < 0) {
-		say(m, slot, "root block %llu level %u generation %llu does not read, and %s: not mended",
-		    (unsigned long long)btrfs_root_bytenr(ri), btrfs_root_level(ri),
-		    (unsigned long long)gen, why);
-		return 0;
-	}
-	/* the item agrees with the extent tree: the block's own header is wrong (header-mend.h) */
-	if (found.bytenr == btrfs_root_bytenr(ri) && found.level == btrfs_root_level(ri) &&
-	    found.generation == gen)
-		return 0;
-	say(m, slot, "root block %llu level %u generation %llu does not read, set to %llu level %u generation %llu (the extent tree's top block of tree %llu)",
-	    (unsigned long long)btrfs_root_bytenr(ri), btrfs_root_level(ri), (unsigned long long)gen,
-	    (unsigned long long)found.bytenr, found.level, (unsigned long long)found.generation,
-	    (unsigned long long)objectid);
-	btrfs_set_root_bytenr(ri, found.bytenr);
-	btrfs_set_root_level(ri, found.level);
-	btrfs_set_root_generation(ri, found.generation);
-	/* generation_v2 equal to generation says the fields after it are valid: keep it so */
-	if (size >= sizeof(*ri) && btrfs_root_generation_v2(ri) == gen)
-		btrfs_set_root_generation_v2(ri, found.generation);
-	return 0;
-}
-
-/* The root item's generation is the one its root block carries. */
-static int mend_root_item(struct mend *m, int slot, u64 objectid, struct btrfs_root_item *ri,
-			  u32 size)
-{
-	u64 gen = btrfs_root_generation(ri), ngen;
-	bool v2 = size >= sizeof(*ri);
-	static const struct btrfs_disk_key no_progress;
-
-	/* a drop level means something only while a deletion is under way (drop_progress set) */
-	if (size >= offsetof(struct btrfs_root_item, generation_v2) &&
-	    btrfs_root_drop_level(ri) >= BTRFS_MAX_LEVEL &&
-	    !memcmp(&ri->drop_progress, &no_progress, sizeof(no_progress))) {
-		say(m, slot, "root drop_level %u with no deletion under way, set to 0", btrfs_root_drop_level(ri));
-		btrfs_set_root_drop_level(ri, 0);
-	}
-	/*
-	 * A last_snapshot beyond the superblock's is unknown; the root's
-	 * generation is the safe value (blocks of older generations count as
-	 * possibly shared, never the other way).
-	 */
-	if (btrfs_root_last_snapshot(ri) > m->limit + 1 && gen && gen <= m->limit) {
-		say(m, slot, "root last_snapshot %llu beyond the superblock's, set to the root's generation %llu",
-		    (unsigned long long)btrfs_root_last_snapshot(ri), (unsigned long long)gen);
-		btrfs_set_root_last_snapshot(ri, gen);
-	}
-	/*
-	 * Flags with bits no kernel sets: a tree that is no subvolume has none;
-	 * a subvolume is DEAD when no ref holds it (a deletion under way), and
-	 * keeps RDONLY as the word has it (nothing else tells; read-only is the
-	 * side that loses nothing).
-	 */
-	if (btrfs_root_flags(ri) & ~(BTRFS_ROOT_SUBVOL_RDONLY | BTRFS_ROOT_SUBVOL_DEAD)) {
-		u64 flags = 0;
-
-		if (btrfs_is_subvolume_tree(objectid))
-			flags = (btrfs_root_flags(ri) & BTRFS_ROOT_SUBVOL_RDONLY) |
-				(btrfs_root_refs(ri) ? 0 : BTRFS_ROOT_SUBVOL_DEAD);
-		say(m, slot, "root flags 0x%llx with bits no kernel sets, set to 0x%llx",
-		    (unsigned long long)btrfs_root_flags(ri), (unsigned long long)flags);
-		btrfs_set_root_flags(ri, flags);
-	}
-	/* 0 is never written: as damaged as one beyond the superblock's */
-	if (gen && gen <= m->limit && (!v2 || btrfs_root_generation_v2(ri) <= m->limit))
-		return mend_root_block(m, slot, objectid, ri, size);
-	ngen = tree_block_generation(m, btrfs_root_bytenr(ri));
-	if (!gen || gen > m->limit) {
-		say(m, slot, "root generation %llu %s, set to %llu (root block %llu)",
-		    (unsigned long long)gen, gen ? "beyond the superblock's" : "never written",
-		    (unsigned long long)ngen, (unsigned long long)btrfs_root_bytenr(ri));
-		btrfs_set_root_generation(ri, ngen);
-	}
-	if (v2 && (btrfs_root_generation_v2(ri) > m->limit || btrfs_root_generation_v2(ri) == gen)) {
-		say(m, slot, "root generation_v2 %llu, set to %llu",
-		    (unsigned long long)btrfs_root_generation_v2(ri), (unsigned long long)ngen);
-		btrfs_set_root_generation_v2(ri, ngen);
-	}
-	return mend_root_block(m, slot, objectid, ri, size);
-}
-
-/*
- * The inline back references of an extent item, from byte cur: do they
- * fill the item exactly, each of a type a data extent (data) or a tree
- * block (!data) may have?  *sum: the references they count.
- */
-static bool inline_refs_fit(const struct btrfs_extent_item *ei, u32 cur, u32 size, bool data,
-			    u64 *sum)
-{
-	*sum = 0;
-	while (cur < size) {
-		const struct btrfs_extent_inline_ref *iref = (const void *)((const u8 *)ei + cur);
-		u8 type = btrfs_extent_inline_ref_type(iref);
-		u32 rsize = btrfs_extent_inline_ref_size(type);
-		bool tree_ref = type == BTRFS_TREE_BLOCK_REF_KEY || type == BTRFS_SHARED_BLOCK_REF_KEY;
-
-		if (!rsize || rsize > size - cur || (type != BTRFS_EXTENT_OWNER_REF_KEY && tree_ref == data))
-			return false;
-		*sum += btrfs_extent_inline_ref_count(iref, type);
-		cur += rsize;
-	}
-	return cur == size;
-}
-
-/*
- * Where an extent item's inline refs start: after the tree block info of
- * a tree block's EXTENT_ITEM (not of a skinny METADATA_ITEM).
- */
-static u32 inline_refs_start(const struct btrfs_key *key, bool tree)
-{
-	return sizeof(struct btrfs_extent_item) +
-	       (tree && key->type == BTRFS_EXTENT_ITEM_KEY ? sizeof(struct btrfs_tree_block_info) : 0);
-}
-
-/*
- * Can an inline ref of this tree kind have this offset?  A TREE_BLOCK_REF
- * names a tree (a root item's objectid), a SHARED_BLOCK_REF its parent
- * block (a nodesize multiple inside a metadata or system chunk).
- */
-static bool tree_ref_offset_fits(const struct mend *m, u8 type, u64 offset)
-{
-	const struct btrfs_chunk_map *c;
-
-	if (type == BTRFS_TREE_BLOCK_REF_KEY)
-		return btrfs_is_subvolume_tree(offset) || (offset && offset < BTRFS_FIRST_FREE_OBJECTID) ||
-		       offset == BTRFS_DATA_RELOC_TREE_OBJECTID || offset == BTRFS_TREE_RELOC_OBJECTID;
-	c = btrfs_chunk_lookup(&m->fs->chunks, offset);
-	return IS_ALIGNED(offset, m->fs->geo.nodesize) && c && c->logical <= offset &&
-	       offset - c->logical < c->length &&
-	       (c->type & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM));
-}
-
-/*
- * An extent item of one kind (its flags name exactly one) whose inline refs
- * fit it but for one ref of a type that kind has not: the one type of that
- * kind under which every ref fills the item (a tree block's two of one size
- * told apart by what their offset names).  true when mended.
- */
-static bool mend_inline_ref_type(struct mend *m, int slot, const struct btrfs_key *key,
-				 struct btrfs_extent_item *ei, u32 size)
-{
-	static const u8 data_types[] = { BTRFS_EXTENT_DATA_REF_KEY, BTRFS_SHARED_DATA_REF_KEY };
-	static const u8 tree_types[] = { BTRFS_TREE_BLOCK_REF_KEY, BTRFS_SHARED_BLOCK_REF_KEY };
-	u64 flags = btrfs_extent_flags(ei) & (BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK), sum;
-	bool data = flags == BTRFS_EXTENT_FLAG_DATA;
-	const u8 *types = data ? data_types : tree_types;
-	u32 cur = inline_refs_start(key, !data);
-	struct btrfs_extent_inline_ref *iref;
-	u8 was, told = 0;
-	int fits = 0;
-
-	if ((flags != BTRFS_EXTENT_FLAG_DATA && flags != BTRFS_EXTENT_FLAG_TREE_BLOCK) ||
-	    (data && key->type != BTRFS_EXTENT_ITEM_KEY))
-		return false;
-	/* the first ref of a type this kind has not */
-	while (cur < size) {
-		u8 type;
-		u32 rsize;
-
-		iref = (void *)((u8 *)ei + cur);
-		type = btrfs_extent_inline_ref_type(iref);
-		rsize = btrfs_extent_inline_ref_size(type);
-		if (!rsize || rsize > size - cur || type == BTRFS_EXTENT_OWNER_REF_KEY ||
-		    (type == BTRFS_TREE_BLOCK_REF_KEY || type == BTRFS_SHARED_BLOCK_REF_KEY) == data)
-			break;
-		cur += rsize;
-	}
-	if (cur >= size || size - cur < sizeof(*iref))
-		return false;
-	was = btrfs_extent_inline_ref_type(iref);
-	for (int i = 0; i < 2; i++) {
-		btrfs_set_extent_inline_ref_type(iref, types[i]);
-		if (!inline_refs_fit(ei, inline_refs_start(key, !data), size, data, &sum) ||
-		    (!data && !tree_ref_offset_fits(m, types[i], btrfs_extent_inline_ref_offset(iref))))
-			continue;
-		told = types[i];
-		fits++;
-	}
-	btrfs_set_extent_inline_ref_type(iref, was);
-	if (fits != 1)
-		return false;
-	say(m, slot, "inline back reference type %u at offset %u, the one type of a %s's under which its refs fill the item: set to %u",
-	    was, cur, data ? "data extent" : "tree block", told);
-	btrfs_set_extent_inline_ref_type(iref, told);
-	return true;
-}
-
-/*
- * An extent item's DATA and TREE_BLOCK flags against what its key and
- * inline refs say: a METADATA_ITEM is a tree block; an EXTENT_ITEM whose
- * refs fit only one kind is of that kind.  FULL_BACKREF stays on a tree
- * block only (the extents pass judges it); bits no flag has are cleared.
- * Left as is when nothing says.  An item whose refs fit neither kind is
- * dropped: the extents pass rebuilds the extent's records from the
- * references the trees make (or refuses).
- */
-static void mend_extent_flags(struct mend *m, int slot, const struct btrfs_key *key,
-			      struct btrfs_extent_item *ei, u32 size)
-{
-	u64 flags = btrfs_extent_flags(ei), sum, nflags;
-	bool data_fit = key->type == BTRFS_EXTENT_ITEM_KEY &&
-			inline_refs_fit(ei, inline_refs_start(key, false), size, true, &sum);
-	bool tree_fit = size >= inline_refs_start(key, true) &&
-			inline_refs_fit(ei, inline_refs_start(key, true), size, false, &sum);
-
-	if (!data_fit && !tree_fit && mend_inline_ref_type(m, slot, key, ei, size))
-		return;
-	if (!data_fit && !tree_fit && m->tree == BTRFS_EXTENT_TREE_OBJECTID) {
-		say(m, slot, "extent item whose inline back references are neither a data extent's nor a tree block's: item removed, the extent's records are rebuilt from the trees");
-		m->plan[slot].deleted = true;
-		m->rebuild = true;
-		return;
-	}
-	if (data_fit == tree_fit)
-		return;
-	nflags = data_fit ? BTRFS_EXTENT_FLAG_DATA :
-		 BTRFS_EXTENT_FLAG_TREE_BLOCK | (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF);
-	if (flags == nflags)
-		return;
-	say(m, slot, "extent flags 0x%llx, but its %s: set to 0x%llx", (unsigned long long)flags,
-	    key->type == BTRFS_METADATA_ITEM_KEY ? "key makes it a tree block" :
-	    data_fit ? "inline refs are a data extent's" : "inline refs are a tree block's",
-	    (unsigned long long)nflags);
-	btrfs_set_extent_flags(ei, nflags);
-}
-
-/*
- * An extent's refs below what its inline back references count: raised to
- * that (the extents pass then counts the keyed ones too and sets the
- * total).  A malformed ref list is left to the tree-checker's verdict.
- */
-static void mend_extent_refs(struct mend *m, int slot, const struct btrfs_key *key,
-			     struct btrfs_extent_item *ei, u32 size)
-{
-	bool data = btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_DATA;
-	u64 sum;
-
-	if (!inline_refs_fit(ei, inline_refs_start(key, !data), size, data, &sum) ||
-	    btrfs_extent_refs(ei) >= sum)
-		return;
-	say(m, slot, "extent refs %llu, below its inline back references' %llu: set to %llu",
-	    (unsigned long long)btrfs_extent_refs(ei), (unsigned long long)sum,
-	    (unsigned long long)sum);
-	btrfs_set_extent_refs(ei, sum);
-}
-
-/* A tree block's extent was made with the block: its header's generation. */
-static void mend_extent_item(struct mend *m, int slot, const struct btrfs_key *key,
-			     struct btrfs_extent_item *ei, u32 size)
-{
-	u64 gen = btrfs_extent_generation(ei), ngen;
-
-	mend_extent_flags(m, slot, key, ei, size);
-	if (m->plan[slot].deleted)
-		return;
-	mend_extent_refs(m, slot, key, ei, size);
-
-	if (gen <= m->limit)
-		return;
-	if (btrfs_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK)
-		ngen = tree_block_generation(m, key->objectid);
-	else
-		ngen = btrfs_header_generation(btrfs_header(m->eb));
-	say(m, slot, "extent generation %llu beyond the superblock's, set to %llu",
-	    (unsigned long long)gen, (unsigned long long)ngen);
-	btrfs_set_extent_generation(ei, ngen);
-}
-
-/*
- * A block group's used beyond its length: set to its length, which the
- * extents pass then finds wrong and sets to what its extents use.
- */
-static void mend_block_group(struct mend *m, int slot, const struct btrfs_key *key,
-			     struct btrfs_block_group_item *bg)
-{
-	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&m->fs->chunks, key->objectid);
-	u64 flags = btrfs_block_group_flags(bg), type = flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
-	u64 prof = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
-
-	/* every block group names the one chunk tree's objectid */
-	if (btrfs_block_group_chunk_objectid(bg) != BTRFS_FIRST_CHUNK_TREE_OBJECTID) {
-		say(m, slot, "block group chunk_objectid %llu, set to %llu",
-		    (unsigned long long)btrfs_block_group_chunk_objectid(bg), BTRFS_FIRST_CHUNK_TREE_OBJECTID);
-		btrfs_set_block_group_chunk_objectid(bg, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
-	}
-	/* flags the tree-checker rejects: its chunk's type (the chunk tree maps it) */
-	if (((prof & (prof - 1)) || (type != BTRFS_BLOCK_GROUP_DATA && type != BTRFS_BLOCK_GROUP_METADATA &&
-				     type != BTRFS_BLOCK_GROUP_SYSTEM &&
-				     type != (BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA)) ||
-	     (flags & ~(BTRFS_BLOCK_GROUP_TYPE_MASK | BTRFS_BLOCK_GROUP_PROFILE_MASK))) &&
-	    c && c->logical == key->objectid && c->length == key->offset) {
-		say(m, slot, "block group flags 0x%llx, set to its chunk's type 0x%llx", (unsigned long long)flags,
-		    (unsigned long long)(c->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV));
-		btrfs_set_block_group_flags(bg, c->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV);
-	}
-	if (btrfs_block_group_used(bg) <= key->offset)
-		return;
-	say(m, slot, "block group used %llu beyond its length: set to %llu",
-	    (unsigned long long)btrfs_block_group_used(bg), (unsigned long long)key->offset);
-	btrfs_set_block_group_used(bg, key->offset);
-}
-
-/*
- * A dev extent names the one chunk tree and its chunk objectid: nothing else is valid.
- * Its length is what one device stripe of its chunk takes, when the chunk map has a
- * chunk at its chunk_offset with a stripe at this very place (devid, physical).
- */
-static void mend_dev_extent(struct mend *m, int slot, const struct btrfs_key *key,
-			    struct btrfs_dev_extent *de)
-{
-	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&m->fs->chunks,
-							     btrfs_dev_extent_chunk_offset(de));
-	u64 len = btrfs_dev_extent_length(de);
-
-	/* no chunk at chunk_offset: the one chunk with a stripe at this place (devid, physical) */
-	if (!c || c->logical != btrfs_dev_extent_chunk_offset(de)) {
-		const struct btrfs_chunk_map *at = check_chunk_at_place(&m->fs->chunks, key->objectid, key->offset);
-
-		if (at) {
-			say(m, slot, "dev extent chunk_offset %llu names no chunk; chunk %llu has its stripe here: set to it",
-			    (unsigned long long)btrfs_dev_extent_chunk_offset(de), (unsigned long long)at->logical);
-			btrfs_set_dev_extent_chunk_offset(de, at->logical);
-			c = at;
-		}
-	}
-	for (u16 i = 0; c && c->logical == btrfs_dev_extent_chunk_offset(de) && i < c->num_stripes; i++) {
-		if (c->stripes[i].devid != key->objectid || c->stripes[i].physical != key->offset ||
-		    len == check_chunk_dev_len(c))
-			continue;
-		say(m, slot, "dev extent length %llu, its chunk %llu takes %llu on each device: set to it",
-		    (unsigned long long)len, (unsigned long long)c->logical,
-		    (unsigned long long)check_chunk_dev_len(c));
-		btrfs_set_dev_extent_length(de, check_chunk_dev_len(c));
-		break;
-	}
-	if (btrfs_dev_extent_chunk_tree(de) != BTRFS_CHUNK_TREE_OBJECTID) {
-		say(m, slot, "dev extent chunk_tree %llu, set to %llu",
-		    (unsigned long long)btrfs_dev_extent_chunk_tree(de), BTRFS_CHUNK_TREE_OBJECTID);
-		btrfs_set_dev_extent_chunk_tree(de, BTRFS_CHUNK_TREE_OBJECTID);
-	}
-	if (btrfs_dev_extent_chunk_objectid(de) != BTRFS_FIRST_CHUNK_TREE_OBJECTID) {
-		say(m, slot, "dev extent chunk_objectid %llu, set to %llu",
-		    (unsigned long long)btrfs_dev_extent_chunk_objectid(de), BTRFS_FIRST_CHUNK_TREE_OBJECTID);
-		btrfs_set_dev_extent_chunk_objectid(de, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
-	}
-}
-
-/*
- * A device item's devid is its key's.  Its bytes_used beyond its total_bytes: the superblock's copy
- * of the same device (same devid and uuid, same size) tells what it was
- * at the last commit; the extents pass then checks it against the dev
- * extents' sum and fixes what remains.  A total_bytes cut below the copy's,
- * with bytes_used within the copy's, is the copy's.
- */
-static void mend_dev_item(struct mend *m, int slot, const struct btrfs_key *key, struct btrfs_dev_item *di)
-{
-	const struct btrfs_dev_item *copy = &btrfs_fs_super(m->fs)->dev_item;
-	u64 used = btrfs_device_bytes_used(di), total = btrfs_device_total_bytes(di);
-
-	/* the key the tree sorts it by names the device */
-	if (btrfs_device_id(di) != key->offset) {
-		say(m, slot, "device item devid %llu, its key's %llu: set to it",
-		    (unsigned long long)btrfs_device_id(di), (unsigned long long)key->offset);
-		btrfs_set_device_id(di, key->offset);
-	}
-
-	if (used <= total || btrfs_device_id(copy) != btrfs_device_id(di) ||
-	    memcmp(copy->uuid, di->uuid, BTRFS_UUID_SIZE) ||
-	    btrfs_device_bytes_used(copy) > btrfs_device_total_bytes(copy))
-		return;
-	if (btrfs_device_total_bytes(copy) == total) {
-		say(m, slot, "device bytes_used %llu beyond total_bytes %llu: set to the superblock's copy, %llu",
-		    (unsigned long long)used, (unsigned long long)total,
-		    (unsigned long long)btrfs_device_bytes_used(copy));
-		btrfs_set_device_bytes_used(di, btrfs_device_bytes_used(copy));
-	} else if (btrfs_device_total_bytes(copy) > total && used <= btrfs_device_total_bytes(copy)) {
-		say(m, slot, "device total_bytes %llu below bytes_used %llu: set to the superblock's copy, %llu",
-		    (unsigned long long)total, (unsigned long long)used,
-		    (unsigned long long)btrfs_device_total_bytes(copy));
-		btrfs_set_device_total_bytes(di, btrfs_device_total_bytes(copy));
-	}
-}
-
-/* Does [start, start + len) hold a root block the superblock names for its commit? */
-static bool holds_root_block(const struct btrfs_super_block *sb, u64 start, u64 len)
-{
-	static const u64 trees[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_FS_TREE_OBJECTID,
-				     BTRFS_DEV_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID };
-	struct btrfs_tree_ref ref;
-
-	if (btrfs_super_root(sb) >= start && btrfs_super_root(sb) - start < len)
-		return true;
-	for (size_t i = 0; i < ARRAY_SIZE(trees); i++)
-		if (check_commit_backup_root(sb, trees[i], &ref) && ref.bytenr >= start && ref.bytenr - start < len)
-			return true;
-	return false;
-}
-
-/*
- * The type of a chunk item that fails the tree-checker for it: a system
- * chunk's is the superblock's sys_chunk_array copy (what reads map it by);
- * else the profile its stripes tell (one stripe: single; two on one device:
- * DUP; others are not told) with the kind of block group its type still
- * names, or, when that is no kind, metadata if a root block of the commit is
- * in it, else data.  The extents pass then holds it against the block group
- * item and the extents inside (check_block_groups()).  0: not told.
- */
-static u64 chunk_type_told(struct mend *m, u64 logical, const struct btrfs_chunk *c)
-{
-	const struct btrfs_chunk_map *copy = btrfs_chunk_lookup(&m->fs->chunks, logical);
-	u16 n = btrfs_chunk_num_stripes(c);
-	u64 kind = btrfs_chunk_type(c) & BTRFS_BLOCK_GROUP_TYPE_MASK, profile;
-
-	if (copy && copy->logical == logical && (copy->type & BTRFS_BLOCK_GROUP_SYSTEM) &&
-	    copy->length == btrfs_chunk_length(c) && copy->num_stripes == n)
-		return copy->type;
-	if (n == 1)
-		profile = 0;
-	else if (n == 2 && btrfs_stripe_devid(&c->stripe[0]) == btrfs_stripe_devid(&c->stripe[1]))
-		profile = BTRFS_BLOCK_GROUP_DUP;
-	else
-		return 0;
-	if (kind != BTRFS_BLOCK_GROUP_DATA && kind != BTRFS_BLOCK_GROUP_METADATA &&
-	    kind != BTRFS_BLOCK_GROUP_SYSTEM)
-		kind = holds_root_block(btrfs_fs_super(m->fs), logical, btrfs_chunk_length(c)) ?
-		       BTRFS_BLOCK_GROUP_METADATA : BTRFS_BLOCK_GROUP_DATA;
-	return kind | profile;
-}
-
-/*
- * A system chunk item that fails the tree-checker, whose superblock
- * sys_chunk_array copy (what reads map it by) has its stripe count: every
- * field from the copy, kept when the item then passes.  true when taken.
- */
-static bool mend_chunk_from_copy(struct mend *m, int slot, u64 logical, struct btrfs_chunk *c, u32 size)
-{
-	const struct btrfs_chunk_map *copy = btrfs_chunk_lookup(&m->fs->chunks, logical);
-	u32 ss = m->fs->geo.sectorsize;
-	u8 was[256];
-	char why[200];
-
-	if (!copy || copy->logical != logical || !(copy->type & BTRFS_BLOCK_GROUP_SYSTEM) ||
-	    copy->num_stripes != btrfs_chunk_num_stripes(c) || size > sizeof(was) ||
-	    btrfs_check_chunk(logical, c, size, ss, m->fs->geo.incompat_flags, why, sizeof(why)) == 0)
-		return false;
-	memcpy(was, c, size);
-	check_chunk_item_from_map(c, copy);
-	if (btrfs_check_chunk(logical, c, size, ss, m->fs->geo.incompat_flags, why, sizeof(why)) < 0) {
-		memcpy(c, was, size);
-		return false;
-	}
-	say(m, slot, "system chunk item fails the tree-checker: set from the superblock's sys_chunk_array copy (length %llu type 0x%llx)",
-	    (unsigned long long)copy->length, (unsigned long long)copy->type);
-	return true;
-}
-
-/*
- * A chunk item's fields its own layout tells: the stripe count from the
- * item's size (the stripes follow the fixed part); the sector size is the
- * filesystem's, the stripe length the only one; a system chunk from its
- * copy (mend_chunk_from_copy()), else a type the tree-checker rejects
- * (chunk_type_told()).
- */
-static void mend_chunk(struct mend *m, int slot, struct btrfs_chunk *c, u32 size)
-{
-	u32 stripes = (size - (u32)sizeof(*c)) / (u32)sizeof(struct btrfs_stripe);
-
-	if (btrfs_chunk_item_size(btrfs_chunk_num_stripes(c)) != size && stripes &&
-	    btrfs_chunk_item_size((int)stripes) == size) {
-		say(m, slot, "chunk num_stripes %u, the item holds %u stripes: set to it",
-		    btrfs_chunk_num_stripes(c), stripes);
-		btrfs_set_chunk_num_stripes(c, (u16)stripes);
-	}
-	/* every chunk's sector size is the filesystem's */
-	if (btrfs_chunk_sector_size(c) != m->fs->geo.sectorsize) {
-		say(m, slot, "chunk sector_size %u, set to the filesystem's %u", btrfs_chunk_sector_size(c),
-		    m->fs->geo.sectorsize);
-		btrfs_set_chunk_sector_size(c, m->fs->geo.sectorsize);
-	}
-	/* the only stripe length the kernel writes or reads */
-	if (btrfs_chunk_stripe_len(c) != BTRFS_STRIPE_LEN) {
-		say(m, slot, "chunk stripe_len %llu, set to %llu (the only one)",
-		    (unsigned long long)btrfs_chunk_stripe_len(c), (unsigned long long)BTRFS_STRIPE_LEN);
-		btrfs_set_chunk_stripe_len(c, BTRFS_STRIPE_LEN);
-	}
-	if (btrfs_chunk_item_size(btrfs_chunk_num_stripes(c)) == size) {
-		struct btrfs_key key;
-		char why[200];
-		u64 type, was = btrfs_chunk_type(c);
-
-		btrfs_item_key_to_cpu(m->eb, &key, slot);
-		if (mend_chunk_from_copy(m, slot, key.offset, c, size))
-			return;
-		if (btrfs_check_chunk(key.offset, c, size, m->fs->geo.sectorsize, m->fs->geo.incompat_flags,
-				      why, sizeof(why)) == 0 || !(type = chunk_type_told(m, key.offset, c)))
-			return;
-		btrfs_set_chunk_type(c, type);
-		if (btrfs_check_chunk(key.offset, c, size, m->fs->geo.sectorsize, m->fs->geo.incompat_flags,
-				      why, sizeof(why)) < 0) {
-			btrfs_set_chunk_type(c, was);
-			return;
-		}
-		say(m, slot, "chunk type 0x%llx, its stripes and contents tell 0x%llx: set to it",
-		    (unsigned long long)was, (unsigned long long)type);
-	}
 }
 
 /*
@@ -2116,7 +1321,7 @@ static int refs_named(const struct extent_buffer *eb, int slot, const char *name
  * tree-checker, is "not found").  true with *eb and *slot set (release path
  * after use).
  */
-static bool find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_search_mode mode,
+bool mend_find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_search_mode mode,
 		      struct btrfs_path *path, const struct extent_buffer **eb, int *slot)
 {
 	u32 nr = btrfs_eb_nritems(m->eb), i;
@@ -2155,7 +1360,7 @@ static bool name_confirmed(struct mend *m, u64 ino, u64 dir, const char *name, u
 	bool found = false;
 	int slot;
 
-	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot))
+	if (mend_find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot))
 		found = refs_named(eb, slot, name, len, NULL) > 0;
 	btrfs_release_path(&path);
 	return found;
@@ -2173,7 +1378,7 @@ static u8 entry_type(struct mend *m, const struct btrfs_key *key, u64 ino, const
 	u8 type = 0;
 	int slot;
 
-	if (find_item(m, key, BTRFS_SEARCH_EXACT, &path, &eb, &slot)) {
+	if (mend_find_item(m, key, BTRFS_SEARCH_EXACT, &path, &eb, &slot)) {
 		const u8 *p = btrfs_leaf_item_ptr(eb, slot);
 		u32 size = btrfs_leaf_item_size(eb, slot), cur = 0;
 
@@ -2211,7 +1416,7 @@ static u8 named_type(struct mend *m, u64 ino)
 	int slot;
 	u8 a, b;
 
-	if (!find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
+	if (!mend_find_item(m, &want, BTRFS_SEARCH_NEXT, &path, &eb, &slot)) {
 		btrfs_release_path(&path);
 		return 0;
 	}
@@ -2319,7 +1524,7 @@ static int move_entry(struct mend *m, int slot, const struct btrfs_key *key,
 	name_fmt(shown, sizeof(shown), name, n);
 	btrfs_disk_key_to_cpu(&loc, &d->location);
 	if (key_fits(m, &nkey) && entry_name_trusted(m, key, &loc, name, n, why, sizeof(why))) {
-		say(m, slot, "name %s hashes to 0x%08x, not to the key: moved to key (%llu %u %u), %s",
+		mend_say(m, slot, "name %s hashes to 0x%08x, not to the key: moved to key (%llu %u %u), %s",
 		    shown, hash, (unsigned long long)nkey.objectid, nkey.type, hash, why);
 		np = CHECK_PUSH(m, plan);
 		if (!np)
@@ -2333,7 +1538,7 @@ static int move_entry(struct mend *m, int slot, const struct btrfs_key *key,
 		np->size = len;
 		return 0;
 	}
-	say(m, slot, "name %s hashes to 0x%08x, not to the key: entry dropped", shown, hash);
+	mend_say(m, slot, "name %s hashes to 0x%08x, not to the key: entry dropped", shown, hash);
 	return 0;
 }
 
@@ -2366,7 +1571,7 @@ static void mend_entry_lengths(struct mend *m, int slot, const struct btrfs_key 
 			ret = -1;
 	}
 	if (ret == 1) {
-		say(m, slot, "entry at byte %u: name_len %u data_len %u do not fill the item, %u and %u do (%s)",
+		mend_say(m, slot, "entry at byte %u: name_len %u data_len %u do not fill the item, %u and %u do (%s)",
 		    fix.offset, btrfs_dir_name_len(d), btrfs_dir_data_len(d), fix.name_len, fix.data_len, why);
 		btrfs_set_dir_name_len(d, fix.name_len);
 		btrfs_set_dir_data_len(d, fix.data_len);
@@ -2374,7 +1579,7 @@ static void mend_entry_lengths(struct mend *m, int slot, const struct btrfs_key 
 	}
 	if (key->type == BTRFS_XATTR_ITEM_KEY)
 		return;
-	say(m, slot, "entry lengths do not fill the item and no one change makes them: item removed");
+	mend_say(m, slot, "entry lengths do not fill the item and no one change makes them: item removed");
 	m->plan[slot].deleted = true;
 	m->rebuild = true;
 }
@@ -2388,7 +1593,7 @@ static u8 inode_ftype(struct mend *m, u64 ino)
 	u8 ftype = BTRFS_FT_UNKNOWN;
 	int slot;
 
-	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
+	if (mend_find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
 	    btrfs_leaf_item_size(eb, slot) == sizeof(struct btrfs_inode_item))
 		ftype = btrfs_ftype_of_mode(btrfs_inode_mode(
 			(const struct btrfs_inode_item *)btrfs_leaf_item_ptr(eb, slot)));
@@ -2419,7 +1624,7 @@ static void mend_entry_type(struct mend *m, int slot, const struct btrfs_key *ke
 			else if (loc.type == BTRFS_INODE_ITEM_KEY)
 				want = inode_ftype(m, loc.objectid);
 			if (want != BTRFS_FT_UNKNOWN) {
-				say(m, slot, "entry at byte %u: file type %u is not one, %u is its %s's",
+				mend_say(m, slot, "entry at byte %u: file type %u is not one, %u is its %s's",
 				    cur, btrfs_dir_type(d), want,
 				    loc.type == BTRFS_ROOT_ITEM_KEY ? "subvolume" : "inode");
 				btrfs_set_dir_type(d, want);   /* no ENCRYPTED bit from a garbage byte */
@@ -2480,7 +1685,7 @@ static int mend_dir_item(struct mend *m, int slot, const struct btrfs_key *key, 
 	if (!kept) {
 		free(good);
 		m->plan[slot].deleted = true;
-		say(m, slot, "no entry left at this key: item removed");
+		mend_say(m, slot, "no entry left at this key: item removed");
 		return 0;
 	}
 	m->plan[slot].own = good;
@@ -2488,8 +1693,6 @@ static int mend_dir_item(struct mend *m, int slot, const struct btrfs_key *key, 
 	m->plan[slot].size = kept;
 	return 0;
 }
-
-static bool leaf_is_root(const struct mend *m);
 
 /*
  * Could an item of this tree with objectid have key type type?  A type of
@@ -2604,7 +1807,7 @@ static void mend_key_type(struct mend *m, int first, int last)
 		return;
 	btrfs_item_key_to_cpu(m->eb, &key, pick->slot);
 	btrfs_cpu_key_to_disk(&btrfs_leaf_item(m->eb, pick->slot)->key, &pick->key);
-	say(m, pick->slot, "key type %u was %u: the one type that keeps the keys in order and passes the tree-checker%s",
+	mend_say(m, pick->slot, "key type %u was %u: the one type that keeps the keys in order and passes the tree-checker%s",
 	    pick->key.type, key.type, n > 1 ? " with the item's size" : "");
 }
 
@@ -2617,7 +1820,7 @@ static bool dir_index_names_inode(struct mend *m, u64 dir, u64 index, u64 ino, c
 	bool yes = false;
 	int slot;
 
-	if (find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
+	if (mend_find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
 	    btrfs_leaf_item_size(eb, slot) >= sizeof(struct btrfs_dir_item) + len) {
 		const struct btrfs_dir_item *di = btrfs_leaf_item_ptr(eb, slot);
 
@@ -2691,84 +1894,9 @@ static void mend_inode_ref_lengths(struct mend *m, int slot, const struct btrfs_
 	}
 	if (fits != 1)
 		return;
-	say(m, slot, "inode ref name_len %u, the one length that fills the item and that the dir index names: set to %u",
+	mend_say(m, slot, "inode ref name_len %u, the one length that fills the item and that the dir index names: set to %u",
 	    btrfs_inode_ref_name_len((struct btrfs_inode_ref *)(p + fit_at)), fit_len);
 	btrfs_set_inode_ref_name_len((struct btrfs_inode_ref *)(p + fit_at), (u16)fit_len);
-}
-
-/* A ROOT_REF or ROOT_BACKREF holds one name: its length is what the item's size leaves. */
-static void mend_root_ref_length(struct mend *m, int slot, u8 *p, u32 size)
-{
-	struct btrfs_root_ref *ref = (void *)p;
-	u32 n = size - (u32)sizeof(*ref);
-
-	if (btrfs_root_ref_name_len(ref) == n || !n || n > BTRFS_NAME_LEN)
-		return;
-	say(m, slot, "root ref name_len %u, the item holds %u name bytes: set to it", btrfs_root_ref_name_len(ref), n);
-	btrfs_set_root_ref_name_len(ref, (u16)n);
-}
-
-/*
- * The one chunk item of the chunk tree's root leaf whose length fails the
- * tree-checker or reaches into the next chunk: the length the devices'
- * bytes_used tell (chunk-length-told.h).
- */
-static void mend_chunk_length(struct mend *m)
-{
-	u32 ss = m->fs->geo.sectorsize;
-	u64 incompat = m->fs->geo.incompat_flags, length;
-	struct btrfs_chunk *c;
-	int slot;
-
-	if (btrfs_eb_level(m->eb) || m->eb->start != btrfs_super_chunk_root(btrfs_fs_super(m->fs)))
-		return;
-	slot = chunk_length_suspect(m->eb, ss, incompat);
-	if (slot < 0 || !(length = chunk_length_told(m->eb, slot, ss, incompat)))
-		return;
-	c = btrfs_leaf_item_ptr(m->eb, slot);
-	say(m, slot, "chunk length %llu, what its devices' bytes_used leave after the other chunks: set to %llu",
-	    (unsigned long long)btrfs_chunk_length(c), (unsigned long long)length);
-	btrfs_set_chunk_length(c, length);
-}
-
-/*
- * The root tree's root leaf without the root item of a global tree (extent,
- * dev or csum) whose root the commit's backup root names, that block
- * reading as the tree's root: the item is added (check_global_root_told()).
- */
-static int add_global_roots(struct mend *m)
-{
-	static const u64 ids[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID };
-
-	if (m->tree != BTRFS_ROOT_TREE_OBJECTID || !leaf_is_root(m))
-		return 0;
-	for (size_t k = 0; k < ARRAY_SIZE(ids); k++) {
-		struct btrfs_key key = { ids[k], BTRFS_ROOT_ITEM_KEY, 0 };
-		struct btrfs_root_item *ri;
-		struct btrfs_tree_ref ref;
-		struct item_plan *pl;
-		bool have = false;
-
-		for (size_t i = 0; i < m->plan_nr && !have; i++)
-			have = !m->plan[i].deleted && m->plan[i].key.objectid == ids[k] &&
-			       m->plan[i].key.type == BTRFS_ROOT_ITEM_KEY;
-		if (have || !check_global_root_told(m->fs, ids[k], &ref))
-			continue;
-		pl = CHECK_PUSH(m, plan);
-		if (!pl || !(ri = calloc(1, sizeof(*ri))))
-			return -ENOMEM;
-		btrfs_set_root_bytenr(ri, ref.bytenr);
-		btrfs_set_root_level(ri, (u8)ref.level);
-		btrfs_set_root_generation(ri, ref.generation);
-		btrfs_set_root_generation_v2(ri, ref.generation);
-		btrfs_set_root_refs(ri, 1);
-		*pl = (struct item_plan){ .key = key, .data = (u8 *)ri, .own = (u8 *)ri, .size = sizeof(*ri) };
-		m->rebuild = true;
-		say(m, -1, "no root item for tree %llu: added, its root block %llu level %d generation %llu (the backup root of this commit)",
-		    (unsigned long long)ids[k], (unsigned long long)ref.bytenr, ref.level,
-		    (unsigned long long)ref.generation);
-	}
-	return 0;
 }
 
 static int mend_items(struct mend *m)
@@ -2871,7 +1999,7 @@ static int mend_items(struct mend *m)
 	}
 	if (m->tree == BTRFS_CHUNK_TREE_OBJECTID)
 		mend_chunk_length(m);
-	return add_global_roots(m);
+	return mend_add_global_roots(m);
 }
 
 static int plan_cmp(const void *a, const void *b)
@@ -2886,7 +2014,7 @@ static int plan_cmp(const void *a, const void *b)
  * the items no longer fit.
  */
 /* Is the leaf its tree's root block? */
-static bool leaf_is_root(const struct mend *m)
+bool mend_leaf_is_root(const struct mend *m)
 {
 	struct btrfs_tree_ref ref;
 
@@ -2914,12 +2042,12 @@ static int rebuild_leaf(struct mend *m)
 	m->plan_nr = n;
 	check_sort(m->plan, n, sizeof(*m->plan), plan_cmp);
 	/* a parent points to the leaf by its first key; a tree's root leaf has no parent */
-	if (!n || (btrfs_comp_cpu_keys(&m->plan[0].key, &first) && !leaf_is_root(m))) {
-		say(m, -1, "its first key would change: not mended");
+	if (!n || (btrfs_comp_cpu_keys(&m->plan[0].key, &first) && !mend_leaf_is_root(m))) {
+		mend_say(m, -1, "its first key would change: not mended");
 		return -EUCLEAN;
 	}
 	if (need > data_size) {
-		say(m, -1, "the mended items need %llu bytes, more than the leaf holds: not mended",
+		mend_say(m, -1, "the mended items need %llu bytes, more than the leaf holds: not mended",
 		    (unsigned long long)need);
 		return -EUCLEAN;
 	}
@@ -3045,10 +2173,10 @@ static int mend_leaf(struct mend *m)
 				continue;
 		}
 		if (slot < 0 || tries == 16) {
-			say(m, -1, "still fails the tree-checker (%s): not mended", msg);
+			mend_say(m, -1, "still fails the tree-checker (%s): not mended", msg);
 			return -EUCLEAN;
 		}
-		say(m, slot, "extent record fails the tree-checker (%s): item removed, the extent's records are rebuilt from the trees",
+		mend_say(m, slot, "extent record fails the tree-checker (%s): item removed, the extent's records are rebuilt from the trees",
 		    msg);
 		ret = drop_slot(m, slot);
 		if (ret < 0)
