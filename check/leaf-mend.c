@@ -385,7 +385,7 @@ static u64 extent_end_at(const struct mend *m, int slot, u64 off)
  * The key offset slot's item tells by itself and its neighbours: an inode
  * item's in a file tree is 0, a device item's its devid (of a known
  * device with its uuid), a dir item's or xattr's its name's hash, a chunk
- * item's mend_chunk_key_offset_told(); a dir
+ * item's mend_chunk_key_offset_told(), a root ref's its partner's; a dir
  * index's is the index of its inode's ref by that name; a file extent's
  * is where the inode's previous extent ends (0 for its first), taken only
  * when the extent then ends where the next one starts (or, the last, at
@@ -414,6 +414,26 @@ static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *ke
 	}
 	if (key->type == BTRFS_CHUNK_ITEM_KEY && size >= sizeof(struct btrfs_chunk))
 		return mend_chunk_key_offset_told(m, slot, key, off);
+	/*
+	 * a ROOT_REF's (the child) or ROOT_BACKREF's (the parent): the one
+	 * partner item in the leaf with the same bytes that names this one
+	 */
+	if (key->type == BTRFS_ROOT_REF_KEY || key->type == BTRFS_ROOT_BACKREF_KEY) {
+		u8 partner = key->type == BTRFS_ROOT_REF_KEY ? BTRFS_ROOT_BACKREF_KEY : BTRFS_ROOT_REF_KEY;
+		int n = 0;
+
+		for (u32 i = 0; i < nr; i++) {
+			struct btrfs_key k;
+
+			btrfs_item_key_to_cpu(m->eb, &k, (int)i);
+			if (k.type != partner || k.offset != key->objectid || btrfs_leaf_item_size(m->eb, (int)i) != size ||
+			    memcmp(btrfs_leaf_item_ptr(m->eb, (int)i), btrfs_leaf_item_ptr(m->eb, slot), size))
+				continue;
+			*off = k.objectid;
+			n++;
+		}
+		return n == 1;
+	}
 	/* a dir item's or xattr's is the hash of its (first) name */
 	if (key->type == BTRFS_DIR_ITEM_KEY || key->type == BTRFS_XATTR_ITEM_KEY) {
 		const struct btrfs_dir_item *di = btrfs_leaf_item_ptr(m->eb, slot);
@@ -485,6 +505,7 @@ static bool mend_key_offset(struct mend *m, int slot)
 	    key.type == BTRFS_INODE_ITEM_KEY ? "every inode item's is" :
 	    key.type == BTRFS_DIR_ITEM_KEY || key.type == BTRFS_XATTR_ITEM_KEY ? "its name's hash says" :
 	    key.type == BTRFS_CHUNK_ITEM_KEY ? "its stripes' system chunk or the chunks beside it say" :
+	    key.type == BTRFS_ROOT_REF_KEY || key.type == BTRFS_ROOT_BACKREF_KEY ? "its partner ref says" :
 	    key.type == BTRFS_DEV_ITEM_KEY ? "its devid says" : "the inode's neighbouring extents say");
 	return true;
 }

@@ -152,6 +152,12 @@ damaged_repaired "$src" "$T/orig" "unresolved ref dir 261 " "inode ref '[^']*' (
 	field 5 "$ref" disk_key.offset +1
 echo "ok: an inode ref's directory mended from its entries ($ref)"
 
+# a ROOT_REF's key offset (the child subvolume) that breaks the order: the
+# one ROOT_BACKREF of the same bytes naming its parent says it
+damaged_repaired "$src" "$T/orig" "bad key order" "key offset 256 was [0-9]*: what its partner ref says" \
+	field 1 5,156,256 disk_key.offset 771375476857860573
+echo "ok: a ROOT_REF's key offset mended from its ROOT_BACKREF"
+
 # the top directory's ".." ref keyed under another dir: moved back to itself
 damaged_repaired "$src" "$T/orig" "the top directory's own inode ref '..' (index 0) is keyed in dir 300, expected itself" \
 	"inode ref '..' (dir 300 index 0) moved to dir 256" field 5 256,12,256 disk_key.offset 300
