@@ -2188,7 +2188,8 @@ static int mend_leaf(struct mend *m)
 		 * under which the leaf passes (a key type damaged to another
 		 * type the tree has).
 		 */
-		if (slot < 0 && at >= 0 && tries < 16) {
+		/* (not an empty item, nor in a trial that moved data over gaps: the layout's) */
+		if (slot < 0 && at >= 0 && tries < 16 && !m->close_gaps && btrfs_leaf_item_size(m->eb, at)) {
 			mend_key_type(m, at, at);
 			if (m->changes != before)
 				continue;
