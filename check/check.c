@@ -55,7 +55,7 @@ int check_fixable_after_commit(struct check_ctx *ctx, check_fix_fn fn, const voi
 	int ret = check_fixable(ctx, fn, arg, size);
 
 	if (ret == 0)
-		ctx->fixes[ctx->fixes_nr - 1].after_commit = true;
+		ctx->fixes[ctx->fixes_nr - 1].phase = CHECK_FIX_AFTER_COMMIT;
 	return ret;
 }
 
@@ -64,7 +64,7 @@ int check_fixable_before_trans(struct check_ctx *ctx, check_fix_fn fn, const voi
 	int ret = check_fixable(ctx, fn, arg, size);
 
 	if (ret == 0) {
-		ctx->fixes[ctx->fixes_nr - 1].before_trans = true;
+		ctx->fixes[ctx->fixes_nr - 1].phase = CHECK_FIX_BEFORE_TRANS;
 		ctx->pass_fixable[ctx->pass]--;   /* the companion of the fix that answers the error */
 	}
 	return ret;

@@ -213,12 +213,17 @@ int check_run(struct check_ctx *ctx);
  */
 struct btrfs_trans;
 typedef int (*check_fix_fn)(struct check_ctx *ctx, struct btrfs_trans *t, void *arg);
+/* When check_repair() runs a fix. */
+enum check_fix_phase {
+	CHECK_FIX_IN_TRANS,      /* in the repair's transaction, before the commit */
+	CHECK_FIX_BEFORE_TRANS,  /* sets only what the transaction starts from in memory: t NULL, first */
+	CHECK_FIX_AFTER_COMMIT,  /* writes to the devices itself: t NULL, once the commit succeeded */
+};
 struct check_fix {
 	check_fix_fn fn;
 	void *arg;
 	int pass;
-	bool after_commit;   /* fn writes to the devices itself: run (t NULL) once the commit succeeded */
-	bool before_trans;   /* fn sets only what the transaction starts from in memory: run (t NULL) first */
+	enum check_fix_phase phase;
 };
 int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size);
 /* As check_fixable(), for a fix that writes itself: run only after a successful commit. */

@@ -113,7 +113,7 @@ static u64 recheck_allowed(const struct check_ctx *ctx, int pass)
 	u64 n = 0;
 
 	for (size_t f = 0; f < ctx->fixes_nr; f++)
-		if (ctx->fixes[f].after_commit && ctx->fixes[f].pass == pass)
+		if (ctx->fixes[f].phase == CHECK_FIX_AFTER_COMMIT && ctx->fixes[f].pass == pass)
 			n++;
 	return n;
 }
@@ -226,6 +226,23 @@ static int repair_verdict(struct btrfs_trans *t, void *arg)
 	return -ECANCELED;
 }
 
+/* The queued fixes of one phase, in order: 0, or the first failure's errno with its index in *failed. */
+static int run_fixes(struct check_ctx *ctx, struct btrfs_trans *t, enum check_fix_phase phase, size_t *failed)
+{
+	for (size_t f = 0; f < ctx->fixes_nr; f++) {
+		int ret;
+
+		if (!ctx->fixes[f].fn || ctx->fixes[f].phase != phase)
+			continue;
+		ret = ctx->fixes[f].fn(ctx, t, ctx->fixes[f].arg);
+		if (ret < 0) {
+			*failed = f;
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int check_repair(struct check_ctx *ctx)
 {
 	bool fst = btrfs_super_compat_ro_flags(btrfs_fs_super(ctx->fs)) &
@@ -250,15 +267,10 @@ int check_repair(struct check_ctx *ctx)
 	if (!ctx->fixes_nr && !ctx->pass_errors[3] && !check_salvage_count(ctx->salvage) &&
 	    !ctx->repair_super_dev_items)
 		return 0;
-	for (f = 0; f < ctx->fixes_nr; f++) {
-		if (!ctx->fixes[f].fn || !ctx->fixes[f].before_trans)
-			continue;
-		ret = ctx->fixes[f].fn(ctx, NULL, ctx->fixes[f].arg);
-		if (ret < 0) {
-			error("repair of %s failed (%s): nothing was written",
-			      pass_names[ctx->fixes[f].pass], strerror(-ret));
-			return 1;
-		}
+	ret = run_fixes(ctx, NULL, CHECK_FIX_BEFORE_TRANS, &f);
+	if (ret < 0) {
+		error("repair of %s failed (%s): nothing was written", pass_names[ctx->fixes[f].pass], strerror(-ret));
+		return 1;
 	}
 	ret = btrfs_start_transaction(ctx->fs, &t);
 	if (ret < 0) {
@@ -283,16 +295,11 @@ int check_repair(struct check_ctx *ctx)
 		error("writing the mended leaves failed (%s): nothing was written", strerror(-ret));
 		return 1;
 	}
-	for (f = 0; f < ctx->fixes_nr; f++) {
-		if (!ctx->fixes[f].fn || ctx->fixes[f].after_commit || ctx->fixes[f].before_trans)
-			continue;
-		ret = ctx->fixes[f].fn(ctx, t, ctx->fixes[f].arg);
-		if (ret < 0) {
-			btrfs_abort_transaction(t);
-			error("repair of %s failed (%s): nothing was written",
-			      pass_names[ctx->fixes[f].pass], strerror(-ret));
-			return 1;
-		}
+	ret = run_fixes(ctx, t, CHECK_FIX_IN_TRANS, &f);
+	if (ret < 0) {
+		btrfs_abort_transaction(t);
+		error("repair of %s failed (%s): nothing was written", pass_names[ctx->fixes[f].pass], strerror(-ret));
+		return 1;
 	}
 	ret = check_stale_v1_caches(ctx, t);
 	if (ret < 0) {
@@ -333,15 +340,10 @@ int check_repair(struct check_ctx *ctx)
 		return 1;
 	}
 	printf("Repair committed, transaction %llu\n", (unsigned long long)btrfs_super_generation(btrfs_fs_super(ctx->fs)));
-	for (f = 0; f < ctx->fixes_nr; f++) {
-		if (!ctx->fixes[f].fn || !ctx->fixes[f].after_commit)
-			continue;
-		ret = ctx->fixes[f].fn(ctx, NULL, ctx->fixes[f].arg);
-		if (ret < 0) {
-			error("repair of %s after the commit failed (%s)",
-			      pass_names[ctx->fixes[f].pass], strerror(-ret));
-			return 1;
-		}
+	ret = run_fixes(ctx, NULL, CHECK_FIX_AFTER_COMMIT, &f);
+	if (ret < 0) {
+		error("repair of %s after the commit failed (%s)", pass_names[ctx->fixes[f].pass], strerror(-ret));
+		return 1;
 	}
 	return CHECK_REPAIRED;
 }
