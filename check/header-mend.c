@@ -201,22 +201,11 @@ static void say(const struct header_expect *x, const char *field, u64 have, u64 
  */
 static bool backup_confirms(struct btrfs_fs_info *fs, const struct header_expect *x)
 {
-	const struct btrfs_super_block *sb = btrfs_fs_super(fs);
 	struct btrfs_tree_ref ref;
 
-	if (x->have_first)
-		return false;   /* not a root block */
-	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
-		const struct btrfs_root_backup *b = &sb->super_roots[i];
-
-		if (btrfs_backup_tree_root_gen(b) != btrfs_super_generation(sb))
-			continue;
-		if (x->tree == BTRFS_CHUNK_TREE_OBJECTID)
-			return btrfs_backup_chunk_root(b) == x->bytenr && btrfs_backup_chunk_root_gen(b) == x->transid;
-		if (x->tree == BTRFS_ROOT_TREE_OBJECTID)
-			return btrfs_backup_tree_root(b) == x->bytenr && btrfs_backup_tree_root_gen(b) == x->transid;
-	}
-	return check_commit_backup_root(sb, x->tree, &ref) && ref.bytenr == x->bytenr && ref.generation == x->transid;
+	/* (a root block: no parent's first key) */
+	return !x->have_first && check_commit_backup_root(btrfs_fs_super(fs), x->tree, &ref) &&
+	       ref.bytenr == x->bytenr && ref.generation == x->transid;
 }
 
 /*

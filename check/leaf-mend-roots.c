@@ -297,21 +297,20 @@ int mend_root_item(struct mend *m, int slot, u64 objectid, struct btrfs_root_ite
  */
 int mend_add_global_roots(struct mend *m)
 {
-	static const u64 ids[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID };
 
 	if (m->tree != BTRFS_ROOT_TREE_OBJECTID || !mend_leaf_is_root(m))
 		return 0;
-	for (size_t k = 0; k < ARRAY_SIZE(ids); k++) {
-		struct btrfs_key key = { ids[k], BTRFS_ROOT_ITEM_KEY, 0 };
+	for (size_t k = 0; k < ARRAY_SIZE(check_global_root_ids); k++) {
+		struct btrfs_key key = { check_global_root_ids[k], BTRFS_ROOT_ITEM_KEY, 0 };
 		struct btrfs_root_item *ri;
 		struct btrfs_tree_ref ref;
 		struct item_plan *pl;
 		bool have = false;
 
 		for (size_t i = 0; i < m->plan_nr && !have; i++)
-			have = !m->plan[i].deleted && m->plan[i].key.objectid == ids[k] &&
+			have = !m->plan[i].deleted && m->plan[i].key.objectid == check_global_root_ids[k] &&
 			       m->plan[i].key.type == BTRFS_ROOT_ITEM_KEY;
-		if (have || !check_global_root_told(m->fs, ids[k], &ref))
+		if (have || !check_global_root_told(m->fs, check_global_root_ids[k], &ref))
 			continue;
 		pl = CHECK_PUSH(m, plan);
 		if (!pl || !(ri = calloc(1, sizeof(*ri))))
@@ -324,7 +323,7 @@ int mend_add_global_roots(struct mend *m)
 		*pl = (struct item_plan){ .key = key, .data = (u8 *)ri, .own = (u8 *)ri, .size = sizeof(*ri) };
 		m->rebuild = true;
 		mend_say(m, -1, "no root item for tree %llu: added, its root block %llu level %d generation %llu (the backup root of this commit)",
-		    (unsigned long long)ids[k], (unsigned long long)ref.bytenr, ref.level,
+		    (unsigned long long)check_global_root_ids[k], (unsigned long long)ref.bytenr, ref.level,
 		    (unsigned long long)ref.generation);
 	}
 	return 0;

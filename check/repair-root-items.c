@@ -44,37 +44,44 @@ static bool root_block_content_only(struct btrfs_fs_info *fs, u64 objectid, cons
 	return root_block_reads(fs, objectid, ri, &header_only);
 }
 
+const u64 check_global_root_ids[3] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
+				       BTRFS_CSUM_TREE_OBJECTID };
+
+static bool backup_ref(struct btrfs_tree_ref *out, u64 objectid, u64 bytenr, u64 generation, u8 level)
+{
+	*out = (struct btrfs_tree_ref){ .objectid = objectid, .bytenr = bytenr, .level = level,
+					.generation = generation };
+	return true;
+}
+
 bool check_commit_backup_root(const struct btrfs_super_block *sb, u64 objectid, struct btrfs_tree_ref *out)
 {
-	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
-		const struct btrfs_root_backup *b = &sb->super_roots[i];
+	const struct btrfs_root_backup *b = NULL;
 
-		if (btrfs_backup_tree_root_gen(b) != btrfs_super_generation(sb))
-			continue;
-		*out = (struct btrfs_tree_ref){ .objectid = objectid };
-		switch (objectid) {
-		case BTRFS_EXTENT_TREE_OBJECTID:
-			out->bytenr = btrfs_backup_extent_root(b);
-			out->generation = btrfs_backup_extent_root_gen(b);
-			out->level = btrfs_backup_extent_root_level(b);
-			return true;
-		case BTRFS_FS_TREE_OBJECTID:
-			out->bytenr = btrfs_backup_fs_root(b);
-			out->generation = btrfs_backup_fs_root_gen(b);
-			out->level = btrfs_backup_fs_root_level(b);
-			return true;
-		case BTRFS_DEV_TREE_OBJECTID:
-			out->bytenr = btrfs_backup_dev_root(b);
-			out->generation = btrfs_backup_dev_root_gen(b);
-			out->level = btrfs_backup_dev_root_level(b);
-			return true;
-		case BTRFS_CSUM_TREE_OBJECTID:
-			out->bytenr = btrfs_backup_csum_root(b);
-			out->generation = btrfs_backup_csum_root_gen(b);
-			out->level = btrfs_backup_csum_root_level(b);
-			return true;
-		}
+	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS && !b; i++)
+		if (btrfs_backup_tree_root_gen(&sb->super_roots[i]) == btrfs_super_generation(sb))
+			b = &sb->super_roots[i];
+	if (!b)
 		return false;
+	switch (objectid) {
+	case BTRFS_ROOT_TREE_OBJECTID:
+		return backup_ref(out, objectid, btrfs_backup_tree_root(b), btrfs_backup_tree_root_gen(b),
+				  btrfs_backup_tree_root_level(b));
+	case BTRFS_CHUNK_TREE_OBJECTID:
+		return backup_ref(out, objectid, btrfs_backup_chunk_root(b), btrfs_backup_chunk_root_gen(b),
+				  btrfs_backup_chunk_root_level(b));
+	case BTRFS_EXTENT_TREE_OBJECTID:
+		return backup_ref(out, objectid, btrfs_backup_extent_root(b), btrfs_backup_extent_root_gen(b),
+				  btrfs_backup_extent_root_level(b));
+	case BTRFS_FS_TREE_OBJECTID:
+		return backup_ref(out, objectid, btrfs_backup_fs_root(b), btrfs_backup_fs_root_gen(b),
+				  btrfs_backup_fs_root_level(b));
+	case BTRFS_DEV_TREE_OBJECTID:
+		return backup_ref(out, objectid, btrfs_backup_dev_root(b), btrfs_backup_dev_root_gen(b),
+				  btrfs_backup_dev_root_level(b));
+	case BTRFS_CSUM_TREE_OBJECTID:
+		return backup_ref(out, objectid, btrfs_backup_csum_root(b), btrfs_backup_csum_root_gen(b),
+				  btrfs_backup_csum_root_level(b));
 	}
 	return false;
 }
@@ -92,9 +99,12 @@ static bool leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_bu
 bool check_global_root_told(struct btrfs_fs_info *fs, u64 objectid, struct btrfs_tree_ref *out)
 {
 	struct btrfs_root_item ri = { 0 };
+	size_t k = 0;
 
-	if (objectid != BTRFS_EXTENT_TREE_OBJECTID && objectid != BTRFS_DEV_TREE_OBJECTID &&
-	    objectid != BTRFS_CSUM_TREE_OBJECTID)
+	/* (one of check_global_root_ids) */
+	while (k < ARRAY_SIZE(check_global_root_ids) && check_global_root_ids[k] != objectid)
+		k++;
+	if (k == ARRAY_SIZE(check_global_root_ids))
 		return false;
 	if (!check_commit_backup_root(btrfs_fs_super(fs), objectid, out) || out->level >= BTRFS_MAX_LEVEL)
 		return false;
@@ -107,21 +117,20 @@ bool check_global_root_told(struct btrfs_fs_info *fs, u64 objectid, struct btrfs
 /* Does the root tree's root leaf eb lack the root item of a global tree the backup root names? */
 static bool lacks_global_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
 {
-	static const u64 ids[] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID };
 	struct btrfs_tree_ref ref;
 
 	if (btrfs_eb_level(eb) || eb->start != btrfs_super_root(btrfs_fs_super(fs)))
 		return false;
-	for (size_t k = 0; k < ARRAY_SIZE(ids); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(check_global_root_ids); k++) {
 		bool have = false;
 
 		for (u32 i = 0; i < btrfs_eb_nritems(eb) && !have; i++) {
 			struct btrfs_key key;
 
 			btrfs_item_key_to_cpu(eb, &key, (int)i);
-			have = key.objectid == ids[k] && key.type == BTRFS_ROOT_ITEM_KEY;
+			have = key.objectid == check_global_root_ids[k] && key.type == BTRFS_ROOT_ITEM_KEY;
 		}
-		if (!have && check_global_root_told(fs, ids[k], &ref))
+		if (!have && check_global_root_told(fs, check_global_root_ids[k], &ref))
 			return true;
 	}
 	return false;

@@ -35,10 +35,14 @@ bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct
 bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb);
 
 /*
- * The root of tree objectid (extent, fs, dev or csum tree) as the backup
- * root of the superblock's own commit names it: false when none does.
+ * The root of tree objectid (root, chunk, extent, fs, dev or csum tree) as
+ * the backup root of the superblock's own commit names it: false when none
+ * does.
  */
 bool check_commit_backup_root(const struct btrfs_super_block *sb, u64 objectid, struct btrfs_tree_ref *out);
+
+/* The global trees whose missing root item the commit's backup root can tell: extent, dev, csum. */
+extern const u64 check_global_root_ids[3];
 
 /*
  * The root of global tree objectid (extent, dev or csum tree) whose root
