@@ -867,13 +867,6 @@ static bool has_metadata_items(struct btrfs_fs_info *fs)
 }
 
 /*
- * check: incompat bits the filesystem's content shows it has, when the
- * superblock lacks them: MIXED_BACKREF with tree blocks of that back
- * reference revision, NO_HOLES with a block group tree (the kernel
- * refuses the one without the other), SKINNY_METADATA with METADATA_ITEMs
- * in the extent tree (its tree-checker rejects them without it).
- */
-/*
  * check: a compat_ro word that is garbage: unknown bits set, and either its
  * tree bits name trees the root tree lacks (or lack ones it has) or more
  * unknown bits than any kernel could have added.  Its tree bits are then the
@@ -905,6 +898,13 @@ static void mend_compat_ro(struct btrfs_fs_info *fs)
 		(unsigned long long)was, (unsigned long long)now);
 }
 
+/*
+ * check: incompat bits the filesystem's content shows it has, when the
+ * superblock lacks them: MIXED_BACKREF with tree blocks of that back
+ * reference revision, NO_HOLES with a block group tree (the kernel
+ * refuses the one without the other), SKINNY_METADATA with METADATA_ITEMs
+ * in the extent tree (its tree-checker rejects them without it).
+ */
 static void mend_feature_bits(struct btrfs_fs_info *fs)
 {
 	static const struct read_policy header_only = { .relax = READ_NO_TREE_CHECKER, .quiet = true };
@@ -1253,17 +1253,6 @@ static u8 root_level_from_header(struct btrfs_fs_info *fs, u64 bytenr)
  * wrong key is not corruption), then the superblock's keyed checksum that
  * btrfs_super_validate() could not verify without the key.
  */
-static int setup_csum(struct btrfs_fs_info *fs, const struct btrfs_open_args *args);
-
-/* The superblock copy in memory, the geometry and the checksum state take type. */
-static int setup_csum_type(struct btrfs_fs_info *fs, const struct btrfs_open_args *args, u16 type)
-{
-	btrfs_set_super_csum_type(fs->super, type);
-	fs->geo.csum_type = type;
-	fs->geo.csum_size = btrfs_csum_type_size(type);
-	return setup_csum(fs, args);
-}
-
 static int setup_csum(struct btrfs_fs_info *fs, const struct btrfs_open_args *args)
 {
 	u16 type = fs->geo.csum_type;
@@ -1300,6 +1289,15 @@ static int setup_csum(struct btrfs_fs_info *fs, const struct btrfs_open_args *ar
 	return 0;
 }
 
+/* The superblock copy in memory, the geometry and the checksum state take type. */
+static int setup_csum_type(struct btrfs_fs_info *fs, const struct btrfs_open_args *args, u16 type)
+{
+	btrfs_set_super_csum_type(fs->super, type);
+	fs->geo.csum_type = type;
+	fs->geo.csum_size = btrfs_csum_type_size(type);
+	return setup_csum(fs, args);
+}
+
 /*
  * check: a checksum type under which the chunk root's checksum (its copies
  * in turn) is wrong, while exactly one other plain type makes it right: the
@@ -1311,32 +1309,34 @@ static void mend_csum_type(struct btrfs_fs_info *fs, const struct btrfs_open_arg
 {
 	u64 at = fs->chunk_root.bytenr;
 	u16 was = fs->geo.csum_type, told = 0;
-	int fits = 0, mirrors = btrfs_num_mirrors(fs, at);
+	u32 good = 0;   /* bit t: a copy's checksum is right under type t */
+	int fits = 0;
 
 	if (btrfs_csum_type_keyed(was) || fs->super_mends_nr >= BTRFS_SUPER_MENDS_MAX)
 		return;
-	for (u16 type = 0; type < 16; type++) {
-		bool good = false;
+	for (int mirror = 1; mirror <= btrfs_num_mirrors(fs, at); mirror++) {
+		struct extent_buffer *eb = NULL;
 
-		if (!btrfs_csum_type_valid(type) || btrfs_csum_type_keyed(type))
+		if (btrfs_read_tree_block_mirror(fs, at, mirror, &eb) < 0 || !eb ||
+		    btrfs_header_bytenr(btrfs_header(eb)) != at) {
+			free_extent_buffer(eb);
 			continue;
-		for (int mirror = 1; mirror <= mirrors && !good; mirror++) {
-			struct extent_buffer *eb = NULL;
+		}
+		for (u16 type = 0; type < 16; type++) {
 			u8 sum[BTRFS_CSUM_SIZE];
 
-			good = btrfs_read_tree_block_mirror(fs, at, mirror, &eb) == 0 && eb &&
-			       btrfs_header_bytenr(btrfs_header(eb)) == at &&
-			       btrfs_csum_data(type, eb->data + BTRFS_CSUM_SIZE, eb->len - BTRFS_CSUM_SIZE, sum) == 0 &&
-			       !memcmp(sum, btrfs_header(eb)->csum, btrfs_csum_type_size(type));
-			free_extent_buffer(eb);
+			if (btrfs_csum_type_valid(type) && !btrfs_csum_type_keyed(type) &&
+			    btrfs_csum_data(type, eb->data + BTRFS_CSUM_SIZE, eb->len - BTRFS_CSUM_SIZE, sum) == 0 &&
+			    !memcmp(sum, btrfs_header(eb)->csum, btrfs_csum_type_size(type)))
+				good |= 1u << type;
 		}
-		if (!good)
-			continue;
-		if (type == was)
+		free_extent_buffer(eb);
+		if (good & (1u << was))
 			return;
-		told = type;
-		fits++;
 	}
+	for (u16 type = 0; type < 16; type++)
+		if ((good & (1u << type)) && !fits++)
+			told = type;
 	if (fits != 1 || setup_csum_type(fs, args, told) < 0)
 		return;
 	fs->super_mends[fs->super_mends_nr++] = (struct btrfs_super_mend){
