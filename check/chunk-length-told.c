@@ -190,7 +190,7 @@ static bool stripes_fit(const struct extent_buffer *eb, int slot, u64 dev_len)
 u64 chunk_length_told(const struct extent_buffer *eb, int slot, u32 ss, u64 incompat)
 {
 	const struct btrfs_chunk *c;
-	u64 logical, other_logical, dev_len = 0, length;
+	u64 logical, dev_len = 0, length;
 
 	if (!(c = chunk_at(eb, slot, &logical)))
 		return 0;
@@ -206,11 +206,21 @@ u64 chunk_length_told(const struct extent_buffer *eb, int slot, u32 ss, u64 inco
 	if (length / data_stripes(c) != dev_len || !IS_ALIGNED(dev_len, ss) ||
 	    !passes_with_length(c, logical, length, ss, incompat) || !stripes_fit(eb, slot, dev_len))
 		return 0;
-	for (u32 k = 0; k < btrfs_eb_nritems(eb); k++) {
-		const struct btrfs_chunk *x = (int)k == slot ? NULL : chunk_at(eb, (int)k, &other_logical);
+	return chunk_leaf_range_taken(eb, slot, logical, length) ? 0 : length;
+}
 
-		if (x && overlaps(other_logical, btrfs_chunk_length(x), logical, length))
-			return 0;
+bool chunk_leaf_range_taken(const struct extent_buffer *eb, int skip, u64 logical, u64 length)
+{
+	if (logical + length < logical)
+		return true;
+	for (u32 i = 0; i < btrfs_eb_nritems(eb); i++) {
+		struct btrfs_key k;
+
+		btrfs_item_key_to_cpu(eb, &k, (int)i);
+		if ((int)i != skip && k.type == BTRFS_CHUNK_ITEM_KEY &&
+		    btrfs_leaf_item_size(eb, (int)i) >= sizeof(struct btrfs_chunk) &&
+		    overlaps(k.offset, btrfs_chunk_length(btrfs_leaf_item_ptr(eb, (int)i)), logical, length))
+			return true;
 	}
-	return length;
+	return false;
 }

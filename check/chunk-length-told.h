@@ -31,6 +31,12 @@ int chunk_length_suspect(const struct extent_buffer *eb, u32 sectorsize, u64 inc
 /* Does a chunk item of the leaf reach into the next one's? */
 bool chunk_leaf_overlaps(const struct extent_buffer *eb);
 
+/*
+ * Does a chunk item of the leaf other than the one at skip (-1: none)
+ * overlap [logical, logical + length), or does the range wrap?
+ */
+bool chunk_leaf_range_taken(const struct extent_buffer *eb, int skip, u64 logical, u64 length);
+
 /* The length the leaf tells for the chunk item at slot (see above), 0 when not told. */
 u64 chunk_length_told(const struct extent_buffer *eb, int slot, u32 sectorsize, u64 incompat_flags);
 

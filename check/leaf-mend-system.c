@@ -21,19 +21,8 @@ static bool chunk_overlaps(const struct mend *m, int slot, u64 logical, u64 leng
 {
 	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&m->fs->chunks, logical);
 
-	if (logical + length < logical || (c && c->logical < logical + length && logical < c->logical + c->length))
-		return true;
-	for (u32 i = 0; i < btrfs_eb_nritems(m->eb); i++) {
-		struct btrfs_key k;
-
-		btrfs_item_key_to_cpu(m->eb, &k, (int)i);
-		if ((int)i != slot && k.type == BTRFS_CHUNK_ITEM_KEY &&
-		    btrfs_leaf_item_size(m->eb, (int)i) >= sizeof(struct btrfs_chunk) &&
-		    k.offset < logical + length &&
-		    logical < k.offset + btrfs_chunk_length(btrfs_leaf_item_ptr(m->eb, (int)i)))
-			return true;
-	}
-	return false;
+	return (c && c->logical < logical + length && logical < c->logical + c->length) ||
+	       chunk_leaf_range_taken(m->eb, slot, logical, length);
 }
 
 /*
