@@ -1183,11 +1183,14 @@ static int dir_entries(struct fs_root_tree *t, const struct extent_buffer *eb, i
 	return 0;
 }
 
-/* The top directory's own inode ref: index 0, name "..", whatever it had. */
-static void fix_top_dir_ref(struct fs_root_tree *t, u64 index, const u8 *name, u32 nl)
+/*
+ * The top directory's own inode ref, keyed in dir with index and name: keyed
+ * in itself, index 0, name "..", whatever it had.
+ */
+static void fix_top_dir_ref(struct fs_root_tree *t, u64 dir, u64 index, const u8 *name, u32 nl)
 {
 	struct repair_ref_rename f = {
-		.from = { .root = t->root, .dir = BTRFS_FIRST_FREE_OBJECTID, .ino = BTRFS_FIRST_FREE_OBJECTID,
+		.from = { .root = t->root, .dir = dir, .ino = BTRFS_FIRST_FREE_OBJECTID,
 			  .index = index, .key_type = BTRFS_INODE_REF_KEY, .name_len = (u16)nl },
 		.to = { .root = t->root, .dir = BTRFS_FIRST_FREE_OBJECTID, .ino = BTRFS_FIRST_FREE_OBJECTID,
 			.index = 0, .key_type = BTRFS_INODE_REF_KEY, .name_len = 2, .name = ".." },
@@ -1228,16 +1231,9 @@ static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, in
 		/* the top directory's ".." (index 0) whose key offset is not itself: moved back */
 		if (!ext && key->objectid == BTRFS_FIRST_FREE_OBJECTID && parent != key->objectid &&
 		    !index && nl == 2 && !memcmp(p + hdr, "..", 2)) {
-			struct repair_ref_rename f = {
-				.from = { .root = t->root, .dir = parent, .ino = key->objectid, .index = 0,
-					  .key_type = BTRFS_INODE_REF_KEY, .name_len = 2, .name = ".." },
-				.to = { .root = t->root, .dir = key->objectid, .ino = key->objectid, .index = 0,
-					.key_type = BTRFS_INODE_REF_KEY, .name_len = 2, .name = ".." },
-			};
-
 			check_error(t->ctx, "root %llu: the top directory's own inode ref '..' (index 0) is keyed in dir %llu, expected itself (leaf %llu)",
 				    t->root, parent, eb->start);
-			check_fixable(t->ctx, repair_rename_ref, &f, sizeof(f));
+			fix_top_dir_ref(t, parent, 0, p + hdr, nl);
 		/* a subvolume's top directory names itself "..", index 0 */
 		} else if (!(parent == key->objectid && key->objectid == BTRFS_FIRST_FREE_OBJECTID)) {
 			ret = add_name(t, 'R', parent, key->objectid, index, p + hdr, nl, 0);
@@ -1250,7 +1246,7 @@ static int inode_refs(struct fs_root_tree *t, const struct extent_buffer *eb, in
 				    t->root, ext ? "inode extref" : "inode ref", index,
 				    (int)min_t(u32, nl, 255), (char *)(p + hdr), eb->start);
 			if (!ext && nl <= BTRFS_NAME_LEN)
-				fix_top_dir_ref(t, index, p + hdr, nl);
+				fix_top_dir_ref(t, key->objectid, index, p + hdr, nl);
 		}
 		p += hdr + nl;
 	}
