@@ -316,7 +316,7 @@ void mend_chunk_length(struct mend *m)
 	struct btrfs_chunk *c;
 	int slot;
 
-	if (btrfs_eb_level(m->eb) || m->eb->start != btrfs_super_chunk_root(btrfs_fs_super(m->fs)))
+	if (!mend_leaf_is_root(m))
 		return;
 	slot = chunk_length_suspect(m->eb, ss, incompat);
 	if (slot < 0 || !(length = chunk_length_told(m->eb, slot, ss, incompat)))
