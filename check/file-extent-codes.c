@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The compression of a file extent, told from its data: see file-extent-codes.h. */
+/* The compression and inline ram_bytes of a file extent, told from its data: see file-extent-codes.h. */
 #include <stdlib.h>
 #include "check/file-extent-codes.h"
 #include "lib/format/accessors.h"
@@ -57,4 +57,23 @@ int file_extent_compression_told(struct btrfs_fs_info *fs, const struct btrfs_fi
 	free(out);
 	free(stored);
 	return fits == 1 ? told : -1;
+}
+
+int file_extent_inline_ram_told(struct btrfs_fs_info *fs, const struct btrfs_file_extent_item *fi, u32 size)
+{
+	u32 ss = btrfs_fs_geometry(fs)->sectorsize;
+	int comp = btrfs_file_extent_compression(fi), got;
+	u8 *out;
+
+	if (btrfs_file_extent_type(fi) != BTRFS_FILE_EXTENT_INLINE || comp == BTRFS_COMPRESS_NONE ||
+	    comp >= BTRFS_NR_COMPRESS_TYPES || !btrfs_compress_supported(comp))
+		return -1;
+	/* one byte more than a sector: longer data is seen, not cut */
+	out = malloc(ss + 1);
+	if (!out)
+		return -1;
+	got = btrfs_decompress_buf(comp, ss, btrfs_file_extent_inline_start(fi), btrfs_file_extent_inline_item_len(size),
+				   out, ss + 1);
+	free(out);
+	return got > 0 && (u32)got <= ss ? got : -1;
 }

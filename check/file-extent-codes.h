@@ -11,6 +11,10 @@
  * extent's (a regular extent's ram_bytes is rounded up to the sector: the
  * data of a file's last extent may be shorter by less than one).  Nothing
  * is told when several or none do.
+ *
+ * A compressed inline extent's ram_bytes is the length its data
+ * decompresses to: the kernel compresses the whole inline data, at most
+ * one sector, into the item.
  */
 #ifndef BTRFS_KIT_CHECK_FILE_EXTENT_CODES_H
 #define BTRFS_KIT_CHECK_FILE_EXTENT_CODES_H
@@ -28,5 +32,12 @@ struct btrfs_file_extent_item;
  */
 int file_extent_compression_told(struct btrfs_fs_info *fs, const struct btrfs_file_extent_item *fi,
 				 u32 size);
+
+/*
+ * The bytes the compressed inline extent fi (an item of size bytes)
+ * decompresses to under its own compression: 1 to one sector, or -1 when
+ * its data does not decompress or would be longer.
+ */
+int file_extent_inline_ram_told(struct btrfs_fs_info *fs, const struct btrfs_file_extent_item *fi, u32 size);
 
 #endif

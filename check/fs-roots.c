@@ -40,6 +40,7 @@
 #include "check/check.h"
 #include "check/check-extra.h"
 #include "check/extents.h"
+#include "check/file-extent-codes.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
 #include "lib/read/tree-checker.h"
@@ -953,9 +954,22 @@ static void file_extent(struct fs_root_tree *t, const struct extent_buffer *eb, 
 	}
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
 		u64 ram = btrfs_file_extent_ram_bytes(fi);
+		int told = comp ? file_extent_inline_ram_told(t->ctx->fs, fi, size) : -1;
 
 		if (start != 0)
 			INODE_ERR(t, ino, "inline file extent at offset %llu, expected 0", start);
+		if (told > 0 && (u64)told != ram) {
+			INODE_ERR(t, ino, "compressed inline file extent ram_bytes %llu, its data decompresses to %d bytes",
+				  ram, told);
+			/* the inode's nbytes or size is the second witness */
+			if (c->have_item && c->ino == ino && (c->nbytes == (u64)told || c->size == (u64)told)) {
+				struct repair_file_extent f = { .root = t->root, .ino = ino, .offset = start,
+								.field = REPAIR_FILE_EXTENT_RAM_BYTES, .value = (u64)told };
+
+				check_fixable(t->ctx, repair_set_file_extent_field, &f, sizeof(f));
+				ram = (u64)told;
+			}
+		}
 		if (!comp && ram != size - BTRFS_FILE_EXTENT_INLINE_DATA_START)
 			INODE_ERR(t, ino, "inline file extent ram_bytes %llu, inline data is %u bytes",
 				  ram, (u32)(size - BTRFS_FILE_EXTENT_INLINE_DATA_START));

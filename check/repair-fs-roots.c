@@ -111,7 +111,7 @@ int repair_set_file_extent_field(struct check_ctx *ctx __unused, struct btrfs_tr
 	btrfs_init_path(&path);
 	ret = btrfs_search_slot(t, root, &key, &path, 0, 1);
 	if (ret == 0 && btrfs_path_item_size(&path) != sizeof(struct btrfs_file_extent_item) &&
-	    (f->field != REPAIR_FILE_EXTENT_GENERATION ||
+	    ((f->field != REPAIR_FILE_EXTENT_GENERATION && f->field != REPAIR_FILE_EXTENT_RAM_BYTES) ||
 	     btrfs_path_item_size(&path) < BTRFS_FILE_EXTENT_INLINE_DATA_START))
 		ret = -EUCLEAN;
 	if (ret == 0) {

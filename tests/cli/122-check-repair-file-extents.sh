@@ -19,6 +19,8 @@
 #   set to what the extents tell.
 # - The key type of a deep leaf's last item set to 255: mended to the one
 #   type between its neighbour and the parent's next key (the bound).
+# - A compressed inline extent's ram_bytes (-1, 0, +1): set to the length
+#   its data decompresses to (the inode's nbytes agrees), not nbytes to it.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -100,3 +102,21 @@ run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
 run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
 run_check /usr/bin/btrfs check "$T/img" > /dev/null 2>&1
 echo "ok: an inline file's size past its sector without hole extents found and repaired"
+
+# A compressed inline extent's ram_bytes: the length its data decompresses
+# to, when the inode's nbytes (or size) agrees: set back, not nbytes to it
+# (the file would read back cut). zlib: built in everywhere.
+mkdir -p "$T/zsrc"
+for i in 1 2 3 4 5 6; do echo "a line of text that repeats, $i times over"; done > "$T/zsrc/small"
+truncate -s 256M "$T/z.img"
+run_check "$BTRFS" mkfs -q -f --rootdir "$T/zsrc" --compress zlib "$T/z.img" > /dev/null
+zext=$("$CB" "$T/z.img" list | awk '$1 == 5 && $4 == "file_extent_item" && $3 != 53 { print $2; exit }')
+[ -n "$zext" ] || _fail "no inline extent in the compressed filesystem"
+zsize=$(stat -c %s "$T/zsrc/small")
+for edit in -1 0 +1; do
+	cp --sparse=always "$T/z.img" "$T/img"
+	run_check "$CB" "$T/img" field 5 "$zext" file_extent_item.ram_bytes "$edit" > /dev/null
+	found_repaired "$T/img" "compressed inline file extent ram_bytes [0-9]*, its data decompresses to $zsize bytes" \
+		"file extent at 0 ram_bytes [0-9]* set to $zsize" "$T/zsrc" "inline ram_bytes $edit"
+	echo "ok: a compressed inline extent's ram_bytes $edit set back to what its data decompresses to"
+done
