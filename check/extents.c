@@ -1343,6 +1343,40 @@ static void check_block_kinds(struct check_ctx *ctx, struct ext_state *st)
 	}
 }
 
+/*
+ * A chunk whose range no block group item overlaps: its block group's item
+ * is missing (deleted).  Taken as a block group of the chunk's range and
+ * type, so that the extents in it count there (not as extents outside any
+ * block group) and the item can be added with their sum.
+ */
+static int add_missing_bgs(struct ext_state *st, const struct btrfs_chunk_tree_map *map)
+{
+	size_t had = st->bg_nr;
+
+	for (size_t c = 0; c < map->nr; c++) {
+		const struct btrfs_chunk_map *ch = map->chunks[c];
+		const struct check_bg *at = check_find_bg(st, ch->logical);
+		struct check_bg *bg;
+		size_t i;
+
+		if (at)
+			continue;
+		/* (no item starting inside the chunk either) */
+		for (i = 0; i < had && (st->bg[i].start < ch->logical || st->bg[i].start >= ch->logical + ch->length); i++)
+			;
+		if (i < had)
+			continue;
+		bg = CHECK_PUSH(st, bg);
+		if (!bg)
+			return -ENOMEM;
+		*bg = (struct check_bg){ .start = ch->logical, .len = ch->length,
+					 .flags = ch->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV, .item_missing = true };
+	}
+	if (st->bg_nr != had)
+		check_sort(st->bg, st->bg_nr, sizeof(*st->bg), cmp_bg);
+	return 0;
+}
+
 static void check_block_groups(struct check_ctx *ctx, struct ext_state *st)
 {
 	const struct btrfs_chunk_tree_map *map = &ctx->fs->chunks;
@@ -1354,6 +1388,12 @@ static void check_block_groups(struct check_ctx *ctx, struct ext_state *st)
 		if (i && bg->start < st->bg[i - 1].start + st->bg[i - 1].len)
 			check_error(ctx, "block group [%llu %llu] overlaps block group [%llu %llu]",
 				    bg->start, bg->len, st->bg[i - 1].start, st->bg[i - 1].len);
+		if (bg->item_missing) {
+			check_error(ctx, "chunk [%llu %llu] type 0x%llx has no block group item",
+				    bg->start, bg->len, (unsigned long long)bg->flags);
+			check_queue_bg_item(ctx, bg);
+			continue;
+		}
 		if (bg->used != bg->sum) {
 			check_error(ctx, "block group [%llu %llu]: used %llu, extents in it sum to %llu",
 				    bg->start, bg->len, bg->used, bg->sum);
@@ -1613,6 +1653,11 @@ int check_extents_rest(struct check_ctx *ctx)
 
 	check_sort(st->ext, st->ext_nr, sizeof(*st->ext), cmp_ext);
 	check_sort(st->bg, st->bg_nr, sizeof(*st->bg), cmp_bg);
+	ret = add_missing_bgs(st, &fs->chunks);
+	if (ret < 0) {
+		error("extent check stopped: %s", strerror(-ret));
+		return ret;
+	}
 	check_sort(st->dext, st->dext_nr, sizeof(*st->dext), cmp_devext);
 	check_full_backrefs(ctx, st);
 	ret = resolve_expected(ctx, st);

@@ -57,6 +57,7 @@ struct check_bg {
 	u64 flags;
 	u64 sum;         /* extents inside it */
 	u8 fst_seen;     /* the free space tree has items for it */
+	bool item_missing; /* a chunk's range without an item: flags the chunk's (add_missing_bgs()) */
 };
 
 /* A chunk stripe whose device and place a queued fix sets (check/repair-chunks.c). */
@@ -198,6 +199,8 @@ static inline bool check_repairing(const struct check_ctx *ctx)
 }
 bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64 bytenr);
 void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg);
+/* A chunk's missing block group item: added with the chunk's type and the extents' sum. */
+void check_queue_bg_item(struct check_ctx *ctx, const struct check_bg *bg);
 void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used);
 /* --repair: set compat_ro bits a tree that exists needs (the free space tree: rebuilt too). */
 void check_queue_super_compat_ro(struct check_ctx *ctx, u64 bits);

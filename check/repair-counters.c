@@ -56,6 +56,26 @@ void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg)
 		check_fixable(ctx, fix_bg_used, &f, sizeof(f));
 }
 
+static int fix_bg_item(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+{
+	const struct bg_used_fix *f = arg;
+	int ret = btrfs_trans_add_block_group_item(t, f->start, f->used);
+
+	if (ret < 0)
+		return ret;
+	printf("Block group %llu: no block group item: added, used %llu (the sum of its extents), its chunk's type\n",
+	       f->start, f->used);
+	return 0;
+}
+
+void check_queue_bg_item(struct check_ctx *ctx, const struct check_bg *bg)
+{
+	struct bg_used_fix f = { .start = bg->start, .used = bg->sum };
+
+	if (check_repairing(ctx) && bg->sum <= bg->len)
+		check_fixable(ctx, fix_bg_item, &f, sizeof(f));
+}
+
 enum super_field { SUPER_BYTES_USED, SUPER_NUM_DEVICES, SUPER_TOTAL_BYTES, SUPER_GENERATION,
 		   SUPER_CHUNK_ROOT_GENERATION, SUPER_MENDED, SUPER_COMPAT_RO, SUPER_INCOMPAT_CLEAR };
 

@@ -272,7 +272,8 @@ int check_repair(struct check_ctx *ctx)
 		error("repair of %s failed (%s): nothing was written", pass_names[ctx->fixes[f].pass], strerror(-ret));
 		return 1;
 	}
-	ret = btrfs_start_transaction(ctx->fs, &t);
+	/* a chunk without a block group item: check_queue_bg_item() adds it */
+	ret = btrfs_start_transaction_flags(ctx->fs, BTRFS_TRANS_MISSING_BG_ITEMS, &t);
 	if (ret < 0) {
 		error("cannot start a transaction: %s", strerror(-ret));
 		return 1;

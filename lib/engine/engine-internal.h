@@ -47,6 +47,12 @@ struct wblock_group {
 	s64 delta;                     /* bytes allocated minus freed since */
 	s64 written_delta;             /* delta already in the block group item */
 	bool loaded;                   /* free[] known */
+	/*
+	 * No block group item (BTRFS_TRANS_MISSING_BG_ITEMS): flags and
+	 * chunk_type are the chunk's, used 0, nothing is allocated in it, and
+	 * the commit refuses until btrfs_trans_add_block_group_item() adds it.
+	 */
+	bool item_missing;
 	struct fs_range *free;         /* allocatable ranges, sorted */
 	int nr_free;
 	int alloc_free;
@@ -145,7 +151,8 @@ int trans_cow_prepare(struct btrfs_trans *t, const struct btrfs_wroot *root,
  * freed block's item must have refs 1 and one TREE_BLOCK_REF (inline, or
  * keyed with no inline refs) to its tree, else -EOPNOTSUPP (shared).
  */
-int extent_alloc_load_block_groups(struct btrfs_trans *t);
+/* One block group per chunk; a chunk without an item is refused unless missing_items. */
+int extent_alloc_load_block_groups(struct btrfs_trans *t, bool missing_items);
 void extent_alloc_release(struct btrfs_trans *t);
 struct wblock_group *extent_alloc_find_block_group(struct btrfs_trans *t, u64 bytenr);
 /*

@@ -90,7 +90,7 @@ static int bg_tree(struct btrfs_trans *t, struct btrfs_wroot **root)
 					       BTRFS_EXTENT_TREE_OBJECTID, root);
 }
 
-int extent_alloc_load_block_groups(struct btrfs_trans *t)
+int extent_alloc_load_block_groups(struct btrfs_trans *t, bool missing_items)
 {
 	struct btrfs_fs_info *fs = t->fs;
 	struct btrfs_wroot *root;
@@ -118,6 +118,14 @@ int extent_alloc_load_block_groups(struct btrfs_trans *t)
 		ret = btrfs_search_slot(t, root, &key, &path, 0, 0);
 		if (ret == 0 && btrfs_path_item_size(&path) < sizeof(struct btrfs_block_group_item))
 			ret = -EUCLEAN;
+		if (ret > 0 && missing_items) {
+			btrfs_release_path(&path);
+			bg = &t->bgs[t->nr_bgs++];
+			*bg = (struct wblock_group){ .start = c->logical, .length = c->length,
+						     .flags = c->type & ~BTRFS_SPACE_INFO_GLOBAL_RSV,
+						     .chunk_type = c->type, .item_missing = true };
+			continue;
+		}
 		if (ret) {
 			btrfs_release_path(&path);
 			error("no block group item (%llu BLOCK_GROUP_ITEM %llu) for chunk %llu",
@@ -378,8 +386,8 @@ int extent_alloc_bytes(struct btrfs_trans *t, u64 want, u64 len, u64 align, u64 
 	for (int i = 0; i < t->nr_bgs; i++) {
 		struct wblock_group *bg = &t->bgs[i];
 
-		/* a block group whose item and chunk disagree (check repairs it) takes nothing */
-		if (!(bg->flags & want) || !(bg->chunk_type & want))
+		/* a block group whose item and chunk disagree, or without one (check repairs it), takes nothing */
+		if (!(bg->flags & want) || !(bg->chunk_type & want) || bg->item_missing)
 			continue;
 		if (!bg->loaded) {
 			ret = load_free(t, bg);
@@ -694,6 +702,33 @@ int btrfs_trans_set_block_group_flags(struct btrfs_trans *t, u64 start, u64 flag
 	if (ret == 0)
 		bg->flags = flags;
 	return ret;
+}
+
+int btrfs_trans_add_block_group_item(struct btrfs_trans *t, u64 start, u64 used)
+{
+	struct wblock_group *bg = extent_alloc_find_block_group(t, start);
+	struct btrfs_block_group_item bgi;
+	struct btrfs_key key;
+	struct btrfs_wroot *root;
+	int ret;
+
+	if (!bg || bg->start != start || !bg->item_missing)
+		return -ENOENT;
+	if (used > bg->length)
+		return -EINVAL;
+	ret = bg_tree(t, &root);
+	if (ret < 0)
+		return ret;
+	key = (struct btrfs_key){ bg->start, BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length };
+	btrfs_block_group_item_init(&bgi, used, bg->flags);
+	ret = btrfs_insert_item(t, root, &key, &bgi, sizeof(bgi));
+	if (ret < 0)
+		return ret;
+	/* what this transaction allocated or freed in it follows at the commit */
+	bg->used = used;
+	bg->written_delta = 0;
+	bg->item_missing = false;
+	return 0;
 }
 
 /* ---- inline back references ---- */

@@ -300,10 +300,7 @@ static int insert_bg_items(struct btrfs_trans *t, struct wblock_group *bg)
 	if (ret == 0) {
 		struct btrfs_block_group_item bgi;
 
-		memset(&bgi, 0, sizeof(bgi));
-		btrfs_set_block_group_used(&bgi, 0);
-		btrfs_set_block_group_chunk_objectid(&bgi, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
-		btrfs_set_block_group_flags(&bgi, bg->flags);
+		btrfs_block_group_item_init(&bgi, 0, bg->flags);
 		key = (struct btrfs_key){ bg->start, BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length };
 		ret = btrfs_insert_item(t, bgroot, &key, &bgi, sizeof(bgi));
 		/* used is written by the block group update that follows */

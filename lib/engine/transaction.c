@@ -620,6 +620,11 @@ static int trans_search(struct btrfs_trans *t, u64 tree_id, const struct btrfs_k
 
 int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out)
 {
+	return btrfs_start_transaction_flags(fs, 0, out);
+}
+
+int btrfs_start_transaction_flags(struct btrfs_fs_info *fs, unsigned int flags, struct btrfs_trans **out)
+{
 	const struct btrfs_super_block *sb = fs->super;
 	struct btrfs_trans *t;
 	u64 ro = btrfs_super_compat_ro_flags(sb);
@@ -660,7 +665,7 @@ int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out)
 		 (ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID);
 	t->bgt = ro & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE;
 	t->stats.transid = t->transid;
-	ret = extent_alloc_load_block_groups(t);
+	ret = extent_alloc_load_block_groups(t, flags & BTRFS_TRANS_MISSING_BG_ITEMS);
 	if (ret < 0) {
 		trans_free(t);
 		return ret;
@@ -779,6 +784,11 @@ static int update_block_groups(struct btrfs_trans *t, bool *progress)
 	for (int i = 0; i < t->nr_bgs; i++) {
 		struct wblock_group *bg = &t->bgs[i];
 
+		if (bg->item_missing) {
+			error("no block group item (%llu BLOCK_GROUP_ITEM %llu) for chunk %llu: not committing",
+			      bg->start, bg->length, bg->start);
+			return -EUCLEAN;
+		}
 		if (bg->delta == bg->written_delta || bg->items_pending)
 			continue;
 		ret = extent_alloc_update_block_group_item(t, bg);

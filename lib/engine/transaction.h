@@ -93,6 +93,14 @@ struct btrfs_wroot {
  * log tree to replay, or a device missing or not opened read-write.
  */
 int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out);
+/*
+ * As btrfs_start_transaction(), with flags: BTRFS_TRANS_MISSING_BG_ITEMS
+ * takes a chunk without a block group item (else refused) as a block group
+ * whose item the caller adds (btrfs_trans_add_block_group_item(), check
+ * --repair) before the commit, which refuses while one is missing.
+ */
+#define BTRFS_TRANS_MISSING_BG_ITEMS 0x1u
+int btrfs_start_transaction_flags(struct btrfs_fs_info *fs, unsigned int flags, struct btrfs_trans **out);
 
 /* Write everything and the superblocks; t is freed whatever the result. */
 int btrfs_commit_transaction(struct btrfs_trans *t);
@@ -321,6 +329,12 @@ int btrfs_trans_set_block_group_used(struct btrfs_trans *t, u64 start, u64 used)
  * item): the allocator's view and the item at once.  0, -ENOENT, < 0.
  */
 int btrfs_trans_set_block_group_flags(struct btrfs_trans *t, u64 start, u64 flags);
+/*
+ * Add the missing item of the block group starting at start (taken so at
+ * the start, BTRFS_TRANS_MISSING_BG_ITEMS) with used bytes and its chunk's
+ * type as flags.  0, -ENOENT (no such block group, or it has its item), < 0.
+ */
+int btrfs_trans_add_block_group_item(struct btrfs_trans *t, u64 start, u64 used);
 
 /*
  * btrfs_account_extent() that leaves the free space tree alone: for a

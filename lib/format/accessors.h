@@ -83,6 +83,14 @@ static inline void btrfs_chunk_item_init(struct btrfs_chunk *c, u64 length, u64 
 	btrfs_set_chunk_num_stripes(c, num_stripes);
 	btrfs_set_chunk_sub_stripes(c, sub_stripes);
 }
+/* A block group item: used bytes, its chunk's type, owned by the chunk tree's objectid. */
+static inline void btrfs_block_group_item_init(struct btrfs_block_group_item *bgi, u64 used, u64 flags)
+{
+	memset(bgi, 0, sizeof(*bgi));
+	btrfs_set_block_group_used(bgi, used);
+	btrfs_set_block_group_chunk_objectid(bgi, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	btrfs_set_block_group_flags(bgi, flags);
+}
 static inline u64 btrfs_stripe_devid_nr(const struct btrfs_chunk *c, int nr)
 {
 	return btrfs_stripe_devid(btrfs_chunk_stripe(c, nr));
