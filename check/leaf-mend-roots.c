@@ -292,8 +292,8 @@ int mend_root_item(struct mend *m, int slot, u64 objectid, struct btrfs_root_ite
 
 /*
  * The root tree's root leaf without the root item of a global tree (extent,
- * dev or csum) whose root the commit's backup root names, that block
- * reading as the tree's root: the item is added (check_global_root_told()).
+ * dev, csum or data relocation) whose root check_global_root_told() tells:
+ * the item is added.
  */
 int mend_add_global_roots(struct mend *m)
 {
@@ -320,11 +320,18 @@ int mend_add_global_roots(struct mend *m)
 		btrfs_set_root_generation(ri, ref.generation);
 		btrfs_set_root_generation_v2(ri, ref.generation);
 		btrfs_set_root_refs(ri, 1);
+		/* a tree of files: its top directory, as mkfs makes it */
+		if (check_global_root_ids[k] == BTRFS_DATA_RELOC_TREE_OBJECTID) {
+			btrfs_root_item_init_top_dir(ri, m->fs->geo.nodesize);
+			btrfs_set_root_used(ri, m->fs->geo.nodesize);
+		}
 		*pl = (struct item_plan){ .key = key, .data = (u8 *)ri, .own = (u8 *)ri, .size = sizeof(*ri) };
 		m->rebuild = true;
-		mend_say(m, -1, "no root item for tree %llu: added, its root block %llu level %d generation %llu (the backup root of this commit)",
-		    (unsigned long long)check_global_root_ids[k], (unsigned long long)ref.bytenr, ref.level,
-		    (unsigned long long)ref.generation);
+		mend_say(m, -1, "no root item for tree %lld: added, its root block %llu level %d generation %llu (%s)",
+		    (long long)check_global_root_ids[k], (unsigned long long)ref.bytenr, ref.level,
+		    (unsigned long long)ref.generation,
+		    check_global_root_ids[k] == BTRFS_DATA_RELOC_TREE_OBJECTID ?
+		    "its one top block by the extent tree" : "the backup root of this commit");
 	}
 	return 0;
 }

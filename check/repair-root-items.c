@@ -44,8 +44,8 @@ static bool root_block_content_only(struct btrfs_fs_info *fs, u64 objectid, cons
 	return root_block_reads(fs, objectid, ri, &header_only);
 }
 
-const u64 check_global_root_ids[3] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
-				       BTRFS_CSUM_TREE_OBJECTID };
+const u64 check_global_root_ids[4] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
+				       BTRFS_CSUM_TREE_OBJECTID, BTRFS_DATA_RELOC_TREE_OBJECTID };
 
 static bool backup_ref(struct btrfs_tree_ref *out, u64 objectid, u64 bytenr, u64 generation, u8 level)
 {
@@ -106,8 +106,18 @@ bool check_global_root_told(struct btrfs_fs_info *fs, u64 objectid, struct btrfs
 		k++;
 	if (k == ARRAY_SIZE(check_global_root_ids))
 		return false;
-	if (!check_commit_backup_root(btrfs_fs_super(fs), objectid, out) || out->level >= BTRFS_MAX_LEVEL)
+	if (objectid == BTRFS_DATA_RELOC_TREE_OBJECTID) {
+		struct check_found_root found;
+		char why[256];
+
+		/* (no relocation runs at a commit: its tree is one leaf) */
+		if (check_find_root_block(fs, NULL, objectid, &found, why, sizeof(why)) < 0 || found.level)
+			return false;
+		*out = (struct btrfs_tree_ref){ .objectid = objectid, .bytenr = found.bytenr, .level = 0,
+						.generation = found.generation };
+	} else if (!check_commit_backup_root(btrfs_fs_super(fs), objectid, out) || out->level >= BTRFS_MAX_LEVEL) {
 		return false;
+	}
 	btrfs_set_root_bytenr(&ri, out->bytenr);
 	btrfs_set_root_level(&ri, (u8)out->level);
 	btrfs_set_root_generation(&ri, out->generation);

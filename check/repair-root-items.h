@@ -41,13 +41,19 @@ bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buf
  */
 bool check_commit_backup_root(const struct btrfs_super_block *sb, u64 objectid, struct btrfs_tree_ref *out);
 
-/* The global trees whose missing root item the commit's backup root can tell: extent, dev, csum. */
-extern const u64 check_global_root_ids[3];
+/*
+ * The trees every filesystem has whose missing root item can be told:
+ * extent, dev, csum (by the commit's backup root) and the data relocation
+ * tree (the kernel does not mount without it; by the extent tree).
+ */
+extern const u64 check_global_root_ids[4];
 
 /*
- * The root of global tree objectid (extent, dev or csum tree) whose root
- * item is missing: the commit's backup root, when its block reads as the
- * tree's root there.  false when not told.
+ * The root of tree objectid (one of check_global_root_ids) whose root item
+ * is missing: for extent, dev and csum the commit's backup root, for the
+ * data relocation tree its one top block by the extent tree's back
+ * references, a leaf; when that block reads as the tree's root.  false
+ * when not told.
  */
 bool check_global_root_told(struct btrfs_fs_info *fs, u64 objectid, struct btrfs_tree_ref *out);
 

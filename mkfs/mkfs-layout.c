@@ -336,11 +336,7 @@ static struct btrfs_root_item *add_root_item(struct mkfs_ctx *ctx, struct tree_b
 
 	if (!ri)
 		return NULL;
-	btrfs_set_inode_generation(&ri->inode, 1);
-	btrfs_set_inode_size(&ri->inode, 3);
-	btrfs_set_inode_nlink(&ri->inode, 1);
-	btrfs_set_inode_nbytes(&ri->inode, ctx->cfg->nodesize);
-	btrfs_set_inode_mode(&ri->inode, 040755);
+	btrfs_root_item_init_top_dir(ri, ctx->cfg->nodesize);
 	btrfs_set_root_generation(ri, ctx->gen);
 	btrfs_set_root_dirid(ri, dirid);
 	btrfs_set_root_bytenr(ri, tree_root_bytenr(ctx, t));

@@ -65,14 +65,9 @@ static bool has_quota(const struct rootdir_fs *f)
 static void fill_subvol_root_item(const struct rootdir_fs *f, struct btrfs_root_item *ri, const u8 *uuid,
 				  bool readonly, u64 transid)
 {
-	btrfs_set_inode_generation(&ri->inode, 1);
-	btrfs_set_inode_size(&ri->inode, 3);
-	btrfs_set_inode_nlink(&ri->inode, 1);
-	btrfs_set_inode_nbytes(&ri->inode, f->cfg->nodesize);
-	btrfs_set_inode_mode(&ri->inode, 040755);
+	btrfs_root_item_init_top_dir(ri, f->cfg->nodesize);
 	/* Without ROOT_ITEM_INIT the kernel takes the item as pre-3.x and clears the flags (RDONLY). */
 	btrfs_set_inode_flags(&ri->inode, BTRFS_INODE_ROOT_ITEM_INIT);
-	btrfs_set_root_dirid(ri, BTRFS_FIRST_FREE_OBJECTID);
 	btrfs_set_root_refs(ri, 1);
 	btrfs_set_root_flags(ri, readonly ? BTRFS_ROOT_SUBVOL_RDONLY : 0);
 	memcpy(ri->uuid, uuid, BTRFS_UUID_SIZE);

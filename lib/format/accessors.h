@@ -83,6 +83,21 @@ static inline void btrfs_chunk_item_init(struct btrfs_chunk *c, u64 length, u64 
 	btrfs_set_chunk_num_stripes(c, num_stripes);
 	btrfs_set_chunk_sub_stripes(c, sub_stripes);
 }
+/*
+ * The top directory of a tree of files in its root item (subvolumes, the
+ * data relocation tree), as the kernel makes it: inode 256's parent, a
+ * directory of one block.
+ */
+static inline void btrfs_root_item_init_top_dir(struct btrfs_root_item *ri, u32 nodesize)
+{
+	btrfs_set_inode_generation(&ri->inode, 1);
+	btrfs_set_inode_size(&ri->inode, 3);
+	btrfs_set_inode_nlink(&ri->inode, 1);
+	btrfs_set_inode_nbytes(&ri->inode, nodesize);
+	btrfs_set_inode_mode(&ri->inode, 040755);
+	btrfs_set_root_dirid(ri, BTRFS_FIRST_FREE_OBJECTID);
+}
+
 /* A block group item: used bytes, its chunk's type, owned by the chunk tree's objectid. */
 static inline void btrfs_block_group_item_init(struct btrfs_block_group_item *bgi, u64 used, u64 flags)
 {

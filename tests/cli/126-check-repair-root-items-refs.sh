@@ -5,7 +5,9 @@
 # - a root item's generation older than its root block (of its tree, at its
 #   level): the block's (the extent tree's own too, which no search can name);
 # - a root item whose block does not read: the backup root of the commit;
-#   a global tree's root item deleted: added from it;
+#   a global tree's root item deleted: added from it; the data relocation
+#   tree's (also dropped by the root leaf's count one short): added for its
+#   one top block by the extent tree;
 # - root flags with bits no kernel sets: none for a tree that is no
 #   subvolume, RDONLY kept and DEAD by the refs for a subvolume;
 # - an inline back reference of a type its extent's kind has not: the one
@@ -41,6 +43,18 @@ for tree in 2 4 7; do
 		"no root item for tree $tree: added, its root block [0-9]* level [0-9]* generation [0-9]* (the backup root of this commit)" \
 		delete 1 "$tree,132,0"
 	echo "ok: tree $tree's deleted root item added from the backup root"
+done
+
+# the data relocation tree's root item (the root leaf's last item: its count
+# one short drops it too): added for its one top block by the extent tree's
+# back references (the kernel does not mount without it)
+reloc=18446744073709551607
+for edit in "delete 1 $reloc,132,0" "header 1 2,132,0 nritems -1"; do
+	# shellcheck disable=SC2086
+	damaged_repaired "$src" "$T/orig" "back reference tree block ref root -9" \
+		"no root item for tree -9: added, its root block [0-9]* level 0 generation [0-9]* (its one top block by the extent tree)" \
+		$edit
+	echo "ok: $edit: the data relocation tree's root item added again"
 done
 
 for c in "7,132,0 0x0" "256,132,0 0x1"; do
