@@ -471,27 +471,117 @@ int repair_add_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *
 	return 0;
 }
 
-/* The inode ref of n (its index and name) in the INODE_REF item at path: its offset and length. */
-static int find_ref(const struct btrfs_path *path, const struct repair_name *n, u32 *off, u32 *len)
+/*
+ * The ref of n (its index and name; an extref's parent too, which it holds
+ * itself) in the INODE_REF or (extref) INODE_EXTREF item at path: its
+ * offset and length.
+ */
+static int find_ref(const struct btrfs_path *path, const struct repair_name *n, bool extref, u32 *off, u32 *len)
 {
 	u8 *p = btrfs_path_item_ptr(path);
 	u32 size = btrfs_path_item_size(path), o = 0;
+	u32 hdr = extref ? sizeof(struct btrfs_inode_extref) : sizeof(struct btrfs_inode_ref);
 
-	while (size - o >= sizeof(struct btrfs_inode_ref)) {
-		struct btrfs_inode_ref *ref = (struct btrfs_inode_ref *)(p + o);
-		u32 l = sizeof(*ref) + btrfs_inode_ref_name_len(ref);
+	while (size - o >= hdr) {
+		const void *ref = p + o;
+		u32 nl = extref ? btrfs_inode_extref_name_len(ref) : btrfs_inode_ref_name_len(ref);
+		u64 index = extref ? btrfs_inode_extref_index(ref) : btrfs_inode_ref_index(ref);
 
-		if (l > size - o)
+		if (nl > size - o - hdr)
 			break;
-		if (btrfs_inode_ref_index(ref) == n->index && btrfs_inode_ref_name_len(ref) == n->name_len &&
-		    !memcmp(p + o + sizeof(*ref), n->name, n->name_len)) {
+		if ((!extref || btrfs_inode_extref_parent(ref) == n->dir) && index == n->index &&
+		    nl == n->name_len && !memcmp(p + o + hdr, n->name, nl)) {
 			*off = o;
-			*len = l;
+			*len = hdr + nl;
 			return 0;
 		}
-		o += l;
+		o += hdr + nl;
 	}
 	return -ENOENT;
+}
+
+/* find_ref() in the item at key, the path held for changes (released on an error). */
+static int search_ref(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+		      const struct repair_name *n, bool extref, struct btrfs_path *path, u32 *off, u32 *len)
+{
+	int ret;
+
+	btrfs_init_path(path);
+	ret = btrfs_search_slot(t, root, key, path, -1, 1);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (!ret)
+		ret = find_ref(path, n, extref, off, len);
+	if (ret)
+		btrfs_release_path(path);
+	return ret;
+}
+
+/*
+ * The key of the INODE_EXTREF item holding n: by the inode's extref items,
+ * not the hash (a damaged parent was not hashed into it).
+ */
+static int find_extref_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct repair_name *n,
+			   struct btrfs_key *out)
+{
+	struct btrfs_key key = { n->ino, BTRFS_INODE_EXTREF_KEY, 0 };
+	struct btrfs_path path;
+	u32 off, len;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, root, &key, BTRFS_SEARCH_NEXT, &path, out);
+	while (ret == 0 && out->objectid == n->ino && out->type == BTRFS_INODE_EXTREF_KEY) {
+		if (!find_ref(&path, n, true, &off, &len))
+			break;
+		ret = btrfs_next_item(&path);
+		if (ret == 0)
+			btrfs_path_item_key(&path, out);
+	}
+	if (ret == 0 && (out->objectid != n->ino || out->type != BTRFS_INODE_EXTREF_KEY))
+		ret = -ENOENT;
+	btrfs_release_path(&path);
+	return ret > 0 ? -ENOENT : ret;
+}
+
+/*
+ * repair_rename_ref() for a name the inode holds in an INODE_EXTREF item
+ * (the kernel's when its INODE_REF item for the directory is full), keyed
+ * by the hash of parent and name.  Only the index changes: set in place;
+ * else the entry leaves the item and the new one goes where its own hash
+ * keys it.
+ */
+static int rename_extref(struct btrfs_trans *t, struct btrfs_wroot *root, const struct repair_ref_rename *r)
+{
+	const struct repair_name *from = &r->from, *to = &r->to;
+	struct btrfs_key key;
+	struct btrfs_key to_key = { from->ino, BTRFS_INODE_EXTREF_KEY,
+				    btrfs_extref_hash(to->dir, to->name, to->name_len) };
+	u8 buf[sizeof(struct btrfs_inode_extref) + BTRFS_NAME_LEN];
+	struct btrfs_inode_extref *ref = (struct btrfs_inode_extref *)buf;
+	struct btrfs_path path;
+	u32 off, len;
+	int ret;
+
+	ret = find_extref_key(t, root, from, &key);
+	if (!ret)
+		ret = search_ref(t, root, &key, from, true, &path, &off, &len);
+	if (!ret && to->dir == from->dir && to->name_len == from->name_len &&
+	    !memcmp(to->name, from->name, from->name_len)) {
+		btrfs_set_inode_extref_index((struct btrfs_inode_extref *)((u8 *)btrfs_path_item_ptr(&path) + off),
+					     to->index);
+		btrfs_release_path(&path);
+		return 0;
+	}
+	if (!ret)
+		ret = cut_from_item(t, root, &path, off, len);
+	if (ret)
+		return ret;
+	btrfs_set_inode_extref_parent(ref, to->dir);
+	btrfs_set_inode_extref_index(ref, to->index);
+	btrfs_set_inode_extref_name_len(ref, to->name_len);
+	memcpy(buf + sizeof(*ref), to->name, to->name_len);
+	return btrfs_insert_or_append_item(t, root, &to_key, buf, sizeof(*ref) + to->name_len);
 }
 
 int repair_rename_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
@@ -509,21 +599,19 @@ int repair_rename_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, voi
 
 	if (ret)
 		return ret;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(t, root, &key, &path, -1, 1);
-	if (ret > 0)
-		ret = -ENOENT;
-	if (!ret)
-		ret = find_ref(&path, from, &off, &len);
-	if (!ret)
-		ret = cut_from_item(t, root, &path, off, len);
-	else
-		btrfs_release_path(&path);
-	btrfs_set_inode_ref_index(ref, to->index);
-	btrfs_set_inode_ref_name_len(ref, to->name_len);
-	memcpy(buf + sizeof(*ref), to->name, to->name_len);
-	if (!ret)
-		ret = btrfs_insert_or_append_item(t, root, &to_key, buf, sizeof(*ref) + to->name_len);
+	ret = search_ref(t, root, &key, from, false, &path, &off, &len);
+	if (ret == -ENOENT) {
+		/* not in the INODE_REF item of the directory: an extref */
+		ret = rename_extref(t, root, r);
+	} else {
+		if (!ret)
+			ret = cut_from_item(t, root, &path, off, len);
+		btrfs_set_inode_ref_index(ref, to->index);
+		btrfs_set_inode_ref_name_len(ref, to->name_len);
+		memcpy(buf + sizeof(*ref), to->name, to->name_len);
+		if (!ret)
+			ret = btrfs_insert_or_append_item(t, root, &to_key, buf, sizeof(*ref) + to->name_len);
+	}
 	if (ret) {
 		error("repair: root %llu inode %llu: cannot rename the inode ref '%.*s' (dir %llu index %llu): %s",
 		      from->root, from->ino, (int)from->name_len, from->name, from->dir, from->index,

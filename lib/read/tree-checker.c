@@ -22,6 +22,11 @@ u32 btrfs_name_hash(const char *name, int len)
 	return crc32c_raw(~1U, name, len);
 }
 
+u64 btrfs_extref_hash(u64 parent, const char *name, int len)
+{
+	return crc32c_raw((u32)parent, name, len);
+}
+
 struct tc {
 	const struct btrfs_fs_geometry *geo;
 	const struct extent_buffer *eb;

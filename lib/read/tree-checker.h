@@ -37,6 +37,8 @@
 
 /* The btrfs directory name hash: crc32c register seeded with ~1, no final inversion. */
 u32 btrfs_name_hash(const char *name, int len);
+/* An INODE_EXTREF key offset: crc32c register seeded with the parent's low 32 bits. */
+u64 btrfs_extref_hash(u64 parent, const char *name, int len);
 
 /*
  * The key offset of a keyed EXTENT_DATA_REF and the sort order of inline

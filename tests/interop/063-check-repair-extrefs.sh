@@ -1,0 +1,53 @@
+#!/bin/bash
+# Inode extrefs (INODE_EXTREF: the names the kernel keys by a hash of parent
+# and name once a file's INODE_REF item for a directory is full) damaged in
+# the fields check tells from the directory entries: the index (0, one off)
+# and the parent (0, one off, all ones).  check finds each (exit 1) and
+# --repair sets the index in place, or moves the name to the directory whose
+# entries name it, keyed by the hash of the new parent; our check and
+# Debian's are then clean, every file reads back unchanged, and the kernel
+# mounts it and unlinks every hard link (it finds each name by that hash).
+. "$TOP/tests/lib/common.sh"
+. "$TOP/tests/lib/mkfs-helpers.sh"
+check_prereq root loop btrfs-kernel progs
+need_corrupt_block
+
+base=$T/base.img
+mkdir -p "$T/mnt"
+truncate -s 256M "$base"
+run_check /usr/sbin/mkfs.btrfs -q -f -n 4096 "$base"
+dev=$(setup_loopdev "$base")
+track_loopdev "$dev"
+mount_tracked "$dev" "$T/mnt"
+mkdir "$T/mnt/links" "$T/mnt/other"
+echo "one file, many names" > "$T/mnt/links/f"
+long=$(printf 'y%.0s' $(seq 1 150))
+for i in $(seq -w 1 40); do ln "$T/mnt/links/f" "$T/mnt/links/link-$i-$long"; done
+ln "$T/mnt/links/f" "$T/mnt/other/name"
+umount "$T/mnt" || _fail "umount"
+losetup -d "$dev"
+forget_devices
+restored_files "$base" "$T/orig"
+
+"$CB" "$base" list | awk '$1 == 5 && $2 ~ /,13,/ { print $2 }' > "$T/extrefs"
+[ "$(wc -l < "$T/extrefs")" -ge 4 ] || _fail "the kernel wrote fewer than 4 extref items"
+n=0
+for edit in "index 0" "index -1" "parent_objectid -1" "parent_objectid 0" "parent_objectid 18446744073709551615"; do
+	n=$((n + 1))
+	key=$(sed -n "${n}p" "$T/extrefs")
+	read -r field value <<< "$edit"
+	# shellcheck disable=SC2086
+	damaged_repaired "$base" "$T/orig" "ref 'link-.*' in dir [0-9]* has index\|unresolved ref dir" \
+		"inode ref 'link-.*' (dir [0-9]* index [0-9]*) \(renamed to\|moved to dir\)" \
+		field 5 "$key" inode_extref.$field $value
+	dev=$(setup_loopdev "$T/img")
+	track_loopdev "$dev"
+	mount_tracked "$dev" "$T/mnt"
+	cmp "$T/mnt/other/name" "$T/orig/other/name" || _fail "$edit: the file reads back changed"
+	rm "$T/mnt"/links/link-* || _fail "$edit: the kernel could not unlink a name"
+	umount "$T/mnt" || _fail "umount"
+	losetup -d "$dev"
+	forget_devices
+	run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
+	echo "ok: extref $key $edit repaired; the kernel unlinks every name"
+done
