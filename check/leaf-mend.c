@@ -1853,18 +1853,42 @@ static bool dir_index_names_inode(struct mend *m, u64 dir, u64 index, u64 ino, c
 	return yes;
 }
 
-/* Do the refs of an INODE_REF item fill it exactly, each name 1..255 bytes? */
-static bool inode_refs_fit(const u8 *p, u32 size)
+/* One entry of an INODE_REF or (ext) INODE_EXTREF item: its head's size and fields. */
+static u32 ref_head(bool ext)
 {
-	u32 cur = 0;
+	return ext ? sizeof(struct btrfs_inode_extref) : sizeof(struct btrfs_inode_ref);
+}
+
+static u16 ref_name_len(const u8 *r, bool ext)
+{
+	return ext ? btrfs_inode_extref_name_len((const void *)r) : btrfs_inode_ref_name_len((const void *)r);
+}
+
+static void ref_set_name_len(u8 *r, bool ext, u16 n)
+{
+	if (ext)
+		btrfs_set_inode_extref_name_len((void *)r, n);
+	else
+		btrfs_set_inode_ref_name_len((void *)r, n);
+}
+
+static u64 ref_index(const u8 *r, bool ext)
+{
+	return ext ? btrfs_inode_extref_index((const void *)r) : btrfs_inode_ref_index((const void *)r);
+}
+
+/* Do the entries of the item fill it exactly, each name 1..255 bytes? */
+static bool inode_refs_fit(const u8 *p, u32 size, bool ext)
+{
+	u32 cur = 0, head = ref_head(ext);
 
 	while (cur < size) {
 		u32 n;
 
-		if (size - cur < sizeof(struct btrfs_inode_ref))
+		if (size - cur < head)
 			return false;
-		n = btrfs_inode_ref_name_len((const struct btrfs_inode_ref *)(p + cur));
-		cur += sizeof(struct btrfs_inode_ref);
+		n = ref_name_len(p + cur, ext);
+		cur += head;
 		if (!n || n > BTRFS_NAME_LEN || n > size - cur)
 			return false;
 		cur += n;
@@ -1872,52 +1896,59 @@ static bool inode_refs_fit(const u8 *p, u32 size)
 	return true;
 }
 
-/* A tree's top directory's ref to itself: "..", index 0 (no dir index names it). */
-static bool is_top_dir_ref(const struct btrfs_key *key, const struct btrfs_inode_ref *ref, u32 n)
+/*
+ * A directory's ref to itself, "..", index 0, that no dir index names: a
+ * tree's top directory (256), the root tree's directory (6).
+ */
+static bool is_top_dir_ref(const struct mend *m, const struct btrfs_key *key, const u8 *r, u32 n, bool ext)
 {
-	return key->objectid == BTRFS_FIRST_FREE_OBJECTID && key->offset == BTRFS_FIRST_FREE_OBJECTID &&
-	       !btrfs_inode_ref_index(ref) && n == 2 && !memcmp(ref + 1, "..", 2);
+	u64 top = m->tree == BTRFS_ROOT_TREE_OBJECTID ? BTRFS_ROOT_TREE_DIR_OBJECTID : BTRFS_FIRST_FREE_OBJECTID;
+
+	return !ext && key->objectid == top && key->offset == top && !ref_index(r, ext) && n == 2 &&
+	       !memcmp(r + ref_head(ext), "..", 2);
 }
 
 /*
- * An INODE_REF item whose names do not fill it: one ref's name_len set to
- * the one length under which the item parses exactly and the parent's dir
- * index (dir, the ref's index) names the inode by the name so read (a
- * tree's top directory: its "..").  Every
- * ref and length is tried; the fix is taken only when exactly one works.
+ * An INODE_REF or INODE_EXTREF item whose names do not fill it: one
+ * entry's name_len set to the one length under which the item parses
+ * exactly and the parent's dir index (dir: the key offset, an extref's
+ * own parent; the entry's index) names the inode by the name so read (a
+ * top directory: its "..").  Every entry and length is tried; the fix is
+ * taken only when exactly one works.
  */
 static void mend_inode_ref_lengths(struct mend *m, int slot, const struct btrfs_key *key, u8 *p, u32 size)
 {
-	u32 fit_at = 0, fit_len = 0, fits = 0, cur = 0;
+	bool ext = key->type == BTRFS_INODE_EXTREF_KEY;
+	u32 fit_at = 0, fit_len = 0, fits = 0, cur = 0, head = ref_head(ext);
 
-	if (inode_refs_fit(p, size))
+	if (inode_refs_fit(p, size, ext))
 		return;
-	/* the refs before the damaged one parse as written: try each as the damaged one */
-	while (size - cur >= sizeof(struct btrfs_inode_ref)) {
-		struct btrfs_inode_ref *ref = (void *)(p + cur);
-		u16 was = btrfs_inode_ref_name_len(ref);
-		u32 room = size - cur - (u32)sizeof(*ref);
+	/* the entries before the damaged one parse as written: try each as the damaged one */
+	while (size - cur >= head) {
+		u8 *r = p + cur;
+		u16 was = ref_name_len(r, ext);
+		u32 room = size - cur - head;
+		u64 parent = ext ? btrfs_inode_extref_parent((const void *)r) : key->offset;
 
 		for (u32 n = 1; n <= BTRFS_NAME_LEN && n <= room; n++) {
-			btrfs_set_inode_ref_name_len(ref, (u16)n);
-			if (inode_refs_fit(p, size) &&
-			    (dir_index_names_inode(m, key->offset, btrfs_inode_ref_index(ref), key->objectid,
-						   (const u8 *)(ref + 1), n) ||
-			     is_top_dir_ref(key, ref, n)) && !fits++) {
+			ref_set_name_len(r, ext, (u16)n);
+			if (inode_refs_fit(p, size, ext) &&
+			    (dir_index_names_inode(m, parent, ref_index(r, ext), key->objectid, r + head, n) ||
+			     is_top_dir_ref(m, key, r, n, ext)) && !fits++) {
 				fit_at = cur;
 				fit_len = n;
 			}
 		}
-		btrfs_set_inode_ref_name_len(ref, was);
+		ref_set_name_len(r, ext, was);
 		if (!was || was > room)
 			break;
-		cur += (u32)sizeof(*ref) + was;
+		cur += head + was;
 	}
 	if (fits != 1)
 		return;
-	mend_say(m, slot, "inode ref name_len %u, the one length that fills the item and that the dir index names: set to %u",
-	    btrfs_inode_ref_name_len((struct btrfs_inode_ref *)(p + fit_at)), fit_len);
-	btrfs_set_inode_ref_name_len((struct btrfs_inode_ref *)(p + fit_at), (u16)fit_len);
+	mend_say(m, slot, "inode %s name_len %u, the one length that fills the item and that the dir index names: set to %u",
+	    ext ? "extref" : "ref", ref_name_len(p + fit_at, ext), fit_len);
+	ref_set_name_len(p + fit_at, ext, (u16)fit_len);
 }
 
 static int mend_items(struct mend *m)
@@ -1992,7 +2023,8 @@ static int mend_items(struct mend *m)
 				mend_chunk(m, i, (void *)p, size);
 			break;
 		case BTRFS_INODE_REF_KEY:
-			if (check_is_file_tree(m->tree))
+		case BTRFS_INODE_EXTREF_KEY:
+			if (check_is_file_tree(m->tree) || m->tree == BTRFS_ROOT_TREE_OBJECTID)
 				mend_inode_ref_lengths(m, i, &key, p, size);
 			break;
 		case BTRFS_ROOT_REF_KEY:

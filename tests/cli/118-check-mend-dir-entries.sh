@@ -83,6 +83,15 @@ for edit in "$ref inode_ref.name_len 0" "$ref inode_ref.name_len +1" "256,12,256
 		"$T/large" "$edit"
 	echo "ok: $edit mended"
 done
+# the root tree's directory (6) names itself ".." too
+for v in 0 4; do
+	cp --sparse=always "$T/l.img" "$T/img"
+	run_check "$CB" "$T/img" field 1 6,12,6 inode_ref.name_len $v > /dev/null
+	found_repaired "$T/img" "corrupt leaf: root=1" \
+		"inode ref name_len $v, the one length that fills the item and that the dir index names: set to 2" \
+		"$T/large" "root tree dir ref name_len $v"
+	echo "ok: the root tree directory's '..' name_len $v mended"
+done
 run_check "$CB" "$T/v.img" list > "$T/vitems"
 rref=$(awk '$1 == 1 && $2 ~ /^5,156,/ { print $2; exit }' "$T/vitems")
 [ -n "$rref" ] || _fail "no ROOT_REF"

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Inode extrefs (INODE_EXTREF: the names the kernel keys by a hash of parent
 # and name once a file's INODE_REF item for a directory is full) damaged in
-# the fields check tells from the directory entries: the index (0, one off)
-# and the parent (0, one off, all ones).  check finds each (exit 1) and
+# the fields check tells from the directory entries: the index (0, one off),
+# the parent (0, one off, all ones) and the name's length (0, one more, all
+# ones: the leaf is mended to the one length that fills the item and that
+# the parent's dir index names).  check finds each (exit 1) and
 # --repair sets the index in place, or moves the name to the directory whose
 # entries name it, keyed by the hash of the new parent; our check and
 # Debian's are then clean, every file reads back unchanged, and the kernel
@@ -30,15 +32,16 @@ forget_devices
 restored_files "$base" "$T/orig"
 
 "$CB" "$base" list | awk '$1 == 5 && $2 ~ /,13,/ { print $2 }' > "$T/extrefs"
-[ "$(wc -l < "$T/extrefs")" -ge 4 ] || _fail "the kernel wrote fewer than 4 extref items"
+[ "$(wc -l < "$T/extrefs")" -ge 8 ] || _fail "the kernel wrote fewer than 8 extref items"
 n=0
-for edit in "index 0" "index -1" "parent_objectid -1" "parent_objectid 0" "parent_objectid 18446744073709551615"; do
+for edit in "index 0" "index -1" "parent_objectid -1" "parent_objectid 0" "parent_objectid 18446744073709551615" \
+	    "name_len 0" "name_len +1" "name_len 65535"; do
 	n=$((n + 1))
 	key=$(sed -n "${n}p" "$T/extrefs")
 	read -r field value <<< "$edit"
 	# shellcheck disable=SC2086
-	damaged_repaired "$base" "$T/orig" "ref 'link-.*' in dir [0-9]* has index\|unresolved ref dir" \
-		"inode ref 'link-.*' (dir [0-9]* index [0-9]*) \(renamed to\|moved to dir\)" \
+	damaged_repaired "$base" "$T/orig" "ref 'link-.*' in dir [0-9]* has index\|unresolved ref dir\|inode extref name overflow" \
+		"inode ref 'link-.*' (dir [0-9]* index [0-9]*) \(renamed to\|moved to dir\)\|inode extref name_len [0-9]*, the one length that fills the item" \
 		field 5 "$key" inode_extref.$field $value
 	dev=$(setup_loopdev "$T/img")
 	track_loopdev "$dev"
