@@ -15,6 +15,7 @@
 #include "lib/engine/ctree-append.h"
 #include "lib/format/messages.h"
 #include "lib/engine/transaction.h"
+#include "lib/read/ctree.h"
 #include "lib/read/tree-checker.h"
 
 static int get_root(struct btrfs_trans *t, u64 id, struct btrfs_wroot **root)
@@ -442,22 +443,54 @@ int repair_set_entry_type(struct check_ctx *ctx __unused, struct btrfs_trans *t,
 	return 0;
 }
 
-int repair_add_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *arg)
+/* Would the item at key, n bytes longer, pass the largest item a leaf holds? */
+static bool item_overflows(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key, u32 n,
+			   u32 nodesize)
+{
+	struct btrfs_path path;
+	struct btrfs_key found;
+	u32 have = 0;
+
+	btrfs_init_path(&path);
+	if (!btrfs_trans_search_key(t, root, key, BTRFS_SEARCH_EXACT, &path, &found))
+		have = btrfs_path_item_size(&path);
+	btrfs_release_path(&path);
+	return have + n > BTRFS_MAX_ITEM_SIZE(nodesize);
+}
+
+int repair_add_ref(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct repair_name *n = arg;
 	struct btrfs_key key = { n->ino, BTRFS_INODE_REF_KEY, n->dir };
-	u8 buf[sizeof(struct btrfs_inode_ref) + BTRFS_NAME_LEN];
-	struct btrfs_inode_ref *ref = (struct btrfs_inode_ref *)buf;
-	u32 size = sizeof(*ref) + n->name_len;
+	u8 buf[sizeof(struct btrfs_inode_extref) + BTRFS_NAME_LEN];
+	u32 size = sizeof(struct btrfs_inode_ref) + n->name_len;
 	struct btrfs_wroot *root;
 	int ret = get_root(t, n->root, &root);
 
 	if (ret)
 		return ret;
-	btrfs_set_inode_ref_index(ref, n->index);
-	btrfs_set_inode_ref_name_len(ref, n->name_len);
-	memcpy(buf + sizeof(*ref), n->name, n->name_len);
-	/* other names of the inode in the same directory share the item */
+	/*
+	 * other names of the inode in the same directory share the item; when
+	 * it is full, an extref keyed by the hash of parent and name, as the
+	 * kernel does
+	 */
+	if (item_overflows(t, root, &key, size, btrfs_fs_geometry(ctx->fs)->nodesize) &&
+	    (btrfs_super_incompat_flags(btrfs_fs_super(ctx->fs)) & BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF)) {
+		struct btrfs_inode_extref *ext = (struct btrfs_inode_extref *)buf;
+
+		key = (struct btrfs_key){ n->ino, BTRFS_INODE_EXTREF_KEY,
+					  btrfs_extref_hash(n->dir, n->name, n->name_len) };
+		btrfs_set_inode_extref_parent(ext, n->dir);
+		btrfs_set_inode_extref_index(ext, n->index);
+		btrfs_set_inode_extref_name_len(ext, n->name_len);
+		size = sizeof(*ext) + n->name_len;
+	} else {
+		struct btrfs_inode_ref *ref = (struct btrfs_inode_ref *)buf;
+
+		btrfs_set_inode_ref_index(ref, n->index);
+		btrfs_set_inode_ref_name_len(ref, n->name_len);
+	}
+	memcpy(buf + size - n->name_len, n->name, n->name_len);
 	ret = btrfs_insert_or_append_item(t, root, &key, buf, size);
 	if (!ret)
 		ret = adjust_inode(t, root, n->ino, 0, 1);
@@ -466,8 +499,8 @@ int repair_add_ref(struct check_ctx *ctx __unused, struct btrfs_trans *t, void *
 		      n->root, n->ino, (int)n->name_len, n->name, n->dir, strerror(-ret));
 		return ret;
 	}
-	printf("root %llu inode %llu: inode ref '%.*s' (dir %llu index %llu) added\n", n->root, n->ino,
-	       (int)n->name_len, n->name, n->dir, n->index);
+	printf("root %llu inode %llu: inode %s '%.*s' (dir %llu index %llu) added\n", n->root, n->ino,
+	       key.type == BTRFS_INODE_EXTREF_KEY ? "extref" : "ref", (int)n->name_len, n->name, n->dir, n->index);
 	return 0;
 }
 

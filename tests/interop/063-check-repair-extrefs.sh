@@ -4,7 +4,7 @@
 # the fields check tells from the directory entries: the index (0, one off),
 # the parent (0, one off, all ones) and the name's length (0, one more, all
 # ones: the leaf is mended to the one length that fills the item and that
-# the parent's dir index names).  check finds each (exit 1) and
+# the parent's dir index names); an extref item deleted: added back.  check finds each (exit 1) and
 # --repair sets the index in place, or moves the name to the directory whose
 # entries name it, keyed by the hash of the new parent; our check and
 # Debian's are then clean, every file reads back unchanged, and the kernel
@@ -32,7 +32,7 @@ forget_devices
 restored_files "$base" "$T/orig"
 
 "$CB" "$base" list | awk '$1 == 5 && $2 ~ /,13,/ { print $2 }' > "$T/extrefs"
-[ "$(wc -l < "$T/extrefs")" -ge 8 ] || _fail "the kernel wrote fewer than 8 extref items"
+[ "$(wc -l < "$T/extrefs")" -ge 9 ] || _fail "the kernel wrote fewer than 9 extref items"
 n=0
 for edit in "index 0" "index -1" "parent_objectid -1" "parent_objectid 0" "parent_objectid 18446744073709551615" \
 	    "name_len 0" "name_len +1" "name_len 65535"; do
@@ -54,3 +54,18 @@ for edit in "index 0" "index -1" "parent_objectid -1" "parent_objectid 0" "paren
 	run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
 	echo "ok: extref $key $edit repaired; the kernel unlinks every name"
 done
+
+# an extref item deleted: its names are added back as extrefs (the file's
+# INODE_REF item for the directory is full), keyed by the hash
+key=$(sed -n "$((n + 1))p" "$T/extrefs")
+damaged_repaired "$base" "$T/orig" "nlink [0-9]*, [0-9]* names found" \
+	"inode extref 'link-.*' (dir [0-9]* index [0-9]*) added" delete 5 "$key"
+dev=$(setup_loopdev "$T/img")
+track_loopdev "$dev"
+mount_tracked "$dev" "$T/mnt"
+rm "$T/mnt"/links/link-* || _fail "extref deleted: the kernel could not unlink a name"
+umount "$T/mnt" || _fail "umount"
+losetup -d "$dev"
+forget_devices
+run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
+echo "ok: extref item $key deleted: its names added back as extrefs; the kernel unlinks every name"
