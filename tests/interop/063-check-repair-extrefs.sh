@@ -31,6 +31,21 @@ losetup -d "$dev"
 forget_devices
 restored_files "$base" "$T/orig"
 
+# kernel_unlinks WHAT: the kernel mounts $T/img, reads the file, unlinks every
+# hard link in links/ (each looked up by its name), and our check stays clean.
+kernel_unlinks() {
+	local dev
+	dev=$(setup_loopdev "$T/img")
+	track_loopdev "$dev"
+	mount_tracked "$dev" "$T/mnt"
+	cmp "$T/mnt/other/name" "$T/orig/other/name" || _fail "$1: the file reads back changed"
+	rm "$T/mnt"/links/link-* || _fail "$1: the kernel could not unlink a name"
+	umount "$T/mnt" || _fail "umount"
+	losetup -d "$dev"
+	forget_devices
+	run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
+}
+
 "$CB" "$base" list | awk '$1 == 5 && $2 ~ /,13,/ { print $2 }' > "$T/extrefs"
 [ "$(wc -l < "$T/extrefs")" -ge 9 ] || _fail "the kernel wrote fewer than 9 extref items"
 n=0
@@ -43,15 +58,7 @@ for edit in "index 0" "index -1" "parent_objectid -1" "parent_objectid 0" "paren
 	damaged_repaired "$base" "$T/orig" "ref 'link-.*' in dir [0-9]* has index\|unresolved ref dir\|inode extref name overflow" \
 		"inode ref 'link-.*' (dir [0-9]* index [0-9]*) \(renamed to\|moved to dir\)\|inode extref name_len [0-9]*, the one length that fills the item" \
 		field 5 "$key" inode_extref.$field $value
-	dev=$(setup_loopdev "$T/img")
-	track_loopdev "$dev"
-	mount_tracked "$dev" "$T/mnt"
-	cmp "$T/mnt/other/name" "$T/orig/other/name" || _fail "$edit: the file reads back changed"
-	rm "$T/mnt"/links/link-* || _fail "$edit: the kernel could not unlink a name"
-	umount "$T/mnt" || _fail "umount"
-	losetup -d "$dev"
-	forget_devices
-	run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
+	kernel_unlinks "$edit"
 	echo "ok: extref $key $edit repaired; the kernel unlinks every name"
 done
 
@@ -60,12 +67,5 @@ done
 key=$(sed -n "$((n + 1))p" "$T/extrefs")
 damaged_repaired "$base" "$T/orig" "nlink [0-9]*, [0-9]* names found" \
 	"inode extref 'link-.*' (dir [0-9]* index [0-9]*) added" delete 5 "$key"
-dev=$(setup_loopdev "$T/img")
-track_loopdev "$dev"
-mount_tracked "$dev" "$T/mnt"
-rm "$T/mnt"/links/link-* || _fail "extref deleted: the kernel could not unlink a name"
-umount "$T/mnt" || _fail "umount"
-losetup -d "$dev"
-forget_devices
-run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
+kernel_unlinks "extref deleted"
 echo "ok: extref item $key deleted: its names added back as extrefs; the kernel unlinks every name"
