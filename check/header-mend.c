@@ -9,6 +9,7 @@
 #include "check/repair-root-items.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
+#include "lib/read/super.h"
 
 static bool owner_judged(u64 tree_id)
 {
@@ -158,6 +159,70 @@ static u64 content_generation(const struct extent_buffer *eb)
 	return max;
 }
 
+/* Does the chunk tree leaf eb hold the system chunk at key exactly as chunk (len bytes)? */
+static bool leaf_has_chunk(const struct extent_buffer *eb, const struct btrfs_disk_key *key,
+			   const struct btrfs_chunk *chunk, u32 len)
+{
+	u32 nr = btrfs_eb_nritems(eb), data = btrfs_leaf_data_size(eb);
+	struct btrfs_key want, k;
+
+	btrfs_disk_key_to_cpu(&want, key);
+	for (u32 i = 0; i < nr && (u64)(i + 1) * sizeof(struct btrfs_item) <= data; i++) {
+		btrfs_item_key_to_cpu(eb, &k, (int)i);
+		if (!btrfs_comp_cpu_keys(&k, &want))
+			return btrfs_leaf_item_size(eb, (int)i) == len &&
+			       (u64)btrfs_leaf_item_offset(eb, (int)i) + len <= data &&
+			       !memcmp(btrfs_leaf_item_ptr(eb, (int)i), chunk, len);
+	}
+	return false;
+}
+
+/*
+ * A chunk root leaf whose content is the commit's, whatever its header's
+ * generation says: it holds the superblock's own device item (devid, sizes
+ * and uuid, which every commit writes to the superblock and which change
+ * with each chunk allocated or freed) and every system chunk of the
+ * sys_chunk_array byte for byte.  A second witness for the chunk root,
+ * whose items record no generation and whose extent item no tree holds.
+ */
+static bool chunk_leaf_is_current(const struct btrfs_fs_info *fs, const struct extent_buffer *eb)
+{
+	const struct btrfs_super_block *sb = btrfs_fs_super(fs);
+	const struct btrfs_dev_item *own = &sb->dev_item;
+	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, btrfs_device_id(own) };
+	u32 nr = btrfs_eb_nritems(eb), data = btrfs_leaf_data_size(eb);
+	const struct btrfs_disk_key *ck;
+	struct btrfs_sys_array_iter it;
+	bool dev_ok = false;
+	int ret;
+
+	if (btrfs_eb_level(eb) || (u64)nr * sizeof(struct btrfs_item) > data)
+		return false;
+	for (u32 i = 0; i < nr && !dev_ok; i++) {
+		const struct btrfs_dev_item *di = btrfs_leaf_item_ptr(eb, (int)i);
+		struct btrfs_key k;
+
+		btrfs_item_key_to_cpu(eb, &k, (int)i);
+		dev_ok = !btrfs_comp_cpu_keys(&k, &key) && btrfs_leaf_item_size(eb, (int)i) == sizeof(*di) &&
+			 (u64)btrfs_leaf_item_offset(eb, (int)i) + sizeof(*di) <= data &&
+			 btrfs_device_total_bytes(di) == btrfs_device_total_bytes(own) &&
+			 btrfs_device_bytes_used(di) == btrfs_device_bytes_used(own) &&
+			 !memcmp(di->uuid, own->uuid, BTRFS_UUID_SIZE);
+	}
+	if (!dev_ok)
+		return false;
+	ret = btrfs_sys_array_init(&it, sb);
+	while (ret == 0 && (ret = btrfs_sys_array_next_key(&it, &ck)) > 0) {
+		const struct btrfs_chunk *chunk;
+		u32 len;
+
+		ret = btrfs_sys_array_next_chunk(&it, ck, &chunk, &len);
+		if (ret == 0 && !leaf_has_chunk(eb, ck, chunk, len))
+			return false;
+	}
+	return ret == 0 && it.nr > 0;
+}
+
 /*
  * Real items go on after the first n (slots n + 1 .. limit - 1 hold a pair
  * packed one below the other, after the last good key and below the bound:
@@ -230,12 +295,14 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 		 * pointer.  Older may be a lost write (the bytes of an earlier
 		 * block), unless the content records a generation newer than the
 		 * header's (and none newer than the pointer's): an earlier block
-		 * could not.
+		 * could not; or the chunk root's content is the commit's
+		 * (chunk_leaf_is_current()).
 		 */
 		bool impossible = !gen || gen > btrfs_super_generation(btrfs_fs_super(fs));
 		u64 content = gen < x->transid ? content_generation(eb) : 0;
 
-		if (!impossible && gen < x->transid && !(content > gen && content <= x->transid))
+		if (!impossible && gen < x->transid && !(content > gen && content <= x->transid) &&
+		    !(x->tree == BTRFS_CHUNK_TREE_OBJECTID && !x->have_first && chunk_leaf_is_current(fs, eb)))
 			return 0;
 		if (!impossible && gen > x->transid &&
 		    extent_generation(fs, x->bytenr, x->level) != x->transid &&

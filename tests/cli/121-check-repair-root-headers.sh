@@ -6,8 +6,9 @@
 # check and Debian's are clean and every file reads back unchanged.  A root
 # block older than its pointer may be a lost write (the bytes of an earlier
 # block): it is mended only when its content records a generation newer than
-# its header (an extent tree root of a kernel-made filesystem), never when it
-# records none (a chunk tree root: refused, nothing written).  A chunk item's
+# its header (an extent tree root of a kernel-made filesystem), or for the
+# chunk tree's root when it holds the superblock's device item and system
+# chunks (else refused, nothing written).  A chunk item's
 # sector_size and a dev extent's chunk_offset are set from what they must be,
 # a device item's bytes_used and total_bytes from the superblock's copy;
 # a ROOT_REF/ROOT_BACKREF pair that differs from what the parent's dir index
@@ -191,7 +192,16 @@ run_check "$CB" "$T/img" field 1 6,1,0 inode_item.mode 1202176973 > /dev/null
 found_repaired "$T/img" "unknown mode" "inode mode 0[0-7]*, set to 040755 (the root tree's directory" "$T/orig" "root tree dir mode"
 echo "ok: the root tree's directory mode mended"
 
+# a chunk root one generation older whose content is the commit's: its own
+# device item as the superblock's copy (sizes change with every chunk) and
+# the system chunks of the sys_chunk_array: mended (Debian's repair takes it
+# too); with the device item's bytes_used another (what an earlier block of
+# the chunk tree would hold): refused, nothing written
+damaged_repaired "$src" "$T/orig" "parent transid verify failed" \
+	"Tree block [0-9]* of tree 3: header generation [0-9]*, set to" header 3 1,216,1 generation -1
+echo "ok: a chunk root one generation older, its content the commit's: mended"
 cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" field 3 1,216,1 dev_item.bytes_used -1048576 > /dev/null
 run_check "$CB" "$T/img" header 3 1,216,1 generation -1 > /dev/null
 refused_unchanged "$T/img" "Chunk root [0-9]* cannot be mended"
-echo "ok: a chunk root one generation older, nothing newer in it: refused, nothing written"
+echo "ok: a chunk root one generation older, its device item not the superblock's: refused, nothing written"
