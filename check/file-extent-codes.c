@@ -77,3 +77,26 @@ int file_extent_inline_ram_told(struct btrfs_fs_info *fs, const struct btrfs_fil
 	free(out);
 	return got > 0 && (u32)got <= ss ? got : -1;
 }
+
+u64 file_extent_ram_told(struct btrfs_fs_info *fs, const struct btrfs_file_extent_item *fi)
+{
+	u32 ss = btrfs_fs_geometry(fs)->sectorsize;
+	u64 len = btrfs_file_extent_disk_num_bytes(fi);
+	int comp = btrfs_file_extent_compression(fi), got = -1;
+	u8 *stored, *out;
+	char msg[256];
+
+	if (btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE || comp == BTRFS_COMPRESS_NONE ||
+	    comp >= BTRFS_NR_COMPRESS_TYPES || !btrfs_compress_supported(comp) || !len ||
+	    len > BTRFS_MAX_UNCOMPRESSED)
+		return 0;
+	stored = malloc(len);
+	/* one byte more than the most a compressed extent holds: longer data is seen, not cut */
+	out = malloc(BTRFS_MAX_UNCOMPRESSED + 1);
+	if (stored && out &&
+	    btrfs_read_data_mirror(fs, btrfs_file_extent_disk_bytenr(fi), 1, stored, len, msg, sizeof(msg)) >= 0)
+		got = btrfs_decompress_buf(comp, ss, stored, (u32)len, out, BTRFS_MAX_UNCOMPRESSED + 1);
+	free(out);
+	free(stored);
+	return got > 0 && got <= BTRFS_MAX_UNCOMPRESSED ? round_up((u64)got, (u64)ss) : 0;
+}

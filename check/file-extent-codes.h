@@ -14,7 +14,8 @@
  *
  * A compressed inline extent's ram_bytes is the length its data
  * decompresses to: the kernel compresses the whole inline data, at most
- * one sector, into the item.
+ * one sector, into the item; a compressed regular extent's that length
+ * rounded up to the sector.
  */
 #ifndef BTRFS_KIT_CHECK_FILE_EXTENT_CODES_H
 #define BTRFS_KIT_CHECK_FILE_EXTENT_CODES_H
@@ -39,5 +40,13 @@ int file_extent_compression_told(struct btrfs_fs_info *fs, const struct btrfs_fi
  * its data does not decompress or would be longer.
  */
 int file_extent_inline_ram_told(struct btrfs_fs_info *fs, const struct btrfs_file_extent_item *fi, u32 size);
+
+/*
+ * The ram_bytes of the compressed regular extent fi: the length its data
+ * (disk_num_bytes at disk_bytenr, at most 128 KiB, first mirror)
+ * decompresses to under its own compression, rounded up to the sector (a
+ * file's last extent may hold less); 0 when it does not decompress.
+ */
+u64 file_extent_ram_told(struct btrfs_fs_info *fs, const struct btrfs_file_extent_item *fi);
 
 #endif

@@ -1069,6 +1069,14 @@ static void mend_extent_fields(struct mend *m, int slot, struct btrfs_file_exten
 		mend_say(m, slot, "uncompressed file extent ram_bytes %llu, set to its data extent's length %llu",
 		    (unsigned long long)btrfs_file_extent_ram_bytes(fi), (unsigned long long)len);
 		btrfs_set_file_extent_ram_bytes(fi, len);
+	} else if (!IS_ALIGNED(btrfs_file_extent_ram_bytes(fi), ss)) {
+		u64 ram = btrfs_file_extent_disk_num_bytes(fi) == len ? file_extent_ram_told(m->fs, fi) : 0;
+
+		if (ram && btrfs_file_extent_offset(fi) + num <= ram) {
+			mend_say(m, slot, "compressed file extent ram_bytes %llu, set to %llu (what its data decompresses to)",
+			    (unsigned long long)btrfs_file_extent_ram_bytes(fi), (unsigned long long)ram);
+			btrfs_set_file_extent_ram_bytes(fi, ram);
+		}
 	}
 	if (IS_ALIGNED(btrfs_file_extent_offset(fi), ss) || nr > ARRAY_SIZE(offs))
 		return;

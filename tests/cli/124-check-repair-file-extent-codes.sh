@@ -14,6 +14,7 @@
 # - an unaligned num_bytes, 0, or past the data (the fs roots pass): where the next extent
 #   starts, within its data;
 # - ram_bytes 0 (aligned): an uncompressed extent's data is as long as stored;
+#   unaligned on a compressed extent: what its data decompresses to;
 # - a generation beyond the superblock's (+1, the committing transaction, is
 #   allowed): the superblock's, the latest any commit wrote.
 . "$TOP/tests/lib/common.sh"
@@ -54,6 +55,12 @@ for alg in zlib lzo zstd; do
 		grep -q "compression [123] ($alg)" || _fail "$alg: text2's first extent is not compressed"
 	repaired "$T/$alg.img" "$key" compression 255 "invalid compression for file extent, have 255" \
 		"file extent compression 255, its data is $alg: set to" "$alg extent compression 255"
+	# a compressed extent's ram_bytes unaligned: what its data decompresses to
+	for v in +1 18446744073709551615; do
+		repaired "$T/$alg.img" "$key" ram_bytes $v "invalid ram_bytes for file extent" \
+			"compressed file extent ram_bytes [0-9]*, set to [1-9][0-9]* (what its data decompresses to)" \
+			"$alg extent ram_bytes $v"
+	done
 done
 
 img=$T/zstd.img
