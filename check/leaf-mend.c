@@ -1286,8 +1286,12 @@ static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
 		u64 want = btrfs_file_extent_inline_item_len(size);
 
-		if (!btrfs_file_extent_compression(fi) && !btrfs_file_extent_encryption(fi) &&
-		    !btrfs_file_extent_other_encoding(fi) && btrfs_file_extent_ram_bytes(fi) != want &&
+		/*
+		 * (compressed inline data of 32 bytes naming an extent by chance is
+		 * not to be feared; uncompressed, ram_bytes would be its size)
+		 */
+		if (!btrfs_file_extent_encryption(fi) && !btrfs_file_extent_other_encoding(fi) &&
+		    (btrfs_file_extent_compression(fi) || btrfs_file_extent_ram_bytes(fi) != want) &&
 		    size == sizeof(*fi) && names_data_extent(m, fi)) {
 			mend_say(m, slot, "file extent type inline, but it names data extent %llu (%llu bytes) the extent tree has: set to regular",
 			    (unsigned long long)btrfs_file_extent_disk_bytenr(fi),

@@ -6,6 +6,8 @@
 # unchanged.
 # - compression 255: the one algorithm under which the stored bytes
 #   decompress to ram_bytes (an extent stored at ram_bytes is uncompressed);
+# - type 0 (inline) on a compressed extent past the file's start: it names a
+#   data extent the extent tree has, so regular;
 # - type 255 on a regular extent: its fields name a data extent with
 #   checksums, so regular; type +1 on an inline extent: its size is not a
 #   regular extent's, so inline;
@@ -26,6 +28,7 @@ for i in 1 2 3; do
 	# compressible, each file in several extents (128K of data per compressed extent)
 	for j in $(seq 1 4000); do echo "line $j of file $i, $((j * i * 7919 % 10007))"; done > "$T/src/text$i"
 done
+for j in $(seq 1 12000); do echo "line $j of the big file, $((j * 7919 % 10007))"; done > "$T/src/big"
 head -c 300000 /dev/urandom > "$T/src/random"
 echo "a small inline file" > "$T/src/small"
 
@@ -61,6 +64,13 @@ for alg in zlib lzo zstd; do
 			"compressed file extent ram_bytes [0-9]*, set to [1-9][0-9]* (what its data decompresses to)" \
 			"$alg extent ram_bytes $v"
 	done
+	# a compressed extent's type read as inline: it names a data extent (the
+	# extent tree has it), regular; not the file's first (inline sits at 0)
+	key2=$(extents_of "$T/$alg.img" big | awk '$2 == 53 { n++ } n == 2 { print $1; exit }')
+	[ -n "$key2" ] || _fail "$alg: no second regular extent of big"
+	repaired "$T/$alg.img" "$key2" type 0 "invalid file_offset for inline file extent" \
+		"file extent type inline, but it names data extent [0-9]* ([0-9]* bytes) the extent tree has: set to regular" \
+		"$alg extent type 0"
 done
 
 img=$T/zstd.img
