@@ -414,6 +414,11 @@ static bool key_offset_told(struct mend *m, int slot, const struct btrfs_key *ke
 	}
 	if (key->type == BTRFS_CHUNK_ITEM_KEY && size >= sizeof(struct btrfs_chunk))
 		return mend_chunk_key_offset_told(m, slot, key, off);
+	if (key->type == BTRFS_ROOT_ITEM_KEY && m->tree == BTRFS_ROOT_TREE_OBJECTID &&
+	    check_root_item_at_zero(btrfs_fs_super(m->fs), key->objectid)) {
+		*off = 0;
+		return true;
+	}
 	/*
 	 * a ROOT_REF's (the child) or ROOT_BACKREF's (the parent): the one
 	 * partner item in the leaf with the same bytes that names this one
@@ -506,7 +511,9 @@ static bool mend_key_offset(struct mend *m, int slot)
 	    key.type == BTRFS_DIR_ITEM_KEY || key.type == BTRFS_XATTR_ITEM_KEY ? "its name's hash says" :
 	    key.type == BTRFS_CHUNK_ITEM_KEY ? "its stripes' system chunk or the chunks beside it say" :
 	    key.type == BTRFS_ROOT_REF_KEY || key.type == BTRFS_ROOT_BACKREF_KEY ? "its partner ref says" :
-	    key.type == BTRFS_DEV_ITEM_KEY ? "its devid says" : "the inode's neighbouring extents say");
+	    key.type == BTRFS_DEV_ITEM_KEY ? "its devid says" :
+	    key.type == BTRFS_ROOT_ITEM_KEY ? "the kernel looks a tree that is no subvolume up at" :
+	    "the inode's neighbouring extents say");
 	return true;
 }
 
@@ -1979,7 +1986,9 @@ static int mend_items(struct mend *m)
 			mend_key_type(m, (int)i, (int)i);
 		else if ((key.type == BTRFS_EXTENT_DATA_KEY && !IS_ALIGNED(key.offset, m->fs->geo.sectorsize)) ||
 			 (key.type == BTRFS_INODE_ITEM_KEY && key.offset) || key.type == BTRFS_DEV_ITEM_KEY ||
-			 (key.type == BTRFS_CHUNK_ITEM_KEY && !IS_ALIGNED(key.offset, m->fs->geo.sectorsize)))
+			 (key.type == BTRFS_CHUNK_ITEM_KEY && !IS_ALIGNED(key.offset, m->fs->geo.sectorsize)) ||
+			 (key.type == BTRFS_ROOT_ITEM_KEY && key.offset && m->tree == BTRFS_ROOT_TREE_OBJECTID &&
+			  check_root_item_at_zero(btrfs_fs_super(m->fs), key.objectid)))
 			mend_key_offset(m, (int)i);
 	}
 	for (i = 0; i < nr; i++) {

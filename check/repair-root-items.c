@@ -146,10 +146,25 @@ static bool lacks_global_root(struct btrfs_fs_info *fs, const struct extent_buff
 	return false;
 }
 
+bool check_root_item_at_zero(const struct btrfs_super_block *sb, u64 objectid)
+{
+	return objectid < BTRFS_FIRST_FREE_OBJECTID && objectid != BTRFS_FS_TREE_OBJECTID &&
+	       !(btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2);
+}
+
 bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
 {
 	if (lacks_global_root(fs, eb))
 		return true;
+	/* a root item at another offset than the kernel looks it up at */
+	for (u32 i = 0; i < btrfs_eb_nritems(eb); i++) {
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (key.type == BTRFS_ROOT_ITEM_KEY && key.offset &&
+		    check_root_item_at_zero(btrfs_fs_super(fs), key.objectid))
+			return true;
+	}
 	return leaf_has_stale_root(fs, eb);
 }
 

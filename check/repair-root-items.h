@@ -35,6 +35,12 @@ bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct
 bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb);
 
 /*
+ * Is tree objectid's root item keyed at offset 0?  The kernel looks a tree
+ * that is no subvolume up there (not so with extent tree v2).
+ */
+bool check_root_item_at_zero(const struct btrfs_super_block *sb, u64 objectid);
+
+/*
  * The root of tree objectid (root, chunk, extent, fs, dev or csum tree) as
  * the backup root of the superblock's own commit names it: false when none
  * does.

@@ -11,6 +11,7 @@
 #include <linux/blkzoned.h>
 #include "check/check.h"
 #include "check/extents.h"
+#include "check/repair-root-items.h"
 #include "lib/format/accessors.h"
 #include "lib/read/disk-io.h"
 #include "lib/read/volumes.h"
@@ -52,10 +53,7 @@ static int root_item(struct check_ctx *ctx, const struct extent_buffer *eb, int 
 	case BTRFS_QUOTA_TREE_OBJECTID: seen->quota = true; break;
 	}
 	btrfs_tree_ref_from_root_item(&ref, key->objectid, ri);
-	/* the kernel looks a tree that is not a subvolume up at offset 0 (unlike extent tree v2) */
-	if (key->objectid < BTRFS_FIRST_FREE_OBJECTID && key->objectid != BTRFS_FS_TREE_OBJECTID &&
-	    key->offset &&
-	    !(btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2))
+	if (key->offset && check_root_item_at_zero(sb, key->objectid))
 		check_error(ctx, "%s: root item (%llu ROOT_ITEM %llu) in leaf %llu has offset %llu, expected 0 (the kernel finds this tree at offset 0)",
 			    name, key->objectid, key->offset, eb->start, key->offset);
 	/* every tree was made by some transaction (the kernel reads a 0 as "any") */

@@ -8,6 +8,7 @@
 #   a global tree's root item deleted: added from it; the data relocation
 #   tree's (also dropped by the root leaf's count one short): added for its
 #   one top block by the extent tree;
+# - a global tree's root item key offset other than 0: 0;
 # - root flags with bits no kernel sets: none for a tree that is no
 #   subvolume, RDONLY kept and DEAD by the refs for a subvolume;
 # - an inline back reference of a type its extent's kind has not: the one
@@ -43,6 +44,16 @@ for tree in 2 4 7; do
 		"no root item for tree $tree: added, its root block [0-9]* level [0-9]* generation [0-9]* (the backup root of this commit)" \
 		delete 1 "$tree,132,0"
 	echo "ok: tree $tree's deleted root item added from the backup root"
+done
+
+# a global tree's root item keyed at another offset than 0 (where the
+# kernel looks it up): the key offset set back to 0
+for c in "2,132,0 -1" "4,132,0 +5" "7,132,0 18446744073709551615"; do
+	read -r key value <<< "$c"
+	damaged_repaired "$src" "$T/orig" "root item (${key%%,*} ROOT_ITEM [0-9]*) in leaf [0-9]* has offset [0-9]*, expected 0" \
+		"key offset 0 was [0-9]*: what the kernel looks a tree that is no subvolume up at" \
+		field 1 "$key" disk_key.offset "$value"
+	echo "ok: tree ${key%%,*}'s root item key offset $value set back to 0"
 done
 
 # the data relocation tree's root item (the root leaf's last item: its count
