@@ -257,21 +257,53 @@ static int fix_copy(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 /*
  * --repair: a block whose header is wrong where the engine writes it anew (a
  * stray RELOC flag, flags without WRITTEN or with unknown bits) is copied on write in its tree (for RELOC the tree its
- * header names); the copy gets a new header.  The re-check before the commit
- * confirms the tree reached it by its first key.  what: the message's fault.
- * Done once for a block queued for several faults.
+ * header names); the copy gets a new header.  A block of a subvolume is
+ * copied in every subvolume that reaches it (a snapshot shares it).  The
+ * re-check before the commit confirms the trees reached it by its first
+ * key.  what: the message's fault.  Done once for a block queued for
+ * several faults.
  */
 struct reloc_fix {
 	u64 bytenr, tree;
 	const char *what;
 };
 
+/*
+ * Copy the block at bytenr (level, first key) on write in tree, where the
+ * tree reaches it by its first key: 1 copied, 0 not reached (or copied
+ * before), < 0.
+ */
+static int cow_block_in_tree(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, const struct btrfs_key *first,
+			     const char *what)
+{
+	struct btrfs_wroot *root;
+	struct btrfs_path path;
+	int ret = btrfs_trans_get_root(t, tree, &root);
+
+	if (ret < 0)
+		return ret;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(t, root, first, &path, 0, 0);
+	if (ret < 0 || !path.nodes[level] || path.nodes[level]->start != bytenr) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : 0;
+	}
+	btrfs_release_path(&path);
+	ret = btrfs_search_slot(t, root, first, &path, 0, 1);
+	if (ret >= 0 && path.nodes[level]) {
+		printf("Tree block %llu of tree %llu: %s, copied to %llu\n", bytenr, tree, what,
+		       path.nodes[level]->start);
+		ret = 1;
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
 static int fix_reloc_flag(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct reloc_fix *f = arg;
+	const struct ext_state *st = ctx->extents_state;
 	struct extent_buffer *eb;
-	struct btrfs_wroot *root;
-	struct btrfs_path path;
 	struct btrfs_key first;
 	int level, ret;
 
@@ -285,27 +317,17 @@ static int fix_reloc_flag(struct check_ctx *ctx, struct btrfs_trans *t, void *ar
 		btrfs_block_key_to_cpu(eb, &first, 0);
 	free_extent_buffer(eb);
 	if (!ret)
-		ret = btrfs_trans_get_root(t, f->tree, &root);
-	if (ret < 0) {
+		ret = cow_block_in_tree(t, f->tree, f->bytenr, level, &first, f->what);
+	for (size_t i = 0; ret >= 0 && st && btrfs_is_subvolume_tree(f->tree) && i < st->root_nr; i++) {
+		u64 id = st->root[i].key.objectid;
+
+		/* (not in a dead subvolume: it is dropped as it is) */
+		if (id != f->tree && btrfs_is_subvolume_tree(id) && st->root[i].refs)
+			ret = cow_block_in_tree(t, id, f->bytenr, level, &first, f->what);
+	}
+	if (ret < 0)
 		error("cannot copy tree block %llu of tree %llu on write: %s", f->bytenr, f->tree, strerror(-ret));
-		return ret;
-	}
-	btrfs_init_path(&path);
-	/* already copied for another fault of its header */
-	ret = btrfs_search_slot(t, root, &first, &path, 0, 0);
-	if (ret >= 0 && path.nodes[level] && path.nodes[level]->start != f->bytenr) {
-		btrfs_release_path(&path);
-		return 0;
-	}
-	btrfs_release_path(&path);
-	ret = btrfs_search_slot(t, root, &first, &path, 0, 1);
-	if (ret >= 0 && path.nodes[level]) {
-		printf("Tree block %llu of tree %llu: %s, copied to %llu\n",
-		       f->bytenr, f->tree, f->what, path.nodes[level]->start);
-		ret = 0;
-	}
-	btrfs_release_path(&path);
-	return ret > 0 ? -ENOENT : ret;
+	return ret < 0 ? ret : 0;
 }
 
 /* Bytes one device stripe of a chunk occupies. */

@@ -15,34 +15,22 @@ check_prereq root loop btrfs-kernel progs
 need_corrupt_block
 
 base=$T/base.img
-mkdir -p "$T/mnt"
-truncate -s 256M "$base"
-run_check /usr/sbin/mkfs.btrfs -q -f -n 4096 "$base"
-dev=$(setup_loopdev "$base")
-track_loopdev "$dev"
-mount_tracked "$dev" "$T/mnt"
+kernel_new_fs "$base"
 mkdir "$T/mnt/links" "$T/mnt/other"
 echo "one file, many names" > "$T/mnt/links/f"
 long=$(printf 'y%.0s' $(seq 1 150))
 for i in $(seq -w 1 40); do ln "$T/mnt/links/f" "$T/mnt/links/link-$i-$long"; done
 ln "$T/mnt/links/f" "$T/mnt/other/name"
-umount "$T/mnt" || _fail "umount"
-losetup -d "$dev"
-forget_devices
+kernel_umount
 restored_files "$base" "$T/orig"
 
 # kernel_unlinks WHAT: the kernel mounts $T/img, reads the file, unlinks every
 # hard link in links/ (each looked up by its name), and our check stays clean.
 kernel_unlinks() {
-	local dev
-	dev=$(setup_loopdev "$T/img")
-	track_loopdev "$dev"
-	mount_tracked "$dev" "$T/mnt"
+	kernel_mount "$T/img"
 	cmp "$T/mnt/other/name" "$T/orig/other/name" || _fail "$1: the file reads back changed"
 	rm "$T/mnt"/links/link-* || _fail "$1: the kernel could not unlink a name"
-	umount "$T/mnt" || _fail "umount"
-	losetup -d "$dev"
-	forget_devices
+	kernel_umount
 	run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
 }
 

@@ -71,3 +71,23 @@ forget_devices() {
 file_sums() {
 	sha256sum "$@"
 }
+
+# kernel_mount IMG: IMG on a loop device mounted at $T/mnt (both undone on exit);
+# kernel_umount: unmount it, detach the loop device, forget the devices.
+kernel_mount() {
+	mkdir -p "$T/mnt"
+	_kernel_dev=$(setup_loopdev "$1")
+	track_loopdev "$_kernel_dev"
+	mount_tracked "$_kernel_dev" "$T/mnt"
+}
+kernel_umount() {
+	umount "$T/mnt" || _fail "umount $T/mnt"
+	losetup -d "$_kernel_dev"
+	forget_devices
+}
+# kernel_new_fs IMG: a new 256M filesystem of 4K nodes (Debian's mkfs) mounted by kernel_mount.
+kernel_new_fs() {
+	truncate -s 256M "$1"
+	run_check /usr/sbin/mkfs.btrfs -q -f -n 4096 "$1"
+	kernel_mount "$1"
+}
