@@ -832,7 +832,8 @@ static int update_free_space(struct btrfs_trans *t, bool *progress)
 	size_t nr = 0, n;
 	int ret;
 
-	if (!t->fst)
+	/* (a pending rebuild makes the tree anew from the extent tree: the old may be missing) */
+	if (!t->fst || t->rebuild_fst)
 		return 0;
 	list = malloc(sizeof(*list) * (t->nr_pinned ? t->nr_pinned : 1));
 	if (!list)

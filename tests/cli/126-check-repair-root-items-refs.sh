@@ -8,7 +8,8 @@
 #   a global tree's root item deleted: added from it; the data relocation
 #   tree's (also dropped by the root leaf's count one short): added for its
 #   one top block by the extent tree;
-# - a global tree's root item key offset other than 0: 0;
+# - a global tree's root item key offset other than 0: 0; the free space
+#   tree's deleted: the tree rebuilt;
 # - root flags with bits no kernel sets: none for a tree that is no
 #   subvolume, RDONLY kept and DEAD by the refs for a subvolume;
 # - an inline back reference of a type its extent's kind has not: the one
@@ -45,6 +46,12 @@ for tree in 2 4 7; do
 		delete 1 "$tree,132,0"
 	echo "ok: tree $tree's deleted root item added from the backup root"
 done
+
+# the free space tree's root item deleted: the tree is rebuilt, its old
+# blocks' extent records dropped (the rebuild's tree takes no updates before)
+damaged_repaired "$src" "$T/orig" "free space tree: the feature is set but the tree has no root item" \
+	"Rebuilding the free space tree from the extent tree" delete 1 10,132,0
+echo "ok: the free space tree's deleted root item: the tree rebuilt"
 
 # a global tree's root item keyed at another offset than 0 (where the
 # kernel looks it up): the key offset set back to 0
