@@ -290,15 +290,74 @@ int mend_root_item(struct mend *m, int slot, u64 objectid, struct btrfs_root_ite
 	return mend_root_block(m, slot, objectid, ri, size);
 }
 
+/* The subvolume uuid tree's UUID_KEY_SUBVOL items search: the one naming id. */
+struct uuid_search {
+	u64 id;
+	int found;
+	u8 uuid[BTRFS_UUID_SIZE];
+};
+
+static int uuid_search_item(struct btrfs_path *path, const struct btrfs_key *key, void *arg)
+{
+	struct uuid_search *s = arg;
+	const u8 *p = btrfs_leaf_item_ptr(path->nodes[0], path->slots[0]);
+	u32 size = btrfs_leaf_item_size(path->nodes[0], path->slots[0]);
+
+	if (key->type != BTRFS_UUID_KEY_SUBVOL)
+		return 0;
+	for (u32 o = 0; o + sizeof(u64) <= size; o += sizeof(u64)) {
+		if (get_unaligned_le64(p + o) != s->id)
+			continue;
+		/* the key is the uuid: its first and second eight bytes, little-endian */
+		put_unaligned_le64(key->objectid, s->uuid);
+		put_unaligned_le64(key->offset, s->uuid + 8);
+		s->found++;
+	}
+	return 0;
+}
+
+/* The uuid the uuid tree names subvolume id by, when exactly one; else zeros. */
+static void subvol_uuid_told(struct btrfs_fs_info *fs, u64 id, u8 *uuid)
+{
+	struct uuid_search s = { .id = id };
+	const struct btrfs_key from = { 0, 0, 0 };
+	struct btrfs_tree_ref tree;
+
+	memset(uuid, 0, BTRFS_UUID_SIZE);
+	if (btrfs_find_tree_root(fs, BTRFS_UUID_TREE_OBJECTID, &tree) == 0 &&
+	    btrfs_for_each_item(fs, NULL, &tree, &from, BTRFS_SEARCH_NEXT, uuid_search_item, &s) == 0 &&
+	    s.found == 1)
+		memcpy(uuid, s.uuid, BTRFS_UUID_SIZE);
+}
+
 /*
- * The root tree's root leaf without the root item of a global tree (extent,
- * dev, csum or data relocation) whose root check_global_root_told() tells:
- * the item is added.
+ * A tree of files whose root item is made anew (the fs tree, the data
+ * relocation tree): its top directory as mkfs makes it; for the fs tree
+ * its uuid from the uuid tree, and last_snapshot the superblock's
+ * generation, so that every block older is taken as maybe shared (the
+ * kernel then asks the extent tree before it frees one; 0 would free
+ * blocks a snapshot shares).
+ */
+static void file_tree_root_item(struct mend *m, u64 objectid, struct btrfs_root_item *ri)
+{
+	btrfs_root_item_init_top_dir(ri, m->fs->geo.nodesize);
+	btrfs_set_root_used(ri, m->fs->geo.nodesize);
+	if (objectid != BTRFS_FS_TREE_OBJECTID)
+		return;
+	btrfs_set_root_last_snapshot(ri, m->limit);
+	btrfs_set_root_ctransid(ri, btrfs_root_generation(ri));
+	subvol_uuid_told(m->fs, objectid, ri->uuid);
+}
+
+/*
+ * A root tree leaf without the root item of a global tree (extent, fs, dev,
+ * csum or data relocation) that it spans (check_leaf_spans_root_item()),
+ * whose root check_global_root_told() tells: the item is added.
  */
 int mend_add_global_roots(struct mend *m)
 {
 
-	if (m->tree != BTRFS_ROOT_TREE_OBJECTID || !mend_leaf_is_root(m))
+	if (m->tree != BTRFS_ROOT_TREE_OBJECTID)
 		return 0;
 	for (size_t k = 0; k < ARRAY_SIZE(check_global_root_ids); k++) {
 		struct btrfs_key key = { check_global_root_ids[k], BTRFS_ROOT_ITEM_KEY, 0 };
@@ -310,7 +369,8 @@ int mend_add_global_roots(struct mend *m)
 		for (size_t i = 0; i < m->plan_nr && !have; i++)
 			have = !m->plan[i].deleted && m->plan[i].key.objectid == check_global_root_ids[k] &&
 			       m->plan[i].key.type == BTRFS_ROOT_ITEM_KEY;
-		if (have || !check_global_root_told(m->fs, check_global_root_ids[k], &ref))
+		if (have || !check_leaf_spans_root_item(m->fs, m->eb, check_global_root_ids[k]) ||
+		    !check_global_root_told(m->fs, check_global_root_ids[k], &ref))
 			continue;
 		pl = CHECK_PUSH(m, plan);
 		if (!pl || !(ri = calloc(1, sizeof(*ri))))
@@ -320,11 +380,8 @@ int mend_add_global_roots(struct mend *m)
 		btrfs_set_root_generation(ri, ref.generation);
 		btrfs_set_root_generation_v2(ri, ref.generation);
 		btrfs_set_root_refs(ri, 1);
-		/* a tree of files: its top directory, as mkfs makes it */
-		if (check_global_root_ids[k] == BTRFS_DATA_RELOC_TREE_OBJECTID) {
-			btrfs_root_item_init_top_dir(ri, m->fs->geo.nodesize);
-			btrfs_set_root_used(ri, m->fs->geo.nodesize);
-		}
+		if (check_is_file_tree(check_global_root_ids[k]))
+			file_tree_root_item(m, check_global_root_ids[k], ri);
 		*pl = (struct item_plan){ .key = key, .data = (u8 *)ri, .own = (u8 *)ri, .size = sizeof(*ri) };
 		m->rebuild = true;
 		mend_say(m, -1, "no root item for tree %lld: added, its root block %llu level %d generation %llu (%s)",

@@ -44,8 +44,26 @@ static bool root_block_content_only(struct btrfs_fs_info *fs, u64 objectid, cons
 	return root_block_reads(fs, objectid, ri, &header_only);
 }
 
-const u64 check_global_root_ids[4] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
-				       BTRFS_CSUM_TREE_OBJECTID, BTRFS_DATA_RELOC_TREE_OBJECTID };
+const u64 check_global_root_ids[5] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_FS_TREE_OBJECTID,
+				       BTRFS_DEV_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID,
+				       BTRFS_DATA_RELOC_TREE_OBJECTID };
+
+bool check_leaf_spans_root_item(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 objectid)
+{
+	const struct btrfs_key want = { objectid, BTRFS_ROOT_ITEM_KEY, 0 };
+	u32 nr = btrfs_eb_nritems(eb);
+	struct btrfs_key first, last;
+
+	if (btrfs_eb_level(eb))
+		return false;
+	if (eb->start == btrfs_super_root(btrfs_fs_super(fs)))
+		return true;
+	if (!nr || (u64)nr * sizeof(struct btrfs_item) > btrfs_leaf_data_size(eb))
+		return false;
+	btrfs_item_key_to_cpu(eb, &first, 0);
+	btrfs_item_key_to_cpu(eb, &last, (int)nr - 1);
+	return btrfs_comp_cpu_keys(&first, &want) < 0 && btrfs_comp_cpu_keys(&want, &last) < 0;
+}
 
 static bool backup_ref(struct btrfs_tree_ref *out, u64 objectid, u64 bytenr, u64 generation, u8 level)
 {
@@ -129,11 +147,13 @@ static bool lacks_global_root(struct btrfs_fs_info *fs, const struct extent_buff
 {
 	struct btrfs_tree_ref ref;
 
-	if (btrfs_eb_level(eb) || eb->start != btrfs_super_root(btrfs_fs_super(fs)))
+	if (btrfs_eb_level(eb))
 		return false;
 	for (size_t k = 0; k < ARRAY_SIZE(check_global_root_ids); k++) {
 		bool have = false;
 
+		if (!check_leaf_spans_root_item(fs, eb, check_global_root_ids[k]))
+			continue;
 		for (u32 i = 0; i < btrfs_eb_nritems(eb) && !have; i++) {
 			struct btrfs_key key;
 

@@ -49,14 +49,22 @@ bool check_commit_backup_root(const struct btrfs_super_block *sb, u64 objectid, 
 
 /*
  * The trees every filesystem has whose missing root item can be told:
- * extent, dev, csum (by the commit's backup root) and the data relocation
- * tree (the kernel does not mount without it; by the extent tree).
+ * extent, fs, dev, csum (by the commit's backup root) and the data
+ * relocation tree (the kernel does not mount without it; by the extent
+ * tree).
  */
-extern const u64 check_global_root_ids[4];
+extern const u64 check_global_root_ids[5];
+
+/*
+ * Does the root tree leaf eb span the key of tree objectid's root item (a
+ * key below it and one above, or the root tree's root leaf), so that a
+ * missing item would be there?
+ */
+bool check_leaf_spans_root_item(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 objectid);
 
 /*
  * The root of tree objectid (one of check_global_root_ids) whose root item
- * is missing: for extent, dev and csum the commit's backup root, for the
+ * is missing: for extent, fs, dev and csum the commit's backup root, for the
  * data relocation tree its one top block by the extent tree's back
  * references, a leaf; when that block reads as the tree's root.  false
  * when not told.

@@ -5,7 +5,8 @@
 # - a root item's generation older than its root block (of its tree, at its
 #   level): the block's (the extent tree's own too, which no search can name);
 # - a root item whose block does not read: the backup root of the commit;
-#   a global tree's root item deleted: added from it; the data relocation
+#   a global tree's root item deleted (the fs tree's too, its uuid from the
+#   uuid tree, also in a leaf below the root tree's root): added from it; the data relocation
 #   tree's (also dropped by the root leaf's count one short): added for its
 #   one top block by the extent tree;
 # - a global tree's root item key offset other than 0: 0; the free space
@@ -38,14 +39,24 @@ for edit in "2,132,0 root_item.bytenr +16384" "5,132,0 root_item.bytenr +4096"; 
 	echo "ok: $edit: the backup root of the commit"
 done
 
-# a global tree's root item deleted (the root tree one leaf): added again
+# a global tree's root item deleted: added again
 # from the commit's backup root, whose block reads as that tree's root
-for tree in 2 4 7; do
+# (the fs tree's last, keeping its uuid, which the uuid tree names)
+for tree in 2 4 7 5; do
 	damaged_repaired "$src" "$T/orig" "no root item for the\|ERROR" \
 		"no root item for tree $tree: added, its root block [0-9]* level [0-9]* generation [0-9]* (the backup root of this commit)" \
 		delete 1 "$tree,132,0"
 	echo "ok: tree $tree's deleted root item added from the backup root"
 done
+uuid() { "$BTRFS" inspect-internal dump-tree -t 1 "$1" | grep -A5 'key (FS_TREE ROOT_ITEM 0)' | awk '$1 == "uuid" { print $2 }'; }
+[ -n "$(uuid "$src")" ] && [ "$(uuid "$T/img")" = "$(uuid "$src")" ] || _fail "the fs tree's root item lost its uuid"
+# in a root tree of several leaves, a leaf below its root: the leaf that spans the key
+mixed=$(corpus_case mixed-bg)/dev1.img
+rm -rf "$T/morig"
+restored_files "$mixed" "$T/morig"
+damaged_repaired "$mixed" "$T/morig" "no root item for the fs tree" \
+	"Mending leaf [0-9]* of tree 1: no root item for tree 5: added" delete 1 5,132,0
+echo "ok: the fs tree's root item deleted from a leaf below the root tree's root: added"
 
 # the free space tree's root item deleted: the tree is rebuilt, its old
 # blocks' extent records dropped (the rebuild's tree takes no updates before)
