@@ -1735,12 +1735,13 @@ static int mend_dir_item(struct mend *m, int slot, const struct btrfs_key *key, 
 }
 
 /*
- * Could an item of this tree with objectid have key type type?  A type of
+ * Could an item of this tree with objectid and offset have key type type?  A type of
  * its tree (lib/format/tree-key-types.h) that the filesystem's features
  * allow (verity items, extended refs), under the objectid the type's items
- * all have where they do; no log items (log trees are not mended).
+ * all have where they do (the one qgroup status item: offset 0 too); no
+ * log items (log trees are not mended).
  */
-static bool type_possible(const struct mend *m, u8 type, u64 objectid)
+static bool type_possible(const struct mend *m, u8 type, u64 objectid, u64 offset)
 {
 	const struct btrfs_super_block *sb = btrfs_fs_super(m->fs);
 
@@ -1767,6 +1768,11 @@ static bool type_possible(const struct mend *m, u8 type, u64 objectid)
 	case BTRFS_DIR_LOG_ITEM_KEY:
 	case BTRFS_DIR_LOG_INDEX_KEY:
 		return false;
+	case BTRFS_QGROUP_STATUS_KEY:  /* the one item of its kind */
+		return !objectid && !offset;
+	case BTRFS_QGROUP_INFO_KEY:
+	case BTRFS_QGROUP_LIMIT_KEY:
+		return !objectid;
 	}
 	return true;
 }
@@ -1812,7 +1818,7 @@ static int key_types_at(struct mend *m, int slot, int n, struct key_candidate *c
 	for (int type = 0; type < 256 && n < max; type++) {
 		struct btrfs_key k = { key.objectid, (u8)type, key.offset };
 
-		if (type == key.type || !type_possible(m, (u8)type, key.objectid) || !key_fits_at(m, slot, &k) ||
+		if (type == key.type || !type_possible(m, (u8)type, key.objectid, key.offset) || !key_fits_at(m, slot, &k) ||
 		    !passes_with_key(m, slot, &k))
 			continue;
 		c[n++] = (struct key_candidate){ slot, k,

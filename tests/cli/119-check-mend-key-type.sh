@@ -16,7 +16,8 @@
 # item removed and rebuilt; at a tree's last leaf, of two readings the one
 # whose items belong to an inode the leaf has.  Fixed key offsets (inode
 # item 0, device item its devid); an inode ref's directory from its entries;
-# a free space tree leaf that cannot be mended: the tree rebuilt.
+# a free space tree leaf that cannot be mended: the tree rebuilt.  A qgroup
+# item's type: QGROUP_STATUS is the one (0 240 0), so of two sized types one.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -172,3 +173,14 @@ damaged_repaired "$src" "$T/orig" "free space tree: .*cannot be read" "Rebuildin
 	field 10 "$fst" disk_key.objectid 0
 echo "ok: a free space tree leaf that does not read: the tree rebuilt"
 
+
+# a qgroup info item's key type 255 (the quota tree's root leaf): the status
+# item is the one (0 QGROUP_STATUS 0), so of the types that keep the order
+# only QGROUP_INFO is left
+qsrc=$(corpus_case quota)/dev1.img
+rm -rf "$T/qorig"
+restored_files "$qsrc" "$T/qorig"
+damaged_repaired "$qsrc" "$T/qorig" "corrupt leaf: root=8" \
+	"key type 242 was 255: the one type that keeps the keys in order and passes the tree-checker" \
+	field 8 0,242,5 disk_key.type 255
+echo "ok: a qgroup info item's key type 255 mended to QGROUP_INFO"
