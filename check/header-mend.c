@@ -274,6 +274,17 @@ static bool backup_confirms(struct btrfs_fs_info *fs, const struct header_expect
 }
 
 /*
+ * A key no root tree holds: a root item of the root or chunk tree (they have
+ * none), or of a tree that is no subvolume at another offset than 0.
+ */
+static bool root_key_impossible(const struct btrfs_fs_info *fs, u64 tree, const struct btrfs_key *k)
+{
+	return tree == BTRFS_ROOT_TREE_OBJECTID && k->type == BTRFS_ROOT_ITEM_KEY &&
+	       (k->objectid == BTRFS_ROOT_TREE_OBJECTID || k->objectid == BTRFS_CHUNK_TREE_OBJECTID ||
+		(k->offset && check_root_item_at_zero(btrfs_fs_super(fs), k->objectid)));
+}
+
+/*
  * Mend the header of eb (a private copy with a good checksum) in place: the
  * number of fields changed, 0 when it is not a block we may mend.  quiet:
  * a trial, nothing printed.
@@ -378,7 +389,7 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 		btrfs_item_key_to_cpu(eb, &k, 0);
 		fields = (k.objectid != x->first.objectid) + (k.type != x->first.type) +
 			 (k.offset != x->first.offset);
-		if (fields == 1 && (check_key_type_foreign(x->tree, &k) ||
+		if (fields == 1 && (check_key_type_foreign(x->tree, &k) || root_key_impossible(fs, x->tree, &k) ||
 				    btrfs_check_tree_block_msg(&fs->geo, eb, NULL, 0) < 0)) {
 			if (!quiet)
 				printf("Tree block %llu of tree %llu: first key (%llu %u %llu), set to its pointer's (%llu %u %llu)\n",

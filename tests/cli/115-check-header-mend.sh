@@ -7,7 +7,8 @@
 # extent tree, after which our check and Debian's are clean and every file
 # reads back unchanged.  A generation older than the pointer may be a lost
 # write (an earlier block's bytes): mended only when the block's items record
-# a newer generation than its header (refused otherwise: cli/121).
+# a newer generation than its header (refused otherwise: cli/121).  A root
+# tree leaf's first key that no root tree holds, one field off its pointer's.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 need_corrupt_block
@@ -91,3 +92,17 @@ PY
 refused_unchanged "$T/img" "corrupt leaf: root=5 block=$leaf"
 assert_not_grep "header nritems" "$T/repair"
 echo "ok: leaf $leaf with items $slot and $((slot + 1)) broken: not cut, refused, nothing written"
+
+# a root tree leaf below the root whose first key reads as a key no root tree
+# holds (a root item of the root tree itself, a global tree's at offset 1),
+# one field off its pointer's: the key is damaged, set to the pointer's
+mixed=$(corpus_case mixed-bg)/dev1.img
+rm -rf "$T/morig"
+restored_files "$mixed" "$T/morig"
+for edit in "disk_key.objectid -1" "disk_key.offset +1"; do
+	# shellcheck disable=SC2086
+	damaged_repaired "$mixed" "$T/morig" "first key mismatch" \
+		"Tree block [0-9]* of tree 1: first key ([0-9]* 132 [0-9]*), set to its pointer's (2 132 0)" \
+		field 1 2,132,0 $edit
+	echo "ok: a root tree leaf's first key $edit: set to its pointer's"
+done
