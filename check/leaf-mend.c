@@ -1383,6 +1383,21 @@ bool mend_find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_sea
 		if (c > 0)
 			break;
 	}
+	/*
+	 * past this leaf's keys but below its bound: a search of the tree would
+	 * land in this very leaf, which does not read; the next item is the
+	 * right neighbour's first, the bound
+	 */
+	if (nr && m->bound && btrfs_comp_cpu_keys(want, m->bound) < 0) {
+		struct btrfs_key last;
+
+		btrfs_item_key_to_cpu(m->eb, &last, (int)nr - 1);
+		if (btrfs_comp_cpu_keys(want, &last) > 0) {
+			if (mode != BTRFS_SEARCH_NEXT)
+				return false;
+			want = m->bound;
+		}
+	}
 	if (btrfs_find_tree_root(m->fs, m->tree, &tree) < 0 ||
 	    btrfs_search_key(m->fs, &tree, want, mode, path, NULL) != 0)
 		return false;

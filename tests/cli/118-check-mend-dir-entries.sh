@@ -11,6 +11,8 @@
 # the ref's index) confirms, the top directory's ".." too; a ROOT_REF's: what
 # the item's size leaves.  An inode ref's index that no dir index has, while
 # one dir index names the inode by the ref's name: the ref takes its index.
+# A leaf's last inode item with mode 0: the type its entries in the next leaf
+# give.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 need_corrupt_block
@@ -109,3 +111,14 @@ for idx in 3 +1; do
 		"inode ref '[^']*' (dir 256 index [0-9]*) renamed to '[^']*' (index [0-9]*)" "$T/large" "inode_ref.index $idx"
 	echo "ok: an inode ref's index $idx set to its dir index's"
 done
+
+# an inode item that is its leaf's last, its mode 0 (the tree-checker rejects
+# the leaf): its names are in the next leaf, which the mend finds by the
+# leaf's bound (a search of the tree would land in the leaf that does not
+# read): the file type its entries give
+last_inode=$(awk '$1 == 5 { if (leaf != "" && $5 != leaf && k ~ /,1,0$/) { print k; exit } leaf = $5; k = $2 }' "$T/items")
+[ -n "$last_inode" ] || _fail "no leaf of tree 5 ends with an inode item"
+damaged_repaired "$T/l.img" "$T/large" "invalid inode mode" \
+	"inode mode 00, set to 0100000 (the file type its directory entries give)" \
+	field 5 "$last_inode" inode_item.mode 0
+echo "ok: a leaf's last inode item with mode 0: the type its entries in the next leaf give"
