@@ -48,6 +48,22 @@ const u64 check_global_root_ids[5] = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_FS_TREE
 				       BTRFS_DEV_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID,
 				       BTRFS_DATA_RELOC_TREE_OBJECTID };
 
+/* Is eb the root tree's last leaf (the one a search for the largest key lands in)? */
+static bool is_last_root_leaf(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
+{
+	static const struct btrfs_key largest = { (u64)-1, (u8)-1, (u64)-1 };
+	struct btrfs_tree_ref root;
+	struct btrfs_path path;
+	bool last = false;
+
+	btrfs_init_path(&path);
+	if (btrfs_find_tree_root(fs, BTRFS_ROOT_TREE_OBJECTID, &root) == 0 &&
+	    btrfs_search_key(fs, &root, &largest, BTRFS_SEARCH_PREV, &path, NULL) == 0)
+		last = path.nodes[0] && path.nodes[0]->start == eb->start;
+	btrfs_release_path(&path);
+	return last;
+}
+
 bool check_leaf_spans_root_item(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 objectid)
 {
 	const struct btrfs_key want = { objectid, BTRFS_ROOT_ITEM_KEY, 0 };
@@ -62,7 +78,12 @@ bool check_leaf_spans_root_item(struct btrfs_fs_info *fs, const struct extent_bu
 		return false;
 	btrfs_item_key_to_cpu(eb, &first, 0);
 	btrfs_item_key_to_cpu(eb, &last, (int)nr - 1);
-	return btrfs_comp_cpu_keys(&first, &want) < 0 && btrfs_comp_cpu_keys(&want, &last) < 0;
+	if (btrfs_comp_cpu_keys(&first, &want) >= 0)
+		return false;
+	if (btrfs_comp_cpu_keys(&want, &last) < 0)
+		return true;
+	/* past its last key: only the root tree's last leaf (the data relocation tree's is the last key) */
+	return is_last_root_leaf(fs, eb);
 }
 
 static bool backup_ref(struct btrfs_tree_ref *out, u64 objectid, u64 bytenr, u64 generation, u8 level)

@@ -57,6 +57,10 @@ restored_files "$mixed" "$T/morig"
 damaged_repaired "$mixed" "$T/morig" "no root item for the fs tree" \
 	"Mending leaf [0-9]* of tree 1: no root item for tree 5: added" delete 1 5,132,0
 echo "ok: the fs tree's root item deleted from a leaf below the root tree's root: added"
+# the data relocation tree's, the last key of the root tree's last leaf
+damaged_repaired "$mixed" "$T/morig" "back reference tree block ref root -9" \
+	"Mending leaf [0-9]* of tree 1: no root item for tree -9: added" delete 1 18446744073709551607,132,0
+echo "ok: the data relocation tree's root item deleted from the root tree's last leaf: added"
 
 # the free space tree's root item deleted: the tree is rebuilt, its old
 # blocks' extent records dropped (the rebuild's tree takes no updates before)
