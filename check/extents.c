@@ -271,7 +271,8 @@ struct reloc_fix {
 /*
  * Copy the block at bytenr (level, first key) on write in tree, where the
  * tree reaches it by its first key: 1 copied, 0 not reached (or copied
- * before), < 0.
+ * before; a block no tree reaches is left to the re-check, which finds it
+ * still there), < 0.
  */
 static int cow_block_in_tree(struct btrfs_trans *t, u64 tree, u64 bytenr, int level, const struct btrfs_key *first,
 			     const char *what)

@@ -199,7 +199,10 @@ static inline bool check_repairing(const struct check_ctx *ctx)
 }
 bool check_queue_extent_rebuild(struct check_ctx *ctx, struct ext_state *st, u64 bytenr);
 void check_queue_bg_used(struct check_ctx *ctx, const struct check_bg *bg);
-/* A chunk's missing block group item: added with the chunk's type and the extents' sum. */
+/*
+ * A chunk's missing block group item: added with the chunk's type and the
+ * extents' sum, when every stripe has its dev extent.
+ */
 void check_queue_bg_item(struct check_ctx *ctx, const struct check_bg *bg);
 void check_queue_super_bytes_used(struct check_ctx *ctx, u64 bytes_used);
 /* --repair: set compat_ro bits a tree that exists needs (the free space tree: rebuilt too). */

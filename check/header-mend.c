@@ -179,10 +179,13 @@ static bool leaf_has_chunk(const struct extent_buffer *eb, const struct btrfs_di
 
 /*
  * A chunk root leaf whose content is the commit's, whatever its header's
- * generation says: it holds the superblock's own device item (devid, sizes
- * and uuid, which every commit writes to the superblock and which change
- * with each chunk allocated or freed) and every system chunk of the
- * sys_chunk_array byte for byte.  A second witness for the chunk root,
+ * generation says: on a filesystem of one device, it holds the superblock's
+ * device item (devid, sizes and uuid, which every commit writes to the
+ * superblock and which change with each chunk allocated or freed) and every
+ * system chunk of the sys_chunk_array byte for byte.  (A chunk freed and
+ * another of its size allocated since leave the sizes alone: the passes
+ * then find a chunk without a block group or dev extents, and the repair
+ * adds no block group for it.)  A second witness for the chunk root,
  * whose items record no generation and whose extent item no tree holds.
  */
 static bool chunk_leaf_is_current(const struct btrfs_fs_info *fs, const struct extent_buffer *eb)
@@ -196,7 +199,11 @@ static bool chunk_leaf_is_current(const struct btrfs_fs_info *fs, const struct e
 	bool dev_ok = false;
 	int ret;
 
-	if (btrfs_eb_level(eb) || (u64)nr * sizeof(struct btrfs_item) > data)
+	/*
+	 * (one device: the chunks of others, or a device added or removed, would
+	 * leave this device's sizes as they were)
+	 */
+	if (btrfs_eb_level(eb) || (u64)nr * sizeof(struct btrfs_item) > data || btrfs_super_num_devices(sb) != 1)
 		return false;
 	for (u32 i = 0; i < nr && !dev_ok; i++) {
 		const struct btrfs_dev_item *di = btrfs_leaf_item_ptr(eb, (int)i);
@@ -273,12 +280,10 @@ static bool backup_confirms(struct btrfs_fs_info *fs, const struct header_expect
 	       ref.bytenr == x->bytenr && ref.generation == x->transid;
 }
 
-/*
- * A key no root tree holds: a root item of the root or chunk tree (they have
- * none), or of a tree that is no subvolume at another offset than 0.
- */
-static bool root_key_impossible(const struct btrfs_fs_info *fs, u64 tree, const struct btrfs_key *k)
+bool check_key_impossible(const struct btrfs_fs_info *fs, u64 tree, const struct btrfs_key *k)
 {
+	if (check_key_type_foreign(tree, k))
+		return true;
 	return tree == BTRFS_ROOT_TREE_OBJECTID && k->type == BTRFS_ROOT_ITEM_KEY &&
 	       (k->objectid == BTRFS_ROOT_TREE_OBJECTID || k->objectid == BTRFS_CHUNK_TREE_OBJECTID ||
 		(k->offset && check_root_item_at_zero(btrfs_fs_super(fs), k->objectid)));
@@ -389,7 +394,7 @@ static int mend(struct btrfs_fs_info *fs, struct extent_buffer *eb, const struct
 		btrfs_item_key_to_cpu(eb, &k, 0);
 		fields = (k.objectid != x->first.objectid) + (k.type != x->first.type) +
 			 (k.offset != x->first.offset);
-		if (fields == 1 && (check_key_type_foreign(x->tree, &k) || root_key_impossible(fs, x->tree, &k) ||
+		if (fields == 1 && (check_key_impossible(fs, x->tree, &k) ||
 				    btrfs_check_tree_block_msg(&fs->geo, eb, NULL, 0) < 0)) {
 			if (!quiet)
 				printf("Tree block %llu of tree %llu: first key (%llu %u %llu), set to its pointer's (%llu %u %llu)\n",

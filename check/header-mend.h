@@ -53,6 +53,8 @@ struct header_expect {
 	struct btrfs_key first;
 	bool have_bound;            /* every key below bound (a right neighbour's first key) */
 	struct btrfs_key bound;
+	u64 parent;                 /* the node holding the pointer (0: a root block), */
+	int slot;                   /* at this slot */
 	/*
 	 * A leaf's item count may be set from the packing: only once the leaf
 	 * mend (leaf-mend.h), which keeps every item, could not mend the leaf.
@@ -76,5 +78,12 @@ unsigned int check_expect_faults(struct btrfs_fs_info *fs, const struct header_e
  */
 int check_mend_header(struct btrfs_fs_info *fs, const struct header_expect *x,
 		      struct extent_buffer **out);
+
+/*
+ * A key tree cannot hold: a key type it has not; in the root tree a root item
+ * of the root or chunk tree (they have none), or of a tree that is no
+ * subvolume at another offset than 0.
+ */
+bool check_key_impossible(const struct btrfs_fs_info *fs, u64 tree, const struct btrfs_key *k);
 
 #endif

@@ -369,7 +369,9 @@ int mend_add_global_roots(struct mend *m)
 		for (size_t i = 0; i < m->plan_nr && !have; i++)
 			have = !m->plan[i].deleted && m->plan[i].key.objectid == check_global_root_ids[k] &&
 			       m->plan[i].key.type == BTRFS_ROOT_ITEM_KEY;
-		if (have || !check_leaf_spans_root_item(m->fs, m->eb, check_global_root_ids[k]) ||
+		/* (below the bound: the right neighbour's keys are its own) */
+		if (have || (m->bound && btrfs_comp_cpu_keys(&key, m->bound) >= 0) ||
+		    !check_leaf_spans_root_item(m->fs, m->eb, check_global_root_ids[k]) ||
 		    !check_global_root_told(m->fs, check_global_root_ids[k], &ref))
 			continue;
 		pl = CHECK_PUSH(m, plan);

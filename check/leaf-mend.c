@@ -1049,7 +1049,8 @@ static bool names_data_extent(struct mend *m, const struct btrfs_file_extent_ite
 /*
  * A regular or preallocated extent's fields the tree-checker wants aligned,
  * each set from the extent tree's data extent at disk_bytenr: disk_num_bytes
- * its length; an uncompressed extent's ram_bytes its length too; the offset
+ * its length; an uncompressed extent's ram_bytes its length too (a
+ * compressed one's what its data decompresses to); the offset
  * from the one data reference of this inode (file offset minus offset) that
  * keeps the extent within ram_bytes.
  */

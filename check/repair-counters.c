@@ -68,11 +68,36 @@ static int fix_bg_item(struct check_ctx *ctx __unused, struct btrfs_trans *t, vo
 	return 0;
 }
 
+/*
+ * Has every stripe of the chunk at logical its dev extent naming the chunk?
+ * The second witness that the chunk is in use (a chunk item of a block
+ * group freed since, in an older chunk tree block, has none).
+ */
+static bool chunk_has_dev_extents(const struct check_ctx *ctx, u64 logical)
+{
+	const struct ext_state *st = ctx->extents_state;
+	const struct btrfs_chunk_map *c = btrfs_chunk_lookup(&ctx->fs->chunks, logical);
+
+	if (!st || !c || c->logical != logical)
+		return false;
+	for (u16 i = 0; i < c->num_stripes; i++) {
+		size_t d = 0;
+
+		while (d < st->dext_nr && !(st->dext[d].devid == c->stripes[i].devid &&
+					    st->dext[d].physical == c->stripes[i].physical &&
+					    st->dext[d].chunk_offset == logical))
+			d++;
+		if (d == st->dext_nr)
+			return false;
+	}
+	return true;
+}
+
 void check_queue_bg_item(struct check_ctx *ctx, const struct check_bg *bg)
 {
 	struct bg_used_fix f = { .start = bg->start, .used = bg->sum };
 
-	if (check_repairing(ctx) && bg->sum <= bg->len)
+	if (check_repairing(ctx) && bg->sum <= bg->len && chunk_has_dev_extents(ctx, bg->start))
 		check_fixable(ctx, fix_bg_item, &f, sizeof(f));
 }
 

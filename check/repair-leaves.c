@@ -244,6 +244,7 @@ static int salvage_ptr(struct btrfs_fs_info *fs, const struct extent_buffer *nod
 		return BTRFS_WALK_DESCEND;
 	*x = (struct header_expect){
 		.bytenr = bytenr, .tree = w->tree, .level = level, .transid = generation, .have_first = true,
+		.parent = node->start, .slot = slot,
 	};
 	btrfs_node_key_to_cpu(node, &x->first, slot);
 	if ((u32)slot + 1 < btrfs_eb_nritems(node)) {
@@ -256,6 +257,74 @@ static int salvage_ptr(struct btrfs_fs_info *fs, const struct extent_buffer *nod
 	w->have_bound[level] = x->have_bound;
 	w->bound[level] = x->bound;
 	return BTRFS_WALK_DESCEND;
+}
+
+/*
+ * A block that verifies in full but for its first key, which lies above the
+ * key its parent's pointer gives and below the pointer's right neighbour:
+ * the pointer's key is stale (its child's first item deleted, the parent
+ * not updated, as the kernel does by fixing the keys up the path), not the
+ * block.  The parent is mended in memory (the key set to the child's first)
+ * and installed: 1, or 0 when not so.  Not at a parent's first slot, whose
+ * key its own parent repeats, unless the parent is the tree's root.
+ */
+static int salvage_stale_pointer(struct btrfs_fs_info *fs, struct check_salvage *s, const struct header_expect *x)
+{
+	static const struct read_policy quiet = { .quiet = true };
+	struct tree_check tc = { .level = x->level, .transid = x->transid };
+	struct extent_buffer *eb, *node = NULL, *copy;
+	struct btrfs_key have, k;
+	int ret = 0;
+
+	struct btrfs_tree_ref root;
+
+	if (!x->have_first || !x->parent || x->slot < 0 || find_leaf(s, x->parent))
+		return 0;
+	/* a first slot's key is its parent's too, but for the tree's root node */
+	if (!x->slot && (btrfs_find_tree_root(fs, x->tree, &root) < 0 || root.bytenr != x->parent))
+		return 0;
+	if (btrfs_read_tree_block_policy(fs, x->bytenr, &tc, &quiet, &eb) < 0)
+		return 0;
+	if (btrfs_eb_nritems(eb))
+		btrfs_block_key_to_cpu(eb, &have, 0);
+	/*
+	 * a first key the tree cannot hold is the block's damage (the header
+	 * mend's); one field off the pointer's may be too, which in a tree of
+	 * files would move an item to another inode: only in the extent tree,
+	 * whose items the references rebuild
+	 */
+	if (!btrfs_eb_nritems(eb) || btrfs_comp_cpu_keys(&have, &x->first) <= 0 ||
+	    (x->have_bound && btrfs_comp_cpu_keys(&have, &x->bound) >= 0) ||
+	    check_key_impossible(fs, x->tree, &have) ||
+	    (x->tree != BTRFS_EXTENT_TREE_OBJECTID &&
+	     (have.objectid != x->first.objectid) + (have.type != x->first.type) +
+	     (have.offset != x->first.offset) < 2)) {
+		free_extent_buffer(eb);
+		return 0;
+	}
+	free_extent_buffer(eb);
+	tc = (struct tree_check){ .level = x->level + 1 };
+	if (btrfs_read_tree_block_policy(fs, x->parent, &tc, &quiet, &node) < 0)
+		return 0;
+	if ((u32)x->slot < btrfs_eb_nritems(node) && btrfs_node_blockptr(node, x->slot) == x->bytenr) {
+		btrfs_node_key_to_cpu(node, &k, x->slot);
+		copy = btrfs_comp_cpu_keys(&k, &x->first) ? NULL : clone_extent_buffer(node);
+		if (copy) {
+			btrfs_cpu_key_to_disk(&btrfs_node_key_ptr(copy, x->slot)->key, &have);
+			printf("Tree block %llu of tree %llu: key of slot %d (%llu %u %llu) is not its child %llu's first (%llu %u %llu), which the child's first item's deletion left: set to it\n",
+			       (unsigned long long)x->parent, (unsigned long long)x->tree, x->slot,
+			       (unsigned long long)k.objectid, k.type, (unsigned long long)k.offset,
+			       (unsigned long long)x->bytenr, (unsigned long long)have.objectid, have.type,
+			       (unsigned long long)have.offset);
+			ret = install_mended(fs, s, copy, x->tree, "Tree block");
+			if (ret < 0)
+				free_extent_buffer(copy);
+			else
+				ret = 1;
+		}
+	}
+	free_extent_buffer(node);
+	return ret;
 }
 
 static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr,
@@ -274,6 +343,13 @@ static int salvage_visit(struct btrfs_fs_info *fs, const struct extent_buffer *e
 		return 0;
 
 	/* a block that reads: flags alone are the extents pass's to fix (a copy on write) */
+	if (header && err < 0) {
+		ret = salvage_stale_pointer(fs, w->s, &w->next);
+		if (ret) {
+			w->again = ret > 0;    /* walk again, below the mended parent */
+			return ret < 0 ? ret : 0;
+		}
+	}
 	if (header && (err < 0 || (eb && (check_expect_faults(fs, &w->next, eb) &
 					  (HEADER_OWNER | HEADER_BACKREF_REV))))) {
 		ret = salvage_header(fs, w->s, &w->next, false);

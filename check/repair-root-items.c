@@ -149,7 +149,7 @@ bool check_global_root_told(struct btrfs_fs_info *fs, u64 objectid, struct btrfs
 		struct check_found_root found;
 		char why[256];
 
-		/* (no relocation runs at a commit: its tree is one leaf) */
+		/* (a leaf: the tree holds relocation's inodes only while one runs) */
 		if (check_find_root_block(fs, NULL, objectid, &found, why, sizeof(why)) < 0 || found.level)
 			return false;
 		*out = (struct btrfs_tree_ref){ .objectid = objectid, .bytenr = found.bytenr, .level = 0,
@@ -163,7 +163,7 @@ bool check_global_root_told(struct btrfs_fs_info *fs, u64 objectid, struct btrfs
 	return check_root_block_reads(fs, objectid, &ri);
 }
 
-/* Does the root tree's root leaf eb lack the root item of a global tree the backup root names? */
+/* Does root tree leaf eb lack the root item of a global tree it spans, which check_global_root_told() tells? */
 static bool lacks_global_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb)
 {
 	struct btrfs_tree_ref ref;

@@ -28,9 +28,10 @@ bool check_root_block_reads(struct btrfs_fs_info *fs, u64 objectid, const struct
 
 /*
  * A root tree leaf with a root item whose generation is 0 or beyond the
- * superblock's, or a mendable one whose root block does not read, or the
- * root tree's root leaf lacking a global tree's root item that
- * check_global_root_told() tells.
+ * superblock's, or a mendable one whose root block does not read, or one
+ * of a tree that is no subvolume at another key offset than 0, or a leaf
+ * lacking a global tree's root item that it spans
+ * (check_leaf_spans_root_item()) and check_global_root_told() tells.
  */
 bool check_leaf_has_stale_root(struct btrfs_fs_info *fs, const struct extent_buffer *eb);
 
@@ -57,8 +58,9 @@ extern const u64 check_global_root_ids[5];
 
 /*
  * Does the root tree leaf eb span the key of tree objectid's root item (a
- * key below it and one above, or the root tree's root leaf), so that a
- * missing item would be there?
+ * key below it and one above it, or only one below in the root tree's last
+ * leaf; or the root tree's root leaf), so that a missing item would be
+ * there?  (The leaf mend also holds the key below the leaf's bound.)
  */
 bool check_leaf_spans_root_item(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 objectid);
 

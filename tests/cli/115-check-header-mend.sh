@@ -106,3 +106,20 @@ for edit in "disk_key.objectid -1" "disk_key.offset +1"; do
 		field 1 2,132,0 $edit
 	echo "ok: a root tree leaf's first key $edit: set to its pointer's"
 done
+
+# the first item of an extent tree leaf deleted (nodesize4k-bulk: a root node
+# over 51 leaves): the leaf verifies but for its first key, now above its
+# pointer's and below the next pointer's; the pointer's key is stale, not the
+# leaf: the parent's key set to the leaf's first (the first leaf too: its
+# parent is the tree's root node), the extent item rebuilt
+bulk=$(corpus_case nodesize4k-bulk)/dev1.img
+rm -rf "$T/borig"
+restored_files "$bulk" "$T/borig"
+"$CB" "$bulk" list | awk '$1 == 2 { if ($5 != leaf) { n++; if (n == 1 || n == 2) print $2 } leaf = $5 }' > "$T/firsts"
+[ "$(wc -l < "$T/firsts")" -eq 2 ] || _fail "the extent tree of nodesize4k-bulk has fewer than 2 leaves"
+while read -r first; do
+	damaged_repaired "$bulk" "$T/borig" "first key mismatch" \
+		"Tree block [0-9]* of tree 2: key of slot [0-9]* (${first//,/ }) is not its child [0-9]*'s first" \
+		delete 2 "$first"
+	echo "ok: the first item ($first) of an extent tree leaf deleted: its parent's key set to the leaf's first"
+done < "$T/firsts"

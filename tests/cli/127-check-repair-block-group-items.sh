@@ -5,7 +5,8 @@
 # chunk without its item (exit 1, the extents in its range counted there,
 # not as extents outside any block group), and --repair adds the item with
 # the chunk's type and the sum of those extents as used, so that our check
-# and Debian's are clean and every file reads back unchanged.
+# and Debian's are clean and every file reads back unchanged; not for a
+# chunk whose stripes lack their dev extents (refused, nothing written).
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
 need_corrupt_block
@@ -25,3 +26,15 @@ for fs in default-rich legacy-features; do
 		echo "ok: $fs: the block group item ($key) of tree $tree deleted, added again"
 	done < "$T/bgs"
 done
+
+# a chunk without its block group item and without its dev extent (what a
+# chunk item of a block group freed since would look like): no block group
+# is added for it; refused, nothing written
+src=$(corpus_case default-rich)/dev1.img
+cp --sparse=always "$src" "$T/img"
+run_check "$CB" "$T/img" delete 11 63963136,192,33554432 > /dev/null
+run_check "$CB" "$T/img" delete 4 1,204,105906176 > /dev/null
+refused_unchanged "$T/img" "nothing was written"
+assert_grep "chunk \[63963136 33554432\] type 0x1 has no block group item" "$T/repair"
+assert_not_grep "Block group 63963136: no block group item: added" "$T/repair"
+echo "ok: a chunk without block group item nor dev extent: refused, nothing written"
