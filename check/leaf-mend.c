@@ -303,6 +303,22 @@ static void mend_fixed_objectid(struct mend *m, int slot)
 	    (unsigned long long)id, (unsigned long long)key.objectid);
 }
 
+/* A key type of an inode's own items in a tree of files (keyed by its number). */
+static bool inode_key_type(u8 type)
+{
+	switch (type) {
+	case BTRFS_INODE_ITEM_KEY:
+	case BTRFS_INODE_REF_KEY:
+	case BTRFS_INODE_EXTREF_KEY:
+	case BTRFS_XATTR_ITEM_KEY:
+	case BTRFS_DIR_ITEM_KEY:
+	case BTRFS_DIR_INDEX_KEY:
+	case BTRFS_EXTENT_DATA_KEY:
+		return true;
+	}
+	return false;
+}
+
 static void mend_key_objectid(struct mend *m, int first, int last)
 {
 	u32 nr = btrfs_eb_nritems(m->eb);
@@ -1894,6 +1910,30 @@ static bool dir_index_names_inode(struct mend *m, u64 dir, u64 index, u64 ino, c
 	return yes;
 }
 
+/*
+ * Does the root tree's DIR_ITEM (dir, name hash) name tree ino by name?  (The
+ * root tree's directory names the default subvolume so, with no dir index.)
+ */
+static bool dir_item_names_root(struct mend *m, u64 dir, u64 ino, const u8 *name, u32 len)
+{
+	struct btrfs_key want = { dir, BTRFS_DIR_ITEM_KEY, btrfs_name_hash((const char *)name, (int)len) }, loc;
+	const struct extent_buffer *eb;
+	struct btrfs_path path;
+	bool yes = false;
+	int slot;
+
+	if (m->tree == BTRFS_ROOT_TREE_OBJECTID && mend_find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
+	    btrfs_leaf_item_size(eb, slot) >= sizeof(struct btrfs_dir_item) + len) {
+		const struct btrfs_dir_item *di = btrfs_leaf_item_ptr(eb, slot);
+
+		btrfs_disk_key_to_cpu(&loc, &di->location);
+		yes = loc.objectid == ino && loc.type == BTRFS_ROOT_ITEM_KEY && btrfs_dir_name_len(di) == len &&
+		      !memcmp(di + 1, name, len);
+	}
+	btrfs_release_path(&path);
+	return yes;
+}
+
 /* One entry of an INODE_REF or (ext) INODE_EXTREF item: its head's size and fields. */
 static u32 ref_head(bool ext)
 {
@@ -1954,7 +1994,8 @@ static bool is_top_dir_ref(const struct mend *m, const struct btrfs_key *key, co
  * entry's name_len set to the one length under which the item parses
  * exactly and the parent's dir index (dir: the key offset, an extref's
  * own parent; the entry's index) names the inode by the name so read (a
- * top directory: its "..").  Every entry and length is tried; the fix is
+ * top directory: its ".."; in the root tree the directory's dir item naming
+ * the default subvolume).  Every entry and length is tried; the fix is
  * taken only when exactly one works.
  */
 static void mend_inode_ref_lengths(struct mend *m, int slot, const struct btrfs_key *key, u8 *p, u32 size)
@@ -1975,6 +2016,7 @@ static void mend_inode_ref_lengths(struct mend *m, int slot, const struct btrfs_
 			ref_set_name_len(r, ext, (u16)n);
 			if (inode_refs_fit(p, size, ext) &&
 			    (dir_index_names_inode(m, parent, ref_index(r, ext), key->objectid, r + head, n) ||
+			     dir_item_names_root(m, parent, key->objectid, r + head, n) ||
 			     is_top_dir_ref(m, key, r, n, ext)) && !fits++) {
 				fit_at = cur;
 				fit_len = n;
@@ -1987,7 +2029,7 @@ static void mend_inode_ref_lengths(struct mend *m, int slot, const struct btrfs_
 	}
 	if (fits != 1)
 		return;
-	mend_say(m, slot, "inode %s name_len %u, the one length that fills the item and that the dir index names: set to %u",
+	mend_say(m, slot, "inode %s name_len %u, the one length that fills the item and that its directory's entry names: set to %u",
 	    ext ? "extref" : "ref", ref_name_len(p + fit_at, ext), fit_len);
 	ref_set_name_len(p + fit_at, ext, (u16)fit_len);
 }
@@ -2003,6 +2045,11 @@ static int mend_items(struct mend *m)
 
 		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
 		mend_fixed_objectid(m, (int)i);
+		/* an inode's item numbered like no inode (the order kept): a neighbour's objectid */
+		if (check_is_file_tree(m->tree) && inode_key_type(key.type) &&
+		    (key.objectid < BTRFS_FIRST_FREE_OBJECTID || key.objectid > BTRFS_LAST_FREE_OBJECTID) &&
+		    key.objectid != BTRFS_FREE_INO_OBJECTID && key.objectid != BTRFS_ORPHAN_OBJECTID)
+			mend_key_objectid(m, (int)i, (int)i);
 		btrfs_item_key_to_cpu(m->eb, &key, (int)i);
 		if (check_key_type_foreign(m->tree, &key))
 			mend_key_type(m, (int)i, (int)i);

@@ -12,7 +12,8 @@
 # the item's size leaves.  An inode ref's index that no dir index has, while
 # one dir index names the inode by the ref's name: the ref takes its index.
 # A leaf's last inode item with mode 0: the type its entries in the next leaf
-# give.
+# give.  The root tree's ref of "default": its name_len from the dir item.
+# The top directory's inode item numbered 255 or 0: its neighbour's number.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 need_corrupt_block
@@ -81,7 +82,7 @@ for edit in "$ref inode_ref.name_len 0" "$ref inode_ref.name_len +1" "256,12,256
 	# shellcheck disable=SC2086
 	run_check "$CB" "$T/img" field 5 $edit > /dev/null
 	found_repaired "$T/img" "corrupt leaf: root=5" \
-		"inode ref name_len [0-9]*, the one length that fills the item and that the dir index names: set to" \
+		"inode ref name_len [0-9]*, the one length that fills the item and that its directory's entry names: set to" \
 		"$T/large" "$edit"
 	echo "ok: $edit mended"
 done
@@ -90,7 +91,7 @@ for v in 0 4; do
 	cp --sparse=always "$T/l.img" "$T/img"
 	run_check "$CB" "$T/img" field 1 6,12,6 inode_ref.name_len $v > /dev/null
 	found_repaired "$T/img" "corrupt leaf: root=1" \
-		"inode ref name_len $v, the one length that fills the item and that the dir index names: set to 2" \
+		"inode ref name_len $v, the one length that fills the item and that its directory's entry names: set to 2" \
 		"$T/large" "root tree dir ref name_len $v"
 	echo "ok: the root tree directory's '..' name_len $v mended"
 done
@@ -122,3 +123,20 @@ damaged_repaired "$T/l.img" "$T/large" "invalid inode mode" \
 	"inode mode 00, set to 0100000 (the file type its directory entries give)" \
 	field 5 "$last_inode" inode_item.mode 0
 echo "ok: a leaf's last inode item with mode 0: the type its entries in the next leaf give"
+
+# the root tree's inode ref of the default subvolume (5, named "default" in
+# dir 6, which only a dir item names): its name_len from that dir item
+for v in 28 +1 0; do
+	damaged_repaired "$T/l.img" "$T/large" "corrupt leaf: root=1" \
+		"inode ref name_len [0-9]*, the one length that fills the item and that its directory's entry names: set to 7" \
+		field 1 5,12,6 inode_ref.name_len "$v"
+	echo "ok: the root tree's ref of 'default' name_len $v mended"
+done
+
+# the top directory's inode item numbered like no inode (255, 0), the order
+# kept, at a root leaf's first slot: its neighbour's number
+for v in -1 0; do
+	damaged_repaired "$T/s.img" "$T/small" "invalid inode objectid\|corrupt leaf: root=5" \
+		"key objectid 256 was [0-9]*: the one neighbour's objectid" field 5 256,1,0 disk_key.objectid "$v"
+	echo "ok: the top directory's inode item objectid $v: 256"
+done
