@@ -1677,7 +1677,7 @@ static u8 inode_ftype(struct mend *m, u64 ino)
  * A directory entry whose file type the tree-checker rejects (beyond the
  * known types, or an xattr's): the type of what it points to, a subvolume
  * being a directory.  Types the tree-checker takes are the fs roots pass's
- * to compare with the inode.
+ * to compare with the inode.  An xattr's entry: the xattr type.
  */
 static void mend_entry_type(struct mend *m, int slot, const struct btrfs_key *key, u8 *p, u32 size)
 {
@@ -1690,7 +1690,12 @@ static void mend_entry_type(struct mend *m, int slot, const struct btrfs_key *ke
 		if (len > size - cur - sizeof(*d))
 			return;
 		btrfs_disk_key_to_cpu(&loc, &d->location);
-		if (type >= BTRFS_FT_MAX || type == BTRFS_FT_XATTR) {
+		/* an xattr's entry has the one type */
+		if (key->type == BTRFS_XATTR_ITEM_KEY && btrfs_dir_type(d) != BTRFS_FT_XATTR) {
+			mend_say(m, slot, "xattr entry at byte %u: file type %u, set to %u (every xattr's)",
+			    cur, btrfs_dir_type(d), BTRFS_FT_XATTR);
+			btrfs_set_dir_type(d, BTRFS_FT_XATTR);
+		} else if (key->type != BTRFS_XATTR_ITEM_KEY && (type >= BTRFS_FT_MAX || type == BTRFS_FT_XATTR)) {
 			if (loc.type == BTRFS_ROOT_ITEM_KEY)
 				want = BTRFS_FT_DIR;
 			else if (loc.type == BTRFS_INODE_ITEM_KEY)
@@ -2132,8 +2137,7 @@ static int mend_items(struct mend *m)
 			mend_entry_lengths(m, i, &key, p, size);
 			if (m->plan[i].deleted)
 				break;
-			if (key.type == BTRFS_DIR_ITEM_KEY)
-				mend_entry_type(m, i, &key, p, size);
+			mend_entry_type(m, i, &key, p, size);
 			ret = mend_dir_item(m, i, &key, p, size);
 			if (ret < 0)
 				return ret;

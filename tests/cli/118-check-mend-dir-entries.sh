@@ -14,6 +14,7 @@
 # A leaf's last inode item with mode 0: the type its entries in the next leaf
 # give.  The root tree's ref of "default": its name_len from the dir item.
 # The top directory's inode item numbered 255 or 0: its neighbour's number.
+# An xattr entry's file type: the xattr type.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
 need_corrupt_block
@@ -139,4 +140,17 @@ for v in -1 0; do
 	damaged_repaired "$T/s.img" "$T/small" "invalid inode objectid\|corrupt leaf: root=5" \
 		"key objectid 256 was [0-9]*: the one neighbour's objectid" field 5 256,1,0 disk_key.objectid "$v"
 	echo "ok: the top directory's inode item objectid $v: 256"
+done
+
+# an xattr's entry with another file type than the xattr type (the tree-checker
+# rejects the leaf): the xattr type, every xattr's
+src=$(corpus_case default-rich)/dev1.img
+xkey=$("$CB" "$src" list | awk '$1 == 5 && $2 ~ /,24,/ { print $2; exit }')
+[ -n "$xkey" ] || _fail "no xattr in default-rich"
+rm -rf "$T/rorig"
+restored_files "$src" "$T/rorig"
+for v in 1 +1 255; do
+	damaged_repaired "$src" "$T/rorig" "invalid dir item type" \
+		"xattr entry at byte 0: file type [0-9]*, set to 8 (every xattr's)" field 5 "$xkey" dir_item.type "$v"
+	echo "ok: an xattr entry's file type $v: the xattr type"
 done
