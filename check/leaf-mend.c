@@ -1927,7 +1927,9 @@ static bool dir_item_names_root(struct mend *m, u64 dir, u64 ino, const u8 *name
 	bool yes = false;
 	int slot;
 
-	if (m->tree == BTRFS_ROOT_TREE_OBJECTID && mend_find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
+	if (m->tree != BTRFS_ROOT_TREE_OBJECTID)
+		return false;
+	if (mend_find_item(m, &want, BTRFS_SEARCH_EXACT, &path, &eb, &slot) &&
 	    btrfs_leaf_item_size(eb, slot) >= sizeof(struct btrfs_dir_item) + len) {
 		const struct btrfs_dir_item *di = btrfs_leaf_item_ptr(eb, slot);
 
