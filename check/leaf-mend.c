@@ -1300,6 +1300,39 @@ static void mend_num_bytes(struct mend *m, int slot, struct btrfs_file_extent_it
  * points nowhere a data extent can be, so the item goes (the file gets a hole, the
  * fs roots and extents passes repair nbytes and the back reference).
  */
+/*
+ * An unaligned disk_bytenr of the regular extent fi at slot: of the sector
+ * boundaries below and above it, the one where the extent tree has a data
+ * extent of disk_num_bytes with a reference of this tree's inode at this
+ * file offset less the extent's offset; 0 when not exactly one.
+ */
+static u64 disk_bytenr_told(struct mend *m, int slot, const struct btrfs_file_extent_item *fi)
+{
+	u32 ss = m->fs->geo.sectorsize;
+	u64 bytenr = btrfs_file_extent_disk_bytenr(fi), told = 0;
+	u64 at[2] = { round_down(bytenr, (u64)ss), round_down(bytenr, (u64)ss) + ss };
+	struct btrfs_key key;
+	int fits = 0;
+
+	btrfs_item_key_to_cpu(m->eb, &key, slot);
+	for (int i = 0; i < 2; i++) {
+		u64 len, offs[4];
+		u32 nr;
+
+		if (!at[i] || !data_extent_refs(m, at[i], key.objectid, &len, offs, ARRAY_SIZE(offs), &nr) ||
+		    len != btrfs_file_extent_disk_num_bytes(fi))
+			continue;
+		for (u32 j = 0; j < nr && j < ARRAY_SIZE(offs); j++) {
+			if (offs[j] == key.offset - btrfs_file_extent_offset(fi)) {
+				told = at[i];
+				fits++;
+				break;
+			}
+		}
+	}
+	return fits == 1 ? told : 0;
+}
+
 static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_item *fi, u32 size)
 {
 	u8 type;
@@ -1336,10 +1369,19 @@ static void mend_file_extent(struct mend *m, int slot, struct btrfs_file_extent_
 		return;
 	bytenr = btrfs_file_extent_disk_bytenr(fi);
 	if (bytenr % m->fs->geo.sectorsize) {
-		mend_say(m, slot, "file extent disk_bytenr %llu not aligned to the sector size %u: item removed",
-		    (unsigned long long)bytenr, m->fs->geo.sectorsize);
-		m->plan[slot].deleted = true;
-		m->rebuild = true;
+		u64 told = disk_bytenr_told(m, slot, fi);
+
+		if (told) {
+			mend_say(m, slot, "file extent disk_bytenr %llu not aligned to the sector size %u: set to %llu, the data extent beside it whose reference names this extent",
+			    (unsigned long long)bytenr, m->fs->geo.sectorsize, (unsigned long long)told);
+			btrfs_set_file_extent_disk_bytenr(fi, told);
+			mend_extent_fields(m, slot, fi);
+		} else {
+			mend_say(m, slot, "file extent disk_bytenr %llu not aligned to the sector size %u: item removed",
+			    (unsigned long long)bytenr, m->fs->geo.sectorsize);
+			m->plan[slot].deleted = true;
+			m->rebuild = true;
+		}
 	} else if (bytenr) {
 		mend_extent_fields(m, slot, fi);
 	}

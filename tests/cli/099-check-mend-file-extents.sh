@@ -3,9 +3,10 @@
 # leaf (the tree's root leaf here, which used to make the whole tree
 # unreadable and the repair refuse): an uncompressed inline extent's
 # ram_bytes other than its data size gets the data size (the file reads back
-# whole); a regular extent whose disk_bytenr is not sector aligned is removed
-# (the file keeps its size as a hole; the passes fix nbytes and drop the
-# data extent's back reference).  After each: our check and Debian's clean,
+# whole); a regular extent whose disk_bytenr is not sector aligned gets the
+# sector boundary beside it where a data extent of its length has the file's
+# reference, else it is removed (the file keeps its size as a hole; the
+# passes fix nbytes and drop the data extent's back reference).  After each: our check and Debian's clean,
 # the other file unchanged.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
@@ -38,5 +39,12 @@ mended() {
 mended field 5 "$small,EXTENT_DATA,0" ram_bytes +1 \
 	"key ($small 108 0): inline extent ram_bytes 2001, set to its data size 2000" small
 cmp "$T/root/small" "$T/files/small" || _fail "small reads back changed"
+# one byte off: the data extent at the sector boundary beside it has this
+# extent's length and a reference of the file at its offset: set back to it
 mended field 5 "$big,EXTENT_DATA,0" disk_bytenr +1 \
+	"key ($big 108 0): file extent disk_bytenr [0-9]* not aligned to the sector size 4096: set to [0-9]*, the data extent beside it whose reference names this extent" big
+mended field 5 "$big,EXTENT_DATA,0" disk_bytenr -1 \
+	"key ($big 108 0): file extent disk_bytenr [0-9]* not aligned to the sector size 4096: set to [0-9]*, the data extent beside it whose reference names this extent" big
+# far off: no data extent beside it names the file: removed
+mended field 5 "$big,EXTENT_DATA,0" disk_bytenr +104857601 \
 	"key ($big 108 0): file extent disk_bytenr [0-9]* not aligned to the sector size 4096: item removed" small
