@@ -32,6 +32,23 @@ static bool inline_refs_fit(const struct btrfs_extent_item *ei, u32 cur, u32 siz
 	return cur == size;
 }
 
+/* Does an inline ref of type follow at cur (the refs parse up to size)? */
+static bool has_inline_ref(const struct btrfs_extent_item *ei, u32 cur, u32 size, u8 want)
+{
+	while (cur < size) {
+		const struct btrfs_extent_inline_ref *iref = (const void *)((const u8 *)ei + cur);
+		u8 type = btrfs_extent_inline_ref_type(iref);
+		u32 rsize = btrfs_extent_inline_ref_size(type);
+
+		if (!rsize || rsize > size - cur)
+			return false;
+		if (type == want)
+			return true;
+		cur += rsize;
+	}
+	return false;
+}
+
 /*
  * Where an extent item's inline refs start: after the tree block info of
  * a tree block's EXTENT_ITEM (not of a skinny METADATA_ITEM).
@@ -119,7 +136,9 @@ static bool mend_inline_ref_type(struct mend *m, int slot, const struct btrfs_ke
  * An extent item's DATA and TREE_BLOCK flags against what its key and
  * inline refs say: a METADATA_ITEM is a tree block; an EXTENT_ITEM whose
  * refs fit only one kind is of that kind.  FULL_BACKREF stays on a tree
- * block only (the extents pass judges it); bits no flag has are cleared.
+ * block only (the extents pass judges it), and of a word with bits no flag
+ * has only when a parent's (shared) inline ref says so; those bits are
+ * cleared.
  * Left as is when nothing says.  An item whose refs fit neither kind is
  * dropped: the extents pass rebuilds the extent's records from the
  * references the trees make (or refuses).
@@ -145,6 +164,14 @@ static void mend_extent_flags(struct mend *m, int slot, const struct btrfs_key *
 		return;
 	nflags = data_fit ? BTRFS_EXTENT_FLAG_DATA :
 		 BTRFS_EXTENT_FLAG_TREE_BLOCK | (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF);
+	/*
+	 * a word with bits no flag has is garbage: its FULL_BACKREF bit too;
+	 * a tree block is referenced by its parent (a shared ref) when it is set
+	 */
+	if (tree_fit && (flags & ~(BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK |
+				   BTRFS_BLOCK_FLAG_FULL_BACKREF)) &&
+	    !has_inline_ref(ei, inline_refs_start(key, true), size, BTRFS_SHARED_BLOCK_REF_KEY))
+		nflags &= ~BTRFS_BLOCK_FLAG_FULL_BACKREF;
 	if (flags == nflags)
 		return;
 	mend_say(m, slot, "extent flags 0x%llx, but its %s: set to 0x%llx", (unsigned long long)flags,
