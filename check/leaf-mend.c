@@ -1817,14 +1817,15 @@ static int mend_dir_item(struct mend *m, int slot, const struct btrfs_key *key, 
  * Could an item of this tree with objectid and offset have key type type?  A type of
  * its tree (lib/format/tree-key-types.h) that the filesystem's features
  * allow (verity items, extended refs), under the objectid the type's items
- * all have where they do (the one qgroup status item: offset 0 too); no
- * log items (log trees are not mended).
+ * all have where they do (fixed_objectid(); the one qgroup status item:
+ * offset 0 too); no log items (log trees are not mended).
  */
 static bool type_possible(const struct mend *m, u8 type, u64 objectid, u64 offset)
 {
 	const struct btrfs_super_block *sb = btrfs_fs_super(m->fs);
+	u64 id;
 
-	if (!btrfs_tree_holds_key_type(m->tree, type))
+	if (!btrfs_tree_holds_key_type(m->tree, type) || (fixed_objectid(type, &id) && objectid != id))
 		return false;
 	switch (type) {
 	case BTRFS_VERITY_DESC_ITEM_KEY:
@@ -1848,10 +1849,7 @@ static bool type_possible(const struct mend *m, u8 type, u64 objectid, u64 offse
 	case BTRFS_DIR_LOG_INDEX_KEY:
 		return false;
 	case BTRFS_QGROUP_STATUS_KEY:  /* the one item of its kind */
-		return !objectid && !offset;
-	case BTRFS_QGROUP_INFO_KEY:
-	case BTRFS_QGROUP_LIMIT_KEY:
-		return !objectid;
+		return !offset;
 	}
 	return true;
 }

@@ -81,13 +81,9 @@ static bool chunk_has_dev_extents(const struct check_ctx *ctx, u64 logical)
 	if (!st || !c || c->logical != logical)
 		return false;
 	for (u16 i = 0; i < c->num_stripes; i++) {
-		size_t d = 0;
+		const struct check_devext *x = check_find_dev_extent(st, c->stripes[i].devid, c->stripes[i].physical);
 
-		while (d < st->dext_nr && !(st->dext[d].devid == c->stripes[i].devid &&
-					    st->dext[d].physical == c->stripes[i].physical &&
-					    st->dext[d].chunk_offset == logical))
-			d++;
-		if (d == st->dext_nr)
+		if (!x || x->chunk_offset != logical)
 			return false;
 	}
 	return true;
