@@ -727,6 +727,9 @@ int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, F
 
 	for (size_t i = 0; i < plan->nr_chunks; i++)
 		total_bytes += plan->chunks[i].length;
+	/* the copies go to dev extents the last commit freed: no older superblock may name them */
+	if (plan->nr_chunks && btrfs_settle_supers(fs) < 0)
+		return -EIO;
 	for (size_t i = 0; i < plan->nr_chunks; i++) {
 		const struct offline_chunk *oc = &plan->chunks[i];
 		double el;

@@ -1285,7 +1285,9 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 			goto fail;
 	}
 
-	ret = write_blocks(t);
+	ret = btrfs_settle_supers(fs);
+	if (ret == 0)
+		ret = write_blocks(t);
 	if (ret < 0)
 		goto fail;
 	if (t->fail_before_super) {
@@ -1296,6 +1298,8 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 	}
 	ret = write_supers(t, sb, dev_items, dev_found);
 	if (ret < 0) {
+		/* some devices may have the new superblock and others not */
+		fs->supers_settled = false;
 		error("commit of transaction %llu: superblock write failed", t->transid);
 		goto fail;
 	}

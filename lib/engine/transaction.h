@@ -365,6 +365,18 @@ int btrfs_data_ref_mod(struct btrfs_trans *t, u64 bytenr, u64 len, const struct 
 
 
 /*
+ * (super-settle.c) Finish the superblock writes of a commit a kill or power
+ * cut interrupted: every copy of every device older than the committed
+ * generation (or not valid) gets the committed superblock, and those
+ * devices are flushed, so that nothing written next can land on a block or
+ * dev extent that an older copy still names.  Once per open: the commit
+ * calls it before its first block write, and a command that writes on the
+ * devices outside a commit (offline balance's copy) before that write.
+ * 0 (nothing written when the copies agree) or a negative errno.
+ */
+int btrfs_settle_supers(struct btrfs_fs_info *fs);
+
+/*
  * (chunk-remap.c) Offline balance: the chunk at logical gets a new physical
  * layout, item (a CHUNK_ITEM of item_size bytes with the same length and
  * type bits, any profile), keeping its logical address.  In t: the chunk

@@ -52,6 +52,8 @@ struct btrfs_fs_info {
 	size_t overrides_nr;
 	size_t overrides_alloc;
 	struct btrfs_write_log *write_log; /* opened read-write: BTRFS_KIT_WRITE_LOG (dev-write.h) */
+	/* set by lib/engine: every superblock copy holds the committed generation (super-settle.c) */
+	bool supers_settled;
 	btrfs_trans_search_fn trans_search;   /* set by lib/engine: btrfs_search() in a transaction */
 	/*
 	 * Set by lib/engine while a commit's result is re-read in memory
