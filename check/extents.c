@@ -244,9 +244,29 @@ static int fix_copy(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 	struct extent_buffer *eb;
 	int ret;
 
+	struct tree_check any = { 0, -1, 0, NULL };
+	struct extent_buffer *bad;
+	char msg[256];
+	bool same;
+
 	ret = btrfs_read_tree_block_mirror(ctx->fs, f->bytenr, f->good, &eb);
 	if (ret)
 		return ret;
+	if (btrfs_verify_tree_block(ctx->fs, eb, &any, NULL, msg, sizeof(msg))) {
+		free_extent_buffer(eb);
+		error("tree block %llu: copy %d no longer verifies (%s): copy %d left as it is", f->bytenr,
+		      f->good, msg, f->bad);
+		return -EIO;
+	}
+	/* the layout the commit settled may put the bad copy elsewhere: where it holds the good bytes, nothing to do */
+	ret = btrfs_read_tree_block_mirror(ctx->fs, f->bytenr, f->bad, &bad);
+	same = ret == 0 && !memcmp(bad->data, eb->data, eb->len);
+	if (ret == 0)
+		free_extent_buffer(bad);
+	if (same) {
+		free_extent_buffer(eb);
+		return 0;
+	}
 	ret = btrfs_write_tree_block_copies(ctx->fs, eb, f->bad);
 	if (!ret)
 		printf("Rewrote copy %d of tree block %llu from copy %d\n", f->bad, f->bytenr, f->good);

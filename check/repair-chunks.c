@@ -77,6 +77,22 @@ void check_chunk_item_from_map(struct btrfs_chunk *c, const struct btrfs_chunk_m
 	}
 }
 
+/*
+ * The chunk item at path changed: a system chunk's sys_chunk_array copy
+ * follows it at commit (the next opener maps the chunk by the copy, and the
+ * re-check reads it so).  The path is released.
+ */
+static int item_done(struct btrfs_trans *t, const struct btrfs_chunk_map *map, struct btrfs_path *path)
+{
+	int ret = 0;
+
+	if (map->type & BTRFS_BLOCK_GROUP_SYSTEM)
+		ret = btrfs_trans_set_sys_chunk(t, map->logical, btrfs_path_item_ptr(path),
+						btrfs_path_item_size(path));
+	btrfs_release_path(path);
+	return ret;
+}
+
 static int fix_chunk(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct chunk_fix *f = arg;
@@ -115,15 +131,13 @@ static int fix_chunk(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 		s->devid = f->devid;
 		s->physical = f->physical;
 		memcpy(s->dev_uuid, f->uuid, BTRFS_UUID_SIZE);
-		btrfs_release_path(&path);
-		return 0;
+		return item_done(t, map, &path);
 	}
 	if (f->length) {
 		printf("Chunk %llu: length %llu reset to %llu, its block group's and dev extents'\n", f->logical,
 		       (unsigned long long)btrfs_chunk_length(c), (unsigned long long)f->length);
 		btrfs_set_chunk_length(c, f->length);
-		btrfs_release_path(&path);
-		return 0;
+		return item_done(t, map, &path);
 	}
 	if (!f->from_copy)
 		map->type = f->type;
@@ -131,12 +145,13 @@ static int fix_chunk(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 	       (unsigned long long)btrfs_chunk_type(c), (unsigned long long)map->type,
 	       f->from_copy ? ", the item set from the superblock's sys_chunk_array copy" :
 			      ", its block group's flags");
-	if (f->from_copy)
+	if (f->from_copy) {
 		check_chunk_item_from_map(c, map);
-	else
-		btrfs_set_chunk_type(c, map->type);
-	btrfs_release_path(&path);
-	return 0;
+		btrfs_release_path(&path);
+		return 0;
+	}
+	btrfs_set_chunk_type(c, map->type);
+	return item_done(t, map, &path);
 }
 
 void check_queue_chunk_from_copy(struct check_ctx *ctx, u64 logical)

@@ -11,7 +11,8 @@
  * that does not commit puts the old entry back.  In the superblock at
  * commit: the sys_chunk_array entry of a system chunk and the incompat
  * bits of profiles (RAID56, RAID1C34), set while a chunk of the profile
- * exists and cleared when none is left.
+ * exists and cleared when none is left.  The entries a repair set with
+ * btrfs_trans_set_sys_chunk() are replaced the same way.
  */
 #include <stdlib.h>
 #include "lib/engine/engine-internal.h"
@@ -20,6 +21,7 @@
 #include "lib/read/volumes.h"
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
+#include "lib/format/growable-array.h"
 
 static u64 stripe_size(const struct btrfs_chunk_map *c)
 {
@@ -149,8 +151,8 @@ int btrfs_trans_remap_chunk(struct btrfs_trans *t, u64 logical, const struct btr
 	return ret;
 }
 
-/* Replace the system chunk's entry of the sys_chunk_array. */
-static int remap_sys_array(struct btrfs_trans *t, struct btrfs_super_block *sb)
+/* Replace the entry of the system chunk at logical in sb's sys_chunk_array by item. */
+static int sys_array_replace(struct btrfs_super_block *sb, u64 logical, const u8 *item, u32 item_size)
 {
 	u32 size = btrfs_super_sys_array_size(sb), at = 0, out_at = 0;
 	u8 *out = calloc(1, BTRFS_SYSTEM_CHUNK_ARRAY_SIZE);
@@ -170,9 +172,10 @@ static int remap_sys_array(struct btrfs_trans *t, struct btrfs_super_block *sb)
 			break;
 		memcpy(out + out_at, sb->sys_chunk_array + at, sizeof(struct btrfs_disk_key));
 		out_at += sizeof(struct btrfs_disk_key);
-		if (key.offset == t->remap_old->logical) {
-			c = (const struct btrfs_chunk *)t->remap_item;
-			len = t->remap_item_size;
+		at += sizeof(struct btrfs_disk_key) + len;
+		if (key.offset == logical) {
+			c = (const struct btrfs_chunk *)item;
+			len = item_size;
 			found = true;
 		}
 		if (out_at + len > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE) {
@@ -182,12 +185,9 @@ static int remap_sys_array(struct btrfs_trans *t, struct btrfs_super_block *sb)
 		}
 		memcpy(out + out_at, c, len);
 		out_at += len;
-		at += sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(
-			btrfs_chunk_num_stripes((const struct btrfs_chunk *)(sb->sys_chunk_array + at +
-									     sizeof(struct btrfs_disk_key))));
 	}
 	if (!found) {
-		error("system chunk %llu is not in the superblock's sys_chunk_array", t->remap_old->logical);
+		error("system chunk %llu is not in the superblock's sys_chunk_array", logical);
 		free(out);
 		return -EUCLEAN;
 	}
@@ -197,15 +197,51 @@ static int remap_sys_array(struct btrfs_trans *t, struct btrfs_super_block *sb)
 	return 0;
 }
 
+int btrfs_trans_set_sys_chunk(struct btrfs_trans *t, u64 logical, const struct btrfs_chunk *item, u32 size)
+{
+	struct trans_sys_chunk *e = NULL;
+	u8 *copy;
+
+	if (size < sizeof(*item) || size != btrfs_chunk_item_size(btrfs_chunk_num_stripes(item)) ||
+	    !(btrfs_chunk_type(item) & BTRFS_BLOCK_GROUP_SYSTEM)) {
+		error("chunk %llu: not a system chunk item of %u bytes for the sys_chunk_array", logical, size);
+		return -EINVAL;
+	}
+	copy = malloc(size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, item, size);
+	for (int i = 0; i < t->nr_sys_chunks; i++)
+		if (t->sys_chunks[i].logical == logical)
+			e = &t->sys_chunks[i];
+	if (!e) {
+		if (ARRAY_GROW(t->sys_chunks, t->nr_sys_chunks, t->alloc_sys_chunks)) {
+			free(copy);
+			return -ENOMEM;
+		}
+		e = &t->sys_chunks[t->nr_sys_chunks++];
+	} else {
+		free(e->item);
+	}
+	*e = (struct trans_sys_chunk){ logical, copy, size };
+	return 0;
+}
+
 int trans_remap_super(struct btrfs_trans *t, struct btrfs_super_block *sb)
 {
 	u64 present = 0, all = 0, incompat;
 	int ret;
 
+	for (int i = 0; i < t->nr_sys_chunks; i++) {
+		ret = sys_array_replace(sb, t->sys_chunks[i].logical, t->sys_chunks[i].item,
+					t->sys_chunks[i].size);
+		if (ret < 0)
+			return ret;
+	}
 	if (!t->remap_old)
 		return 0;
 	if (t->remap_old->type & BTRFS_BLOCK_GROUP_SYSTEM) {
-		ret = remap_sys_array(t, sb);
+		ret = sys_array_replace(sb, t->remap_old->logical, t->remap_item, t->remap_item_size);
 		if (ret < 0)
 			return ret;
 	}
@@ -235,4 +271,9 @@ void trans_remap_release(struct btrfs_trans *t)
 	t->remap_old = NULL;
 	free(t->remap_item);
 	t->remap_item = NULL;
+	for (int i = 0; i < t->nr_sys_chunks; i++)
+		free(t->sys_chunks[i].item);
+	free(t->sys_chunks);
+	t->sys_chunks = NULL;
+	t->nr_sys_chunks = t->alloc_sys_chunks = 0;
 }

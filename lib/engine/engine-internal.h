@@ -110,6 +110,13 @@ struct btrfs_trans {
 	struct btrfs_chunk_map *remap_old;
 	u8 *remap_item;                /* the new CHUNK_ITEM */
 	u32 remap_item_size;
+	/* btrfs_trans_set_sys_chunk(): sys_chunk_array entries replaced at commit */
+	struct trans_sys_chunk {
+		u64 logical;
+		u8 *item;
+		u32 size;
+	} *sys_chunks;
+	int nr_sys_chunks, alloc_sys_chunks;
 	struct btrfs_commit_stats stats;
 };
 

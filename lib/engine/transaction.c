@@ -528,6 +528,7 @@ int btrfs_trans_view(struct btrfs_trans *t, int (*fn)(struct btrfs_fs_info *fs, 
 	struct btrfs_fs_info *fs = t->fs;
 	struct btrfs_super_block *old_super = fs->super;
 	struct btrfs_tree_ref old_tree = fs->tree_root, old_chunk = fs->chunk_root;
+	struct btrfs_chunk_tree_map old_chunks, view_chunks;
 	u64 old_gen = fs->geo.super_generation;
 	size_t old_overrides = fs->overrides_nr;
 	u64 *list = NULL;
@@ -561,9 +562,23 @@ int btrfs_trans_view(struct btrfs_trans *t, int (*fn)(struct btrfs_fs_info *fs, 
 	fs->overrides_nr = 0;      /* mended blocks are what the devices will not hold */
 	fs->view_block = view_block;
 	fs->view_arg = t;
-	btrfs_block_cache_drop(fs);
-	ret = fn(fs, arg);
-	btrfs_block_cache_drop(fs);
+	/*
+	 * The chunk map as the next opener will build it, from the new
+	 * superblock's sys_chunk_array and the new chunk tree: the map in
+	 * memory may hold changes (a repair's) that neither carries.
+	 */
+	old_chunks = fs->chunks;
+	ret = btrfs_read_chunk_map(fs, &view_chunks);
+	if (ret == 0) {
+		fs->chunks = view_chunks;
+		btrfs_block_cache_drop(fs);
+		ret = fn(fs, arg);
+		btrfs_block_cache_drop(fs);
+		fs->chunks = old_chunks;
+		btrfs_chunk_tree_map_free(&view_chunks);
+	} else {
+		error("the chunk map of transaction %llu cannot be read back", t->transid);
+	}
 	fs->view_block = NULL;
 	fs->view_arg = NULL;
 	fs->overrides_nr = old_overrides;

@@ -394,6 +394,16 @@ int btrfs_settle_supers(struct btrfs_fs_info *fs);
 int btrfs_trans_remap_chunk(struct btrfs_trans *t, u64 logical, const struct btrfs_chunk *item,
 			    u32 item_size);
 
+/*
+ * (chunk-remap.c) At commit the superblock's sys_chunk_array entry of the
+ * system chunk at logical becomes item (size bytes, copied; a later call
+ * for the same chunk replaces it): a repair that corrects a system chunk's
+ * item in the chunk tree keeps the copy the kernel maps it by the same.
+ * 0, -ENOMEM, -EINVAL (not a system chunk item); a chunk the array does
+ * not hold makes the commit fail (-EUCLEAN), nothing written.
+ */
+int btrfs_trans_set_sys_chunk(struct btrfs_trans *t, u64 logical, const struct btrfs_chunk *item, u32 size);
+
 /* What a commit did (for tests and tools). */
 struct btrfs_commit_stats {
 	u64 transid;

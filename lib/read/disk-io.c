@@ -1003,8 +1003,11 @@ static void setup_geometry(struct btrfs_fs_info *fs)
 }
 
 /* Chunk items into the map, dev items into the device list. */
-/* The chunk map and devices from the chunk tree; *overlap: some chunk overlapped another, left out. */
-static int read_chunk_tree(struct btrfs_fs_info *fs, bool *overlap)
+/*
+ * The chunk map and (devices) the devices from the chunk tree; *overlap:
+ * some chunk overlapped another, left out.
+ */
+static int read_chunk_items(struct btrfs_fs_info *fs, bool devices, bool *overlap)
 {
 	struct btrfs_path path;
 	struct btrfs_key key = { 0, 0, 0 }, found;
@@ -1024,7 +1027,7 @@ static int read_chunk_tree(struct btrfs_fs_info *fs, bool *overlap)
 				*overlap = true;
 			else if (ret < 0)
 				break;
-		} else if (found.type == BTRFS_DEV_ITEM_KEY &&
+		} else if (devices && found.type == BTRFS_DEV_ITEM_KEY &&
 			   btrfs_leaf_item_size(leaf, slot) >= sizeof(struct btrfs_dev_item)) {
 			const struct btrfs_dev_item *di = btrfs_leaf_item_ptr(leaf, slot);
 			struct btrfs_device *dev;
@@ -1045,6 +1048,36 @@ static int read_chunk_tree(struct btrfs_fs_info *fs, bool *overlap)
 	}
 	btrfs_release_path(&path);
 	return ret == 1 ? 0 : ret;
+}
+
+static int read_chunk_tree(struct btrfs_fs_info *fs, bool *overlap)
+{
+	return read_chunk_items(fs, true, overlap);
+}
+
+int btrfs_read_chunk_map(struct btrfs_fs_info *fs, struct btrfs_chunk_tree_map *out)
+{
+	struct btrfs_chunk_tree_map saved = fs->chunks;
+	bool overlap = false;
+	int ret;
+
+	memset(&fs->chunks, 0, sizeof(fs->chunks));
+	btrfs_block_cache_drop(fs);
+	ret = btrfs_read_sys_chunk_array(&fs->chunks, fs->super);
+	if (ret == 0)
+		ret = read_chunk_items(fs, false, &overlap);
+	btrfs_block_cache_drop(fs);
+	*out = fs->chunks;
+	fs->chunks = saved;
+	if (ret == 0 && overlap) {
+		error("chunk tree (root %llu): chunks that overlap", fs->chunk_root.bytenr);
+		ret = -EUCLEAN;
+	}
+	if (ret < 0) {
+		btrfs_chunk_tree_map_free(out);
+		memset(out, 0, sizeof(*out));
+	}
+	return ret;
 }
 
 static bool any_missing(struct btrfs_fs_info *fs)

@@ -64,6 +64,16 @@ struct btrfs_fs_info {
 	void *view_arg;
 };
 
+/*
+ * The chunk map an opener of fs->super and fs->chunk_root builds: the
+ * superblock's sys_chunk_array, then the chunk tree's items (a chunk the
+ * array maps keeps the array's layout, as in the kernel), into *out (free
+ * with btrfs_chunk_tree_map_free()).  fs->chunks and the devices are left
+ * as they are (the chunk tree is read through the new map).  0, or a
+ * negative errno after an error (-EUCLEAN: chunks that overlap).
+ */
+int btrfs_read_chunk_map(struct btrfs_fs_info *fs, struct btrfs_chunk_tree_map *out);
+
 /* Forget every block of the block cache (the trees it came from changed). */
 void btrfs_block_cache_drop(struct btrfs_fs_info *fs);
 
