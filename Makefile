@@ -6,6 +6,8 @@
 #   make test-unit|test-cli|test-golden|test-interop|test-robust
 #   make test-powercut    the exhaustive power-cut replay (make test runs a sample)
 #   make test-balance-crash  offline balance killed at random moments, long (make test: short)
+#   make test-crash      the commands that rewrite a filesystem killed and power-cut in full:
+#                        every write boundary, reruns killed again (long; make test: sampled)
 #   make test-catalogue  the whole corruption-class catalogue of check (long)
 #   make test-asan       sanitizer build, then the robustness and unit tests with it
 #   make test-s390x      big-endian: s390x cross build, unit/golden/cross tests under qemu-user
@@ -171,6 +173,13 @@ test-powercut: all unit-bins
 # killed twice (loop devices: run under flock /tmp/btrfs-kit-loop.lock)
 test-balance-crash: all unit-bins
 	$(TEST_ENV) CRASH_RUNS=long TEST='interop/055-*' tests/run.sh interop
+# Crash safety in full (issue 37): offline convert killed at every write boundary and resumed
+# (interop/056), power-cut replay with reruns and btrfs-progs' check of every device
+# (interop/057), the power-cut replays of cli/08x-09x, the long SIGKILL runs (interop/055)
+test-crash: all unit-bins
+	$(TEST_ENV) KILL_REPLAY=full POWERCUT=full TEST='interop/05[67]-*' tests/run.sh interop
+	$(TEST_ENV) POWERCUT=full TEST='cli/0[89][0-9]-powercut-*' tests/run.sh cli
+	$(TEST_ENV) CRASH_RUNS=long TEST='interop/055-*' tests/run.sh interop
 # The whole corruption catalogue (tests/tools/catalogue.py; long): every class on
 # two corpus filesystems, repaired images mounted by the kernel (each mount under
 # /tmp/btrfs-kit-loop.lock); the matrix goes to catalogue-matrix.txt.
@@ -249,7 +258,7 @@ clean:
 distclean: clean
 	rm -rf config.mk config.h config.log config.status configure aclocal.m4 autom4te.cache config.h.in
 
-.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan test-powercut test-balance-crash test-catalogue test-s390x \
+.PHONY: all clean distclean test test-unit test-cli test-golden test-interop test-robust test-asan test-powercut test-balance-crash test-crash test-catalogue test-s390x \
 	demo man unit-bins install uninstall deb
 
 -include $(shell find .obj -name '*.d' 2>/dev/null)

@@ -609,7 +609,7 @@ static int write_striped(struct copy_ctx *c, struct writer *wr, const struct pie
 
 /* Copy the chunk to its new stripes; *written grows by the bytes written (parity included). */
 static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
-		      const struct btrfs_chunk *item, u32 item_size, u64 *written)
+		      const struct btrfs_chunk *item, u32 item_size, u64 *written, const volatile int *interrupt)
 {
 	const struct btrfs_chunk_map *old = btrfs_chunk_lookup(&fs->chunks, oc->logical);
 	const struct btrfs_raid_profile *to = btrfs_raid_profile_of(oc->new_type);
@@ -654,6 +654,11 @@ static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 		u64 start = oc->logical + off, end = start + min_t(u64, piece_len, oc->length - off);
 		struct piece *pc = mirrored ? ring_next(&c) : &c.ring[0];
 
+		/* asked to stop: the chunk keeps its old layout, what was copied lies in free space */
+		if (interrupt && *interrupt) {
+			ret = -EINTR;
+			break;
+		}
 		ret = fill_piece(&c, pc, &first, start, end);
 		if (ret < 0 || !pc->nr_runs)
 			continue;
@@ -695,7 +700,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int convert_one(struct btrfs_fs_info *fs, const struct offline_chunk *oc, u64 *written)
+static int convert_one(struct btrfs_fs_info *fs, const struct offline_chunk *oc, u64 *written,
+		       const volatile int *stop)
 {
 	struct btrfs_trans *t;
 	struct btrfs_chunk *item;
@@ -705,7 +711,9 @@ static int convert_one(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 	item = new_chunk_item(fs, oc, &size);
 	if (!item)
 		return -ENOMEM;
-	ret = copy_chunk(fs, oc, item, size, written);
+	ret = copy_chunk(fs, oc, item, size, written, stop);
+	if (ret == 0 && stop && *stop)
+		ret = -EINTR;
 	if (ret == 0)
 		ret = btrfs_start_transaction(fs, &t);
 	if (ret == 0) {
@@ -719,7 +727,8 @@ static int convert_one(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 	return ret;
 }
 
-int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, FILE *out)
+int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, FILE *out,
+		    const volatile int *stop)
 {
 	double start = now_s();
 	u64 done_bytes = 0, total_bytes = 0, written = 0;
@@ -727,14 +736,24 @@ int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, F
 
 	for (size_t i = 0; i < plan->nr_chunks; i++)
 		total_bytes += plan->chunks[i].length;
-	/* the copies go to dev extents the last commit freed: no older superblock may name them */
-	if (plan->nr_chunks && btrfs_settle_supers(fs) < 0)
+	/*
+	 * The copies go to dev extents the last commit freed: no older superblock
+	 * may name them.  Also with nothing to convert: a rerun after a cut
+	 * during the last commit's superblocks completes them.
+	 */
+	if (btrfs_settle_supers(fs) < 0)
 		return -EIO;
 	for (size_t i = 0; i < plan->nr_chunks; i++) {
 		const struct offline_chunk *oc = &plan->chunks[i];
 		double el;
-		int ret = convert_one(fs, oc, &written);
+		int ret = convert_one(fs, oc, &written, stop);
 
+		if (ret == -EINTR) {
+			fflush(out);
+			error("interrupted: %zu of %zu chunks converted, each committed; chunk %llu keeps its old layout (%s); the filesystem is consistent: run the same command again to continue",
+			      i, plan->nr_chunks, oc->logical, btrfs_profile_name(oc->old_type));
+			return ret;
+		}
 		if (ret < 0) {
 			error("converting chunk %llu (%s -> %s) failed: %zu of %zu chunks were converted; run the same command again to continue",
 			      oc->logical, btrfs_profile_name(oc->old_type), btrfs_profile_name(oc->new_type), i,

@@ -114,7 +114,11 @@ void offline_plan_print_refusal(const struct offline_plan *plan);
  * Run the plan on fs (opened writable): chunk after chunk, copy, verify,
  * flush, one commit each, a progress line each to out.  0, or a negative
  * errno after an error naming the chunk (chunks done before stay done).
+ * stop (NULL: never): when it reads non-zero, the convert stops before the
+ * next chunk's commit (a chunk being copied keeps its old layout; the
+ * copy went to free space only) and returns -EINTR after saying so.
  */
-int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, FILE *out);
+int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, FILE *out,
+		    const volatile int *stop);
 
 #endif

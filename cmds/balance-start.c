@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "common/interrupt.h"
 #include "common/auth-key.h"
 #include "cmds/balance.h"
 #include "balance/balance-online.h"
@@ -249,7 +250,8 @@ static bool converts(const struct btrfs_ioctl_balance_args *args)
 static int balance_offline(struct btrfs_ioctl_balance_args *args, char **devices, int ndevices,
 			   const char *auth_key, bool force, bool dry_run, bool verbose)
 {
-	struct btrfs_open_args oa = { .devices = devices, .ndevices = ndevices, .writable = !dry_run };
+	struct btrfs_open_args oa = { .devices = devices, .ndevices = ndevices, .writable = !dry_run,
+				      .primary_fallback = !dry_run };
 	struct btrfs_fs_info *fs;
 	struct offline_plan plan;
 	int ret;
@@ -282,7 +284,10 @@ static int balance_offline(struct btrfs_ioctl_balance_args *args, char **devices
 	} else if (dry_run) {
 		ret = 0;
 	} else {
-		ret = offline_convert(fs, &plan, stdout) < 0 ? 1 : 0;
+		const volatile sig_atomic_t *stop = interrupt_catch();
+
+		ret = offline_convert(fs, &plan, stdout, stop) < 0 ? 1 : 0;
+		interrupt_release();
 	}
 	offline_plan_release(&plan);
 	btrfs_close_fs(fs);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "cmds/commands.h"
+#include "common/interrupt.h"
 #include "common/auth-key.h"
 #include "image/dump.h"
 #include "image/image.h"
@@ -121,9 +122,12 @@ static int cmd_image(const struct cmd_struct *cmd, struct cli_ctx *ctx, int argc
 		return 1;
 	}
 	ret = load_key(ctx, &key, &ropts.auth_key, &ropts.auth_key_len);
-	if (!ret)
+	if (!ret) {
+		ropts.stop = interrupt_catch();
 		ret = image_restore(argv[st.optind], (const char *const *)argv + st.optind + 1,
 				    argc - st.optind - 1, &ropts);
+		interrupt_release();
+	}
 	auth_key_wipe(&key);
 	return ret ? auth_open_exit_status(ret) : 0;
 }

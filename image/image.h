@@ -12,6 +12,12 @@ struct image_restore_opts {
 	bool old;               /* -o: btrfs-image's old restore: ranges at logical offsets */
 	const u8 *auth_key;     /* keyed csum types: the key (blocks and superblocks re-MACed) */
 	size_t auth_key_len;
+	/*
+	 * NULL, or a flag that, once non-zero, stops the restore before its
+	 * next cluster is written: -EINTR, after saying so; the target holds
+	 * no superblock (a new or empty file is emptied or removed again).
+	 */
+	const volatile int *stop;
 };
 
 /*

@@ -133,6 +133,7 @@ struct fold_dev {
 };
 
 struct restore_ctx {
+	const volatile int *stop;       /* image_restore_opts.stop */
 	struct dump_file df;
 	u64 magic;
 	u32 max_item;           /* largest uncompressed item the version allows */
@@ -1415,6 +1416,9 @@ static int walk_dump(struct restore_ctx *c, enum restore_pass pass)
 			return ret;
 		nritems = metadump_nritems(&idx.cl.header);
 		p = pos + METADUMP_BLOCK_SIZE;
+		/* asked to stop: between clusters of the WRITE pass (no superblock written yet) */
+		if (pass == PASS_WRITE && c->stop && *c->stop)
+			return -EINTR;
 		ret = walk_items(c, pass, &idx.cl, cluster, p);
 		if (ret)
 			return ret;
@@ -1600,7 +1604,7 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 	struct restore_ctx c = { .df = { .fd = -1 }, .multi = opts->multi, .old = opts->old,
 				 .nr_tg = nr_targets, .auth_key = opts->auth_key,
 				 .threads = opts->threads > 1 ? opts->threads : 1,
-				 .auth_key_len = opts->auth_key_len };
+				 .auth_key_len = opts->auth_key_len, .stop = opts->stop };
 	int ret, i;
 
 	if (nr_targets < 1 || (!opts->multi && nr_targets != 1)) {
@@ -1654,6 +1658,9 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 		ret = clear_target(&c, &c.tg[i]);
 	if (!ret)
 		ret = write_pass(&c);
+	if (ret == -EINTR)
+		error("interrupted before the superblocks were written: %s no filesystem; run the same command again",
+		      c.check_all ? "the target holds" : "the target is back to what it was, with");
 	if (ret && !c.check_all)
 		undo_targets(&c);
 	/*

@@ -47,6 +47,13 @@ struct btrfs_open_args {
 	bool noscan;            /* do not look for other members with libblkid */
 	u64 super_bytenr;       /* 0 = primary (64 KiB) */
 	bool writable;          /* open devices read-write */
+	/*
+	 * A device whose primary superblock does not verify (a power cut tore
+	 * its write) is opened by its newest valid copy, with a warning: for a
+	 * writer whose first write brings every copy up to date
+	 * (btrfs_settle_supers(): offline balance).
+	 */
+	bool primary_fallback;
 	bool partial;           /* keep going when trees are damaged (dump-tree, check) */
 	bool use_backup_root;   /* roots from the newest backup root slot (check -b) */
 	u64 tree_root_bytenr;   /* root tree root block, 0 = the superblock's (check --tree-root) */

@@ -950,6 +950,15 @@ static int open_one_device(struct btrfs_fs_info *fs, const char *path, u64 super
 			       args->temporary_super ? BTRFS_SUPER_READ_TEMPORARY : 0, sb, NULL);
 	if (ret == -EUCLEAN && args->trust_backup_generations && !args->temporary_super)
 		ret = mend_super(fs, fd, super_bytenr, sb);
+	if (ret < 0 && args->primary_fallback && !args->temporary_super &&
+	    (super_bytenr == 0 || super_bytenr == BTRFS_SUPER_INFO_OFFSET)) {
+		u64 found_at = BTRFS_SUPER_INFO_OFFSET;
+
+		ret = btrfs_read_super(fd, 0, BTRFS_SUPER_READ_RECOVER, sb, &found_at);
+		if (ret == 0 && found_at != BTRFS_SUPER_INFO_OFFSET)
+			warning("%s: the primary superblock does not verify; opened by the copy at %llu (generation %llu), which is written over it before anything else",
+				path, (unsigned long long)found_at, (unsigned long long)btrfs_super_generation(sb));
+	}
 	if (ret < 0) {
 		error("%s: no valid superblock at %llu", path, super_bytenr);
 		goto fail;

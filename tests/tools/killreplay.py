@@ -42,38 +42,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from powercut import SUPER_OFFSETS, SUPER_SIZE, read_log  # noqa: E402
-
-LOCK = "/tmp/btrfs-kit-loop.lock"
-
-# btrfs-progs' check of every device in turn, then (optionally) a kernel mount
-# of the lot: loop devices read-only (or read-write for rw), under the loop lock
-LOOP_SCRIPT = r"""
-mode=$1 sums=$2 progs=$3; shift 3
-m=$(mktemp -d); loops=""; opts=""
-cleanup() { umount "$m" 2>/dev/null; for l in $loops; do losetup -d "$l"; done; rmdir "$m"; }
-trap cleanup EXIT
-ro=-r; [ "$mode" = rw ] && ro=
-for d in "$@"; do
-	l=$(losetup -f --show $ro "$d") || exit 1
-	loops="$loops $l"; opts="$opts,device=$l"
-done
-set -- $loops
-if [ "$mode" != rw ]; then
-	for l in "$@"; do
-		out=$("$progs" check "$l" 2>&1) || { echo "btrfs-progs check of $l:"; echo "$out" | head -n 30; exit 1; }
-	done
-fi
-[ "$mode" = check ] && exit 0
-o=ro; [ "$mode" = rw ] && o=rw
-mount -t btrfs -o "$o$opts" "$1" "$m" || { echo "mount ($o) failed"; dmesg | tail -n 5; exit 1; }
-if [ -n "$sums" ]; then
-	(cd "$m" && sha256sum -c --quiet "$sums") || { echo "files changed"; exit 1; }
-else
-	ls -R "$m" > /dev/null || exit 1
-fi
-"""
-
+from powercut import SUPER_OFFSETS, SUPER_SIZE, loop_run, read_log, super_valid  # noqa: E402
 
 def run(cmd, log=None):
     env = dict(os.environ, BTRFS_KIT_WRITE_LOG=log or "")
@@ -139,18 +108,33 @@ def choose(n_writes, want, writes, rng):
     return sorted(pick)
 
 
+def primary_valid(path):
+    with open(path, "rb") as f:
+        f.seek(SUPER_OFFSETS[0])
+        return super_valid(f.read(SUPER_SIZE))
+
+
+def same_content(a, b):
+    """Two sets of image files equal byte for byte (holes read as zeroes)."""
+    for x, y in zip(a, b):
+        if subprocess.run(["cmp", "-s", x, y]).returncode:
+            return False
+    return True
+
+
 class Judge:
     def __init__(self, args):
         self.args = args
+        self.no_super = 0
 
     def loops(self, mode, devs):
-        cmd = ["flock", LOCK, "sh", "-c", LOOP_SCRIPT, "sh", mode, self.args.sums or "",
-               self.args.progs] + devs
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        return p.returncode == 0, p.stdout.decode(errors="replace")
+        return loop_run(mode, devs, self.args.progs, self.args.sums)
 
     def __call__(self, devs, mount=False):
         """None, or why the state is bad."""
+        if self.args.allow_no_super and not any(primary_valid(d) for d in devs):
+            self.no_super += 1
+            return None
         rc, out = run([self.args.btrfs, "check"] + devs)
         if rc:
             return "our check: exit %d\n%s" % (rc, "\n".join(out.splitlines()[-15:]))
@@ -174,6 +158,10 @@ def main():
     ap.add_argument("--mount", action="store_true")
     ap.add_argument("--kernel-rw", action="store_true")
     ap.add_argument("--sums")
+    ap.add_argument("--allow-no-super", action="store_true",
+                    help="a state where no device has a valid primary superblock passes (a restore's)")
+    ap.add_argument("--identical", action="store_true",
+                    help="every completed rerun leaves the devices byte for byte as the uninterrupted run")
     ap.add_argument("--btrfs", default="./btrfs")
     ap.add_argument("--progs", default="/usr/bin/btrfs" if os.path.exists("/usr/bin/btrfs") else "")
     ap.add_argument("--verbose", action="store_true", help="a line for every state judged")
@@ -226,9 +214,11 @@ def main():
         work = image_set("first")
         copy_set(before, work)
         rc, out, recs = logged_run(work, os.path.join(tmp, "log"))
-        copy_set(before, work)
         if rc:
             sys.exit(f"killreplay {args.name}: the command failed ({rc}):\n{out}")
+        final = image_set("final")
+        copy_set(work, final)
+        copy_set(before, work)
         rep = Replay(recs, work, work)
         n = len(rep.writes)
         points = choose(n, args.states, rep.writes, rng)
@@ -266,6 +256,8 @@ def main():
             why = judge(state, mount=True)
             if why:
                 bad(f"rerun from kill state {k}: final state", why)
+            elif args.identical and not same_content(state, final):
+                bad(f"rerun from kill state {k}", "the devices differ from the uninterrupted run's")
             # the rerun killed in turn (its log replayed on a copy of the state it started from)
             w2 = image_set("second")
             copy_set(snap, w2)
@@ -285,11 +277,14 @@ def main():
                     copy_set(w2, w3)
                     rc, out = run(command_on(w3))
                     why = f"exit {rc}\n{out}" if rc else judge(w3, mount=True)
+                    if not why and args.identical and not same_content(w3, final):
+                        why = "the devices differ from the uninterrupted run's"
                     if why:
                         bad(f"third run from kill state {k2} of the rerun from {k}", why)
             r2.close()
+        nosup = f", no superblock {judge.no_super}" if args.allow_no_super else ""
         print(f"killreplay {args.name}: writes {n}, states {len(points)}, resumed {len(starts)} "
-              f"(states {resumed_states}), failed {failed}", flush=True)
+              f"(states {resumed_states}){nosup}, failed {failed}", flush=True)
         sys.exit(1 if failed else 0)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

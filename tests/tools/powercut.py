@@ -34,6 +34,10 @@ filesystem with that device left out; a state where it does not is a write
 hole (a torn read-modify-write of a RAID5/6 row left its parity out of step
 with data the committed trees still use), listed as FAILED degraded.  With --mount the kernel must also mount
 the final state (loop devices, under flock /tmp/btrfs-kit-loop.lock).
+With --progs-each (kind change, loop devices) btrfs-progs' check runs on every
+device in turn, each read by its own superblock.  With --resume N the command
+runs again from up to N accepted states (a --resume-rate share of them, seeded),
+each on a copy, and must exit 0 with both checks clean after.
 One summary line per run:
   powercut NAME: writes W, flushes F, crash points P, states S, failed X
 and with --degraded a second:
@@ -166,10 +170,14 @@ class Judge:
         # btrfs-progs finds the other members of a file-backed filesystem only on loop devices
         self.progs = len(args.dev) == 1 and args.progs
 
-    def checks(self, copy=0):
+    def checks(self, copy=0, devs=None):
+        devs = devs or self.args.dev
         opt = ["-s", str(copy)] if copy else []
-        rc, out = run([self.args.btrfs, "check"] + opt + self.args.dev)
-        prc = run([self.args.progs, "check"] + opt + self.args.dev[:1])[0] if self.progs else 0
+        rc, out = run([self.args.btrfs, "check"] + opt + devs)
+        if self.args.progs_each and not copy:
+            prc = 0 if loop_run("check", devs, self.args.progs)[0] else 1
+        else:
+            prc = run([self.args.progs, "check"] + opt + devs[:1])[0] if self.progs else 0
         return rc, out, prc
 
     def degraded(self, i):
@@ -260,6 +268,50 @@ class Judge:
         return True, "+".join(sorted(kinds))
 
 
+LOCK = "/tmp/btrfs-kit-loop.lock"
+
+# Loop devices of image files, under the loop lock (machine-wide), mode:
+#   check   btrfs-progs' check of every device in turn (read-only loops: it reads
+#           the superblock of the device it is given, so each must name whole trees)
+#   mount   the same, then the kernel mounts them read-only (files of SUMS intact,
+#           a sha256sum -c list of relative paths, or every file listed)
+#   rw      the kernel mounts them read-write and reads every file (it may commit)
+LOOP_SCRIPT = r"""
+mode=$1 sums=$2 progs=$3; shift 3
+m=$(mktemp -d); loops=""; opts=""
+cleanup() { umount "$m" 2>/dev/null; for l in $loops; do losetup -d "$l"; done; rmdir "$m"; }
+trap cleanup EXIT
+ro=-r; [ "$mode" = rw ] && ro=
+for d in "$@"; do
+	l=$(losetup -f --show $ro "$d") || exit 1
+	loops="$loops $l"; opts="$opts,device=$l"
+done
+set -- $loops
+if [ "$mode" != rw ]; then
+	for l in "$@"; do
+		out=$("$progs" check "$l" 2>&1) || { echo "btrfs-progs check of $l:"; echo "$out" | head -n 30; exit 1; }
+	done
+fi
+[ "$mode" = check ] && exit 0
+o=ro; [ "$mode" = rw ] && o=rw
+mount -t btrfs -o "$o$opts" "$1" "$m" || { echo "mount ($o) failed"; dmesg | tail -n 5; exit 1; }
+if [ -n "$sums" ]; then
+	(cd "$m" && sha256sum -c --quiet "$sums") || { echo "files changed"; exit 1; }
+else
+	ls -R "$m" > /dev/null || exit 1
+fi
+"""
+
+
+
+
+def loop_run(mode, devs, progs, sums=None):
+    """(ok, output) of LOOP_SCRIPT in mode on the image files devs."""
+    cmd = ["flock", LOCK, "sh", "-c", LOOP_SCRIPT, "sh", mode, sums or "", progs or "false"] + devs
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return p.returncode == 0, p.stdout.decode(errors="replace")
+
+
 # Mount the devices read-only on loop devices (machine-wide: under the loop lock).
 MOUNT_SCRIPT = r"""
 m=$(mktemp -d); loops=""; opts=ro
@@ -327,10 +379,18 @@ def main():
                     help="the kernel must mount the final state (loop devices, under flock)")
     ap.add_argument("--degraded", action="store_true",
                     help="judge each accepted state again with each device left out (kind change)")
+    ap.add_argument("--progs-each", action="store_true",
+                    help="btrfs-progs' check of every device in turn (loop devices; kind change)")
+    ap.add_argument("--resume", type=int, default=0,
+                    help="rerun the command from up to N accepted states (kind change): it must "
+                         "succeed and leave both checks clean")
+    ap.add_argument("--resume-rate", type=float, default=0.1,
+                    help="the share of accepted states resumed from, until --resume is reached")
     ap.add_argument("--dev", action="append", required=True)
     ap.add_argument("command", nargs="+")
     args = ap.parse_args()
     rng = random.Random(args.seed)
+    resume_rng = random.Random(args.seed + 1)
 
     tmp = tempfile.mkdtemp(prefix="powercut.", dir=os.path.dirname(os.path.abspath(args.dev[0])))
     try:
@@ -367,8 +427,22 @@ def main():
         writes = [r for r in recs if r[0] != "FLSH"]
         flushes = sum(1 for r in recs if r[0] == "FLSH")
         pending = []            # (log index, record) not yet flushed on their device
-        points = states = failed = 0
+        points = states = failed = resumed = 0
         kinds = {}
+        resume_devs = [os.path.join(tmp, f"resume{i}") for i in range(len(args.dev))]
+
+        def resume_from_here(what):
+            """Rerun the command on a copy of the state: None, or why it failed."""
+            for d, r in zip(args.dev, resume_devs):
+                subprocess.run(["cp", "--sparse=always", d, r], check=True)
+            cmd = [resume_devs[args.dev.index(a)] if a in args.dev else a for a in args.command]
+            rc, out = run(cmd)
+            if rc:
+                return f"the rerun exits {rc}:\n{out}"
+            rc, out, prc = judge.checks(devs=resume_devs)
+            if rc or prc:
+                return f"after the rerun our check exits {rc}, btrfs-progs' {prc}:\n{out}"
+            return None
         deg_checks, deg_failed = 0, [0] * len(args.dev)
         for idx in range(len(recs) + 1):
             rec = recs[idx] if idx < len(recs) else None
@@ -394,6 +468,13 @@ def main():
                         deg_checks += len(args.dev)
                         for i in holes:
                             deg_failed[i] += 1
+                    if ok and args.kind == "change" and resumed < args.resume and \
+                            resume_rng.random() < args.resume_rate:
+                        resumed += 1
+                        why = resume_from_here(kind)
+                        if why:
+                            failed += 1
+                            print(f"FAILED rerun from a state ({kind}) at crash point {points}: {why}")
                     devs.revert()
                     states += 1
                     key = kind + ("/torn" if tear else "")
@@ -433,6 +514,8 @@ def main():
                 print(f"powercut {args.name}: the kernel mounts the final state")
         print(f"powercut {args.name}: writes {len(writes)}, flushes {flushes}, crash points {points}, "
               f"states {states}, failed {failed} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+        if args.resume:
+            print(f"powercut {args.name}: resumed {resumed}")
         if args.degraded:
             print(f"powercut {args.name}: degraded checks {deg_checks}, failed {sum(deg_failed)} ("
                   f"{', '.join(f'without {os.path.basename(d)} {n}' for d, n in zip(args.dev, deg_failed))})")
