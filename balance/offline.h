@@ -31,6 +31,32 @@
  * every device (the copy with its tree blocks) before the superblock
  * write, the atomic point.  A crash leaves each chunk in its old or its new
  * layout; running the command again skips converted chunks.
+ *
+ * Write order, and what a cut between any two writes leaves (a kill keeps
+ * every write made; a power cut, per device, what its last flush made
+ * durable and any part of the rest):
+ *   0. once per run, before anything else: every superblock copy older than
+ *      the committed generation G (a previous run cut between two devices'
+ *      superblocks) or torn gets G's, then those devices are flushed
+ *      (btrfs_settle_supers()).  Cut: some copies at G, the rest as before;
+ *      each names whole trees, since nothing has reused G's free space.
+ *   1. the copy: the chunk's used bytes to its new stripes that are not
+ *      kept, ranges no dev extent of G covers (free space, named by no
+ *      copy of any generation on any device after step 0); kept stripes
+ *      only where their bytes differ from the verified ones (a bad mirror,
+ *      or free space).  Cut: G as it was.
+ *   2. the commit's tree blocks (chunk item, dev extents, dev items, block
+ *      group flags, the trees they touch), in G's free space, then a flush
+ *      of every device: the copy and the blocks durable.  Cut: G.
+ *   3. the superblocks of G+1 (sys_chunk_array and incompat bits for a
+ *      system chunk or a new profile, backup roots rotated, each device's
+ *      dev item), device after device, every copy, then a flush of every
+ *      device.  Cut: each device at G or G+1, both whole; step 0 of the
+ *      next run completes them.  The old stripes are free from G+1 on.
+ *   4. the next chunk: its copy may go to stripes G+1 freed; G+1 is
+ *      durable on every device by then (step 3's flush).
+ * A kernel mount in between writes its own commits (every device's
+ * superblock included): the next run plans again from what is there.
  */
 #ifndef BTRFS_KIT_BALANCE_OFFLINE_H
 #define BTRFS_KIT_BALANCE_OFFLINE_H
