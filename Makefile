@@ -175,9 +175,10 @@ test-balance-crash: all unit-bins
 	$(TEST_ENV) CRASH_RUNS=long TEST='interop/055-*' tests/run.sh interop
 # Crash safety in full (issue 37): offline convert killed at every write boundary and resumed
 # (interop/056), power-cut replay with reruns and btrfs-progs' check of every device
-# (interop/057), the power-cut replays of cli/08x-09x, the long SIGKILL runs (interop/055)
+# (interop/057), image restore killed and rerun to the identical image (interop/058), the
+# power-cut replays of cli/08x-09x, the long SIGKILL runs (interop/055)
 test-crash: all unit-bins
-	$(TEST_ENV) KILL_REPLAY=full POWERCUT=full TEST='interop/05[67]-*' tests/run.sh interop
+	$(TEST_ENV) KILL_REPLAY=full POWERCUT=full TEST='interop/05[678]-*' tests/run.sh interop
 	$(TEST_ENV) POWERCUT=full TEST='cli/0[89][0-9]-powercut-*' tests/run.sh cli
 	$(TEST_ENV) CRASH_RUNS=long TEST='interop/055-*' tests/run.sh interop
 # The whole corruption catalogue (tests/tools/catalogue.py; long): every class on

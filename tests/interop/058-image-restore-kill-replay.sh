@@ -1,0 +1,45 @@
+#!/bin/bash
+# btrfs image -r killed at write boundaries and run again (issue 37): tests/tools/killreplay.py
+# rebuilds the target a kill after each chosen write leaves; each must hold no valid
+# superblock, or one over a whole filesystem (the old one, before its superblocks are
+# cleared, or the restored one): our check and btrfs-progs' clean.  From some of those states
+# the restore runs again, is killed again and run a third time: each completed rerun leaves
+# the target byte for byte as the uninterrupted restore did (but for a backup superblock a
+# rerun onto a file the interrupted run grew past 64 MiB writes, as a restore onto any file
+# reaching it does).  A dump of our filesystem with files (zlib), onto a new file and onto a
+# file holding another filesystem.
+. "$TOP/tests/lib/common.sh"
+check_prereq root loop progs python3
+
+if [ "${KILL_REPLAY:-}" = full ]; then
+	sample=(--states 0 --resume 12 --resume-states 0)
+else
+	sample=(--states 40 --resume 4 --resume-states 8)
+fi
+
+mkdir -p "$T/root/d" "$T/old/d"
+for i in $(seq 1 400); do echo "file $i" > "$T/root/d/f$i"; done
+head -c 2M /dev/urandom > "$T/root/big"
+for i in $(seq 1 50); do echo "old $i" > "$T/old/d/f$i"; done
+truncate -s 300M "$T/src.img"
+run_check "$TOP/mkfs.btrfs" -q -f -n 4096 -r "$T/root" "$T/src.img"
+run_check "$BTRFS" image -c9 "$T/src.img" "$T/fs.dump"
+
+# replay NAME: the restore of fs.dump onto $T/t.img as it is now
+replay() {
+	run_mayfail python3 "$TOP/tests/tools/killreplay.py" "${sample[@]}" --allow-no-super --identical \
+		--btrfs "$BTRFS" --name "$1" --dev "$T/t.img" -- "$BTRFS" image -r "$T/fs.dump" "$T/t.img" \
+		> "$T/out" 2>&1
+	local rc=$?
+	grep -v '^  ' "$T/out" | cut -c1-300
+	[ $rc -eq 0 ] || _fail "$1: killreplay.py exit $rc"
+	assert_grep "^killreplay $1: writes [1-9][0-9]*, states [1-9][0-9]*, resumed [1-9][0-9]* (states [1-9][0-9]*), no superblock [1-9][0-9]*, failed 0$" "$T/out"
+}
+
+rm -f "$T/t.img"
+: > "$T/t.img"
+replay restore-new
+truncate -s 300M "$T/t.img"
+run_check "$TOP/mkfs.btrfs" -q -f -r "$T/old" "$T/t.img"
+replay restore-over
+echo ok
