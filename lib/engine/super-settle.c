@@ -32,13 +32,19 @@
 #include "lib/format/accessors.h"
 #include "lib/format/messages.h"
 
+/* The magic of a copy a commit writes (mkfs --rootdir commits with the temporary one until its last). */
+static bool magic_ok(const struct btrfs_super_block *sb)
+{
+	return btrfs_super_magic(sb) == BTRFS_MAGIC || btrfs_super_magic(sb) == BTRFS_MAGIC_TEMPORARY;
+}
+
 /* Copy m of d: valid for this filesystem and of generation gen or newer? */
 static bool copy_current(struct btrfs_fs_info *fs, const struct btrfs_device *d, int m, u64 gen,
 			 struct btrfs_super_block *sb)
 {
 	if (btrfs_super_read_raw(d->fd, btrfs_sb_offset(m), sb, NULL) < 0)
 		return false;
-	return btrfs_super_magic(sb) == BTRFS_MAGIC &&
+	return magic_ok(sb) &&
 	       btrfs_super_bytenr(sb) == btrfs_sb_offset(m) &&
 	       !memcmp(sb->fsid, fs->super->fsid, BTRFS_FSID_SIZE) &&
 	       btrfs_super_csum_check(sb, &fs->csum) == BTRFS_CSUM_VALID &&
@@ -73,7 +79,7 @@ static int device_item(struct btrfs_fs_info *fs, const struct btrfs_device *d, s
 	}
 	for (int m = 0; !own && m < nr_copies(d); m++) {
 		if (btrfs_super_read_raw(d->fd, btrfs_sb_offset(m), scratch, NULL) == 0 &&
-		    btrfs_super_magic(scratch) == BTRFS_MAGIC &&
+		    magic_ok(scratch) &&
 		    btrfs_super_csum_check(scratch, &fs->csum) == BTRFS_CSUM_VALID &&
 		    btrfs_device_id(&scratch->dev_item) == d->devid) {
 			*out = scratch->dev_item;
@@ -107,6 +113,8 @@ int btrfs_settle_supers(struct btrfs_fs_info *fs)
 	struct btrfs_super_block *sb = malloc(sizeof(*sb)), *scratch = malloc(sizeof(*sb));
 	bool *stale = calloc((size_t)fs->devices.nr + 1, sizeof(*stale));
 	int ret = 0, nr_stale = 0, nr_primary = 0;
+	/* an unfinished mkfs --rootdir stays one: its copies' temporary magic is kept */
+	u64 magic = btrfs_super_magic(fs->super);
 
 	if (fs->supers_settled) {
 		ret = 0;
@@ -125,6 +133,8 @@ int btrfs_settle_supers(struct btrfs_fs_info *fs)
 		for (int m = 0; m < nr_copies(d) && !stale[i]; m++) {
 			stale[i] = !copy_current(fs, d, m, gen, scratch);
 			nr_primary += stale[i] && m == 0;
+			if (!stale[i] && btrfs_super_magic(scratch) == BTRFS_MAGIC_TEMPORARY)
+				magic = BTRFS_MAGIC_TEMPORARY;
 		}
 		nr_stale += stale[i];
 	}
@@ -134,6 +144,7 @@ int btrfs_settle_supers(struct btrfs_fs_info *fs)
 		if (!stale[i])
 			continue;
 		memcpy(sb, fs->super, sizeof(*sb));
+		btrfs_set_super_magic(sb, magic);
 		ret = device_item(fs, d, &sb->dev_item, scratch);
 		if (ret == 0)
 			ret = btrfs_write_super_all(fs->write_log, d->fd, sb, &fs->csum, d->size);
