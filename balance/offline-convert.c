@@ -755,7 +755,7 @@ int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, F
 			return ret;
 		}
 		if (ret < 0) {
-			error("converting chunk %llu (%s -> %s) failed: %zu of %zu chunks were converted; run the same command again to continue",
+			error("converting chunk %llu (%s -> %s) failed: %zu of %zu chunks were converted; each chunk is in its old or its new layout and the filesystem consistent, as after a kill: run the same command again to continue",
 			      oc->logical, btrfs_profile_name(oc->old_type), btrfs_profile_name(oc->new_type), i,
 			      plan->nr_chunks);
 			return ret;
