@@ -10,8 +10,8 @@
 # convert runs again to completion, is itself killed at its write boundaries, and run a
 # third time.  Directions: up (single/raid1 -> raid1/raid1c3), down with -f, to and from
 # RAID5/6 on 4 devices; mixed block groups on 2 devices.  Sampled here (a few hundred
-# states in all); KILL_REPLAY=full (make test-crash) takes every write boundary and more
-# resumes.  Before the superblocks were settled first, a rerun from a state with split
+# states in all); KILL_REPLAY=full (make test-crash) takes every write boundary, 16
+# resumes with 60 states of each rerun.  Before the superblocks were settled first, a rerun from a state with split
 # superblocks overwrote blocks the older generation named (btrfs-progs: parent transid
 # verify failed).
 . "$TOP/tests/lib/common.sh"
@@ -19,7 +19,7 @@
 check_prereq root loop btrfs-kernel progs python3
 
 if [ "${KILL_REPLAY:-}" = full ]; then
-	sample=(--states 0 --resume 16 --resume-states 0)
+	sample=(--states 0 --resume 16 --resume-states 60)
 else
 	sample=(--states 60 --resume 4 --resume-states 10)
 fi

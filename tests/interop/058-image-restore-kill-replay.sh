@@ -12,7 +12,7 @@
 check_prereq root loop progs python3
 
 if [ "${KILL_REPLAY:-}" = full ]; then
-	sample=(--states 0 --resume 12 --resume-states 0)
+	sample=(--states 0 --resume 12 --resume-states 40)
 else
 	sample=(--states 40 --resume 4 --resume-states 8)
 fi
