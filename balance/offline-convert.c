@@ -609,7 +609,7 @@ static int write_striped(struct copy_ctx *c, struct writer *wr, const struct pie
 
 /* Copy the chunk to its new stripes; *written grows by the bytes written (parity included). */
 static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
-		      const struct btrfs_chunk *item, u32 item_size, u64 *written, const volatile int *interrupt)
+		      const struct btrfs_chunk *item, u32 item_size, u64 *written, const volatile int *stop)
 {
 	const struct btrfs_chunk_map *old = btrfs_chunk_lookup(&fs->chunks, oc->logical);
 	const struct btrfs_raid_profile *to = btrfs_raid_profile_of(oc->new_type);
@@ -621,7 +621,7 @@ static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 	struct btrfs_key key = { oc->logical, 0, 0 };
 	u64 unflushed = 0;
 	size_t first = 0;
-	int ret = 0, stop;
+	int ret = 0, writer_ret;
 
 	if (!old) {
 		error("chunk %llu is not in the chunk map", oc->logical);
@@ -655,7 +655,7 @@ static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 		struct piece *pc = mirrored ? ring_next(&c) : &c.ring[0];
 
 		/* asked to stop: the chunk keeps its old layout, what was copied lies in free space */
-		if (interrupt && *interrupt) {
+		if (stop && *stop) {
 			ret = -EINTR;
 			break;
 		}
@@ -674,9 +674,9 @@ static int copy_chunk(struct btrfs_fs_info *fs, const struct offline_chunk *oc,
 			unflushed = 0;
 		}
 	}
-	stop = ring_stop(&c);
+	writer_ret = ring_stop(&c);
 	if (ret == 0)
-		ret = stop;
+		ret = writer_ret;
 	if (ret == 0 && wr.active)
 		ret = btrfs_block_writer_flush(&wr.w);
 out:
@@ -733,6 +733,7 @@ int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, F
 	double start = now_s();
 	u64 done_bytes = 0, total_bytes = 0, written = 0;
 	char b1[32], b2[32];
+	int ret;
 
 	for (size_t i = 0; i < plan->nr_chunks; i++)
 		total_bytes += plan->chunks[i].length;
@@ -741,13 +742,14 @@ int offline_convert(struct btrfs_fs_info *fs, const struct offline_plan *plan, F
 	 * may name them.  Also with nothing to convert: a rerun after a cut
 	 * during the last commit's superblocks completes them.
 	 */
-	if (btrfs_settle_supers(fs) < 0)
-		return -EIO;
+	ret = btrfs_settle_supers(fs);
+	if (ret < 0)
+		return ret;
 	for (size_t i = 0; i < plan->nr_chunks; i++) {
 		const struct offline_chunk *oc = &plan->chunks[i];
 		double el;
-		int ret = convert_one(fs, oc, &written, stop);
 
+		ret = convert_one(fs, oc, &written, stop);
 		if (ret == -EINTR) {
 			fflush(out);
 			error("interrupted: %zu of %zu chunks converted, each committed; chunk %llu keeps its old layout (%s); the filesystem is consistent: run the same command again to continue",

@@ -241,13 +241,11 @@ struct copy_fix {
 static int fix_copy(struct check_ctx *ctx, struct btrfs_trans *t, void *arg)
 {
 	const struct copy_fix *f = arg;
-	struct extent_buffer *eb;
-	int ret;
-
 	struct tree_check any = { 0, -1, 0, NULL };
-	struct extent_buffer *bad;
+	struct extent_buffer *eb, *bad;
 	char msg[256];
 	bool same;
+	int ret;
 
 	ret = btrfs_read_tree_block_mirror(ctx->fs, f->bytenr, f->good, &eb);
 	if (ret)

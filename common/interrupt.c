@@ -35,8 +35,3 @@ void interrupt_release(void)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 }
-
-int interrupt_signal(void)
-{
-	return stop_signal;
-}

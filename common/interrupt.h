@@ -19,7 +19,5 @@
 const volatile sig_atomic_t *interrupt_catch(void);
 /* The default handlers back. */
 void interrupt_release(void);
-/* The signal that came (SIGINT or SIGTERM), 0 when none. */
-int interrupt_signal(void);
 
 #endif

@@ -1533,9 +1533,7 @@ static int clear_target(struct restore_ctx *c, struct restore_target *t)
 	bool zeroed = false;
 	int ret = 0;
 
-	for (int m = 0; !ret && m < BTRFS_SUPER_MIRROR_MAX; m++) {
-		if (btrfs_sb_offset(m) + BTRFS_SUPER_INFO_SIZE > t->reach)
-			break;
+	for (int m = 0; !ret && m < btrfs_super_copies_in(t->reach); m++) {
 		ret = btrfs_dev_zero(c->log, t->fd, btrfs_sb_offset(m), BTRFS_SUPER_INFO_SIZE, false);
 		zeroed = true;
 	}

@@ -51,16 +51,6 @@ static bool copy_current(struct btrfs_fs_info *fs, const struct btrfs_device *d,
 	       btrfs_super_generation(sb) >= gen;
 }
 
-/* How many copies a device of this size holds. */
-static int nr_copies(const struct btrfs_device *d)
-{
-	int m = 0;
-
-	while (m < BTRFS_SUPER_MIRROR_MAX && btrfs_sb_offset(m) + BTRFS_SUPER_INFO_SIZE <= d->size)
-		m++;
-	return m;
-}
-
 /*
  * The dev item d's superblock carries: its own, read from any copy that
  * names it, or the committed chunk tree's; the sizes always the tree's.
@@ -77,7 +67,7 @@ static int device_item(struct btrfs_fs_info *fs, const struct btrfs_device *d, s
 		*out = fs->super->dev_item;
 		own = true;
 	}
-	for (int m = 0; !own && m < nr_copies(d); m++) {
+	for (int m = 0; !own && m < btrfs_super_copies_in(d->size); m++) {
 		if (btrfs_super_read_raw(d->fd, btrfs_sb_offset(m), scratch, NULL) == 0 &&
 		    magic_ok(scratch) &&
 		    btrfs_super_csum_check(scratch, &fs->csum) == BTRFS_CSUM_VALID &&
@@ -110,16 +100,18 @@ static int device_item(struct btrfs_fs_info *fs, const struct btrfs_device *d, s
 int btrfs_settle_supers(struct btrfs_fs_info *fs)
 {
 	u64 gen = btrfs_super_generation(fs->super);
-	struct btrfs_super_block *sb = malloc(sizeof(*sb)), *scratch = malloc(sizeof(*sb));
-	bool *stale = calloc((size_t)fs->devices.nr + 1, sizeof(*stale));
-	int ret = 0, nr_stale = 0, nr_primary = 0;
 	/* an unfinished mkfs --rootdir stays one: its copies' temporary magic is kept */
 	u64 magic = btrfs_super_magic(fs->super);
+	struct btrfs_super_block *sb, *scratch;
+	int ret = 0, nr_primary = 0;
+	bool *stale;
 
-	if (fs->supers_settled) {
-		ret = 0;
-		goto out;
-	}
+	/* every commit asks: after the first, nothing to read */
+	if (fs->supers_settled)
+		return 0;
+	sb = malloc(sizeof(*sb));
+	scratch = malloc(sizeof(*sb));
+	stale = calloc((size_t)fs->devices.nr + 1, sizeof(*stale));
 	if (!sb || !scratch || !stale) {
 		ret = -ENOMEM;
 		goto out;
@@ -130,13 +122,12 @@ int btrfs_settle_supers(struct btrfs_fs_info *fs)
 		/* a seed device is another filesystem's, never written */
 		if (d->fd < 0 || memcmp(d->fsid, btrfs_super_metadata_fsid(fs->super), BTRFS_FSID_SIZE))
 			continue;
-		for (int m = 0; m < nr_copies(d) && !stale[i]; m++) {
+		for (int m = 0; m < btrfs_super_copies_in(d->size) && !stale[i]; m++) {
 			stale[i] = !copy_current(fs, d, m, gen, scratch);
 			nr_primary += stale[i] && m == 0;
 			if (!stale[i] && btrfs_super_magic(scratch) == BTRFS_MAGIC_TEMPORARY)
 				magic = BTRFS_MAGIC_TEMPORARY;
 		}
-		nr_stale += stale[i];
 	}
 	for (int i = 0; i < fs->devices.nr && ret == 0; i++) {
 		struct btrfs_device *d = &fs->devices.devs[i];

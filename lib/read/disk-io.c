@@ -1011,12 +1011,11 @@ static void setup_geometry(struct btrfs_fs_info *fs)
 	memcpy(g->fsid, btrfs_super_metadata_fsid(sb), BTRFS_FSID_SIZE);
 }
 
-/* Chunk items into the map, dev items into the device list. */
 /*
- * The chunk map and (devices) the devices from the chunk tree; *overlap:
- * some chunk overlapped another, left out.
+ * Chunk items into the map and (devices) dev items into the device list;
+ * *overlap: some chunk overlapped another, left out.
  */
-static int read_chunk_items(struct btrfs_fs_info *fs, bool devices, bool *overlap)
+static int read_chunk_tree(struct btrfs_fs_info *fs, bool devices, bool *overlap)
 {
 	struct btrfs_path path;
 	struct btrfs_key key = { 0, 0, 0 }, found;
@@ -1059,11 +1058,6 @@ static int read_chunk_items(struct btrfs_fs_info *fs, bool devices, bool *overla
 	return ret == 1 ? 0 : ret;
 }
 
-static int read_chunk_tree(struct btrfs_fs_info *fs, bool *overlap)
-{
-	return read_chunk_items(fs, true, overlap);
-}
-
 int btrfs_read_chunk_map(struct btrfs_fs_info *fs, struct btrfs_chunk_tree_map *out)
 {
 	struct btrfs_chunk_tree_map saved = fs->chunks;
@@ -1074,7 +1068,7 @@ int btrfs_read_chunk_map(struct btrfs_fs_info *fs, struct btrfs_chunk_tree_map *
 	btrfs_block_cache_drop(fs);
 	ret = btrfs_read_sys_chunk_array(&fs->chunks, fs->super);
 	if (ret == 0)
-		ret = read_chunk_items(fs, false, &overlap);
+		ret = read_chunk_tree(fs, false, &overlap);
 	btrfs_block_cache_drop(fs);
 	*out = fs->chunks;
 	fs->chunks = saved;
@@ -1271,7 +1265,7 @@ static int reread_chunk_tree(struct btrfs_fs_info *fs, bool *overlap)
 	btrfs_chunk_tree_map_free(&fs->chunks);
 	ret = btrfs_read_sys_chunk_array(&fs->chunks, fs->super);
 	*overlap = false;
-	return ret < 0 ? ret : read_chunk_tree(fs, overlap);
+	return ret < 0 ? ret : read_chunk_tree(fs, true, overlap);
 }
 
 /* The level a block's header states (checksum and header verified), 0 if unreadable. */
@@ -1512,7 +1506,7 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 	}
 	memcpy(fs->geo.chunk_tree_uuid, btrfs_header(eb)->chunk_tree_uuid, BTRFS_UUID_SIZE);
 	free_extent_buffer(eb);
-	ret = read_chunk_tree(fs, &overlap);
+	ret = read_chunk_tree(fs, true, &overlap);
 	if ((ret < 0 && ret != -ENOMEM) || overlap) {
 		/* a root that failed only the tree-checker (read soft above), or chunks that overlap */
 		int mended = try_mend_chunk_root(fs, args, &mend_tried, ret < 0 ?

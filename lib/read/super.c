@@ -327,14 +327,21 @@ int btrfs_write_super(struct btrfs_write_log *log, int fd, const struct btrfs_su
 	return ret;
 }
 
+int btrfs_super_copies_in(u64 device_size)
+{
+	int m = 0;
+
+	while (m < BTRFS_SUPER_MIRROR_MAX && btrfs_sb_offset(m) + BTRFS_SUPER_INFO_SIZE <= device_size)
+		m++;
+	return m;
+}
+
 int btrfs_write_super_all(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
 			  const struct btrfs_csum *csum, u64 device_size)
 {
 	int ret;
 
-	for (int i = 0; i < BTRFS_SUPER_MIRROR_MAX; i++) {
-		if (btrfs_sb_offset(i) + BTRFS_SUPER_INFO_SIZE > device_size)
-			break;
+	for (int i = 0; i < btrfs_super_copies_in(device_size); i++) {
 		ret = btrfs_write_super(log, fd, sb, csum, i);
 		if (ret < 0)
 			return ret;

@@ -141,6 +141,9 @@ struct btrfs_write_log;
 int btrfs_write_super(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
 		      const struct btrfs_csum *csum, int mirror);
 /* Every mirror that fits a device of device_size bytes; returns 0 or the first error. */
+/* How many superblock copies a device of device_size bytes holds (those that fit whole). */
+int btrfs_super_copies_in(u64 device_size);
+
 int btrfs_write_super_all(struct btrfs_write_log *log, int fd, const struct btrfs_super_block *sb,
 			  const struct btrfs_csum *csum, u64 device_size);
 

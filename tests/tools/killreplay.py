@@ -42,13 +42,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from powercut import SUPER_OFFSETS, SUPER_SIZE, loop_run, read_log, super_valid  # noqa: E402
-
-def run(cmd, log=None):
-    env = dict(os.environ, BTRFS_KIT_WRITE_LOG=log or "")
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-    return p.returncode, p.stdout.decode(errors="replace")
-
+from powercut import SUPER_OFFSETS, SUPER_SIZE, is_super, loop_run, read_log, run, super_valid  # noqa: E402
 
 def copy_set(src, dst):
     for s, d in zip(src, dst):
@@ -84,7 +78,7 @@ def split_points(writes):
     """Boundaries between two superblock writes of one commit (the run of them)."""
     pts, run_start = set(), None
     for i, w in enumerate(writes):
-        sup = w[0] == "WRIT" and w[2] in SUPER_OFFSETS and w[3] == SUPER_SIZE
+        sup = is_super(w)
         if sup and run_start is None:
             run_start = i
         if not sup and run_start is not None:

@@ -152,9 +152,10 @@ class Devices:
         return res
 
 
-def run(cmd):
+def run(cmd, log=None):
+    """(exit code, output) of cmd, its write log to log (None: none)."""
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       env=dict(os.environ, BTRFS_KIT_WRITE_LOG=""))
+                       env=dict(os.environ, BTRFS_KIT_WRITE_LOG=log or ""))
     return p.returncode, p.stdout.decode(errors="replace")
 
 
@@ -431,7 +432,7 @@ def main():
         kinds = {}
         resume_devs = [os.path.join(tmp, f"resume{i}") for i in range(len(args.dev))]
 
-        def resume_from_here(what):
+        def resume_from_here():
             """Rerun the command on a copy of the state: None, or why it failed."""
             for d, r in zip(args.dev, resume_devs):
                 subprocess.run(["cp", "--sparse=always", d, r], check=True)
@@ -471,7 +472,7 @@ def main():
                     if ok and args.kind == "change" and resumed < args.resume and \
                             resume_rng.random() < args.resume_rate:
                         resumed += 1
-                        why = resume_from_here(kind)
+                        why = resume_from_here()
                         if why:
                             failed += 1
                             print(f"FAILED rerun from a state ({kind}) at crash point {points}: {why}")
