@@ -22,8 +22,8 @@ struct image_restore_opts {
 
 /*
  * Restore the dump at source ("-" = stdin) onto the single device or file
- * target (a multi-device filesystem's devices laid end to end on it as one
- * device: Documentation/btrfs-image.rst), or with opts->multi onto one target per device of the dumped
+ * target (a multi-device filesystem's chunks collapsed onto one device as
+ * btrfs-progs 6.19 does: image/collapse.h), or with opts->multi onto one target per device of the dumped
  * filesystem (targets[i] gets the device with the i-th smallest devid: its
  * own superblock and dev_item, every chunk at its original device offsets).
  * The whole dump is read and validated (clusters, items, zlib streams,
@@ -34,7 +34,7 @@ struct image_restore_opts {
  * not the dump; opts->threads threads inflate a batch's items.  Returns 0
  * or a negative errno after an error
  * naming the cluster and item; -EOPNOTSUPP for what this version does not restore yet
- * (RAID5/6 chunks).
+ * (RAID5/6 chunks with -m, a multi-device dump with a log tree onto one target).
  * A dump of a keyed filesystem needs its key (-ENOKEY without; a wrong key,
  * against the superblock's key check value, is -EKEYREJECTED): the blocks and
  * superblocks it rewrites get keyed checksums.

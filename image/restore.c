@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "image/image.h"
+#include "image/collapse.h"
 #include "image/parallel-internal.h"
 #include "lib/format/format.h"
 #include "common/device-utils.h"
@@ -42,14 +43,6 @@ struct dump_file {
 	u64 base;               /* offset of the dump's first byte in fd */
 	u64 len;
 	bool owned;             /* fd opened here, closed by dump_close() */
-};
-
-/* Where a chunk of the dumped filesystem lands on the restored device. */
-struct restore_chunk {
-	u64 logical;
-	u64 length;
-	u64 physical;
-	u64 physical_dup;       /* 0 unless DUP */
 };
 
 /*
@@ -119,19 +112,6 @@ struct restore_target {
 	struct btrfs_dev_item item;
 };
 
-/*
- * A dump of a multi-device filesystem restored onto one target (no -m):
- * the devices are laid end to end in devid order, device d from base on,
- * and become the device with the smallest devid.  Every stripe keeps its
- * chunk (profile, stripe count: a RAID1 chunk has its two copies on the one
- * device) and moves from (d, offset) to base + offset: dev extent keys keep
- * their order, so tree blocks are rewritten in place, item for item.
- */
-struct fold_dev {
-	struct btrfs_dev_item item;     /* the chunk tree's DEV_ITEM */
-	u64 base;                       /* where the device starts on the target */
-};
-
 struct restore_ctx {
 	const volatile int *stop;       /* image_restore_opts.stop */
 	struct dump_file df;
@@ -168,11 +148,9 @@ struct restore_ctx {
 	u8 *stream_in, *stream_out;  /* v1 items, streamed (stream_item()) */
 	bool multi;             /* -m: every device of the dump onto its own target */
 	bool old;               /* -o: every range at its logical address, no chunk mapping */
-	bool fold;              /* a multi-device dump onto one target (struct fold_dev) */
-	struct fold_dev *devs;  /* fold: the devices, sorted by devid */
-	size_t nr_devs;
-	size_t alloc_devs;
-	struct btrfs_chunk_tree_map map;   /* -m, fold: every chunk with all its stripes */
+	bool collapse;          /* a multi-device dump onto one target (image/collapse.h) */
+	struct collapse_info collapsed;
+	struct btrfs_chunk_tree_map map;   /* -m: every chunk with all its stripes */
 	struct restore_target *tg;         /* the targets: one, or (-m) one per device by devid */
 	int nr_tg;
 	struct btrfs_write_log *log;  /* BTRFS_KIT_WRITE_LOG (lib/read/dev-write.h), or NULL */
@@ -389,15 +367,6 @@ static int inflate_error(int ret, u64 cluster, u32 nr)
 	return -EUCLEAN;
 }
 
-static const struct restore_chunk *find_chunk(const struct restore_ctx *c, u64 logical)
-{
-	for (size_t i = 0; i < c->nr_chunks; i++)
-		if (logical >= c->chunks[i].logical &&
-		    logical - c->chunks[i].logical < c->chunks[i].length)
-			return &c->chunks[i];
-	return NULL;
-}
-
 static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 cluster)
 {
 	if (len != BTRFS_SUPER_INFO_SIZE) {
@@ -432,10 +401,10 @@ static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 clus
 		      (unsigned long long)btrfs_super_num_devices(&c->super), c->nr_tg);
 		return -EINVAL;
 	}
-	c->fold = !c->multi && !c->old && btrfs_super_num_devices(&c->super) != 1;
+	c->collapse = !c->multi && !c->old && btrfs_super_num_devices(&c->super) != 1;
 	memcpy(c->fsid, btrfs_super_metadata_fsid(&c->super), BTRFS_FSID_SIZE);
 	c->have_super = true;
-	if (c->multi || c->fold) {
+	if (c->multi) {
 		int ret = btrfs_read_sys_chunk_array(&c->map, &c->super);
 
 		if (ret)
@@ -444,28 +413,7 @@ static int take_super(struct restore_ctx *c, const u8 *buf, size_t len, u64 clus
 	return btrfs_read_sys_chunk_array(&c->sys, &c->super);
 }
 
-/* fold: a device of the dump, in devid order (an older copy of a leaf may repeat it). */
-static int fold_add_dev(struct restore_ctx *c, const struct btrfs_dev_item *di)
-{
-	u64 devid = btrfs_device_id(di);
-	size_t i;
-
-	for (i = 0; i < c->nr_devs && btrfs_device_id(&c->devs[i].item) <= devid; i++)
-		if (btrfs_device_id(&c->devs[i].item) == devid)
-			return 0;
-	if (ARRAY_GROW(c->devs, c->nr_devs, c->alloc_devs))
-		return -ENOMEM;
-	memmove(c->devs + i + 1, c->devs + i, (c->nr_devs - i) * sizeof(*c->devs));
-	c->devs[i].item = *di;
-	c->devs[i].base = 0;
-	c->nr_devs++;
-	return 0;
-}
-
-/*
- * -m, fold: the DEV_ITEM at slot of a chunk tree leaf: -m gives it to its
- * device's target (by devid order), fold to the device list.
- */
+/* -m: the DEV_ITEM at slot of a chunk tree leaf to its device's target (by devid order). */
 static int take_dev_item(struct restore_ctx *c, const u8 *blk, u64 bytenr, u32 slot)
 {
 	const struct btrfs_item *it = (const struct btrfs_item *)(blk + sizeof(struct btrfs_header)) + slot;
@@ -487,8 +435,6 @@ static int take_dev_item(struct restore_ctx *c, const u8 *blk, u64 bytenr, u32 s
 		      (unsigned long long)devid);
 		return -EUCLEAN;
 	}
-	if (c->fold)
-		return fold_add_dev(c, di);
 	/* the targets hold the devices in devid order: insert this one in its place */
 	for (i = 0; i < c->nr_tg && c->tg[i].have_item; i++) {
 		if (btrfs_device_id(&c->tg[i].item) == devid)
@@ -538,7 +484,7 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 		u64 logical = btrfs_disk_key_offset(&it->key);
 		int ret;
 
-		if ((c->multi || c->fold) && btrfs_disk_key_type(&it->key) == BTRFS_DEV_ITEM_KEY) {
+		if (c->multi && btrfs_disk_key_type(&it->key) == BTRFS_DEV_ITEM_KEY) {
 			ret = take_dev_item(c, blk, bytenr, i);
 			if (ret)
 				return ret;
@@ -560,9 +506,9 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 			      btrfs_chunk_num_stripes(chunk), size);
 			return -EUCLEAN;
 		}
-		if (find_chunk(c, logical))
+		if (restore_chunk_find(c->chunks, c->nr_chunks, logical))
 			continue;
-		if (c->multi || c->fold) {
+		if (c->multi) {
 			ret = btrfs_add_chunk(&c->map, logical, chunk, size, btrfs_super_sectorsize(&c->super));
 			if (ret)
 				return ret;
@@ -647,241 +593,6 @@ static void fix_block_csums(struct restore_ctx *c, u64 logical, size_t len)
 	}
 }
 
-/* fold: the first MiB of every device, never in a dev extent */
-#define FOLD_RESERVED (1024ULL * 1024)
-
-static const struct fold_dev *fold_dev_of(const struct restore_ctx *c, u64 devid)
-{
-	for (size_t i = 0; i < c->nr_devs; i++)
-		if (btrfs_device_id(&c->devs[i].item) == devid)
-			return &c->devs[i];
-	return NULL;
-}
-
-/* fold: every stripe of chunk (at logical, in what) onto the one device. */
-static int fold_chunk(const struct restore_ctx *c, struct btrfs_chunk *chunk, u64 logical,
-		      const char *what)
-{
-	const struct btrfs_dev_item *one = &c->devs[0].item;
-
-	for (u16 s = 0; s < btrfs_chunk_num_stripes(chunk); s++) {
-		struct btrfs_stripe *st = &chunk->stripe[s];
-		const struct fold_dev *d = fold_dev_of(c, btrfs_stripe_devid(st));
-
-		if (!d) {
-			error("%s: chunk %llu stripe %u is on devid %llu, which has no device item", what,
-			      (unsigned long long)logical, s, (unsigned long long)btrfs_stripe_devid(st));
-			return -EUCLEAN;
-		}
-		btrfs_set_stripe_devid(st, btrfs_device_id(one));
-		btrfs_set_stripe_offset(st, d->base + btrfs_stripe_offset(st));
-		memcpy(st->dev_uuid, one->uuid, BTRFS_UUID_SIZE);
-	}
-	return 0;
-}
-
-/*
- * fold, after the RANGES pass: where each device starts on the target (in
- * devid order, end to end; a device other than the first starts earlier
- * than where the previous one ends never, later where a superblock mirror
- * would land inside its dev extents: then the mirror lands in its first MiB),
- * the one device's DEV_ITEM (the smallest devid's, total_bytes the end of
- * the last device, bytes_used the sum), the superblock's dev_item,
- * total_bytes and sys_chunk_array.
- */
-static int fold_plan(struct restore_ctx *c)
-{
-	struct btrfs_dev_item *one;
-	struct btrfs_sys_array_iter it;
-	const struct btrfs_disk_key *key;
-	u64 end = 0, used = 0;
-	int ret;
-
-	if (!c->nr_devs) {
-		error("the dump's chunk tree has no device item");
-		return -EUCLEAN;
-	}
-	for (size_t i = 0; i < c->nr_devs; i++) {
-		struct fold_dev *d = &c->devs[i];
-		u64 total = btrfs_device_total_bytes(&d->item);
-
-		d->base = end;
-		for (int m = 1; i && m < BTRFS_SUPER_MIRROR_MAX; m++) {
-			u64 at = btrfs_sb_offset(m);
-
-			if (at + BTRFS_SUPER_INFO_SIZE > d->base + FOLD_RESERVED && at < d->base + total) {
-				d->base = at - BTRFS_SUPER_INFO_OFFSET;
-				m = 0;          /* every mirror again past the new base */
-			}
-		}
-		end = d->base + total;
-		used += btrfs_device_bytes_used(&d->item);
-	}
-	for (size_t i = 0; i < c->map.nr; i++) {
-		const struct btrfs_chunk_map *cm = c->map.chunks[i];
-		u64 per_dev = cm->length / (cm->num_stripes / btrfs_raid_profile_of(cm->type)->ncopies);
-
-		for (int s = 0; s < cm->num_stripes; s++) {
-			const struct fold_dev *d = fold_dev_of(c, cm->stripes[s].devid);
-			u64 at = cm->stripes[s].physical;
-
-			if (at + per_dev > btrfs_device_total_bytes(&d->item) ||
-			    (d != c->devs && at < FOLD_RESERVED)) {
-				error("chunk %llu stripe %d: devid %llu offset %llu length %llu is not inside the device past its first MiB: cannot restore onto one target",
-				      (unsigned long long)cm->logical, s, (unsigned long long)btrfs_device_id(&d->item),
-				      (unsigned long long)at, (unsigned long long)per_dev);
-				return -EOPNOTSUPP;
-			}
-		}
-	}
-	one = &c->devs[0].item;
-	btrfs_set_device_total_bytes(one, end);
-	btrfs_set_device_bytes_used(one, used);
-	c->super.dev_item = *one;
-	btrfs_set_super_total_bytes(&c->super, end);
-	ret = btrfs_sys_array_init(&it, &c->super);
-	while (ret == 0 && (ret = btrfs_sys_array_next_key(&it, &key)) > 0) {
-		const struct btrfs_chunk *chunk;
-		u32 len;
-
-		ret = btrfs_sys_array_next_chunk(&it, key, &chunk, &len);
-		if (!ret)
-			ret = fold_chunk(c, (struct btrfs_chunk *)chunk, btrfs_disk_key_offset(key),
-					 "superblock sys_chunk_array");
-	}
-	return ret;
-}
-
-/* fold: a dev tree key of a dev extent onto the one device (order kept). */
-static int fold_dev_key(const struct restore_ctx *c, struct btrfs_disk_key *key, u64 bytenr, u32 slot)
-{
-	const struct fold_dev *d;
-
-	if (btrfs_disk_key_type(key) != BTRFS_DEV_EXTENT_KEY)
-		return 0;
-	d = fold_dev_of(c, btrfs_disk_key_objectid(key));
-	if (!d) {
-		error("dev tree block %llu slot %u: dev extent of devid %llu, which has no device item",
-		      (unsigned long long)bytenr, slot, (unsigned long long)btrfs_disk_key_objectid(key));
-		return -EUCLEAN;
-	}
-	btrfs_set_disk_key_objectid(key, btrfs_device_id(&c->devs[0].item));
-	btrfs_set_disk_key_offset(key, d->base + btrfs_disk_key_offset(key));
-	return 0;
-}
-
-/* Remove item slot of a leaf whose item data are packed in slot order from the end. */
-static void leaf_remove_item(u8 *blk, u32 slot)
-{
-	struct btrfs_header *h = (struct btrfs_header *)blk;
-	struct btrfs_item *items = (struct btrfs_item *)(blk + sizeof(*h));
-	u8 *data = blk + sizeof(*h);
-	u32 nr = btrfs_header_nritems(h);
-	u32 off = btrfs_item_offset(&items[slot]), size = btrfs_item_size(&items[slot]);
-	u32 low = btrfs_item_offset(&items[nr - 1]);
-
-	memmove(data + low + size, data + low, off - low);
-	memset(data + low, 0, size);
-	for (u32 j = slot + 1; j < nr; j++)
-		btrfs_set_item_offset(&items[j], btrfs_item_offset(&items[j]) + size);
-	memmove(&items[slot], &items[slot + 1], (nr - slot - 1) * sizeof(*items));
-	memset(&items[nr - 1], 0, sizeof(*items));
-	btrfs_set_header_nritems(h, nr - 1);
-}
-
-/*
- * fold: a chunk tree leaf: the other devices' DEV_ITEMs removed, the one
- * device's sized, every chunk's stripes onto it.
- */
-static int fold_chunk_leaf(const struct restore_ctx *c, u8 *blk, u64 bytenr)
-{
-	struct btrfs_header *h = (struct btrfs_header *)blk;
-	struct btrfs_item *items = (struct btrfs_item *)(blk + sizeof(*h));
-	u32 room = c->nodesize - sizeof(*h), end = room;
-	u64 one = btrfs_device_id(&c->devs[0].item);
-
-	if (btrfs_header_nritems(h) > room / sizeof(*items))
-		return -EUCLEAN;        /* the CHECK pass saw this leaf */
-	for (u32 i = 0; i < btrfs_header_nritems(h); i++) {
-		if (btrfs_item_offset(&items[i]) > end ||
-		    btrfs_item_size(&items[i]) != end - btrfs_item_offset(&items[i])) {
-			error("chunk tree block %llu slot %u: item data not packed (offset %u size %u)",
-			      (unsigned long long)bytenr, i, btrfs_item_offset(&items[i]),
-			      btrfs_item_size(&items[i]));
-			return -EUCLEAN;
-		}
-		end = btrfs_item_offset(&items[i]);
-	}
-	for (u32 i = 0; i < btrfs_header_nritems(h);) {
-		struct btrfs_disk_key *key = &items[i].key;
-		void *p = blk + sizeof(*h) + btrfs_item_offset(&items[i]);
-		int ret;
-
-		if (btrfs_disk_key_type(key) == BTRFS_DEV_ITEM_KEY && btrfs_disk_key_offset(key) == one) {
-			/* take_dev_item() checked its size */
-			btrfs_set_device_total_bytes(p, btrfs_device_total_bytes(&c->devs[0].item));
-			btrfs_set_device_bytes_used(p, btrfs_device_bytes_used(&c->devs[0].item));
-		} else if (btrfs_disk_key_type(key) == BTRFS_DEV_ITEM_KEY) {
-			if (i == 0) {
-				error("chunk tree block %llu: its first item is the DEV_ITEM of devid %llu, not the kept devid %llu: cannot remove it",
-				      (unsigned long long)bytenr,
-				      (unsigned long long)btrfs_disk_key_offset(key), (unsigned long long)one);
-				return -EOPNOTSUPP;
-			}
-			leaf_remove_item(blk, i);
-			continue;
-		} else if (btrfs_disk_key_type(key) == BTRFS_CHUNK_ITEM_KEY) {
-			/* take_chunk_leaf() checked its stripes fit the item */
-			ret = fold_chunk(c, p, btrfs_disk_key_offset(key), "chunk tree");
-			if (ret)
-				return ret;
-		}
-		i++;
-	}
-	return 0;
-}
-
-/*
- * fold, WRITE pass: the chunk tree and dev tree blocks of an item rewritten
- * for the one device, and checksummed again.
- */
-static int fold_blocks(struct restore_ctx *c, u64 logical, size_t len)
-{
-	for (size_t off = 0; off + c->nodesize <= len; off += c->nodesize) {
-		u8 *blk = c->buf + off;
-		struct btrfs_header *h = (struct btrfs_header *)blk;
-		u32 nr = btrfs_header_nritems(h);
-		int ret = 0;
-
-		if (btrfs_header_bytenr(h) != logical + off || memcmp(h->fsid, c->fsid, BTRFS_FSID_SIZE))
-			continue;
-		if (btrfs_header_owner(h) == BTRFS_CHUNK_TREE_OBJECTID && !btrfs_header_level(h)) {
-			ret = fold_chunk_leaf(c, blk, logical + off);
-		} else if (btrfs_header_owner(h) == BTRFS_DEV_TREE_OBJECTID) {
-			struct btrfs_key_ptr *ptrs = (struct btrfs_key_ptr *)(h + 1);
-			struct btrfs_item *items = (struct btrfs_item *)(h + 1);
-			size_t each = btrfs_header_level(h) ? sizeof(*ptrs) : sizeof(*items);
-
-			if (nr > (c->nodesize - sizeof(*h)) / each) {
-				error("dev tree block %llu: nritems %u too large",
-				      (unsigned long long)(logical + off), nr);
-				return -EUCLEAN;
-			}
-			for (u32 i = 0; !ret && i < nr; i++)
-				ret = fold_dev_key(c, btrfs_header_level(h) ? &ptrs[i].key : &items[i].key,
-						   logical + off, i);
-		} else {
-			continue;
-		}
-		if (!ret)
-			ret = btrfs_csum_data(c->csum_type, blk + BTRFS_CSUM_SIZE,
-					      c->nodesize - BTRFS_CSUM_SIZE, blk);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /*
  * -o: the superblock of btrfs-image's old restore, for tools that read a
  * METADUMP image with logical addresses as device offsets: flag METADUMP (v0
@@ -918,8 +629,10 @@ static void old_restore_super(struct btrfs_super_block *sb, bool magic_is_v0)
 /*
  * The superblocks of target t.  One target: the dump's, flagged METADUMP_V2
  * (v0 dumps) with num_devices 1, mirrors where the target already reached (a
- * device; a new file: none), as btrfs-image.  -m: the dump's with the device's
- * own dev_item, every mirror inside the device's total_bytes.
+ * device; a new file: none), as btrfs-image; a collapsed multi-device dump's
+ * with the temporary magic and no mirror (collapse_commit() writes them all).
+ * -m: the dump's with the device's own dev_item, every mirror inside the
+ * device's total_bytes.
  */
 static int write_super(struct restore_ctx *c, struct restore_target *t)
 {
@@ -936,6 +649,10 @@ static int write_super(struct restore_ctx *c, struct restore_target *t)
 		if (c->magic == METADUMP_MAGIC_V0)
 			btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | BTRFS_SUPER_FLAG_METADUMP_V2);
 		btrfs_set_super_num_devices(&sb, 1);
+	}
+	if (c->collapse) {
+		btrfs_set_super_magic(&sb, BTRFS_MAGIC_TEMPORARY);
+		size = 0;
 	}
 	ret = btrfs_super_csum_set(&sb, &c->csum);
 	if (!ret)
@@ -965,21 +682,7 @@ static struct restore_target *target_of(struct restore_ctx *c, u64 devid)
 	return NULL;
 }
 
-/* The target of a stripe piece, io->physical moved to where it lands there (fold). */
-static struct restore_target *stripe_target(struct restore_ctx *c, struct btrfs_io_stripe *io)
-{
-	const struct fold_dev *d;
-
-	if (!c->fold)
-		return target_of(c, io->devid);
-	d = fold_dev_of(c, io->devid);
-	if (!d)
-		return NULL;
-	io->physical += d->base;
-	return &c->tg[0];
-}
-
-/* -m, fold: the range at c->buf onto every copy of it, where its chunk's stripes land. */
+/* -m: the range at c->buf onto every copy of it, where its chunk's stripes land. */
 static int write_item_multi(struct restore_ctx *c, u64 logical, size_t len)
 {
 	size_t done = 0;
@@ -1005,7 +708,7 @@ static int write_item_multi(struct restore_ctx *c, u64 logical, size_t len)
 			struct restore_target *t;
 			int ret = btrfs_chunk_map_one(cm, logical + done, m, &io);
 
-			t = ret ? NULL : stripe_target(c, &io);
+			t = ret ? NULL : target_of(c, io.devid);
 			if (!t)
 				return ret ? ret : -ENODEV;  /* check_devices() found every stripe's device */
 			ret = restore_write(c, t, c->buf + done, piece, io.physical);
@@ -1026,18 +729,20 @@ static int write_item(struct restore_ctx *c, u64 logical, size_t len)
 	if (logical == BTRFS_SUPER_INFO_OFFSET)
 		return 0;
 	fix_block_csums(c, logical, len);
-	if (c->fold) {
-		int ret = fold_blocks(c, logical, len);
+	if (c->collapse) {
+		int ret = collapse_chunk_leaves(c->buf, len, logical, c->nodesize, c->fsid, c->chunks,
+						c->nr_chunks, btrfs_device_id(&c->super.dev_item),
+						c->super.dev_item.uuid, &c->csum);
 
 		if (ret)
 			return ret;
 	}
-	if (c->multi || c->fold)
+	if (c->multi)
 		return write_item_multi(c, logical, len);
 	if (c->old)
 		return restore_write(c, &c->tg[0], c->buf, len, logical);
 	while (done < len) {
-		const struct restore_chunk *rc = find_chunk(c, logical + done);
+		const struct restore_chunk *rc = restore_chunk_find(c->chunks, c->nr_chunks, logical + done);
 		u64 off, piece;
 		int ret;
 
@@ -1131,7 +836,7 @@ static int check_item(struct restore_ctx *c, enum restore_pass pass, const struc
 		return -EUCLEAN;
 	}
 	if (pass == PASS_RANGES) {
-		if (logical != BTRFS_SUPER_INFO_OFFSET && !find_chunk(c, logical)) {
+		if (logical != BTRFS_SUPER_INFO_OFFSET && !restore_chunk_find(c->chunks, c->nr_chunks, logical)) {
 			error("cluster at %llu item %u: bytenr %llu is outside every chunk",
 			      (unsigned long long)cluster, i, (unsigned long long)logical);
 			return -EUCLEAN;
@@ -1452,15 +1157,15 @@ static int write_pass(struct restore_ctx *c)
 }
 
 /*
- * -m, fold, after the CHECK pass: a DEV_ITEM for every target (-m), every
- * stripe of every chunk on a device with a DEV_ITEM, no RAID5/6 chunk (its
- * parity is not in the dump).
+ * -m, after the CHECK pass: a DEV_ITEM for every target, every stripe of
+ * every chunk on a device with a DEV_ITEM, no RAID5/6 chunk (its parity is
+ * not in the dump).
  */
 static int check_devices(struct restore_ctx *c)
 {
-	const char *how = c->multi ? "-m" : "restore onto one target";
+	const char *how = "-m";
 
-	for (int i = 0; c->multi && i < c->nr_tg; i++)
+	for (int i = 0; i < c->nr_tg; i++)
 		if (!c->tg[i].have_item) {
 			error("-m: the dump's chunk tree has %d device items, %d targets given", i, c->nr_tg);
 			return -EINVAL;
@@ -1474,8 +1179,7 @@ static int check_devices(struct restore_ctx *c)
 			return -EOPNOTSUPP;
 		}
 		for (int s = 0; s < cm->num_stripes; s++)
-			if (c->multi ? !target_of(c, cm->stripes[s].devid) :
-				       !fold_dev_of(c, cm->stripes[s].devid)) {
+			if (!target_of(c, cm->stripes[s].devid)) {
 				error("%s: chunk %llu stripe %d is on devid %llu, which has no device item",
 				      how, (unsigned long long)cm->logical, s,
 				      (unsigned long long)cm->stripes[s].devid);
@@ -1490,7 +1194,25 @@ static u64 target_need(const struct restore_ctx *c, const struct restore_target 
 {
 	if (c->old)
 		return 0;
+	if (c->collapse)
+		return c->collapsed.dev_size;
 	return btrfs_device_total_bytes(c->multi ? &t->item : &c->super.dev_item);
+}
+
+/*
+ * A multi-device dump onto one target, after the RANGES pass: every chunk
+ * placed, the superblock rewritten (image/collapse.h).
+ */
+static int collapse_plan(struct restore_ctx *c)
+{
+	int ret;
+
+	if (btrfs_super_log_root(&c->super)) {
+		error("restore onto one target: the dump's filesystem has a log tree (not replayed); restoring a multi-device dump with one onto one target is not implemented: restore it with -m");
+		return -EOPNOTSUPP;
+	}
+	ret = restore_chunk_place(c->chunks, c->nr_chunks, &c->collapsed);
+	return ret ? ret : collapse_super(&c->super, c->chunks, c->nr_chunks, &c->collapsed);
 }
 
 /*
@@ -1643,10 +1365,10 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 	ret = walk_dump(&c, PASS_CHECK);
 	if (!ret)
 		ret = walk_dump(&c, PASS_RANGES);
-	if (!ret && (c.multi || c.fold))
+	if (!ret && c.multi)
 		ret = check_devices(&c);
-	if (!ret && c.fold)
-		ret = fold_plan(&c);
+	if (!ret && c.collapse)
+		ret = collapse_plan(&c);
 	if (ret)
 		goto out;
 	ret = btrfs_write_log_open(&c.log);
@@ -1675,6 +1397,10 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 		if (ret)
 			error_errno(ret, "fsync of %s", c.tg[i].path);
 	}
+	if (!ret && c.collapse) {
+		c.collapsed.is_file = c.tg[0].is_file;
+		ret = collapse_commit(c.tg[0].path, c.auth_key, c.auth_key_len, &c.collapsed);
+	}
 out:
 	for (i = 0; i < nr_targets; i++)
 		if (c.tg[i].fd >= 0)
@@ -1685,7 +1411,6 @@ out:
 	btrfs_chunk_tree_map_free(&c.sys);
 	btrfs_chunk_tree_map_free(&c.map);
 	free(c.chunks);
-	free(c.devs);
 	for (int n = 0; n < 2; n++) {
 		for (u32 k = 0; k < RESTORE_BATCH_MAX; k++)
 			free(c.set[n].slot_buf[k]);

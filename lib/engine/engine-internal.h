@@ -53,6 +53,7 @@ struct wblock_group {
 	 * the commit refuses until btrfs_trans_add_block_group_item() adds it.
 	 */
 	bool item_missing;
+	bool flags_pending;            /* flags changed, the item not yet (BTRFS_TRANS_PROGS_ORDER) */
 	struct fs_range *free;         /* allocatable ranges, sorted */
 	int nr_free;
 	int alloc_free;
@@ -78,6 +79,7 @@ struct btrfs_trans {
 	size_t nr_acct;
 	size_t alloc_acct;
 	bool lenient;
+	bool progs_order;              /* BTRFS_TRANS_PROGS_ORDER */
 	bool rebuild_fst;              /* pending btrfs_trans_rebuild_free_space_tree() */
 	bool fst_created;              /* the free space tree was made by this transaction */
 	u64 transid;

@@ -650,6 +650,8 @@ int extent_alloc_update_block_group_item(struct btrfs_trans *t, struct wblock_gr
 	if (ret == 0) {
 		bg->written_delta = bg->delta;
 		btrfs_set_block_group_used(btrfs_path_item_ptr(&path), bg->used + (u64)bg->delta);
+		btrfs_set_block_group_flags(btrfs_path_item_ptr(&path), bg->flags);
+		bg->flags_pending = false;
 	} else if (ret > 0) {
 		error("block group item (%llu BLOCK_GROUP_ITEM %llu) vanished", bg->start, bg->length);
 		ret = -EUCLEAN;
@@ -688,6 +690,13 @@ int btrfs_trans_set_block_group_flags(struct btrfs_trans *t, u64 start, u64 flag
 
 	if (!bg || bg->start != start)
 		return -ENOENT;
+	if (bg->flags == flags)
+		return 0;
+	if (t->progs_order) {
+		bg->flags = flags;
+		bg->flags_pending = true;
+		return 0;
+	}
 	ret = bg_tree(t, &root);
 	if (ret < 0)
 		return ret;

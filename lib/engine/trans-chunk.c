@@ -276,6 +276,14 @@ int trans_insert_dev_extent(struct btrfs_trans *t, struct btrfs_wroot *dev, u64 
 	return btrfs_insert_item(t, dev, &key, &de, sizeof(de));
 }
 
+int btrfs_insert_dev_extent(struct btrfs_trans *t, u64 devid, u64 physical, u64 chunk_offset, u64 len)
+{
+	struct btrfs_wroot *dev;
+	int ret = btrfs_trans_get_root(t, BTRFS_DEV_TREE_OBJECTID, &dev);
+
+	return ret ? ret : trans_insert_dev_extent(t, dev, devid, physical, chunk_offset, len);
+}
+
 static int insert_bg_items(struct btrfs_trans *t, struct wblock_group *bg)
 {
 	const struct chunk_placement *c = bg->chunk;

@@ -680,6 +680,7 @@ int btrfs_start_transaction_flags(struct btrfs_fs_info *fs, unsigned int flags, 
 		 (ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID);
 	t->bgt = ro & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE;
 	t->stats.transid = t->transid;
+	t->progs_order = flags & BTRFS_TRANS_PROGS_ORDER;
 	ret = extent_alloc_load_block_groups(t, flags & BTRFS_TRANS_MISSING_BG_ITEMS);
 	if (ret < 0) {
 		trans_free(t);
@@ -804,7 +805,7 @@ static int update_block_groups(struct btrfs_trans *t, bool *progress)
 			      bg->start, bg->length, bg->start);
 			return -EUCLEAN;
 		}
-		if (bg->delta == bg->written_delta || bg->items_pending)
+		if ((bg->delta == bg->written_delta && !bg->flags_pending) || bg->items_pending)
 			continue;
 		ret = extent_alloc_update_block_group_item(t, bg);
 		if (ret < 0)
@@ -1209,7 +1210,7 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 	ret = btrfs_trans_get_root(t, BTRFS_ROOT_TREE_OBJECTID, &rt);
 	if (ret == 0)
 		ret = btrfs_trans_get_root(t, BTRFS_CHUNK_TREE_OBJECTID, &ct);
-	if (ret == 0)
+	if (ret == 0 && !t->progs_order)
 		ret = cow_root_tree_root(t, rt);
 	for (round = 0; ret == 0; round++) {
 		bool progress = false;
@@ -1221,15 +1222,23 @@ int btrfs_commit_transaction_stats(struct btrfs_trans *t, struct btrfs_commit_st
 			break;
 		}
 		ret = trans_insert_new_chunks(t, &progress);
-		if (ret == 0)
+		if (ret == 0 && !t->progs_order)
 			ret = update_root_items(t, &progress);
 		if (ret == 0)
 			ret = add_extent_refs(t, &progress);
 		if (ret == 0)
 			ret = drop_extent_refs(t, &progress);
+		if (ret == 0 && t->progs_order) {
+			/* btrfs-progs: delayed refs (extent, free space trees), the root tree, block groups */
+			ret = update_free_space(t, &progress);
+			if (ret == 0 && round == 0)
+				ret = cow_root_tree_root(t, rt);
+			if (ret == 0)
+				ret = update_root_items(t, &progress);
+		}
 		if (ret == 0)
 			ret = update_block_groups(t, &progress);
-		if (ret == 0)
+		if (ret == 0 && !t->progs_order)
 			ret = update_free_space(t, &progress);
 		if (ret == 0 && !progress && t->rebuild_fst) {
 			t->rebuild_fst = false;

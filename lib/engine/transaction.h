@@ -100,6 +100,14 @@ int btrfs_start_transaction(struct btrfs_fs_info *fs, struct btrfs_trans **out);
  * --repair) before the commit, which refuses while one is missing.
  */
 #define BTRFS_TRANS_MISSING_BG_ITEMS 0x1u
+/*
+ * BTRFS_TRANS_PROGS_ORDER: the commit copies blocks in btrfs-progs' order
+ * (extent tree and free space tree, then the root tree, then the block
+ * group items, whose flags btrfs_trans_set_block_group_flags() changes only
+ * there), so that the new blocks land where a btrfs-progs commit of the
+ * same changes puts them: image restore's fixup of a multi-device dump.
+ */
+#define BTRFS_TRANS_PROGS_ORDER 0x2u
 int btrfs_start_transaction_flags(struct btrfs_fs_info *fs, unsigned int flags, struct btrfs_trans **out);
 
 /* Write everything and the superblocks; t is freed whatever the result. */
@@ -326,9 +334,15 @@ int btrfs_trans_block_group_used(struct btrfs_trans *t, u64 start, u64 *used);
 int btrfs_trans_set_block_group_used(struct btrfs_trans *t, u64 start, u64 used);
 /*
  * Set the flags of the block group starting at start (repair of a damaged
- * item): the allocator's view and the item at once.  0, -ENOENT, < 0.
+ * item): the allocator's view and the item at once (nothing when they are
+ * the same already).  0, -ENOENT, < 0.
  */
 int btrfs_trans_set_block_group_flags(struct btrfs_trans *t, u64 start, u64 flags);
+/*
+ * Insert the DEV_EXTENT of a stripe of the chunk at chunk_offset: len bytes
+ * of devid at physical; the DEV_ITEM's bytes_used grows by len.  0, < 0.
+ */
+int btrfs_insert_dev_extent(struct btrfs_trans *t, u64 devid, u64 physical, u64 chunk_offset, u64 len);
 /*
  * Add the missing item of the block group starting at start (taken so at
  * the start, BTRFS_TRANS_MISSING_BG_ITEMS) with used bytes and its chunk's

@@ -60,6 +60,11 @@ struct btrfs_open_args {
 	u64 chunk_root_bytenr;  /* chunk tree root block, 0 = the superblock's (check --chunk-root) */
 	bool temporary_super;   /* an unfinished mkfs (BTRFS_MAGIC_TEMPORARY), nothing else */
 	/*
+	 * A device the chunk tree names but no chunk uses is forgotten, not
+	 * missing (image restore onto one device: it deletes their items).
+	 */
+	bool forget_unused_devices;
+	/*
 	 * A device the chunk tree names and nobody gave or found: said as
 	 * btrfs-progs says it in its text output, "warning, device N is
 	 * missing" on stdout (dump-tree, check); else (stdout carries data or

@@ -1531,6 +1531,8 @@ int btrfs_open_fs(const struct btrfs_open_args *args, struct btrfs_fs_info **out
 		if (ret < 0)
 			goto fail;
 	}
+	if (args->forget_unused_devices)
+		btrfs_forget_unused_missing(&fs->devices, &fs->chunks);
 	report_missing(fs, args->missing_on_stdout);
 	/* a seed device is read only: so is a sprouted filesystem here */
 	if (args->writable && seed_device(fs, NULL)) {

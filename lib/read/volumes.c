@@ -49,6 +49,25 @@ struct btrfs_device *btrfs_add_device(struct btrfs_device_list *list, u64 devid,
 	return d;
 }
 
+int btrfs_forget_unused_missing(struct btrfs_device_list *list, const struct btrfs_chunk_tree_map *map)
+{
+	int kept = 0, nr = list->nr;
+
+	for (int i = 0; i < list->nr; i++) {
+		bool used = !list->devs[i].missing;
+
+		for (size_t c = 0; !used && c < map->nr; c++)
+			for (int s = 0; s < map->chunks[c]->num_stripes; s++)
+				used |= map->chunks[c]->stripes[s].devid == list->devs[i].devid;
+		if (used)
+			list->devs[kept++] = list->devs[i];
+		else
+			free(list->devs[i].path);
+	}
+	list->nr = kept;
+	return nr - kept;
+}
+
 void btrfs_free_devices(struct btrfs_device_list *list)
 {
 	int i;

@@ -97,6 +97,12 @@ struct btrfs_device *btrfs_find_device(struct btrfs_device_list *list, u64 devid
 				       const u8 *uuid);
 struct btrfs_device *btrfs_add_device(struct btrfs_device_list *list, u64 devid, const u8 *uuid);
 void btrfs_free_devices(struct btrfs_device_list *list);
+/*
+ * Forget the missing devices no stripe of map is on (device items of a
+ * filesystem restored onto one device, about to be deleted): a writer
+ * refuses a filesystem with a missing device.  Returns how many.
+ */
+int btrfs_forget_unused_missing(struct btrfs_device_list *list, const struct btrfs_chunk_tree_map *map);
 /* Bytes readable through fd (regular file or block device), 0 if unknown. */
 u64 btrfs_device_fd_size(int fd);
 

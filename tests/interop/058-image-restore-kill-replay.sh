@@ -7,7 +7,9 @@
 # the target byte for byte as the uninterrupted restore did (but for a backup superblock a
 # rerun onto a file the interrupted run grew past 64 MiB writes, as a restore onto any file
 # reaching it does).  A dump of our filesystem with files (zlib), onto a new file and onto a
-# file holding another filesystem.
+# file holding another filesystem; a dump of a two-device RAID1 filesystem onto one new file
+# (the chunks collapsed, then a commit: until its superblock the target carries only the
+# temporary magic).
 . "$TOP/tests/lib/common.sh"
 check_prereq root loop progs python3
 
@@ -25,10 +27,10 @@ truncate -s 300M "$T/src.img"
 run_check "$TOP/mkfs.btrfs" -q -f -n 4096 -r "$T/root" "$T/src.img"
 run_check "$BTRFS" image -c9 "$T/src.img" "$T/fs.dump"
 
-# replay NAME: the restore of fs.dump onto $T/t.img as it is now
+# replay NAME [DUMP]: the restore of DUMP (fs.dump) onto $T/t.img as it is now
 replay() {
 	run_mayfail python3 "$TOP/tests/tools/killreplay.py" "${sample[@]}" --allow-no-super --identical \
-		--btrfs "$BTRFS" --name "$1" --dev "$T/t.img" -- "$BTRFS" image -r "$T/fs.dump" "$T/t.img" \
+		--btrfs "$BTRFS" --name "$1" --dev "$T/t.img" -- "$BTRFS" image -r "$T/${2:-fs.dump}" "$T/t.img" \
 		> "$T/out" 2>&1
 	local rc=$?
 	grep -v '^  ' "$T/out" | cut -c1-300
@@ -42,4 +44,10 @@ replay restore-new
 truncate -s 300M "$T/t.img"
 run_check "$TOP/mkfs.btrfs" -q -f -r "$T/old" "$T/t.img"
 replay restore-over
+truncate -s 200M "$T/m1.img" "$T/m2.img"
+run_check "$TOP/mkfs.btrfs" -q -f -m raid1 -d raid1 -r "$T/root" "$T/m1.img" "$T/m2.img"
+run_check "$BTRFS" image "$T/m1.img" "$T/m2.img" "$T/multi.dump"
+rm -f "$T/t.img"
+: > "$T/t.img"
+replay restore-collapse multi.dump
 echo ok
