@@ -28,8 +28,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "image/dump.h"
@@ -64,6 +66,7 @@ struct dump_ctx {
 	bool dump_data;                 /* -d: data extents too, inline data kept (v1) */
 	const char *target;
 	int fd;
+	char *tmp_path;                 /* a file target: the dump is written here, renamed at the end */
 	/* the range being collected */
 	u64 pending_start;
 	u64 pending_size;
@@ -628,18 +631,59 @@ static int collect(struct dump_ctx *c, const struct image_dump_opts *opts)
 	return ret;
 }
 
-static int open_target(const char *target)
+/*
+ * The dump's output: stdout for "-", a device or other non-regular file as
+ * it is, else a new file beside target (renamed over it once the dump is
+ * complete and flushed: a failed dump leaves no target file behind and an
+ * old one as it was).
+ */
+static int open_target(struct dump_ctx *c)
 {
+	struct stat st;
+	mode_t mask;
 	int fd;
 
-	if (!strcmp(target, "-"))
+	if (!strcmp(c->target, "-"))
 		return STDOUT_FILENO;
-	fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (stat(c->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fd = open(c->target, O_WRONLY | O_TRUNC);
+	} else {
+		if (asprintf(&c->tmp_path, "%s.partial-XXXXXX", c->target) < 0) {
+			c->tmp_path = NULL;
+			return -ENOMEM;
+		}
+		fd = mkstemp(c->tmp_path);
+		mask = umask(0);
+		umask(mask);
+		if (fd >= 0 && fchmod(fd, 0666 & ~mask)) {
+			close(fd);
+			unlink(c->tmp_path);
+			fd = -1;
+		}
+		if (fd < 0) {
+			free(c->tmp_path);
+			c->tmp_path = NULL;
+		}
+	}
 	if (fd < 0) {
 		fd = -errno;
-		error_errno(fd, "cannot create %s", target);
+		error_errno(fd, "cannot create %s", c->target);
 	}
 	return fd;
+}
+
+/* A complete dump in its temporary file: flushed and renamed over the target. */
+static int publish_target(struct dump_ctx *c)
+{
+	int ret = 0;
+
+	if (!c->tmp_path)
+		return 0;
+	if (fsync(c->fd) || rename(c->tmp_path, c->target)) {
+		ret = -errno;
+		error_errno(ret, "cannot write %s", c->target);
+	}
+	return ret;
 }
 
 /* A source that can be read and is not mounted read-write (0), else a negative errno after an error. */
@@ -707,12 +751,14 @@ int image_dump(const char *const *sources, int nsources, const char *target,
 		if (ret)
 			goto out;
 	}
-	c.fd = open_target(target);
+	c.fd = open_target(&c);
 	if (c.fd < 0) {
 		ret = c.fd;
 		goto out;
 	}
 	ret = collect(&c, opts);
+	if (!ret)
+		ret = publish_target(&c);
 	if (!ret && c.san && image_sanitizer_kept(c.san))
 		warning("%llu names of 1 to 4 bytes kept as they were: no other name of their length has their hash",
 			(unsigned long long)image_sanitizer_kept(c.san));
@@ -721,6 +767,9 @@ int image_dump(const char *const *sources, int nsources, const char *target,
 		error_errno(ret, "close of %s", target);
 	}
 out:
+	if (ret && c.tmp_path && unlink(c.tmp_path) == 0)
+		fprintf(stderr, "no dump written to %s\n", target);
+	free(c.tmp_path);
 	free(c.raw);
 	free(c.zbuf);
 	free(c.seen);
