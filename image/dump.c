@@ -44,6 +44,7 @@
 #include "lib/format/messages.h"
 #include "lib/format/metadump.h"
 #include "lib/read/ctree.h"
+#include "lib/read/dev-write.h"
 #include "lib/read/disk-io.h"
 
 /* One item of the cluster being filled: its bytes at raw + raw_off, compressed at zbuf + z_off. */
@@ -679,10 +680,11 @@ static int publish_target(struct dump_ctx *c)
 
 	if (!c->tmp_path)
 		return 0;
-	if (fsync(c->fd) || rename(c->tmp_path, c->target)) {
+	ret = btrfs_dev_flush(NULL, c->fd);
+	if (!ret && rename(c->tmp_path, c->target))
 		ret = -errno;
+	if (ret)
 		error_errno(ret, "cannot write %s", c->target);
-	}
 	return ret;
 }
 

@@ -6,7 +6,8 @@
 # superblock copy either the old one over the intact old filesystem or the new
 # one over the complete restored filesystem, or none (kind replace of
 # tests/tools/powercut.py).  Sampled with a fixed seed; POWERCUT=full (make
-# test-powercut) is exhaustive and has the kernel mount the final state.
+# test-powercut) is exhaustive and has the kernel mount the final state.  Also a
+# multi-device dump onto one new file (collapsed, then a commit).
 . "$TOP/tests/lib/common.sh"
 check_prereq python3
 check_prereq fsck-images
@@ -34,3 +35,12 @@ for c in 012-leaf-corruption--good 020-extent-ref-cases--extent_data_ref; do
 	assert_grep "(.*\\bold [1-9]" "$T/out"
 	assert_grep "(.*\\bnew [1-9]" "$T/out"
 done
+# a dump of a two-device RAID1 filesystem onto one new file: the chunks collapsed, then a
+# commit; until its superblock the target holds only the temporary magic (no filesystem)
+truncate -s 200M "$T/m1.img" "$T/m2.img"
+run_check "$TOP/mkfs.btrfs" -q -f -m raid1 -d raid1 --rootdir "$src" "$T/m1.img" "$T/m2.img"
+run_check "$BTRFS" image "$T/m1.img" "$T/m2.img" "$T/multi.dump"
+rm -f "$T/t.img"; : > "$T/t.img"
+pc restore-collapse mkfs "$T/t.img" "$BTRFS" image -r "$T/multi.dump" "$T/t.img"
+assert_grep "(.*\\bfs [1-9]" "$T/out"
+assert_grep "(.*\\bnone [1-9]" "$T/out"
