@@ -22,9 +22,11 @@
  * leaves and inline file data zeroed (as btrfs-image; with dump_data
  * inline data is kept)
  * and re-checksummed with the filesystem's own checksum type.  A block bad
- * in every copy ends the dump with an error naming it (btrfs-image does
- * the same).  Space cache extents are copied as read from the first mirror
- * that can be read.
+ * in every copy is dumped as the first copy that reads holds it, or as
+ * zeros (salvage_block(): btrfs-image stops there); after the extent tree
+ * every tree is walked from its root for the blocks it does not name
+ * (complete_walk()).  Space cache extents are copied as read from the first
+ * mirror that can be read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +59,13 @@ struct dump_item {
 	int zret;
 };
 
+/* A set of tree block addresses (open addressing, 0 = empty: no tree block is at 0). */
+struct block_set {
+	u64 *tab;
+	size_t nr;
+	size_t slots;                   /* a power of two */
+};
+
 struct dump_ctx {
 	struct btrfs_fs_info *fs;
 	u32 nodesize;
@@ -83,10 +92,15 @@ struct dump_ctx {
 	u64 cluster_start;              /* file offset of the cluster's index block */
 	struct extent_buffer *copy;     /* one tree block being rewritten */
 	struct image_sanitizer *san;    /* -s: names replaced (image/sanitize.c), else NULL */
-	/* walk_trees: tree blocks already dumped (open addressing, 0 = empty) */
-	u64 *seen;
-	size_t seen_nr;
-	size_t seen_slots;              /* a power of two */
+	struct block_set dumped;        /* every tree block in the dump */
+	struct block_set walked;        /* the completing walk: nodes (and leaves of trees of roots) read */
+	bool walk_leaves;               /* the completing walk is in a tree of roots: leaves are read */
+	/* what the source's damage did to the dump (said at the end) */
+	u64 bad_blocks;                 /* no copy verifies: dumped as read */
+	u64 zeroed_blocks;              /* no copy can be read (or -s cannot sanitize it): zeros */
+	u64 walk_found;                 /* found by walking the trees, not in the extent tree */
+	bool extent_tree_cut;           /* the extent tree could not be read to its end */
+	int walk_error;                 /* -w: a root tree leaf the walk refused (hostile bounds) */
 };
 
 static int write_out(struct dump_ctx *c, const void *buf, size_t len)
@@ -270,6 +284,34 @@ static void scrub_block(struct extent_buffer *eb, bool keep_inline)
 	}
 }
 
+/*
+ * A tree block no copy of which verifies (checksum, header): into dst as
+ * the first copy that reads holds it, bytes unchanged, so that a restore
+ * shows the same damage; zeros when none reads, or with -s (a block that
+ * cannot be parsed cannot be sanitized).  Said, and counted for the end.
+ */
+static void salvage_block(struct dump_ctx *c, u64 bytenr, u8 *dst)
+{
+	static const struct read_policy keep = { .relax = READ_NO_TREE_CHECKER,
+						 .on_failure = READ_KEEP_BAD, .quiet = true };
+	const struct tree_check any = { .level = -1 };
+	struct extent_buffer *eb = NULL;
+	int ret = btrfs_read_tree_block_policy(c->fs, bytenr, &any, &keep, &eb);
+
+	if ((ret == 0 || ret == -EUCLEAN) && eb && !c->san) {
+		memcpy(dst, eb->data, c->nodesize);
+		warning("tree block %llu: no copy passes its checksum and header checks: dumped as it is on disk",
+			(unsigned long long)bytenr);
+		c->bad_blocks++;
+	} else {
+		memset(dst, 0, c->nodesize);
+		warning("tree block %llu: %s: zeros in the dump", (unsigned long long)bytenr,
+			eb ? "no copy verifies and -s cannot sanitize it" : "no copy of it can be read");
+		c->zeroed_blocks++;
+	}
+	free_extent_buffer(eb);
+}
+
 /* The tree blocks of [start, start + len) into dst, rewritten. */
 static int read_tree_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
 {
@@ -281,10 +323,11 @@ static int read_tree_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
 		struct extent_buffer *eb;
 		int ret = btrfs_read_tree_block_policy(c->fs, start + off, &any, &policy, &eb);
 
-		if (ret) {
-			error("cannot dump tree block %llu: no copy of it can be read and verified",
-			      (unsigned long long)(start + off));
+		if (ret == -ENOMEM)
 			return ret;
+		if (ret) {
+			salvage_block(c, start + off, dst + off);
+			continue;
 		}
 		memcpy(c->copy->data, eb->data, c->nodesize);
 		c->copy->start = eb->start;
@@ -329,6 +372,45 @@ static int read_data_range(struct dump_ctx *c, u64 start, u32 len, u8 *dst)
 		}
 		done += n;
 	}
+	return 0;
+}
+
+static size_t set_slot(const u64 *tab, size_t slots, u64 bytenr)
+{
+	size_t i = (size_t)((bytenr >> 12) * 0x9e3779b97f4a7c15ULL) & (slots - 1);
+
+	while (tab[i] && tab[i] != bytenr)
+		i = (i + 1) & (slots - 1);
+	return i;
+}
+
+static bool set_has(const struct block_set *set, u64 bytenr)
+{
+	return set->slots && set->tab[set_slot(set->tab, set->slots, bytenr)] == bytenr;
+}
+
+/* Add bytenr (never 0) to the set; 0, or -ENOMEM (said). */
+static int set_add(struct block_set *set, u64 bytenr)
+{
+	if (2 * (set->nr + 1) > set->slots) {
+		size_t slots = set->slots ? 2 * set->slots : 1024;
+		u64 *tab = calloc(slots, sizeof(*tab));
+
+		if (!tab) {
+			error("out of memory for the set of dumped tree blocks");
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < set->slots; i++)
+			if (set->tab[i])
+				tab[set_slot(tab, slots, set->tab[i])] = set->tab[i];
+		free(set->tab);
+		set->tab = tab;
+		set->slots = slots;
+	}
+	if (set->tab[set_slot(set->tab, set->slots, bytenr)] == bytenr)
+		return 0;
+	set->tab[set_slot(set->tab, set->slots, bytenr)] = bytenr;
+	set->nr++;
 	return 0;
 }
 
@@ -395,56 +477,25 @@ static int add_range(struct dump_ctx *c, u64 start, u64 size, bool data)
 	return 0;
 }
 
+/* A tree block into the dump (once: the set of dumped blocks remembers it). */
 static int add_tree_block(struct dump_ctx *c, u64 bytenr)
 {
+	int ret;
+
 	if (bytenr % c->fs->geo.sectorsize) {
 		error("tree block %llu is not aligned to the sector size %u", (unsigned long long)bytenr,
 		      c->fs->geo.sectorsize);
 		return -EUCLEAN;
 	}
-	return add_range(c, bytenr, c->nodesize, false);
+	if (set_has(&c->dumped, bytenr))
+		return 0;
+	ret = set_add(&c->dumped, bytenr);
+	return ret ? ret : add_range(c, bytenr, c->nodesize, false);
 }
 
 /* ---- finding the blocks ------------------------------------------------- */
 
 static const struct read_policy walk_policy = { .relax = READ_NO_TREE_CHECKER, .on_failure = READ_FAIL };
-
-static size_t seen_slot(const u64 *tab, size_t slots, u64 bytenr)
-{
-	size_t i = (size_t)((bytenr >> 12) * 0x9e3779b97f4a7c15ULL) & (slots - 1);
-
-	while (tab[i] && tab[i] != bytenr)
-		i = (i + 1) & (slots - 1);
-	return i;
-}
-
-static bool seen_has(const struct dump_ctx *c, u64 bytenr)
-{
-	return c->seen_slots && c->seen[seen_slot(c->seen, c->seen_slots, bytenr)] == bytenr;
-}
-
-/* Remember bytenr (never 0: the superblock is below every tree block). */
-static int seen_add(struct dump_ctx *c, u64 bytenr)
-{
-	if (2 * (c->seen_nr + 1) > c->seen_slots) {
-		size_t slots = c->seen_slots ? 2 * c->seen_slots : 1024;
-		u64 *tab = calloc(slots, sizeof(*tab));
-
-		if (!tab) {
-			error("out of memory for the set of dumped tree blocks");
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < c->seen_slots; i++)
-			if (c->seen[i])
-				tab[seen_slot(tab, slots, c->seen[i])] = c->seen[i];
-		free(c->seen);
-		c->seen = tab;
-		c->seen_slots = slots;
-	}
-	c->seen[seen_slot(c->seen, c->seen_slots, bytenr)] = bytenr;
-	c->seen_nr++;
-	return 0;
-}
 
 /* A subtree whose top block was dumped already (shared by snapshots) is left out, as in btrfs-image. */
 static int walk_ptr(struct btrfs_fs_info *fs, const struct extent_buffer *node, int slot, u64 bytenr,
@@ -455,7 +506,7 @@ static int walk_ptr(struct btrfs_fs_info *fs, const struct extent_buffer *node, 
 	(void)slot;
 	(void)generation;
 	(void)level;
-	return seen_has(ctx, bytenr) ? BTRFS_WALK_SKIP : BTRFS_WALK_DESCEND;
+	return set_has(&((struct dump_ctx *)ctx)->dumped, bytenr) ? BTRFS_WALK_SKIP : BTRFS_WALK_DESCEND;
 }
 
 static int walk_add_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr,
@@ -463,13 +514,12 @@ static int walk_add_block(struct btrfs_fs_info *fs, const struct extent_buffer *
 {
 	(void)fs;
 	(void)eb;
-	if (err) {
-		error("cannot dump tree block %llu: no copy of it can be read and verified",
-		      (unsigned long long)bytenr);
+	if (err == -ENOMEM)
 		return err;
-	}
-	err = seen_add(ctx, bytenr);
-	return err ? err : add_tree_block(ctx, bytenr);
+	if (err)
+		warning("tree block %llu cannot be read and verified: the blocks below it are not in the dump",
+			(unsigned long long)bytenr);
+	return add_tree_block(ctx, bytenr);
 }
 
 static int walk_from_ref(struct dump_ctx *c, const struct btrfs_tree_ref *ref, btrfs_walk_fn fn)
@@ -478,14 +528,17 @@ static int walk_from_ref(struct dump_ctx *c, const struct btrfs_tree_ref *ref, b
 	struct extent_buffer *root;
 	int ret;
 
-	if (seen_has(c, ref->bytenr))
+	if (set_has(&c->dumped, ref->bytenr))
 		return 0;
 	ret = btrfs_read_tree_block_policy(c->fs, ref->bytenr, &expect, &walk_policy, &root);
 	if (ret)
 		return fn(c->fs, NULL, ref->bytenr, ret, c);
 	ret = btrfs_walk_block_ptrs(c->fs, ref, root, BTRFS_WALK_DFS, &walk_policy, 0, walk_ptr, fn, c);
 	free_extent_buffer(root);
-	return ret;
+	/* a block that could not be read was said and dumped (as it is, or zeros) by fn */
+	if (c->walk_error)
+		return c->walk_error;
+	return ret == -ENOMEM ? ret : 0;
 }
 
 /* A tree of roots (root tree, log root tree): its blocks, and in each leaf every tree a ROOT_ITEM names. */
@@ -495,13 +548,14 @@ static int walk_add_root_block(struct btrfs_fs_info *fs, const struct extent_buf
 	struct dump_ctx *c = ctx;
 	int ret = walk_add_block(fs, eb, bytenr, err, ctx);
 
-	if (ret || btrfs_eb_level(eb))
+	/* a root tree block that cannot be read names no tree */
+	if (ret || err || btrfs_eb_level(eb))
 		return ret;
 	/* the walk does not ask the tree-checker: bound the item table and each item by the leaf */
 	if ((u64)btrfs_eb_nritems(eb) * sizeof(struct btrfs_item) > btrfs_leaf_data_size(eb)) {
 		error("root tree block %llu: nritems %u, more items than the leaf holds",
 		      (unsigned long long)bytenr, btrfs_eb_nritems(eb));
-		return -EUCLEAN;
+		return c->walk_error = -EUCLEAN;
 	}
 	for (u32 i = 0; i < btrfs_eb_nritems(eb); i++) {
 		struct btrfs_tree_ref ref;
@@ -515,12 +569,12 @@ static int walk_add_root_block(struct btrfs_fs_info *fs, const struct extent_buf
 			error("root tree block %llu slot %u: item offset %u size %u past the end of the leaf",
 			      (unsigned long long)bytenr, i, btrfs_leaf_item_offset(eb, (int)i),
 			      btrfs_leaf_item_size(eb, (int)i));
-			return -EUCLEAN;
+			return c->walk_error = -EUCLEAN;
 		}
 		if (btrfs_leaf_item_size(eb, (int)i) < sizeof(struct btrfs_root_item)) {
 			error("root tree block %llu slot %u: ROOT_ITEM of %u bytes, too small to name a tree",
 			      (unsigned long long)bytenr, i, btrfs_leaf_item_size(eb, (int)i));
-			return -EUCLEAN;
+			return c->walk_error = -EUCLEAN;
 		}
 		btrfs_tree_ref_from_root_item(&ref, key.objectid, btrfs_leaf_item_ptr(eb, (int)i));
 		ret = walk_from_ref(c, &ref, walk_add_block);
@@ -540,6 +594,120 @@ static int walk_tree_of_roots(struct dump_ctx *c, u64 objectid, bool follow_root
 	if (ret)
 		return ret;
 	return walk_from_ref(c, &ref, follow_roots ? walk_add_root_block : walk_add_block);
+}
+
+/*
+ * The completing walk: after the extent tree, every tree from its root
+ * (the chunk tree, the root tree and every tree its ROOT_ITEMs name), each
+ * node read once, each leaf added by its address without a read (but the
+ * leaves of the root tree, read for their ROOT_ITEMs).  A block the extent
+ * tree did not list (a damaged or partly unreadable extent tree) goes into
+ * the dump; a node that cannot be read goes in too (dumped as it is, or
+ * zeros) and its subtree is lost.  On an undamaged filesystem it adds
+ * nothing: the dump stays btrfs-image's.
+ */
+static int complete_add(struct dump_ctx *c, u64 bytenr)
+{
+	if (set_has(&c->dumped, bytenr))
+		return 0;
+	c->walk_found++;
+	return add_tree_block(c, bytenr);
+}
+
+static int complete_ptr(struct btrfs_fs_info *fs, const struct extent_buffer *node, int slot, u64 bytenr,
+			u64 generation, int level, void *ctx)
+{
+	struct dump_ctx *c = ctx;
+	int ret;
+
+	(void)fs;
+	(void)node;
+	(void)slot;
+	(void)generation;
+	if (level == 0 && !c->walk_leaves) {
+		ret = complete_add(c, bytenr);
+		return ret ? ret : BTRFS_WALK_SKIP;
+	}
+	if (set_has(&c->walked, bytenr))
+		return BTRFS_WALK_SKIP;
+	ret = set_add(&c->walked, bytenr);
+	return ret ? ret : BTRFS_WALK_DESCEND;
+}
+
+static int complete_from_ref(struct dump_ctx *c, const struct btrfs_tree_ref *ref, bool roots);
+
+static int complete_block(struct btrfs_fs_info *fs, const struct extent_buffer *eb, u64 bytenr, int err,
+			  void *ctx)
+{
+	struct dump_ctx *c = ctx;
+	int ret;
+
+	(void)fs;
+	if (err) {
+		warning("tree block %llu cannot be read and verified: the blocks below it are not in the dump unless the extent tree names them",
+			(unsigned long long)bytenr);
+		return complete_add(c, bytenr);
+	}
+	ret = complete_add(c, bytenr);
+	if (ret || !c->walk_leaves || btrfs_eb_level(eb))
+		return ret;
+	/* a leaf of the root tree: the trees its ROOT_ITEMs name (item bounds as walk_add_root_block) */
+	if ((u64)btrfs_eb_nritems(eb) * sizeof(struct btrfs_item) > btrfs_leaf_data_size(eb))
+		return 0;
+	for (u32 i = 0; i < btrfs_eb_nritems(eb) && !ret; i++) {
+		struct btrfs_tree_ref ref;
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (key.type != BTRFS_ROOT_ITEM_KEY ||
+		    (u64)btrfs_leaf_item_offset(eb, (int)i) + btrfs_leaf_item_size(eb, (int)i) >
+		    btrfs_leaf_data_size(eb) || btrfs_leaf_item_size(eb, (int)i) < sizeof(struct btrfs_root_item))
+			continue;
+		btrfs_tree_ref_from_root_item(&ref, key.objectid, btrfs_leaf_item_ptr(eb, (int)i));
+		c->walk_leaves = false;
+		ret = complete_from_ref(c, &ref, false);
+		c->walk_leaves = true;
+	}
+	return ret;
+}
+
+static int complete_from_ref(struct dump_ctx *c, const struct btrfs_tree_ref *ref, bool roots)
+{
+	const struct tree_check expect = { .owner = ref->objectid, .level = ref->level };
+	struct extent_buffer *root;
+	int ret;
+
+	if (!ref->bytenr || set_has(&c->walked, ref->bytenr))
+		return 0;
+	ret = set_add(&c->walked, ref->bytenr);
+	if (ret)
+		return ret;
+	c->walk_leaves = roots;
+	ret = btrfs_read_tree_block_policy(c->fs, ref->bytenr, &expect, &walk_policy, &root);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		return complete_block(c->fs, NULL, ref->bytenr, ret, c);
+	ret = btrfs_walk_block_ptrs(c->fs, ref, root, BTRFS_WALK_DFS, &walk_policy, 0, complete_ptr,
+				    complete_block, c);
+	free_extent_buffer(root);
+	/* a read error below was said and added by complete_block(); only a failure of ours stops */
+	return ret == -ENOMEM ? ret : 0;
+}
+
+static int complete_walk(struct dump_ctx *c)
+{
+	static const u64 trees[] = { BTRFS_CHUNK_TREE_OBJECTID, BTRFS_ROOT_TREE_OBJECTID };
+	int ret = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(trees) && !ret; i++) {
+		struct btrfs_tree_ref ref;
+
+		if (btrfs_find_tree_root(c->fs, trees[i], &ref))
+			continue;
+		ret = complete_from_ref(c, &ref, trees[i] == BTRFS_ROOT_TREE_OBJECTID);
+	}
+	return ret;
 }
 
 /* btrfs_for_each_item() from `from` on the tree with this objectid; a missing tree has no items. */
@@ -620,6 +788,14 @@ static int collect(struct dump_ctx *c, const struct image_dump_opts *opts)
 			ret = walk_tree_of_roots(c, BTRFS_ROOT_TREE_OBJECTID, true);
 	} else if (!ret) {
 		ret = for_each_item(c, BTRFS_EXTENT_TREE_OBJECTID, &after_super, extent_item_fn);
+		if (ret && ret != -ENOMEM) {
+			warning("the extent tree cannot be read to its end (%s): the tree blocks it does not name are found by walking the trees",
+				strerror(-ret));
+			c->extent_tree_cut = true;
+			ret = 0;
+		}
+		if (!ret)
+			ret = complete_walk(c);
 	}
 	if (!ret && btrfs_super_log_root(btrfs_fs_super(c->fs)))
 		ret = walk_tree_of_roots(c, BTRFS_TREE_LOG_OBJECTID, true);
@@ -759,6 +935,12 @@ int image_dump(const char *const *sources, int nsources, const char *target,
 		goto out;
 	}
 	ret = collect(&c, opts);
+	if (!ret && (c.bad_blocks || c.zeroed_blocks || c.walk_found || c.extent_tree_cut))
+		fprintf(stderr,
+			"the filesystem is damaged: %llu tree blocks dumped, %llu of them as they are on disk (no copy verifies), %llu as zeros (no copy reads), %llu found only by walking the trees%s\n",
+			(unsigned long long)c.dumped.nr, (unsigned long long)c.bad_blocks,
+			(unsigned long long)c.zeroed_blocks, (unsigned long long)c.walk_found,
+			c.extent_tree_cut ? " (the extent tree could not be read to its end)" : "");
 	if (!ret)
 		ret = publish_target(&c);
 	if (!ret && c.san && image_sanitizer_kept(c.san))
@@ -774,7 +956,8 @@ out:
 	free(c.tmp_path);
 	free(c.raw);
 	free(c.zbuf);
-	free(c.seen);
+	free(c.dumped.tab);
+	free(c.walked.tab);
 	free_extent_buffer(c.copy);
 	image_sanitizer_free(c.san);
 	btrfs_close_fs(c.fs);

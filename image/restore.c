@@ -465,10 +465,16 @@ static int take_chunk_leaf(struct restore_ctx *c, const u8 *blk, u64 bytenr)
 
 	if (btrfs_header_bytenr(h) != bytenr || memcmp(h->fsid, c->fsid, BTRFS_FSID_SIZE) ||
 	    btrfs_header_owner(h) != BTRFS_CHUNK_TREE_OBJECTID) {
-		error("chunk tree block %llu: header bytenr %llu owner %llu or fsid do not match",
-		      (unsigned long long)bytenr, (unsigned long long)btrfs_header_bytenr(h),
-		      (unsigned long long)btrfs_header_owner(h));
-		return -EUCLEAN;
+		/*
+		 * Not a chunk tree leaf: a damaged block (a dump of a damaged
+		 * filesystem holds it as it was, or zeros); a chunk it named
+		 * that no other leaf names leaves its ranges outside the map,
+		 * which the RANGES pass refuses.
+		 */
+		warning("block %llu in a system chunk: header bytenr %llu owner %llu or fsid do not name a chunk tree block here: skipped",
+			(unsigned long long)bytenr, (unsigned long long)btrfs_header_bytenr(h),
+			(unsigned long long)btrfs_header_owner(h));
+		return 0;
 	}
 	if (btrfs_header_level(h))
 		return 0;
