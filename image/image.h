@@ -34,7 +34,8 @@ struct image_restore_opts {
  * not the dump; opts->threads threads inflate a batch's items.  Returns 0
  * or a negative errno after an error
  * naming the cluster and item; -EOPNOTSUPP for what this version does not restore yet
- * (RAID5/6 chunks with -m, a multi-device dump with a log tree onto one target).
+ * (a multi-device dump with a log tree onto one target).  -m writes RAID5/6
+ * chunks by full stripe rows with their parity (lib/engine/tree-write.h).
  * A dump of a keyed filesystem needs its key (-ENOKEY without; a wrong key,
  * against the superblock's key check value, is -EKEYREJECTED): the blocks and
  * superblocks it rewrites get keyed checksums.

@@ -30,6 +30,7 @@
 #include "lib/read/dev-write.h"
 #include "lib/read/super.h"
 #include "lib/read/volumes.h"
+#include "lib/engine/tree-write.h"
 
 /*
  * The dump being restored, read with pread: a regular file, or stdin or a
@@ -151,6 +152,13 @@ struct restore_ctx {
 	bool collapse;          /* a multi-device dump onto one target (image/collapse.h) */
 	struct collapse_info collapsed;
 	struct btrfs_chunk_tree_map map;   /* -m: every chunk with all its stripes */
+	/*
+	 * -m with RAID5/6 chunks: their ranges go through the engine's block
+	 * writer (full stripe rows, read-modify-write, parity computed), its
+	 * map borrowing c->map; NULL otherwise.
+	 */
+	struct btrfs_block_writer *rows;
+	struct block_writer_device *row_devs;
 	struct restore_target *tg;         /* the targets: one, or (-m) one per device by devid */
 	int nr_tg;
 	struct btrfs_write_log *log;  /* BTRFS_KIT_WRITE_LOG (lib/read/dev-write.h), or NULL */
@@ -688,6 +696,8 @@ static struct restore_target *target_of(struct restore_ctx *c, u64 devid)
 	return NULL;
 }
 
+#define RESTORE_ROWS_MAX (64ULL << 20)
+
 /* -m: the range at c->buf onto every copy of it, where its chunk's stripes land. */
 static int write_item_multi(struct restore_ctx *c, u64 logical, size_t len)
 {
@@ -699,6 +709,19 @@ static int write_item_multi(struct restore_ctx *c, u64 logical, size_t len)
 
 		if (!cm)
 			return -EUCLEAN;        /* the RANGES pass saw every range inside a chunk */
+		if (btrfs_raid_has_parity(cm->type)) {
+			int ret;
+
+			piece = min_t(u64, piece, cm->logical + cm->length - (logical + done));
+			ret = btrfs_write_logical(c->rows, logical + done, c->buf + done, piece);
+			/* rows held in memory: written out (and flushed) every RESTORE_ROWS_MAX bytes */
+			if (!ret && c->rows->nr_rows * btrfs_chunk_data_stripes(cm) * cm->stripe_len >= RESTORE_ROWS_MAX)
+				ret = btrfs_block_writer_flush(c->rows);
+			if (ret)
+				return ret;
+			done += piece;
+			continue;
+		}
 		/* every copy of the piece up to the end of its stripe unit */
 		for (int m = 1; m <= btrfs_chunk_num_mirrors(cm); m++) {
 			struct btrfs_io_stripe io;
@@ -1162,11 +1185,7 @@ static int write_pass(struct restore_ctx *c)
 	return writer ? writer : ret;
 }
 
-/*
- * -m, after the CHECK pass: a DEV_ITEM for every target, every stripe of
- * every chunk on a device with a DEV_ITEM, no RAID5/6 chunk (its parity is
- * not in the dump).
- */
+/* -m, after the CHECK pass: a DEV_ITEM for every target, every stripe of every chunk on a device with a DEV_ITEM. */
 static int check_devices(struct restore_ctx *c)
 {
 	const char *how = "-m";
@@ -1179,11 +1198,6 @@ static int check_devices(struct restore_ctx *c)
 	for (size_t i = 0; i < c->map.nr; i++) {
 		const struct btrfs_chunk_map *cm = c->map.chunks[i];
 
-		if (btrfs_raid_profile_of(cm->type)->layout == BTRFS_RAID_PARITY) {
-			error("%s: chunk %llu is %s: restoring RAID5/6 chunks is not implemented yet",
-			      how, (unsigned long long)cm->logical, btrfs_profile_name(cm->type));
-			return -EOPNOTSUPP;
-		}
 		for (int s = 0; s < cm->num_stripes; s++)
 			if (!target_of(c, cm->stripes[s].devid)) {
 				error("%s: chunk %llu stripe %d is on devid %llu, which has no device item",
@@ -1203,6 +1217,62 @@ static u64 target_need(const struct restore_ctx *c, const struct restore_target 
 	if (c->collapse)
 		return c->collapsed.dev_size;
 	return btrfs_device_total_bytes(c->multi ? &t->item : &c->super.dev_item);
+}
+
+/*
+ * -m with RAID5/6 chunks, the targets open and cleared: the block writer
+ * for their rows.  A row's units are read back before its parity is
+ * computed (what the dump does not hold is what the target holds: zeros on
+ * a new file), so a file target is first sized to its device (holes).
+ */
+static int setup_rows(struct restore_ctx *c)
+{
+	struct btrfs_fs_geometry geo = { .nodesize = c->nodesize,
+					 .sectorsize = btrfs_super_sectorsize(&c->super),
+					 .csum_type = c->csum_type, .csum_size = c->csum.size,
+					 .incompat_flags = btrfs_super_incompat_flags(&c->super),
+					 .compat_ro_flags = btrfs_super_compat_ro_flags(&c->super),
+					 .super_generation = btrfs_super_generation(&c->super) };
+	bool parity = false;
+	int ret;
+
+	for (size_t i = 0; i < c->map.nr; i++)
+		parity |= btrfs_raid_has_parity(c->map.chunks[i]->type);
+	if (!parity)
+		return 0;
+	memcpy(geo.fsid, c->fsid, BTRFS_FSID_SIZE);
+	c->row_devs = calloc((size_t)c->nr_tg, sizeof(*c->row_devs));
+	c->rows = calloc(1, sizeof(*c->rows));
+	if (!c->row_devs || !c->rows)
+		return -ENOMEM;
+	for (int i = 0; i < c->nr_tg; i++) {
+		struct restore_target *t = &c->tg[i];
+
+		c->row_devs[i] = (struct block_writer_device){ btrfs_device_id(&t->item), t->fd, t->path };
+		if (t->is_file && btrfs_device_fd_size(t->fd) < target_need(c, t) &&
+		    ftruncate(t->fd, (off_t)target_need(c, t))) {
+			ret = -errno;
+			error_errno(ret, "cannot size %s to %llu bytes", t->path,
+				    (unsigned long long)target_need(c, t));
+			return ret;
+		}
+	}
+	ret = btrfs_block_writer_init(c->rows, &geo, &c->csum, c->row_devs, c->nr_tg);
+	if (ret)
+		return ret;
+	c->rows->map = c->map;          /* borrowed: given back before the release */
+	c->rows->log = c->log;
+	return 0;
+}
+
+static void release_rows(struct restore_ctx *c)
+{
+	if (c->rows) {
+		memset(&c->rows->map, 0, sizeof(c->rows->map));
+		btrfs_block_writer_release(c->rows);
+	}
+	free(c->rows);
+	free(c->row_devs);
 }
 
 /*
@@ -1230,7 +1300,8 @@ static int open_target(struct restore_ctx *c, struct restore_target *t)
 	struct stat st;
 	int ret;
 
-	t->fd = open(t->path, O_WRONLY | O_CREAT, 0644);
+	/* read too: RAID5/6 rows are read back to compute their parity (-m) */
+	t->fd = open(t->path, O_RDWR | O_CREAT, 0644);
 	if (t->fd < 0 || fstat(t->fd, &st)) {
 		ret = -errno;
 		error_errno(ret, "cannot open %s", t->path);
@@ -1382,8 +1453,13 @@ int image_restore(const char *source, const char *const *targets, int nr_targets
 		ret = open_target(&c, &c.tg[i]);
 	for (i = 0; !ret && i < nr_targets; i++)
 		ret = clear_target(&c, &c.tg[i]);
+	if (!ret && c.multi)
+		ret = setup_rows(&c);
 	if (!ret)
 		ret = write_pass(&c);
+	/* the last rows, before the targets are flushed for their superblocks */
+	if (!ret && c.rows)
+		ret = btrfs_block_writer_flush(c.rows);
 	if (ret == -EINTR)
 		error("interrupted before the superblocks were written: %s no filesystem; run the same command again",
 		      c.check_all ? "the target holds" : "the target is back to what it was, with");
@@ -1411,6 +1487,7 @@ out:
 	for (i = 0; i < nr_targets; i++)
 		if (c.tg[i].fd >= 0)
 			close(c.tg[i].fd);
+	release_rows(&c);
 	free(c.tg);
 	btrfs_csum_release(&c.csum);
 	btrfs_write_log_close(c.log);

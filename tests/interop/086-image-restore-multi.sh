@@ -7,8 +7,11 @@
 # and size from the dump's dev items, backup superblocks that fit), chunks at
 # their original devices and offsets.  Our check on the files and Debian's on
 # loop devices are clean, the kernel mounts them read-only with all devices
-# and lists the files.  With -m RAID5/6 metadata is refused (parity is not in
-# a dump), so are too few or too many targets, before any target is created.
+# and lists the files.  RAID6 metadata with -m gets its parity computed: both
+# checks clean, our check with any two of the four devices left out clean
+# (every block rebuilt from the parity), the kernel mounts two devices
+# degraded and lists the files.  Too few or too many targets are refused
+# before any target is created.
 # The same dumps restored onto one file (no -m: every chunk a SINGLE or DUP
 # chunk of one device, as btrfs-progs 6.19 restores them; RAID5/6 too): both
 # checks clean, the kernel mounts it, lists the files, takes a write and
@@ -130,12 +133,25 @@ expect_exit 1 "$BTRFS" image -m "$T/c9.dump" "$T/r1.img" "$T/r2.img" "$T/r3.img"
 assert_grep "the dump is of a filesystem with 3 devices, 4 targets given" "$T/err"
 [ -z "$(compgen -G "$T/r?.img")" ] || _fail "a refused restore created a target"
 
-# RAID6 metadata, RAID5 data: -m refused, nothing created; onto one target restored
+# RAID6 metadata, RAID5 data: -m with parity, and onto one target
 corpus_multi raid5-raid6 4
 dump_images 4
-expect_exit 1 "$BTRFS" image -m "$T/c9.dump" "$T/r1.img" "$T/r2.img" "$T/r3.img" "$T/r4.img" 2> "$T/err"
-assert_grep "restoring RAID5/6 chunks is not implemented yet" "$T/err"
-[ -z "$(compgen -G "$T/r?.img")" ] || _fail "a refused restore created a target"
+restore_and_judge 4 c9.dump 2
+for pair in "1 2" "3 4" "1 4" "2 3"; do
+	set -- $pair
+	others=()
+	for i in 1 2 3 4; do [ "$i" = "$1" ] || [ "$i" = "$2" ] || others+=("$T/r$i.img"); done
+	run_check "$BTRFS" check "${others[@]}" > "$T/ours.log" 2>&1
+done
+forget_devices
+l1=$(setup_loopdev "$T/r1.img"); track_loopdev "$l1"
+l3=$(setup_loopdev "$T/r3.img"); track_loopdev "$l3"
+mount_tracked "$l1" "$T/mnt" "ro,degraded,device=$l3"
+[ "$(ls "$T/mnt" | wc -l)" -eq 2 ] || _fail "RAID6 -m: the kernel lists $(ls "$T/mnt" | wc -l) entries on two devices, expected 2"
+umount "$T/mnt" || _fail "umount failed"
+losetup -d "$l1"; losetup -d "$l3"
+forget_devices
+echo "ok RAID6 -m: every two devices left out read clean, the kernel reads it degraded"
 one_and_judge c9.dump 2
 one_and_judge c0.dump 2
 echo "$n corpus cases and our mkfs restored with -m and onto one target, RAID5/6 onto one target"
