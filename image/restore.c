@@ -1219,6 +1219,22 @@ static u64 target_need(const struct restore_ctx *c, const struct restore_target 
 	return btrfs_device_total_bytes(c->multi ? &t->item : &c->super.dev_item);
 }
 
+/* A file target grown to size by zeros written at its end (the device write path: logged, ordered). */
+static int grow_target(struct restore_ctx *c, struct restore_target *t, u64 size)
+{
+	u64 have = btrfs_device_fd_size(t->fd), from;
+	int ret;
+
+	if (!t->is_file || have >= size)
+		return 0;
+	from = have > size - BTRFS_SUPER_INFO_SIZE || size < BTRFS_SUPER_INFO_SIZE ?
+	       have : size - BTRFS_SUPER_INFO_SIZE;
+	ret = btrfs_dev_zero(c->log, t->fd, from, size - from, false);
+	if (ret)
+		error_errno(ret, "cannot enlarge %s to %llu bytes", t->path, (unsigned long long)size);
+	return ret;
+}
+
 /*
  * -m with RAID5/6 chunks, the targets open and cleared: the block writer
  * for their rows.  A row's units are read back before its parity is
@@ -1249,13 +1265,9 @@ static int setup_rows(struct restore_ctx *c)
 		struct restore_target *t = &c->tg[i];
 
 		c->row_devs[i] = (struct block_writer_device){ btrfs_device_id(&t->item), t->fd, t->path };
-		if (t->is_file && btrfs_device_fd_size(t->fd) < target_need(c, t) &&
-		    ftruncate(t->fd, (off_t)target_need(c, t))) {
-			ret = -errno;
-			error_errno(ret, "cannot size %s to %llu bytes", t->path,
-				    (unsigned long long)target_need(c, t));
+		ret = grow_target(c, t, target_need(c, t));
+		if (ret)
 			return ret;
-		}
 	}
 	ret = btrfs_block_writer_init(c->rows, &geo, &c->csum, c->row_devs, c->nr_tg);
 	if (ret)
@@ -1357,19 +1369,10 @@ static int clear_target(struct restore_ctx *c, struct restore_target *t)
  */
 static int finish_target(struct restore_ctx *c, struct restore_target *t)
 {
-	u64 size = max_t(u64, target_need(c, t), t->end), have = btrfs_device_fd_size(t->fd);
-	int ret = 0;
+	int ret = grow_target(c, t, max_t(u64, target_need(c, t), t->end));
 
-	if (t->is_file && have < size) {
-		u64 from = have > size - BTRFS_SUPER_INFO_SIZE || size < BTRFS_SUPER_INFO_SIZE ?
-			   have : size - BTRFS_SUPER_INFO_SIZE;
-
-		ret = btrfs_dev_zero(c->log, t->fd, from, size - from, false);
-		if (ret) {
-			error_errno(ret, "cannot enlarge %s to %llu bytes", t->path, (unsigned long long)size);
-			return ret;
-		}
-	}
+	if (ret)
+		return ret;
 	ret = btrfs_dev_flush(c->log, t->fd);
 	if (ret)
 		error_errno(ret, "fsync of %s", t->path);

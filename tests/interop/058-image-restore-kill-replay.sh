@@ -9,7 +9,9 @@
 # reaching it does).  A dump of our filesystem with files (zlib), onto a new file and onto a
 # file holding another filesystem; a dump of a two-device RAID1 filesystem onto one new file
 # (the chunks collapsed, then a commit: until its superblock the target carries only the
-# temporary magic).
+# temporary magic); a dump of a three-device RAID6/RAID5 filesystem with -m onto three new
+# files (full stripe rows with their parity; the three superblocks are written one after
+# another: a state with some is judged on those devices alone, degraded).
 . "$TOP/tests/lib/common.sh"
 check_prereq root loop progs python3
 
@@ -50,4 +52,15 @@ run_check "$BTRFS" image "$T/m1.img" "$T/m2.img" "$T/multi.dump"
 rm -f "$T/t.img"
 : > "$T/t.img"
 replay restore-collapse multi.dump
+truncate -s 200M "$T/p1.img" "$T/p2.img" "$T/p3.img"
+run_check "$TOP/mkfs.btrfs" -q -f -m raid6 -d raid5 -r "$T/root" "$T/p1.img" "$T/p2.img" "$T/p3.img"
+run_check "$BTRFS" image "$T/p1.img" "$T/p2.img" "$T/p3.img" "$T/raid6.dump"
+for i in 1 2 3; do rm -f "$T/t$i.img"; : > "$T/t$i.img"; done
+run_mayfail python3 "$TOP/tests/tools/killreplay.py" "${sample[@]}" --allow-no-super --allow-partial-super \
+	--identical --btrfs "$BTRFS" --name restore-m-raid6 --dev "$T/t1.img" --dev "$T/t2.img" --dev "$T/t3.img" -- \
+	"$BTRFS" image -m -r "$T/raid6.dump" "$T/t1.img" "$T/t2.img" "$T/t3.img" > "$T/out" 2>&1
+rc=$?
+grep -v '^  ' "$T/out" | cut -c1-300
+[ $rc -eq 0 ] || _fail "restore-m-raid6: killreplay.py exit $rc"
+assert_grep "^killreplay restore-m-raid6: writes [1-9][0-9]*, states [1-9][0-9]*, resumed [1-9][0-9]* (states [1-9][0-9]*), no superblock [1-9][0-9]*, partial [1-9][0-9]*, failed 0$" "$T/out"
 echo ok

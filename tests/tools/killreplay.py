@@ -138,6 +138,7 @@ class Judge:
     def __init__(self, args):
         self.args = args
         self.no_super = 0
+        self.partial = 0
 
     def loops(self, mode, devs):
         return loop_run(mode, devs, self.args.progs, self.args.sums)
@@ -147,10 +148,18 @@ class Judge:
         if self.args.allow_no_super and not any(primary_valid(d) for d in devs):
             self.no_super += 1
             return None
+        partial = self.args.allow_partial_super and not all(primary_valid(d) for d in devs)
+        if partial:
+            # the superblocks of several devices are written one after another: the
+            # filesystem as the devices that have one assemble it, degraded (by our
+            # check alone: btrfs-progs cannot read RAID6 with two devices missing, a
+            # kernel-made filesystem neither)
+            devs = [d for d in devs if primary_valid(d)]
+            self.partial += 1
         rc, out = run([self.args.btrfs, "check"] + devs)
         if rc:
             return "our check: exit %d\n%s" % (rc, "\n".join(out.splitlines()[-15:]))
-        if self.args.progs:
+        if self.args.progs and not partial:
             ok, out = self.loops("mount" if mount and self.args.mount else "check", devs)
             if not ok:
                 return out
@@ -172,6 +181,9 @@ def main():
     ap.add_argument("--sums")
     ap.add_argument("--allow-no-super", action="store_true",
                     help="a state where no device has a valid primary superblock passes (a restore's)")
+    ap.add_argument("--allow-partial-super", action="store_true",
+                    help="a state where some devices have no valid primary superblock is judged "
+                         "on the devices that have one (a multi-device restore's)")
     ap.add_argument("--identical", action="store_true",
                     help="every completed rerun leaves the devices byte for byte as the uninterrupted run")
     ap.add_argument("--btrfs", default="./btrfs")
@@ -295,6 +307,8 @@ def main():
                         bad(f"third run from kill state {k2} of the rerun from {k}", why)
             r2.close()
         nosup = f", no superblock {judge.no_super}" if args.allow_no_super else ""
+        if args.allow_partial_super:
+            nosup += f", partial {judge.partial}"
         print(f"killreplay {args.name}: writes {n}, states {len(points)}, resumed {len(starts)} "
               f"(states {resumed_states}){nosup}, failed {failed}", flush=True)
         sys.exit(1 if failed else 0)
