@@ -94,7 +94,7 @@ ALL_LDFLAGS = $(SAN_FLAGS) $(CONFIG_LDFLAGS) $(LDFLAGS)
 LIBS = $(CONFIG_LIBS) -lm -lpthread
 
 # Every .c file of the library layers is built; adding a file needs no Makefile edit.
-LIB_SRCS = $(sort $(wildcard crypto/*.c lib/*/*.c common/*.c print/*.c mkfs/*.c balance/*.c check/*.c image/*.c cmds/*.c))
+LIB_SRCS = $(sort $(wildcard crypto/*.c kernel-shared/*/*.c common/*.c print/*.c mkfs/*.c balance/*.c check/*.c image/*.c cmds/*.c))
 LIB_OBJS = $(patsubst %.c,$(OBJDIR)/%.o,$(LIB_SRCS))
 MAIN_OBJ = $(OBJDIR)/btrfs.o
 UNIT_SRCS = $(sort $(wildcard tests/unit/*-test.c))

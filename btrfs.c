@@ -9,7 +9,7 @@
 #include <libgen.h>
 #include "cmds/commands.h"
 #include "common/completion.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/messages.h"
 
 /* Commands reached by program name, busybox style. */
 static const struct completion_alias argv0_aliases[] = {

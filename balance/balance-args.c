@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include "balance/balance-args.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/messages.h"
 
 int btrfs_balance_parse_profiles(const char *s, u64 *profiles)
 {

@@ -12,10 +12,10 @@
 #ifndef BTRFS_KIT_BALANCE_ARGS_H
 #define BTRFS_KIT_BALANCE_ARGS_H
 
-#include "lib/format/kerncompat.h"
-#include "lib/format/format.h"
-#include "lib/format/ioctl.h"
-#include "lib/format/profiles.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/format/format.h"
+#include "kernel-shared/format/ioctl.h"
+#include "kernel-shared/format/profiles.h"
 
 /* "raid1|dup" into extended profile bits; 0 or -EINVAL after an error(). */
 int btrfs_balance_parse_profiles(const char *s, u64 *profiles);

@@ -11,9 +11,9 @@
 #include <sys/vfs.h>
 #include <sys/ioctl.h>
 #include "balance/balance-online.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
-#include "lib/format/growable-array.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/format/growable-array.h"
 
 /* Does the file or device at path carry a btrfs primary superblock? */
 static bool has_btrfs_super(const char *path)

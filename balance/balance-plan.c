@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "balance/balance-plan.h"
-#include "lib/format/growable-array.h"
+#include "kernel-shared/format/growable-array.h"
 
 #define PLAN_MIN_STRIPE SZ_64K          /* BTRFS_STRIPE_LEN: smallest device extent per stripe */
 

@@ -26,15 +26,15 @@
 #include <pthread.h>
 #include "balance/offline.h"
 #include "balance/balance-online.h"
-#include "lib/engine/transaction.h"
-#include "lib/engine/chunk-alloc.h"
-#include "lib/engine/tree-write.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/dev-write.h"
-#include "lib/read/volumes.h"
-#include "lib/format/accessors.h"
-#include "lib/format/growable-array.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
+#include "kernel-shared/engine/chunk-alloc.h"
+#include "kernel-shared/engine/tree-write.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/dev-write.h"
+#include "kernel-shared/read/volumes.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/growable-array.h"
+#include "kernel-shared/format/messages.h"
 
 #define PIECE_UNITS 128                 /* a piece: 128 rows of 64 KiB units */
 #define RING 3                          /* pieces in flight: one read, the others written */

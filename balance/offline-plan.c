@@ -7,11 +7,11 @@
 #include <string.h>
 #include "balance/offline.h"
 #include "balance/balance-online.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/volumes.h"
-#include "lib/format/accessors.h"
-#include "lib/format/growable-array.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/volumes.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/growable-array.h"
+#include "kernel-shared/format/messages.h"
 
 #define OFFLINE_UNIT SZ_64K             /* stripe unit of raid0/10/5/6 (BTRFS_STRIPE_LEN) */
 #define OFFLINE_RESERVED SZ_1M          /* no dev extent below this */

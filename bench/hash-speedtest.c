@@ -21,7 +21,7 @@
  * after the key is copied per block (no key setup per block).
  *
  * The keyed btrfs checksum types (auth-sha256, auth-blake2b, authsum-sha256,
- * authsum-blake2b: every keyed entry of lib/format/csum.c's type table) are
+ * authsum-blake2b: every keyed entry of kernel-shared/format/csum.c's type table) are
  * timed as the filesystem computes them, one block (implementation "csum")
  * and a batch ("batch-csum").
  *
@@ -36,7 +36,7 @@
 #include <time.h>
 #include <x86intrin.h>
 #include "crypto/hash.h"
-#include "lib/format/csum.h"
+#include "kernel-shared/format/csum.h"
 #ifdef HAVE_PEER_ISAL
 #include <isa-l/crc.h>
 #endif
@@ -218,7 +218,7 @@ static void ours_batch(const struct bench *b, void *arg, unsigned char *out)
 	hash_digest_batch(&ba->ctx, ba->blocks, BATCH_BLOCKS, b->size, out);
 }
 
-/* A keyed btrfs checksum type as the filesystem computes it (lib/format/csum.h). */
+/* A keyed btrfs checksum type as the filesystem computes it (kernel-shared/format/csum.h). */
 struct fs_csum_arg {
 	struct btrfs_csum csum;
 	const void *blocks[BATCH_BLOCKS];
@@ -448,7 +448,7 @@ static void our_rows(struct bench *b, enum hash_alg alg, const char *label,
 }
 
 /*
- * Every keyed type of the one csum-type table (lib/format/csum.c, aliases
+ * Every keyed type of the one csum-type table (kernel-shared/format/csum.c, aliases
  * skipped) as btrfs_csum_compute() and btrfs_csum_compute_batch() run it:
  * impl "csum" and "batch-csum", whatever hash implementation they select.
  */

@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
 
 void check_error(struct check_ctx *ctx, const char *fmt, ...)
 {

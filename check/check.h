@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The offline consistency checker (btrfs check): the contract between its
- * passes.  The checker sits above lib/: it reads through the
+ * passes.  The checker sits above kernel-shared/: it reads through the
  * verified read path and knows no CLI (cmds/check.c parses options and fills
  * struct check_options).
  *
@@ -27,10 +27,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "lib/format/kerncompat.h"
-#include "lib/read/ctree.h"
-#include "lib/format/growable-array.h"
-#include "lib/format/tree-key-types.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/format/growable-array.h"
+#include "kernel-shared/format/tree-key-types.h"
 
 struct check_options {
 	bool check_data_csum;     /* --check-data-csum: read and verify every data block */

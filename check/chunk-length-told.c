@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check/chunk-length-told.h"
-#include "lib/format/accessors.h"
-#include "lib/format/profiles.h"
-#include "lib/read/volumes.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/profiles.h"
+#include "kernel-shared/read/volumes.h"
 
 /* The chunk item at slot, whole (its stripes fill the item), or NULL. */
 static const struct btrfs_chunk *chunk_at(const struct extent_buffer *eb, int slot, u64 *logical)

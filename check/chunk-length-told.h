@@ -17,7 +17,7 @@
 #ifndef BTRFS_KIT_CHECK_CHUNK_LENGTH_TOLD_H
 #define BTRFS_KIT_CHECK_CHUNK_LENGTH_TOLD_H
 
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 struct extent_buffer;
 

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include "check/check-extra.h"
 #include "check/extents.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
-#include "lib/engine/transaction.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
 
 struct v1_extent {
 	u64 bytenr, len;

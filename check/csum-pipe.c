@@ -12,8 +12,8 @@
 #include <pthread.h>
 #include <unistd.h>
 #include "check/csum-pipe.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/volumes.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/volumes.h"
 #include "crypto/hash.h"
 
 #define QUEUE_DEPTH 8

@@ -21,7 +21,7 @@
 #ifndef BTRFS_KIT_CHECK_CSUM_PIPE_H
 #define BTRFS_KIT_CHECK_CSUM_PIPE_H
 
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 struct btrfs_fs_info;
 struct csum_pipe;

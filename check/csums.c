@@ -11,9 +11,9 @@
 #include "check/check.h"
 #include "check/extents.h"
 #include "check/csum-pipe.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
 
 struct csum_walk {
 	struct ext_state *st;

@@ -3,9 +3,9 @@
  * The entry lengths of a directory or xattr item: see dir-entry-lengths.h.
  */
 #include "check/dir-entry-lengths.h"
-#include "lib/format/accessors.h"
-#include "lib/format/format.h"
-#include "lib/read/tree-checker.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/format.h"
+#include "kernel-shared/read/tree-checker.h"
 
 struct item_view {
 	u8 type;

@@ -20,7 +20,7 @@
 #ifndef BTRFS_KIT_CHECK_DIR_ENTRY_LENGTHS_H
 #define BTRFS_KIT_CHECK_DIR_ENTRY_LENGTHS_H
 
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 struct dir_entry_fix {
 	u32 offset;        /* of the entry's struct btrfs_dir_item in the item */

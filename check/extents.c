@@ -30,13 +30,13 @@
 #include "check/header-mend.h"
 #include "check/repair-fs-roots.h"
 #include "check/repair-leaves.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/super.h"
-#include "lib/format/messages.h"
-#include "lib/format/profiles.h"
-#include "lib/engine/tree-write.h"
-#include "lib/engine/transaction.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/format/profiles.h"
+#include "kernel-shared/engine/tree-write.h"
+#include "kernel-shared/engine/transaction.h"
 
 #define HEADER_SIZE ((u32)sizeof(struct btrfs_header))
 #define ITEM_SIZE ((u32)sizeof(struct btrfs_item))

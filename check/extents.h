@@ -8,9 +8,9 @@
 #define BTRFS_KIT_CHECK_EXTENTS_H
 
 #include "check/check.h"
-#include "lib/format/kerncompat.h"
-#include "lib/read/ctree.h"
-#include "lib/read/volumes.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/read/volumes.h"
 
 /*
  * One back reference: expected (made by a tree pointer or a file extent

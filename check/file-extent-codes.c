@@ -2,10 +2,10 @@
 /* The compression and inline ram_bytes of a file extent, told from its data: see file-extent-codes.h. */
 #include <stdlib.h>
 #include "check/file-extent-codes.h"
-#include "lib/format/accessors.h"
-#include "lib/format/compress.h"
-#include "lib/read/ctree.h"
-#include "lib/read/disk-io.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/compress.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/read/disk-io.h"
 
 int file_extent_compression_told(struct btrfs_fs_info *fs, const struct btrfs_file_extent_item *fi,
 				 u32 size)

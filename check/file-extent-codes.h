@@ -20,7 +20,7 @@
 #ifndef BTRFS_KIT_CHECK_FILE_EXTENT_CODES_H
 #define BTRFS_KIT_CHECK_FILE_EXTENT_CODES_H
 
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 struct btrfs_fs_info;
 struct btrfs_file_extent_item;

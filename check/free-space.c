@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
-#include "lib/format/profiles.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/format/profiles.h"
 
 struct bg_space {
 	struct check_bg *bg;

@@ -41,10 +41,10 @@
 #include "check/check-extra.h"
 #include "check/extents.h"
 #include "check/file-extent-codes.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/tree-checker.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/tree-checker.h"
+#include "kernel-shared/format/messages.h"
 #include "check/repair-fs-roots.h"
 
 /*

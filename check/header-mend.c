@@ -7,9 +7,9 @@
 #include "check/check.h"
 #include "check/header-mend.h"
 #include "check/repair-root-items.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/super.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/super.h"
 
 static bool owner_judged(u64 tree_id)
 {

@@ -26,8 +26,8 @@
 #ifndef BTRFS_KIT_CHECK_HEADER_MEND_H
 #define BTRFS_KIT_CHECK_HEADER_MEND_H
 
-#include "lib/format/kerncompat.h"
-#include "lib/read/ctree.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/read/ctree.h"
 
 /* Faults of a header the read path does not verify (bit mask). */
 enum header_fault {

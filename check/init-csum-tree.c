@@ -24,11 +24,11 @@
 #include <stdlib.h>
 #include "check/check-extra.h"
 #include "check/csum-pipe.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
-#include "lib/engine/transaction.h"
-#include "lib/read/volumes.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
+#include "kernel-shared/read/volumes.h"
 
 struct data_ranges {
 	struct check_range *r;

@@ -5,7 +5,7 @@
  * the iteration with its error (pass 3 has already reported it).
  */
 #include "check/check.h"
-#include "lib/format/accessors.h"
+#include "kernel-shared/format/accessors.h"
 
 struct check_item_walk {
 	struct check_ctx *ctx;

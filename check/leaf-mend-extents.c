@@ -5,9 +5,9 @@
  */
 #include "check/check.h"
 #include "check/leaf-mend-internal.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/volumes.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/volumes.h"
 
 /*
  * The inline back references of an extent item, from byte cur: do they

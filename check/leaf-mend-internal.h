@@ -10,8 +10,8 @@
 #ifndef BTRFS_KIT_CHECK_LEAF_MEND_INTERNAL_H
 #define BTRFS_KIT_CHECK_LEAF_MEND_INTERNAL_H
 
-#include "lib/format/kerncompat.h"
-#include "lib/read/ctree.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/read/ctree.h"
 
 /* One item of the leaf as it will be rebuilt. */
 struct item_plan {

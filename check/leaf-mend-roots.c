@@ -10,8 +10,8 @@
 #include "check/extents.h"
 #include "check/leaf-mend-internal.h"
 #include "check/repair-root-items.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
 
 /* The extent tree's root item when it is in this leaf (the root tree's search may not pass it). */
 static const struct btrfs_tree_ref *leaf_extent_root(const struct mend *m, struct btrfs_tree_ref *ref)
@@ -36,7 +36,7 @@ static const struct btrfs_tree_ref *leaf_extent_root(const struct mend *m, struc
  * (whose root item points to it)?  Its header owner could be the damaged
  * field instead, so the block must also say so in another way: a node's
  * first child is owner's too; a leaf's items all have key types owner's
- * tree has, some a type key's tree does not (lib/format/tree-key-types.h).
+ * tree has, some a type key's tree does not (kernel-shared/format/tree-key-types.h).
  */
 static bool block_is_owners(struct mend *m, u64 bytenr, u64 owner, u64 key)
 {

@@ -11,10 +11,10 @@
 #include "check/extents.h"
 #include "check/leaf-mend-internal.h"
 #include "check/repair-root-items.h"
-#include "lib/format/accessors.h"
-#include "lib/format/profiles.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/volumes.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/profiles.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/volumes.h"
 
 /* Would the chunk at slot, at logical, overlap another chunk item of the leaf or a mapped chunk? */
 static bool chunk_overlaps(const struct mend *m, int slot, u64 logical, u64 length)

@@ -25,10 +25,10 @@
 #include "check/leaf-mend.h"
 #include "check/leaf-mend-internal.h"
 #include "check/repair-root-items.h"
-#include "lib/format/accessors.h"
-#include "lib/format/compress.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/tree-checker.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/compress.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/tree-checker.h"
 
 static void key_fmt(char *buf, size_t len, const struct btrfs_key *k)
 {
@@ -1815,7 +1815,7 @@ static int mend_dir_item(struct mend *m, int slot, const struct btrfs_key *key, 
 
 /*
  * Could an item of this tree with objectid and offset have key type type?  A type of
- * its tree (lib/format/tree-key-types.h) that the filesystem's features
+ * its tree (kernel-shared/format/tree-key-types.h) that the filesystem's features
  * allow (verity items, extended refs), under the objectid the type's items
  * all have where they do (fixed_objectid(); the one qgroup status item:
  * offset 0 too); no log items (log trees are not mended).

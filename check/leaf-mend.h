@@ -8,8 +8,8 @@
 #ifndef BTRFS_KIT_CHECK_LEAF_MEND_H
 #define BTRFS_KIT_CHECK_LEAF_MEND_H
 
-#include "lib/format/kerncompat.h"
-#include "lib/read/ctree.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/read/ctree.h"
 
 /*
  * Mend eb (a leaf of tree, read from fs) in place, printing every change.

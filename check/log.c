@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include "check/check.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
 
 struct log_walk {
 	struct check_ctx *ctx;

@@ -16,8 +16,8 @@
  */
 #include "check/check.h"
 #include "check/extents.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
 
 static int cmp_lost(const void *a, const void *b)
 {

@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/messages.h"
 
 enum { MAX_WORKERS = 8 };
 

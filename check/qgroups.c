@@ -23,11 +23,11 @@
 #include "check/check.h"
 #include "check/check-extra.h"
 #include "check/extents.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
 #include "check/repair-qgroups.h"
-#include "lib/format/growable-array.h"
+#include "kernel-shared/format/growable-array.h"
 
 struct qgroup {
 	u64 id;

@@ -39,11 +39,11 @@
 #include <string.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "lib/engine/transaction.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
-#include "lib/format/profiles.h"
-#include "lib/read/disk-io.h"
+#include "kernel-shared/engine/transaction.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/format/profiles.h"
+#include "kernel-shared/read/disk-io.h"
 
 struct chunk_fix {
 	u64 logical;

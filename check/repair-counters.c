@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/super.h"
-#include "lib/format/messages.h"
-#include "lib/engine/transaction.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
 
 /* ---- block groups and the superblock ------------------------------------------------ */
 

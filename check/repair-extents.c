@@ -18,10 +18,10 @@
 #include <stdio.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
-#include "lib/engine/transaction.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
 
 /*
  * In an array sorted by a u64 at the start of each element (check_ref.bytenr,

@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "check/repair-fs-roots.h"
-#include "lib/format/accessors.h"
-#include "lib/engine/ctree-append.h"
-#include "lib/format/messages.h"
-#include "lib/engine/transaction.h"
-#include "lib/read/ctree.h"
-#include "lib/read/tree-checker.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/engine/ctree-append.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/read/tree-checker.h"
 
 static int get_root(struct btrfs_trans *t, u64 id, struct btrfs_wroot **root)
 {

@@ -14,7 +14,7 @@
 #define BTRFS_KIT_CHECK_REPAIR_FS_ROOTS_H
 
 #include "check/check.h"
-#include "lib/format/format.h"
+#include "kernel-shared/format/format.h"
 
 /* The 64-bit name hash pass 5 matches names by (FNV-1a, seeded with the length). */
 static inline u64 check_name_hash64(const u8 *p, u32 len)

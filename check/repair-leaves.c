@@ -14,10 +14,10 @@
 #include "check/leaf-mend.h"
 #include "check/repair-leaves.h"
 #include "check/repair-root-items.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
-#include "lib/engine/transaction.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
 
 struct salvaged_leaf {
 	u64 bytenr;

@@ -24,7 +24,7 @@
  *   - a directory entry's file type beyond the known ones: its inode's (a
  *     subvolume's: a directory);
  *   - a key type that breaks the key order between two items of one
- *     objectid, or that the tree does not have (lib/format/tree-key-types.h;
+ *     objectid, or that the tree does not have (kernel-shared/format/tree-key-types.h;
  *     such a leaf is mended even when it passes the tree-checker): the one
  *     type that keeps the order and makes the leaf pass the tree-checker;
  *   - a DEV_EXTENT's chunk_tree or chunk_objectid: each has one valid value;
@@ -45,8 +45,8 @@
 #ifndef BTRFS_KIT_CHECK_REPAIR_LEAVES_H
 #define BTRFS_KIT_CHECK_REPAIR_LEAVES_H
 
-#include "lib/format/kerncompat.h"
-#include "lib/read/ctree.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/read/ctree.h"
 
 struct check_salvage;
 struct btrfs_trans;

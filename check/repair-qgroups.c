@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/repair-qgroups.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
-#include "lib/read/disk-io.h"
-#include "lib/engine/transaction.h"
-#include "lib/engine/trans-tree-changes.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/engine/transaction.h"
+#include "kernel-shared/engine/trans-tree-changes.h"
 
 /* The item at key of the quota tree, ready to change, of at least min_size bytes. */
 static int quota_item(struct btrfs_trans *t, const struct btrfs_key *key, u32 min_size,

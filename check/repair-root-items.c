@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include "check/check.h"
 #include "check/repair-root-items.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
 
 static const struct read_policy quiet = { .quiet = true };
 

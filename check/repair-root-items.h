@@ -17,8 +17,8 @@
 #ifndef BTRFS_KIT_CHECK_REPAIR_ROOT_ITEMS_H
 #define BTRFS_KIT_CHECK_REPAIR_ROOT_ITEMS_H
 
-#include "lib/format/kerncompat.h"
-#include "lib/read/ctree.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/read/ctree.h"
 
 /* A tree whose root item may be mended so: not the extent tree, no reloc or log tree. */
 bool check_root_item_mendable(u64 objectid);

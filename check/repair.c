@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --repair, through the transaction engine (lib/engine/transaction.h):
+ * --repair, through the transaction engine (kernel-shared/engine/transaction.h):
  * the old generation stays valid until the new superblock is written.
  *
  * The passes queue a fix for each problem they can mend (check_fixable(),
@@ -24,9 +24,9 @@
 #include "check/check-extra.h"
 #include "check/extents.h"
 #include "check/repair-leaves.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
-#include "lib/engine/transaction.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
 #include "check/repair-qgroups.h"
 
 static const char *const pass_names[8] = {

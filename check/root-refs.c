@@ -13,11 +13,11 @@
 #include "check/check.h"
 #include "check/extents.h"
 #include "check/repair-fs-roots.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/tree-checker.h"
-#include "lib/format/messages.h"
-#include "lib/engine/transaction.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/tree-checker.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
 
 struct rref {
 	u64 parent, child, dirid, seq;

@@ -12,10 +12,10 @@
 #include "check/check.h"
 #include "check/extents.h"
 #include "check/repair-root-items.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/volumes.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/volumes.h"
+#include "kernel-shared/format/messages.h"
 
 struct roots_seen {
 	bool extent, dev, fs, csum, free_space, block_group, quota;

@@ -18,9 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/check-extra.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
 
 struct uses_walk {
 	struct check_uses *u;

@@ -7,7 +7,7 @@
  * chunk" leave one behind after a balance, and nothing reads the copy.
  *
  * --repair: every commit of the engine writes each device's copy from the
- * chunk tree (lib/engine/transaction.c); ctx->repair_super_dev_items
+ * chunk tree (kernel-shared/engine/transaction.c); ctx->repair_super_dev_items
  * makes the repair commit also when nothing else needs it.  No fix is
  * queued: a warning has none to answer.
  */
@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include "check/check.h"
 #include "check/extents.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
-#include "lib/read/super.h"
-#include "lib/engine/transaction.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/engine/transaction.h"
 
 /* dev's superblock: the copy check opened if it is dev's, else dev's primary copy. */
 static int device_super(struct check_ctx *ctx, const struct btrfs_device *dev,

@@ -16,8 +16,8 @@
 #include "balance/balance-online.h"
 #include "balance/balance-plan.h"
 #include "balance/offline.h"
-#include "lib/read/ctree.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/format/messages.h"
 
 static const char *const cmd_balance_start_usage[] = {
 	"btrfs balance start [options] <path>",

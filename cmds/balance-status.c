@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include "cmds/balance.h"
 #include "balance/balance-online.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/messages.h"
 
 static const char *const cmd_balance_status_usage[] = {
 	"btrfs balance status [-v] <path>",

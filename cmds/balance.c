@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include "cmds/balance.h"
 #include "balance/balance-online.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/messages.h"
 
 static const char *const balance_cmd_group_usage[] = {
 	"btrfs balance <command> [options] <path>",

@@ -4,7 +4,7 @@
 #define BTRFS_KIT_CMDS_BALANCE_H
 
 #include "cmds/commands.h"
-#include "lib/format/ioctl.h"
+#include "kernel-shared/format/ioctl.h"
 
 extern const struct cmd_struct cmd_struct_balance_start;
 extern const struct cmd_struct cmd_struct_balance_status;

@@ -14,10 +14,10 @@
 #include "check/repair-leaves.h"
 #include "common/auth-key.h"
 #include "common/device-utils.h"
-#include "lib/format/accessors.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/super.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/format/messages.h"
 
 static const char *const cmd_check_usage[] = {
 	"btrfs check [options] <device> [<device>...]",

@@ -7,7 +7,7 @@
 #include "common/auth-key.h"
 #include "image/dump.h"
 #include "image/image.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/messages.h"
 
 static const char *const cmd_image_usage[] = {
 	"btrfs image [options] SOURCE TARGET",

@@ -11,11 +11,11 @@
 #include "cmds/commands.h"
 #include "common/auth-key.h"
 #include "common/json-writer.h"
-#include "lib/format/accessors.h"
-#include "lib/read/super.h"
-#include "lib/format/csum.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/format/csum.h"
 #include "print/print-super.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/messages.h"
 
 static const char *const cmd_inspect_dump_super_usage[] = {
 	"btrfs inspect-internal dump-super [options] device [device...]",

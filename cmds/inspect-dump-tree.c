@@ -9,11 +9,11 @@
 #include <ctype.h>
 #include "cmds/commands.h"
 #include "common/auth-key.h"
-#include "lib/read/ctree.h"
-#include "lib/format/accessors.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/format/accessors.h"
 #include "print/print-tree.h"
 #include "print/dump-tree.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/messages.h"
 
 static const char *const cmd_inspect_dump_tree_usage[] = {
 	"btrfs inspect-internal dump-tree [options] <device> [<device> ..]",

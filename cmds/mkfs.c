@@ -16,12 +16,12 @@
 #include "common/auth-key.h"
 #include "common/device-utils.h"
 #include "mkfs/mkfs-layout.h"
-#include "lib/read/dev-write.h"
-#include "lib/engine/chunk-alloc.h"
-#include "lib/format/csum.h"
-#include "lib/format/compress.h"
-#include "lib/format/messages.h"
-#include "lib/format/ioctl.h"
+#include "kernel-shared/read/dev-write.h"
+#include "kernel-shared/engine/chunk-alloc.h"
+#include "kernel-shared/format/csum.h"
+#include "kernel-shared/format/compress.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/format/ioctl.h"
 
 enum {
 	OPT_CSUM = OPT_LONG_BASE, OPT_AUTH_KEY, OPT_DEVICE_UUID, OPT_SHRINK, OPT_COMPRESS, OPT_INODE_FLAGS,

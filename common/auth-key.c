@@ -5,8 +5,8 @@
 #include <string.h>
 #include <keyutils.h>
 #include "common/auth-key.h"
-#include "lib/format/messages.h"
-#include "lib/read/ctree.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/read/ctree.h"
 
 /* The serial of key @type:@name reachable by this process, or -errno. */
 static key_serial_t find_key(const char *type, const char *name)

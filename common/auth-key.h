@@ -10,7 +10,7 @@
 #define BTRFS_KIT_AUTH_KEY_H
 
 #include <stddef.h>
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 struct auth_key {
 	u8 *bytes;		/* payload, NULL when none loaded */

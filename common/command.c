@@ -5,7 +5,7 @@
 #include <string.h>
 #include "common/command.h"
 #include "common/options.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/messages.h"
 
 static bool is_synopsis(const char *line)
 {

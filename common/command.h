@@ -16,7 +16,7 @@
 #define BTRFS_KIT_COMMAND_H
 
 #include <stdio.h>
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 enum output_format {
 	FORMAT_TEXT = 0,

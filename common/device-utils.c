@@ -14,10 +14,10 @@
 #include <linux/fs.h>
 #include <blkid.h>
 #include "common/device-utils.h"
-#include "lib/format/format.h"
-#include "lib/read/volumes.h"
-#include "lib/read/dev-write.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/format.h"
+#include "kernel-shared/read/volumes.h"
+#include "kernel-shared/read/dev-write.h"
+#include "kernel-shared/format/messages.h"
 
 int target_open(struct target_device *t, const char *path, u64 create_size)
 {

@@ -7,7 +7,7 @@
 #ifndef BTRFS_KIT_DEVICE_UTILS_H
 #define BTRFS_KIT_DEVICE_UTILS_H
 
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 struct btrfs_write_log;
 

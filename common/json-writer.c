@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Streaming JSON emitter, see json-writer.h. */
 #include "common/json-writer.h"
-#include "lib/format/flags-names.h"
+#include "kernel-shared/format/flags-names.h"
 
 void json_init(struct json_writer *w, FILE *out)
 {

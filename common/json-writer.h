@@ -23,7 +23,7 @@
 #define BTRFS_KIT_JSON_WRITER_H
 
 #include <stdio.h>
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 #define JSON_MAX_DEPTH 32
 

@@ -5,10 +5,10 @@
 #include <ctype.h>
 #include <string.h>
 #include "common/options.h"
-#include "lib/format/messages.h"
-#include "lib/format/profiles.h"
-#include "lib/format/csum.h"
-#include "lib/format/compress.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/format/profiles.h"
+#include "kernel-shared/format/csum.h"
+#include "kernel-shared/format/compress.h"
 
 static const char *profile_at(size_t i, char buf[64])
 {

@@ -8,14 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 #include "image/collapse.h"
-#include "lib/format/accessors.h"
-#include "lib/format/csum.h"
-#include "lib/format/growable-array.h"
-#include "lib/format/messages.h"
-#include "lib/read/ctree.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/volumes.h"
-#include "lib/engine/transaction.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/csum.h"
+#include "kernel-shared/format/growable-array.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/volumes.h"
+#include "kernel-shared/engine/transaction.h"
 
 const struct restore_chunk *restore_chunk_find(const struct restore_chunk *chunks, size_t nr,
 					       u64 logical)

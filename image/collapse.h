@@ -26,7 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "lib/format/format.h"
+#include "kernel-shared/format/format.h"
 
 /* Where a chunk of the dumped filesystem lands on the restored device. */
 struct restore_chunk {

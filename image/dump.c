@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Creation of a btrfs-image metadata dump (format: lib/format/metadump.h).
+ * Creation of a btrfs-image metadata dump (format: kernel-shared/format/metadump.h).
  *
  * What goes in, in btrfs-image's order: the superblock, then the tree
  * blocks (from the extent tree's METADATA_ITEMs and tree-block EXTENT_ITEMs,
@@ -40,14 +40,14 @@
 #include "image/parallel-internal.h"
 #include "image/sanitize.h"
 #include "common/device-utils.h"
-#include "lib/format/format.h"
-#include "lib/format/accessors.h"
-#include "lib/format/growable-array.h"
-#include "lib/format/messages.h"
-#include "lib/format/metadump.h"
-#include "lib/read/ctree.h"
-#include "lib/read/dev-write.h"
-#include "lib/read/disk-io.h"
+#include "kernel-shared/format/format.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/growable-array.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/format/metadump.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/read/dev-write.h"
+#include "kernel-shared/read/disk-io.h"
 
 /* One item of the cluster being filled: its bytes at raw + raw_off, compressed at zbuf + z_off. */
 struct dump_item {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* btrfs image: creating a metadata dump in the btrfs-image format (lib/format/metadump.h). */
+/* btrfs image: creating a metadata dump in the btrfs-image format (kernel-shared/format/metadump.h). */
 #ifndef BTRFS_KIT_IMAGE_DUMP_H
 #define BTRFS_KIT_IMAGE_DUMP_H
 
 #include <stdbool.h>
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 #define IMAGE_DUMP_MAX_THREADS 64
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* btrfs image: metadata dumps in the btrfs-image format (lib/format/metadump.h). */
+/* btrfs image: metadata dumps in the btrfs-image format (kernel-shared/format/metadump.h). */
 #ifndef BTRFS_KIT_IMAGE_H
 #define BTRFS_KIT_IMAGE_H
 
 #include <stdbool.h>
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 struct image_restore_opts {
 	int threads;            /* inflating zlib items, 1..64 (0 = 1) */
@@ -35,7 +35,7 @@ struct image_restore_opts {
  * or a negative errno after an error
  * naming the cluster and item; -EOPNOTSUPP for what this version does not restore yet
  * (a multi-device dump with a log tree onto one target).  -m writes RAID5/6
- * chunks by full stripe rows with their parity (lib/engine/tree-write.h).
+ * chunks by full stripe rows with their parity (kernel-shared/engine/tree-write.h).
  * A dump of a keyed filesystem needs its key (-ENOKEY without; a wrong key,
  * against the superblock's key check value, is -EKEYREJECTED): the blocks and
  * superblocks it rewrites get keyed checksums.

@@ -4,7 +4,7 @@
 #define BTRFS_KIT_IMAGE_PARALLEL_INTERNAL_H
 
 #include <pthread.h>
-#include "lib/format/kerncompat.h"
+#include "kernel-shared/format/kerncompat.h"
 
 #define IMAGE_MAX_THREADS 64
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Restore of a btrfs-image metadata dump onto one device: the format is in
- * lib/format/metadump.h.  The dump is read one cluster and one batch of
+ * kernel-shared/format/metadump.h.  The dump is read one cluster and one batch of
  * its items at a time (struct restore_batch: memory bounded whatever the
  * dump's size), in three passes: the
  * first validates every cluster and item and builds the chunk map from the
@@ -19,18 +19,18 @@
 #include "image/image.h"
 #include "image/collapse.h"
 #include "image/parallel-internal.h"
-#include "lib/format/format.h"
+#include "kernel-shared/format/format.h"
 #include "common/device-utils.h"
-#include "lib/format/accessors.h"
-#include "lib/format/compress.h"
-#include "lib/format/csum.h"
-#include "lib/format/growable-array.h"
-#include "lib/format/messages.h"
-#include "lib/format/metadump.h"
-#include "lib/read/dev-write.h"
-#include "lib/read/super.h"
-#include "lib/read/volumes.h"
-#include "lib/engine/tree-write.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/compress.h"
+#include "kernel-shared/format/csum.h"
+#include "kernel-shared/format/growable-array.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/format/metadump.h"
+#include "kernel-shared/read/dev-write.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/read/volumes.h"
+#include "kernel-shared/engine/tree-write.h"
 
 /*
  * The dump being restored, read with pread: a regular file, or stdin or a
@@ -161,7 +161,7 @@ struct restore_ctx {
 	struct block_writer_device *row_devs;
 	struct restore_target *tg;         /* the targets: one, or (-m) one per device by devid */
 	int nr_tg;
-	struct btrfs_write_log *log;  /* BTRFS_KIT_WRITE_LOG (lib/read/dev-write.h), or NULL */
+	struct btrfs_write_log *log;  /* BTRFS_KIT_WRITE_LOG (kernel-shared/read/dev-write.h), or NULL */
 };
 
 static int setup_csum(struct restore_ctx *c);

@@ -37,11 +37,11 @@
 #include <sys/random.h>
 #include "image/sanitize.h"
 #include "crypto/hash.h"
-#include "lib/format/accessors.h"
-#include "lib/format/format.h"
-#include "lib/format/messages.h"
-#include "lib/read/super.h"
-#include "lib/read/tree-checker.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/format.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/read/tree-checker.h"
 
 #define SANITIZE_MIN_LEN 5              /* shorter names have no other name of their length and hash */
 

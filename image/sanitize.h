@@ -6,8 +6,8 @@
 #ifndef BTRFS_KIT_IMAGE_SANITIZE_H
 #define BTRFS_KIT_IMAGE_SANITIZE_H
 
-#include "lib/format/kerncompat.h"
-#include "lib/format/extent-buffer.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/format/extent-buffer.h"
 
 struct btrfs_super_block;
 struct btrfs_csum;

@@ -6,9 +6,9 @@
 #define BTRFS_KIT_MKFS_INTERNAL_H
 
 #include "mkfs/mkfs-layout.h"
-#include "lib/engine/chunk-alloc.h"
-#include "lib/engine/tree-builder.h"
-#include "lib/engine/tree-write.h"
+#include "kernel-shared/engine/chunk-alloc.h"
+#include "kernel-shared/engine/tree-builder.h"
+#include "kernel-shared/engine/tree-write.h"
 
 /* Every tree of a new filesystem. */
 enum { T_ROOT, T_EXTENT, T_CHUNK, T_DEV, T_FS, T_CSUM, T_UUID, T_QUOTA, T_FST, T_BGT, T_RELOC, T_NR };

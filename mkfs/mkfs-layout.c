@@ -16,19 +16,19 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "mkfs/mkfs-layout.h"
-#include "lib/read/dev-write.h"
+#include "kernel-shared/read/dev-write.h"
 #include "mkfs/mkfs-internal.h"
 #include "mkfs/rootdir-internal.h"
-#include "lib/engine/chunk-alloc.h"
-#include "lib/engine/tree-builder.h"
-#include "lib/engine/tree-write.h"
-#include "lib/format/accessors.h"
-#include "lib/read/tree-checker.h"
-#include "lib/format/csum.h"
-#include "lib/read/super.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/engine/chunk-alloc.h"
+#include "kernel-shared/engine/tree-builder.h"
+#include "kernel-shared/engine/tree-write.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/tree-checker.h"
+#include "kernel-shared/format/csum.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/format/messages.h"
 #include "crypto/hash.h"
-#include "lib/format/growable-array.h"
+#include "kernel-shared/format/growable-array.h"
 
 const u64 mkfs_tree_ids[T_NR] = {
 	BTRFS_ROOT_TREE_OBJECTID, BTRFS_EXTENT_TREE_OBJECTID, BTRFS_CHUNK_TREE_OBJECTID,

@@ -21,8 +21,8 @@
 #ifndef BTRFS_KIT_MKFS_LAYOUT_H
 #define BTRFS_KIT_MKFS_LAYOUT_H
 
-#include "lib/format/kerncompat.h"
-#include "lib/format/format.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/format/format.h"
 
 struct btrfs_csum;
 

@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <limits.h>
 #include "mkfs/rootdir-internal.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
 
 #define ROOTDIR_MAX_EXTENT (128 * SZ_1M)
 #define ROOTDIR_BATCH 64                 /* sectors checksummed per hash_digest_batch() call */

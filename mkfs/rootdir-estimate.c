@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "mkfs/rootdir-internal.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/messages.h"
 
 struct size_walk {
 	u32 sectorsize;

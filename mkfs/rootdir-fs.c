@@ -13,11 +13,11 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 #include "mkfs/rootdir-internal.h"
-#include "lib/read/disk-io.h"
-#include "lib/read/dev-write.h"
-#include "lib/format/accessors.h"
-#include "lib/read/tree-checker.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/dev-write.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/tree-checker.h"
+#include "kernel-shared/format/messages.h"
 
 int rootdir_fs_commit(struct rootdir_fs *f, bool restart)
 {

@@ -10,9 +10,9 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include "mkfs/mkfs-layout.h"
-#include "lib/engine/transaction.h"
-#include "lib/format/compress.h"
-#include "lib/engine/tree-write.h"
+#include "kernel-shared/engine/transaction.h"
+#include "kernel-shared/format/compress.h"
+#include "kernel-shared/engine/tree-write.h"
 #include "crypto/hash.h"
 
 #define ROOTDIR_MAX_SUBVOLS 64

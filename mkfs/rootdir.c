@@ -43,12 +43,12 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include "mkfs/rootdir-internal.h"
-#include "lib/engine/ctree-append.h"
-#include "lib/read/tree-checker.h"
-#include "lib/format/accessors.h"
-#include "lib/format/csum.h"
-#include "lib/format/messages.h"
-#include "lib/format/growable-array.h"
+#include "kernel-shared/engine/ctree-append.h"
+#include "kernel-shared/read/tree-checker.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/csum.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/format/growable-array.h"
 
 #define ROOTDIR_COMMIT_DIRTY (64 * SZ_1M) /* dirty tree block bytes that make a commit */
 

@@ -10,8 +10,8 @@
 #include "print/dump-tree.h"
 #include "print/print-tree-internal.h"
 #include "print/emit.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
 #include "common/json-writer.h"
 
 struct dump_ctx {

@@ -5,8 +5,8 @@
 #include "print/emit.h"
 #include "print/print-tree.h"
 #include "print/print-tree-internal.h"
-#include "lib/format/accessors.h"
-#include "lib/format/flags-names.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/flags-names.h"
 
 /*
  * The JSON writer when something is to be written there: a member with a

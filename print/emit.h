@@ -25,8 +25,8 @@
 #define BTRFS_KIT_PRINT_EMIT_H
 
 #include <stdio.h>
-#include "lib/format/kerncompat.h"
-#include "lib/format/format.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/format/format.h"
 #include "common/json-writer.h"
 
 struct btrfs_flag_table;

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "print/print-tree-internal.h"
-#include "lib/format/accessors.h"
-#include "lib/read/tree-checker.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/tree-checker.h"
 
 /* Flag sets the JSON names (the text prints these as numbers). */
 static const struct btrfs_flag_name balance_flag_names[] = {

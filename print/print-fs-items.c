@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "print/print-tree-internal.h"
-#include "lib/format/accessors.h"
+#include "kernel-shared/format/accessors.h"
 
 static void emit_inode_item(struct emitter *e, const char *name, const struct btrfs_inode_item *ii)
 {

@@ -6,9 +6,9 @@
 #include "print/print-super.h"
 #include "print/emit.h"
 #include "print/print-tree.h"
-#include "lib/format/accessors.h"
-#include "lib/read/super.h"
-#include "lib/format/csum.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/format/csum.h"
 
 void btrfs_print_readable_flags(FILE *out, u64 flags, const struct btrfs_flag_table *t)
 {

@@ -7,9 +7,9 @@
 #define BTRFS_KIT_PRINT_SUPER_H
 
 #include <stdio.h>
-#include "lib/format/kerncompat.h"
-#include "lib/format/format.h"
-#include "lib/format/flags-names.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/format/format.h"
+#include "kernel-shared/format/flags-names.h"
 #include "common/json-writer.h"
 
 /*

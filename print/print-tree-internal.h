@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 #include "print/print-tree.h"
-#include "lib/format/flags-names.h"
+#include "kernel-shared/format/flags-names.h"
 #include "print/emit.h"
 
 /* One item of a leaf: its key and its bytes, already checked to be inside the block. */

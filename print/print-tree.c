@@ -12,9 +12,9 @@
 #include <string.h>
 #include "print/print-tree.h"
 #include "print/print-tree-internal.h"
-#include "lib/format/accessors.h"
-#include "lib/format/profiles.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/profiles.h"
+#include "kernel-shared/format/messages.h"
 
 void btrfs_print_opts_init(struct btrfs_print_opts *opts, const struct btrfs_fs_geometry *geo)
 {
@@ -418,7 +418,7 @@ int btrfs_print_read_block(struct btrfs_fs_info *fs, u64 bytenr, const struct tr
 	return btrfs_read_tree_block_policy(fs, bytenr, expect, &print_policy, out);
 }
 
-/* ---- Traversal: lib/read's walker with the printing read policy ---------- */
+/* ---- Traversal: kernel-shared/read's walker with the printing read policy ---------- */
 
 struct print_walk {
 	void (*block_fn)(const struct extent_buffer *eb, void *priv);   /* every block (or leaf) */

@@ -12,9 +12,9 @@
 #define BTRFS_KIT_PRINT_TREE_H
 
 #include <stdio.h>
-#include "lib/format/kerncompat.h"
-#include "lib/format/format.h"
-#include "lib/read/ctree.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/format/format.h"
+#include "kernel-shared/read/ctree.h"
 
 /* What the printer needs to know: geometry and the dump-tree switches. */
 struct btrfs_print_opts {

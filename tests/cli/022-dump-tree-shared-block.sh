@@ -1,5 +1,5 @@
 #!/bin/bash
-# dump-tree follows every pointer (its walk through lib/read's walker keeps
+# dump-tree follows every pointer (its walk through kernel-shared/read's walker keeps
 # the behaviour of its former own walk): a node whose two pointers lead to
 # one leaf (patched on a copy of a corpus image, so the node fails the
 # tree-checker and is printed anyway) shows that leaf twice, breadth-first

@@ -17,8 +17,8 @@ sp() { # FILE: sparse's endianness warnings on FILE
 export -f sp; export TOP
 
 cat > "$T/probe.c" <<'C'
-#include "lib/format/format.h"
-#include "lib/format/accessors.h"
+#include "kernel-shared/format/format.h"
+#include "kernel-shared/format/accessors.h"
 unsigned long long probe(const struct btrfs_super_block *sb);
 unsigned long long probe(const struct btrfs_super_block *sb)
 {
@@ -29,7 +29,7 @@ sp "$T/probe.c" > "$T/probe.out"
 assert_grep "probe.c:6:.*restricted __le64 degrades to integer" "$T/probe.out"
 [ "$(wc -l < "$T/probe.out")" -eq 1 ] || _fail "the accessor call was reported too"
 
-(cd "$TOP" && ls lib/*/*.c print/*.c mkfs/*.c check/*.c balance/*.c image/*.c common/*.c cmds/*.c \
+(cd "$TOP" && ls kernel-shared/*/*.c print/*.c mkfs/*.c check/*.c balance/*.c image/*.c common/*.c cmds/*.c \
 	btrfs.c tests/tools/*.c tests/unit/*.c) > "$T/files"
 n=$(wc -l < "$T/files")
 [ "$n" -gt 100 ] || _fail "only $n source files found"

@@ -55,11 +55,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
-#include "lib/read/disk-io.h"
-#include "lib/read/super.h"
-#include "lib/engine/tree-write.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/engine/tree-write.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
 #include "print/print-tree.h"
 
 /* The field table, made from accessors.def: names, widths, offsets. */
@@ -72,7 +72,7 @@ struct field {
 
 static const struct field fields[] = {
 #define BTRFS_FIELD(tag, name, member, bits, off) { #tag, #member, bits, off },
-#include "lib/format/accessors.def"
+#include "kernel-shared/format/accessors.def"
 #undef BTRFS_FIELD
 };
 
@@ -222,7 +222,7 @@ static int resolve_field(const struct extent_buffer *eb, int slot, u8 key_type, 
 			if (!strcmp(fields[i].tag, tag) && !strcmp(fields[i].member, member))
 				f = &fields[i];
 		if (!f) {
-			error("no field '%s' in struct btrfs_%s (see lib/format/accessors.def)", member, tag);
+			error("no field '%s' in struct btrfs_%s (see kernel-shared/format/accessors.def)", member, tag);
 			return -EINVAL;
 		}
 		out->bits = f->bits;

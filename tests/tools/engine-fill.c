@@ -31,12 +31,12 @@
 #include <stdlib.h>
 #include <getopt.h>
 #include <time.h>
-#include "lib/engine/transaction.h"
-#include "lib/engine/ctree-append.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
-#include "lib/read/tree-checker.h"
+#include "kernel-shared/engine/transaction.h"
+#include "kernel-shared/engine/ctree-append.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
+#include "kernel-shared/read/tree-checker.h"
 
 #define DIR_INO BTRFS_FIRST_FREE_OBJECTID
 #define XNAME "user.engine"

@@ -4,7 +4,7 @@
 usage: fuzz-dumps.py DUMP[:NDEV]... [--count N] [--seed S] [--time SECS]
                      [--btrfs B] [--work DIR] [--check]
 
-Each round takes one DUMP (a btrfs-image file: lib/format/metadump.h; NDEV its
+Each round takes one DUMP (a btrfs-image file: kernel-shared/format/metadump.h; NDEV its
 device count, default 1) and damages one thing:
   header    a byte or field of a cluster's index block (magic, bytenr,
             nritems, compress)

@@ -11,9 +11,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "lib/engine/transaction.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
 
 int main(int argc, char **argv)
 {

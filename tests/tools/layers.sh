@@ -1,7 +1,7 @@
 #!/bin/bash
 # The layer rule (ARCHITECTURE.md): a file includes only from its own layer or
 # the layers below it, a private header (NAME-internal.h, such as the write
-# engine's lib/engine/engine-internal.h) only from its own folder, and
+# engine's kernel-shared/engine/engine-internal.h) only from its own folder, and
 # library code never ends the process.  Run by
 # make test (tests/cli/003-layers.sh); prints each violation and exits 1 when any.
 #   tests/tools/layers.sh [OBJDIR]   OBJDIR (default .obj/default) for the symbol check
@@ -13,9 +13,9 @@ objdir=${1:-.obj/default}
 layer_of() {
 	case $1 in
 	crypto/*) echo 0 ;;
-	lib/format/*) echo 1 ;;
-	lib/read/*) echo 2 ;;
-	lib/engine/*) echo 3 ;;
+	kernel-shared/format/*) echo 1 ;;
+	kernel-shared/read/*) echo 2 ;;
+	kernel-shared/engine/*) echo 3 ;;
 	common/*) echo 4 ;;
 	print/*|mkfs/*|balance/*|check/*|image/*) echo 5 ;;
 	cmds/*) echo 6 ;;
@@ -46,7 +46,7 @@ done < <(git ls-files '*.c' '*.h' '*.def')
 
 # Below cmds/ nothing may end the process: errors go back as negative errnos.
 if [ -d "$objdir" ]; then
-	for o in $(find "$objdir" -name '*.o' \( -path "$objdir/crypto/*" -o -path "$objdir/lib/*" \
+	for o in $(find "$objdir" -name '*.o' \( -path "$objdir/crypto/*" -o -path "$objdir/kernel-shared/*" \
 			-o -path "$objdir/common/*" -o -path "$objdir/print/*" -o -path "$objdir/mkfs/*" \
 			-o -path "$objdir/balance/*" -o -path "$objdir/check/*" -o -path "$objdir/image/*" \) | sort); do
 		syms=$(nm "$o" | awk '$1 == "U" && $2 ~ /^(exit|_exit|_Exit|abort|__assert_fail|quick_exit)$/ {print $2}' | tr '\n' ' ')
@@ -59,14 +59,14 @@ else
 	echo "layer: no $objdir to check symbols in (build first)"
 	bad=1
 fi
-# One place writes to devices (lib/read/dev-write.c, where the write log is):
+# One place writes to devices (kernel-shared/read/dev-write.c, where the write log is):
 # no other object calls pwrite, fsync, fdatasync or fallocate.
 if [ -d "$objdir" ]; then
 	for o in $(find "$objdir" -name '*.o' -not -path "$objdir/tests/*" \
-			-not -path "$objdir/lib/read/dev-write.o" | sort); do
+			-not -path "$objdir/kernel-shared/read/dev-write.o" | sort); do
 		syms=$(nm "$o" | awk '$1 == "U" && $2 ~ /^(pwrite|pwrite64|pwritev|pwritev2|fsync|fdatasync|fallocate|fallocate64|sync_file_range|syncfs)$/ {print $2}' | tr '\n' ' ')
 		if [ -n "$syms" ]; then
-			echo "layer: ${o#"$objdir"/} calls $syms(devices are written through lib/read/dev-write.h)"
+			echo "layer: ${o#"$objdir"/} calls $syms(devices are written through kernel-shared/read/dev-write.h)"
 			bad=1
 		fi
 	done

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """metadump-clusters.py DUMP [COPY]: print the item count of every cluster of a
-btrfs-image dump, one per line (format: lib/format/metadump.h); exit 1 on a
+btrfs-image dump, one per line (format: kernel-shared/format/metadump.h); exit 1 on a
 cluster whose bytenr is not its offset.  With COPY, also write the dump there
 with the stale bytes after each index block's last item zeroed (btrfs-image
 leaves the previous cluster's items there; btrfs image writes zeros).

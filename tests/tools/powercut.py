@@ -8,7 +8,7 @@ usage: powercut.py --kind mkfs|change|replace [--mode sample|full] [--seed N]
 
 The devices must hold the state before the command (for mkfs: anything,
 e.g. zeroes).  The command runs with BTRFS_KIT_WRITE_LOG set (format in
-lib/read/dev-write.h) and must succeed.  Model of a disk: a write is durable
+kernel-shared/read/dev-write.h) and must succeed.  Model of a disk: a write is durable
 once a flush of its device follows it; at each crash point (just before each
 flush, and the end of the log) the durable writes are in and any subset of
 the others may be (the disk reorders them): the empty and the full subset,

@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lib/engine/transaction.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/messages.h"
 
 static int parse_u64(const char *s, u64 *v)
 {

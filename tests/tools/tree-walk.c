@@ -17,9 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lib/read/ctree.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
 
 struct counts {
 	unsigned long long nodes, leaves, items, failures;

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "tests/unit/unit.h"
-#include "lib/engine/transaction.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/accessors.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/engine/transaction.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/messages.h"
 
 #define TREE_ID 400ULL
 #define ITYPE BTRFS_STRING_ITEM_KEY

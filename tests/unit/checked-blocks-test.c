@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The shared table of blocks that passed the tree-checker
- * (lib/read/checked-blocks.h): a block is known again only with the same
+ * (kernel-shared/read/checked-blocks.h): a block is known again only with the same
  * address, generation and checksum; a newer entry replaces an older one in
  * its slot; no table (out of memory) knows nothing.
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "lib/format/accessors.h"
-#include "lib/format/extent-buffer.h"
-#include "lib/read/checked-blocks.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/extent-buffer.h"
+#include "kernel-shared/read/checked-blocks.h"
 
 static struct extent_buffer *block(u64 bytenr, u64 gen, u8 csum0)
 {

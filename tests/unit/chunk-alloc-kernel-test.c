@@ -9,8 +9,8 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "lib/engine/chunk-alloc.h"
-#include "lib/format/messages.h"
+#include "kernel-shared/engine/chunk-alloc.h"
+#include "kernel-shared/format/messages.h"
 
 #define MIB (1024ULL * 1024)
 #define GIB (1024 * MIB)

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <zlib.h>
 #include "tests/unit/unit.h"
-#include "lib/format/kerncompat.h"
-#include "lib/format/format.h"
-#include "lib/format/compress.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/format/format.h"
+#include "kernel-shared/format/compress.h"
 
 #define PLAIN 20000
 

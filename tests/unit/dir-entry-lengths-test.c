@@ -9,9 +9,9 @@
 #include <string.h>
 #include "tests/unit/unit.h"
 #include "check/dir-entry-lengths.h"
-#include "lib/format/accessors.h"
-#include "lib/format/format.h"
-#include "lib/read/tree-checker.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/format.h"
+#include "kernel-shared/read/tree-checker.h"
 
 #define NODESIZE 16384
 

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "lib/format/accessors.h"
+#include "kernel-shared/format/accessors.h"
 
 #define OFF(type, member) ((unsigned long long)offsetof(struct type, member))
 
@@ -117,7 +117,7 @@ struct field_row {
 static const struct field_row rows[] = {
 #define BTRFS_FIELD(tag, name, member, bits, o) \
 	{ #tag, #name, (o), (bits) / 8, sizeof(struct btrfs_##tag) },
-#include "lib/format/accessors.def"
+#include "kernel-shared/format/accessors.def"
 #undef BTRFS_FIELD
 };
 

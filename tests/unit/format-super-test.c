@@ -9,10 +9,10 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include "tests/unit/unit.h"
-#include "lib/format/accessors.h"
-#include "lib/read/super.h"
-#include "lib/format/csum.h"
-#include "lib/format/flags-names.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/super.h"
+#include "kernel-shared/format/csum.h"
+#include "kernel-shared/format/flags-names.h"
 #include "print/print-super.h"
 #include "common/json-writer.h"
 

@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "lib/format/kerncompat.h"
-#include "lib/format/growable-array.h"
+#include "kernel-shared/format/kerncompat.h"
+#include "kernel-shared/format/growable-array.h"
 
 struct big {
 	char bytes[1 << 20];

@@ -12,10 +12,10 @@
 #include "tests/unit/unit.h"
 #include "crypto/hash.h"
 #include "image/sanitize.h"
-#include "lib/format/accessors.h"
-#include "lib/format/tree-block.h"
-#include "lib/read/ctree.h"
-#include "lib/read/tree-checker.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/tree-block.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/read/tree-checker.h"
 
 #define NS 4096
 #define BYTENR (SZ_16M)

@@ -6,12 +6,12 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "lib/engine/tree-builder.h"
-#include "lib/engine/chunk-alloc.h"
-#include "lib/engine/tree-write.h"
-#include "lib/format/raid6.h"
-#include "lib/format/accessors.h"
-#include "lib/read/ctree.h"
+#include "kernel-shared/engine/tree-builder.h"
+#include "kernel-shared/engine/chunk-alloc.h"
+#include "kernel-shared/engine/tree-write.h"
+#include "kernel-shared/format/raid6.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/read/ctree.h"
 
 struct collect {
 	struct btrfs_fs_geometry geo;

@@ -14,11 +14,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "tests/unit/unit.h"
-#include "lib/engine/raid56-row.h"
-#include "lib/format/raid6.h"
-#include "lib/engine/tree-write.h"
-#include "lib/engine/chunk-alloc.h"
-#include "lib/format/accessors.h"
+#include "kernel-shared/engine/raid56-row.h"
+#include "kernel-shared/format/raid6.h"
+#include "kernel-shared/engine/tree-write.h"
+#include "kernel-shared/engine/chunk-alloc.h"
+#include "kernel-shared/format/accessors.h"
 
 #define UNIT 4096u
 

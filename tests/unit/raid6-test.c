@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "lib/format/raid6.h"
+#include "kernel-shared/format/raid6.h"
 
 static void test_field(void)
 {

@@ -16,8 +16,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "tests/unit/unit.h"
-#include "lib/read/disk-io.h"
-#include "lib/format/accessors.h"
+#include "kernel-shared/read/disk-io.h"
+#include "kernel-shared/format/accessors.h"
 
 enum fault {
 	GOOD,

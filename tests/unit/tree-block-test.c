@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one writer of the leaf and node formats (lib/format/tree-block.c) and
+ * The one writer of the leaf and node formats (kernel-shared/format/tree-block.c) and
  * the layout helpers of accessors.h: items and key pointers inserted in a
  * scrambled order at the slots btrfs_bin_search() gives must come out in key
  * order, packed, with their data intact.
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "lib/read/ctree.h"
-#include "lib/format/accessors.h"
-#include "lib/format/tree-block.h"
+#include "kernel-shared/read/ctree.h"
+#include "kernel-shared/format/accessors.h"
+#include "kernel-shared/format/tree-block.h"
 
 #define NS 4096
 #define NR 40

@@ -6,8 +6,8 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "lib/read/volumes.h"
-#include "lib/format/accessors.h"
+#include "kernel-shared/read/volumes.h"
+#include "kernel-shared/format/accessors.h"
 
 #define L0 (1ULL << 30)
 #define K64 0x10000ULL
