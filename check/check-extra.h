@@ -12,7 +12,7 @@
 #ifndef BTRFS_KIT_CHECK_EXTRA_H
 #define BTRFS_KIT_CHECK_EXTRA_H
 
-#include "check/check.h"
+#include "check/context.h"
 
 int check_clear_space_cache(struct check_ctx *ctx, int version);
 /* --repair: the deprecated inode cache of subvolume *(u64 *)arg deleted (a check_fixable() fix). */

@@ -22,7 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/check-extra.h"
-#include "check/extents.h"
+#include "check/extent-records.h"
+#include "check/repair-queue.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/format/messages.h"
 #include "kernel-shared/engine/transaction.h"

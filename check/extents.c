@@ -25,11 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <uuid/uuid.h>
-#include "check/check.h"
+#include "check/context.h"
 #include "check/extents.h"
 #include "check/header-mend.h"
 #include "check/repair-fs-roots.h"
 #include "check/repair-leaves.h"
+#include "check/extent-records.h"
+#include "check/repair-queue.h"
+#include "check/passes.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
 #include "kernel-shared/read/super.h"
@@ -81,29 +84,6 @@ static int seen_insert(struct ext_state *st, u64 bytenr)
 }
 
 /* ---- helpers ------------------------------------------------------------------ */
-
-const char *check_tree_name(u64 id, char *buf, size_t len)
-{
-	switch (id) {
-	case BTRFS_ROOT_TREE_OBJECTID: return "root tree";
-	case BTRFS_EXTENT_TREE_OBJECTID: return "extent tree";
-	case BTRFS_CHUNK_TREE_OBJECTID: return "chunk tree";
-	case BTRFS_DEV_TREE_OBJECTID: return "device tree";
-	case BTRFS_FS_TREE_OBJECTID: return "fs tree";
-	case BTRFS_CSUM_TREE_OBJECTID: return "csum tree";
-	case BTRFS_QUOTA_TREE_OBJECTID: return "quota tree";
-	case BTRFS_UUID_TREE_OBJECTID: return "uuid tree";
-	case BTRFS_FREE_SPACE_TREE_OBJECTID: return "free space tree";
-	case BTRFS_BLOCK_GROUP_TREE_OBJECTID: return "block group tree";
-	case BTRFS_RAID_STRIPE_TREE_OBJECTID: return "raid stripe tree";
-	case BTRFS_TREE_LOG_OBJECTID: return "log tree";
-	case BTRFS_TREE_RELOC_OBJECTID: return "reloc tree";
-	case BTRFS_DATA_RELOC_TREE_OBJECTID: return "data reloc tree";
-	default:
-		snprintf(buf, len, "tree %lld", (long long)id);
-		return buf;
-	}
-}
 
 /*
  * A chunk item of the chunk tree against the mapping reads go through: for a
@@ -347,12 +327,6 @@ static int fix_reloc_flag(struct check_ctx *ctx, struct btrfs_trans *t, void *ar
 	if (ret < 0)
 		error("cannot copy tree block %llu of tree %llu on write: %s", f->bytenr, f->tree, strerror(-ret));
 	return ret < 0 ? ret : 0;
-}
-
-/* Bytes one device stripe of a chunk occupies. */
-u64 check_chunk_dev_len(const struct btrfs_chunk_map *c)
-{
-	return c->length / btrfs_raid_data_stripes(btrfs_raid_profile_of(c->type), c->num_stripes);
 }
 
 /* ---- collecting from leaves ---------------------------------------------------- */
@@ -916,66 +890,6 @@ static int cmp_bg(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int cmp_devext(const void *a, const void *b)
-{
-	const struct check_devext *x = a, *y = b;
-
-	if (x->devid != y->devid)
-		return x->devid < y->devid ? -1 : 1;
-	return x->physical < y->physical ? -1 : x->physical > y->physical;
-}
-
-/* The extent item starting at bytenr, NULL if none. */
-struct check_extent *check_find_extent(struct ext_state *st, u64 bytenr)
-{
-	size_t lo = 0, hi = st->ext_nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->ext[mid].start < bytenr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < st->ext_nr && st->ext[lo].start == bytenr)
-		return &st->ext[lo];
-	return NULL;
-}
-
-size_t check_first_extent_ending_after(const struct ext_state *st, u64 bytenr)
-{
-	size_t lo = 0, hi = st->ext_nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->ext[mid].start + st->ext[mid].len <= bytenr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The block group containing bytenr, NULL if none. */
-struct check_bg *check_find_bg(struct ext_state *st, u64 bytenr)
-{
-	size_t lo = 0, hi = st->bg_nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->bg[mid].start + st->bg[mid].len <= bytenr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < st->bg_nr && st->bg[lo].start <= bytenr && bytenr < st->bg[lo].start + st->bg[lo].len)
-		return &st->bg[lo];
-	return NULL;
-}
-
 /*
  * Turn a parent-relative expected ref into the kind the extent tree must
  * hold: by the parent's FULL_BACKREF flag, or, for a parent without extent
@@ -1474,27 +1388,6 @@ static struct check_dev *find_dev(struct ext_state *st, u64 devid)
 	return NULL;
 }
 
-const struct btrfs_chunk_map *check_chunk_at_place(const struct btrfs_chunk_tree_map *map, u64 devid,
-						   u64 physical)
-{
-	const struct btrfs_chunk_map *at = NULL;
-	int n = 0;
-
-	for (size_t j = 0; j < map->nr; j++)
-		for (u16 i = 0; i < map->chunks[j]->num_stripes; i++)
-			if (map->chunks[j]->stripes[i].devid == devid &&
-			    map->chunks[j]->stripes[i].physical == physical && !n++)
-				at = map->chunks[j];
-	return n == 1 ? at : NULL;
-}
-
-const struct check_devext *check_find_dev_extent(const struct ext_state *st, u64 devid, u64 physical)
-{
-	struct check_devext key = { .devid = devid, .physical = physical };
-
-	return check_bsearch(&key, st->dext, st->dext_nr, sizeof(key), cmp_devext);
-}
-
 static void check_devices(struct check_ctx *ctx, struct ext_state *st)
 {
 	const struct btrfs_super_block *sb = btrfs_fs_super(ctx->fs);
@@ -1699,7 +1592,7 @@ int check_extents_rest(struct check_ctx *ctx)
 		error("extent check stopped: %s", strerror(-ret));
 		return ret;
 	}
-	check_sort(st->dext, st->dext_nr, sizeof(*st->dext), cmp_devext);
+	check_sort(st->dext, st->dext_nr, sizeof(*st->dext), check_cmp_devext);
 	check_full_backrefs(ctx, st);
 	ret = resolve_expected(ctx, st);
 	if (ret < 0) {

@@ -17,8 +17,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "check/check.h"
-#include "check/extents.h"
+#include "check/context.h"
+#include "check/extent-records.h"
+#include "check/passes.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
 #include "kernel-shared/format/messages.h"
@@ -311,14 +312,6 @@ static int free_space_tree_item(struct check_ctx *ctx, const struct extent_buffe
 			    key->objectid, key->type, key->offset);
 	}
 	return 0;
-}
-
-void check_fst_block_unreadable(struct check_ctx *ctx, u64 tree_id)
-{
-	if (tree_id != BTRFS_FREE_SPACE_TREE_OBJECTID || !check_repairing(ctx))
-		return;
-	ctx->repair_rebuild_fst = true;
-	check_fixable(ctx, NULL, NULL, 0);
 }
 
 int check_free_space(struct check_ctx *ctx)

@@ -37,15 +37,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include "check/check.h"
+#include "check/context.h"
 #include "check/check-extra.h"
-#include "check/extents.h"
+#include "check/extent-records.h"
 #include "check/file-extent-codes.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
 #include "kernel-shared/read/tree-checker.h"
 #include "kernel-shared/format/messages.h"
 #include "check/repair-fs-roots.h"
+#include "check/csum-tree.h"
+#include "check/fs-roots.h"
+#include "check/passes.h"
 
 /*
  * A name, from either side: an inode ref (kind R), DIR_ITEM (D) or DIR_INDEX

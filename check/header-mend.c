@@ -4,7 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "check/check.h"
+#include "check/context.h"
 #include "check/header-mend.h"
 #include "check/repair-root-items.h"
 #include "kernel-shared/format/accessors.h"

@@ -4,7 +4,7 @@
  * order, through the verified read path.  A block that cannot be read ends
  * the iteration with its error (pass 3 has already reported it).
  */
-#include "check/check.h"
+#include "check/context.h"
 #include "kernel-shared/format/accessors.h"
 
 struct check_item_walk {

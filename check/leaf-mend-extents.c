@@ -3,7 +3,7 @@
  * The leaf mend (check --repair, see leaf-mend.h) of extent items: their
  * flags, refs, inline back reference types and generation.
  */
-#include "check/check.h"
+#include "check/context.h"
 #include "check/leaf-mend-internal.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"

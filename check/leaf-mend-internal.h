@@ -40,6 +40,8 @@ struct mend {
 };
 
 /* Print one change (slot -1: the leaf's) and count it, in a trial too. */
+/* "(objectid type offset)" of k, in buf. */
+void mend_key_fmt(char *buf, size_t len, const struct btrfs_key *k);
 void mend_say(struct mend *m, int slot, const char *fmt, ...) __printf(3, 4);
 /* The item at want by mode, in the mended leaves or the tree m->tree (committed). */
 bool mend_find_item(struct mend *m, const struct btrfs_key *want, enum btrfs_search_mode mode,

@@ -6,8 +6,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "check/check.h"
-#include "check/extents.h"
+#include "check/context.h"
+#include "check/extent-records.h"
 #include "check/leaf-mend-internal.h"
 #include "check/repair-root-items.h"
 #include "kernel-shared/format/accessors.h"

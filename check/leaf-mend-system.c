@@ -6,11 +6,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "check/check.h"
+#include "check/context.h"
 #include "check/chunk-length-told.h"
-#include "check/extents.h"
+#include "check/extent-records.h"
 #include "check/leaf-mend-internal.h"
 #include "check/repair-root-items.h"
+#include "check/repair-queue.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/format/profiles.h"
 #include "kernel-shared/read/disk-io.h"

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
-#include "check/check.h"
+#include "check/context.h"
+#include "check/csum-tree.h"
+#include "check/passes.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
 #include "kernel-shared/format/messages.h"

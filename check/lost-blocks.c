@@ -14,31 +14,10 @@
  * Only blocks without extent item are looked at: on a healthy filesystem
  * this costs nothing.
  */
-#include "check/check.h"
+#include "check/context.h"
 #include "check/extents.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
-
-static int cmp_lost(const void *a, const void *b)
-{
-	return check_cmp_u64(&((const struct check_lost *)a)->bytenr, &((const struct check_lost *)b)->bytenr);
-}
-
-static struct check_lost *find_lost(const struct ext_state *st, u64 bytenr)
-{
-	struct check_lost key = { .bytenr = bytenr };
-
-	return check_bsearch(&key, st->lost, st->lost_nr, sizeof(key), cmp_lost);
-}
-
-bool check_lost_block_full_backref(const struct ext_state *st, u64 bytenr, bool *full_backref)
-{
-	const struct check_lost *l = find_lost(st, bytenr);
-
-	if (l)
-		*full_backref = l->full_backref;
-	return l != NULL;
-}
 
 /* Collect the blocks (expected tree refs, not yet resolved, without extent item), sorted, once each. */
 static int collect(struct ext_state *st)
@@ -57,7 +36,7 @@ static int collect(struct ext_state *st)
 		l->bytenr = r->bytenr;
 		l->level = (u8)r->objectid;    /* unresolved tree refs carry the level there */
 	}
-	check_sort(st->lost, st->lost_nr, sizeof(*st->lost), cmp_lost);
+	check_sort(st->lost, st->lost_nr, sizeof(*st->lost), check_cmp_lost);
 	for (i = o = 0; i < st->lost_nr; i++)
 		if (!o || st->lost[o - 1].bytenr != st->lost[i].bytenr)
 			st->lost[o++] = st->lost[i];
@@ -86,7 +65,7 @@ int check_find_lost_blocks(struct check_ctx *ctx, struct ext_state *st)
 	/* before resolving, a tree ref's root is the tree of the node (or root item) pointing */
 	for (i = 0; i < st->exp_nr; i++) {
 		const struct check_ref *r = &st->exp[i];
-		struct check_lost *l = r->type == BTRFS_TREE_BLOCK_REF_KEY ? find_lost(st, r->bytenr) : NULL;
+		struct check_lost *l = r->type == BTRFS_TREE_BLOCK_REF_KEY ? check_find_lost(st, r->bytenr) : NULL;
 
 		if (l && l->owner && r->root == l->owner)
 			l->in_owner_tree = true;

@@ -14,7 +14,7 @@
  * Each worker reads through a reader of its own (btrfs_fs_reader(): its own
  * block cache; the devices, chunk map and superblock are only read by all).
  * The caller runs passes 3 and 4 meanwhile, then takes the subvolumes left
- * with them where pass 5 would begin (check_run(), check/check.c) and joins
+ * with them where pass 5 would begin (check_run(), check/driver.c) and joins
  * them: the subvolumes' lines are printed
  * and their counters and fixes added in root order, after those of passes 3
  * and 4, so the output and the fixes are what one thread gives.  One
@@ -27,8 +27,10 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-#include "check/check.h"
+#include "check/context.h"
 #include "check/extents.h"
+#include "check/fs-roots.h"
+#include "check/pass-thread.h"
 #include "kernel-shared/format/messages.h"
 
 enum { MAX_WORKERS = 8 };
@@ -58,11 +60,9 @@ struct check_thread {
 	size_t next;                   /* the next root a worker takes (under lock) */
 	bool stop;                     /* a root failed (out of memory): take no more */
 	struct fs_root_csums *csums;
-	struct ext_state *st;          /* the caller's, for check_extents_final() */
+	struct check_handoff handoff;  /* the caller's records, for check_extents_final() */
 	const struct check_options *opts;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool extents_final;            /* passes 3 and 4 are done with st */
+	pthread_mutex_t lock;          /* of next and stop */
 	struct timespec t0;
 };
 
@@ -74,7 +74,7 @@ static int check_one_root(struct check_thread *th, struct btrfs_fs_info *reader,
 	r->ctx.fs = reader;
 	r->ctx.opts = th->opts;
 	r->ctx.pass = 4;
-	r->ctx.thread = th;
+	r->ctx.handoff = &th->handoff;
 	if (!out)
 		return r->ret = -ENOMEM;
 	messages_set_stream(out);
@@ -110,20 +110,6 @@ static void *worker_main(void *arg)
 
 	take_roots(w->th, w->reader);
 	return NULL;
-}
-
-struct ext_state *check_extents_final(struct check_ctx *ctx)
-{
-	struct check_thread *th = ctx->thread;
-
-	/* the caller's context has the state; a worker's waits for it */
-	if (!th || ctx->extents_state)
-		return ctx->extents_state;
-	pthread_mutex_lock(&th->lock);
-	while (!th->extents_final)
-		pthread_cond_wait(&th->cond, &th->lock);
-	pthread_mutex_unlock(&th->lock);
-	return th->st;
 }
 
 static int cpus(void)
@@ -166,7 +152,7 @@ int check_thread_start(struct check_ctx *ctx)
 
 	if (!th)
 		return -ENOMEM;
-	th->st = st;
+	th->handoff.st = st;
 	th->opts = ctx->opts;
 	th->roots_nr = st->root_nr;
 	th->roots = calloc(st->root_nr + 1, sizeof(*st->root));
@@ -182,12 +168,12 @@ int check_thread_start(struct check_ctx *ctx)
 	if (st->root_nr)
 		memcpy(th->roots, st->root, st->root_nr * sizeof(*st->root));
 	pthread_mutex_init(&th->lock, NULL);
-	pthread_cond_init(&th->cond, NULL);
+	check_handoff_init(&th->handoff);
 	clock_gettime(CLOCK_MONOTONIC, &th->t0);
 	for (i = 0; i < n && !pthread_create(&th->worker[i].tid, NULL, worker_main, &th->worker[i]); i++)
 		th->workers++;
 	if (!th->workers) {
-		pthread_cond_destroy(&th->cond);
+		check_handoff_destroy(&th->handoff);
 		pthread_mutex_destroy(&th->lock);
 		goto fail;
 	}
@@ -236,15 +222,12 @@ int check_thread_join(struct check_ctx *ctx, struct timespec *t0)
 	bool csum_msgs = false;
 	int ret = 0;
 
-	pthread_mutex_lock(&th->lock);
-	th->extents_final = true;
-	pthread_cond_broadcast(&th->cond);
-	pthread_mutex_unlock(&th->lock);
+	check_handoff_publish(&th->handoff);
 	/* passes 3 and 4 are done: the caller takes roots too, reading through its own fs */
 	take_roots(th, ctx->fs);
 	for (int i = 0; i < th->workers; i++)
 		pthread_join(th->worker[i].tid, NULL);
-	pthread_cond_destroy(&th->cond);
+	check_handoff_destroy(&th->handoff);
 	pthread_mutex_destroy(&th->lock);
 	ctx->thread = NULL;
 

@@ -20,13 +20,14 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "check/check.h"
+#include "check/context.h"
 #include "check/check-extra.h"
-#include "check/extents.h"
+#include "check/extent-records.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
 #include "kernel-shared/format/messages.h"
 #include "check/repair-qgroups.h"
+#include "check/passes.h"
 #include "kernel-shared/format/growable-array.h"
 
 struct qgroup {

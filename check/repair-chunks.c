@@ -37,8 +37,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "check/check.h"
-#include "check/extents.h"
+#include "check/context.h"
+#include "check/extent-records.h"
+#include "check/repair-queue.h"
 #include "kernel-shared/engine/transaction.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/format/messages.h"

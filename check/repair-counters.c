@@ -17,8 +17,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "check/check.h"
-#include "check/extents.h"
+#include "check/context.h"
+#include "check/extent-records.h"
+#include "check/repair-queue.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
 #include "kernel-shared/read/super.h"

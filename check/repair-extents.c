@@ -16,8 +16,9 @@
  * check_repair() writes nothing.
  */
 #include <stdio.h>
-#include "check/check.h"
-#include "check/extents.h"
+#include "check/context.h"
+#include "check/extent-records.h"
+#include "check/repair-queue.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
 #include "kernel-shared/format/messages.h"

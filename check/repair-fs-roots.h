@@ -13,7 +13,7 @@
 #ifndef BTRFS_KIT_CHECK_REPAIR_FS_ROOTS_H
 #define BTRFS_KIT_CHECK_REPAIR_FS_ROOTS_H
 
-#include "check/check.h"
+#include "check/context.h"
 #include "kernel-shared/format/format.h"
 
 /* The 64-bit name hash pass 5 matches names by (FNV-1a, seeded with the length). */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "check/check.h"
+#include "check/context.h"
 #include "check/chunk-length-told.h"
 #include "check/header-mend.h"
 #include "check/leaf-mend.h"

@@ -6,7 +6,7 @@
 #ifndef BTRFS_KIT_CHECK_REPAIR_QGROUPS_H
 #define BTRFS_KIT_CHECK_REPAIR_QGROUPS_H
 
-#include "check/check.h"
+#include "check/context.h"
 
 /* A QGROUP_INFO item rewritten with the recomputed numbers. */
 struct repair_qgroup_info {

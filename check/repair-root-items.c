@@ -5,7 +5,7 @@
  * repair-root-items.h.
  */
 #include <stdio.h>
-#include "check/check.h"
+#include "check/context.h"
 #include "check/repair-root-items.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"

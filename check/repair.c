@@ -28,6 +28,7 @@
 #include "kernel-shared/format/messages.h"
 #include "kernel-shared/engine/transaction.h"
 #include "check/repair-qgroups.h"
+#include "check/repair-queue.h"
 
 static const char *const pass_names[8] = {
 	"log", "root items", "extents", "free space", "fs roots", "csums", "root refs",

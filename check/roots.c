@@ -9,9 +9,12 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <linux/blkzoned.h>
-#include "check/check.h"
-#include "check/extents.h"
+#include "check/context.h"
+#include "check/extent-records.h"
 #include "check/repair-root-items.h"
+#include "check/passes.h"
+#include "check/repair-queue.h"
+#include "check/repair-root-tree.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
 #include "kernel-shared/read/volumes.h"

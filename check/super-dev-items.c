@@ -13,8 +13,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "check/check.h"
+#include "check/context.h"
 #include "check/extents.h"
+#include "check/repair-queue.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
 #include "kernel-shared/format/messages.h"

@@ -14,68 +14,12 @@
 #include <unistd.h>
 #include "check/check.h"
 #include "check/extents.h"
+#include "check/extent-records.h"
+#include "check/pass-thread.h"
+#include "check/passes.h"
+#include "check/fs-roots.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/format/messages.h"
-
-void check_error(struct check_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	ctx->errors++;
-	va_start(ap, fmt);
-	verror(fmt, ap);
-	va_end(ap);
-}
-
-int check_fixable(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size)
-{
-	struct check_fix *f;
-	void *copy = NULL;
-
-	if (size) {
-		copy = malloc(size);
-		if (!copy)
-			return -ENOMEM;
-		memcpy(copy, arg, size);
-	}
-	f = CHECK_PUSH(ctx, fixes);
-	if (!f) {
-		free(copy);
-		return -ENOMEM;
-	}
-	f->fn = fn;
-	f->arg = copy;
-	f->pass = ctx->pass;
-	ctx->pass_fixable[ctx->pass]++;
-	return 0;
-}
-
-int check_fixable_after_commit(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size)
-{
-	int ret = check_fixable(ctx, fn, arg, size);
-
-	if (ret == 0)
-		ctx->fixes[ctx->fixes_nr - 1].phase = CHECK_FIX_AFTER_COMMIT;
-	return ret;
-}
-
-int check_fixable_before_trans(struct check_ctx *ctx, check_fix_fn fn, const void *arg, size_t size)
-{
-	int ret = check_fixable(ctx, fn, arg, size);
-
-	if (ret == 0) {
-		ctx->fixes[ctx->fixes_nr - 1].phase = CHECK_FIX_BEFORE_TRANS;
-		ctx->pass_fixable[ctx->pass]--;   /* the companion of the fix that answers the error */
-	}
-	return ret;
-}
-
-int check_cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 void check_ctx_free(struct check_ctx *ctx)
 {
@@ -100,22 +44,6 @@ static bool quota_enabled(struct check_ctx *ctx)
 	struct btrfs_tree_ref ref;
 
 	return btrfs_find_tree_root(ctx->fs, BTRFS_QUOTA_TREE_OBJECTID, &ref) == 0;
-}
-
-bool check_progress_on(const struct check_ctx *ctx)
-{
-	return (ctx->opts && ctx->opts->progress) || isatty(STDERR_FILENO);
-}
-
-void check_progress_done(const struct timespec *t0, u64 count, const char *what)
-{
-	struct timespec t1;
-	u64 secs;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	secs = (u64)(t1.tv_sec - t0->tv_sec);
-	fprintf(stderr, "      done (%llu:%02llu:%02llu elapsed, %llu %s)\n",
-		secs / 3600, secs / 60 % 60, secs % 60, count, what);
 }
 
 struct pass {

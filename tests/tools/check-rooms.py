@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The rooms of check/ (check/check.h, ARCHITECTURE.md) and the one way
+their includes and calls go: driver -> passes -> mends and repairs ->
+context.  Fails (exit 1, one line per edge) on
+  - a file of check/ in no room (every new file is given one here);
+  - an include or a call from a room to one above it (a pass including the
+    driver's headers, the context calling a pass, ...);
+  - a pass including or calling another pass (parts of one pass, named
+    after it, may);
+  - any circle of includes or calls between modules of check/ (a module: a
+    .c file and the .h of the same name).
+Calls come from the symbols of the objects in OBJDIR (nm).
+usage: tests/tools/check-rooms.py [OBJDIR]   (run from the top of the tree)"""
+import os, re, subprocess, sys
+
+# room of each module (file name without extension); rank: calls go downwards
+DRIVER = {'driver', 'repair', 'pass-thread', 'init-csum-tree'}
+PASSES = {  # pass -> its modules
+    'log': {'log'}, 'roots': {'roots'},
+    'extents': {'extents', 'lost-blocks', 'super-dev-items'},
+    'free-space': {'free-space'}, 'fs-roots': {'fs-roots'}, 'csums': {'csums'},
+    'root-refs': {'root-refs'}, 'qgroups': {'qgroups'},
+}
+MENDS = {'header-mend', 'leaf-mend', 'leaf-mend-common', 'leaf-mend-extents', 'leaf-mend-roots',
+         'leaf-mend-system', 'leaf-mend-internal', 'dir-entry-lengths', 'file-extent-codes',
+         'chunk-length-told'}
+CONTEXT = {'check', 'context', 'iter', 'extent-records', 'csum-tree', 'csum-pipe'}
+
+
+def room(m):
+    if m in DRIVER:
+        return 'driver', 3
+    if m == 'passes':   # the passes' entry points: the driver calls them, each pass defines its own
+        return 'passes', 2
+    for p, mods in PASSES.items():
+        if m in mods:
+            return 'pass ' + p, 2
+    if m in MENDS:
+        return 'mends', 1
+    if m.startswith('repair-') or m in ('clear-space-cache', 'subvol-extents', 'check-extra'):
+        return 'repairs', 1
+    if m in CONTEXT:
+        return 'context', 0
+    return None, None
+
+
+def includes(files):
+    g = {}
+    for f in files:
+        m = os.path.splitext(os.path.basename(f))[0]
+        for line in open(f, errors='replace'):
+            r = re.match(r'\s*#\s*include\s*"check/([^"]+)\.h"', line)
+            if r and r.group(1) != m:
+                g.setdefault(m, set()).add(r.group(1))
+    return g
+
+
+def calls(objdir):
+    defs, uses = {}, {}
+    d = os.path.join(objdir, 'check')
+    for f in sorted(os.listdir(d)):
+        if not f.endswith('.o'):
+            continue
+        m = f[:-2]
+        if not os.path.exists(os.path.join('check', m + '.c')):
+            continue    # an object left from a file since removed
+        for line in subprocess.check_output(['nm', os.path.join(d, f)], text=True).splitlines():
+            p = line.split()
+            if len(p) == 2 and p[0] == 'U':
+                uses.setdefault(m, set()).add(p[1])
+            elif len(p) == 3 and p[1] in 'TDBR':
+                defs[p[2]] = m
+    g = {}
+    for m, us in uses.items():
+        for s in us:
+            t = defs.get(s)
+            if t and t != m:
+                g.setdefault(m, set()).add(t)
+    return g
+
+
+def circles(g):
+    idx, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+    sys.setrecursionlimit(10000)
+
+    def visit(v):
+        idx[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(g.get(v, ())):
+            if w not in idx:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], idx[w])
+        if low[v] == idx[v]:
+            s = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                s.append(w)
+                if w == v:
+                    break
+            if len(s) > 1:
+                out.append(sorted(s))
+    for v in sorted(g):
+        if v not in idx:
+            visit(v)
+    return out
+
+
+def main():
+    objdir = sys.argv[1] if len(sys.argv) > 1 else '.obj/default'
+    files = subprocess.check_output(['git', 'ls-files', 'check/*.c', 'check/*.h'], text=True).split()
+    bad = 0
+    for f in files:
+        if room(os.path.splitext(os.path.basename(f))[0])[0] is None:
+            print('check-rooms: %s is in no room (tests/tools/check-rooms.py)' % f)
+            bad = 1
+    if not os.path.isdir(os.path.join(objdir, 'check')):
+        print('check-rooms: no %s/check to read calls from (build first)' % objdir)
+        return 1
+    for kind, g in (('includes', includes(files)), ('calls', calls(objdir))):
+        for a in sorted(g):
+            ra, ka = room(a)
+            for b in sorted(g[a]):
+                rb, kb = room(b)
+                if ra is None or rb is None:
+                    continue
+                if kb > ka or (ka == kb == 2 and ra != rb and rb != 'passes'):
+                    print('check-rooms: check/%s (%s) %s check/%s (%s)' % (a, ra, kind, b, rb))
+                    bad = 1
+        for c in circles(g):
+            print('check-rooms: a circle of %s: %s' % (kind, ' '.join('check/' + m for m in c)))
+            bad = 1
+    if not bad:
+        print('check rooms ok')
+    return bad
+
+
+sys.exit(main())
