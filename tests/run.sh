@@ -10,6 +10,8 @@
 #   JOBS=N            tests run at once (default 1).  Tests that use loop devices or mount
 #                     (the kernel's device registry is machine-wide) still run one at a time,
 #                     beside the others; lines are printed in the usual order.
+#   LOOP_LOCK=file    lock that exclusive tests hold while they run (default
+#                     /tmp/btrfs-kit-loop.lock), shared by every run on the machine
 #   CI=true           a missing ../shared fixture fails the tests that need it (else: skip)
 #   SAN_BTRFS=path    run the robust tests with this sanitizer build instead (make test
 #                     does: btrfs-asan), its unit/tool binaries from SAN_UNIT_DIR/SAN_TOOL_DIR
@@ -72,6 +74,9 @@ run_test() {
 		cmd=(env BTRFS="$SAN_BTRFS" UNIT_DIR="$SAN_UNIT_DIR" TOOL_DIR="$SAN_TOOL_DIR"
 		     ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 "${cmd[@]}")
 	fi
+	# loop devices and the kernel's device registry are machine-wide: exclusive tests of
+	# every run of the suite on this machine (other checkouts too) take turns
+	[ "${exclusive[$i]}" = 1 ] && cmd=(flock "${LOOP_LOCK:-/tmp/btrfs-kit-loop.lock}" "${cmd[@]}")
 	export TEST_NAME=$name
 	t0=$SECONDS
 	if [ "${TEST_LOG:-}" = tty ]; then
