@@ -13,7 +13,7 @@
 # on every multi-device restore, whose superblock names one device of the
 # size of the file.
 . "$TOP/tests/lib/common.sh"
-check_prereq corpus
+check_prereq corpus fsck-images
 golden=$TOP/tests/golden/image-restore/restore-619.txt
 digest() { python3 "$TOP/tests/tools/image-digest.py" "$@" | awk '{print $1, $2}'; }
 n=0

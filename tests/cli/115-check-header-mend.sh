@@ -10,7 +10,7 @@
 # a newer generation than its header (refused otherwise: cli/121).  A root
 # tree leaf's first key that no root tree holds, one field off its pointer's.
 . "$TOP/tests/lib/common.sh"
-check_prereq progs
+check_prereq progs corpus
 need_corrupt_block
 
 small_large_images

@@ -16,7 +16,7 @@
 # The top directory's inode item numbered 255 or 0: its neighbour's number.
 # An xattr entry's file type: the xattr type.
 . "$TOP/tests/lib/common.sh"
-check_prereq progs
+check_prereq progs corpus
 need_corrupt_block
 
 small_large_images

@@ -13,7 +13,7 @@
 #   read-only and lists the files.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
-check_prereq root loop btrfs-kernel progs python3
+check_prereq root loop btrfs-kernel progs python3 tools
 [ -x /usr/bin/btrfs-image ] || _skip "Debian's btrfs-image not installed"
 CMP=$SHARED/tools/sparse-cmp.py
 

@@ -18,7 +18,7 @@
 # unmounts, and both checks are clean again.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
-check_prereq root loop btrfs-kernel progs
+check_prereq root loop btrfs-kernel progs corpus
 [ -x /usr/bin/btrfs-image ] || _skip "no Debian btrfs-image"
 
 # Debian's btrfs-image of the N devices $T/d1.img..dN.img into $T/c0.dump and $T/c9.dump.

@@ -13,7 +13,7 @@
 # assert_grep PATTERN FILE  / assert_not_grep PATTERN FILE
 # _fail MSG / _skip REASON  end the test (skip exits 77 with a "SKIP:" line)
 # check_prereq root|loop|btrfs-kernel|progs|python3   skip when missing
-# check_prereq corpus|fsck-images|fuzz-images   ../shared fixtures: skip when missing,
+# check_prereq corpus|fsck-images|fuzz-images|tools   ../shared fixtures: skip when missing,
 #                           but fail when CI=true (a CI run without them proves nothing)
 # setup_loopdev FILE        attach a loop device (echo its name); detached at exit
 # mount_tracked DEV DIR [OPTS]  mount; unmounted at exit
@@ -124,7 +124,7 @@ check_prereq() {
 			grep -qw btrfs /proc/filesystems 2>/dev/null || _skip "no btrfs in the kernel" ;;
 		progs) command -v /usr/bin/btrfs >/dev/null 2>&1 || _skip "btrfs-progs not installed (apt-get install btrfs-progs)" ;;
 		python3) command -v python3 >/dev/null 2>&1 || _skip "python3 not installed" ;;
-		corpus|fsck-images|fuzz-images)
+		corpus|fsck-images|fuzz-images|tools)
 			compgen -G "$SHARED/$p/*" > /dev/null || _fixture_missing "$SHARED/$p" ;;
 		*) _fail "unknown prerequisite $p" ;;
 		esac
@@ -155,7 +155,8 @@ mount_tracked() {
 }
 
 # Decompress a corpus case once into the scratch cache and print its folder
-# (under a lock: tests run in parallel may ask for the same case).
+# (under a lock: tests run in parallel may ask for the same case).  The test asks
+# check_prereq corpus first (tests/tools/fixture-prereqs.py: cli/133 holds every test to it).
 corpus_case() {
 	local name=$1 src=$SHARED/corpus/$1 dst=$SCRATCH_ROOT/corpus/$1
 	[ -d "$src" ] || _fail "no corpus case $name"
