@@ -7,7 +7,7 @@
 
 #include "mkfs/mkfs-layout.h"
 #include "kernel-shared/engine/chunk-alloc.h"
-#include "kernel-shared/engine/tree-builder.h"
+#include "mkfs/tree-builder.h"
 #include "kernel-shared/engine/tree-write.h"
 
 /* Every tree of a new filesystem. */

@@ -20,7 +20,7 @@
 #include "mkfs/mkfs-internal.h"
 #include "mkfs/rootdir-internal.h"
 #include "kernel-shared/engine/chunk-alloc.h"
-#include "kernel-shared/engine/tree-builder.h"
+#include "mkfs/tree-builder.h"
 #include "kernel-shared/engine/tree-write.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/tree-checker.h"

@@ -3,7 +3,7 @@
  * Editing one leaf or node in memory (no I/O, no allocation): the one place
  * the leaf and node formats of accessors.h are written, by the CoW b-tree
  * (kernel-shared/engine/ctree-write.c) and by the bottom-up tree builder mkfs uses
- * (kernel-shared/engine/tree-builder.c) alike.  The caller makes sure there is room
+ * (mkfs/tree-builder.c) alike.  The caller makes sure there is room
  * (btrfs_leaf_free_space(), btrfs_node_max_ptrs()).
  */
 #ifndef BTRFS_KIT_TREE_BLOCK_H

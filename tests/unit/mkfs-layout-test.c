@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
-#include "kernel-shared/engine/tree-builder.h"
+#include "mkfs/tree-builder.h"
 #include "kernel-shared/engine/chunk-alloc.h"
 #include "kernel-shared/engine/tree-write.h"
 #include "kernel-shared/format/raid6.h"

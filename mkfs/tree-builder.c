@@ -3,7 +3,7 @@
  * Bottom-up b-tree layout from sorted items; see tree-builder.h.
  */
 #include <stdlib.h>
-#include "kernel-shared/engine/tree-builder.h"
+#include "mkfs/tree-builder.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/format/tree-block.h"
 #include "kernel-shared/format/messages.h"
