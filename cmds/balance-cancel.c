@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* btrfs balance cancel: stop a running or paused balance for good. */
 #include <stdio.h>
-#include "cmds/balance.h"
+#include "cmds/balance-run.h"
 
 static const char *const cmd_balance_cancel_usage[] = {
 	"btrfs balance cancel <path>",

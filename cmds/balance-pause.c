@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* btrfs balance pause: ask the running balance to stop after the current chunk. */
 #include <stdio.h>
-#include "cmds/balance.h"
+#include "cmds/balance-run.h"
 
 static const char *const cmd_balance_pause_usage[] = {
 	"btrfs balance pause <path>",

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "cmds/balance.h"
+#include "cmds/balance-run.h"
 #include "balance/balance-online.h"
 #include "kernel-shared/format/messages.h"
 

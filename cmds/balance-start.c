@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include "common/interrupt.h"
 #include "common/auth-key.h"
-#include "cmds/balance.h"
+#include "cmds/balance-run.h"
 #include "balance/balance-online.h"
 #include "balance/balance-plan.h"
 #include "balance/offline.h"

@@ -122,6 +122,55 @@ static bool is_power_of_2(u64 v)
 	return v && !(v & (v - 1));
 }
 
+/* The sys_chunk_array queries (super.h); the validator and the mends use them. */
+u32 btrfs_super_sys_array_used(const struct btrfs_super_block *sb, u32 *sector_size)
+{
+	const u8 *p = sb->sys_chunk_array;
+	u32 cur = 0, unused;
+
+	if (!sector_size)
+		sector_size = &unused;
+	*sector_size = 0;
+	while (cur + sizeof(struct btrfs_disk_key) + sizeof(struct btrfs_chunk) <= BTRFS_SYSTEM_CHUNK_ARRAY_SIZE) {
+		const struct btrfs_disk_key *k = (const void *)(p + cur);
+		const struct btrfs_chunk *c = (const void *)(p + cur + sizeof(*k));
+		u16 stripes = btrfs_chunk_num_stripes(c);
+		u32 len = sizeof(*k) + (u32)btrfs_chunk_item_size(stripes);
+
+		if (k->type != BTRFS_CHUNK_ITEM_KEY || !stripes || cur + len > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE ||
+		    !(btrfs_chunk_type(c) & BTRFS_BLOCK_GROUP_SYSTEM))
+			break;
+		if (!*sector_size)
+			*sector_size = btrfs_chunk_sector_size(c);
+		cur += len;
+	}
+	return cur;
+}
+
+u32 btrfs_super_sys_array_cut(const struct btrfs_super_block *sb)
+{
+	const u8 *p = sb->sys_chunk_array;
+	u32 cur = 0, size = btrfs_super_sys_array_size(sb), used = btrfs_super_sys_array_used(sb, NULL);
+
+	while (cur < used) {
+		const struct btrfs_chunk *c = (const void *)(p + cur + sizeof(struct btrfs_disk_key));
+		u32 end = cur + (u32)(sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(btrfs_chunk_num_stripes(c)));
+
+		if (size > cur && size < end)
+			return end;
+		cur = end;
+	}
+	return 0;
+}
+
+bool btrfs_super_sys_array_tail(const struct btrfs_super_block *sb)
+{
+	u32 used = btrfs_super_sys_array_used(sb, NULL), size = btrfs_super_sys_array_size(sb);
+
+	return used && size > used && size <= BTRFS_SYSTEM_CHUNK_ARRAY_SIZE &&
+	       size - used < sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(1);
+}
+
 bool btrfs_super_sectorsize_valid(u64 sectorsize)
 {
 	return is_power_of_2(sectorsize) && sectorsize >= SZ_4K && sectorsize <= SZ_64K;
