@@ -9,11 +9,6 @@
 #include "crypto/hash-x86.h"
 #include "crypto/blake2b-sigma.h"
 
-const uint64_t blake2b_iv[8] = {
-	0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
-	0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL,
-};
-
 static inline uint64_t ror64(uint64_t x, int r)
 {
 	return (x >> r) | (x << (64 - r));

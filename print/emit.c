@@ -3,8 +3,7 @@
 #include <stdarg.h>
 #include <time.h>
 #include "print/emit.h"
-#include "print/print-tree.h"
-#include "print/print-tree-internal.h"
+#include "print/print-names.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/format/flags-names.h"
 

@@ -22,13 +22,6 @@ struct print_item {
 	u32 size;             /* item size */
 };
 
-/* Names of the set bits joined by '|', "none" when flags is 0 (tables in flags-names.h). */
-void print_flag_names(FILE *out, u64 flags, const struct btrfs_flag_table *table);
-/* A name as dump-tree prints it: whitespace, backslash and non-printable bytes escaped. */
-void print_escaped(FILE *out, const u8 *s, size_t len);
-/* "0x" and the bytes in hex (at most 64). */
-void print_hex_bytes(FILE *out, const u8 *p, size_t len);
-
 /*
  * One block: its text lines or one JSON object (header, then "ptrs" or
  * "items"); sets e->hide_names from opts.

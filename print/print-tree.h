@@ -15,6 +15,7 @@
 #include "kernel-shared/format/kerncompat.h"
 #include "kernel-shared/format/format.h"
 #include "kernel-shared/read/ctree.h"
+#include "print/print-names.h"
 
 /* What the printer needs to know: geometry and the dump-tree switches. */
 struct btrfs_print_opts {
@@ -30,19 +31,6 @@ struct btrfs_print_opts {
 
 /* Fill geometry fields of opts from the filesystem geometry. */
 void btrfs_print_opts_init(struct btrfs_print_opts *opts, const struct btrfs_fs_geometry *geo);
-
-/* "EXTENT_TREE", "DEV_ITEMS", "256", "0x00ab..." as dump-tree prints objectids. */
-void btrfs_print_objectid(FILE *out, u64 objectid, u8 type);
-/* "INODE_ITEM", "UNKNOWN.77". */
-void btrfs_print_key_type(FILE *out, u8 type);
-/* "key (OBJECTID TYPE OFFSET)" without newline. */
-void btrfs_print_disk_key(FILE *out, const struct btrfs_disk_key *key);
-void btrfs_print_key(FILE *out, const struct btrfs_key *key);
-
-/* Block group / chunk type string, e.g. "DATA|METADATA|single" (buf >= 64). */
-void btrfs_bg_flags_to_str(u64 flags, char *buf, size_t len);
-/* Lower-case uuid text (buf >= BTRFS_UUID_UNPARSED_SIZE). */
-void btrfs_uuid_to_str(const u8 *uuid, char *buf);
 
 /*
  * Visit every leaf of the tree rooted at eb in key order (depth-first,

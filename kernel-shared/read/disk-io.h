@@ -12,7 +12,8 @@
  *      the device list (devices not found are reported once, by devid and
  *      uuid; reads use the other mirrors);
  *   5. read and verify the root tree's root block.
- * Nothing else is cached except a small fixed block cache.
+ * Nothing else is cached except a small fixed block cache.  open.c opens,
+ * disk-io.c reads and verifies blocks.
  */
 #ifndef BTRFS_KIT_DISK_IO_H
 #define BTRFS_KIT_DISK_IO_H
@@ -98,5 +99,17 @@ int btrfs_verify_tree_block(struct btrfs_fs_info *fs, const struct extent_buffer
  * fs takes eb on success.  0, -EUCLEAN (eb fails verification), -ENOMEM.
  */
 int btrfs_override_tree_block(struct btrfs_fs_info *fs, struct extent_buffer *eb);
+
+/* Inside kernel-shared/read (disk-io.c, for open.c): */
+/* The fsid tree block headers carry (the metadata_uuid where there is one). */
+const u8 *btrfs_header_fsid(const struct btrfs_fs_info *fs);
+/*
+ * An attached seed device of the filesystem (its fsid is its own, not the
+ * filesystem's) whose fsid is fsid (NULL: any), or NULL.  A sprout's blocks
+ * still on its seed carry the seed's fsid.
+ */
+const struct btrfs_device *btrfs_seed_device(const struct btrfs_fs_info *fs, const u8 *fsid);
+/* Free the blocks btrfs_override_tree_block() took (btrfs_close_fs()). */
+void btrfs_overrides_free(struct btrfs_fs_info *fs);
 
 #endif

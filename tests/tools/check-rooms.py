@@ -13,6 +13,9 @@ Calls come from the symbols of the objects in OBJDIR (nm).
 usage: tests/tools/check-rooms.py [OBJDIR]   (run from the top of the tree)"""
 import os, re, subprocess, sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from circles import circles  # noqa: E402  (tests/tools/circles.py)
+
 # room of each module (file name without extension); rank: calls go downwards
 DRIVER = {'driver', 'repair', 'pass-thread', 'init-csum-tree'}
 PASSES = {  # pass -> its modules
@@ -79,37 +82,6 @@ def calls(objdir):
     return g
 
 
-def circles(g):
-    idx, low, stack, on, out, n = {}, {}, [], set(), [], [0]
-    sys.setrecursionlimit(10000)
-
-    def visit(v):
-        idx[v] = low[v] = n[0]
-        n[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(g.get(v, ())):
-            if w not in idx:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], idx[w])
-        if low[v] == idx[v]:
-            s = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                s.append(w)
-                if w == v:
-                    break
-            if len(s) > 1:
-                out.append(sorted(s))
-    for v in sorted(g):
-        if v not in idx:
-            visit(v)
-    return out
-
-
 def main():
     objdir = sys.argv[1] if len(sys.argv) > 1 else '.obj/default'
     files = subprocess.check_output(['git', 'ls-files', 'check/*.c', 'check/*.h'], text=True).split()
@@ -132,7 +104,7 @@ def main():
                     print('check-rooms: check/%s (%s) %s check/%s (%s)' % (a, ra, kind, b, rb))
                     bad = 1
         for c in circles(g):
-            print('check-rooms: a circle of %s: %s' % (kind, ' '.join('check/' + m for m in c)))
+            print('check-rooms: a circle of %s: %s' % (kind, ' '.join('check/' + m for m in sorted(c))))
             bad = 1
     if not bad:
         print('check rooms ok')
