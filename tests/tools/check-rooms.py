@@ -14,7 +14,7 @@ usage: tests/tools/check-rooms.py [OBJDIR]   (run from the top of the tree)"""
 import os, re, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from circles import circles  # noqa: E402  (tests/tools/circles.py)
+from circles import circles, call_graph  # noqa: E402  (tests/tools/circles.py)
 
 # room of each module (file name without extension); rank: calls go downwards
 DRIVER = {'driver', 'repair', 'pass-thread', 'init-csum-tree'}
@@ -58,28 +58,10 @@ def includes(files):
     return g
 
 
-def calls(objdir):
-    defs, uses = {}, {}
-    d = os.path.join(objdir, 'check')
-    for f in sorted(os.listdir(d)):
-        if not f.endswith('.o'):
-            continue
-        m = f[:-2]
-        if not os.path.exists(os.path.join('check', m + '.c')):
-            continue    # an object left from a file since removed
-        for line in subprocess.check_output(['nm', os.path.join(d, f)], text=True).splitlines():
-            p = line.split()
-            if len(p) == 2 and p[0] == 'U':
-                uses.setdefault(m, set()).add(p[1])
-            elif len(p) == 3 and p[1] in 'TDBR':
-                defs[p[2]] = m
-    g = {}
-    for m, us in uses.items():
-        for s in us:
-            t = defs.get(s)
-            if t and t != m:
-                g.setdefault(m, set()).add(t)
-    return g
+def calls(objdir, files):
+    g, _ = call_graph([f for f in files if f.endswith('.c')], objdir)
+    name = lambda m: os.path.basename(m)
+    return {name(a): {name(b) for b in bs} for a, bs in g.items()}
 
 
 def main():
@@ -93,7 +75,7 @@ def main():
     if not os.path.isdir(os.path.join(objdir, 'check')):
         print('check-rooms: no %s/check to read calls from (build first)' % objdir)
         return 1
-    for kind, g in (('includes', includes(files)), ('calls', calls(objdir))):
+    for kind, g in (('includes', includes(files)), ('calls', calls(objdir, files))):
         for a in sorted(g):
             ra, ka = room(a)
             for b in sorted(g[a]):
