@@ -182,9 +182,7 @@ static int drop_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len, u64 refs
 	}
 	for (;;) {
 		key = (struct btrfs_key){ bytenr, 0, 0 };
-		btrfs_init_path(&path);
-		ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
-		btrfs_release_path(&path);
+		ret = btrfs_trans_find_key(t, extent, &key, BTRFS_SEARCH_NEXT, &found);
 		if (ret < 0)
 			return ret;
 		/* a block group item (on the old extent tree) may share the objectid */

@@ -148,12 +148,9 @@ static int delete_extent_records(struct btrfs_trans *t, struct btrfs_wroot *exte
 {
 	for (;;) {
 		struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, 0 }, found;
-		struct btrfs_path path;
 		int ret;
 
-		btrfs_init_path(&path);
-		ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
-		btrfs_release_path(&path);
+		ret = btrfs_trans_find_key(t, extent, &key, BTRFS_SEARCH_NEXT, &found);
 		if (ret < 0)
 			return ret;
 		/* the record types sort together, before a block group item of the same start */

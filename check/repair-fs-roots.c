@@ -357,15 +357,20 @@ static int find_entry(const struct btrfs_path *path, const struct repair_name *n
 	return -ENOENT;
 }
 
-/* Search the entry's item for a change (ins_len < 0: maybe deleted): 0 or a negative errno. */
-static int search_entry(struct btrfs_trans *t, struct btrfs_wroot *root, const struct repair_name *n,
-			int ins_len, struct btrfs_path *path, u32 *off, u32 *len)
+/*
+ * Search the entry's item in its tree (*root) for a change (ins_len < 0:
+ * maybe deleted): 0 or a negative errno.
+ */
+static int search_entry(struct btrfs_trans *t, const struct repair_name *n, int ins_len,
+			struct btrfs_wroot **root, struct btrfs_path *path, u32 *off, u32 *len)
 {
 	struct btrfs_key key = entry_key(n);
-	int ret;
+	int ret = get_root(t, n->root, root);
 
+	if (ret)
+		return ret;
 	btrfs_init_path(path);
-	ret = btrfs_search_slot(t, root, &key, path, ins_len, 1);
+	ret = btrfs_search_slot(t, *root, &key, path, ins_len, 1);
 	if (ret > 0)
 		ret = -ENOENT;
 	if (!ret)
@@ -402,10 +407,8 @@ int repair_del_entry(struct check_ctx *ctx __unused, struct btrfs_trans *t, void
 	struct btrfs_wroot *root;
 	struct btrfs_path path;
 	u32 off, len;
-	int ret = get_root(t, n->root, &root);
+	int ret = search_entry(t, n, -1, &root, &path, &off, &len);
 
-	if (!ret)
-		ret = search_entry(t, root, n, -1, &path, &off, &len);
 	if (!ret)
 		ret = cut_from_item(t, root, &path, off, len);
 	if (!ret)
@@ -427,10 +430,8 @@ int repair_set_entry_type(struct check_ctx *ctx __unused, struct btrfs_trans *t,
 	struct btrfs_wroot *root;
 	struct btrfs_path path;
 	u32 off, len;
-	int ret = get_root(t, n->root, &root);
+	int ret = search_entry(t, n, 0, &root, &path, &off, &len);
 
-	if (!ret)
-		ret = search_entry(t, root, n, 0, &path, &off, &len);
 	if (ret) {
 		error("repair: root %llu dir %llu: %s '%.*s' for inode %llu: %s", n->root, n->dir,
 		      entry_kind(n), (int)n->name_len, n->name, n->ino, strerror(-ret));

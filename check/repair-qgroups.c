@@ -80,12 +80,9 @@ int repair_qgroup_add_info(struct check_ctx *ctx __unused, struct btrfs_trans *t
 static int has_parent_group(struct btrfs_trans *t, struct btrfs_wroot *quota, u64 id)
 {
 	struct btrfs_key key = { id, BTRFS_QGROUP_RELATION_KEY, 0 }, found;
-	struct btrfs_path path;
 	int ret;
 
-	btrfs_init_path(&path);
-	ret = btrfs_trans_search_key(t, quota, &key, BTRFS_SEARCH_NEXT, &path, &found);
-	btrfs_release_path(&path);
+	ret = btrfs_trans_find_key(t, quota, &key, BTRFS_SEARCH_NEXT, &found);
 	if (ret < 0)
 		return ret;
 	return ret == 0 && found.objectid == id && found.type == BTRFS_QGROUP_RELATION_KEY;

@@ -419,33 +419,17 @@ static int cpu_vpclmul512(unsigned int feat)
 	return hash_x86_has(feat, HX86_SSE42 | HX86_PCLMUL | HX86_AVX2 | HX86_VPCLMUL | HX86_AVX512F);
 }
 
-const struct hash_impl crc32c_impl_sse42 = {
-	.name = "simd-sse42", .short_name = "sse42", .alg = HASH_CRC32C,
-	.cpu_ok = cpu_sse42, .crc32c = crc32c_sse42,
-};
+/* Each variant as hash.h lists it: "simd-NAME", run by crc32c_NAME where cpu_ok says so. */
+#define CRC32C_X86_IMPL(variant, cpu)							\
+	const struct hash_impl crc32c_impl_##variant = {				\
+		.name = "simd-" #variant, .short_name = #variant, .alg = HASH_CRC32C,	\
+		.cpu_ok = cpu, .crc32c = crc32c_##variant,				\
+	}
+CRC32C_X86_IMPL(sse42, cpu_sse42);
+CRC32C_X86_IMPL(sse42x3, cpu_sse42x3);
+CRC32C_X86_IMPL(vpclmul256, cpu_vpclmul256);
+CRC32C_X86_IMPL(vpclmul256x3, cpu_vpclmul256);
+CRC32C_X86_IMPL(vpclmul512x3, cpu_vpclmul512);
+CRC32C_X86_IMPL(vpclmul512, cpu_vpclmul512);
 
-const struct hash_impl crc32c_impl_sse42x3 = {
-	.name = "simd-sse42x3", .short_name = "sse42x3", .alg = HASH_CRC32C,
-	.cpu_ok = cpu_sse42x3, .crc32c = crc32c_sse42x3,
-};
-
-const struct hash_impl crc32c_impl_vpclmul256 = {
-	.name = "simd-vpclmul256", .short_name = "vpclmul256", .alg = HASH_CRC32C,
-	.cpu_ok = cpu_vpclmul256, .crc32c = crc32c_vpclmul256,
-};
-
-const struct hash_impl crc32c_impl_vpclmul256x3 = {
-	.name = "simd-vpclmul256x3", .short_name = "vpclmul256x3", .alg = HASH_CRC32C,
-	.cpu_ok = cpu_vpclmul256, .crc32c = crc32c_vpclmul256x3,
-};
-
-const struct hash_impl crc32c_impl_vpclmul512x3 = {
-	.name = "simd-vpclmul512x3", .short_name = "vpclmul512x3", .alg = HASH_CRC32C,
-	.cpu_ok = cpu_vpclmul512, .crc32c = crc32c_vpclmul512x3,
-};
-
-const struct hash_impl crc32c_impl_vpclmul512 = {
-	.name = "simd-vpclmul512", .short_name = "vpclmul512", .alg = HASH_CRC32C,
-	.cpu_ok = cpu_vpclmul512, .crc32c = crc32c_vpclmul512,
-};
 #endif

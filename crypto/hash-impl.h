@@ -11,6 +11,7 @@
 #include <string.h>
 #include <endian.h>
 #include "crypto/hash.h"
+#include "crypto/byte-order.h"
 
 struct hash_impl {
 	const char *name;		/* "ref", "simd-sse42", "lib-openssl" */
@@ -108,55 +109,6 @@ extern const struct hash_impl blake2b_impl_lib;
 extern const uint32_t sha256_iv[8];
 extern const uint32_t sha256_k[64];
 extern const uint64_t blake2b_iv[8];
-
-/* Unaligned loads and stores in a fixed byte order, correct on any host. */
-static inline uint32_t get_le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return le32toh(v);
-}
-
-static inline uint64_t get_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
-
-static inline uint32_t get_be32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
-static inline void put_le32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, 4);
-}
-
-static inline void put_le64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, 8);
-}
-
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p, &v, 4);
-}
-
-static inline void put_be64(uint8_t *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, 8);
-}
 
 /* Clear memory the compiler may not elide. */
 static inline void hash_wipe(void *p, size_t n)

@@ -735,6 +735,46 @@ static uint32_t crc_update_of(const struct hash_ctx *ctx, uint32_t crc, const ui
 	return ctx->impl->crc32c ? ctx->impl->crc32c(crc, p, len) : crc32c_ref(crc, p, len);
 }
 
+/*
+ * Streaming over a hash of fixed blocks of bs bytes: complete the buffered
+ * block from p and hash it, hash the whole blocks of p, keep the rest in
+ * st->buf.
+ */
+typedef void (*stream_blocks_fn)(struct hash_state *st, const uint8_t *p, size_t nblocks);
+
+static void stream_blocks(struct hash_state *st, const uint8_t *p, size_t len, size_t bs, stream_blocks_fn fn)
+{
+	if (st->buflen) {
+		size_t n = bs - st->buflen < len ? bs - st->buflen : len;
+
+		memcpy(st->buf + st->buflen, p, n);
+		st->buflen += n;
+		p += n;
+		len -= n;
+		if (st->buflen < bs)
+			return;
+		fn(st, st->buf, 1);
+		st->buflen = 0;
+	}
+	if (len >= bs) {
+		fn(st, p, len / bs);
+		p += len - len % bs;
+		len %= bs;
+	}
+	memcpy(st->buf, p, len);
+	st->buflen = len;
+}
+
+static void xxh64_stream_fn(struct hash_state *st, const uint8_t *p, size_t nblocks)
+{
+	xxh64_stream_blocks(st->h.xxh, p, nblocks);
+}
+
+static void sha256_stream_fn(struct hash_state *st, const uint8_t *p, size_t nblocks)
+{
+	sha256_blocks_of(st->ctx, st->h.sha, p, nblocks);
+}
+
 int hash_update(struct hash_state *st, const void *data, size_t len)
 {
 	const uint8_t *p = data;
@@ -750,47 +790,11 @@ int hash_update(struct hash_state *st, const void *data, size_t len)
 		break;
 	case HASH_XXHASH64:
 		st->total += len;
-		if (st->buflen) {
-			size_t n = 32 - st->buflen < len ? 32 - st->buflen : len;
-
-			memcpy(st->buf + st->buflen, p, n);
-			st->buflen += n;
-			p += n;
-			len -= n;
-			if (st->buflen < 32)
-				break;
-			xxh64_stream_blocks(st->h.xxh, st->buf, 1);
-			st->buflen = 0;
-		}
-		if (len >= 32) {
-			xxh64_stream_blocks(st->h.xxh, p, len / 32);
-			p += len & ~(size_t)31;
-			len &= 31;
-		}
-		memcpy(st->buf, p, len);
-		st->buflen = len;
+		stream_blocks(st, p, len, 32, xxh64_stream_fn);
 		break;
 	case HASH_SHA256:
 		st->total += len;
-		if (st->buflen) {
-			size_t n = 64 - st->buflen < len ? 64 - st->buflen : len;
-
-			memcpy(st->buf + st->buflen, p, n);
-			st->buflen += n;
-			p += n;
-			len -= n;
-			if (st->buflen < 64)
-				break;
-			sha256_blocks_of(ctx, st->h.sha, st->buf, 1);
-			st->buflen = 0;
-		}
-		if (len >= 64) {
-			sha256_blocks_of(ctx, st->h.sha, p, len / 64);
-			p += len & ~(size_t)63;
-			len &= 63;
-		}
-		memcpy(st->buf, p, len);
-		st->buflen = len;
+		stream_blocks(st, p, len, 64, sha256_stream_fn);
 		break;
 	case HASH_BLAKE2B_256: {
 		uint64_t t[2] = { st->total, 0 };

@@ -931,3 +931,15 @@ int btrfs_trans_search_key(struct btrfs_trans *t, struct btrfs_wroot *root, cons
 {
 	return btrfs_search_position(path, btrfs_search_slot(t, root, key, path, 0, 0), mode, found);
 }
+
+int btrfs_trans_find_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+			 enum btrfs_search_mode mode, struct btrfs_key *found)
+{
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_trans_search_key(t, root, key, mode, &path, found);
+	btrfs_release_path(&path);
+	return ret;
+}

@@ -150,12 +150,9 @@ static int sole_data_ref(const u8 *p, u32 size)
 static int drop_keyed_data_ref(struct btrfs_trans *t, struct btrfs_wroot *extent, u64 bytenr)
 {
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_DATA_REF_KEY, 0 }, found;
-	struct btrfs_path path;
 	int ret;
 
-	btrfs_init_path(&path);
-	ret = btrfs_trans_search_key(t, extent, &key, BTRFS_SEARCH_NEXT, &path, &found);
-	btrfs_release_path(&path);
+	ret = btrfs_trans_find_key(t, extent, &key, BTRFS_SEARCH_NEXT, &found);
 	if (ret == 0 && (found.objectid != bytenr || found.type != BTRFS_EXTENT_DATA_REF_KEY))
 		ret = 1;
 	if (ret > 0) {

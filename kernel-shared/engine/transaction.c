@@ -1031,22 +1031,18 @@ static void fill_backup(struct btrfs_trans *t, struct btrfs_super_block *sb)
 	btrfs_set_backup_chunk_root(b, btrfs_super_chunk_root(sb));
 	btrfs_set_backup_chunk_root_gen(b, btrfs_super_chunk_root_generation(sb));
 	btrfs_set_backup_chunk_root_level(b, btrfs_super_chunk_root_level(sb));
-	backup_tree(t, BTRFS_EXTENT_TREE_OBJECTID, &bytenr, &gen, &level);
-	btrfs_set_backup_extent_root(b, bytenr);
-	btrfs_set_backup_extent_root_gen(b, gen);
-	btrfs_set_backup_extent_root_level(b, level);
-	backup_tree(t, BTRFS_FS_TREE_OBJECTID, &bytenr, &gen, &level);
-	btrfs_set_backup_fs_root(b, bytenr);
-	btrfs_set_backup_fs_root_gen(b, gen);
-	btrfs_set_backup_fs_root_level(b, level);
-	backup_tree(t, BTRFS_DEV_TREE_OBJECTID, &bytenr, &gen, &level);
-	btrfs_set_backup_dev_root(b, bytenr);
-	btrfs_set_backup_dev_root_gen(b, gen);
-	btrfs_set_backup_dev_root_level(b, level);
-	backup_tree(t, BTRFS_CSUM_TREE_OBJECTID, &bytenr, &gen, &level);
-	btrfs_set_backup_csum_root(b, bytenr);
-	btrfs_set_backup_csum_root_gen(b, gen);
-	btrfs_set_backup_csum_root_level(b, level);
+	/* each tree's root, its generation and level in the slot's three fields of its name */
+#define BACKUP_TREE(name, objectid) do {				\
+		backup_tree(t, objectid, &bytenr, &gen, &level);	\
+		btrfs_set_backup_##name##_root(b, bytenr);		\
+		btrfs_set_backup_##name##_root_gen(b, gen);		\
+		btrfs_set_backup_##name##_root_level(b, level);		\
+	} while (0)
+	BACKUP_TREE(extent, BTRFS_EXTENT_TREE_OBJECTID);
+	BACKUP_TREE(fs, BTRFS_FS_TREE_OBJECTID);
+	BACKUP_TREE(dev, BTRFS_DEV_TREE_OBJECTID);
+	BACKUP_TREE(csum, BTRFS_CSUM_TREE_OBJECTID);
+#undef BACKUP_TREE
 	btrfs_set_backup_total_bytes(b, btrfs_super_total_bytes(sb));
 	btrfs_set_backup_bytes_used(b, btrfs_super_bytes_used(sb));
 	btrfs_set_backup_num_devices(b, btrfs_super_num_devices(sb));

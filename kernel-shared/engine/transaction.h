@@ -191,6 +191,9 @@ int btrfs_search_slot(struct btrfs_trans *t, struct btrfs_wroot *root, const str
  */
 int btrfs_trans_search_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
 		      enum btrfs_search_mode mode, struct btrfs_path *path, struct btrfs_key *found);
+/* The same for the key found alone (*found, not NULL): no path is kept. */
+int btrfs_trans_find_key(struct btrfs_trans *t, struct btrfs_wroot *root, const struct btrfs_key *key,
+			 enum btrfs_search_mode mode, struct btrfs_key *found);
 
 /*
  * Insert nr items with keys (sorted, none existing, all sorting between the

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <endian.h>
 #include <linux/types.h>
+#include "crypto/byte-order.h"
 
 /*
  * Kernel-style names over <linux/types.h>: u64 is unsigned long long, so
@@ -52,47 +53,15 @@ typedef __s64 s64;
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-/* Unaligned little-endian access to raw bytes. */
-static inline u16 get_unaligned_le16(const void *p)
-{
-	u16 v;
-	memcpy(&v, p, sizeof(v));
-	return le16toh(v);
-}
-static inline u32 get_unaligned_le32(const void *p)
-{
-	u32 v;
-	memcpy(&v, p, sizeof(v));
-	return le32toh(v);
-}
-static inline u64 get_unaligned_le64(const void *p)
-{
-	u64 v;
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
+/* Unaligned little-endian access to raw bytes (crypto/byte-order.h), the kernel's names. */
+static inline u16 get_unaligned_le16(const void *p) { return get_le16(p); }
+static inline u32 get_unaligned_le32(const void *p) { return get_le32(p); }
+static inline u64 get_unaligned_le64(const void *p) { return get_le64(p); }
 /* Big-endian, where a format outside btrfs has it (zlib's trailer). */
-static inline u32 get_unaligned_be32(const void *p)
-{
-	u32 v;
-	memcpy(&v, p, sizeof(v));
-	return be32toh(v);
-}
-static inline void put_unaligned_le16(u16 v, void *p)
-{
-	v = htole16(v);
-	memcpy(p, &v, sizeof(v));
-}
-static inline void put_unaligned_le32(u32 v, void *p)
-{
-	v = htole32(v);
-	memcpy(p, &v, sizeof(v));
-}
-static inline void put_unaligned_le64(u64 v, void *p)
-{
-	v = htole64(v);
-	memcpy(p, &v, sizeof(v));
-}
+static inline u32 get_unaligned_be32(const void *p) { return get_be32(p); }
+static inline void put_unaligned_le16(u16 v, void *p) { put_le16(p, v); }
+static inline void put_unaligned_le32(u32 v, void *p) { put_le32(p, v); }
+static inline void put_unaligned_le64(u64 v, void *p) { put_le64(p, v); }
 
 /* Error pointers: a pointer in the top 4095 bytes carries a negative errno. */
 #define MAX_ERRNO 4095
