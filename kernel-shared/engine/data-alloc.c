@@ -67,10 +67,7 @@ static int insert_data_extent(struct btrfs_trans *t, u64 bytenr, u64 len, u64 ro
 	ret = btrfs_account_extent(t, bytenr, len, true);
 	if (ret < 0)
 		return ret;
-	memset(buf, 0, sizeof(buf));
-	btrfs_set_extent_refs(ei, 1);
-	btrfs_set_extent_generation(ei, t->transid);
-	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_DATA);
+	extent_alloc_item_init(t, buf, sizeof(buf), BTRFS_EXTENT_FLAG_DATA);
 	buf[sizeof(*ei)] = BTRFS_EXTENT_DATA_REF_KEY;
 	btrfs_set_extent_data_ref_root(dr, root);
 	btrfs_set_extent_data_ref_objectid(dr, ino);

@@ -211,6 +211,11 @@ void trans_release_new_chunks(struct btrfs_trans *t);
 /* Space of a block allocated and freed inside t: reusable again. */
 int extent_alloc_return_block(struct btrfs_trans *t, u64 bytenr);
 int extent_alloc_insert_tree_block_item(struct btrfs_trans *t, const struct trans_block *tb);
+/*
+ * The head of a new extent item of t with one reference: buf (len bytes, the
+ * item and its inline references) zeroed, refs 1, generation t's, flags.
+ */
+void extent_alloc_item_init(const struct btrfs_trans *t, void *buf, size_t len, u64 flags);
 int extent_alloc_drop_tree_block_item(struct btrfs_trans *t, const struct pinned_block *pb);
 int extent_alloc_update_block_group_item(struct btrfs_trans *t, struct wblock_group *bg);
 

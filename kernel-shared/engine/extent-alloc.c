@@ -493,6 +493,16 @@ int extent_alloc_return_block(struct btrfs_trans *t, u64 bytenr)
 
 /* ---- extent items ---- */
 
+void extent_alloc_item_init(const struct btrfs_trans *t, void *buf, size_t len, u64 flags)
+{
+	struct btrfs_extent_item *ei = buf;
+
+	memset(buf, 0, len);
+	btrfs_set_extent_refs(ei, 1);
+	btrfs_set_extent_generation(ei, t->transid);
+	btrfs_set_extent_flags(ei, flags);
+}
+
 int extent_alloc_insert_tree_block_item(struct btrfs_trans *t, const struct trans_block *tb)
 {
 	u8 buf[sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_tree_block_info) +
@@ -509,10 +519,7 @@ int extent_alloc_insert_tree_block_item(struct btrfs_trans *t, const struct tran
 	ret = btrfs_trans_get_root(t, BTRFS_EXTENT_TREE_OBJECTID, &extent);
 	if (ret < 0)
 		return ret;
-	memset(buf, 0, sizeof(buf));
-	btrfs_set_extent_refs(ei, 1);
-	btrfs_set_extent_generation(ei, t->transid);
-	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_TREE_BLOCK);
+	extent_alloc_item_init(t, buf, sizeof(buf), BTRFS_EXTENT_FLAG_TREE_BLOCK);
 	key.objectid = eb->start;
 	if (t->skinny) {
 		key.type = BTRFS_METADATA_ITEM_KEY;
