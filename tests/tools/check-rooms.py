@@ -17,7 +17,8 @@ import os, re, subprocess, sys
 DRIVER = {'driver', 'repair', 'pass-thread', 'init-csum-tree'}
 PASSES = {  # pass -> its modules
     'log': {'log'}, 'roots': {'roots'},
-    'extents': {'extents', 'lost-blocks', 'super-dev-items'},
+    'extents': {'extents', 'extents-internal', 'extents-walk', 'extents-leaves', 'extents-tree-blocks',
+                'extents-refs', 'extents-block-groups', 'extents-devices', 'lost-blocks', 'super-dev-items'},
     'free-space': {'free-space'}, 'fs-roots': {'fs-roots'}, 'csums': {'csums'},
     'root-refs': {'root-refs'}, 'qgroups': {'qgroups'},
 }
