@@ -5,6 +5,7 @@
  * the names and sizes derived from the chunk map.  Shared by the passes
  * after pass 3 and the repairs; they build nothing and call no pass.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include "check/context.h"
 #include "check/extent-records.h"
@@ -57,14 +58,22 @@ struct check_extent *check_find_extent(struct ext_state *st, u64 bytenr)
 	return NULL;
 }
 
-size_t check_first_extent_ending_after(const struct ext_state *st, u64 bytenr)
+/*
+ * The lower bound of bytenr among nr ranges sorted by start (each size
+ * bytes, its u64 start and len at start_at and len_at): the index of the
+ * first whose end (start + len) is past bytenr, nr if none.
+ */
+static size_t first_ending_after(const void *ranges, size_t nr, size_t size, size_t start_at, size_t len_at,
+				 u64 bytenr)
 {
-	size_t lo = 0, hi = st->ext_nr;
+	const char *base = ranges;
+	size_t lo = 0, hi = nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		const char *r = base + mid * size;
 
-		if (st->ext[mid].start + st->ext[mid].len <= bytenr)
+		if (*(const u64 *)(r + start_at) + *(const u64 *)(r + len_at) <= bytenr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -72,19 +81,18 @@ size_t check_first_extent_ending_after(const struct ext_state *st, u64 bytenr)
 	return lo;
 }
 
+size_t check_first_extent_ending_after(const struct ext_state *st, u64 bytenr)
+{
+	return first_ending_after(st->ext, st->ext_nr, sizeof(*st->ext), offsetof(struct check_extent, start),
+				  offsetof(struct check_extent, len), bytenr);
+}
+
 /* The block group containing bytenr, NULL if none. */
 struct check_bg *check_find_bg(struct ext_state *st, u64 bytenr)
 {
-	size_t lo = 0, hi = st->bg_nr;
+	size_t lo = first_ending_after(st->bg, st->bg_nr, sizeof(*st->bg), offsetof(struct check_bg, start),
+				       offsetof(struct check_bg, len), bytenr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->bg[mid].start + st->bg[mid].len <= bytenr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < st->bg_nr && st->bg[lo].start <= bytenr && bytenr < st->bg[lo].start + st->bg[lo].len)
 		return &st->bg[lo];
 	return NULL;

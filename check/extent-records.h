@@ -60,7 +60,7 @@ struct check_bg {
 	u64 flags;
 	u64 sum;         /* extents inside it */
 	u8 fst_seen;     /* the free space tree has items for it */
-	bool item_missing; /* a chunk's range without an item: flags the chunk's (add_missing_bgs()) */
+	bool item_missing; /* a chunk's range without an item: flags the chunk's (check_add_missing_bgs()) */
 };
 
 /* A chunk stripe whose device and place a queued fix sets (check/repair-chunks.c). */

@@ -15,7 +15,7 @@
  * this costs nothing.
  */
 #include "check/context.h"
-#include "check/extents.h"
+#include "check/extents-internal.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"
 

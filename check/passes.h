@@ -4,7 +4,8 @@
  * (check/driver.c) alone.  One file per pass, its parts named after it:
  *   1 log                 check_log()          check/log.c
  *   2 root items          check_root_items()   check/roots.c
- *   3 extents             check_extents()      check/extents.c, lost-blocks.c, super-dev-items.c
+ *   3 extents             check_extents()      check/extents.c, extents-*.c, lost-blocks.c,
+ *                                              super-dev-items.c
  *   4 free space tree     check_free_space()   check/free-space.c
  *   5 fs roots            check_fs_roots()     check/fs-roots.c
  *   6 csums               check_csums()        check/csums.c

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check/context.h"
-#include "check/extents.h"
+#include "check/extents-internal.h"
 #include "check/repair-queue.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/read/disk-io.h"

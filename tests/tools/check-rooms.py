@@ -20,7 +20,8 @@ from circles import circles, call_graph  # noqa: E402  (tests/tools/circles.py)
 DRIVER = {'driver', 'repair', 'pass-thread', 'init-csum-tree'}
 PASSES = {  # pass -> its modules
     'log': {'log'}, 'roots': {'roots'},
-    'extents': {'extents', 'lost-blocks', 'super-dev-items'},
+    'extents': {'extents', 'extents-internal', 'extents-walk', 'extents-leaves', 'extents-tree-blocks',
+                'extents-refs', 'extents-block-groups', 'extents-devices', 'lost-blocks', 'super-dev-items'},
     'free-space': {'free-space'}, 'fs-roots': {'fs-roots'}, 'csums': {'csums'},
     'root-refs': {'root-refs'}, 'qgroups': {'qgroups'},
 }
