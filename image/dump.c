@@ -95,10 +95,13 @@ struct dump_ctx {
 	struct block_set dumped;        /* every tree block in the dump */
 	struct block_set walked;        /* the completing walk: nodes (and leaves of trees of roots) read */
 	bool walk_leaves;               /* the completing walk is in a tree of roots: leaves are read */
+	bool walk_backups;              /* it is in a tree of a backup root: every block read, kept if it verifies */
 	/* what the source's damage did to the dump (said at the end) */
 	u64 bad_blocks;                 /* no copy verifies: dumped as read */
 	u64 zeroed_blocks;              /* no copy can be read (or -s cannot sanitize it): zeros */
 	u64 walk_found;                 /* found by walking the trees, not in the extent tree */
+	u64 walk_unreadable;            /* blocks of the current trees the walk cannot read and verify */
+	u64 backup_found;               /* found only in the trees of the superblock's backup roots */
 	bool extent_tree_cut;           /* the extent tree could not be read to its end */
 	int walk_error;                 /* -w: a root tree leaf the walk refused (hostile bounds) */
 };
@@ -610,7 +613,10 @@ static int complete_add(struct dump_ctx *c, u64 bytenr)
 {
 	if (set_has(&c->dumped, bytenr))
 		return 0;
-	c->walk_found++;
+	if (c->walk_backups)
+		c->backup_found++;
+	else
+		c->walk_found++;
 	return add_tree_block(c, bytenr);
 }
 
@@ -624,7 +630,9 @@ static int complete_ptr(struct btrfs_fs_info *fs, const struct extent_buffer *no
 	(void)node;
 	(void)slot;
 	(void)generation;
-	if (level == 0 && !c->walk_leaves) {
+	if (c->walk_backups && set_has(&c->dumped, bytenr))
+		return BTRFS_WALK_SKIP;         /* a block of the current trees, their subtree walked */
+	if (level == 0 && !c->walk_leaves && !c->walk_backups) {
 		ret = complete_add(c, bytenr);
 		return ret ? ret : BTRFS_WALK_SKIP;
 	}
@@ -643,9 +651,12 @@ static int complete_block(struct btrfs_fs_info *fs, const struct extent_buffer *
 	int ret;
 
 	(void)fs;
+	if (err && c->walk_backups)
+		return 0;       /* an older tree's block since overwritten: not dumped */
 	if (err) {
 		warning("tree block %llu cannot be read and verified: the blocks below it are not in the dump unless the extent tree names them",
 			(unsigned long long)bytenr);
+		c->walk_unreadable++;
 		return complete_add(c, bytenr);
 	}
 	ret = complete_add(c, bytenr);
@@ -695,6 +706,42 @@ static int complete_from_ref(struct dump_ctx *c, const struct btrfs_tree_ref *re
 	return ret == -ENOMEM ? ret : 0;
 }
 
+/*
+ * A damaged filesystem's dump also holds the trees of the superblock's
+ * backup roots (the chunk and root trees of up to four older commits and
+ * every tree their ROOT_ITEMs name), as far as their blocks still read and
+ * verify (generation from the pointer, owner, level): what `check --backup`
+ * and `btrfs restore` of the dump may fall back on.  A block since
+ * overwritten is left out silently; one of the current trees is not walked
+ * again.  An undamaged filesystem's dump does not change (btrfs-image's).
+ */
+static int walk_backup_roots(struct dump_ctx *c)
+{
+	const struct btrfs_super_block *sb = btrfs_fs_super(c->fs);
+	int ret = 0;
+
+	c->walk_backups = true;
+	for (int i = 0; i < BTRFS_NUM_BACKUP_ROOTS && !ret; i++) {
+		const struct btrfs_root_backup *b = &sb->super_roots[i];
+		const struct btrfs_tree_ref chunk = {
+			BTRFS_CHUNK_TREE_OBJECTID, btrfs_backup_chunk_root(b),
+			btrfs_backup_chunk_root_level(b), btrfs_backup_chunk_root_gen(b),
+		};
+		const struct btrfs_tree_ref root = {
+			BTRFS_ROOT_TREE_OBJECTID, btrfs_backup_tree_root(b),
+			btrfs_backup_tree_root_level(b), btrfs_backup_tree_root_gen(b),
+		};
+
+		if (!root.bytenr || root.level >= BTRFS_MAX_LEVEL || chunk.level >= BTRFS_MAX_LEVEL)
+			continue;
+		ret = complete_from_ref(c, &chunk, false);
+		if (!ret)
+			ret = complete_from_ref(c, &root, true);
+	}
+	c->walk_backups = false;
+	return ret;
+}
+
 static int complete_walk(struct dump_ctx *c)
 {
 	static const u64 trees[] = { BTRFS_CHUNK_TREE_OBJECTID, BTRFS_ROOT_TREE_OBJECTID };
@@ -707,6 +754,9 @@ static int complete_walk(struct dump_ctx *c)
 			continue;
 		ret = complete_from_ref(c, &ref, trees[i] == BTRFS_ROOT_TREE_OBJECTID);
 	}
+	if (!ret && (c->bad_blocks || c->zeroed_blocks || c->walk_found || c->walk_unreadable ||
+		     c->extent_tree_cut))
+		ret = walk_backup_roots(c);
 	return ret;
 }
 
@@ -937,10 +987,11 @@ int image_dump(const char *const *sources, int nsources, const char *target,
 	ret = collect(&c, opts);
 	if (!ret && (c.bad_blocks || c.zeroed_blocks || c.walk_found || c.extent_tree_cut))
 		fprintf(stderr,
-			"the filesystem is damaged: %llu tree blocks dumped, %llu of them as they are on disk (no copy verifies), %llu as zeros (no copy reads), %llu found only by walking the trees%s\n",
+			"the filesystem is damaged: %llu tree blocks dumped, %llu of them as they are on disk (no copy verifies), %llu as zeros (no copy reads), %llu found only by walking the trees%s, %llu only in the trees of the backup roots\n",
 			(unsigned long long)c.dumped.nr, (unsigned long long)c.bad_blocks,
 			(unsigned long long)c.zeroed_blocks, (unsigned long long)c.walk_found,
-			c.extent_tree_cut ? " (the extent tree could not be read to its end)" : "");
+			c.extent_tree_cut ? " (the extent tree could not be read to its end)" : "",
+			(unsigned long long)c.backup_found);
 	if (!ret)
 		ret = publish_target(&c);
 	if (!ret && c.san && image_sanitizer_kept(c.san))

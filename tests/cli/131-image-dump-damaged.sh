@@ -4,7 +4,9 @@
 # filesystem with (a) its extent tree's root leaf, (b) an fs tree node bad
 # in both DUP copies (checksum).  Ours dumps every block: the bad one as it
 # is on disk (said, by address), the blocks the unreadable extent tree does
-# not name found by walking every tree from its root; exit 0 and a summary.
+# not name found by walking every tree from its root, and the trees of the
+# superblock's backup roots as far as their blocks still verify (the older
+# trees read on the restore as on the original); exit 0 and a summary.
 # Our check of the restore prints what it prints of the original, exit 1
 # both.  With the damage repaired away (the original), the dump is the one
 # btrfs-image writes: cli/081.
@@ -33,5 +35,18 @@ for what in extent:$leaf fs-node:$node; do
 	assert_grep "$bytenr" "$T/orig"
 	diff <(sed "s|$T/$name.img|IMG|g" "$T/orig") <(sed "s|$T/$name.r|IMG|g" "$T/rest") ||
 		_fail "$name: check of the restore differs from check of the original"
-	echo "ok $name: dumped, the restore's check as the original's"
+	# the backup roots' trees that read on the original read alike on the restore
+	assert_grep "[0-9]* only in the trees of the backup roots$" "$T/err"
+	older=0
+	for r in $("$BTRFS" inspect-internal dump-super -f "$T/$name.img" |
+		   awk '/backup_(tree|fs)_root:/ {print $2}' | sort -u); do
+		"$BTRFS" inspect-internal dump-tree -b "$r" --follow "$T/$name.img" > "$T/orig-tree" 2>&1 || continue
+		grep -q "$bytenr" "$T/orig-tree" && continue    # a tree under the damaged block
+		run_check "$BTRFS" inspect-internal dump-tree -b "$r" --follow "$T/$name.r" > "$T/rest-tree" 2>&1
+		diff <(sed "s|$T/$name.img|IMG|g" "$T/orig-tree") <(sed "s|$T/$name.r|IMG|g" "$T/rest-tree") > /dev/null ||
+			_fail "$name: backup root $r reads otherwise on the restore"
+		older=$((older + 1))
+	done
+	[ "$older" -ge 2 ] || _fail "$name: only $older backup root trees compared"
+	echo "ok $name: dumped, the restore's check as the original's, $older backup root trees alike"
 done
