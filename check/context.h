@@ -117,6 +117,15 @@ void check_fst_block_unreadable(struct check_ctx *ctx, u64 tree_id);
 	(ARRAY_GROW((t)->name, (t)->name##_nr, (t)->name##_alloc) ? NULL : \
 	 memset(&(t)->name[(t)->name##_nr++], 0, sizeof(*(t)->name)))
 
+/* Free what member of each element of (t)->name points to, then the array (CHECK_PUSH's): empty again. */
+#define CHECK_FREE_ARRAY(t, name, member) do { \
+	for (size_t i_ = 0; i_ < (t)->name##_nr; i_++) \
+		free((t)->name[i_].member); \
+	free((t)->name); \
+	(t)->name = NULL; \
+	(t)->name##_nr = (t)->name##_alloc = 0; \
+} while (0)
+
 /* A tree of files (inodes, names, file extents): a subvolume's or the data relocation tree. */
 static inline bool check_is_file_tree(u64 id)
 {

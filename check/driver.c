@@ -23,13 +23,7 @@
 
 void check_ctx_free(struct check_ctx *ctx)
 {
-	size_t i;
-
-	for (i = 0; i < ctx->fixes_nr; i++)
-		free(ctx->fixes[i].arg);
-	free(ctx->fixes);
-	ctx->fixes = NULL;
-	ctx->fixes_nr = ctx->fixes_alloc = 0;
+	CHECK_FREE_ARRAY(ctx, fixes, arg);
 	check_extents_free(ctx->extents_state);
 	ctx->extents_state = NULL;
 	check_fs_roots_free(ctx);

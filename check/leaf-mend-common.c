@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What every leaf mend uses (leaf-mend-internal.h): saying what is mended,
- * finding an item in the leaf or its tree, the good copy of a block.  The
- * dispatcher (check/leaf-mend.c) calls the mends of each item kind
- * (leaf-mend-*.c); they and it call these, never each other.
+ * finding an item in the leaf or its tree, the good copy of a block, the
+ * lookups two mends share (a data sector's checksum, an inode ref's
+ * names, an extent record the extents pass rebuilds), and the leaf laid
+ * out again from its plan (mend_rebuild_leaf(), mend_drop_slot()).  The
+ * other leaf-mend*.c call these; nothing here calls them.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "check/context.h"
 #include "check/leaf-mend-internal.h"
 #include "kernel-shared/format/accessors.h"
@@ -146,4 +150,150 @@ bool mend_leaf_is_root(const struct mend *m)
 	struct btrfs_tree_ref ref;
 
 	return btrfs_find_tree_root(m->fs, m->tree, &ref) == 0 && ref.bytenr == m->eb->start;
+}
+
+/* An extent tree record the extents pass rebuilds from the trees that use the extent? */
+bool mend_is_rebuilt_record(u8 type)
+{
+	switch (type) {
+	case BTRFS_EXTENT_ITEM_KEY:
+	case BTRFS_METADATA_ITEM_KEY:
+	case BTRFS_TREE_BLOCK_REF_KEY:
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+	case BTRFS_EXTENT_DATA_REF_KEY:
+	case BTRFS_SHARED_DATA_REF_KEY:
+		return true;
+	}
+	return false;
+}
+
+/* Does the csum tree hold a checksum for the data sector at bytenr? */
+bool mend_has_csum(struct mend *m, u64 bytenr)
+{
+	struct btrfs_key want = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, bytenr }, k;
+	struct btrfs_tree_ref csum_tree;
+	struct btrfs_path path;
+	bool found = false;
+
+	if (!m->fs->geo.csum_size || btrfs_find_tree_root(m->fs, BTRFS_CSUM_TREE_OBJECTID, &csum_tree) < 0)
+		return false;
+	btrfs_init_path(&path);
+	if (btrfs_search_key(m->fs, &csum_tree, &want, BTRFS_SEARCH_PREV, &path, &k) == 0 &&
+	    k.objectid == BTRFS_EXTENT_CSUM_OBJECTID && k.type == BTRFS_EXTENT_CSUM_KEY && k.offset <= bytenr)
+		found = bytenr - k.offset < (u64)(btrfs_leaf_item_size(path.nodes[0], path.slots[0]) /
+						  m->fs->geo.csum_size) * m->fs->geo.sectorsize;
+	btrfs_release_path(&path);
+	return found;
+}
+
+/*
+ * The refs of the INODE_REF at slot of eb named name (as far as the item
+ * parses), the first one's index in *index (may be NULL).
+ */
+int mend_refs_named(const struct extent_buffer *eb, int slot, const char *name, u32 len, u64 *index)
+{
+	const u8 *p = btrfs_leaf_item_ptr(eb, slot);
+	u32 size = btrfs_leaf_item_size(eb, slot), cur = 0;
+	int n = 0;
+
+	while (size - cur >= sizeof(struct btrfs_inode_ref)) {
+		const struct btrfs_inode_ref *ref = (const void *)(p + cur);
+		u32 nl = btrfs_inode_ref_name_len(ref);
+
+		cur += sizeof(*ref);
+		if (nl > size - cur)
+			break;
+		if (nl == len && !memcmp(p + cur, name, len) && !n++ && index)
+			*index = btrfs_inode_ref_index(ref);
+		cur += nl;
+	}
+	return n;
+}
+
+static int plan_cmp(const void *a, const void *b)
+{
+	return btrfs_comp_cpu_keys(&((const struct item_plan *)a)->key,
+				   &((const struct item_plan *)b)->key);
+}
+
+/*
+ * Lay the items out again, in key order, packed from the end.  Refused
+ * when the first key would change (the parent names the leaf by it) or
+ * the items no longer fit.
+ */
+int mend_rebuild_leaf(struct mend *m)
+{
+	struct extent_buffer *eb = m->eb, *out;
+	u32 data_size = BTRFS_LEAF_DATA_SIZE(eb->len), end = data_size;
+	const size_t hdr = sizeof(struct btrfs_header);
+	struct btrfs_key first;
+	size_t i, n = 0;
+	u64 need = 0;
+
+	btrfs_item_key_to_cpu(eb, &first, 0);
+	for (i = 0; i < m->plan_nr; i++) {
+		if (m->plan[i].deleted) {
+			free(m->plan[i].own);
+			continue;
+		}
+		m->plan[n++] = m->plan[i];
+		need += sizeof(struct btrfs_item) + m->plan[i].size;
+	}
+	m->plan_nr = n;
+	check_sort(m->plan, n, sizeof(*m->plan), plan_cmp);
+	/* a parent points to the leaf by its first key; a tree's root leaf has no parent */
+	if (!n || (btrfs_comp_cpu_keys(&m->plan[0].key, &first) && !mend_leaf_is_root(m))) {
+		mend_say(m, -1, "its first key would change: not mended");
+		return -EUCLEAN;
+	}
+	if (need > data_size) {
+		mend_say(m, -1, "the mended items need %llu bytes, more than the leaf holds: not mended",
+		    (unsigned long long)need);
+		return -EUCLEAN;
+	}
+	out = clone_extent_buffer(eb);
+	if (!out)
+		return -ENOMEM;
+	memset(out->data + hdr, 0, eb->len - hdr);
+	btrfs_set_header_nritems(btrfs_header(out), (u32)n);
+	for (i = 0; i < n; i++) {
+		struct btrfs_item *item = btrfs_leaf_item(out, (int)i);
+
+		end -= m->plan[i].size;
+		btrfs_cpu_key_to_disk(&item->key, &m->plan[i].key);
+		btrfs_set_item_offset(item, end);
+		btrfs_set_item_size(item, m->plan[i].size);
+		memcpy(out->data + hdr + end, m->plan[i].data, m->plan[i].size);
+	}
+	memcpy(eb->data, out->data, eb->len);
+	free_extent_buffer(out);
+	return 0;
+}
+
+void mend_plan_free(struct mend *m)
+{
+	CHECK_FREE_ARRAY(m, plan, own);
+}
+
+/* The leaf rebuilt without item slot. */
+int mend_drop_slot(struct mend *m, int slot)
+{
+	u32 nr = btrfs_eb_nritems(m->eb), i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		struct item_plan *pl = CHECK_PUSH(m, plan);
+
+		if (!pl) {
+			mend_plan_free(m);
+			return -ENOMEM;
+		}
+		btrfs_item_key_to_cpu(m->eb, &pl->key, (int)i);
+		pl->data = btrfs_leaf_item_ptr(m->eb, (int)i);
+		pl->size = btrfs_leaf_item_size(m->eb, (int)i);
+		pl->deleted = (int)i == slot;
+	}
+	ret = mend_rebuild_leaf(m);
+	mend_plan_free(m);
+	return ret;
 }

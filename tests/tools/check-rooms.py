@@ -26,8 +26,9 @@ PASSES = {  # pass -> its modules
     'root-refs': {'root-refs'}, 'qgroups': {'qgroups'},
 }
 MENDS = {'header-mend', 'leaf-mend', 'leaf-mend-common', 'leaf-mend-extents', 'leaf-mend-roots',
-         'leaf-mend-system', 'leaf-mend-internal', 'dir-entry-lengths', 'file-extent-codes',
-         'chunk-length-told'}
+         'leaf-mend-system', 'leaf-mend-layout', 'leaf-mend-keys', 'leaf-mend-inodes',
+         'leaf-mend-file-extents', 'leaf-mend-dir-items', 'leaf-mend-inode-refs', 'leaf-mend-internal',
+         'dir-entry-lengths', 'file-extent-codes', 'chunk-length-told'}
 CONTEXT = {'check', 'context', 'iter', 'extent-records', 'csum-tree', 'csum-pipe'}
 
 
