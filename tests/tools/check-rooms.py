@@ -18,7 +18,10 @@ DRIVER = {'driver', 'repair', 'pass-thread', 'init-csum-tree'}
 PASSES = {  # pass -> its modules
     'log': {'log'}, 'roots': {'roots'},
     'extents': {'extents', 'lost-blocks', 'super-dev-items'},
-    'free-space': {'free-space'}, 'fs-roots': {'fs-roots'}, 'csums': {'csums'},
+    'free-space': {'free-space'},
+    'fs-roots': {'fs-roots', 'fs-roots-internal', 'fs-roots-records', 'fs-roots-inodes',
+                 'fs-roots-extents', 'fs-roots-name-items', 'fs-roots-links'},
+    'csums': {'csums'},
     'root-refs': {'root-refs'}, 'qgroups': {'qgroups'},
 }
 MENDS = {'header-mend', 'leaf-mend', 'leaf-mend-common', 'leaf-mend-extents', 'leaf-mend-roots',
