@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Pass 5, fs roots (check/fs-roots.c): every subvolume's inodes, names and
- * file extents, one root item at a time (check/pass-thread.c runs it on
- * several threads).
+ * Pass 5, fs roots (check/fs-roots.c, its parts check/fs-roots-*.c): every
+ * subvolume's inodes, names and file extents, one root item at a time
+ * (check/pass-thread.c runs it on several threads).
  */
 #ifndef BTRFS_KIT_CHECK_FS_ROOTS_H
 #define BTRFS_KIT_CHECK_FS_ROOTS_H

@@ -7,7 +7,7 @@
  *   3 extents             check_extents()      check/extents.c, extents-*.c, lost-blocks.c,
  *                                              super-dev-items.c
  *   4 free space tree     check_free_space()   check/free-space.c
- *   5 fs roots            check_fs_roots()     check/fs-roots.c
+ *   5 fs roots            check_fs_roots()     check/fs-roots.c, fs-roots-*.c (fs-roots-internal.h)
  *   6 csums               check_csums()        check/csums.c
  *   7 root refs           check_root_refs()    check/root-refs.c
  *   8 quota groups        check_qgroups()      check/qgroups.c

@@ -22,7 +22,10 @@ PASSES = {  # pass -> its modules
     'log': {'log'}, 'roots': {'roots'},
     'extents': {'extents', 'extents-internal', 'extents-walk', 'extents-leaves', 'extents-tree-blocks',
                 'extents-refs', 'extents-block-groups', 'extents-devices', 'lost-blocks', 'super-dev-items'},
-    'free-space': {'free-space'}, 'fs-roots': {'fs-roots'}, 'csums': {'csums'},
+    'free-space': {'free-space'},
+    'fs-roots': {'fs-roots', 'fs-roots-internal', 'fs-roots-records', 'fs-roots-inodes',
+                 'fs-roots-extents', 'fs-roots-name-items', 'fs-roots-links'},
+    'csums': {'csums'},
     'root-refs': {'root-refs'}, 'qgroups': {'qgroups'},
 }
 MENDS = {'header-mend', 'leaf-mend', 'leaf-mend-common', 'leaf-mend-extents', 'leaf-mend-roots',
