@@ -11,7 +11,10 @@
 #                     (the kernel's device registry is machine-wide) still run one at a time,
 #                     beside the others; lines are printed in the usual order.
 #   LOOP_LOCK=file    lock that exclusive tests hold while they run (default
-#                     /tmp/btrfs-kit-loop.lock), shared by every run on the machine
+#                     /tmp/btrfs-kit-loop.lock), shared by every run on the machine; the
+#                     test gets BTRFS_KIT_LOOP_LOCKED=file, so that the tools it runs that
+#                     take the lock themselves (tests/tools/powercut.py, catalogue.py) do
+#                     not wait for ever on the lock their own test holds
 #   CI=true           a missing ../shared fixture fails the tests that need it (else: skip)
 #   SAN_BTRFS=path    run the robust tests with this sanitizer build instead (make test
 #                     does: btrfs-asan), its unit/tool binaries from SAN_UNIT_DIR/SAN_TOOL_DIR
@@ -76,7 +79,8 @@ run_test() {
 	fi
 	# loop devices and the kernel's device registry are machine-wide: exclusive tests of
 	# every run of the suite on this machine (other checkouts too) take turns
-	[ "${exclusive[$i]}" = 1 ] && cmd=(flock "${LOOP_LOCK:-/tmp/btrfs-kit-loop.lock}" "${cmd[@]}")
+	[ "${exclusive[$i]}" = 1 ] && cmd=(flock "${LOOP_LOCK:-/tmp/btrfs-kit-loop.lock}"
+		env BTRFS_KIT_LOOP_LOCKED="${LOOP_LOCK:-/tmp/btrfs-kit-loop.lock}" "${cmd[@]}")
 	export TEST_NAME=$name
 	t0=$SECONDS
 	if [ "${TEST_LOG:-}" = tty ]; then
