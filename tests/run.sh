@@ -57,7 +57,7 @@ for cat in "$@"; do
 			selected "$name" || continue
 			san=0; [ "$cat" = robust ] && [ -n "${SAN_BTRFS:-}" ] && san=1
 			excl=0
-			grep -Eq 'check_prereq[^#]*\<(loop|btrfs-kernel)\>|setup_loopdev|attach_images|losetup|mount' "$t" &&
+			grep -Eq 'check_prereq[^#]*\<(loop|btrfs-kernel)\>|setup_loopdev|attach_images|loop_images|losetup|mount' "$t" &&
 				excl=1
 			names+=("$name"); scripts+=("$t"); sanitized+=("$san"); exclusive+=("$excl")
 		done ;;

@@ -5,8 +5,7 @@
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel
 
-mk_images 2 300M
-attach_images 2
+loop_images 2 300M
 run_check "$TOP/mkfs.btrfs" -q -f -d raid1 -m raid1 "${LOOPS[@]}"
 mount_tracked "${LOOPS[0]}" "$T/mnt" "device=${LOOPS[0]},device=${LOOPS[1]}"
 sync

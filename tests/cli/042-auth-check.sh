@@ -9,22 +9,17 @@
 # changed (authsum: forged, exit 3), two valid leaves swapped (a bytenr
 # mismatch, exit 1): each found as what it is; --init-csum-tree with the key keeps the
 # filesystem verifiable; dump-tree verifies with the key.
-if [ -z "${IN_KEY_SESSION:-}" ]; then
-	command -v keyctl > /dev/null || { echo "SKIP: keyctl not installed (apt-get install keyutils)"; exit 77; }
-	IN_KEY_SESSION=1 exec keyctl session - bash "$0" "$@"
-fi
 . "$TOP/tests/lib/common.sh"
-CB=$TOOL_DIR/corrupt-block
-FILL=$TOOL_DIR/engine-fill
-keyctl add user kit-k1 "first secret" @s > /dev/null || _fail "cannot add a user key"
-keyctl add user kit-k2 "other secret" @s > /dev/null || _fail "cannot add a user key"
-keyctl add logon kit:logon "logon secret" @s > /dev/null || _fail "cannot add a logon key"
+in_key_session "$@"
+need_corrupt_block
+need_tool FILL engine-fill
+session_key user kit-k1 "first secret"
+session_key user kit-k2 "other secret"
+session_key logon kit:logon "logon secret"
 
 src=$T/src
-mkdir -p "$src/dir"
+marked_file "$src"
 yes AUTHKITDATA | head -c 300000 > "$src/data"
-echo hello > "$src/dir/file"
-chown 4242:4343 "$src/dir/file"
 
 clean() { # IMAGE...: check with the key, data checksums included
 	local devs

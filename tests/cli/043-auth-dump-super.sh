@@ -6,14 +6,11 @@
 # wrong key "wrong key for this filesystem" and [WRONG KEY]; no key [NO KEY]
 # (authsum: the xxhash64 part); every copy with -a and -s N; a key for a
 # plain filesystem refused; a missing key exit 5.
-if [ -z "${IN_KEY_SESSION:-}" ]; then
-	command -v keyctl > /dev/null || { echo "SKIP: keyctl not installed (apt-get install keyutils)"; exit 77; }
-	IN_KEY_SESSION=1 exec keyctl session - bash "$0" "$@"
-fi
 . "$TOP/tests/lib/common.sh"
-CB=$TOOL_DIR/corrupt-block
-keyctl add user kit-k1 "first secret" @s > /dev/null || _fail "cannot add a user key"
-keyctl add user kit-k2 "other secret" @s > /dev/null || _fail "cannot add a user key"
+in_key_session "$@"
+need_corrupt_block
+session_key user kit-k1 "first secret"
+session_key user kit-k2 "other secret"
 
 ds() { # EXPECTED-EXIT ARGS...: dump-super into $T/out, $T/err
 	local want=$1

@@ -5,9 +5,8 @@
 # relocation tree's root item, a device replace, seed, zoned, no convert) names the
 # reason and leaves every image byte-identical.
 . "$TOP/tests/lib/common.sh"
-CB=$TOOL_DIR/corrupt-block
-TE=$TOOL_DIR/tree-edit
-[ -x "$CB" ] && [ -x "$TE" ] || _fail "corrupt-block/tree-edit not built (make unit-bins)"
+need_corrupt_block
+need_tool TE tree-edit
 
 imgs=()
 for i in 1 2 3; do truncate -s 300M "$T/d$i.img"; imgs+=("$T/d$i.img"); done

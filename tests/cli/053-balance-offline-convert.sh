@@ -6,8 +6,7 @@
 # converts nothing.  A bad mirror of a tree block is replaced from the good one; a block
 # with no good copy stops the convert naming it, with nothing switched.
 . "$TOP/tests/lib/common.sh"
-CB=$TOOL_DIR/corrupt-block
-[ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
+need_corrupt_block
 
 mkdir -p "$T/root/sub"
 head -c 20M /dev/urandom > "$T/root/big"

@@ -7,14 +7,10 @@
 check_prereq python3
 patch=$TOP/tests/lib/blockpatch.py
 src=$T/src
-mkdir -p "$src/dir"
-yes BTRFSKITDATAPATTERN | head -c 65536 > "$src/data"
-echo hello > "$src/dir/file"
-chown 4242:4343 "$src/dir/file"
+marked_file "$src"
+pattern_data 65536 "$src/data"
 img0=$T/clean.img
-run_check "$TOP/mkfs.btrfs" -q -f --csum crc32c -r "$src" -b 256M "$img0" > /dev/null
-run_check "$BTRFS" check "$img0" > "$T/out" 2> "$T/err"
-assert_grep "no error found" "$T/out"
+clean_image "$src" "$img0" --csum crc32c
 run_check "$BTRFS" check --check-data-csum "$img0" > "$T/out" 2> "$T/err"
 
 fresh() { cp --sparse=always "$img0" "$T/img"; }

@@ -7,16 +7,14 @@
 # corruption we cannot mend is refused with the image left byte for byte.
 . "$TOP/tests/lib/common.sh"
 check_prereq python3
-EDIT=$TOOL_DIR/tree-edit
-[ -x "$EDIT" ] || _skip "tree-edit not built (make unit-bins)"
+need_tool EDIT tree-edit
 src=$T/src
 mkdir -p "$src/dir"
-yes BTRFSKITDATAPATTERN | head -c 65536 > "$src/data"
+pattern_data 65536 "$src/data"
 echo hello > "$src/dir/file"
 head -c 20000 /dev/urandom > "$src/dir/rand"
 img0=$T/clean.img
-run_check "$TOP/mkfs.btrfs" -q -f -r "$src" -b 256M "$img0" > /dev/null
-run_check "$BTRFS" check "$img0" > /dev/null 2>&1
+clean_image "$src" "$img0"
 
 # values for tree-edit's ins: pairs VALUE BYTES, little-endian, as hex
 le() {

@@ -9,25 +9,20 @@
 # snapshot, a repair in the shared tree marks the quota numbers inconsistent.
 . "$TOP/tests/lib/common.sh"
 check_prereq python3
-DEL=$TOOL_DIR/item-delete
-[ -x "$DEL" ] || _skip "item-delete not built (make unit-bins)"
+need_tool DEL item-delete
 patch=$TOP/tests/lib/blockpatch.py
 src=$T/src
-mkdir -p "$src/dir"
-yes BTRFSKITDATAPATTERN | head -c 65536 > "$src/data"
-echo hello > "$src/dir/file"
+marked_file "$src"
+pattern_data 65536 "$src/data"
 echo a > "$src/dir/a"
 echo bb > "$src/dir/b"
 head -c 4096 "$src/data" > "$src/sparse"
 truncate -s 12288 "$src/sparse"
 head -c 4096 "$src/data" | tr B Y >> "$src/sparse"
-chown 4242:4343 "$src/dir/file"
 chown 4545:4646 "$src/dir"
 chown 4747:4848 "$src/data"
 img0=$T/clean.img
-run_check "$TOP/mkfs.btrfs" -q -f -O quota,^no-holes,^block-group-tree -r "$src" -b 256M "$img0" > /dev/null
-run_check "$BTRFS" check "$img0" > "$T/out" 2> "$T/err"
-assert_grep "no error found" "$T/out"
+clean_image "$src" "$img0" -O quota,^no-holes,^block-group-tree
 
 # the transid in the dir items: mkfs --rootdir's commit (the generation after mkfs)
 gen=$("$BTRFS" inspect-internal dump-super "$img0" | awk '$1 == "generation" { print $2 }')

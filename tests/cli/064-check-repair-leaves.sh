@@ -11,14 +11,12 @@
 check_prereq python3
 patch=$TOP/tests/lib/blockpatch.py
 src=$T/src
-mkdir -p "$src/dir"
-yes BTRFSKITDATAPATTERN | head -c 20000 > "$src/big"
-echo hello > "$src/dir/file"
-chown 4242:4343 "$src/dir/file"
+marked_file "$src"
+pattern_data 20000 "$src/big"
 python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.kitattr", b"value1")' "$src/dir/file" ||
 	_skip "no user xattrs on the scratch filesystem"
 img0=$T/clean.img
-run_check "$TOP/mkfs.btrfs" -q -f --csum crc32c -r "$src" -b 256M "$img0" > /dev/null
+clean_image "$src" "$img0" --csum crc32c
 
 fresh() { cp --sparse=always "$img0" "$T/img"; }
 le32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }

@@ -9,9 +9,8 @@
 # --init-csum-tree makes both checks clean and the data verifies.
 . "$TOP/tests/lib/common.sh"
 check_prereq root loop btrfs-kernel progs
-DEL=$TOOL_DIR/item-delete
-EDIT=$TOOL_DIR/tree-edit
-{ [ -x "$DEL" ] && [ -x "$EDIT" ]; } || _skip "item-delete or tree-edit not built (make unit-bins)"
+need_tool DEL item-delete
+need_tool EDIT tree-edit
 PROGS=/usr/bin/btrfs
 img0=$T/clean.img
 truncate -s 512M "$img0"

@@ -9,16 +9,15 @@
 # files only): plain --repair clears it; --init-csum-tree drops the checksums.
 # A prealloc extent summed whole was written: --repair makes it regular.
 . "$TOP/tests/lib/common.sh"
-EDIT=$TOOL_DIR/tree-edit
-DEL=$TOOL_DIR/item-delete
-{ [ -x "$EDIT" ] && [ -x "$DEL" ]; } || _skip "tree-edit or item-delete not built (make unit-bins)"
+check_prereq progs
+need_tool EDIT tree-edit
+need_tool DEL item-delete
 src=$T/src
 mkdir -p "$src"
-yes BTRFSKITDATAPATTERN | head -c 65536 > "$src/data"
+pattern_data 65536 "$src/data"
 echo small > "$src/small"
 img0=$T/clean.img
-run_check "$TOP/mkfs.btrfs" -q -f -r "$src" -b 256M "$img0" > /dev/null
-run_check "$BTRFS" check "$img0" > /dev/null 2>&1
+clean_image "$src" "$img0"
 
 dump() { "$BTRFS" inspect-internal dump-tree -t "$1" "$T/img"; }
 fresh() { cp --sparse=always "$img0" "$T/img"; }
@@ -31,23 +30,24 @@ csum_key=$(dump csum | sed -n 's/.*key (EXTENT_CSUM EXTENT_CSUM \([0-9]*\)).*/\1
 nodatasum() { run_check "$EDIT" "$T/img" set 5 "$ino" 1 0 64 64 1; }     # inode flags
 prealloc() { run_check "$EDIT" "$T/img" set 5 "$ino" 108 0 20 8 2; }     # file extent type
 
-odd() { # NAME MESSAGE: our check and Debian's report the odd csum item, exit 1
+found() { # MESSAGE [PATTERN...]: our check reports MESSAGE about the inode and each PATTERN,
+	# Debian's an odd csum item; both exit 1
+	local msg=$1 pat
+	shift
 	expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2>&1
-	assert_grep "ERROR: root 5 inode $ino: $2" "$T/out"
-	assert_grep "(odd csum item)" "$T/out"
-	assert_grep "ERROR: errors found in fs roots" "$T/out"
-	if [ -x /usr/bin/btrfs ]; then
-		expect_exit 1 /usr/bin/btrfs check "$T/img" > "$T/progs" 2>&1
-		assert_grep "root 5 inode $ino errors 800, odd csum item" "$T/progs"
-	fi
+	assert_grep "ERROR: root 5 inode $ino: $msg" "$T/out"
+	for pat; do assert_grep "$pat" "$T/out"; done
+	expect_exit 1 /usr/bin/btrfs check "$T/img" > "$T/progs" 2>&1
+	assert_grep "root 5 inode $ino errors 800, odd csum item" "$T/progs"
+}
+odd() { # NAME MESSAGE: both checks report the odd csum item, ours as such
+	found "$2" "(odd csum item)" "ERROR: errors found in fs roots"
 	echo "ok: $1 found"
 }
 clean() { # NAME: no checksums left over the extent: both checks content
 	run_check "$BTRFS" check "$T/img" > "$T/out" 2>&1
 	assert_grep "no error found" "$T/out"
-	if [ -x /usr/bin/btrfs ]; then
-		run_check /usr/bin/btrfs check "$T/img" > "$T/progs" 2>&1
-	fi
+	run_check /usr/bin/btrfs check "$T/img" > "$T/progs" 2>&1
 	echo "ok: $1 clean"
 }
 
@@ -55,12 +55,7 @@ clean() { # NAME: no checksums left over the extent: both checks content
 #    NODATASUM on empty files only, so with every extent checksummed the
 #    flag is what is wrong (Debian: odd csum item)
 nodatasum
-expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2>&1
-assert_grep "ERROR: root 5 inode $ino: NODATASUM (flags 0x1), yet every one of its 1 regular extents has checksums: the flag is wrong" "$T/out"
-if [ -x /usr/bin/btrfs ]; then
-	expect_exit 1 /usr/bin/btrfs check "$T/img" > "$T/progs" 2>&1
-	assert_grep "root 5 inode $ino errors 800, odd csum item" "$T/progs"
-fi
+found "NODATASUM (flags 0x1), yet every one of its 1 regular extents has checksums: the flag is wrong"
 echo "ok: NODATASUM inode with checksums found"
 
 # 2. plain --repair clears the flag; --init-csum-tree instead rebuilds the
@@ -81,12 +76,7 @@ assert_not_grep "EXTENT_CSUM $disk" "$T/csum"
 #    makes it regular
 fresh
 prealloc
-expect_exit 1 "$BTRFS" check "$T/img" > "$T/out" 2>&1
-assert_grep "ERROR: root 5 inode $ino: prealloc file extent at 0, disk \[$disk $((disk + 65536))): every sector has a checksum and no regular extent refers to it: it was written, a regular extent" "$T/out"
-if [ -x /usr/bin/btrfs ]; then
-	expect_exit 1 /usr/bin/btrfs check "$T/img" > "$T/progs" 2>&1
-	assert_grep "root 5 inode $ino errors 800, odd csum item" "$T/progs"
-fi
+found "prealloc file extent at 0, disk \[$disk $((disk + 65536))): every sector has a checksum and no regular extent refers to it: it was written, a regular extent"
 run_check "$BTRFS" check --repair --force "$T/img" > "$T/rep" 2>&1
 assert_grep "root 5 inode $ino: file extent at 0 type 2 set to 1" "$T/rep"
 clean "summed prealloc extent after --repair"

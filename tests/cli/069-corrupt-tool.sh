@@ -6,16 +6,13 @@
 # naming what is wrong); a bad request exits 1 and writes nothing.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
-CB=$TOOL_DIR/corrupt-block
-[ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
+need_corrupt_block
 src=$T/src
 mkdir -p "$src/d"
 echo hello > "$src/a"
 echo world > "$src/d/b"
 img0=$T/clean.img
-run_check "$TOP/mkfs.btrfs" -q -f -r "$src" -b 256M "$img0" > /dev/null
-run_check "$BTRFS" check "$img0" > "$T/out" 2>&1
-assert_grep "no error found" "$T/out"
+clean_image "$src" "$img0"
 ino=$("$BTRFS" inspect-internal dump-tree -t 5 "$img0" |
 	awk '/location key/ { i = $3; sub(/\(/, "", i) } $1 == "name:" && $2 == "a" { print i; exit }')
 [ -n "$ino" ] || _fail "no inode number for file a"
@@ -83,11 +80,7 @@ for bad in 1 2; do
 	assert_grep "^wrote block [0-9]* copy $bad\$" "$T/edit"
 	expect_exit 1 "$BTRFS" check "$T/img" > "$T/check" 2>&1
 	assert_grep "fs tree: tree block [0-9]* mirror $bad (devid 1 physical [0-9]*) is bad: checksum mismatch.*; mirror $good is good" "$T/check"
-	run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
-	assert_grep "^Rewrote copy $bad of tree block [0-9]* from copy $good\$" "$T/repair"
-	run_check "$BTRFS" check "$T/img" > "$T/check" 2>&1
-	assert_grep "no error found" "$T/check"
-	run_check /usr/bin/btrfs check "$T/img" > "$T/check" 2>&1
+	repaired_clean "^Rewrote copy $bad of tree block [0-9]* from copy $good\$" "$T/img"
 done
 
 # refusals: exit 1 with a message, the image unchanged

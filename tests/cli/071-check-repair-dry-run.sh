@@ -7,16 +7,14 @@
 # a repair refused (an error class it does not mend, next to one it does)
 # leaves every byte as it was.  -p prints the repair's phases.
 . "$TOP/tests/lib/common.sh"
-EDIT=$TOOL_DIR/tree-edit
-CB=$TOOL_DIR/corrupt-block
-[ -x "$EDIT" ] && [ -x "$CB" ] || _fail "tree-edit or corrupt-block not built (make unit-bins)"
+need_tool EDIT tree-edit
+need_corrupt_block
 src=$T/src
 mkdir -p "$src/dir"
-yes BTRFSKITDATAPATTERN | head -c 65536 > "$src/data"
+pattern_data 65536 "$src/data"
 echo hello > "$src/a"
 img0=$T/clean.img
-run_check "$TOP/mkfs.btrfs" -q -f -r "$src" -b 256M "$img0" > /dev/null
-run_check "$BTRFS" check "$img0" > /dev/null 2>&1
+clean_image "$src" "$img0"
 dump() { "$BTRFS" inspect-internal dump-tree -t "$1" "$img0"; }
 fs_leaf=$(dump fs | sed -n 's/^leaf \([0-9]*\) .*/\1/p' | head -n 1)
 read -r data_start data_len <<< "$(dump extent | sed -n 's/.*key (\([0-9]*\) EXTENT_ITEM \(65536\)).*/\1 \2/p' | head -n 1)"

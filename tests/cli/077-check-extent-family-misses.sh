@@ -12,8 +12,7 @@
 # filesystem damaged with tests/tools/corrupt-block.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
-CB=$TOOL_DIR/corrupt-block
-[ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
+need_corrupt_block
 corpus_case default-rich > /dev/null
 corpus_case mixed-bg > /dev/null
 corpus_case empty-defaults > /dev/null
@@ -45,10 +44,7 @@ mended() {
 	local fix=$1
 	shift
 	found "$@"
-	run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
-	assert_grep "$fix" "$T/repair"
-	run_check "$BTRFS" check "$T/img" > /dev/null 2>&1
-	run_check /usr/bin/btrfs check "$T/img" > /dev/null 2>&1
+	repaired_clean "$fix" "$T/img"
 }
 
 # the RELOC header flag on a block of a tree that is not being relocated,

@@ -23,9 +23,7 @@ assert_grep "^NOTE: free space tree entries without a block group are left by mk
 assert_grep "error(s) found" "$T/check"
 run_check /usr/bin/btrfs check "$img" > /dev/null 2>&1
 run_check "$BTRFS" check --repair --force "$img" > "$T/repair" 2>&1
-run_check "$BTRFS" check "$img" > "$T/after" 2>&1
-assert_grep "no error found" "$T/after"
-run_check /usr/bin/btrfs check "$img" > /dev/null 2>&1
+clean_checks "$img"
 run_check "$BTRFS" inspect-internal dump-tree -t free-space "$img" > "$T/fst-after"
 assert_not_grep "key (1048576 FREE_SPACE" "$T/fst-after"
 assert_not_grep "key (5242880 FREE_SPACE" "$T/fst-after"

@@ -39,6 +39,5 @@ for dev in a b; do
 done
 run_check "$BTRFS" image "$T/a.img" "$T/b.img" "$T/ours.dump"
 run_check "$BTRFS" image -r "$T/ours.dump" "$T/ours.raw"
-run_check "$BTRFS" check "$T/ours.raw" > /dev/null 2>&1
-run_check /usr/bin/btrfs check "$T/ours.raw" > /dev/null 2>&1
+clean_checks "$T/ours.raw"
 echo "btrfs-image dumps of one RAID1 device have no superblock: Debian's restore fails, ours refuses naming cluster 0 item 0, nothing created; ours of both devices restores"

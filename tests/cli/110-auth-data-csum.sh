@@ -5,13 +5,10 @@
 # only the xxhash64 part; a bad sector is then told apart: DAMAGED (both
 # parts fail) or ALTERED (changed without the key: the keyed part fails
 # while the xxhash64 part matches; exit 3 as for a tree block).
-if [ -z "${IN_KEY_SESSION:-}" ]; then
-	command -v keyctl > /dev/null || { echo "SKIP: keyctl not installed (apt-get install keyutils)"; exit 77; }
-	IN_KEY_SESSION=1 exec keyctl session - bash "$0" "$@"
-fi
 . "$TOP/tests/lib/common.sh"
-CB=$TOOL_DIR/corrupt-block
-keyctl add user kit-data "data secret" @s > /dev/null || _fail "cannot add a user key"
+in_key_session "$@"
+need_corrupt_block
+session_key user kit-data "data secret"
 mkdir -p "$T/src"
 { head -c 4096 /dev/zero | tr '\0' A; head -c 4096 /dev/zero | tr '\0' B; } > "$T/src/ab"
 truncate -s 256M "$T/fs.img"
@@ -38,21 +35,33 @@ assert_grep "authenticity NOT verified" "$T/err"
 assert_not_grep "computation failed" "$T/err"
 echo "ok: clean with and without the key"
 
+# second_sector CHAR: $T/img a copy of the filesystem with the file's second sector all CHAR
+second_sector() {
+	cp --sparse=always "$T/fs.img" "$T/img"
+	head -c 4096 /dev/zero | tr '\0' "$1" | dd of="$T/img" bs=4096 seek=$((physical / 4096 + 1)) conv=notrunc status=none ||
+		_fail "cannot write the second sector"
+}
+# data_csum_checks KEYED-EXIT KEYED-SAYS KEYED-NOT PLAIN-EXIT PLAIN-SAYS: check --check-data-csum
+# of $T/img with the key exits KEYED-EXIT, its stderr saying KEYED-SAYS and not KEYED-NOT;
+# without the key exits PLAIN-EXIT, saying PLAIN-SAYS
+data_csum_checks() {
+	expect_exit "$1" "$BTRFS" --auth-key kit-data check --check-data-csum "$T/img" > "$T/out" 2> "$T/err"
+	assert_grep "$2" "$T/err"
+	assert_not_grep "$3" "$T/err"
+	expect_exit "$4" "$BTRFS" check --check-data-csum "$T/img" > "$T/out" 2> "$T/err"
+	assert_grep "$5" "$T/err"
+}
+
 # damage: the second sector overwritten, checksums as they were
-cp --sparse=always "$T/fs.img" "$T/img"
-head -c 4096 /dev/zero | tr '\0' C | dd of="$T/img" bs=4096 seek=$((physical / 4096 + 1)) conv=notrunc status=none
-expect_exit 1 "$BTRFS" --auth-key kit-data check --check-data-csum "$T/img" > "$T/out" 2> "$T/err"
-assert_grep "mirror 1 bytenr $second csum mismatch against the csum tree: DAMAGED$" "$T/err"
-assert_not_grep "bytenr $logical csum" "$T/err"
-expect_exit 1 "$BTRFS" check --check-data-csum "$T/img" > "$T/out" 2> "$T/err"
-assert_grep "mirror 1 bytenr $second csum mismatch against the csum tree: DAMAGED$" "$T/err"
+second_sector C
+data_csum_checks 1 "mirror 1 bytenr $second csum mismatch against the csum tree: DAMAGED$" "bytenr $logical csum" \
+	1 "mirror 1 bytenr $second csum mismatch against the csum tree: DAMAGED$"
 echo "ok: damaged sector"
 
 # altered: the second sector made a copy of the first, and its stored
 # xxhash64 part the first's (the csum leaf itself re-keyed, so only the data
 # sector is in question): the keyed part fails, the xxhash64 part matches
-cp --sparse=always "$T/fs.img" "$T/img"
-head -c 4096 /dev/zero | tr '\0' A | dd of="$T/img" bs=4096 seek=$((physical / 4096 + 1)) conv=notrunc status=none
+second_sector A
 "$BTRFS" --auth-key kit-data inspect-internal dump-tree -t csum --csum-items "$T/img" > "$T/csums" ||
 	_fail "dump-tree -t csum"
 first_xxh=$(python3 - "$T/csums" "$logical" <<'PY'
@@ -66,10 +75,7 @@ PY
 [ -n "$first_xxh" ] || _fail "the first sector's checksum not found in the csum items"
 run_check "$CB" --key "data secret" "$T/img" field 7 "18446744073709551606,EXTENT_CSUM,$logical" \
 	u64@56 "$first_xxh" > /dev/null
-expect_exit 3 "$BTRFS" --auth-key kit-data check --check-data-csum "$T/img" > "$T/out" 2> "$T/err"
-assert_grep "mirror 1 bytenr $second csum mismatch against the csum tree: ALTERED (keyed hash fails, xxhash64 matches" "$T/err"
-assert_not_grep "tree block" "$T/err"
-# without the key the copy passes: only the key finds it
-expect_exit 0 "$BTRFS" check --check-data-csum "$T/img" > "$T/out" 2> "$T/err"
-assert_grep "authenticity NOT verified" "$T/err"
+# with the key exit 3, no tree block blamed; without it the copy passes: only the key finds it
+data_csum_checks 3 "mirror 1 bytenr $second csum mismatch against the csum tree: ALTERED (keyed hash fails, xxhash64 matches" \
+	"tree block" 0 "authenticity NOT verified"
 echo "ok: altered sector"

@@ -3,17 +3,12 @@
 # keyed filesystem write every block keyed, so the result verifies with the
 # key (and, authsum, by its xxhash64 part without it); without the key both
 # refuse before writing a byte.
-if [ -z "${IN_KEY_SESSION:-}" ]; then
-	command -v keyctl > /dev/null || { echo "SKIP: keyctl not installed (apt-get install keyutils)"; exit 77; }
-	IN_KEY_SESSION=1 exec keyctl session - bash "$0" "$@"
-fi
 . "$TOP/tests/lib/common.sh"
-CB=$TOOL_DIR/corrupt-block
-keyctl add user kit-w "writer secret" @s > /dev/null || _fail "cannot add a user key"
-mkdir -p "$T/src/dir"
+in_key_session "$@"
+need_corrupt_block
+session_key user kit-w "writer secret"
+marked_file "$T/src"
 head -c 200000 /dev/urandom > "$T/src/data"
-echo hello > "$T/src/dir/file"
-chown 4242:4343 "$T/src/dir/file"
 ino=$(stat -c %i "$T/src/dir/file")
 
 for t in auth-sha256 authsum-blake2b; do

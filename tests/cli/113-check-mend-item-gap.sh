@@ -13,8 +13,7 @@
 # (whole subvolume ids) tells which.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs corpus
-CB=$TOOL_DIR/corrupt-block
-[ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
+need_corrupt_block
 
 # gap SRC-DIR IMAGE LEVEL: in an fs tree leaf of tree height LEVEL, the data
 # of the middle item and the ones after it moved 200 bytes down; repaired
@@ -27,11 +26,9 @@ gap() {
 		END { best = 1e9; for (l in n) if (n[l] >= 3 && n[l] < best) { best = n[l]; bl = l }
 		      if (bl != "") print bl, k[bl, int(best / 2)] }' "$T/items")
 	[ -n "$key" ] || _fail "no fs tree leaf at height $want"
-	cp --sparse=always "$img" "$T/img"
-	run_check "$CB" "$T/img" move 5 "$key" -200 > /dev/null
-	found_repaired "$T/img" "unexpected item end" \
+	damaged_repaired "$img" "$src" "unexpected item end" \
 		"Mending leaf $leaf of tree 5 slot [0-9]* key .*: item offset [0-9]* size [0-9]* ends 200 bytes before the item before it: data moved to offset" \
-		"$src" "height $want"
+		move 5 "$key" -200
 	echo "ok: gap in leaf $leaf (tree height $want) at key $key mended"
 }
 
@@ -51,11 +48,9 @@ awk -v l="$leaf" '$1 == 5 && $5 == l { print $2 }' "$T/items" > "$T/keys"
 middle=$(sed '$d' "$T/keys" | awk -F, '$2 == 108' | sed -n 2p)
 [ -n "$middle" ] || _fail "no file extent in the middle of leaf $leaf"
 for key in "$middle" "$(tail -n 1 "$T/keys")"; do
-	cp --sparse=always "$T/l.img" "$T/img"
-	run_check "$CB" "$T/img" shift 5 "$key" -1 > /dev/null
-	found_repaired "$T/img" "unexpected item end" \
+	damaged_repaired "$T/l.img" "$T/large" "unexpected item end" \
 		"Mending leaf $leaf of tree 5 slot [0-9]* key .*: item offset [0-9]* size [0-9]*, set to offset [0-9]* size [0-9]* (packed between its neighbours)" \
-		"$T/large" "shift of $key"
+		shift 5 "$key" -1
 	assert_not_grep "data moved" "$T/repair"
 	echo "ok: offset of $key shifted by one, mended in place"
 done
@@ -66,8 +61,7 @@ done
 # (the data then reads back: --check-data-csum clean)
 for fs in legacy-features default-rich; do
 	img=$(corpus_case $fs)/dev1.img
-	key=$("$CB" "$img" list | awk '$1 == 7 { print $2; exit }')
-	[ -n "$key" ] || _fail "$fs: no csum item"
+	item_key key "$img" "csum item in $fs" '$1 == 7 { print $2; exit }'
 	cp --sparse=always "$img" "$T/img"
 	run_check "$CB" "$T/img" shift 7 "$key" -1 > /dev/null
 	run_check "$BTRFS" check --repair --force "$T/img" > "$T/repair" 2>&1
@@ -80,10 +74,8 @@ done
 # an inode item's size 0 deep in tree 5: the size the packing gives, the
 # item kept an inode item (an empty item of another type passes the
 # tree-checker too: it is not re-typed) and every file reads back
-rich=$(corpus_case default-rich)/dev1.img
-restored_files "$rich" "$T/rorig"
-ikey=$("$CB" "$rich" list | awk '$1 == 5 && $2 ~ /,1,0$/ { if (++n == 800) { print $2; exit } }')
-[ -n "$ikey" ] || _fail "no inode item deep in tree 5"
+corpus_files rich default-rich "$T/rorig"
+item_key ikey "$rich" "inode item deep in tree 5" '$1 == 5 && $2 ~ /,1,0$/ { if (++n == 800) { print $2; exit } }'
 damaged_repaired "$rich" "$T/rorig" "unexpected item end" \
 	"key (${ikey//,/ }): item offset [0-9]* size 0, set to offset [0-9]* size 160 (packed between its neighbours)" \
 	field 5 "$ikey" item.size 0
@@ -92,20 +84,14 @@ echo "ok: an inode item's size 0 set from the packing ($ikey)"
 
 for tree in 2 1; do
 	key=$(awk -v t=$tree '$1 == t { print $2; exit }' "$T/items")
-	cp --sparse=always "$T/l.img" "$T/img"
-	run_check "$CB" "$T/img" dup $tree "$key" > /dev/null
-	found_repaired "$T/img" "bad key order" \
+	damaged_repaired "$T/l.img" "$T/large" "bad key order" \
 		"Mending leaf [0-9]* of tree $tree slot [0-9]* key .*: item a copy of the one before it (same key, same bytes): removed" \
-		"$T/large" "dup of $key in tree $tree"
+		dup $tree "$key"
 	echo "ok: a copy of item $key of tree $tree removed"
 done
 
-src=$(corpus_case quota)/dev1.img
-restored_files "$src" "$T/qorig"
-key=$("$CB" "$src" list | awk '$1 == 9 { k = $2 } END { print k }')
-[ -n "$key" ] || _fail "no uuid tree item"
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" shift 9 "$key" +1 > /dev/null
-found_repaired "$T/img" "unexpected item end" "item offset [0-9]* size 8, set to offset [0-9]* size 8" "$T/qorig" \
-	"uuid item offset +1"
+corpus_files src quota "$T/qorig"
+item_key key "$src" "uuid tree item" '$1 == 9 { k = $2 } END { print k }'
+damaged_repaired "$src" "$T/qorig" "unexpected item end" \
+	"item offset [0-9]* size 8, set to offset [0-9]* size 8" shift 9 "$key" +1
 echo "ok: the last uuid item's offset moved by one, mended by its size"

@@ -8,13 +8,11 @@
 # root to agree (it disagrees too) nothing is repaired: every byte stays.
 . "$TOP/tests/lib/common.sh"
 check_prereq progs
-CB=$TOOL_DIR/corrupt-block
-[ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
+need_corrupt_block
 mkdir -p "$T/src/d"
 for i in $(seq 1 50); do echo "file $i" > "$T/src/d/f$i"; done
 head -c 300000 /dev/urandom > "$T/src/data"
-truncate -s 256M "$T/img0"
-run_check "$BTRFS" mkfs -q -f --rootdir "$T/src" "$T/img0" > /dev/null
+rootdir_image "$T/src" "$T/img0"
 field() { "$BTRFS" inspect-internal dump-super "$1" | awk -v f="$2" '$1 == f { print $2 }'; }
 gen=$(field "$T/img0" generation); cgen=$(field "$T/img0" chunk_root_generation)
 root=$(field "$T/img0" root); croot=$(field "$T/img0" chunk_root)

@@ -96,9 +96,7 @@ echo "ok: leaf $leaf with items $slot and $((slot + 1)) broken: not cut, refused
 # a root tree leaf below the root whose first key reads as a key no root tree
 # holds (a root item of the root tree itself, a global tree's at offset 1),
 # one field off its pointer's: the key is damaged, set to the pointer's
-mixed=$(corpus_case mixed-bg)/dev1.img
-rm -rf "$T/morig"
-restored_files "$mixed" "$T/morig"
+corpus_files mixed mixed-bg "$T/morig"
 for edit in "disk_key.objectid -1" "disk_key.offset +1"; do
 	# shellcheck disable=SC2086
 	damaged_repaired "$mixed" "$T/morig" "first key mismatch" \
@@ -112,9 +110,7 @@ done
 # pointer's and below the next pointer's; the pointer's key is stale, not the
 # leaf: the parent's key set to the leaf's first (the first leaf too: its
 # parent is the tree's root node), the extent item rebuilt
-bulk=$(corpus_case nodesize4k-bulk)/dev1.img
-rm -rf "$T/borig"
-restored_files "$bulk" "$T/borig"
+corpus_files bulk nodesize4k-bulk "$T/borig"
 "$CB" "$bulk" list | awk '$1 == 2 { if ($5 != leaf) { n++; if (n == 1 || n == 2) print $2 } leaf = $5 }' > "$T/firsts"
 [ "$(wc -l < "$T/firsts")" -eq 2 ] || _fail "the extent tree of nodesize4k-bulk has fewer than 2 leaves"
 while read -r first; do

@@ -13,10 +13,8 @@ run_check "$CB" "$T/s.img" list > "$T/items"
 key=$(awk '$1 == 4 && $2 ~ /,204,/ { k = $2 } END { print k }' "$T/items")
 [ -n "$key" ] || _fail "no dev extent"
 for len in 0 +4096 -4096; do
-	cp --sparse=always "$T/s.img" "$T/img"
-	run_check "$CB" "$T/img" field 4 "$key" dev_extent.length "$len" > /dev/null
-	found_repaired "$T/img" "dev extent devid 1 physical [0-9]*: length [0-9]*, chunk [0-9]* needs [0-9]*" \
+	damaged_repaired "$T/s.img" "$T/small" "dev extent devid 1 physical [0-9]*: length [0-9]*, chunk [0-9]* needs [0-9]*" \
 		"Dev extent devid 1 physical [0-9]*: length [0-9]* set to [0-9]*, its chunk" \
-		"$T/small" "dev extent length $len"
+		field 4 "$key" dev_extent.length "$len"
 	echo "ok: dev extent length $len repaired"
 done

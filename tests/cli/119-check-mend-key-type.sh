@@ -33,21 +33,17 @@ inode=$(pick 1); extent=$(pick 108)
 
 for edit in "$inode disk_key.type 0" "$extent disk_key.type -1" "$extent disk_key.type 255" \
 	"$inode disk_key.type 13"; do
-	cp --sparse=always "$T/l.img" "$T/img"
 	# shellcheck disable=SC2086
-	run_check "$CB" "$T/img" field 5 $edit > /dev/null
-	found_repaired "$T/img" "unknown key\|bad key order" "the one type that keeps the keys in order" \
-		"$T/large" "$edit"
+	damaged_repaired "$T/l.img" "$T/large" "unknown key\|bad key order" \
+		"the one type that keeps the keys in order" field 5 $edit
 	echo "ok: $edit mended"
 done
 
 # the leaf's first key: its parent's key pointer gives it
 first=$(head -n 1 "$T/keys")
 for v in 0 +1; do
-	cp --sparse=always "$T/l.img" "$T/img"
-	run_check "$CB" "$T/img" field 5 "$first" disk_key.type $v > /dev/null
-	found_repaired "$T/img" "first key mismatch" "first key ([0-9 ]*), set to its pointer's" "$T/large" \
-		"first key type $v"
+	damaged_repaired "$T/l.img" "$T/large" "first key mismatch" \
+		"first key ([0-9 ]*), set to its pointer's" field 5 "$first" disk_key.type $v
 	echo "ok: the first key's type ($v) set from the parent's key"
 done
 # an objectid one lower: the leaf still passes, the parent's key may be the damaged one
@@ -58,14 +54,12 @@ echo "ok: a first key that keeps the leaf valid is not taken for damage: refused
 
 # a root item's key objectid (the csum tree's, 7 -> 8): its root block is tree 7's,
 # which has no root item now: the item moves back to key (7 ROOT_ITEM 0)
-cp --sparse=always "$T/l.img" "$T/img"
-run_check "$CB" "$T/img" field 1 7,132,0 disk_key.objectid 8 > /dev/null
-found_repaired "$T/img" "no root item for the csum tree" "is tree 7's (its owner, and it reads as that tree's root), which has no root item: key objectid set to 7" \
-	"$T/large" "csum tree root item key"
+damaged_repaired "$T/l.img" "$T/large" "no root item for the csum tree" \
+	"is tree 7's (its owner, and it reads as that tree's root), which has no root item: key objectid set to 7" \
+	field 1 7,132,0 disk_key.objectid 8
 echo "ok: a root item's key objectid set from its root block's owner"
 
-src=$(corpus_case default-rich)/dev1.img
-restored_files "$src" "$T/orig"
+corpus_files src default-rich "$T/orig"
 damaged_repaired "$src" "$T/orig" "back reference .* root 256" \
 	"key type 132 was 131: the one type that keeps the keys in order and passes the tree-checker with the item's size" \
 	field 1 256,132,0 disk_key.type 131
@@ -84,8 +78,7 @@ damaged_repaired "$src" "$T/orig" "bad key order" \
 	"key objectid 256 was 0: the one neighbour's objectid that keeps the keys in order and passes the tree-checker" \
 	field 1 256,144,5 disk_key.objectid 0
 echo "ok: a root backref's key objectid 0 mended from its neighbours"
-mkey=$("$CB" "$src" list | awk '$1 == 2 && $2 ~ /,169,/ { if (++n == 10) { print $2; exit } }')
-[ -n "$mkey" ] || _fail "no METADATA_ITEM in the extent tree"
+item_key mkey "$src" "METADATA_ITEM in the extent tree" '$1 == 2 && $2 ~ /,169,/ { if (++n == 10) { print $2; exit } }'
 damaged_repaired "$src" "$T/orig" "bad key order" \
 	"extent record out of key order: item removed, the extent's records are rebuilt from the trees" \
 	field 2 "$mkey" disk_key.objectid 0
@@ -123,9 +116,8 @@ echo "ok: a device item's key offset mended to its devid"
 # a dir item's key offset (its name's hash) 0: the key order breaks, the
 # name's hash tells it; an inode ref's key type read as an extref (the order
 # holds, the content fails it): the one type the content passes
-ditem=$("$CB" "$src" list | awk '$1 == 5 && $2 ~ /^260,84,/ { if (++n == 30) { print $2; exit } }')
-iref=$("$CB" "$src" list | awk '$1 == 5 && $2 ~ /,12,260$/ { if (++n == 30) { print $2; exit } }')
-[ -n "$ditem" ] && [ -n "$iref" ] || _fail "no dir item or inode ref in dir 260"
+item_key ditem "$src" "dir item in dir 260" '$1 == 5 && $2 ~ /^260,84,/ { if (++n == 30) { print $2; exit } }'
+item_key iref "$src" "inode ref in dir 260" '$1 == 5 && $2 ~ /,12,260$/ { if (++n == 30) { print $2; exit } }'
 damaged_repaired "$src" "$T/orig" "bad key order" "key offset [0-9]* was 0: what its name's hash says" \
 	field 5 "$ditem" disk_key.offset 0
 echo "ok: a dir item's key offset 0 mended from its name's hash ($ditem)"
@@ -136,10 +128,8 @@ echo "ok: an inode ref's key type read as an extref mended ($iref)"
 # a key objectid at the end of a tree's last leaf (nothing bounds it): of the
 # two readings (this item's objectid the neighbours', or the next item's
 # this one's), the one whose items then belong to an inode the leaf has
-bsrc=$(corpus_case nodesize4k-bulk)/dev1.img
-restored_files "$bsrc" "$T/orig-bulk"
-last=$("$CB" "$bsrc" list | awk '$1 == 5 { k[++n] = $2 } END { print k[n - 1] }')
-[ -n "$last" ] || _fail "no last leaf items in tree 5"
+corpus_files bsrc nodesize4k-bulk "$T/orig-bulk"
+item_key last "$bsrc" "last leaf items in tree 5" '$1 == 5 { k[++n] = $2 } END { print k[n - 1] }'
 damaged_repaired "$bsrc" "$T/orig-bulk" "bad key order" \
 	"key objectid [0-9]* was 5690302936835290129: .* (of the inode the leaf has)" field 5 "$last" disk_key.objectid 5690302936835290129
 echo "ok: the next-to-last key objectid of tree 5's last leaf mended ($last)"
@@ -147,8 +137,7 @@ echo "ok: the next-to-last key objectid of tree 5's last leaf mended ($last)"
 # an inode ref's directory (key offset) damaged, the leaf valid: the other
 # directory's dir item and dir index name the inode by the ref's name and
 # index, so the ref moves there
-ref=$("$CB" "$src" list | awk '$1 == 5 && $2 ~ /,12,260$/ { if (++n == 100) { print $2; exit } }')
-[ -n "$ref" ] || _fail "no inode ref in dir 260"
+item_key ref "$src" "inode ref in dir 260" '$1 == 5 && $2 ~ /,12,260$/ { if (++n == 100) { print $2; exit } }'
 damaged_repaired "$src" "$T/orig" "unresolved ref dir 261 " "inode ref '[^']*' (dir 261 index [0-9]*) moved to dir 260" \
 	field 5 "$ref" disk_key.offset +1
 echo "ok: an inode ref's directory mended from its entries ($ref)"
@@ -167,8 +156,7 @@ echo "ok: the top directory's '..' ref keyed under dir 300 moved back"
 # a free space tree leaf the mend cannot tell: the tree is rebuilt from the
 # extent tree (its unreadable leaf freed unread)
 # (a free space extent between two others: either neighbour's objectid fits)
-fst=$("$CB" "$src" list | awk '$1 == 10 { k[++n] = $2 } END { for (i = n - 1; i > 1; i--) if (k[i - 1] k[i] k[i + 1] ~ /,199,.*,199,.*,199,/) { print k[i]; exit } }')
-[ -n "$fst" ] || _fail "no free space extent"
+item_key fst "$src" "free space extent" '$1 == 10 { k[++n] = $2 } END { for (i = n - 1; i > 1; i--) if (k[i - 1] k[i] k[i + 1] ~ /,199,.*,199,.*,199,/) { print k[i]; exit } }'
 damaged_repaired "$src" "$T/orig" "free space tree: .*cannot be read" "Rebuilding the free space tree from the extent tree" \
 	field 10 "$fst" disk_key.objectid 0
 echo "ok: a free space tree leaf that does not read: the tree rebuilt"
@@ -177,9 +165,7 @@ echo "ok: a free space tree leaf that does not read: the tree rebuilt"
 # a qgroup info item's key type 255 (the quota tree's root leaf): the status
 # item is the one (0 QGROUP_STATUS 0), so of the types that keep the order
 # only QGROUP_INFO is left
-qsrc=$(corpus_case quota)/dev1.img
-rm -rf "$T/qorig"
-restored_files "$qsrc" "$T/qorig"
+corpus_files qsrc quota "$T/qorig"
 damaged_repaired "$qsrc" "$T/qorig" "corrupt leaf: root=8" \
 	"key type 242 was 255: the one type that keeps the keys in order and passes the tree-checker" \
 	field 8 0,242,5 disk_key.type 255

@@ -17,22 +17,17 @@ need_corrupt_block
 small_large_images
 for edit in "2,132,0 root_item.generation +1" "2,132,0 root_item.generation 0" \
 	"7,132,0 root_item.generation 0" "5,132,0 root_item.generation +1"; do
-	cp --sparse=always "$T/l.img" "$T/img"
 	# shellcheck disable=SC2086
-	run_check "$CB" "$T/img" field 1 $edit > /dev/null
-	found_repaired "$T/img" "root item (${edit%%,*} ROOT_ITEM 0) generation" \
-		"root generation [0-9]* \(beyond the superblock's\|never written\), set to" "$T/large" "$edit"
+	damaged_repaired "$T/l.img" "$T/large" "root item (${edit%%,*} ROOT_ITEM 0) generation" \
+		"root generation [0-9]* \(beyond the superblock's\|never written\), set to" field 1 $edit
 	echo "ok: $edit mended"
 done
 
 # tree 5's leaves: the extent item of one of them
 leaf=$("$CB" "$T/l.img" list | awk '$1 == 5 { print $5 }' | sort -u | head -n 1)
-key=$("$CB" "$T/l.img" list | awk -v l="$leaf" '$1 == 2 && $2 ~ "^" l ",16[89]," { print $2; exit }')
-[ -n "$key" ] || _fail "no extent item for leaf $leaf"
-cp --sparse=always "$T/l.img" "$T/img"
-run_check "$CB" "$T/img" field 2 "$key" extent_item.generation 1 > /dev/null
-found_repaired "$T/img" "tree block $leaf of tree 5: extent item generation 1, the block's [0-9]*" \
-	"Repaired extent references for $leaf" "$T/large" "extent item generation"
+item_key key "$T/l.img" "extent item for leaf $leaf" -v l="$leaf" '$1 == 2 && $2 ~ "^" l ",16[89]," { print $2; exit }'
+damaged_repaired "$T/l.img" "$T/large" "tree block $leaf of tree 5: extent item generation 1, the block's [0-9]*" \
+	"Repaired extent references for $leaf" field 2 "$key" extent_item.generation 1
 "$BTRFS" inspect-internal dump-tree -t 2 "$T/img" | grep -A1 "key ($leaf METADATA_ITEM\|key ($leaf EXTENT_ITEM" |
 	grep -q "gen 1 " && _fail "extent item generation still 1"
 echo "ok: a tree block's extent item generation set to the block's"
@@ -44,10 +39,9 @@ echo "ok: a tree block's extent item generation set to the block's"
 for edit in "drop_level 200:root drop_level 200 with no deletion under way, set to 0" \
 	    "drop_level 4:root 5: root item drop_level set to 0" \
 	    "last_snapshot 18446744073709551615:root last_snapshot 18446744073709551615 beyond the superblock's, set to the root's generation"; do
-	cp --sparse=always "$T/l.img" "$T/img"
 	# shellcheck disable=SC2086
-	run_check "$CB" "$T/img" field 1 5,132,0 root_item.${edit%%:*} > /dev/null
-	found_repaired "$T/img" "${edit%% *}" "${edit#*:}" "$T/large" "root item ${edit%%:*}"
+	damaged_repaired "$T/l.img" "$T/large" "${edit%% *}" \
+		"${edit#*:}" field 1 5,132,0 root_item.${edit%%:*}
 	echo "ok: root item ${edit%%:*} mended"
 done
 
@@ -57,9 +51,7 @@ ino=$(awk '$1 == 5 && $2 ~ /,1,0$/ && $4 == "inode_item" { n++; if (n == 20) { s
 [ -n "$ino" ] || _fail "no inode item"
 gen=$("$BTRFS" inspect-internal dump-super "$T/l.img" | awk '$1 == "generation" { print $2 }')
 for f in transid generation; do
-	cp --sparse=always "$T/l.img" "$T/img"
-	run_check "$CB" "$T/img" field 5 "$ino,1,0" inode_item.$f $((gen + 1)) > /dev/null
-	found_repaired "$T/img" "inode $ino: generation [0-9]* transid [0-9]* beyond the superblock's $gen" \
-		"inode $ino: $f set to $gen" "$T/large" "inode $f"
+	damaged_repaired "$T/l.img" "$T/large" "inode $ino: generation [0-9]* transid [0-9]* beyond the superblock's $gen" \
+		"inode $ino: $f set to $gen" field 5 "$ino,1,0" inode_item.$f $((gen + 1))
 	echo "ok: an inode's $f beyond the superblock's mended"
 done

@@ -20,11 +20,9 @@ need_corrupt_block
 
 small_large_images
 for edit in "generation 0" "generation 18446744073709551615" "generation +1" "owner 7" "bytenr +1"; do
-	cp --sparse=always "$T/l.img" "$T/img"
 	# shellcheck disable=SC2086
-	run_check "$CB" "$T/img" header 3 1,216,1 $edit > /dev/null
-	found_repaired "$T/img" "chunk root [0-9]* does not read as the superblock names it" \
-		"Tree block [0-9]* of tree 3: header ${edit%% *} [0-9]*, set to" "$T/large" "chunk root $edit"
+	damaged_repaired "$T/l.img" "$T/large" "chunk root [0-9]* does not read as the superblock names it" \
+		"Tree block [0-9]* of tree 3: header ${edit%% *} [0-9]*, set to" header 3 1,216,1 $edit
 	assert_grep "Leaf [0-9]* of tree 3 .* mended, copied to" "$T/repair"
 	echo "ok: chunk root $edit mended"
 done
@@ -32,45 +30,34 @@ done
 # a chunk item's sector_size (the tree-checker's rule; the chunk root leaf,
 # mended at open) is the filesystem's, its num_stripes what its size holds; a dev extent's chunk_offset naming no
 # chunk is the one chunk with a stripe at its place
-chunk=$("$CB" "$T/l.img" list | awk '$1 == 3 && $2 ~ /^256,228,/ { print $2; exit }')
-devext=$("$CB" "$T/l.img" list | awk '$1 == 4 && $2 ~ /,204,/ { print $2; exit }')
-[ -n "$chunk" ] && [ -n "$devext" ] || _fail "no chunk item or dev extent"
-cp --sparse=always "$T/l.img" "$T/img"
-run_check "$CB" "$T/img" field 3 "$chunk" chunk.sector_size 12345 > /dev/null
-found_repaired "$T/img" "invalid chunk sectorsize, have 12345" "chunk sector_size 12345, set to the filesystem's 4096" \
-	"$T/large" "chunk sector_size"
+item_key chunk "$T/l.img" "chunk item" '$1 == 3 && $2 ~ /^256,228,/ { print $2; exit }'
+item_key devext "$T/l.img" "dev extent" '$1 == 4 && $2 ~ /,204,/ { print $2; exit }'
+damaged_repaired "$T/l.img" "$T/large" "invalid chunk sectorsize, have 12345" \
+	"chunk sector_size 12345, set to the filesystem's 4096" field 3 "$chunk" chunk.sector_size 12345
 echo "ok: a chunk item's sector_size mended at open"
-cp --sparse=always "$T/l.img" "$T/img"
-run_check "$CB" "$T/img" field 3 "$chunk" chunk.num_stripes +1 > /dev/null
-found_repaired "$T/img" "invalid chunk item size" "chunk num_stripes [0-9]*, the item holds [0-9]* stripes: set to it" \
-	"$T/large" "chunk num_stripes"
+damaged_repaired "$T/l.img" "$T/large" "invalid chunk item size" \
+	"chunk num_stripes [0-9]*, the item holds [0-9]* stripes: set to it" field 3 "$chunk" chunk.num_stripes +1
 echo "ok: a chunk item's num_stripes set from its size, at open"
-cp --sparse=always "$T/l.img" "$T/img"
-run_check "$CB" "$T/img" field 4 "$devext" dev_extent.chunk_offset -1 > /dev/null
-found_repaired "$T/img" "dev extent" "dev extent chunk_offset [0-9]* names no chunk; chunk [0-9]* has its stripe here: set to it" \
-	"$T/large" "dev extent chunk_offset"
+damaged_repaired "$T/l.img" "$T/large" "dev extent" \
+	"dev extent chunk_offset [0-9]* names no chunk; chunk [0-9]* has its stripe here: set to it" \
+	field 4 "$devext" dev_extent.chunk_offset -1
 echo "ok: a dev extent's chunk_offset set to the chunk with its stripe there"
 # a device item's bytes_used beyond its size is the superblock copy's (the
 # chunk root leaf, mended at open); a size beyond the device is the copy's too
-cp --sparse=always "$T/l.img" "$T/img"
-run_check "$CB" "$T/img" field 3 1,216,1 dev_item.bytes_used 129097298871670373 > /dev/null
-found_repaired "$T/img" "invalid bytes_used, have 129097298871670373" \
-	"device bytes_used 129097298871670373 beyond total_bytes [0-9]*: set to the superblock's copy" "$T/large" "dev item bytes_used"
+damaged_repaired "$T/l.img" "$T/large" "invalid bytes_used, have 129097298871670373" \
+	"device bytes_used 129097298871670373 beyond total_bytes [0-9]*: set to the superblock's copy" \
+	field 3 1,216,1 dev_item.bytes_used 129097298871670373
 echo "ok: a device item's bytes_used beyond its size mended at open"
-cp --sparse=always "$T/l.img" "$T/img"
-run_check "$CB" "$T/img" field 3 1,216,1 dev_item.total_bytes 18446744073709551615 > /dev/null
-found_repaired "$T/img" "total_bytes 18446744073709551615 is beyond the size of" \
-	"Device 1: total_bytes 18446744073709551615 beyond the device, reset to $(stat -c %s "$T/l.img")" "$T/large" "dev item total_bytes"
+damaged_repaired "$T/l.img" "$T/large" "total_bytes 18446744073709551615 is beyond the size of" \
+	"Device 1: total_bytes 18446744073709551615 beyond the device, reset to $(stat -c %s "$T/l.img")" \
+	field 3 1,216,1 dev_item.total_bytes 18446744073709551615
 echo "ok: a device item's total_bytes beyond the device set to the superblock copy's"
 
 # a kernel-made filesystem: its files as Debian's restore reads them before
-src=$(corpus_case default-rich)/dev1.img
-restored_files "$src" "$T/orig"
-extent_key=$("$CB" "$src" list | awk '$1 == 2 { print $2; exit }')
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" header 2 "$extent_key" generation -1 > /dev/null
-found_repaired "$T/img" "parent transid verify failed, have [0-9]* expect" \
-	"Tree block [0-9]* of tree 2: header generation [0-9]*, set to" "$T/orig" "extent root generation -1"
+corpus_files src default-rich "$T/orig"
+item_key extent_key "$src" "extent tree item" '$1 == 2 { print $2; exit }'
+damaged_repaired "$src" "$T/orig" "parent transid verify failed, have [0-9]* expect" \
+	"Tree block [0-9]* of tree 2: header generation [0-9]*, set to" header 2 "$extent_key" generation -1
 echo "ok: an extent tree root one generation older than its root item, its items newer: mended"
 
 # a subvolume's root block naming another subvolume as owner: any subvolume
@@ -78,7 +65,7 @@ echo "ok: an extent tree root one generation older than its root item, its items
 # (a snapshot copies it), and every read of a root wants that: mended
 for edit in "256 257" "258 5"; do
 	read -r tree owner <<< "$edit"
-	key=$("$CB" "$src" list | awk -v t="$tree" '$1 == t { print $2; exit }')
+	item_key key "$src" "item of tree $tree" -v t="$tree" '$1 == t { print $2; exit }'
 	damaged_repaired "$src" "$T/orig" "owner mismatch, have $owner expect $tree" \
 		"Tree block [0-9]* of tree $tree: header owner $owner, set to $tree" header "$tree" "$key" owner "$owner"
 	echo "ok: root block of tree $tree with owner $owner mended"
@@ -87,16 +74,14 @@ done
 # a leaf deep in tree 5 naming a subvolume that does not exist as its owner
 # (the kernel's owner rule lets any subvolume id through): its one back
 # reference names tree 5, a copy on write there writes the header anew
-deep=$("$CB" "$src" list | awk '$1 == 5 && $2 ~ /,96,/ { if (++n == 200) { print $2; exit } }')
-[ -n "$deep" ] || _fail "no dir index deep in tree 5"
+item_key deep "$src" "dir index deep in tree 5" '$1 == 5 && $2 ~ /,96,/ { if (++n == 200) { print $2; exit } }'
 damaged_repaired "$src" "$T/orig" "header owner 999, but its 1 tree back reference(s) name root 5" \
 	"Tree block [0-9]* of tree 5: header owner rewritten, copied to" header 5 "$deep" owner 999
 echo "ok: a leaf of tree 5 owned by no subvolume copied on write ($deep)"
 
 # a QGROUP_INFO item deleted while its QGROUP_LIMIT (and relations) name it:
 # added with the numbers pass 8 counts (quota: 0/5, and 0/256 in 1/100)
-qsrc=$(corpus_case quota)/dev1.img
-restored_files "$qsrc" "$T/orig-quota"
+corpus_files qsrc quota "$T/orig-quota"
 for id in 5 256; do
 	damaged_repaired "$qsrc" "$T/orig-quota" "the QGROUP_LIMIT item of qgroup 0/$id in leaf [0-9]* has no QGROUP_INFO item beside it" \
 		"Repair qgroup 0/$id: info item added, referenced [0-9]* exclusive [0-9]*" delete 8 "0,242,$id"
@@ -106,12 +91,10 @@ done
 # a subvolume's ROOT_REF and ROOT_BACKREF that differ in dir or index: the
 # one the parent's dir index confirms is kept, the other set to it
 for edit in "256,144,5 root_ref.dirid -1:ROOT_BACKREF" "5,156,256 root_ref.sequence +1:ROOT_REF"; do
-	cp --sparse=always "$src" "$T/img"
 	# shellcheck disable=SC2086
-	run_check "$CB" "$T/img" field 1 ${edit%%:*} > /dev/null
-	found_repaired "$T/img" "root 256: ROOT_REF and ROOT_BACKREF with root 5 differ" \
+	damaged_repaired "$src" "$T/orig" "root 256: ROOT_REF and ROOT_BACKREF with root 5 differ" \
 		"${edit##*:} [0-9]*): dir [0-9]* index [0-9]* set to dir 256 index [0-9]*, as its partner and the dir index say" \
-		"$T/orig" "root ref ${edit%%:*}"
+		field 1 ${edit%%:*}
 	echo "ok: ${edit##*:} mended (${edit%%:*})"
 done
 
@@ -159,11 +142,9 @@ done
 # a leaf's nritems counting zero entries of its free space in (one more, or
 # beyond what the leaf holds): the count ends at the first zero entry
 for n in +1 65535; do
-	cp --sparse=always "$src" "$T/img"
-	run_check "$CB" "$T/img" header 257 256,12,256 nritems $n > /dev/null
-	found_repaired "$T/img" "bad key order\\|nritems" \
+	damaged_repaired "$src" "$T/orig" "bad key order\\|nritems" \
 		"header nritems [0-9]*, its last [0-9]* item entries are zero bytes (free space): set to [0-9]*" \
-		"$T/orig" "nritems $n"
+		header 257 256,12,256 nritems $n
 	echo "ok: a leaf's nritems $n mended"
 done
 
@@ -179,17 +160,14 @@ mended_field 1 "2,132,0 root_item.level -1" "root level 255, set to its root blo
 
 # a subvolume's ROOT_REF deleted: added again from its ROOT_BACKREF, which the
 # parent's dir index confirms
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" delete 1 5,156,256 > /dev/null
-found_repaired "$T/img" "ROOT_BACKREF with root 5 (name '[^']*') has no ROOT_REF" \
+damaged_repaired "$src" "$T/orig" "ROOT_BACKREF with root 5 (name '[^']*') has no ROOT_REF" \
 	"(5 ROOT_REF 256) added: dir 256 index [0-9]* name '[^']*', as its partner and the dir index say" \
-	"$T/orig" "ROOT_REF deleted"
+	delete 1 5,156,256
 echo "ok: a deleted ROOT_REF added again"
 
 # the root tree's directory inode (6, holding "default") with a mode of no file type
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" field 1 6,1,0 inode_item.mode 1202176973 > /dev/null
-found_repaired "$T/img" "unknown mode" "inode mode 0[0-7]*, set to 040755 (the root tree's directory" "$T/orig" "root tree dir mode"
+damaged_repaired "$src" "$T/orig" "unknown mode" \
+	"inode mode 0[0-7]*, set to 040755 (the root tree's directory" field 1 6,1,0 inode_item.mode 1202176973
 echo "ok: the root tree's directory mode mended"
 
 # a chunk root one generation older whose content is the commit's: its own

@@ -22,8 +22,7 @@
 check_prereq progs corpus
 need_corrupt_block
 
-src=$(corpus_case default-rich)/dev1.img
-restored_files "$src" "$T/orig"
+corpus_files src default-rich "$T/orig"
 ln -s orig "$T/orig-default-rich"
 restored_files "$(corpus_case nodesize4k-bulk)/dev1.img" "$T/orig-nodesize4k-bulk"
 for edit in "sectorsize 4294967295" "nodesize 0" "__unused_leafsize 16385" "stripesize 7" \
@@ -33,20 +32,16 @@ for edit in "sectorsize 4294967295" "nodesize 0" "__unused_leafsize 16385" "stri
 	    "root_level +1" "chunk_root_level +1"; do
 	field=${edit%% *}
 	field=${field#__unused_}
-	cp --sparse=always "$src" "$T/img"
 	# shellcheck disable=SC2086
-	run_check "$CB" "$T/img" super $edit > /dev/null
-	found_repaired "$T/img" "superblock: $field [0-9]* is wrong (.*): [0-9]*" \
-		"Reset super $field from [0-9]* to [0-9]*" "$T/orig" "super $edit"
+	damaged_repaired "$src" "$T/orig" "superblock: $field [0-9]* is wrong (.*): [0-9]*" \
+		"Reset super $field from [0-9]* to [0-9]*" super $edit
 	echo "ok: super $edit mended"
 done
 
 # compat_ro cleared while the free space tree and block group tree exist:
 # the bits set again (the free space tree rebuilt, as it may be stale)
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" super compat_ro_flags 0 > /dev/null
-found_repaired "$T/img" "the block group tree exists but the superblock's compat_ro flags 0x0 lack BLOCK_GROUP_TREE" \
-	"Reset super compat_ro flags from 0x[0-9a-f]* to 0xb" "$T/orig" "super compat_ro_flags 0"
+damaged_repaired "$src" "$T/orig" "the block group tree exists but the superblock's compat_ro flags 0x0 lack BLOCK_GROUP_TREE" \
+	"Reset super compat_ro flags from 0x[0-9a-f]* to 0xb" super compat_ro_flags 0
 echo "ok: compat_ro bits of existing trees set again"
 
 # compat_ro garbage (unknown bits, and tree bits that are not the trees
@@ -74,23 +69,18 @@ echo "ok: a few unknown compat_ro bits beside true tree bits kept, repair refuse
 damaged_repaired "$src" "$T/orig" "superblock: csum_type 3 is wrong (the chunk root's checksum is of that type): 0" \
 	"Reset super csum_type from 3 to 0" super csum_type 3
 echo "ok: csum_type 3 of a crc32c filesystem mended"
-xx=$(corpus_case csum-xxhash)/dev1.img
-restored_files "$xx" "$T/orig-xxhash"
+corpus_files xx csum-xxhash "$T/orig-xxhash"
 damaged_repaired "$xx" "$T/orig-xxhash" "superblock: csum_type 0 is wrong (the chunk root's checksum is of that type): 1" \
 	"Reset super csum_type from 0 to 1" super csum_type 0
 echo "ok: csum_type 0 of an xxhash64 filesystem mended"
 
 # SIMPLE_QUOTA in the incompat flags with no quota tree: the bit cleared
 inc=$("$BTRFS" inspect-internal dump-super "$src" | awk '/^incompat_flags/ { print $2 }')
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" super incompat_flags $((inc | 65536)) > /dev/null
-found_repaired "$T/img" "have SIMPLE_QUOTA, but there is no quota tree" \
-	"Reset super incompat flags from 0x[0-9a-f]* to $inc" "$T/orig" "super incompat SIMPLE_QUOTA"
+damaged_repaired "$src" "$T/orig" "have SIMPLE_QUOTA, but there is no quota tree" \
+	"Reset super incompat flags from 0x[0-9a-f]* to $inc" super incompat_flags $((inc | 65536))
 echo "ok: SIMPLE_QUOTA without a quota tree cleared"
-cp --sparse=always "$src" "$T/img"
-run_check "$CB" "$T/img" super incompat_flags $((inc | 4096)) > /dev/null
-found_repaired "$T/img" "ZONED, but block group \[[0-9]* [0-9]*\] is not whole emulated zones" \
-	"Reset super incompat flags from 0x[0-9a-f]* to $inc" "$T/orig" "super incompat ZONED"
+damaged_repaired "$src" "$T/orig" "ZONED, but block group \[[0-9]* [0-9]*\] is not whole emulated zones" \
+	"Reset super incompat flags from 0x[0-9a-f]* to $inc" super incompat_flags $((inc | 4096))
 echo "ok: ZONED on an image whose block groups are not zones cleared"
 # every incompat bit cleared: MIXED_BACKREF (the tree blocks' back reference
 # revision), NO_HOLES (a block group tree needs it) and SKINNY_METADATA (the

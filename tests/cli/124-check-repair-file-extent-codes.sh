@@ -43,9 +43,7 @@ extents_of() {
 
 # repaired IMG KEY FIELD VALUE FOUND FIXED WHAT: corrupt, find, repair, compare
 repaired() {
-	cp --sparse=always "$1" "$T/img"
-	run_check "$CB" "$T/img" field 5 "$2" "file_extent_item.$3" "$4" > /dev/null
-	found_repaired "$T/img" "$5" "$6" "$T/src" "$7"
+	damaged_repaired "$1" "$T/src" "$5" "$6" field 5 "$2" "file_extent_item.$3" "$4"
 	echo "ok: $7"
 }
 

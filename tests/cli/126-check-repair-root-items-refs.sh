@@ -22,8 +22,7 @@
 check_prereq progs corpus
 need_corrupt_block
 
-src=$(corpus_case default-rich)/dev1.img
-restored_files "$src" "$T/orig"
+corpus_files src default-rich "$T/orig"
 
 for tree in 2 7 256; do
 	damaged_repaired "$src" "$T/orig" "parent transid verify failed" \
@@ -51,9 +50,7 @@ done
 uuid() { "$BTRFS" inspect-internal dump-tree -t 1 "$1" | grep -A5 'key (FS_TREE ROOT_ITEM 0)' | awk '$1 == "uuid" { print $2 }'; }
 [ -n "$(uuid "$src")" ] && [ "$(uuid "$T/img")" = "$(uuid "$src")" ] || _fail "the fs tree's root item lost its uuid"
 # in a root tree of several leaves, a leaf below its root: the leaf that spans the key
-mixed=$(corpus_case mixed-bg)/dev1.img
-rm -rf "$T/morig"
-restored_files "$mixed" "$T/morig"
+corpus_files mixed mixed-bg "$T/morig"
 damaged_repaired "$mixed" "$T/morig" "no root item for the fs tree" \
 	"Mending leaf [0-9]* of tree 1: no root item for tree 5: added" delete 1 5,132,0
 echo "ok: the fs tree's root item deleted from a leaf below the root tree's root: added"
@@ -99,9 +96,8 @@ done
 
 # a data extent's inline ref (type 178 at offset 24), a tree block's (176):
 # every wrong type finds the one that fills the item
-data=$("$CB" "$src" list | awk '$1 == 2 && $2 ~ /,168,/ { if (++n == 5) { print $2; exit } }')
-tree=$("$CB" "$src" list | awk '$1 == 2 && $2 ~ /,169,/ { if (++n == 5) { print $2; exit } }')
-[ -n "$data" ] && [ -n "$tree" ] || _fail "no data extent or metadata item"
+item_key data "$src" "data extent" '$1 == 2 && $2 ~ /,168,/ { if (++n == 5) { print $2; exit } }'
+item_key tree "$src" "metadata item" '$1 == 2 && $2 ~ /,169,/ { if (++n == 5) { print $2; exit } }'
 for c in "$data 177 178" "$data 0 178" "$tree 255 176" "$tree 177 176"; do
 	read -r key bad good <<< "$c"
 	damaged_repaired "$src" "$T/orig" "inline ref type $bad\|unknown inline ref\|corrupt leaf" \
@@ -111,10 +107,8 @@ for c in "$data 177 178" "$data 0 178" "$tree 255 176" "$tree 177 176"; do
 done
 # at a leaf's first slot (its parent names the leaf by that key: the item is
 # mended, not removed)
-bulk=$(corpus_case nodesize4k-bulk)/dev1.img
-restored_files "$bulk" "$T/orig-bulk"
-first=$("$CB" "$bulk" list | awk '$1 == 2 && $5 != prev { prev = $5; if ($2 ~ /,168,/ && ++n == 3) { print $2; exit } }')
-[ -n "$first" ] || _fail "no data extent at a leaf's first slot"
+corpus_files bulk nodesize4k-bulk "$T/orig-bulk"
+item_key first "$bulk" "data extent at a leaf's first slot" '$1 == 2 && $5 != prev { prev = $5; if ($2 ~ /,168,/ && ++n == 3) { print $2; exit } }'
 damaged_repaired "$bulk" "$T/orig-bulk" "corrupt leaf" "inline back reference type 177 at offset 24, .* set to 178" \
 	field 2 "$first" extent_inline_ref.type@24 -1
 echo "ok: inline ref type at a leaf's first slot ($first) mended"

@@ -12,9 +12,7 @@ check_prereq progs corpus
 need_corrupt_block
 
 for fs in default-rich legacy-features; do
-	src=$(corpus_case $fs)/dev1.img
-	rm -rf "$T/orig"
-	restored_files "$src" "$T/orig"
+	corpus_files src $fs "$T/orig"
 	"$CB" "$src" list | awk '$4 == "block_group_item" { print $1, $2 }' > "$T/bgs"
 	[ "$(wc -l < "$T/bgs")" -ge 3 ] || _fail "$fs: fewer than 3 block group items"
 	while read -r tree key; do

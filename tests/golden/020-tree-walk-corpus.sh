@@ -5,8 +5,7 @@
 # iteration/search agrees with the walk (tree-walk --search).
 . "$TOP/tests/lib/common.sh"
 check_prereq corpus
-tool=$TOOL_DIR/tree-walk
-[ -x "$tool" ] || _fail "no $tool (make unit-bins)"
+need_tool tool tree-walk
 n=0
 for src in "$SHARED"/corpus/*/; do
 	name=$(basename "$src")

@@ -6,8 +6,7 @@
 # a loop-attached raid1.
 . "$TOP/tests/lib/common.sh"
 check_prereq corpus
-tool=$TOOL_DIR/tree-walk
-[ -x "$tool" ] || _fail "no $tool (make unit-bins)"
+need_tool tool tree-walk
 r1=$(corpus_case raid1-raid1)
 (cd "$r1" && "$tool" --noscan dev1.img) > "$T/r1.out" 2>&1 || { cat "$T/r1.out" >&2; _fail "raid1 with one device"; }
 assert_grep 'device devid 2 uuid [0-9a-f-]* is missing' "$T/r1.out"

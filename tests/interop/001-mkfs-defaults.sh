@@ -6,8 +6,7 @@
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
 
-mk_images 1 1G
-attach_images 1
+loop_images 1 1G
 run_check "$TOP/mkfs.btrfs" -f -L defaults "${LOOPS[0]}" > "$T/mkfs.out"
 assert_grep '^Label:              defaults$' "$T/mkfs.out"
 assert_grep '^  Metadata:         DUP              51.19MiB$' "$T/mkfs.out"

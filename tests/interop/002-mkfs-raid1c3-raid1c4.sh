@@ -6,8 +6,7 @@
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
 
-mk_images 4 1G
-attach_images 4
+loop_images 4 1G
 run_check "$TOP/mkfs.btrfs" -f -d raid1c3 -m raid1c4 "${LOOPS[@]}" > "$T/mkfs.out"
 assert_grep '^  Data:             RAID1C3         136.50MiB$' "$T/mkfs.out"
 assert_grep '^  Metadata:         RAID1C4' "$T/mkfs.out"

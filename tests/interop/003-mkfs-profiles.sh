@@ -5,18 +5,9 @@
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
 
-mk_images 4 256M
-attach_images 4
+loop_images 4 256M
 while read -r n data meta flag; do
-	devs=("${LOOPS[@]:0:$n}")
-	echo "== -d $data -m $meta on $n devices" >&2
-	run_check "$TOP/mkfs.btrfs" -q -f -d "$data" -m "$meta" "${devs[@]}"
-	progs_check "${devs[@]}"
-	"$PROGS_BTRFS" inspect-internal dump-super "${devs[0]}" > "$T/super"
-	[ "$flag" = - ] || assert_grep "$flag" "$T/super"
-	mount_and_fill 16 "${devs[@]}"
-	progs_check "${devs[@]}"
-	forget_devices
+	mkfs_fill_check "$n" "$flag" -d "$data" -m "$meta"
 done <<'LIST'
 1 single dup -
 1 dup dup -

@@ -4,18 +4,10 @@
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
 
-mk_images 2 300M
-attach_images 2
+loop_images 2 300M
 while read -r n want opts; do
-	devs=("${LOOPS[@]:0:$n}")
-	echo "== $opts on $n devices" >&2
-	run_check "$TOP/mkfs.btrfs" -q -f $opts "${devs[@]}"
-	progs_check "${devs[@]}"
-	"$PROGS_BTRFS" inspect-internal dump-super "${devs[0]}" > "$T/super"
-	[ "$want" = - ] || assert_grep "$want" "$T/super"
-	mount_and_fill 16 "${devs[@]}"
-	progs_check "${devs[@]}"
-	forget_devices
+	# shellcheck disable=SC2086
+	mkfs_fill_check "$n" "$want" $opts
 done <<'LIST'
 1 MIXED_GROUPS -M
 1 MIXED_GROUPS -M -d dup -m dup

@@ -22,14 +22,10 @@ echo kernel > "$src/boot/vmlinuz"
 chown 1000:1000 "$src/home/user" "$src/home/user/docs/blob"
 chmod 700 "$src/home/user"
 touch -d '2021-05-06 07:08:09.5' "$src/var/log" "$src/home/user/docs/blob"
-listing() { # DIR: what must survive, hard links aside
-	(cd "$1" && find . -printf '%p %y %m %U %G %T@ %l\n' | sort)
-	(cd "$1" && find . ! -type d -printf '%p size=%s\n' | sort)
-}
+listing() { file_listing "$1" '%p size=%s\n'; }   # DIR: what must survive, hard links aside
 listing "$src" | grep -v -- '-link \|top-file ' > "$T/src.list"
 
-mk_images 1 400M
-attach_images 1
+loop_images 1 400M
 run_check "$TOP/mkfs.btrfs" -f -r "$src" -u home -u rw:home/user/nested -u ro:snapro \
 	-u default:var "${LOOPS[0]}" > "$T/mkfs.out"
 progs_check "${LOOPS[0]}"

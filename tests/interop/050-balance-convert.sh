@@ -10,8 +10,7 @@ PROGS=/usr/bin/btrfs
 MKFS=$(command -v mkfs.btrfs.debian 2>/dev/null || echo /sbin/mkfs.btrfs)
 [ -x "$MKFS" ] || _skip "no mkfs.btrfs"
 
-mk_images 4 512M
-attach_images 4
+loop_images 4 512M
 devs=("${LOOPS[@]}")
 run_check "$MKFS" -q -f -d single -m raid1 "${devs[@]}" > /dev/null
 mnt=$T/mnt

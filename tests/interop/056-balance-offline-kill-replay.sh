@@ -29,8 +29,7 @@ fi
 fs_with_files() {
 	local n=$1 size=$2 l
 	shift 2
-	mk_images "$n" "$size"
-	attach_images "$n"
+	loop_images "$n" "$size"
 	run_check "$TOP/mkfs.btrfs" -q -f "$@" "${LOOPS[@]}" > /dev/null
 	mount_tracked "${LOOPS[0]}" "$T/mnt" "$(device_opts "${LOOPS[@]}")"
 	"$PROGS_BTRFS" subvolume create "$T/mnt/sv" > /dev/null || _fail "subvolume create"

@@ -33,14 +33,12 @@ workload() { # MNT
 	sync
 }
 
-mk_images 2 512M
-attach_images 2
+loop_images 2 512M
 for n in 1 2; do
 	devs=("${LOOPS[@]:0:$n}")
 	if [ "$n" = 1 ]; then run_check "$TOP/mkfs.btrfs" -q -f "${devs[0]}"
 	else run_check "$TOP/mkfs.btrfs" -q -f -d raid1 -m raid1 "${devs[@]}"; fi
-	opts=""
-	for d in "${devs[@]}"; do opts="${opts:+$opts,}device=$d"; done
+	opts=$(device_opts "${devs[@]}")
 	mount_tracked "${devs[0]}" "$T/mnt" "$opts"
 	workload "$T/mnt"
 	# mounted: refused, then allowed read-only with --force

@@ -8,8 +8,7 @@
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs
-EDIT=$TOOL_DIR/tree-edit
-[ -x "$EDIT" ] || _skip "tree-edit not built (make unit-bins)"
+need_tool EDIT tree-edit
 
 base=$T/base.img
 img=$T/work.img

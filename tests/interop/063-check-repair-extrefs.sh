@@ -14,15 +14,16 @@
 check_prereq root loop btrfs-kernel progs
 need_corrupt_block
 
+many_links() { # one file with 40 long names in links/ (extrefs: past its INODE_REF item) and one in other/
+	local i long
+	mkdir "$T/mnt/links" "$T/mnt/other" || _fail "mkdir"
+	echo "one file, many names" > "$T/mnt/links/f"
+	long=$(printf 'y%.0s' $(seq 1 150))
+	for i in $(seq -w 1 40); do ln "$T/mnt/links/f" "$T/mnt/links/link-$i-$long" || _fail "ln"; done
+	ln "$T/mnt/links/f" "$T/mnt/other/name" || _fail "ln"
+}
 base=$T/base.img
-kernel_new_fs "$base"
-mkdir "$T/mnt/links" "$T/mnt/other"
-echo "one file, many names" > "$T/mnt/links/f"
-long=$(printf 'y%.0s' $(seq 1 150))
-for i in $(seq -w 1 40); do ln "$T/mnt/links/f" "$T/mnt/links/link-$i-$long"; done
-ln "$T/mnt/links/f" "$T/mnt/other/name"
-kernel_umount
-restored_files "$base" "$T/orig"
+kernel_base many_links "$base" "$T/orig"
 
 # kernel_unlinks WHAT: the kernel mounts $T/img, reads the file, unlinks every
 # hard link in links/ (each looked up by its name), and our check stays clean.

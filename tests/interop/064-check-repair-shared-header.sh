@@ -11,18 +11,17 @@
 check_prereq root loop btrfs-kernel progs
 need_corrupt_block
 
+shared_leaves() { # a subvolume of 300 files (its tree has leaves below its root) and its snapshot
+	local i
+	"$PROGS_BTRFS" subvolume create "$T/mnt/sv" > /dev/null || _fail "subvolume create"
+	for i in $(seq 1 300); do echo "file $i" > "$T/mnt/sv/f$i"; done
+	"$PROGS_BTRFS" subvolume snapshot "$T/mnt/sv" "$T/mnt/snap" > /dev/null || _fail "snapshot"
+}
 base=$T/base.img
-kernel_new_fs "$base"
-"$PROGS_BTRFS" subvolume create "$T/mnt/sv" > /dev/null || _fail "subvolume create"
-# enough inodes for the subvolume's tree to have leaves below its root
-for i in $(seq 1 300); do echo "file $i" > "$T/mnt/sv/f$i"; done
-"$PROGS_BTRFS" subvolume snapshot "$T/mnt/sv" "$T/mnt/snap" > /dev/null || _fail "snapshot"
-kernel_umount
-restored_files "$base" "$T/orig"   # (subvolumes, not snapshots: the snapshot holds what sv holds)
+kernel_base shared_leaves "$base" "$T/orig"   # (the originals: subvolumes, not snapshots: the snapshot holds what sv holds)
 
 # a leaf of the subvolume (256) below its root: the snapshot (257) shares it
-key=$("$CB" "$base" list | awk '$1 == 256 && $2 ~ /,1,0$/ { n++ } n == 100 { print $2; exit }')
-[ -n "$key" ] || _fail "no deep inode item in the subvolume"
+item_key key "$base" "deep inode item in the subvolume" '$1 == 256 && $2 ~ /,1,0$/ { n++ } n == 100 { print $2; exit }'
 for value in -1 +4; do
 	damaged_repaired "$base" "$T/orig" "lacks the WRITTEN header flag\|unknown header flags" \
 		"Tree block [0-9]* of tree 257: header flags rewritten, copied to" header 256 "$key" flags "$value"

@@ -17,11 +17,8 @@ check_prereq root loop btrfs-kernel progs python3 tools
 [ -x /usr/bin/btrfs-image ] || _skip "Debian's btrfs-image not installed"
 CMP=$SHARED/tools/sparse-cmp.py
 
-mk_images 1 512M
-attach_images 1
+mkfs_mounted 512M space_cache=v1,compress=zlib -O ^free-space-tree,^block-group-tree
 dev=${LOOPS[0]}
-run_check "$TOP/mkfs.btrfs" -f -O ^free-space-tree,^block-group-tree "$dev" > /dev/null
-mount_tracked "$dev" "$T/mnt" space_cache=v1,compress=zlib
 mkdir -p "$T/mnt/dir"
 for i in $(seq 1 300); do echo "file $i" > "$T/mnt/dir/f$i"; done
 head -c 3000000 /dev/zero > "$T/mnt/compressed"

@@ -12,11 +12,8 @@
 . "$TOP/tests/lib/image-data.sh"
 check_prereq root loop btrfs-kernel progs python3
 
-mk_images 1 512M
-attach_images 1
+mkfs_mounted 512M compress=zstd
 dev=${LOOPS[0]}
-run_check "$TOP/mkfs.btrfs" -f "$dev" > /dev/null
-mount_tracked "$dev" "$T/mnt" compress=zstd
 fill_data_kinds "$T/mnt"
 tree_sums "$T/mnt" > "$T/orig.sums"
 [ "$(wc -l < "$T/orig.sums")" -gt 400 ] || _fail "too few files summed"

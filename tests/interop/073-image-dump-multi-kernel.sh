@@ -30,8 +30,7 @@ for cfg in "2 raid1 raid1" "3 raid1c3 raid1c3" "3 raid10 raid1"; do
 	read -r nd dprof mprof <<< "$cfg"
 	name="$nd-device $dprof"
 	rm -f "$T"/*.raw "$T"/*.dump "$T"/t*.img
-	mk_images "$nd" 512M
-	attach_images "$nd"
+	loop_images "$nd" 512M
 	run_check "$TOP/mkfs.btrfs" -f -d "$dprof" -m "$mprof" "${LOOPS[@]}" > /dev/null
 	"$PROGS_BTRFS" device scan "${LOOPS[@]}" > /dev/null 2>&1
 	mount_tracked "${LOOPS[0]}" "$T/mnt" "compress=zstd,$(device_opts "${LOOPS[@]}")"

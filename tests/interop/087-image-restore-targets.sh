@@ -21,10 +21,7 @@ size=$("$BTRFS" inspect-internal dump-super "$T/new.img" | awk '$1 == "dev_item.
 [ $(($(stat -c %b "$T/new.img") * 512)) -lt $((size / 4)) ] || _fail "the new file is not sparse"
 
 # mounted: by its device and by the image file behind the loop device
-mk_images 1 300M
-attach_images 1
-run_check "$TOP/mkfs.btrfs" -q -f "${LOOPS[0]}"
-mount_tracked "${LOOPS[0]}" "$T/mnt" ro
+mkfs_mounted 300M ro -q
 sum=$(head -c 2M "${LOOPS[0]}" | md5sum)
 for t in "${LOOPS[0]}" "$T/d1.img"; do
 	expect_exit 1 "$BTRFS" image -r "$img" "$t" 2> "$T/err"

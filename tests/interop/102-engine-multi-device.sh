@@ -6,15 +6,14 @@
 # the files, and each device's superblock names the new generation.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
+. "$TOP/tests/lib/engine-helpers.sh"
 check_prereq root loop btrfs-kernel progs
-FILL=$TOOL_DIR/engine-fill
-[ -x "$FILL" ] || _skip "engine-fill not built (make unit-bins)"
+need_tool FILL engine-fill
 
 run_config() { # ndev mkfs-options...
-	local n=$1 i opts="" d gen; shift
+	local n=$1 opts d gen; shift
 	forget_devices
-	mk_images "$n" 512M
-	attach_images "$n"
+	loop_images "$n" 512M
 	run_check "$TOP/mkfs.btrfs" -f -q "$@" "${LOOPS[@]}"
 	run_check "$FILL" -n 6000 -c 3 -x -d 500 "${LOOPS[@]}" > "$T/fill.out"
 	gen=$(tail -n 1 "$T/fill.out" | awk '{print $2}')
@@ -23,10 +22,9 @@ run_config() { # ndev mkfs-options...
 		assert_grep "^generation[[:space:]]*$gen$" "$T/super"
 	done
 	progs_check "${LOOPS[0]}"
-	for d in "${LOOPS[@]}"; do opts="${opts:+$opts,}device=$d"; done
+	opts=$(device_opts "${LOOPS[@]}")
 	mount_tracked "${LOOPS[0]}" "$T/mnt" "$opts"
-	i=$(ls "$T/mnt" | wc -l)
-	[ "$i" -eq 5500 ] || _fail "$*: kernel sees $i files, expected 5500"
+	entries_seen 5500 "$T/mnt" "$*"
 	umount "$T/mnt" || _fail "umount failed"
 	progs_check "${LOOPS[0]}"
 	for d in "${LOOPS[@]}"; do losetup -d "$d"; done

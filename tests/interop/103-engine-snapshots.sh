@@ -11,12 +11,11 @@
 # file): data back references moved, data reads back equal in both trees.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
+. "$TOP/tests/lib/engine-helpers.sh"
 check_prereq root loop btrfs-kernel progs
-FILL=$TOOL_DIR/engine-fill
-[ -x "$FILL" ] || _skip "engine-fill not built (make unit-bins)"
+need_tool FILL engine-fill
 
-mk_images 2 512M
-attach_images 2
+loop_images 2 512M
 dev=${LOOPS[0]}
 run_check "$TOP/mkfs.btrfs" -f -q -n 4096 "$dev"
 run_check "$FILL" -n 4000 -c 2 "$dev"
@@ -32,10 +31,8 @@ assert_grep 'shared block backref parent' "$T/extent"
 run_check "$FILL" -n 800 -c 2 -x -d 200 -p t -s 256 "$dev"
 progs_check "$dev"
 mount_tracked "$dev" "$T/mnt2"
-n=$(ls "$T/mnt2" | wc -l)
-[ "$n" -eq 4501 ] || _fail "top level has $n entries, expected 4501"
-n=$(ls "$T/mnt2/snap" | wc -l)
-[ "$n" -eq 4600 ] || _fail "snapshot has $n entries, expected 4600"
+entries_seen 4501 "$T/mnt2" "top level"
+entries_seen 4600 "$T/mnt2/snap" "snapshot"
 [ -e "$T/mnt2/s499" ] && [ ! -e "$T/mnt2/snap/s1" ] && [ -e "$T/mnt2/snap/t599" ] &&
 	[ ! -e "$T/mnt2/t1" ] || _fail "files in the wrong subvolume"
 echo top > "$T/mnt2/s1" && echo snap > "$T/mnt2/snap/t1" || _fail "kernel writes failed"

@@ -5,9 +5,8 @@
 # commit, our own tree walk of the result must not crash either.  The
 # lenient free space tree rebuild (-R) is tried too.
 . "$TOP/tests/lib/common.sh"
-FILL=$TOOL_DIR/engine-fill
-WALK=$TOOL_DIR/tree-walk
-[ -x "$FILL" ] || _skip "engine-fill not built (make unit-bins)"
+need_tool FILL engine-fill
+need_tool WALK tree-walk
 
 commits=0
 check_one() { # name image

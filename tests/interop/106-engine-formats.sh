@@ -6,12 +6,11 @@
 # files, writes data, check clean again.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
+. "$TOP/tests/lib/engine-helpers.sh"
 check_prereq root loop btrfs-kernel progs
-FILL=$TOOL_DIR/engine-fill
-[ -x "$FILL" ] || _skip "engine-fill not built (make unit-bins)"
+need_tool FILL engine-fill
 
-mk_images 1 1G
-attach_images 1
+loop_images 1 1G
 dev=${LOOPS[0]}
 while read -r opts; do
 	# shellcheck disable=SC2086
@@ -19,8 +18,7 @@ while read -r opts; do
 	run_check "$FILL" -n 5000 -c 3 -x -d 500 "$dev" > /dev/null
 	progs_check "$dev"
 	mount_tracked "$dev" "$T/mnt"
-	n=$(ls "$T/mnt" | wc -l)
-	[ "$n" -eq 4500 ] || _fail "$opts: kernel sees $n files, expected 4500"
+	entries_seen 4500 "$T/mnt" "$opts"
 	dd if=/dev/urandom of="$T/mnt/data" bs=1M count=20 status=none || _fail "$opts: write failed"
 	umount "$T/mnt" || _fail "umount failed"
 	progs_check "$dev"

@@ -10,9 +10,9 @@
 # writes more; after the unmount both checks are still clean.
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
+. "$TOP/tests/lib/engine-helpers.sh"
 check_prereq root loop btrfs-kernel progs python3
-FILL=$TOOL_DIR/engine-fill
-[ -x "$FILL" ] || _skip "engine-fill not built (make unit-bins)"
+need_tool FILL engine-fill
 
 count_chunks() { # type-regex dev...
 	local re=$1; shift
@@ -98,10 +98,9 @@ run_config() { # ndev size max-new-meta-chunk mkfs-options...
 	attach_images "$n"
 	progs_check "${LOOPS[0]}"
 
-	for d in "${LOOPS[@]}"; do opts="${opts:+$opts,}device=$d"; done
+	opts=$(device_opts "${LOOPS[@]}")
 	mount_tracked "${LOOPS[0]}" "$T/mnt" "$opts"
-	i=$(ls "$T/mnt" | wc -l)
-	[ "$i" -eq $((files + dfiles)) ] || _fail "$*: kernel sees $i files, expected $((files + dfiles))"
+	entries_seen $((files + dfiles)) "$T/mnt" "$*"
 	python3 "$TOP/tests/lib/engine-files.py" "$T/mnt" --every 97 --xattr m:12000 --data d:4096 ||
 		_fail "$*: xattr or data content differs"
 	dd if=/dev/urandom of="$T/mnt/kernel-big" bs=1M count=40 status=none || _fail "kernel write failed"

@@ -11,8 +11,7 @@
 . "$TOP/tests/lib/mkfs-helpers.sh"
 . "$TOP/tests/lib/engine-helpers.sh"
 check_prereq root loop btrfs-kernel progs python3
-FILL=$TOOL_DIR/engine-fill
-[ -x "$FILL" ] || _skip "engine-fill not built (make unit-bins)"
+need_tool FILL engine-fill
 
 both_checks() {
 	progs_check "${LOOPS[0]}"
@@ -26,8 +25,7 @@ fst_info() {
 	grep -A1 "key ($1 FREE_SPACE_INFO" "$T/fst" | awk '/extent count/ {print $6, $8}'
 }
 
-mk_images 1 1G
-attach_images 1
+loop_images 1 1G
 run_check "$TOP/mkfs.btrfs" -f -q "${LOOPS[0]}"
 "$BTRFS" inspect-internal dump-tree -t chunk "${LOOPS[0]}" > "$T/chunks0"
 mkfs_data=$(grep -B1 'type DATA|' "$T/chunks0" | awk '/length/ {print $2}' | head -1)

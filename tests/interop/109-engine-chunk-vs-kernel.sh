@@ -12,8 +12,7 @@
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs python3
-FILL=$TOOL_DIR/engine-fill
-[ -x "$FILL" ] || _skip "engine-fill not built (make unit-bins)"
+need_tool FILL engine-fill
 
 # The first chunk after logical $1 of the filesystem on the other arguments:
 # "logical length type devid@offset..." with the stripes sorted.
@@ -49,7 +48,7 @@ run_config() { # ndev size[,size...] files mkfs-options...
 
 	attach_images "$n"
 	"$PROGS_BTRFS" device scan "${LOOPS[@]}" > /dev/null 2>&1
-	for i in "${LOOPS[@]}"; do opts="${opts:+$opts,}device=$i"; done
+	opts=$(device_opts "${LOOPS[@]}")
 	mount_tracked "${LOOPS[0]}" "$T/mnt" "$opts"
 	python3 - "$T/mnt" "$files" <<'PY' || _fail "kernel fill failed"
 import os, sys

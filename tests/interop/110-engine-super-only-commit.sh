@@ -9,8 +9,7 @@
 . "$TOP/tests/lib/common.sh"
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq progs
-COMMIT=$TOOL_DIR/super-commit
-[ -x "$COMMIT" ] || _skip "super-commit not built (make unit-bins)"
+need_tool COMMIT super-commit
 
 super_field() { # field image
 	"$BTRFS" inspect-internal dump-super "$2" | awk -v f="$1" '$1 == f {print $2}'

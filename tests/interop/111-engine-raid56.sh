@@ -18,8 +18,7 @@
 . "$TOP/tests/lib/mkfs-helpers.sh"
 check_prereq root loop btrfs-kernel progs python3
 grep -qw raid56 <(ls /sys/fs/btrfs/features 2>/dev/null) || _skip "kernel without raid56"
-FILL=$TOOL_DIR/engine-fill
-[ -x "$FILL" ] || _skip "engine-fill not built (make unit-bins)"
+need_tool FILL engine-fill
 PARITY=$TOP/tests/lib/raid56-parity.py
 
 count_chunks() { # type-regex image...

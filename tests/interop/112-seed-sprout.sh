@@ -12,8 +12,7 @@
 . "$TOP/tests/lib/dump-tree-compare.sh"
 check_prereq root loop btrfs-kernel progs
 command -v btrfstune > /dev/null || _skip "btrfstune not installed"
-mk_images 2 512M
-attach_images 2
+loop_images 2 512M
 seed=${LOOPS[0]} sprout=${LOOPS[1]}
 run_check "$TOP/mkfs.btrfs" -q -f "$T/d1.img" > /dev/null
 mount_tracked "$seed" "$T/mnt"

@@ -9,20 +9,7 @@ usage: blockpatch.py IMAGE NODESIZE BYTENR OLD NEW
 """
 import sys
 
-POLY = 0x82F63B78
-TABLE = []
-for n in range(256):
-    c = n
-    for _ in range(8):
-        c = (c >> 1) ^ POLY if c & 1 else c >> 1
-    TABLE.append(c)
-
-
-def crc32c(data, crc=0xFFFFFFFF):
-    t = TABLE
-    for b in data:
-        crc = t[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+from crc32c import crc32c
 
 
 def main():

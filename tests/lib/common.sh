@@ -26,6 +26,22 @@
 #                           stderr $T/err) and return its exit; a hang, crash, exit above
 #                           MAXRC (default 1), sanitizer report, or a failure without a
 #                           message on stderr fails the test
+# each_corpus_golden WHAT RUN OUT...   every corpus case's reference OUT.txt against what
+#                           RUN writes (see below); fails when any differs or none compared
+# in_key_session "$@"       first thing: the test runs again in a session keyring of its own
+# session_key TYPE NAME SECRET   keyctl add TYPE NAME SECRET to the session keyring
+# need_tool VAR NAME        VAR=$TOOL_DIR/NAME (tests/tools/NAME.c); fails when it is not built
+# need_corrupt_block        need_tool CB corrupt-block
+# pattern_data SIZE FILE    FILE of SIZE bytes of "BTRFSKITDATAPATTERN" lines
+# marked_file DIR           DIR/dir/file: "hello", owned 4242:4343 (an inode item found by its ids)
+# clean_image SRC IMAGE [MKFS-OPTION...]   our mkfs.btrfs -r SRC -b 256M IMAGE, our check clean
+# rootdir_image DIR IMAGE [MKFS-OPTION...]   a 256M sparse IMAGE, our btrfs mkfs --rootdir DIR
+# corpus_files VAR CASE ORIG   VAR the first device of corpus case CASE, ORIG its files
+# item_key VAR IMAGE WHAT AWK-ARG...   VAR what awk prints from corrupt-block's item list of
+#                           IMAGE; fails "no WHAT" when it prints nothing
+# damaged_repaired, found_repaired, repaired_clean, clean_checks, clean_with_files,
+# files_unchanged, files_of, restored_files, refused_unchanged, small_large_images:
+#                           damage found, repaired, checked clean, files read back (see each)
 # $BTRFS the binary, $TOP the tree, $SHARED ../shared, $T a fresh scratch folder
 # The "#### command" lines and FAIL messages go to the test's own stderr (its log), never
 # into a file the command's stderr is redirected to.
@@ -102,6 +118,35 @@ check_golden() {
 	diff -u "$T/.golden.expect" "$T/.golden.actual" > "$T/.golden.diff" && return 0
 	head -n 60 "$T/.golden.diff" >&8
 	_fail "$what differs from $1 ($(grep -c '^[-+][^-+]' "$T/.golden.diff") lines)"
+}
+# each_corpus_golden WHAT RUN OUT...: for each corpus case and each OUT of it with a
+# reference $SHARED/corpus/CASE/OUT.txt: RUN OUT DIR DEV... (DIR the case decompressed by
+# corpus_case, DEV... its device names dev1.img.. in order, relative to DIR) writes the
+# output to $T/actual and returns its exit code; check_golden compares it with the
+# reference (in a subshell: each difference is reported, the others still compared).
+# Prints a PASS line for each and a summary; fails when any differs or none was compared.
+each_corpus_golden() {
+	local what=$1 run=$2 c dir devs out ref rc npass=0 nfail=0
+	shift 2
+	for c in $(cd "$SHARED/corpus" && ls); do
+		dir=$(corpus_case "$c") || _fail "corpus case $c not decompressed"
+		devs=$(cd "$dir" && ls dev*.img | sort -V)
+		for out in "$@"; do
+			ref=$SHARED/corpus/$c/$out.txt
+			[ -f "$ref" ] || continue
+			# shellcheck disable=SC2086
+			"$run" "$out" "$dir" $devs
+			rc=$?
+			if (check_golden "$ref" "$T/actual" "$c $out (exit $rc)"); then
+				echo "PASS $c $out"; npass=$((npass + 1))
+			else
+				nfail=$((nfail + 1))
+			fi
+		done
+	done
+	echo "$npass $what outputs identical to the references, $nfail differ"
+	[ $nfail -eq 0 ] || _fail "$nfail $what outputs differ from the references"
+	[ $npass -gt 0 ] || _fail "no reference compared"
 }
 assert_grep() {
 	grep -q -e "$1" "$2" || { sed 's/^/    /' "$2" >&8; _fail "'$1' not found in $2"; }
@@ -192,15 +237,14 @@ same_dump() {
 }
 
 # found_repaired IMAGE FOUND FIXED SRC WHAT: our check finds the damage (exit 1,
-# FOUND in its output), --repair fixes it (FIXED in its output), then
-# clean_with_files IMAGE SRC WHAT.
+# FOUND in its output), repaired_clean FIXED IMAGE, and every file of SRC reads back
+# unchanged (files_unchanged).
 found_repaired() {
 	local img=$1 found=$2 fixed=$3 src=$4 what=$5
 	expect_exit 1 "$BTRFS" check "$img" > "$T/check" 2>&1
 	assert_grep "$found" "$T/check"
-	run_check "$BTRFS" check --repair --force "$img" > "$T/repair" 2>&1
-	assert_grep "$fixed" "$T/repair"
-	clean_with_files "$img" "$src" "$what"
+	repaired_clean "$fixed" "$img"
+	files_unchanged "$img" "$src" "$what"
 }
 
 # damaged_repaired SRC ORIG FOUND FIXED CORRUPT-BLOCK-ARGS...: a copy of image SRC in
@@ -213,6 +257,24 @@ damaged_repaired() {
 	found_repaired "$T/img" "$found" "$fixed" "$orig" "$*"
 }
 
+# repaired_clean FIXED IMAGE...: check --repair --force on the devices exits 0 and says
+# FIXED ($T/repair), then clean_checks on them.
+repaired_clean() {
+	local fixed=$1
+	shift
+	run_check "$BTRFS" check --repair --force "$@" > "$T/repair" 2>&1
+	assert_grep "$fixed" "$T/repair"
+	clean_checks "$@"
+}
+
+# clean_checks IMAGE...: our check of the devices exits 0 with "no error found" ($T/after),
+# Debian's of the first exits 0 ($T/after-debian).
+clean_checks() {
+	run_check "$BTRFS" check "$@" > "$T/after" 2>&1
+	assert_grep "no error found" "$T/after"
+	run_check /usr/bin/btrfs check "$1" > "$T/after-debian" 2>&1
+}
+
 # restored_files IMAGE DIR: the files of IMAGE as Debian's restore reads them, into DIR
 # (the originals a repaired copy must read back unchanged).
 restored_files() {
@@ -220,10 +282,32 @@ restored_files() {
 	run_check /usr/bin/btrfs restore "$1" "$2" > /dev/null 2>&1
 }
 
+# files_of IMAGE: the files of IMAGE (Debian's restore) in $T/files, emptied first.
+files_of() {
+	rm -rf "$T/files"
+	restored_files "$1" "$T/files"
+}
+
+# files_unchanged IMAGE SRC WHAT: every file of SRC (a folder, or one file) reads back
+# from IMAGE unchanged: files_of, then diff -r against $T/files (SRC a file: against the
+# file of its name in $T/files).
+files_unchanged() {
+	local img=$1 src=$2 what=$3 got=$T/files
+	files_of "$img"
+	[ -d "$src" ] || got=$T/files/$(basename "$src")
+	diff -r "$src" "$got" || _fail "$what: files read back changed"
+}
+
+# need_tool VAR NAME: VAR=$TOOL_DIR/NAME, a test tool (tests/tools/NAME.c, built by
+# make unit-bins, which every test target runs first); fails when it is not built.
+need_tool() {
+	[ -x "$TOOL_DIR/$2" ] || _fail "$2 not built (make unit-bins)"
+	printf -v "$1" '%s' "$TOOL_DIR/$2"
+}
+
 # need_corrupt_block: $CB, the corruption tool (tests/tools/corrupt-block).
 need_corrupt_block() {
-	CB=$TOOL_DIR/corrupt-block
-	[ -x "$CB" ] || _fail "corrupt-block not built (make unit-bins)"
+	need_tool CB corrupt-block
 }
 
 # refused_unchanged IMAGE PATTERN: check --repair on IMAGE refuses (exit 1), says
@@ -243,21 +327,84 @@ small_large_images() {
 	mkdir -p "$T/small" "$T/large"
 	for i in $(seq 1 12); do echo "file $i" > "$T/small/f$i"; done
 	for i in $(seq 1 600); do echo "file $i" > "$T/large/f$i"; done
-	truncate -s 256M "$T/s.img" "$T/l.img"
-	run_check "$BTRFS" mkfs -q -f --rootdir "$T/small" "$T/s.img" > /dev/null
-	run_check "$BTRFS" mkfs -q -f --rootdir "$T/large" "$T/l.img" > /dev/null
+	rootdir_image "$T/small" "$T/s.img"
+	rootdir_image "$T/large" "$T/l.img"
 }
 
 # clean_with_files IMAGE SRC WHAT: after a repair, our check and Debian's are clean on
-# IMAGE and every file of SRC reads back unchanged (Debian's btrfs restore).
+# IMAGE (clean_checks) and every file of SRC reads back unchanged (files_unchanged).
 clean_with_files() {
-	local img=$1 src=$2 what=$3
-	run_check "$BTRFS" check "$img" > "$T/after" 2>&1
-	assert_grep "no error found" "$T/after"
-	run_check /usr/bin/btrfs check "$img" > "$T/after-debian" 2>&1
-	rm -rf "$T/files"; mkdir -p "$T/files"
-	run_check /usr/bin/btrfs restore "$img" "$T/files" > /dev/null 2>&1
-	diff -r "$src" "$T/files" || _fail "$what: files read back changed"
+	clean_checks "$1"
+	files_unchanged "$1" "$2" "$3"
+}
+
+# corpus_files VAR CASE ORIG: VAR names the first device of corpus case CASE (decompressed
+# by corpus_case), and ORIG (emptied first) holds its files as Debian's restore reads them.
+corpus_files() {
+	local dir
+	dir=$(corpus_case "$2") || _fail "corpus case $2 not decompressed"
+	printf -v "$1" '%s' "$dir/dev1.img"
+	rm -rf "$3"
+	restored_files "$dir/dev1.img" "$3"
+}
+
+# item_key VAR IMAGE WHAT AWK-ARG...: VAR is what awk (with those arguments: options, then
+# the program) prints from corrupt-block's list of the items of IMAGE (a line each: TREE
+# KEY SIZE TYPE LEAF); fails with "no WHAT" when awk prints nothing, and when the list fails.
+item_key() {
+	local var=$1 img=$2 what=$3 out
+	shift 3
+	"$CB" "$img" list > "$T/.items" || _fail "corrupt-block cannot list the items of $img"
+	out=$(awk "$@" "$T/.items")
+	[ -n "$out" ] || _fail "no $what"
+	printf -v "$var" '%s' "$out"
+}
+
+# pattern_data SIZE FILE: FILE of SIZE bytes of "BTRFSKITDATAPATTERN" lines (data a test
+# can find again in an image).
+pattern_data() {
+	yes BTRFSKITDATAPATTERN | head -c "$1" > "$2" || _fail "cannot write $2"
+}
+
+# marked_file DIR: DIR/dir/file holding "hello" and owned 4242:4343, the one inode of those
+# ids in the image made of DIR: tests find its inode item (and patch its bytes) by them.
+marked_file() {
+	mkdir -p "$1/dir" || _fail "mkdir $1/dir"
+	echo hello > "$1/dir/file" || _fail "cannot write $1/dir/file"
+	chown 4242:4343 "$1/dir/file" || _fail "chown $1/dir/file"
+}
+
+# clean_image SRC IMAGE [MKFS-OPTION...]: IMAGE, 256 MiB, made by our mkfs.btrfs -r SRC
+# with those options; our check finds it clean (exit 0, "no error found").
+clean_image() {
+	local src=$1 img=$2
+	shift 2
+	run_check "$TOP/mkfs.btrfs" -q -f "$@" -r "$src" -b 256M "$img" > /dev/null
+	run_check "$BTRFS" check "$img" > "$T/clean-check" 2>&1
+	assert_grep "no error found" "$T/clean-check"
+}
+
+# rootdir_image DIR IMAGE [MKFS-OPTION...]: IMAGE a sparse file of 256 MiB made by our
+# btrfs mkfs --rootdir DIR with those options (mkfs may enlarge the file).
+rootdir_image() {
+	local dir=$1 img=$2
+	shift 2
+	truncate -s 256M "$img" || _fail "truncate $img"
+	run_check "$BTRFS" mkfs -q -f --rootdir "$dir" "$@" "$img" > /dev/null
+}
+
+# in_key_session "$@": called first thing, before the test does anything, runs the test
+# again inside a session keyring of its own (keyctl session), so the keys it adds are gone
+# when it ends; skips without keyctl.
+in_key_session() {
+	[ -n "${IN_KEY_SESSION:-}" ] && return 0
+	command -v keyctl > /dev/null || _skip "keyctl not installed (apt-get install keyutils)"
+	IN_KEY_SESSION=1 exec keyctl session - bash "$0" "$@"
+}
+
+# session_key TYPE NAME SECRET: the key added to the session keyring.
+session_key() {
+	keyctl add "$1" "$2" "$3" @s > /dev/null || _fail "cannot add a $1 key"
 }
 
 # Debian's btrfs-image -r DUMP OUT, as a reference to compare ours with, with

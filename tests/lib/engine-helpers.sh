@@ -7,6 +7,8 @@
 #     LOW = HIGH - 100 (0 when HIGH <= 100); prints "bg START count C flags F"
 #     for each; fails naming the first group that is not.
 # fst_count_bitmap_groups DUMP       how many block groups use bitmaps
+# entries_seen N DIR WHAT            DIR (a kernel mount) lists exactly N entries, else
+#     fails "WHAT: the kernel sees X entries in DIR, expected N"
 
 fst_formats_ok() {
 	local dump=$1 ss=${2:-4096}
@@ -29,4 +31,10 @@ fst_formats_ok() {
 
 fst_count_bitmap_groups() {
 	grep -c 'free space info extent count [0-9]* flags 1$' "$1"
+}
+
+entries_seen() {
+	local n
+	n=$(ls "$2" | wc -l)
+	[ "$n" -eq "$1" ] || _fail "$3: the kernel sees $n entries in $2, expected $1"
 }

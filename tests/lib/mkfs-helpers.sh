@@ -2,7 +2,17 @@
 #
 # mk_images N SIZE           sparse files $T/d1.img .. $T/dN.img
 # attach_images N            loop devices for them: LOOPS=(...) (detached at exit)
+# loop_images N SIZE         both: N new images of SIZE on loop devices LOOPS=(...)
+# mkfs_mounted SIZE MOUNT-OPTS MKFS-OPTION...   one loop device (LOOPS[0]) of SIZE, our
+#                            mkfs.btrfs -f with those options on it, mounted at $T/mnt
+# mkfs_fill_check N WANT MKFS-OPTION...   our mkfs on the first N of LOOPS, Debian's check
+#                            clean, its dump-super ($T/super) says WANT (- for nothing),
+#                            mount_and_fill 16, Debian's check clean again
 # progs_check DEV            Debian's btrfs check on a (scanned) device, must be clean
+# progs_check_data DEV [WHAT]   Debian's btrfs check --check-data-csum on DEV, must be clean
+# file_listing DIR [FORMAT]  every entry below DIR: path, type, mode, owners, mtime, link
+#                            target; then of each non-directory FORMAT (find -printf,
+#                            default '%p size=%s links=%n\n'), sorted
 # device_opts DEV...         the mount options naming every device: device=A,device=B
 #                            (no udev here to register them)
 # mount_and_fill MB DEV...   mount DEV[0] with device= for all, write MB MiB and files,
@@ -20,6 +30,33 @@ mk_images() {
 	done
 }
 
+loop_images() {
+	mk_images "$1" "$2"
+	attach_images "$1"
+}
+
+mkfs_mounted() {
+	local size=$1 opts=$2
+	shift 2
+	loop_images 1 "$size"
+	run_check "$TOP/mkfs.btrfs" -f "$@" "${LOOPS[0]}" > /dev/null
+	mount_tracked "${LOOPS[0]}" "$T/mnt" "$opts"
+}
+
+mkfs_fill_check() {
+	local n=$1 want=$2 devs
+	shift 2
+	devs=("${LOOPS[@]:0:$n}")
+	echo "== $* on $n devices" >&2
+	run_check "$TOP/mkfs.btrfs" -q -f "$@" "${devs[@]}"
+	progs_check "${devs[@]}"
+	"$PROGS_BTRFS" inspect-internal dump-super "${devs[0]}" > "$T/super"
+	[ "$want" = - ] || assert_grep "$want" "$T/super"
+	mount_and_fill 16 "${devs[@]}"
+	progs_check "${devs[@]}"
+	forget_devices
+}
+
 attach_images() {
 	local n=$1 i dev
 	LOOPS=()
@@ -35,6 +72,17 @@ progs_check() {
 	"$PROGS_BTRFS" check "$1" > "$T/check.log" 2>&1 || {
 		cat "$T/check.log" >&2; _fail "btrfs check (btrfs-progs) found errors on $1"; }
 	assert_grep 'no error found' "$T/check.log"
+}
+
+progs_check_data() {
+	"$PROGS_BTRFS" check --check-data-csum "$1" > "$T/check.log" 2>&1 || {
+		cat "$T/check.log" >&2; _fail "${2:+$2: }btrfs check --check-data-csum found errors on $1"; }
+	assert_grep 'no error found' "$T/check.log"
+}
+
+file_listing() {
+	(cd "$1" && find . -printf '%p %y %m %U %G %T@ %l\n' | sort) || _fail "cannot list $1"
+	(cd "$1" && find . ! -type d -printf "${2:-%p size=%s links=%n\n}" | sort) || _fail "cannot list $1"
 }
 
 device_opts() {
@@ -70,6 +118,17 @@ forget_devices() {
 
 file_sums() {
 	sha256sum "$@"
+}
+
+# kernel_base FILL IMG ORIG: a kernel-made filesystem in IMG (kernel_new_fs), filled by the
+# function FILL in $T/mnt, unmounted (kernel_umount), and its files as Debian's restore reads
+# them in ORIG: the originals a repaired copy of IMG must read back.
+kernel_base() {
+	local fill=$1 img=$2 orig=$3
+	kernel_new_fs "$img"
+	"$fill"
+	kernel_umount
+	restored_files "$img" "$orig"
 }
 
 # kernel_mount IMG: IMG on a loop device mounted at $T/mnt (both undone on exit);

@@ -4,8 +4,7 @@
 # sanitizer report); refusing the image with an error (exit 1 or 2, tree-walk's
 # "cannot open") is fine.
 . "$TOP/tests/lib/common.sh"
-tool=$TOOL_DIR/tree-walk
-[ -x "$tool" ] || _fail "no $tool (make unit-bins)"
+need_tool tool tree-walk
 walk() { # name image
 	local rc
 	hostile_run -x 2 60 "$1 (tree-walk)" "$tool" --noscan "$2"; rc=$?

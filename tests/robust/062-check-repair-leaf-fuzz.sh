@@ -13,7 +13,7 @@ check_prereq python3
 src=$T/src
 mkdir -p "$src/d"
 for i in 1 2 3 4 5 6; do echo "file $i" > "$src/d/f$i"; done
-yes BTRFSKITDATAPATTERN | head -c 20000 > "$src/big"
+pattern_data 20000 "$src/big"
 img0=$T/clean.img
 run_check "$TOP/mkfs.btrfs" -q -f --csum crc32c -r "$src" -b 128M "$img0" > /dev/null
 leaf_of() { "$BTRFS" inspect-internal dump-tree -t "$1" "$img0" | sed -n 's/^leaf \([0-9]*\) .*/\1/p' | head -n 1; }

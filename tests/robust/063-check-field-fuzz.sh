@@ -7,12 +7,11 @@
 #   tests/tools/fuzz-fields.py IMAGE N --seed S --ref /usr/bin/btrfs
 . "$TOP/tests/lib/common.sh"
 check_prereq python3 progs corpus
-tool=$TOOL_DIR/corrupt-block
-[ -x "$tool" ] || _fail "corrupt-block not built (make unit-bins)"
+need_tool tool corrupt-block
 src=$T/src
 mkdir -p "$src/d"
 for i in 1 2 3 4 5 6; do echo "file $i" > "$src/d/f$i"; done
-yes BTRFSKITDATAPATTERN | head -c 20000 > "$src/big"
+pattern_data 20000 "$src/big"
 ln -s d/f1 "$src/link"
 run_check "$TOP/mkfs.btrfs" -q -f -r "$src" -b 128M "$T/mkfs.img" > /dev/null
 rich=$(corpus_case default-rich)/dev1.img

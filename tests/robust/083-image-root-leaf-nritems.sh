@@ -4,8 +4,7 @@
 # which does not ask the tree-checker, read item keys past the leaf, an ASan
 # heap-buffer-overflow).  Now exit 1 naming the block, no sanitizer report.
 . "$TOP/tests/lib/common.sh"
-tool=$TOOL_DIR/corrupt-block
-[ -x "$tool" ] || _fail "corrupt-block not built (make unit-bins)"
+need_tool tool corrupt-block
 "$TOP/mkfs.btrfs" -q -f -b 128M "$T/fs.img" > /dev/null || _fail "mkfs failed"
 "$tool" "$T/fs.img" header 1 2,132,0 nritems 4294967295 > /dev/null || _fail "corrupt-block failed"
 hostile_run -x 1 60 "image -w" "$BTRFS" image -w -ss -c1 "$T/fs.img" "$T/out.dump"

@@ -5,8 +5,7 @@
 # LeakSanitizer report.  Now exit 0, then clean, no sanitizer report.
 . "$TOP/tests/lib/common.sh"
 check_prereq corpus
-tool=$TOOL_DIR/corrupt-block
-[ -x "$tool" ] || _fail "corrupt-block not built (make unit-bins)"
+need_tool tool corrupt-block
 cp --sparse=always "$(corpus_case legacy-features)/dev1.img" "$T/fs.img" || _fail "cannot copy legacy-features"
 "$tool" "$T/fs.img" header 5 260,108,0 generation -1 > /dev/null || _fail "corrupt-block failed"
 # the suite runs with detect_leaks=0: this one asks for the leak check

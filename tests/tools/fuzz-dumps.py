@@ -42,6 +42,9 @@ import sys
 import time
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from crc32c import crc32c  # noqa: E402  (tests/lib/crc32c.py)
+
 INDEX = 1024
 ITEMS_MAX = 83
 SUPER_AT = 65536
@@ -51,21 +54,6 @@ SUPER_FIELDS = [(48, 8), (56, 8), (64, 8), (72, 8), (80, 8), (88, 8), (96, 8),
                 (152, 4), (156, 4), (160, 4), (164, 8), (172, 8), (180, 8),
                 (188, 8), (196, 2), (198, 1), (199, 1), (200, 1),
                 (201, 8), (209, 8), (217, 8), (225, 4), (229, 4), (233, 4)]
-
-_CRC = []
-for n in range(256):
-    c = n
-    for _ in range(8):
-        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    _CRC.append(c)
-
-
-def crc32c(b):
-    c = 0xffffffff
-    t = _CRC
-    for x in b:
-        c = t[(c ^ x) & 0xff] ^ (c >> 8)
-    return c ^ 0xffffffff
 
 
 def clusters(d):

@@ -52,29 +52,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from crc32c import crc32c  # noqa: E402  (tests/lib/crc32c.py)
+
 SUPER_OFFSETS = (65536, 64 << 20, 256 << 30)
 SUPER_SIZE = 4096
 MAGIC = b"_BHRfS_M"
-
-
-def crc32c_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-CRC_TABLE = crc32c_table()
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
 
 
 def super_valid(sb):

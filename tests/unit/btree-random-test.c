@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "tests/unit/unit.h"
+#include "tests/unit/xorshift.h"
 #include "kernel-shared/engine/transaction.h"
 #include "kernel-shared/read/disk-io.h"
 #include "kernel-shared/format/accessors.h"
@@ -27,14 +28,11 @@
 #define TREE_ID 400ULL
 #define ITYPE BTRFS_STRING_ITEM_KEY
 
-static u64 rng_state = 0x9e3779b97f4a7c15ULL;
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static u64 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 static u64 rnd_below(u64 n)
@@ -160,6 +158,20 @@ static struct btrfs_fs_info *fresh_fs(const char *mkfs_opts, u32 *maxitem)
 	CHECK(fs != NULL);
 	if (fs)
 		*maxitem = fs->geo.nodesize - sizeof(struct btrfs_header) - sizeof(struct btrfs_item);
+	return fs;
+}
+
+/* fresh_fs() and an item buffer of maxitem bytes (*buf); NULL (nothing held) when either fails. */
+static struct btrfs_fs_info *fresh_fs_buf(const char *mkfs_opts, u32 *maxitem, u8 **buf)
+{
+	struct btrfs_fs_info *fs = fresh_fs(mkfs_opts, maxitem);
+
+	*buf = fs ? malloc(*maxitem) : NULL;
+	if (!*buf) {
+		CHECK(!"setup");
+		btrfs_close_fs(fs);
+		return NULL;
+	}
 	return fs;
 }
 
@@ -994,14 +1006,9 @@ static void test_new_chunks(void)
 	u32 maxitem;
 	u8 *buf;
 
-	fs = fresh_fs("-n 4096", &maxitem);
-	buf = malloc(maxitem);
-	if (!fs || !buf) {
-		CHECK(!"setup");
-		free(buf);
-		btrfs_close_fs(fs);
+	fs = fresh_fs_buf("-n 4096", &maxitem, &buf);
+	if (!fs)
 		return;
-	}
 	meta0 = count_chunks(fs, BTRFS_BLOCK_GROUP_METADATA);
 	data0 = count_chunks(fs, BTRFS_BLOCK_GROUP_DATA);
 	for (int c = 0; c < 5 && ret == 0; c++) {
@@ -1085,14 +1092,9 @@ static void test_new_system_chunk(void)
 	int sys0, ret = 0;
 	u8 *buf;
 
-	fs = fresh_fs("-n 4096", &maxitem);
-	buf = malloc(maxitem);
-	if (!fs || !buf) {
-		CHECK(!"setup");
-		free(buf);
-		btrfs_close_fs(fs);
+	fs = fresh_fs_buf("-n 4096", &maxitem, &buf);
+	if (!fs)
 		return;
-	}
 	sys0 = count_chunks(fs, BTRFS_BLOCK_GROUP_SYSTEM);
 	array0 = btrfs_super_sys_array_size(fs->super);
 	for (int phase = 0; phase < 2 && fs; phase++) {

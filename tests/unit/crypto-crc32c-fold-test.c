@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
+#include "tests/unit/xorshift.h"
 #include "crypto/hash.h"
 #include "crypto/crc32c-fold.h"
 
@@ -79,10 +80,8 @@ static void test_combine_identity(void)
 	uint8_t buf[3000];
 	uint64_t s = 88172645463325252ULL;
 
-	for (size_t i = 0; i < sizeof(buf); i++) {
-		s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-		buf[i] = (uint8_t)s;
-	}
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)xorshift64(&s);
 	for (size_t cut = 0; cut <= sizeof(buf); cut += 97) {
 		uint32_t a = crc32c_raw(~0U, buf, cut);
 		uint32_t b = crc32c_raw(0, buf + cut, sizeof(buf) - cut);

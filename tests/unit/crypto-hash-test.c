@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "tests/unit/unit.h"
+#include "tests/unit/xorshift.h"
 #include "crypto/hash.h"
 #include "crypto/hash-impl.h"
 #include "crypto/hash-x86.h"
@@ -227,10 +228,7 @@ static uint64_t rnd_state = 0x243f6a8885a308d3ULL;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return xorshift64(&rnd_state);
 }
 
 /* Every implementation against "ref" on random data, lengths 0..70000, odd offsets. */

@@ -10,42 +10,13 @@
  */
 #include <stdlib.h>
 #include "tests/unit/unit.h"
+#include "tests/unit/tree-block-fixture.h"
 #include "crypto/hash.h"
 #include "image/sanitize.h"
 #include "kernel-shared/format/accessors.h"
 #include "kernel-shared/format/tree-block.h"
 #include "kernel-shared/read/ctree.h"
 #include "kernel-shared/read/tree-checker.h"
-
-#define NS 4096
-#define BYTENR (SZ_16M)
-
-static const struct btrfs_fs_geometry geo = {
-	.nodesize = NS, .sectorsize = 4096, .csum_type = 0, .csum_size = 4,
-	.incompat_flags = BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA, .super_generation = 10,
-};
-
-static struct extent_buffer *new_leaf(void)
-{
-	struct extent_buffer *eb = alloc_extent_buffer(BYTENR, NS);
-	struct btrfs_header *h = btrfs_header(eb);
-
-	btrfs_set_header_bytenr(h, BYTENR);
-	btrfs_set_header_owner(h, 5);
-	btrfs_set_header_generation(h, 9);
-	return eb;
-}
-
-static u8 *add_item(struct extent_buffer *eb, u64 objectid, u8 type, u64 offset, u32 size)
-{
-	int slot = btrfs_eb_nritems(eb);
-	struct btrfs_key k = { objectid, type, offset };
-
-	btrfs_leaf_make_room(eb, slot, &size, 1);
-	btrfs_cpu_key_to_disk(&btrfs_leaf_item(eb, slot)->key, &k);
-	memset(btrfs_leaf_item_ptr(eb, slot), 0, size);
-	return btrfs_leaf_item_ptr(eb, slot);
-}
 
 static void inode(struct extent_buffer *eb, u64 ino, u32 mode)
 {
@@ -102,7 +73,7 @@ static void test_leaf(void)
 {
 	static const char a[] = "secret-file-name", b[] = "extref-name-x", x[] = "user.secret-attr";
 	struct image_sanitizer *s;
-	struct extent_buffer *eb = new_leaf();
+	struct extent_buffer *eb = new_block(0, 5);
 	char msg[512] = "";
 	u8 *da, *ia, *ra, *ea, *xa, *sa;
 	u32 ext_len = sizeof(struct btrfs_inode_extref) + sizeof(b) - 1;
@@ -153,7 +124,7 @@ static void test_lengths(void)
 	for (u32 len = 5; len <= BTRFS_NAME_LEN; len++) {
 		char name[BTRFS_NAME_LEN + 1];
 		u8 *n1, *n2;
-		struct extent_buffer *e1 = new_leaf(), *e2 = new_leaf();
+		struct extent_buffer *e1 = new_block(0, 5), *e2 = new_block(0, 5);
 
 		for (u32 i = 0; i < len; i++)
 			name[i] = (char)('a' + i % 26);
@@ -176,7 +147,7 @@ static void test_lengths(void)
 static void test_truncated(void)
 {
 	struct image_sanitizer *s;
-	struct extent_buffer *eb = new_leaf();
+	struct extent_buffer *eb = new_block(0, 5);
 	u8 *name = dir_entry(eb, 256, BTRFS_DIR_ITEM_KEY, btrfs_name_hash("secret-name", 11), "secret-name", NULL);
 	struct btrfs_dir_item *di = (void *)(name - sizeof(*di));
 

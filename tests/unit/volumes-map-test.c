@@ -30,6 +30,16 @@ static struct btrfs_chunk_map *mk(u64 type, int n, int sub)
 	return c;
 }
 
+/* A RAID5/6 chunk of n stripes, with the data stripes and mirrors its profile gives. */
+static struct btrfs_chunk_map *mk_parity(u64 type, int n, u64 data_stripes, u64 mirrors)
+{
+	struct btrfs_chunk_map *c = mk(type, n, 1);
+
+	CHECK_EQ_U64(btrfs_chunk_data_stripes(c), data_stripes);
+	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), mirrors);
+	return c;
+}
+
 /* Expect logical L0+off, mirror m on stripe idx at that stripe's start + dev_off. */
 static void expect(const struct btrfs_chunk_map *c, u64 off, int m, int idx, u64 dev_off)
 {
@@ -110,11 +120,9 @@ static void test_raid10(void)
 
 static void test_raid5(void)
 {
-	struct btrfs_chunk_map *c = mk(BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID5, 3, 1);
+	struct btrfs_chunk_map *c = mk_parity(BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID5, 3, 2, 2);
 	struct btrfs_io_stripe row[4];
 
-	CHECK_EQ_U64(btrfs_chunk_data_stripes(c), 2);
-	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), 2);
 	/* row 0: D0 on 0, D1 on 1, P on 2 */
 	expect(c, 0, 1, 0, 0);
 	expect(c, K64 + 9, 1, 1, 9);
@@ -140,12 +148,10 @@ static void test_raid5(void)
 
 static void test_raid6(void)
 {
-	struct btrfs_chunk_map *c = mk(BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID6, 4, 1);
+	/* 4 mirrors: direct, from P, from Q (P lost), from P+Q (the other data unit lost) */
+	struct btrfs_chunk_map *c = mk_parity(BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID6, 4, 2, 4);
 	struct btrfs_io_stripe row[4];
 
-	CHECK_EQ_U64(btrfs_chunk_data_stripes(c), 2);
-	/* direct, from P, from Q (P lost), from P+Q (the other data unit lost) */
-	CHECK_EQ_U64(btrfs_chunk_num_mirrors(c), 4);
 	expect(c, 0, 1, 0, 0);
 	expect(c, K64, 1, 1, 0);
 	/* row 1: D0 on 1, D1 on 2, P on 3, Q on 0 */
