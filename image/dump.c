@@ -684,7 +684,9 @@ static int complete_block(struct btrfs_fs_info *fs, const struct extent_buffer *
 
 static int complete_from_ref(struct dump_ctx *c, const struct btrfs_tree_ref *ref, bool roots)
 {
-	const struct tree_check expect = { .owner = ref->objectid, .level = ref->level };
+	/* a backup root's block carries the generation its slot names (else it was since reused) */
+	const struct tree_check expect = { .owner = ref->objectid, .level = ref->level,
+					   .transid = c->walk_backups ? ref->generation : 0 };
 	struct extent_buffer *root;
 	int ret;
 
@@ -742,6 +744,12 @@ static int walk_backup_roots(struct dump_ctx *c)
 	return ret;
 }
 
+/* Did the dump meet damage so far?  (then the backup roots are walked, and the summary said) */
+static bool damage_seen(const struct dump_ctx *c)
+{
+	return c->bad_blocks || c->zeroed_blocks || c->walk_found || c->walk_unreadable || c->extent_tree_cut;
+}
+
 static int complete_walk(struct dump_ctx *c)
 {
 	static const u64 trees[] = { BTRFS_CHUNK_TREE_OBJECTID, BTRFS_ROOT_TREE_OBJECTID };
@@ -754,8 +762,7 @@ static int complete_walk(struct dump_ctx *c)
 			continue;
 		ret = complete_from_ref(c, &ref, trees[i] == BTRFS_ROOT_TREE_OBJECTID);
 	}
-	if (!ret && (c->bad_blocks || c->zeroed_blocks || c->walk_found || c->walk_unreadable ||
-		     c->extent_tree_cut))
+	if (!ret && damage_seen(c))
 		ret = walk_backup_roots(c);
 	return ret;
 }
@@ -985,7 +992,7 @@ int image_dump(const char *const *sources, int nsources, const char *target,
 		goto out;
 	}
 	ret = collect(&c, opts);
-	if (!ret && (c.bad_blocks || c.zeroed_blocks || c.walk_found || c.extent_tree_cut))
+	if (!ret && damage_seen(&c))
 		fprintf(stderr,
 			"the filesystem is damaged: %llu tree blocks dumped, %llu of them as they are on disk (no copy verifies), %llu as zeros (no copy reads), %llu found only by walking the trees%s, %llu only in the trees of the backup roots\n",
 			(unsigned long long)c.dumped.nr, (unsigned long long)c.bad_blocks,
